@@ -1,0 +1,103 @@
+//! The command-line definition (clap derive). Raw values only: the library validates them.
+
+use clap::{Args, Parser, Subcommand};
+use std::path::PathBuf;
+
+/// Generate, inspect and patch OpenShift bootstrap Ignition configs.
+#[derive(Debug, Parser)]
+#[command(name = "bootgen", version, about, long_about = None)]
+pub struct Cli {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Generate bootstrap.ign, master.ign, worker.ign, metadata.json, auth/ and tls/.
+    Ignition(Box<IgnitionArgs>),
+    /// Apply unit holds/masks and debug mode to any Ignition config (spec 3.0-3.5).
+    Patch(PatchArgs),
+}
+
+/// Unit transforms shared by `ignition` and `patch`.
+#[derive(Debug, Args, Clone, Default)]
+pub struct PassArgs {
+    /// Hold UNIT: it does not start at boot, even when wanted; release with `bootgen-release UNIT`.
+    #[arg(long = "disable-unit", value_name = "UNIT")]
+    pub disable_units: Vec<String>,
+    /// Mask UNIT (it cannot be started at all).
+    #[arg(long = "mask-unit", value_name = "UNIT")]
+    pub mask_units: Vec<String>,
+    /// Hold bootkube.service, raise kubelet's log level, explain the manual run in /etc/motd.
+    #[arg(long)]
+    pub debug: bool,
+}
+
+/// `bootgen ignition`.
+#[derive(Debug, Args)]
+pub struct IgnitionArgs {
+    /// install-config.yaml to read (default: an embedded example cluster, with warnings).
+    #[arg(long, value_name = "FILE")]
+    pub install_config: Option<PathBuf>,
+    /// Control-plane architecture: amd64, arm64, ppc64le, s390x (or x86_64, aarch64).
+    #[arg(long, value_name = "ARCH")]
+    pub arch: Option<String>,
+    /// The bootstrap host's architecture, when it differs from the control plane (needs a multi payload).
+    #[arg(long, value_name = "ARCH")]
+    pub bootstrap_arch: Option<String>,
+    /// Release payload pull spec (default: the OCP release for the architecture).
+    #[arg(long, value_name = "REF")]
+    pub release_image: Option<String>,
+    /// OCP version the default release image is derived from.
+    #[arg(long, value_name = "X.Y.Z")]
+    pub release_version: Option<String>,
+    /// Accept a release image whose tag names another architecture.
+    #[arg(long)]
+    pub allow_arch_mismatch: bool,
+    /// Extra manifests for /opt/openshift/manifests (walked recursively).
+    #[arg(long, value_name = "DIR")]
+    pub manifests_dir: Option<PathBuf>,
+    /// Extra manifests for /opt/openshift/openshift (walked recursively).
+    #[arg(long, value_name = "DIR")]
+    pub openshift_dir: Option<PathBuf>,
+    /// Output directory.
+    #[arg(long, short = 'o', value_name = "DIR", default_value = "bootgen-out")]
+    pub output: PathBuf,
+    /// Replace existing configs in the output directory (keys are never replaced).
+    #[arg(long)]
+    pub force: bool,
+    /// Treat warnings as errors.
+    #[arg(long)]
+    pub strict: bool,
+    /// Reuse the PKI in DIR (default: OUTPUT/tls when it exists).
+    #[arg(long, value_name = "DIR")]
+    pub tls_dir: Option<PathBuf>,
+    /// Key type: rsa2048 (default), rsa3072, rsa4096, ecdsa-p256.
+    #[arg(long, value_name = "ALG", default_value = "rsa2048")]
+    pub key_algorithm: String,
+    /// Re-issue expired leaf certificates under their existing CAs.
+    #[arg(long)]
+    pub renew_expired: bool,
+    /// The time certificates start from (RFC 3339); default SOURCE_DATE_EPOCH, else now.
+    #[arg(long, value_name = "TIME")]
+    pub now: Option<String>,
+    /// Unit transforms.
+    #[command(flatten)]
+    pub passes: PassArgs,
+}
+
+/// `bootgen patch`.
+#[derive(Debug, Args)]
+pub struct PatchArgs {
+    /// The config to patch (`-` for standard input).
+    #[arg(value_name = "IN.ign")]
+    pub input: PathBuf,
+    /// Where to write the result (`-` for standard output; may equal the input).
+    #[arg(long, short = 'o', value_name = "OUT.ign")]
+    pub output: PathBuf,
+    /// Unit transforms.
+    #[command(flatten)]
+    pub passes: PassArgs,
+}

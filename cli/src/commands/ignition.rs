@@ -1,0 +1,99 @@
+//! `bootgen ignition`: generate the output directory.
+
+use super::clock;
+use crate::args::IgnitionArgs;
+use crate::report::{notice, warn};
+use anyhow::Context;
+use bootgen::model::Arch;
+use bootgen::{config, output, Options};
+use std::process::ExitCode;
+
+fn parse_arch(option: &str, value: &Option<String>) -> anyhow::Result<Option<Arch>> {
+    value
+        .as_deref()
+        .map(|v| {
+            v.parse::<Arch>()
+                .map_err(|e| bootgen::Error::InvalidOption {
+                    option: option.into(),
+                    message: e.to_string(),
+                })
+        })
+        .transpose()
+        .map_err(Into::into)
+}
+
+/// Builds the library options from the command line.
+fn options(args: &IgnitionArgs) -> anyhow::Result<Options> {
+    let mut options = Options::new(clock::now(args.now.as_deref())?);
+    options.model.arch = parse_arch("--arch", &args.arch)?;
+    options.model.bootstrap_arch = parse_arch("--bootstrap-arch", &args.bootstrap_arch)?;
+    options.model.release_image = args.release_image.clone();
+    options.model.release_version = args.release_version.clone();
+    options.model.allow_arch_mismatch = args.allow_arch_mismatch;
+    options.manifests_dir = args.manifests_dir.clone();
+    options.openshift_dir = args.openshift_dir.clone();
+    options.strict = args.strict;
+    options.key_algorithm =
+        args.key_algorithm
+            .parse()
+            .map_err(|e| bootgen::Error::InvalidOption {
+                option: "--key-algorithm".into(),
+                message: format!("{e}"),
+            })?;
+    options.renew_expired = args.renew_expired;
+    let reuse = args.output.join("tls");
+    options.tls_dir = args
+        .tls_dir
+        .clone()
+        .or_else(|| reuse.is_dir().then_some(reuse));
+    options.passes = args.passes.to_options();
+    Ok(options)
+}
+
+/// Runs `bootgen ignition`.
+pub fn run(args: IgnitionArgs) -> anyhow::Result<ExitCode> {
+    let loaded = match &args.install_config {
+        Some(path) => config::load(path)?,
+        None => {
+            warn("no --install-config given: using the embedded example cluster `example.example.com`");
+            warn("its pull secret and SSH key are placeholders: the cluster cannot pull images and nobody can log in with that key");
+            config::load_default()?
+        }
+    };
+    let options = options(&args)?;
+    let generated = bootgen::generate(&loaded, &options)?;
+    for warning in &generated.warnings {
+        warn(warning);
+    }
+    for item in &generated.pki_notices {
+        notice(&item.message);
+    }
+    for change in &generated.changes {
+        notice(change);
+    }
+    let files = output::output_files(&generated);
+    let report = output::write_dir(&args.output, &files, args.force)
+        .with_context(|| format!("writing {}", args.output.display()))?;
+    let size = generated.bootstrap.to_bytes().len();
+    println!(
+        "wrote {} ({} files, {} units, {} KiB) for {} ({}), release {}",
+        args.output.join("bootstrap.ign").display(),
+        bootgen::passes::file_entries(&generated.bootstrap).len(),
+        bootgen::passes::unit_names(&generated.bootstrap).len(),
+        size.div_ceil(1024),
+        generated.model.cluster_domain(),
+        generated.model.control_plane.architecture,
+        generated.model.release_image,
+    );
+    println!(
+        "{} files written, {} unchanged in {}",
+        report.written.len(),
+        report.unchanged.len(),
+        args.output.display()
+    );
+    println!(
+        "log in to the bootstrap node with: ssh -i {} core@<bootstrap-ip>",
+        args.output.join("auth/bootstrap-ssh-key").display()
+    );
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,57 @@
+//! `bootgen patch`: the same transforms as `bootgen ignition`, on any Ignition config.
+
+use crate::args::PatchArgs;
+use crate::report::notice;
+use anyhow::Context;
+use bootgen::ignition::IgnitionDoc;
+use std::io::{Read, Write};
+use std::path::Path;
+use std::process::ExitCode;
+
+fn is_stdio(path: &Path) -> bool {
+    path.as_os_str() == "-"
+}
+
+/// Reads a config from a file or `-` (standard input).
+pub fn read_config(path: &Path) -> anyhow::Result<(Vec<u8>, String)> {
+    if is_stdio(path) {
+        let mut bytes = Vec::new();
+        std::io::stdin()
+            .read_to_end(&mut bytes)
+            .context("cannot read standard input")?;
+        return Ok((bytes, "<stdin>".into()));
+    }
+    let bytes = std::fs::read(path).map_err(|e| bootgen::Error::io("cannot read", path, e))?;
+    Ok((bytes, path.display().to_string()))
+}
+
+/// Runs `bootgen patch`.
+pub fn run(args: PatchArgs) -> anyhow::Result<ExitCode> {
+    let (bytes, name) = read_config(&args.input)?;
+    let mut doc = IgnitionDoc::parse(&bytes, &name)?;
+    let changes = bootgen::passes::apply(&mut doc, &args.passes.to_options())?;
+    // A patch with no transform gives back the input exactly.
+    let out = if changes.is_empty() {
+        bytes
+    } else {
+        doc.to_bytes()
+    };
+    // Whatever we write must still be a config Ignition accepts.
+    IgnitionDoc::parse(&out, "<patched config>")?;
+    for change in &changes {
+        notice(change);
+    }
+    if changes.is_empty() {
+        notice("no transform requested: output equals input");
+    }
+    if is_stdio(&args.output) {
+        let mut stdout = std::io::stdout().lock();
+        stdout
+            .write_all(&out)
+            .context("cannot write standard output")?;
+        stdout.flush().context("cannot write standard output")?;
+    } else {
+        bootgen::output::write_atomic(&args.output, &out, 0o600)?;
+    }
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,140 @@
+//! Node files from `templates/node`: which ones apply, and the mode each gets.
+
+use super::File;
+use crate::error::Result;
+use crate::render::{files_under, Renderer};
+
+/// Files that exist only in some configurations: (node path, context key, value it needs).
+/// The context key is a top-level template variable; the file is kept when the key's value
+/// equals `value`, or for `value = "!empty"` when the value is a non-empty string.
+const CONDITIONAL: &[(&str, &str, &str)] = &[
+    (
+        "/opt/openshift/manifests/image-content-source-policy.yaml",
+        "mirror_kind",
+        "ImageContentSourcePolicy",
+    ),
+    (
+        "/opt/openshift/manifests/image-digest-mirror-set.yaml",
+        "mirror_kind",
+        "ImageDigestMirrorSet",
+    ),
+    (
+        "/opt/openshift/manifests/user-ca-bundle-config.yaml",
+        "trust_bundle",
+        "!empty",
+    ),
+    (
+        "/opt/openshift/openshift/99_openshift-machineconfig_99-master-ssh.yaml",
+        "ssh_key",
+        "!empty",
+    ),
+    (
+        "/opt/openshift/openshift/99_openshift-machineconfig_99-worker-ssh.yaml",
+        "ssh_key",
+        "!empty",
+    ),
+];
+
+/// The mode of a node file, by the installer's rules (anatomy 3.1 and 3.5), plus whether it
+/// is an append.
+pub fn mode_for(path: &str) -> (u32, bool) {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    let parent = path.rsplit('/').nth(1).unwrap_or_default();
+    if ["bin", "dispatcher.d", "system-generators"].contains(&parent) {
+        return (0o555, false);
+    }
+    if name == "motd" || name == "containers.conf" {
+        return (0o644, true);
+    }
+    if name == "registries.conf" || name == "hosts" {
+        return (0o644, name == "hosts");
+    }
+    if path == "/opt/openshift/tls/root-ca.crt"
+        || path == "/opt/openshift/original_cvo_overrides.patch"
+    {
+        return (0o644, false);
+    }
+    if path.starts_with("/opt/openshift/manifests/")
+        || path.starts_with("/opt/openshift/openshift/")
+    {
+        return (0o644, false);
+    }
+    (0o600, false)
+}
+
+/// Renders every applicable file of `templates/node`.
+pub fn node_files(renderer: &Renderer, context: &serde_json::Value) -> Result<Vec<File>> {
+    let mut files = Vec::new();
+    for template in files_under("node") {
+        let path = format!("/{}", template.output_name().trim_start_matches("node/"));
+        if !applies(&path, context) {
+            continue;
+        }
+        let contents = renderer.render(&template)?;
+        let (mode, append) = mode_for(&path);
+        files.push(File {
+            path,
+            mode,
+            contents,
+            append,
+        });
+    }
+    Ok(files)
+}
+
+fn applies(path: &str, context: &serde_json::Value) -> bool {
+    CONDITIONAL
+        .iter()
+        .filter(|(p, _, _)| *p == path)
+        .all(|(_, key, wanted)| {
+            let value = context
+                .get(*key)
+                .and_then(|v| v.as_str())
+                .unwrap_or_default();
+            if *wanted == "!empty" {
+                !value.trim().is_empty()
+            } else {
+                value == *wanted
+            }
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn modes_follow_the_installer_rules() {
+        assert_eq!(mode_for("/usr/local/bin/bootkube.sh"), (0o555, false));
+        assert_eq!(mode_for("/etc/systemd/system-generators/x"), (0o555, false));
+        assert_eq!(mode_for("/etc/motd"), (0o644, true));
+        assert_eq!(mode_for("/etc/containers/registries.conf"), (0o644, false));
+        assert_eq!(mode_for("/opt/openshift/manifests/a.yaml"), (0o644, false));
+        assert_eq!(mode_for("/opt/openshift/tls/root-ca.crt"), (0o644, false));
+        assert_eq!(mode_for("/opt/openshift/tls/root-ca.key"), (0o600, false));
+        assert_eq!(mode_for("/root/.docker/config.json"), (0o600, false));
+        assert_eq!(mode_for("/etc/hosts"), (0o644, true));
+    }
+
+    #[test]
+    fn conditional_files_follow_the_context() {
+        let ctx = serde_json::json!({"mirror_kind": "ImageDigestMirrorSet", "trust_bundle": "", "ssh_key": "k"});
+        assert!(applies(
+            "/opt/openshift/manifests/image-digest-mirror-set.yaml",
+            &ctx
+        ));
+        assert!(!applies(
+            "/opt/openshift/manifests/image-content-source-policy.yaml",
+            &ctx
+        ));
+        assert!(!applies(
+            "/opt/openshift/manifests/user-ca-bundle-config.yaml",
+            &ctx
+        ));
+        assert!(applies(
+            "/opt/openshift/openshift/99_openshift-machineconfig_99-master-ssh.yaml",
+            &ctx
+        ));
+        assert!(applies("/etc/motd", &ctx));
+    }
+}

@@ -1,0 +1,117 @@
+//! `AssetSet`: the files, units and users of a bootstrap node, before they become Ignition.
+
+mod files;
+mod units;
+mod user_manifests;
+
+pub use files::{mode_for, node_files};
+pub use units::{node_units, ENABLED_UNITS};
+pub use user_manifests::{read_manifest_dir, UserManifest};
+
+/// A file to place on the node.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct File {
+    /// Absolute path on the node.
+    pub path: String,
+    /// Unix permission bits.
+    pub mode: u32,
+    /// The bytes.
+    pub contents: Vec<u8>,
+    /// Append to the existing file instead of replacing it.
+    pub append: bool,
+}
+
+/// A systemd drop-in.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Dropin {
+    /// File name, e.g. `certs.conf`.
+    pub name: String,
+    /// The text.
+    pub contents: String,
+}
+
+/// A systemd unit managed by Ignition.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Unit {
+    /// Unit name, e.g. `bootkube.service`.
+    pub name: String,
+    /// `Some(true)` enables through Ignition's preset; `None` leaves it alone.
+    pub enabled: Option<bool>,
+    /// Unit text; `None` keeps the OS's unit (drop-ins only), `Some("")` also does.
+    pub contents: Option<String>,
+    /// Drop-ins, sorted by name.
+    pub dropins: Vec<Dropin>,
+}
+
+/// A user account.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct User {
+    /// Login name.
+    pub name: String,
+    /// authorized_keys entries, in order.
+    pub ssh_authorized_keys: Vec<String>,
+}
+
+/// Everything a node gets. Files are unique by path and units by name: a later insert replaces
+/// an earlier one in place, as the installer lets platform files override common ones.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct AssetSet {
+    /// Files, in insertion order until [`AssetSet::sorted`].
+    pub files: Vec<File>,
+    /// Units.
+    pub units: Vec<Unit>,
+    /// Users.
+    pub users: Vec<User>,
+}
+
+impl AssetSet {
+    /// Adds a file, replacing one with the same path.
+    pub fn add_file(&mut self, file: File) {
+        match self.files.iter_mut().find(|f| f.path == file.path) {
+            Some(existing) => *existing = file,
+            None => self.files.push(file),
+        }
+    }
+
+    /// Adds a unit, replacing one with the same name.
+    pub fn add_unit(&mut self, unit: Unit) {
+        match self.units.iter_mut().find(|u| u.name == unit.name) {
+            Some(existing) => *existing = unit,
+            None => self.units.push(unit),
+        }
+    }
+
+    /// The set with files sorted by path and units by name, for stable output.
+    pub fn sorted(mut self) -> AssetSet {
+        self.files.sort_by(|a, b| a.path.cmp(&b.path));
+        self.units.sort_by(|a, b| a.name.cmp(&b.name));
+        self
+    }
+
+    /// Looks a file up by path.
+    pub fn file(&self, path: &str) -> Option<&File> {
+        self.files.iter().find(|f| f.path == path)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn later_files_replace_earlier_ones() {
+        let mut set = AssetSet::default();
+        for (path, byte) in [("/b", 1), ("/a", 2), ("/b", 3)] {
+            set.add_file(File {
+                path: path.into(),
+                mode: 0o600,
+                contents: vec![byte],
+                append: false,
+            });
+        }
+        let set = set.sorted();
+        assert_eq!(set.files.len(), 2);
+        assert_eq!(set.files[0].path, "/a");
+        assert_eq!(set.file("/b").unwrap().contents, vec![3]);
+    }
+}

@@ -1,0 +1,71 @@
+//! Ignition units from `templates/units`, and which of them are enabled.
+
+use super::{Dropin, Unit};
+use crate::error::{Error, Result};
+use crate::render::{files_under, Renderer};
+
+/// Units enabled through Ignition's preset (anatomy 5.1). Every other unit gets no `enabled`
+/// key: bootkube, release-image and crio-configure are pulled in by these units' `Wants=`.
+pub const ENABLED_UNITS: &[&str] = &[
+    "approve-csr.service",
+    "chown-gatewayd-key.service",
+    "kubelet.service",
+    "progress.service",
+    "systemd-journal-gatewayd.socket",
+];
+
+/// Renders every unit and drop-in of `templates/units`, sorted by name.
+pub fn node_units(renderer: &Renderer) -> Result<Vec<Unit>> {
+    let mut units: Vec<Unit> = Vec::new();
+    for template in files_under("units") {
+        let relative = template.output_name().trim_start_matches("units/");
+        let text = String::from_utf8(renderer.render(&template)?).map_err(|_| Error::Template {
+            name: template.name.into(),
+            message: "renders to non-UTF-8 text".into(),
+        })?;
+        let (unit_name, dropin) = match relative.split_once(".d/") {
+            Some((unit, dropin)) => (unit.to_string(), Some(dropin.to_string())),
+            None => (relative.to_string(), None),
+        };
+        let index = match units.iter().position(|u| u.name == unit_name) {
+            Some(i) => i,
+            None => {
+                units.push(Unit {
+                    name: unit_name.clone(),
+                    enabled: ENABLED_UNITS.contains(&unit_name.as_str()).then_some(true),
+                    contents: None,
+                    dropins: Vec::new(),
+                });
+                units.len() - 1
+            }
+        };
+        match dropin {
+            Some(name) => units[index].dropins.push(Dropin {
+                name,
+                contents: text,
+            }),
+            None => units[index].contents = Some(text),
+        }
+    }
+    for unit in &mut units {
+        unit.dropins.sort_by(|a, b| a.name.cmp(&b.name));
+    }
+    units.sort_by(|a, b| a.name.cmp(&b.name));
+    Ok(units)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_enabled_unit_has_a_template() {
+        let names: Vec<String> = files_under("units")
+            .iter()
+            .map(|t| t.output_name().trim_start_matches("units/").to_string())
+            .collect();
+        for unit in ENABLED_UNITS {
+            assert!(names.iter().any(|n| n == unit), "{unit} has no template");
+        }
+    }
+}

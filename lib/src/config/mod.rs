@@ -1,0 +1,175 @@
+//! Loading `install-config.yaml`: the document as the user wrote it, with warnings for keys
+//! bootgen does not know, each with its line.
+
+mod locate;
+mod types;
+
+pub use locate::{line_of, parse_dotted, Step};
+pub use types::*;
+
+use crate::error::{Error, Result};
+use std::path::Path;
+
+/// The embedded default install-config, used when the user gives none.
+pub const DEFAULT_INSTALL_CONFIG: &str = include_str!("default-install-config.yaml");
+
+/// Name used in messages for the embedded default.
+pub const DEFAULT_NAME: &str = "<embedded default install-config>";
+
+/// A parsed install-config and where it came from.
+#[derive(Debug, Clone)]
+pub struct LoadedConfig {
+    /// The document.
+    pub config: InstallConfig,
+    /// The file name shown in messages.
+    pub source_name: String,
+    /// The raw text (for line look-ups).
+    pub text: String,
+    /// Problems that do not stop generation.
+    pub warnings: Vec<Warning>,
+}
+
+/// A problem in the input that does not stop generation (unless `--strict`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Warning {
+    /// The file.
+    pub file: String,
+    /// The field path, e.g. `networking.foo`.
+    pub field: String,
+    /// 1-based line, when known.
+    pub line: Option<usize>,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl std::fmt::Display for Warning {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.line {
+            Some(line) => write!(
+                f,
+                "{}:{}: `{}`: {}",
+                self.file, line, self.field, self.message
+            ),
+            None => write!(f, "{}: `{}`: {}", self.file, self.field, self.message),
+        }
+    }
+}
+
+impl LoadedConfig {
+    /// The line of a dotted field path (`networking.serviceNetwork.0`), when it is in the text.
+    pub fn line_of(&self, field: &str) -> Option<usize> {
+        line_of(&self.text, &parse_dotted(field))
+    }
+
+    /// An [`Error::InvalidField`] for this file, with the field's line.
+    pub fn field_error(&self, field: &str, message: impl Into<String>) -> Error {
+        Error::InvalidField {
+            file: self.source_name.clone(),
+            field: display_path(field),
+            line: self.line_of(field),
+            message: message.into(),
+        }
+    }
+
+    /// A warning for this file, with the field's line.
+    pub fn warning(&self, field: &str, message: impl Into<String>) -> Warning {
+        Warning {
+            file: self.source_name.clone(),
+            field: display_path(field),
+            line: self.line_of(field),
+            message: message.into(),
+        }
+    }
+}
+
+/// Turns `compute.0.name` into `compute[0].name` for messages.
+fn display_path(dotted: &str) -> String {
+    let mut out = String::new();
+    for part in dotted.split('.') {
+        if part.parse::<usize>().is_ok() {
+            out.push_str(&format!("[{part}]"));
+        } else {
+            if !out.is_empty() {
+                out.push('.');
+            }
+            out.push_str(part);
+        }
+    }
+    out
+}
+
+/// Reads and parses an install-config file.
+pub fn load(path: &Path) -> Result<LoadedConfig> {
+    let text = std::fs::read_to_string(path).map_err(|e| Error::io("cannot read", path, e))?;
+    parse(&text, &path.display().to_string())
+}
+
+/// The embedded default install-config.
+pub fn load_default() -> Result<LoadedConfig> {
+    parse(DEFAULT_INSTALL_CONFIG, DEFAULT_NAME)
+}
+
+/// Parses install-config text; `source_name` is used in messages.
+pub fn parse(text: &str, source_name: &str) -> Result<LoadedConfig> {
+    let mut unknown = Vec::new();
+    let deserializer = serde_yaml_ng::Deserializer::from_str(text);
+    let config: InstallConfig =
+        serde_ignored::deserialize(deserializer, |path| unknown.push(path.to_string())).map_err(
+            |e| Error::Parse {
+                file: source_name.to_string(),
+                line: e.location().map(|l| l.line()),
+                message: e.to_string(),
+            },
+        )?;
+    let mut loaded = LoadedConfig {
+        config,
+        source_name: source_name.to_string(),
+        text: text.to_string(),
+        warnings: Vec::new(),
+    };
+    for path in unknown {
+        // serde_ignored marks Option layers with `?`; drop them.
+        let dotted = path
+            .split('.')
+            .map(|part| part.trim_end_matches('?'))
+            .filter(|part| !part.is_empty())
+            .collect::<Vec<_>>()
+            .join(".");
+        let warning = loaded.warning(&dotted, "unknown key, ignored");
+        loaded.warnings.push(warning);
+    }
+    Ok(loaded)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn default_parses_without_warnings() {
+        let loaded = load_default().unwrap();
+        assert!(loaded.warnings.is_empty(), "{:?}", loaded.warnings);
+        assert_eq!(loaded.config.metadata.name.as_deref(), Some("example"));
+    }
+
+    #[test]
+    fn unknown_keys_warn_with_line() {
+        let text = "apiVersion: v1\nbaseDomain: a.b\nnetworking:\n  networkType: OVNKubernetes\n  colour: red\n";
+        let loaded = parse(text, "ic.yaml").unwrap();
+        assert_eq!(loaded.warnings.len(), 1);
+        assert_eq!(loaded.warnings[0].field, "networking.colour");
+        assert_eq!(loaded.warnings[0].line, Some(5));
+    }
+
+    #[test]
+    fn malformed_yaml_names_file_and_line() {
+        let err = parse("apiVersion: v1\nmetadata: [\n", "ic.yaml").unwrap_err();
+        let text = err.to_string();
+        assert!(text.starts_with("ic.yaml:"), "{text}");
+    }
+
+    #[test]
+    fn field_paths_read_naturally() {
+        assert_eq!(display_path("compute.0.name"), "compute[0].name");
+    }
+}

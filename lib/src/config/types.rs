@@ -1,0 +1,170 @@
+//! install-config.yaml as users write it. Field names follow the installer's camelCase; nothing
+//! is defaulted or validated here (that is `model`'s job), so what a user wrote can be shown back.
+
+use serde::{Deserialize, Serialize};
+
+/// The whole install-config document.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct InstallConfig {
+    /// Always `v1`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub api_version: Option<String>,
+    /// Holds the cluster name.
+    #[serde(default)]
+    pub metadata: Metadata,
+    /// DNS domain the cluster lives under.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub base_domain: Option<String>,
+    /// The control-plane machine pool.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub control_plane: Option<MachinePool>,
+    /// Compute machine pools.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub compute: Vec<MachinePool>,
+    /// Cluster, service and machine networks.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub networking: Option<Networking>,
+    /// The platform; only `none` is supported.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub platform: Option<serde_json::Map<String, serde_json::Value>>,
+    /// Enable FIPS mode.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fips: Option<bool>,
+    /// Docker config JSON with registry credentials.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pull_secret: Option<String>,
+    /// SSH public key for the `core` user.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ssh_key: Option<String>,
+    /// Extra PEM CA certificates to trust.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub additional_trust_bundle: Option<String>,
+    /// `Proxyonly` (default) or `Always`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub additional_trust_bundle_policy: Option<String>,
+    /// Cluster-wide proxy.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub proxy: Option<Proxy>,
+    /// Deprecated mirror list (ICSP).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub image_content_sources: Vec<ImageSource>,
+    /// Mirror list (IDMS).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub image_digest_sources: Vec<ImageSource>,
+    /// Optional capabilities.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub capabilities: Option<Capabilities>,
+    /// Feature set, e.g. `TechPreviewNoUpgrade`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub feature_set: Option<String>,
+}
+
+/// `metadata`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Metadata {
+    /// Cluster name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+}
+
+/// A machine pool (`controlPlane` or an entry of `compute`).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct MachinePool {
+    /// `master`, `worker`, ...
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// Number of machines.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub replicas: Option<i64>,
+    /// `amd64`, `arm64`, `ppc64le` or `s390x`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub architecture: Option<String>,
+    /// `Enabled` or `Disabled`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hyperthreading: Option<String>,
+    /// Platform-specific pool settings (kept, unused).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub platform: Option<serde_json::Value>,
+}
+
+/// `networking`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Networking {
+    /// CNI plugin, `OVNKubernetes` by default.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub network_type: Option<String>,
+    /// Pod networks.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub cluster_network: Vec<ClusterNetwork>,
+    /// Service networks (CIDRs).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub service_network: Vec<String>,
+    /// Machine networks.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub machine_network: Vec<MachineNetwork>,
+}
+
+/// An entry of `networking.clusterNetwork`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ClusterNetwork {
+    /// The pod CIDR.
+    #[serde(default)]
+    pub cidr: String,
+    /// Prefix length of each node's slice.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host_prefix: Option<u8>,
+}
+
+/// An entry of `networking.machineNetwork`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct MachineNetwork {
+    /// The machines' CIDR.
+    #[serde(default)]
+    pub cidr: String,
+}
+
+/// `proxy`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Proxy {
+    /// HTTP proxy URL.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub http_proxy: Option<String>,
+    /// HTTPS proxy URL.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub https_proxy: Option<String>,
+    /// Comma-separated exclusions.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub no_proxy: Option<String>,
+}
+
+/// An entry of `imageContentSources` or `imageDigestSources`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ImageSource {
+    /// The repository images are referenced by.
+    #[serde(default)]
+    pub source: String,
+    /// Where they can be pulled from instead.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub mirrors: Vec<String>,
+    /// `AllowContactingSource` or `NeverContactSource` (imageDigestSources only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source_policy: Option<String>,
+}
+
+/// `capabilities`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Capabilities {
+    /// e.g. `None`, `vCurrent`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub baseline_capability_set: Option<String>,
+    /// Extra capabilities.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub additional_enabled_capabilities: Vec<String>,
+}

@@ -1,0 +1,294 @@
+//! The whole pipeline for `bootgen ignition`: install-config → model → PKI → assets →
+//! Ignition → passes. Nothing here touches the output directory (see `output`).
+
+use crate::assets::{self, AssetSet, File, User};
+use crate::config::{LoadedConfig, Warning};
+use crate::error::{Error, Result};
+use crate::identity::{derive_identity, Identity};
+use crate::ignition::{self, IgnitionDoc};
+use crate::model::{Model, ModelOptions};
+use crate::passes::{self, Change, PassOptions};
+use crate::pki::{KeyAlgorithm, KubeconfigKind, Pki, PkiNotice, PkiRequest};
+use crate::render::Renderer;
+use serde::Serialize;
+use std::path::PathBuf;
+
+/// Everything `generate` needs besides the install-config.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// Architecture and release choices.
+    pub model: ModelOptions,
+    /// User manifests for `/opt/openshift/manifests`.
+    pub manifests_dir: Option<PathBuf>,
+    /// User manifests for `/opt/openshift/openshift`.
+    pub openshift_dir: Option<PathBuf>,
+    /// Turn warnings into errors.
+    pub strict: bool,
+    /// The clock: certificate validity starts here.
+    pub now: time::OffsetDateTime,
+    /// An existing PKI to reuse (a `tls/` directory).
+    pub tls_dir: Option<PathBuf>,
+    /// Key type for generated keys.
+    pub key_algorithm: KeyAlgorithm,
+    /// Re-issue expired leaf certificates instead of failing.
+    pub renew_expired: bool,
+    /// Unit holds, masks, debug mode.
+    pub passes: PassOptions,
+}
+
+impl Options {
+    /// Defaults for the given clock: RSA 2048, no reuse, no passes.
+    pub fn new(now: time::OffsetDateTime) -> Options {
+        Options {
+            model: ModelOptions::default(),
+            manifests_dir: None,
+            openshift_dir: None,
+            strict: false,
+            now,
+            tls_dir: None,
+            key_algorithm: KeyAlgorithm::Rsa2048,
+            renew_expired: false,
+            passes: PassOptions::default(),
+        }
+    }
+}
+
+/// `metadata.json`.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Metadata {
+    /// Cluster name.
+    pub cluster_name: String,
+    /// Cluster UUID.
+    #[serde(rename = "clusterID")]
+    pub cluster_id: String,
+    /// Infrastructure name.
+    #[serde(rename = "infraID")]
+    pub infra_id: String,
+    /// Architectures.
+    pub architecture: ArchitectureRecord,
+    /// Release payload.
+    pub release_image: String,
+    /// bootgen's version.
+    pub bootgen_version: String,
+}
+
+/// The architectures in `metadata.json`.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ArchitectureRecord {
+    /// Control plane.
+    pub control_plane: String,
+    /// Each compute pool, by name.
+    pub compute: std::collections::BTreeMap<String, String>,
+    /// The bootstrap host.
+    pub bootstrap: String,
+}
+
+/// The result of a generation.
+pub struct Generated {
+    /// The validated model.
+    pub model: Model,
+    /// Cluster ID, infra ID, kubeadmin password.
+    pub identity: Identity,
+    /// The PKI (new or reused).
+    pub pki: Pki,
+    /// `bootstrap.ign`.
+    pub bootstrap: IgnitionDoc,
+    /// `master.ign`.
+    pub master: IgnitionDoc,
+    /// `worker.ign`.
+    pub worker: IgnitionDoc,
+    /// `metadata.json`.
+    pub metadata: Metadata,
+    /// `auth/kubeconfig` (external API URL).
+    pub admin_kubeconfig: String,
+    /// Warnings about the input.
+    pub warnings: Vec<Warning>,
+    /// What the PKI step reused, re-issued or renewed.
+    pub pki_notices: Vec<PkiNotice>,
+    /// What the passes changed.
+    pub changes: Vec<Change>,
+}
+
+/// Runs the whole pipeline.
+pub fn generate(loaded: &LoadedConfig, options: &Options) -> Result<Generated> {
+    let model = Model::new(loaded, &options.model)?;
+    if options.strict {
+        if let Some(first) = model.warnings.first() {
+            return Err(Error::StrictWarnings {
+                count: model.warnings.len(),
+                first: first.to_string(),
+            });
+        }
+    }
+    let user_manifests = read_user_manifests(options)?;
+    let request = PkiRequest {
+        cluster_name: model.cluster_name.clone(),
+        api_host: model.api_host(),
+        api_int_host: model.api_int_host(),
+        service_network_ips: model.networks.service_ips(),
+        key_algorithm: options.key_algorithm,
+        now: options.now,
+        renew_expired: options.renew_expired,
+    };
+    let (pki, pki_notices) = Pki::build(&request, options.tls_dir.as_deref())?;
+    let identity = identity_of(&model, &pki);
+    let context = crate::context::template_context(
+        &model,
+        &identity,
+        pki.manifest_context(),
+        options.passes.debug,
+    );
+    let renderer = Renderer::new(&context);
+    let assets = collect(&model, &pki, &renderer, &context, &user_manifests)?;
+    let mut bootstrap = ignition::build(&assets)?;
+    let changes = passes::apply(&mut bootstrap, &options.passes)?;
+    let master = pointer_config(&model, &pki, "master")?;
+    let worker = pointer_config(&model, &pki, "worker")?;
+    let admin_kubeconfig = pki.kubeconfig(
+        KubeconfigKind::Admin,
+        &format!("https://{}:6443", model.api_host()),
+    );
+    let metadata = Metadata {
+        cluster_name: model.cluster_name.clone(),
+        cluster_id: identity.cluster_id.clone(),
+        infra_id: identity.infra_id.clone(),
+        architecture: ArchitectureRecord {
+            control_plane: model.control_plane.architecture.to_string(),
+            compute: model
+                .compute
+                .iter()
+                .map(|p| (p.name.clone(), p.architecture.to_string()))
+                .collect(),
+            bootstrap: model.bootstrap_arch.to_string(),
+        },
+        release_image: model.release_image.clone(),
+        bootgen_version: env!("CARGO_PKG_VERSION").to_string(),
+    };
+    let warnings = model.warnings.clone();
+    Ok(Generated {
+        model,
+        identity,
+        pki,
+        bootstrap,
+        master,
+        worker,
+        metadata,
+        admin_kubeconfig,
+        warnings,
+        pki_notices,
+        changes,
+    })
+}
+
+fn identity_of(model: &Model, pki: &Pki) -> Identity {
+    let store = pki.store_files();
+    let root_key = store
+        .iter()
+        .find(|f| f.name == "root-ca.key")
+        .map(|f| f.contents.clone())
+        .unwrap_or_default();
+    derive_identity(&model.cluster_name, &root_key, pki.root_ca_pem().as_bytes())
+}
+
+fn pointer_config(model: &Model, pki: &Pki, role: &str) -> Result<IgnitionDoc> {
+    let url = format!("https://{}:22623/config/{role}", model.api_int_host());
+    ignition::pointer(&url, pki.root_ca_pem())
+}
+
+struct UserManifests {
+    manifests: Vec<assets::UserManifest>,
+    openshift: Vec<assets::UserManifest>,
+}
+
+fn read_user_manifests(options: &Options) -> Result<UserManifests> {
+    let read = |dir: &Option<PathBuf>, option: &str| match dir {
+        Some(dir) => assets::read_manifest_dir(dir, option),
+        None => Ok(Vec::new()),
+    };
+    Ok(UserManifests {
+        manifests: read(&options.manifests_dir, "--manifests-dir")?,
+        openshift: read(&options.openshift_dir, "--openshift-dir")?,
+    })
+}
+
+fn collect(
+    model: &Model,
+    pki: &Pki,
+    renderer: &Renderer,
+    context: &serde_json::Value,
+    user: &UserManifests,
+) -> Result<AssetSet> {
+    let mut set = AssetSet::default();
+    for file in assets::node_files(renderer, context)? {
+        set.add_file(file);
+    }
+    for tls in pki.shipped_files() {
+        set.add_file(File {
+            path: format!("/opt/openshift/tls/{}", tls.name),
+            mode: tls.mode,
+            contents: tls.contents,
+            append: false,
+        });
+    }
+    let kubeconfigs = [
+        (
+            "kubeconfig",
+            KubeconfigKind::Admin,
+            format!("https://{}:6443", model.api_int_host()),
+        ),
+        (
+            "kubeconfig-kubelet",
+            KubeconfigKind::Kubelet,
+            format!("https://{}:6443", model.api_int_host()),
+        ),
+        (
+            "kubeconfig-loopback",
+            KubeconfigKind::Loopback,
+            "https://localhost:6443".to_string(),
+        ),
+    ];
+    for (name, kind, server) in kubeconfigs {
+        set.add_file(File {
+            path: format!("/opt/openshift/auth/{name}"),
+            mode: 0o600,
+            contents: pki.kubeconfig(kind, &server).into_bytes(),
+            append: false,
+        });
+    }
+    // User manifests come last so they can replace a generated manifest of the same name.
+    for (dir, list) in [
+        ("manifests", &user.manifests),
+        ("openshift", &user.openshift),
+    ] {
+        for manifest in list {
+            set.add_file(File {
+                path: format!("/opt/openshift/{dir}/{}", manifest.relative),
+                mode: 0o644,
+                contents: manifest.contents.clone(),
+                append: false,
+            });
+        }
+    }
+    for unit in assets::node_units(renderer)? {
+        set.add_unit(unit);
+    }
+    let mut keys = Vec::new();
+    if !model.ssh_key.trim().is_empty() {
+        keys.extend(
+            model
+                .ssh_key
+                .lines()
+                .map(str::trim)
+                .filter(|l| !l.is_empty())
+                .map(str::to_string),
+        );
+    }
+    keys.push(pki.bootstrap_ssh_public_key());
+    set.users.push(User {
+        name: "core".into(),
+        ssh_authorized_keys: keys,
+    });
+    Ok(set.sorted())
+}

@@ -1,0 +1,249 @@
+//! AssetSet → Ignition (spec 3.2.0, built with the `ignition-config` crate's types), and
+//! parsing of any 3.x config for the passes and the toolkit.
+//!
+//! Configs travel between stages as [`IgnitionDoc`]: the JSON value, with key order kept, so a
+//! config written by someone else comes back out exactly as it went in except where a pass
+//! changed it.
+
+pub mod dataurl;
+
+use crate::assets::AssetSet;
+use crate::error::{Error, Result};
+use ignition_config::v3_2 as spec;
+use serde_json::Value;
+
+/// The spec version bootgen writes.
+pub const SPEC_VERSION: &str = "3.2.0";
+
+/// Spec versions bootgen reads.
+pub const READABLE_VERSIONS: &[&str] = &["3.0.0", "3.1.0", "3.2.0", "3.3.0", "3.4.0", "3.5.0"];
+
+/// An Ignition config as a JSON document.
+#[derive(Debug, Clone, PartialEq)]
+pub struct IgnitionDoc {
+    /// The whole config.
+    pub value: Value,
+}
+
+impl IgnitionDoc {
+    /// The `ignition.version` string.
+    pub fn version(&self) -> &str {
+        self.value
+            .pointer("/ignition/version")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+    }
+
+    /// Single-line JSON bytes, as the installer writes them.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        serde_json::to_vec(&self.value).unwrap_or_default()
+    }
+
+    /// Pretty JSON, for people.
+    pub fn to_pretty(&self) -> String {
+        serde_json::to_string_pretty(&self.value).unwrap_or_default()
+    }
+
+    /// Parses and checks a config of spec 3.0 to 3.5; `name` is used in errors.
+    pub fn parse(bytes: &[u8], name: &str) -> Result<IgnitionDoc> {
+        let err = |message: String| Error::Ignition {
+            file: name.to_string(),
+            message,
+        };
+        let value: Value = serde_json::from_slice(bytes).map_err(|e| {
+            err(format!(
+                "not valid JSON at line {}, column {}: {}",
+                e.line(),
+                e.column(),
+                describe_json_error(&e)
+            ))
+        })?;
+        let version = value
+            .pointer("/ignition/version")
+            .and_then(Value::as_str)
+            .ok_or_else(|| {
+                err("has no ignition.version; is it an Ignition config? (Butane YAML must be translated with butane first)".into())
+            })?;
+        if !READABLE_VERSIONS.contains(&version) {
+            return Err(err(format!(
+                "spec version {version} is not supported; bootgen reads {}",
+                READABLE_VERSIONS.join(", ")
+            )));
+        }
+        let (_, warnings) = ignition_config::Config::parse_slice(bytes)
+            .map_err(|e| err(format!("does not match the Ignition {version} schema: {e}")))?;
+        if let Some(w) = warnings.first() {
+            return Err(err(format!(
+                "{w} (not part of the Ignition {version} spec)"
+            )));
+        }
+        Ok(IgnitionDoc { value })
+    }
+}
+
+fn describe_json_error(e: &serde_json::Error) -> &'static str {
+    use serde_json::error::Category;
+    match e.classify() {
+        Category::Eof => "the file ends early (truncated?)",
+        Category::Syntax => "syntax error",
+        Category::Data => "unexpected value",
+        Category::Io => "read error",
+    }
+}
+
+/// Builds the bootstrap config from an asset set.
+pub fn build(assets: &AssetSet) -> Result<IgnitionDoc> {
+    let mut config = spec::Config::default();
+    let users: Vec<spec::User> = assets
+        .users
+        .iter()
+        .map(|u| {
+            let mut user = spec::User::new(u.name.clone());
+            user.ssh_authorized_keys = Some(u.ssh_authorized_keys.clone());
+            user
+        })
+        .collect();
+    if !users.is_empty() {
+        config.passwd = Some(spec::Passwd {
+            users: Some(users),
+            ..Default::default()
+        });
+    }
+    let files: Vec<spec::File> = assets.files.iter().map(file_entry).collect();
+    if !files.is_empty() {
+        config.storage = Some(spec::Storage {
+            files: Some(files),
+            ..Default::default()
+        });
+    }
+    let units: Vec<spec::Unit> = assets
+        .units
+        .iter()
+        .map(|u| {
+            let mut unit = spec::Unit::new(u.name.clone());
+            unit.contents = u.contents.clone();
+            unit.enabled = u.enabled;
+            if !u.dropins.is_empty() {
+                unit.dropins = Some(
+                    u.dropins
+                        .iter()
+                        .map(|d| {
+                            let mut dropin = spec::Dropin::new(d.name.clone());
+                            dropin.contents = Some(d.contents.clone());
+                            dropin
+                        })
+                        .collect(),
+                );
+            }
+            unit
+        })
+        .collect();
+    if !units.is_empty() {
+        config.systemd = Some(spec::Systemd { units: Some(units) });
+    }
+    to_doc(&config)
+}
+
+fn file_entry(f: &crate::assets::File) -> spec::File {
+    let mut file = spec::File::new(f.path.clone());
+    let resource = spec::Resource {
+        source: Some(dataurl::encode(&f.contents)),
+        ..Default::default()
+    };
+    if f.append {
+        file.append = Some(vec![resource]);
+        file.overwrite = Some(false);
+    } else {
+        file.contents = Some(resource);
+        file.overwrite = Some(true);
+    }
+    file.mode = Some(i64::from(f.mode));
+    file.user = Some(spec::NodeUser {
+        name: Some("root".into()),
+        ..Default::default()
+    });
+    file
+}
+
+/// A pointer config (`master.ign`/`worker.ign`): merge from `url`, trust `ca_pem`.
+pub fn pointer(url: &str, ca_pem: &str) -> Result<IgnitionDoc> {
+    let mut config = spec::Config::default();
+    config.ignition.config = Some(spec::IgnitionConfig {
+        merge: Some(vec![spec::Resource {
+            source: Some(url.to_string()),
+            ..Default::default()
+        }]),
+        ..Default::default()
+    });
+    config.ignition.security = Some(spec::Security {
+        tls: Some(spec::SecurityTls {
+            certificate_authorities: Some(vec![spec::Resource {
+                source: Some(dataurl::encode(ca_pem.as_bytes())),
+                ..Default::default()
+            }]),
+        }),
+    });
+    to_doc(&config)
+}
+
+fn to_doc(config: &spec::Config) -> Result<IgnitionDoc> {
+    let value = serde_json::to_value(config).map_err(|e| Error::Ignition {
+        file: "<generated>".into(),
+        message: format!("cannot serialize: {e}"),
+    })?;
+    Ok(IgnitionDoc { value })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::assets::{File, Unit};
+
+    #[test]
+    fn builds_a_config_that_parses_back() {
+        let mut set = AssetSet::default();
+        set.add_file(File {
+            path: "/etc/motd".into(),
+            mode: 0o644,
+            contents: b"hi\n".to_vec(),
+            append: true,
+        });
+        set.add_unit(Unit {
+            name: "a.service".into(),
+            enabled: Some(true),
+            contents: Some("[Unit]\n".into()),
+            dropins: vec![],
+        });
+        let doc = build(&set).unwrap();
+        assert_eq!(doc.version(), "3.2.0");
+        let bytes = doc.to_bytes();
+        assert!(!bytes.contains(&b'\n'));
+        let back = IgnitionDoc::parse(&bytes, "x.ign").unwrap();
+        assert_eq!(back, doc);
+        assert_eq!(
+            doc.value.pointer("/storage/files/0/overwrite"),
+            Some(&Value::Bool(false))
+        );
+        assert_eq!(
+            doc.value.pointer("/storage/files/0/mode"),
+            Some(&Value::from(420))
+        );
+    }
+
+    #[test]
+    fn parse_errors_say_what_is_wrong() {
+        let e = |b: &str| {
+            IgnitionDoc::parse(b.as_bytes(), "in.ign")
+                .unwrap_err()
+                .to_string()
+        };
+        assert!(e("{\"ignition\": {\"version\": \"3.2.0\"").contains("truncated"));
+        assert!(e("variant: fcos\nversion: 1.4.0\n").contains("line 1"));
+        assert!(e("{\"ignition\": {\"version\": \"2.2.0\"}}").contains("2.2.0"));
+        assert!(e("{\"foo\": 1}").contains("ignition.version"));
+        assert!(
+            e("{\"ignition\": {\"version\": \"3.2.0\"}, \"storage\": {\"filez\": []}}")
+                .contains("filez")
+        );
+    }
+}

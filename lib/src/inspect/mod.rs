@@ -1,0 +1,187 @@
+//! Reading configs back: the one decoding layer (data URLs, base64, gzip) that every
+//! toolkit command and the golden snapshots share.
+
+mod view;
+
+pub use view::readable_view;
+
+use crate::error::{Error, Result};
+use crate::ignition::{dataurl, IgnitionDoc};
+use serde::Serialize;
+use serde_json::Value;
+
+/// A file entry, decoded.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct DecodedFile {
+    /// Absolute path on the node.
+    pub path: String,
+    /// Mode, when set.
+    pub mode: Option<u32>,
+    /// `overwrite`, when set.
+    pub overwrite: Option<bool>,
+    /// Decoded `contents` (None when the entry has none, or a remote source).
+    pub contents: Option<Vec<u8>>,
+    /// Decoded `append` fragments.
+    pub append: Vec<Vec<u8>>,
+    /// Sources bootgen does not fetch (http, s3, ...).
+    pub remote_sources: Vec<String>,
+    /// Owner name or id, when set.
+    pub user: Option<String>,
+}
+
+/// A drop-in, decoded.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct DecodedDropin {
+    /// File name.
+    pub name: String,
+    /// Text.
+    pub contents: Option<String>,
+}
+
+/// A unit, decoded.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct DecodedUnit {
+    /// Unit name.
+    pub name: String,
+    /// `enabled`, when set.
+    pub enabled: Option<bool>,
+    /// `mask`, when set.
+    pub mask: Option<bool>,
+    /// Unit text.
+    pub contents: Option<String>,
+    /// Drop-ins.
+    pub dropins: Vec<DecodedDropin>,
+}
+
+/// A user, decoded.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct DecodedUser {
+    /// Login name.
+    pub name: String,
+    /// authorized_keys entries.
+    pub ssh_authorized_keys: Vec<String>,
+    /// A password hash is set.
+    pub has_password_hash: bool,
+}
+
+/// A whole config, decoded.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct DecodedConfig {
+    /// `ignition.version`.
+    pub version: String,
+    /// Files, in config order.
+    pub files: Vec<DecodedFile>,
+    /// Units, in config order.
+    pub units: Vec<DecodedUnit>,
+    /// Users, in config order.
+    pub users: Vec<DecodedUser>,
+}
+
+fn decode_resource(resource: &Value, at: &str) -> Result<(Option<Vec<u8>>, Option<String>)> {
+    let Some(source) = resource.get("source").and_then(Value::as_str) else {
+        return Ok((Some(Vec::new()), None));
+    };
+    if !source.starts_with("data:") {
+        return Ok((None, Some(source.to_string())));
+    }
+    let compression = resource.get("compression").and_then(Value::as_str);
+    dataurl::decode(source, compression)
+        .map(|bytes| (Some(bytes), None))
+        .map_err(|e| Error::Ignition {
+            file: "<config>".into(),
+            message: format!("{at}: {e}"),
+        })
+}
+
+fn str_of(v: &Value, key: &str) -> Option<String> {
+    v.get(key).and_then(Value::as_str).map(str::to_string)
+}
+
+/// Decodes every file, unit and user of a config.
+pub fn decode(doc: &IgnitionDoc) -> Result<DecodedConfig> {
+    let list = |pointer: &str| {
+        doc.value
+            .pointer(pointer)
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default()
+    };
+    let mut files = Vec::new();
+    for (i, f) in list("/storage/files").iter().enumerate() {
+        let mut remote = Vec::new();
+        let contents = match f.get("contents") {
+            Some(resource) => {
+                let (bytes, url) =
+                    decode_resource(resource, &format!("$.storage.files[{i}].contents"))?;
+                remote.extend(url);
+                bytes
+            }
+            None => None,
+        };
+        let mut append = Vec::new();
+        for (j, resource) in f
+            .get("append")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .enumerate()
+        {
+            let (bytes, url) =
+                decode_resource(resource, &format!("$.storage.files[{i}].append[{j}]"))?;
+            append.extend(bytes);
+            remote.extend(url);
+        }
+        let user = f.get("user").and_then(|u| {
+            str_of(u, "name")
+                .or_else(|| u.get("id").and_then(Value::as_i64).map(|id| id.to_string()))
+        });
+        files.push(DecodedFile {
+            path: str_of(f, "path").unwrap_or_default(),
+            mode: f.get("mode").and_then(Value::as_u64).map(|m| m as u32),
+            overwrite: f.get("overwrite").and_then(Value::as_bool),
+            contents,
+            append,
+            remote_sources: remote,
+            user,
+        });
+    }
+    let units = list("/systemd/units")
+        .iter()
+        .map(|u| DecodedUnit {
+            name: str_of(u, "name").unwrap_or_default(),
+            enabled: u.get("enabled").and_then(Value::as_bool),
+            mask: u.get("mask").and_then(Value::as_bool),
+            contents: str_of(u, "contents"),
+            dropins: u
+                .get("dropins")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .map(|d| DecodedDropin {
+                    name: str_of(d, "name").unwrap_or_default(),
+                    contents: str_of(d, "contents"),
+                })
+                .collect(),
+        })
+        .collect();
+    let users = list("/passwd/users")
+        .iter()
+        .map(|u| DecodedUser {
+            name: str_of(u, "name").unwrap_or_default(),
+            ssh_authorized_keys: u
+                .get("sshAuthorizedKeys")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .filter_map(|k| k.as_str().map(str::to_string))
+                .collect(),
+            has_password_hash: u.get("passwordHash").and_then(Value::as_str).is_some(),
+        })
+        .collect();
+    Ok(DecodedConfig {
+        version: doc.version().to_string(),
+        files,
+        units,
+        users,
+    })
+}

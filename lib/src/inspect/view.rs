@@ -1,0 +1,181 @@
+//! A readable text view of a config: every file's path, mode and text, every unit with its
+//! drop-ins, every user. Golden snapshots are taken of this view. PEM blocks are shown as a
+//! one-line summary (label and SHA-256), so the view stays readable and still changes when a
+//! key or certificate does.
+
+use super::DecodedConfig;
+use sha2::{Digest, Sha256};
+use std::fmt::Write;
+
+/// Renders the view.
+pub fn readable_view(config: &DecodedConfig) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "ignition {}", config.version);
+    for user in &config.users {
+        let _ = writeln!(out, "\n== user {}", user.name);
+        for key in &user.ssh_authorized_keys {
+            let _ = writeln!(out, "  key: {}", summarize_key(key));
+        }
+    }
+    for file in &config.files {
+        let mode = file
+            .mode
+            .map(|m| format!("{m:04o}"))
+            .unwrap_or_else(|| "-".into());
+        let how = if file.contents.is_none() && !file.append.is_empty() {
+            "append"
+        } else {
+            "overwrite"
+        };
+        let _ = writeln!(out, "\n== file {} mode {mode} {how}", file.path);
+        if let Some(bytes) = &file.contents {
+            push_body(&mut out, bytes);
+        }
+        for fragment in &file.append {
+            let _ = writeln!(out, "-- appended:");
+            push_body(&mut out, fragment);
+        }
+    }
+    for unit in &config.units {
+        let flags = [
+            unit.enabled.map(|e| format!("enabled={e}")),
+            unit.mask.map(|m| format!("mask={m}")),
+        ]
+        .into_iter()
+        .flatten()
+        .collect::<Vec<_>>()
+        .join(" ");
+        let _ = writeln!(out, "\n== unit {} {flags}", unit.name);
+        match &unit.contents {
+            Some(text) if text.is_empty() => {
+                let _ = writeln!(out, "(empty contents)");
+            }
+            Some(text) => push_body(&mut out, text.as_bytes()),
+            None => {
+                let _ = writeln!(out, "(no contents)");
+            }
+        }
+        for dropin in &unit.dropins {
+            let _ = writeln!(out, "-- drop-in {}:", dropin.name);
+            push_body(
+                &mut out,
+                dropin.contents.as_deref().unwrap_or_default().as_bytes(),
+            );
+        }
+    }
+    out
+}
+
+fn summarize_key(key: &str) -> String {
+    let mut parts = key.split_whitespace();
+    let kind = parts.next().unwrap_or_default();
+    let blob = parts.next().unwrap_or_default();
+    let comment = parts.collect::<Vec<_>>().join(" ");
+    format!("{kind} sha256:{} {comment}", short_hash(blob.as_bytes()))
+        .trim_end()
+        .to_string()
+}
+
+fn short_hash(bytes: &[u8]) -> String {
+    let digest = Sha256::digest(bytes);
+    digest.iter().take(8).map(|b| format!("{b:02x}")).collect()
+}
+
+fn push_body(out: &mut String, bytes: &[u8]) {
+    let Ok(text) = std::str::from_utf8(bytes) else {
+        let _ = writeln!(
+            out,
+            "<{} bytes of binary, sha256:{}>",
+            bytes.len(),
+            short_hash(bytes)
+        );
+        return;
+    };
+    if text.is_empty() {
+        let _ = writeln!(out, "(empty)");
+        return;
+    }
+    let text = summarize_pem(text);
+    out.push_str(&text);
+    if !text.ends_with('\n') {
+        out.push_str("\n(no trailing newline)\n");
+    }
+}
+
+/// Replaces each PEM block with `<PEM LABEL sha256:...>`; base64 of PEM inside YAML
+/// (kubeconfigs, secrets) is summarized the same way by length.
+fn summarize_pem(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(start) = rest.find("-----BEGIN ") {
+        out.push_str(&rest[..start]);
+        let block = &rest[start..];
+        let label_end = block[11..]
+            .find("-----")
+            .map(|i| i + 11)
+            .unwrap_or(block.len());
+        let label = &block[11..label_end];
+        let end_marker = format!("-----END {label}-----");
+        match block.find(&end_marker) {
+            Some(end) => {
+                let whole = &block[..end + end_marker.len()];
+                let _ = write!(out, "<PEM {label} sha256:{}>", short_hash(whole.as_bytes()));
+                rest = &block[end + end_marker.len()..];
+            }
+            None => {
+                out.push_str(block);
+                rest = "";
+            }
+        }
+    }
+    out.push_str(rest);
+    summarize_long_tokens(&out)
+}
+
+/// Long base64 runs (certificate data inside kubeconfigs and secrets) become a hash.
+fn summarize_long_tokens(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for line in text.split_inclusive('\n') {
+        let mut replaced = String::new();
+        for (i, token) in line.split(' ').enumerate() {
+            if i > 0 {
+                replaced.push(' ');
+            }
+            let bare = token.trim_end_matches('\n');
+            let is_blob = bare.len() > 120
+                && bare
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || "+/=".contains(c));
+            if is_blob {
+                let _ = write!(
+                    replaced,
+                    "<base64 {} chars sha256:{}>",
+                    bare.len(),
+                    short_hash(bare.as_bytes())
+                );
+                if token.ends_with('\n') {
+                    replaced.push('\n');
+                }
+            } else {
+                replaced.push_str(token);
+            }
+        }
+        out.push_str(&replaced);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pem_and_blobs_are_summarized() {
+        let pem = "a\n-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\nb\n";
+        let s = summarize_pem(pem);
+        assert!(s.starts_with("a\n<PEM CERTIFICATE sha256:"));
+        assert!(s.ends_with(">\nb\n"));
+        let blob = format!("data: {}\n", "A".repeat(200));
+        assert!(summarize_pem(&blob).starts_with("data: <base64 200 chars sha256:"));
+    }
+}

@@ -1,0 +1,577 @@
+//! The validated cluster: every default applied here, once, and every value checked, so the
+//! rest of bootgen never sees an `Option` that means "whatever the default is".
+
+pub mod arch;
+pub mod fields;
+pub mod mirrors;
+pub mod network;
+mod proxy;
+
+pub use arch::{Arch, PayloadArch};
+pub use mirrors::{MirrorKind, Registry};
+pub use network::Networks;
+pub use proxy::ProxySettings;
+
+use crate::config::{InstallConfig, LoadedConfig, Warning};
+use crate::error::{Error, Result};
+
+/// The OCP release bootgen targets when none is given.
+pub const DEFAULT_RELEASE_VERSION: &str = "4.19.0";
+/// Where OCP release payloads are published.
+pub const OCP_RELEASE_REPOSITORY: &str = "quay.io/openshift-release-dev/ocp-release";
+/// Platforms bootgen can generate for.
+pub const SUPPORTED_PLATFORMS: &[&str] = &["none"];
+
+/// Choices that come from the command line rather than the install-config.
+#[derive(Debug, Clone, Default)]
+pub struct ModelOptions {
+    /// Control-plane architecture; overrides nothing, must agree with the install-config.
+    pub arch: Option<Arch>,
+    /// The bootstrap host's architecture when it differs from the control plane.
+    pub bootstrap_arch: Option<Arch>,
+    /// Exact release payload pull spec.
+    pub release_image: Option<String>,
+    /// OCP version (`4.19.0`) used to derive the payload when no image is given.
+    pub release_version: Option<String>,
+    /// Accept a payload whose tag names another architecture.
+    pub allow_arch_mismatch: bool,
+}
+
+/// A machine pool after defaults.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Pool {
+    /// Pool name.
+    pub name: String,
+    /// Machine count.
+    pub replicas: u32,
+    /// `Enabled` or `Disabled`.
+    pub hyperthreading: String,
+    /// CPU architecture.
+    pub architecture: Arch,
+}
+
+/// The validated cluster.
+#[derive(Debug, Clone)]
+pub struct Model {
+    /// `metadata.name`.
+    pub cluster_name: String,
+    /// `baseDomain` without a trailing dot.
+    pub base_domain: String,
+    /// Control-plane pool.
+    pub control_plane: Pool,
+    /// Compute pools.
+    pub compute: Vec<Pool>,
+    /// The bootstrap host's architecture (normally the control plane's).
+    pub bootstrap_arch: Arch,
+    /// Release payload pull spec.
+    pub release_image: String,
+    /// What the payload reference says about its architecture.
+    pub payload_arch: PayloadArch,
+    /// OCP version (for the CVO channel), when known.
+    pub release_version: String,
+    /// Networks.
+    pub networks: Networks,
+    /// FIPS mode.
+    pub fips: bool,
+    /// Pull secret JSON.
+    pub pull_secret: String,
+    /// SSH public key(s), may be empty.
+    pub ssh_key: String,
+    /// Additional trust bundle PEM, may be empty.
+    pub trust_bundle: String,
+    /// `Proxyonly` or `Always`.
+    pub trust_bundle_policy: String,
+    /// Proxy, with the computed noProxy.
+    pub proxy: ProxySettings,
+    /// Mirror rules.
+    pub registries: Vec<Registry>,
+    /// Which manifest carries them (when there are any).
+    pub mirror_kind: Option<MirrorKind>,
+    /// Capabilities baseline (`""` when unset).
+    pub capabilities_baseline: String,
+    /// Extra capabilities.
+    pub capabilities_additional: Vec<String>,
+    /// Feature set (`""` when unset).
+    pub feature_set: String,
+    /// The install-config as stored in the cluster (pull secret removed).
+    pub stored_install_config: String,
+    /// Warnings gathered while loading and validating.
+    pub warnings: Vec<Warning>,
+}
+
+impl Model {
+    /// `<name>.<baseDomain>`.
+    pub fn cluster_domain(&self) -> String {
+        format!("{}.{}", self.cluster_name, self.base_domain)
+    }
+
+    /// `api.<cluster domain>`.
+    pub fn api_host(&self) -> String {
+        format!("api.{}", self.cluster_domain())
+    }
+
+    /// `api-int.<cluster domain>`.
+    pub fn api_int_host(&self) -> String {
+        format!("api-int.{}", self.cluster_domain())
+    }
+
+    /// The CVO channel, `stable-<major>.<minor>`.
+    pub fn release_channel(&self) -> String {
+        let mut parts = self.release_version.split('.');
+        match (parts.next(), parts.next()) {
+            (Some(major), Some(minor)) => format!("stable-{major}.{minor}"),
+            _ => "stable-4.19".to_string(),
+        }
+    }
+
+    /// Validates a loaded install-config and applies every default.
+    pub fn new(loaded: &LoadedConfig, options: &ModelOptions) -> Result<Model> {
+        let ic = &loaded.config;
+        let mut warnings = loaded.warnings.clone();
+        if let Some(version) = &ic.api_version {
+            if version != "v1" {
+                return Err(loaded.field_error(
+                    "apiVersion",
+                    format!("`{version}` is not supported; use v1"),
+                ));
+            }
+        }
+        check_platform(loaded)?;
+        let cluster_name = required(
+            loaded,
+            ic.metadata.name.as_deref(),
+            "metadata.name",
+            "the cluster name, e.g. `name: mycluster`",
+        )?;
+        fields::check_cluster_name(&cluster_name)
+            .map_err(|m| loaded.field_error("metadata.name", m))?;
+        let base_domain = required(
+            loaded,
+            ic.base_domain.as_deref(),
+            "baseDomain",
+            "the DNS domain, e.g. `baseDomain: example.com`",
+        )?;
+        fields::check_domain(&base_domain).map_err(|m| loaded.field_error("baseDomain", m))?;
+        let base_domain = base_domain.trim_end_matches('.').to_string();
+
+        let (control_plane, compute) = pools(loaded, options)?;
+        let release_version = options
+            .release_version
+            .clone()
+            .unwrap_or_else(|| DEFAULT_RELEASE_VERSION.to_string());
+        if release_version.split('.').count() < 2
+            || !release_version
+                .split('.')
+                .all(|p| !p.is_empty() && p.chars().all(|c| c.is_ascii_digit()))
+        {
+            return Err(Error::InvalidOption {
+                option: "--release-version".into(),
+                message: format!("`{release_version}` is not a version such as 4.19.0"),
+            });
+        }
+        let bootstrap_arch = options.bootstrap_arch.unwrap_or(control_plane.architecture);
+        let heterogeneous = compute
+            .iter()
+            .any(|p| p.architecture != control_plane.architecture)
+            || bootstrap_arch != control_plane.architecture;
+        let release_image = match &options.release_image {
+            Some(image) => image.clone(),
+            None => {
+                let suffix = if heterogeneous {
+                    arch::MULTI_SUFFIX
+                } else {
+                    control_plane.architecture.facts().release_suffix
+                };
+                format!("{OCP_RELEASE_REPOSITORY}:{release_version}-{suffix}")
+            }
+        };
+        let payload_arch = PayloadArch::from_reference(&release_image);
+        check_payload(
+            &control_plane,
+            &compute,
+            bootstrap_arch,
+            payload_arch,
+            &release_image,
+            options,
+            &mut warnings,
+        )?;
+
+        let networks = network_settings(loaded)?;
+        let pull_secret = ic.pull_secret.clone().unwrap_or_default();
+        if pull_secret.is_empty() {
+            return Err(loaded.field_error(
+                "pullSecret",
+                "is required: the registry credentials JSON from console.redhat.com",
+            ));
+        }
+        fields::check_pull_secret(&pull_secret).map_err(|m| loaded.field_error("pullSecret", m))?;
+        let ssh_key = ic.ssh_key.clone().unwrap_or_default();
+        fields::check_ssh_key(&ssh_key).map_err(|m| loaded.field_error("sshKey", m))?;
+        if ssh_key.trim().is_empty() {
+            warnings.push(loaded.warning(
+                "sshKey",
+                "no SSH key: only the generated bootstrap key can log in",
+            ));
+        }
+        let trust_bundle = ic.additional_trust_bundle.clone().unwrap_or_default();
+        if !trust_bundle.trim().is_empty() {
+            fields::check_trust_bundle(&trust_bundle)
+                .map_err(|m| loaded.field_error("additionalTrustBundle", m))?;
+        }
+        let trust_bundle_policy = match ic.additional_trust_bundle_policy.as_deref() {
+            None | Some("Proxyonly") => "Proxyonly".to_string(),
+            Some("Always") => "Always".to_string(),
+            Some(other) => {
+                return Err(loaded.field_error(
+                    "additionalTrustBundlePolicy",
+                    format!("`{other}` must be Proxyonly or Always"),
+                ));
+            }
+        };
+        let proxy = proxy::settings(loaded, &cluster_name, &base_domain, &networks)?;
+        let (registries, mirror_kind) = mirror_rules(loaded)?;
+        let capabilities = ic.capabilities.clone().unwrap_or_default();
+        Ok(Model {
+            cluster_name,
+            base_domain,
+            control_plane,
+            compute,
+            bootstrap_arch,
+            release_image,
+            payload_arch,
+            release_version,
+            networks,
+            fips: ic.fips.unwrap_or(false),
+            pull_secret,
+            ssh_key,
+            trust_bundle,
+            trust_bundle_policy,
+            proxy,
+            registries,
+            mirror_kind,
+            capabilities_baseline: capabilities.baseline_capability_set.unwrap_or_default(),
+            capabilities_additional: capabilities.additional_enabled_capabilities,
+            feature_set: ic.feature_set.clone().unwrap_or_default(),
+            stored_install_config: stored_install_config(ic),
+            warnings,
+        })
+    }
+}
+
+fn required(loaded: &LoadedConfig, value: Option<&str>, field: &str, what: &str) -> Result<String> {
+    match value.map(str::trim) {
+        Some(v) if !v.is_empty() => Ok(v.to_string()),
+        _ => Err(loaded.field_error(field, format!("is required: {what}"))),
+    }
+}
+
+fn check_platform(loaded: &LoadedConfig) -> Result<()> {
+    let supported = SUPPORTED_PLATFORMS.join(", ");
+    let Some(platform) = &loaded.config.platform else {
+        return Err(loaded.field_error(
+            "platform",
+            format!(
+                "is required; supported platforms: {supported} (write `platform: {{none: {{}}}}`)"
+            ),
+        ));
+    };
+    let names: Vec<&String> = platform.keys().collect();
+    match names.as_slice() {
+        [name] if SUPPORTED_PLATFORMS.contains(&name.as_str()) => Ok(()),
+        [name] => Err(loaded.field_error(
+            &format!("platform.{name}"),
+            format!("platform `{name}` is not supported yet; supported platforms: {supported}"),
+        )),
+        _ => Err(loaded.field_error(
+            "platform",
+            format!("must name exactly one platform; supported platforms: {supported}"),
+        )),
+    }
+}
+
+fn pool(
+    loaded: &LoadedConfig,
+    field: &str,
+    raw: Option<&crate::config::MachinePool>,
+    default_name: &str,
+    default_replicas: u32,
+    default_arch: Arch,
+) -> Result<Pool> {
+    let raw = raw.cloned().unwrap_or_default();
+    let replicas = match raw.replicas {
+        None => default_replicas,
+        Some(n) if (0..=1000).contains(&n) => n as u32,
+        Some(n) => {
+            return Err(loaded.field_error(
+                &format!("{field}.replicas"),
+                format!("{n} is not a machine count (0 to 1000)"),
+            ))
+        }
+    };
+    let hyperthreading = match raw.hyperthreading.as_deref() {
+        None | Some("Enabled") => "Enabled".to_string(),
+        Some("Disabled") => "Disabled".to_string(),
+        Some(other) => {
+            return Err(loaded.field_error(
+                &format!("{field}.hyperthreading"),
+                format!("`{other}` must be Enabled or Disabled"),
+            ))
+        }
+    };
+    let architecture = match raw.architecture.as_deref() {
+        None => default_arch,
+        Some(name) => name.parse().map_err(|e: arch::UnknownArch| {
+            loaded.field_error(&format!("{field}.architecture"), e.to_string())
+        })?,
+    };
+    Ok(Pool {
+        name: raw.name.unwrap_or_else(|| default_name.to_string()),
+        replicas,
+        hyperthreading,
+        architecture,
+    })
+}
+
+fn pools(loaded: &LoadedConfig, options: &ModelOptions) -> Result<(Pool, Vec<Pool>)> {
+    let ic = &loaded.config;
+    let written_arch = ic
+        .control_plane
+        .as_ref()
+        .and_then(|p| p.architecture.clone());
+    let default_arch = options.arch.unwrap_or(Arch::Amd64);
+    let control_plane = pool(
+        loaded,
+        "controlPlane",
+        ic.control_plane.as_ref(),
+        "master",
+        3,
+        default_arch,
+    )?;
+    if let (Some(cli), Some(_)) = (options.arch, written_arch) {
+        if cli != control_plane.architecture {
+            return Err(Error::InvalidOption {
+                option: "--arch".into(),
+                message: format!(
+                    "--arch {cli} disagrees with controlPlane.architecture `{}` in {}{}; drop one or make them equal",
+                    control_plane.architecture,
+                    loaded.source_name,
+                    loaded.line_of("controlPlane.architecture").map(|l| format!(" (line {l})")).unwrap_or_default()
+                ),
+            });
+        }
+    }
+    if control_plane.replicas == 0 {
+        return Err(loaded.field_error(
+            "controlPlane.replicas",
+            "the control plane needs at least 1 machine",
+        ));
+    }
+    let mut compute = Vec::new();
+    for (i, raw) in ic.compute.iter().enumerate() {
+        // Compute pools default to the control plane's architecture, as the installer does.
+        compute.push(pool(
+            loaded,
+            &format!("compute.{i}"),
+            Some(raw),
+            "worker",
+            3,
+            control_plane.architecture,
+        )?);
+    }
+    Ok((control_plane, compute))
+}
+
+fn check_payload(
+    control_plane: &Pool,
+    compute: &[Pool],
+    bootstrap_arch: Arch,
+    payload: PayloadArch,
+    image: &str,
+    options: &ModelOptions,
+    warnings: &mut Vec<Warning>,
+) -> Result<()> {
+    let mixed: Vec<String> = compute
+        .iter()
+        .filter(|p| p.architecture != control_plane.architecture)
+        .map(|p| format!("compute pool `{}` is {}", p.name, p.architecture))
+        .collect();
+    let needs_multi = !mixed.is_empty() || bootstrap_arch != control_plane.architecture;
+    if needs_multi && payload != PayloadArch::Multi {
+        let mut why = mixed;
+        if bootstrap_arch != control_plane.architecture {
+            why.push(format!("the bootstrap host is {bootstrap_arch}"));
+        }
+        let message = format!(
+            "the control plane is {} but {}; that needs a multi-architecture payload (a `-multi` release tag), and `{image}` is not one",
+            control_plane.architecture,
+            why.join(" and ")
+        );
+        if payload == PayloadArch::Unknown && options.allow_arch_mismatch {
+            warnings.push(Warning {
+                file: "command line".into(),
+                field: "--release-image".into(),
+                line: None,
+                message,
+            });
+            return Ok(());
+        }
+        return Err(Error::InvalidOption {
+            option: "--release-image".into(),
+            message,
+        });
+    }
+    if let PayloadArch::Single(payload_arch) = payload {
+        if payload_arch != control_plane.architecture {
+            let message = format!(
+                "release image `{image}` is built for {payload_arch}, but the cluster is {}; use the {} payload or a -multi one",
+                control_plane.architecture,
+                control_plane.architecture.facts().release_suffix
+            );
+            if !options.allow_arch_mismatch {
+                return Err(Error::InvalidOption {
+                    option: "--release-image".into(),
+                    message: format!("{message} (--allow-arch-mismatch overrides)"),
+                });
+            }
+            warnings.push(Warning {
+                file: "command line".into(),
+                field: "--release-image".into(),
+                line: None,
+                message,
+            });
+        }
+    }
+    Ok(())
+}
+
+fn network_settings(loaded: &LoadedConfig) -> Result<Networks> {
+    use network::*;
+    let raw = loaded.config.networking.clone().unwrap_or_default();
+    let parse =
+        |field: String, text: &str| parse_cidr(text).map_err(|m| loaded.field_error(&field, m));
+    let mut cluster = Vec::new();
+    for (i, entry) in raw.cluster_network.iter().enumerate() {
+        let cidr = parse(format!("networking.clusterNetwork.{i}.cidr"), &entry.cidr)?;
+        let host_prefix = entry.host_prefix.unwrap_or(if cidr.addr().is_ipv6() {
+            64
+        } else {
+            DEFAULT_HOST_PREFIX
+        });
+        if host_prefix < cidr.prefix_len() || host_prefix > cidr.max_prefix_len() {
+            return Err(loaded.field_error(
+                &format!("networking.clusterNetwork.{i}.hostPrefix"),
+                format!(
+                    "{host_prefix} must lie between the network's prefix /{} and /{}",
+                    cidr.prefix_len(),
+                    cidr.max_prefix_len()
+                ),
+            ));
+        }
+        cluster.push(ClusterNetwork { cidr, host_prefix });
+    }
+    if cluster.is_empty() {
+        cluster.push(ClusterNetwork {
+            cidr: parse_cidr(DEFAULT_CLUSTER_NETWORK)
+                .map_err(|m| loaded.field_error("networking", m))?,
+            host_prefix: DEFAULT_HOST_PREFIX,
+        });
+    }
+    let mut service = Vec::new();
+    for (i, text) in raw.service_network.iter().enumerate() {
+        service.push(parse(format!("networking.serviceNetwork.{i}"), text)?);
+    }
+    if service.is_empty() {
+        service.push(
+            parse_cidr(DEFAULT_SERVICE_NETWORK).map_err(|m| loaded.field_error("networking", m))?,
+        );
+    }
+    if service.len() > 2
+        || (service.len() == 2 && service[0].addr().is_ipv6() == service[1].addr().is_ipv6())
+    {
+        return Err(loaded.field_error(
+            "networking.serviceNetwork",
+            "takes one network, or two of different families (dual-stack)",
+        ));
+    }
+    let mut machine = Vec::new();
+    for (i, entry) in raw.machine_network.iter().enumerate() {
+        machine.push(parse(
+            format!("networking.machineNetwork.{i}.cidr"),
+            &entry.cidr,
+        )?);
+    }
+    if machine.is_empty() {
+        machine.push(
+            parse_cidr(DEFAULT_MACHINE_NETWORK).map_err(|m| loaded.field_error("networking", m))?,
+        );
+    }
+    for (si, s) in service.iter().enumerate() {
+        for (ci, c) in cluster.iter().enumerate() {
+            if overlaps(s, &c.cidr) {
+                return Err(loaded.field_error(
+                    &format!("networking.serviceNetwork.{si}"),
+                    format!("{s} overlaps clusterNetwork[{ci}] {}", c.cidr),
+                ));
+            }
+        }
+    }
+    Ok(Networks {
+        network_type: raw
+            .network_type
+            .unwrap_or_else(|| "OVNKubernetes".to_string()),
+        cluster,
+        service,
+        machine,
+    })
+}
+
+fn mirror_rules(loaded: &LoadedConfig) -> Result<(Vec<Registry>, Option<MirrorKind>)> {
+    let ic = &loaded.config;
+    if !ic.image_content_sources.is_empty() && !ic.image_digest_sources.is_empty() {
+        return Err(loaded.field_error("imageContentSources", "cannot be used together with imageDigestSources; move the entries to imageDigestSources"));
+    }
+    let (list, field, kind) = if ic.image_content_sources.is_empty() {
+        (
+            &ic.image_digest_sources,
+            "imageDigestSources",
+            MirrorKind::ImageDigestMirrorSet,
+        )
+    } else {
+        (
+            &ic.image_content_sources,
+            "imageContentSources",
+            MirrorKind::ImageContentSourcePolicy,
+        )
+    };
+    let mut rules = Vec::new();
+    for (i, entry) in list.iter().enumerate() {
+        mirrors::check_repository(&entry.source)
+            .map_err(|m| loaded.field_error(&format!("{field}.{i}.source"), m))?;
+        for (j, mirror) in entry.mirrors.iter().enumerate() {
+            mirrors::check_repository(mirror)
+                .map_err(|m| loaded.field_error(&format!("{field}.{i}.mirrors.{j}"), m))?;
+        }
+        let blocked = match entry.source_policy.as_deref() {
+            None | Some("AllowContactingSource") => false,
+            Some("NeverContactSource") => true,
+            Some(other) => {
+                return Err(loaded.field_error(
+                    &format!("{field}.{i}.sourcePolicy"),
+                    format!("`{other}` must be AllowContactingSource or NeverContactSource"),
+                ))
+            }
+        };
+        rules.push((entry.source.clone(), entry.mirrors.clone(), blocked));
+    }
+    let registries = mirrors::merge(rules);
+    let kind = (!registries.is_empty()).then_some(kind);
+    Ok((registries, kind))
+}
+
+/// The install-config as the cluster stores it: the user's document with the pull secret
+/// removed, so the secret does not end up in a world-readable ConfigMap.
+fn stored_install_config(ic: &InstallConfig) -> String {
+    let mut stored = ic.clone();
+    stored.pull_secret = Some(String::new());
+    serde_yaml_ng::to_string(&stored).unwrap_or_default()
+}

@@ -1,0 +1,254 @@
+//! The output directory: everything is written into a staging directory beside the final
+//! files and renamed into place only once all of it is written, so a failed or killed run
+//! leaves the previous output as it was. Keys are never replaced.
+
+use crate::error::{Error, Result};
+use crate::generate::Generated;
+use std::fs;
+use std::io::Write;
+use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+use std::path::{Path, PathBuf};
+
+/// A file of the output directory.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OutputFile {
+    /// Path relative to the output directory.
+    pub relative: String,
+    /// The bytes.
+    pub contents: Vec<u8>,
+    /// Unix mode.
+    pub mode: u32,
+}
+
+/// Files whose presence means "there is work here" (replaced only with `force`).
+pub const CONFIG_FILES: &[&str] = &["bootstrap.ign", "master.ign", "worker.ign", "metadata.json"];
+
+/// Everything a generation writes, sorted by path.
+pub fn output_files(generated: &Generated) -> Vec<OutputFile> {
+    let mut files = vec![
+        file("bootstrap.ign", generated.bootstrap.to_bytes(), 0o600),
+        file("master.ign", generated.master.to_bytes(), 0o644),
+        file("worker.ign", generated.worker.to_bytes(), 0o644),
+        file(
+            "metadata.json",
+            serde_json::to_vec(&generated.metadata).unwrap_or_default(),
+            0o644,
+        ),
+        file(
+            "auth/kubeconfig",
+            generated.admin_kubeconfig.clone().into_bytes(),
+            0o600,
+        ),
+        file(
+            "auth/kubeadmin-password",
+            generated.identity.kubeadmin_password.clone().into_bytes(),
+            0o600,
+        ),
+        file(
+            "auth/bootstrap-ssh-key",
+            generated.pki.bootstrap_ssh_private_key_pem().into_bytes(),
+            0o600,
+        ),
+        file(
+            "auth/bootstrap-ssh-key.pub",
+            generated.pki.bootstrap_ssh_public_key().into_bytes(),
+            0o644,
+        ),
+    ];
+    for tls in generated.pki.store_files() {
+        files.push(file(&format!("tls/{}", tls.name), tls.contents, tls.mode));
+    }
+    files.sort_by(|a, b| a.relative.cmp(&b.relative));
+    files
+}
+
+fn file(relative: &str, contents: Vec<u8>, mode: u32) -> OutputFile {
+    OutputFile {
+        relative: relative.to_string(),
+        contents,
+        mode,
+    }
+}
+
+/// True for private keys, which are never overwritten.
+fn is_key(relative: &str) -> bool {
+    relative.starts_with("tls/") && relative.ends_with(".key")
+        || relative == "auth/bootstrap-ssh-key"
+}
+
+/// What `write_dir` did.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct WriteReport {
+    /// Files written or replaced.
+    pub written: Vec<String>,
+    /// Files already present with the same bytes.
+    pub unchanged: Vec<String>,
+}
+
+/// Writes `files` into `dir`. Refuses to replace existing configs without `force`, and never
+/// replaces a key with different bytes.
+pub fn write_dir(dir: &Path, files: &[OutputFile], force: bool) -> Result<WriteReport> {
+    fs::create_dir_all(dir).map_err(|e| Error::io("cannot create", dir, e))?;
+    if !force {
+        for name in CONFIG_FILES {
+            let path = dir.join(name);
+            if path.exists() {
+                return Err(Error::WouldOverwrite { path });
+            }
+        }
+    }
+    let mut report = WriteReport::default();
+    let mut pending = Vec::new();
+    for f in files {
+        let target = dir.join(&f.relative);
+        match fs::read(&target) {
+            Ok(existing) if existing == f.contents => {
+                report.unchanged.push(f.relative.clone());
+                continue;
+            }
+            Ok(_) if is_key(&f.relative) => {
+                return Err(Error::InvalidOption {
+                    option: "--output".into(),
+                    message: format!(
+                        "{} exists with a different key; bootgen never replaces keys (reuse it with --tls-dir, or use a new output directory)",
+                        target.display()
+                    ),
+                });
+            }
+            _ => pending.push(f),
+        }
+    }
+    let staging = StagingDir::create(dir)?;
+    for f in &pending {
+        write_file(&staging.path.join(&f.relative), &f.contents, f.mode)?;
+    }
+    for f in &pending {
+        let target = dir.join(&f.relative);
+        if let Some(parent) = target.parent() {
+            fs::create_dir_all(parent).map_err(|e| Error::io("cannot create", parent, e))?;
+            restrict_secret_dir(parent, &f.relative)?;
+        }
+        fs::rename(staging.path.join(&f.relative), &target)
+            .map_err(|e| Error::io("cannot move into place", &target, e))?;
+        report.written.push(f.relative.clone());
+    }
+    Ok(report)
+}
+
+/// auth/ and tls/ hold secrets: keep them private to the owner.
+fn restrict_secret_dir(dir: &Path, relative: &str) -> Result<()> {
+    if relative.starts_with("auth/") || relative.starts_with("tls/") {
+        fs::set_permissions(dir, fs::Permissions::from_mode(0o700))
+            .map_err(|e| Error::io("cannot set permissions on", dir, e))?;
+    }
+    Ok(())
+}
+
+/// Writes one file with its mode from the start (no window where a key is world-readable).
+pub fn write_file(path: &Path, contents: &[u8], mode: u32) -> Result<()> {
+    if let Some(parent) = path.parent() {
+        fs::create_dir_all(parent).map_err(|e| Error::io("cannot create", parent, e))?;
+    }
+    let mut handle = fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .mode(mode)
+        .open(path)
+        .map_err(|e| Error::io("cannot write", path, e))?;
+    handle
+        .write_all(contents)
+        .and_then(|_| handle.sync_all())
+        .map_err(|e| Error::io("cannot write", path, e))?;
+    fs::set_permissions(path, fs::Permissions::from_mode(mode))
+        .map_err(|e| Error::io("cannot set permissions on", path, e))
+}
+
+/// Writes one file atomically: a temporary file beside it, then a rename.
+pub fn write_atomic(path: &Path, contents: &[u8], mode: u32) -> Result<()> {
+    let dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let temp = dir.join(format!(".{name}.bootgen-{}", std::process::id()));
+    write_file(&temp, contents, mode)?;
+    fs::rename(&temp, path).map_err(|e| {
+        let _ = fs::remove_file(&temp);
+        Error::io("cannot move into place", path, e)
+    })
+}
+
+/// A hidden directory inside the output directory, removed when dropped.
+struct StagingDir {
+    path: PathBuf,
+}
+
+impl StagingDir {
+    fn create(dir: &Path) -> Result<StagingDir> {
+        let path = dir.join(format!(".bootgen-staging-{}", std::process::id()));
+        if path.exists() {
+            fs::remove_dir_all(&path).map_err(|e| Error::io("cannot clean", &path, e))?;
+        }
+        fs::create_dir(&path).map_err(|e| Error::io("cannot create", &path, e))?;
+        fs::set_permissions(&path, fs::Permissions::from_mode(0o700))
+            .map_err(|e| Error::io("cannot set permissions on", &path, e))?;
+        Ok(StagingDir { path })
+    }
+}
+
+impl Drop for StagingDir {
+    fn drop(&mut self) {
+        let _ = fs::remove_dir_all(&self.path);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn files(byte: u8) -> Vec<OutputFile> {
+        vec![
+            file("bootstrap.ign", vec![byte], 0o600),
+            file("tls/a.key", vec![1], 0o600),
+        ]
+    }
+
+    #[test]
+    fn refuses_to_overwrite_without_force_and_keeps_modes() {
+        let dir = tempfile::tempdir().unwrap();
+        write_dir(dir.path(), &files(1), false).unwrap();
+        let mode = fs::metadata(dir.path().join("tls/a.key"))
+            .unwrap()
+            .permissions()
+            .mode();
+        assert_eq!(mode & 0o777, 0o600);
+        let err = write_dir(dir.path(), &files(2), false).unwrap_err();
+        assert!(matches!(err, Error::WouldOverwrite { .. }));
+        assert_eq!(fs::read(dir.path().join("bootstrap.ign")).unwrap(), vec![1]);
+        let report = write_dir(dir.path(), &files(2), true).unwrap();
+        assert_eq!(report.written, vec!["bootstrap.ign"]);
+        assert_eq!(report.unchanged, vec!["tls/a.key"]);
+        // no staging directory is left behind
+        let leftovers: Vec<_> = fs::read_dir(dir.path())
+            .unwrap()
+            .filter_map(|e| e.ok())
+            .filter(|e| e.file_name().to_string_lossy().starts_with('.'))
+            .collect();
+        assert!(leftovers.is_empty());
+    }
+
+    #[test]
+    fn never_replaces_a_key() {
+        let dir = tempfile::tempdir().unwrap();
+        write_dir(dir.path(), &files(1), false).unwrap();
+        let mut changed = files(2);
+        changed[1].contents = vec![9];
+        assert!(write_dir(dir.path(), &changed, true).is_err());
+        assert_eq!(fs::read(dir.path().join("tls/a.key")).unwrap(), vec![1]);
+        assert_eq!(fs::read(dir.path().join("bootstrap.ign")).unwrap(), vec![1]);
+    }
+}

@@ -1,0 +1,105 @@
+//! `--debug`: bootkube held, kubelet louder, and /etc/motd saying exactly what to do next.
+
+use super::doc_edit::{append_to_file, file_text, set_file_text};
+use super::units::HOLD_DIR;
+use super::Change;
+use crate::error::Result;
+use crate::ignition::IgnitionDoc;
+
+/// kubelet `--v` under `--debug`.
+pub const DEBUG_KUBELET_VERBOSITY: u32 = 4;
+
+const KUBELET_SCRIPT: &str = "/usr/local/bin/kubelet.sh";
+
+/// The motd text for a debug bootstrap.
+pub fn debug_motd(held: &[String]) -> String {
+    let mut text = String::from(
+        "\n*** bootgen debug mode ***\n\
+         bootkube.service is held: it does not start by itself.\n\
+         \n\
+         Run bootkube by hand, tracing every command:\n\
+         \x20 sudo bash -x /usr/local/bin/bootkube.sh 2>&1 | tee /tmp/bootkube.log\n\
+         (run it from /opt/openshift, the directory the unit uses)\n\
+         Or release the hold and let systemd run it:\n\
+         \x20 sudo bootgen-release bootkube.service\n\
+         \x20 journalctl -b -f -u release-image.service -u bootkube.service\n\
+         \n\
+         Progress records (one JSON list per service): /var/log/openshift/*.json\n\
+         \x20 jq -c '.[] | [.timestamp, .stage, .phase, .result]' /var/log/openshift/bootkube.json\n\
+         Stage markers: /opt/openshift/*.done\n\
+         Reset from a stage and run it again:\n\
+         \x20 sudo /usr/local/bin/bootkube-reset.sh --list\n\
+         \x20 sudo /usr/local/bin/bootkube-reset.sh STAGE   (or: all)\n",
+    );
+    let others: Vec<&String> = held.iter().filter(|u| *u != "bootkube.service").collect();
+    if !others.is_empty() {
+        text.push_str("\nAlso held (release with sudo bootgen-release UNIT):\n");
+        for unit in others {
+            text.push_str(&format!("  {unit}  (hold file {HOLD_DIR}/{unit})\n"));
+        }
+    }
+    text
+}
+
+/// Raises kubelet's `--v` in kubelet.sh (when the config has one) and appends the motd.
+pub(super) fn apply_debug(doc: &mut IgnitionDoc, held: &[String]) -> Result<Vec<Change>> {
+    let mut changes = Vec::new();
+    if let Some(script) = file_text(doc, KUBELET_SCRIPT) {
+        let louder = raise_verbosity(&script);
+        if louder != script {
+            set_file_text(doc, KUBELET_SCRIPT, &louder, 0o555)?;
+            changes.push(Change {
+                target: KUBELET_SCRIPT.into(),
+                action: format!("kubelet --v raised to {DEBUG_KUBELET_VERBOSITY}"),
+            });
+        }
+    }
+    append_to_file(doc, "/etc/motd", &debug_motd(held), 0o644)?;
+    changes.push(Change {
+        target: "/etc/motd".into(),
+        action: "debug instructions appended".into(),
+    });
+    Ok(changes)
+}
+
+/// Rewrites every `--v=N` below the debug level.
+fn raise_verbosity(script: &str) -> String {
+    let mut out = String::with_capacity(script.len());
+    let mut rest = script;
+    while let Some(pos) = rest.find("--v=") {
+        let (before, after) = rest.split_at(pos + 4);
+        out.push_str(before);
+        let digits: String = after.chars().take_while(char::is_ascii_digit).collect();
+        match digits.parse::<u32>() {
+            Ok(n) if n < DEBUG_KUBELET_VERBOSITY => {
+                out.push_str(&DEBUG_KUBELET_VERBOSITY.to_string())
+            }
+            _ => out.push_str(&digits),
+        }
+        rest = &after[digits.len()..];
+    }
+    out.push_str(rest);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn raises_only_lower_verbosity() {
+        assert_eq!(raise_verbosity("kubelet --v=2 \\\n"), "kubelet --v=4 \\\n");
+        assert_eq!(raise_verbosity("--v=6"), "--v=6");
+        assert_eq!(raise_verbosity("--v=${V}"), "--v=${V}");
+    }
+
+    #[test]
+    fn motd_names_the_commands() {
+        let text = debug_motd(&["bootkube.service".into(), "kubelet.service".into()]);
+        assert!(text.contains("bash -x /usr/local/bin/bootkube.sh"));
+        assert!(text.contains("bootgen-release bootkube.service"));
+        assert!(text.contains("/var/log/openshift"));
+        assert!(text.contains("bootkube-reset.sh"));
+        assert!(text.contains("kubelet.service"));
+    }
+}

@@ -1,0 +1,139 @@
+//! Small, careful edits of an Ignition JSON document: find a unit, find or add a file, read or
+//! replace a file's text. Anything not touched keeps its keys and order.
+
+use crate::error::{Error, Result};
+use crate::ignition::{dataurl, IgnitionDoc};
+use serde_json::{json, Map, Value};
+
+/// The names of the config's units, in config order.
+pub fn unit_names(doc: &IgnitionDoc) -> Vec<String> {
+    doc.value
+        .pointer("/systemd/units")
+        .and_then(Value::as_array)
+        .map(|units| {
+            units
+                .iter()
+                .filter_map(|u| u.get("name").and_then(Value::as_str).map(str::to_string))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// The unit object called `name`, or an error listing the units there are.
+pub(super) fn unit_mut<'a>(
+    doc: &'a mut IgnitionDoc,
+    name: &str,
+) -> Result<&'a mut Map<String, Value>> {
+    let known = unit_names(doc);
+    let units = doc
+        .value
+        .pointer_mut("/systemd/units")
+        .and_then(Value::as_array_mut);
+    units
+        .and_then(|units| {
+            units
+                .iter_mut()
+                .find(|u| u.get("name").and_then(Value::as_str) == Some(name))
+        })
+        .and_then(Value::as_object_mut)
+        .ok_or_else(|| Error::UnknownUnit {
+            unit: name.to_string(),
+            known: if known.is_empty() {
+                "(none)".to_string()
+            } else {
+                known.join(", ")
+            },
+        })
+}
+
+/// Every file entry of the config.
+pub fn file_entries(doc: &IgnitionDoc) -> Vec<&Value> {
+    doc.value
+        .pointer("/storage/files")
+        .and_then(Value::as_array)
+        .map(|files| files.iter().collect())
+        .unwrap_or_default()
+}
+
+fn files_mut(doc: &mut IgnitionDoc) -> Result<&mut Vec<Value>> {
+    let root = doc.value.as_object_mut().ok_or_else(|| Error::Ignition {
+        file: "<config>".into(),
+        message: "the config is not a JSON object".into(),
+    })?;
+    let storage = root.entry("storage").or_insert_with(|| json!({}));
+    let files = storage
+        .as_object_mut()
+        .ok_or_else(|| Error::Ignition {
+            file: "<config>".into(),
+            message: "storage is not an object".into(),
+        })?
+        .entry("files")
+        .or_insert_with(|| json!([]));
+    files.as_array_mut().ok_or_else(|| Error::Ignition {
+        file: "<config>".into(),
+        message: "storage.files is not a list".into(),
+    })
+}
+
+/// The decoded contents of the file at `path` (its `contents`, not appends), when present
+/// and inline.
+pub fn file_text(doc: &IgnitionDoc, path: &str) -> Option<String> {
+    let entry = file_entries(doc)
+        .into_iter()
+        .find(|f| f.get("path").and_then(Value::as_str) == Some(path))?;
+    let resource = entry.get("contents")?;
+    let source = resource.get("source")?.as_str()?;
+    let compression = resource.get("compression").and_then(Value::as_str);
+    let bytes = dataurl::decode(source, compression).ok()?;
+    String::from_utf8(bytes).ok()
+}
+
+/// Replaces (or creates, with `mode`) the file at `path` with `text`, overwrite true, user root.
+/// An existing entry keeps its mode, owner and position.
+pub fn set_file_text(doc: &mut IgnitionDoc, path: &str, text: &str, mode: u32) -> Result<()> {
+    let files = files_mut(doc)?;
+    let source = dataurl::encode(text.as_bytes());
+    match files
+        .iter_mut()
+        .find(|f| f.get("path").and_then(Value::as_str) == Some(path))
+        .and_then(Value::as_object_mut)
+    {
+        Some(entry) => {
+            entry.insert("contents".into(), json!({ "source": source }));
+        }
+        None => files.push(json!({
+            "overwrite": true,
+            "path": path,
+            "user": {"name": "root"},
+            "contents": {"source": source},
+            "mode": mode,
+        })),
+    }
+    Ok(())
+}
+
+/// Adds an append fragment to the file at `path` (creating an append-only entry if needed).
+pub fn append_to_file(doc: &mut IgnitionDoc, path: &str, text: &str, mode: u32) -> Result<()> {
+    let files = files_mut(doc)?;
+    let fragment = json!({ "source": dataurl::encode(text.as_bytes()) });
+    match files
+        .iter_mut()
+        .find(|f| f.get("path").and_then(Value::as_str) == Some(path))
+        .and_then(Value::as_object_mut)
+    {
+        Some(entry) => {
+            let append = entry.entry("append").or_insert_with(|| json!([]));
+            if let Some(list) = append.as_array_mut() {
+                list.push(fragment);
+            }
+        }
+        None => files.push(json!({
+            "overwrite": false,
+            "path": path,
+            "user": {"name": "root"},
+            "append": [fragment],
+            "mode": mode,
+        })),
+    }
+    Ok(())
+}

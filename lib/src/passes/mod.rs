@@ -1,0 +1,66 @@
+//! Transforms on an Ignition config. They work on the config, not on bootgen's model, so
+//! `bootgen ignition --disable-unit X` and `bootgen patch any.ign --disable-unit X` run the same
+//! code, and a config written by someone else keeps everything a pass does not touch.
+
+mod debug;
+mod doc_edit;
+mod units;
+
+pub use debug::{debug_motd, DEBUG_KUBELET_VERBOSITY};
+pub use doc_edit::{file_entries, file_text, set_file_text, unit_names};
+pub use units::{hold_unit, mask_unit, HOLD_DIR, RELEASE_SCRIPT};
+
+use crate::error::Result;
+use crate::ignition::IgnitionDoc;
+
+/// Which transforms to apply.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PassOptions {
+    /// Units to hold: not started at boot, startable once released.
+    pub hold_units: Vec<String>,
+    /// Units to mask.
+    pub mask_units: Vec<String>,
+    /// Hold bootkube, raise kubelet verbosity, and explain it all in /etc/motd.
+    pub debug: bool,
+}
+
+impl PassOptions {
+    /// True when no transform is asked for.
+    pub fn is_empty(&self) -> bool {
+        *self == PassOptions::default()
+    }
+}
+
+/// One change a pass made, for the report.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Change {
+    /// What was changed: a unit name or a file path.
+    pub target: String,
+    /// What was done.
+    pub action: String,
+}
+
+impl std::fmt::Display for Change {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.target, self.action)
+    }
+}
+
+/// Applies the passes in a fixed order and returns what changed.
+pub fn apply(doc: &mut IgnitionDoc, options: &PassOptions) -> Result<Vec<Change>> {
+    let mut changes = Vec::new();
+    let mut holds = options.hold_units.clone();
+    if options.debug && !holds.iter().any(|u| u == "bootkube.service") {
+        holds.push("bootkube.service".to_string());
+    }
+    for unit in &options.mask_units {
+        changes.extend(mask_unit(doc, unit)?);
+    }
+    for unit in &holds {
+        changes.extend(hold_unit(doc, unit)?);
+    }
+    if options.debug {
+        changes.extend(debug::apply_debug(doc, &holds)?);
+    }
+    Ok(changes)
+}

@@ -1,0 +1,139 @@
+//! The template environment: bootgen's own templates, embedded at build time, rendered with
+//! strict undefined variables, trailing newlines kept and no escaping.
+
+use crate::error::{Error, Result};
+use include_dir::{include_dir, Dir};
+use minijinja::{Environment, UndefinedBehavior};
+use serde::Serialize;
+
+/// The `templates/` directory of the repository, compiled in.
+pub static TEMPLATES: Dir<'static> = include_dir!("$CARGO_MANIFEST_DIR/../templates");
+
+/// Suffix that marks a file as a template.
+pub const TEMPLATE_SUFFIX: &str = ".j2";
+
+/// One embedded template file.
+#[derive(Debug, Clone, Copy)]
+pub struct TemplateFile {
+    /// Path under `templates/`, e.g. `node/usr/local/bin/bootkube.sh.j2`.
+    pub name: &'static str,
+    /// The raw bytes.
+    pub bytes: &'static [u8],
+}
+
+impl TemplateFile {
+    /// True when the file is rendered rather than copied.
+    pub fn is_template(&self) -> bool {
+        self.name.ends_with(TEMPLATE_SUFFIX)
+    }
+
+    /// The name with `.j2` removed.
+    pub fn output_name(&self) -> &'static str {
+        self.name.strip_suffix(TEMPLATE_SUFFIX).unwrap_or(self.name)
+    }
+}
+
+/// Every embedded file under `prefix` (e.g. `node` or `units`), sorted by name.
+pub fn files_under(prefix: &str) -> Vec<TemplateFile> {
+    let mut out = Vec::new();
+    if let Some(dir) = TEMPLATES.get_dir(prefix) {
+        collect(dir, &mut out);
+    }
+    out.sort_by(|a, b| a.name.cmp(b.name));
+    out
+}
+
+fn collect(dir: &'static Dir<'static>, out: &mut Vec<TemplateFile>) {
+    for file in dir.files() {
+        let Some(name) = file.path().to_str() else {
+            continue;
+        };
+        if name.ends_with("README.md") {
+            continue;
+        }
+        out.push(TemplateFile {
+            name,
+            bytes: file.contents(),
+        });
+    }
+    for sub in dir.dirs() {
+        collect(sub, out);
+    }
+}
+
+/// A renderer over a fixed context.
+pub struct Renderer {
+    env: Environment<'static>,
+    context: minijinja::Value,
+}
+
+impl Renderer {
+    /// A renderer whose every template sees `context`.
+    pub fn new(context: &impl Serialize) -> Renderer {
+        let mut env = Environment::new();
+        env.set_undefined_behavior(UndefinedBehavior::Strict);
+        env.set_keep_trailing_newline(true);
+        env.set_auto_escape_callback(|_| minijinja::AutoEscape::None);
+        env.add_filter("b64encode", b64encode);
+        Renderer {
+            env,
+            context: minijinja::Value::from_serialize(context),
+        }
+    }
+
+    /// Renders a template file (or returns a plain file's bytes unchanged).
+    pub fn render(&self, file: &TemplateFile) -> Result<Vec<u8>> {
+        if !file.is_template() {
+            return Ok(file.bytes.to_vec());
+        }
+        let source = std::str::from_utf8(file.bytes).map_err(|_| Error::Template {
+            name: file.name.to_string(),
+            message: "is not UTF-8".into(),
+        })?;
+        self.render_str(file.name, source).map(String::into_bytes)
+    }
+
+    /// Renders template text; `name` is used in errors.
+    pub fn render_str(&self, name: &str, source: &str) -> Result<String> {
+        let describe = |e: minijinja::Error| Error::Template {
+            name: name.to_string(),
+            message: format!("{e:#}"),
+        };
+        let template = self.env.template_from_str(source).map_err(describe)?;
+        template.render(&self.context).map_err(describe)
+    }
+}
+
+/// minijinja filter: standard base64 with padding.
+fn b64encode(value: String) -> String {
+    use base64::Engine;
+    base64::engine::general_purpose::STANDARD.encode(value.as_bytes())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn templates_are_embedded_and_sorted() {
+        let node = files_under("node");
+        assert!(node
+            .iter()
+            .any(|f| f.name == "node/usr/local/bin/bootkube.sh.j2"));
+        let names: Vec<_> = node.iter().map(|f| f.name).collect();
+        let mut sorted = names.clone();
+        sorted.sort();
+        assert_eq!(names, sorted);
+    }
+
+    #[test]
+    fn undefined_variables_are_errors() {
+        let renderer = Renderer::new(&serde_json::json!({"a": 1}));
+        assert!(renderer.render_str("t", "{{ b }}").is_err());
+        assert_eq!(renderer.render_str("t", "{{ a }}\n").unwrap(), "1\n");
+        assert_eq!(
+            renderer.render_str("t", "{{ 'x' | b64encode }}").unwrap(),
+            "eA=="
+        );
+    }
+}
