@@ -1,0 +1,328 @@
+//! Generate or reuse: load what a tls directory has, decide per certificate whether to keep,
+//! issue or re-issue it, generate the missing keys in parallel, then sign.
+
+use std::path::Path;
+
+use rayon::prelude::*;
+use time::OffsetDateTime;
+
+use super::cert::{CertInfo, San};
+use super::issue::{issue_leaf, self_signed_ca, Authority};
+use super::keys::{verify_signature, PrivateKey};
+use super::store::{load_certified, load_key_pair, Stored};
+use super::table::{
+    LeafSpec, Sans, BOOTSTRAP_SSH, LEAVES, SERVICE_ACCOUNT, SERVICE_NETWORK_DNS_NAMES, SIGNERS,
+};
+use super::{rfc3339, ExpiredCertificate, KeyAlgorithm, PkiError, PkiNotice, PkiRequest};
+
+/// A key with its certificate, as the finished PKI holds it.
+#[derive(Debug)]
+pub(crate) struct Certified {
+    pub key: PrivateKey,
+    pub cert: CertInfo,
+}
+
+/// Everything [`super::Pki`] is made of, in table order.
+pub(crate) struct Built {
+    pub signers: Vec<Certified>,
+    pub leaves: Vec<Certified>,
+    pub service_account: PrivateKey,
+    pub ssh: PrivateKey,
+    pub notices: Vec<PkiNotice>,
+}
+
+/// Why a leaf gets a new certificate.
+#[derive(Debug)]
+enum Plan {
+    Keep,
+    Issue,
+    Reissue(String),
+}
+
+pub(crate) fn build(req: &PkiRequest, tls_dir: Option<&Path>) -> Result<Built, PkiError> {
+    let now = whole_seconds_utc(req.now)?;
+    let signers: Vec<Stored> = SIGNERS
+        .iter()
+        .map(|s| load_certified(tls_dir, s.name))
+        .collect::<Result<_, _>>()?;
+    let leaves: Vec<Stored> = LEAVES
+        .iter()
+        .map(|l| load_certified(tls_dir, l.name))
+        .collect::<Result<_, _>>()?;
+    let service_account =
+        load_key_pair(tls_dir, SERVICE_ACCOUNT, &format!("{SERVICE_ACCOUNT}.pub"))?;
+    let ssh = load_key_pair(tls_dir, BOOTSTRAP_SSH, &format!("{BOOTSTRAP_SSH}.pub"))?;
+    let reusing = signers.iter().chain(&leaves).any(|s| s.key.is_some())
+        || service_account.is_some()
+        || ssh.is_some();
+
+    check_authorities(&signers, now, tls_dir)?;
+    let plans = plan_leaves(req, &signers, &leaves, now)?;
+    let mut notices = Vec::new();
+
+    // Keys: reuse what exists, generate the rest at once on all cores.
+    let missing = signers
+        .iter()
+        .chain(&leaves)
+        .filter(|s| s.key.is_none())
+        .count()
+        + usize::from(service_account.is_none())
+        + usize::from(ssh.is_none());
+    let mut fresh = generate_keys(req.key_algorithm, missing)?.into_iter();
+    let mut take_key = |stored: Option<PrivateKey>, name: &str| match stored {
+        Some(key) => Ok(key),
+        None => fresh.next().ok_or_else(|| PkiError::KeyGeneration {
+            name: name.to_string(),
+            algorithm: req.key_algorithm,
+        }),
+    };
+    let mut say = |condition: bool, message: String| {
+        if reusing && condition {
+            notices.push(notice(message));
+        }
+    };
+    let mut signer_keys = Vec::with_capacity(SIGNERS.len());
+    for (spec, stored) in SIGNERS.iter().zip(signers) {
+        let name = spec.name;
+        say(stored.key.is_none(), format!("generated missing {name}"));
+        say(
+            stored.key.is_some() && stored.cert.is_none(),
+            format!("re-created the certificate of CA {name} for its existing key"),
+        );
+        signer_keys.push((take_key(stored.key, name)?, stored.cert));
+    }
+    let mut leaf_keys = Vec::with_capacity(LEAVES.len());
+    for (spec, stored) in LEAVES.iter().zip(leaves) {
+        let name = spec.name;
+        say(stored.key.is_none(), format!("generated missing {name}"));
+        say(
+            stored.key.is_some() && stored.cert.is_none(),
+            format!("issued the missing certificate {name} for its existing key"),
+        );
+        leaf_keys.push((take_key(stored.key, name)?, stored.cert));
+    }
+    say(
+        service_account.is_none(),
+        format!("generated missing {SERVICE_ACCOUNT}"),
+    );
+    say(ssh.is_none(), format!("generated missing {BOOTSTRAP_SSH}"));
+    let service_account = take_key(service_account, SERVICE_ACCOUNT)?;
+    let ssh = take_key(ssh, BOOTSTRAP_SSH)?;
+
+    let signers = signer_keys
+        .into_par_iter()
+        .zip(SIGNERS.par_iter())
+        .with_max_len(1)
+        .map(|((key, cert), spec)| {
+            let cert = match cert {
+                Some(cert) => cert,
+                None => self_signed_ca(spec, &key, now)?,
+            };
+            Ok(Certified { key, cert })
+        })
+        .collect::<Result<Vec<_>, PkiError>>()?;
+
+    let issued = leaf_keys
+        .into_par_iter()
+        .zip(LEAVES.par_iter())
+        .zip(plans)
+        .with_max_len(1)
+        .map(|(((key, cert), spec), plan)| {
+            let cert = match (cert, &plan) {
+                (Some(cert), Plan::Keep) => cert,
+                _ => {
+                    let issuer = signer_of(spec, &signers)?;
+                    let authority = Authority {
+                        key: &issuer.key,
+                        cert: &issuer.cert,
+                    };
+                    issue_leaf(spec, &wanted_sans(req, spec.sans), &key, &authority, now)?
+                }
+            };
+            Ok((Certified { key, cert }, plan))
+        })
+        .collect::<Result<Vec<_>, PkiError>>()?;
+    let mut leaves = Vec::with_capacity(issued.len());
+    for (spec, (certified, plan)) in LEAVES.iter().zip(issued) {
+        if let Plan::Reissue(reason) = plan {
+            notices.push(notice(format!("re-issued {}: {reason}", spec.name)));
+        }
+        leaves.push(certified);
+    }
+    Ok(Built {
+        signers,
+        leaves,
+        service_account,
+        ssh,
+        notices,
+    })
+}
+
+/// Generates `count` keys in parallel; also the benchmark's key-generation floor.
+pub(crate) fn generate_keys(
+    algorithm: KeyAlgorithm,
+    count: usize,
+) -> Result<Vec<PrivateKey>, PkiError> {
+    (0..count)
+        .into_par_iter()
+        .with_max_len(1)
+        .map(|_| {
+            PrivateKey::generate(algorithm).map_err(|()| PkiError::KeyGeneration {
+                name: "a new key pair".to_string(),
+                algorithm,
+            })
+        })
+        .collect()
+}
+
+fn notice(message: String) -> PkiNotice {
+    PkiNotice { message }
+}
+
+/// The injected clock in UTC, truncated to what X.509 times can say.
+fn whole_seconds_utc(now: OffsetDateTime) -> Result<OffsetDateTime, PkiError> {
+    OffsetDateTime::from_unix_timestamp(now.unix_timestamp()).map_err(|_| {
+        PkiError::ValidityOutOfRange {
+            name: "the clock".to_string(),
+            now,
+        }
+    })
+}
+
+/// An expired CA cannot be fixed in place: everything it signed would have to change with it.
+fn check_authorities(
+    signers: &[Stored],
+    now: OffsetDateTime,
+    tls_dir: Option<&Path>,
+) -> Result<(), PkiError> {
+    let expired: Vec<ExpiredCertificate> = SIGNERS
+        .iter()
+        .zip(signers)
+        .filter_map(|(spec, stored)| {
+            let cert = stored.cert.as_ref()?;
+            (cert.not_after <= now).then(|| ExpiredCertificate {
+                name: spec.name.to_string(),
+                not_after: cert.not_after,
+            })
+        })
+        .collect();
+    match (expired.is_empty(), tls_dir) {
+        (false, Some(dir)) => Err(PkiError::ExpiredAuthorities {
+            expired,
+            dir: dir.to_path_buf(),
+        }),
+        _ => Ok(()),
+    }
+}
+
+fn plan_leaves(
+    req: &PkiRequest,
+    signers: &[Stored],
+    leaves: &[Stored],
+    now: OffsetDateTime,
+) -> Result<Vec<Plan>, PkiError> {
+    let mut expired = Vec::new();
+    let mut plans = Vec::with_capacity(LEAVES.len());
+    for (spec, stored) in LEAVES.iter().zip(leaves) {
+        let Some(cert) = &stored.cert else {
+            plans.push(Plan::Issue);
+            continue;
+        };
+        let issuer_key = SIGNERS
+            .iter()
+            .position(|s| s.name == spec.issuer)
+            .and_then(|i| signers.get(i))
+            .and_then(|s| s.key.as_ref());
+        let plan = match issuer_key {
+            None => Plan::Reissue(format!("its CA {} was generated anew", spec.issuer)),
+            Some(key)
+                if !verify_signature(key, &cert.signature_oid, &cert.tbs, &cert.signature) =>
+            {
+                Plan::Reissue(format!("it was not signed by the current {}", spec.issuer))
+            }
+            Some(_) => {
+                let wanted = sorted(wanted_sans(req, spec.sans));
+                let have = cert.sorted_sans();
+                if wanted != have {
+                    Plan::Reissue(format!("SANs changed ({})", san_change(&have, &wanted)))
+                } else if cert.not_after <= now {
+                    if req.renew_expired {
+                        Plan::Reissue(format!(
+                            "renewed under the existing {}; it expired at {}",
+                            spec.issuer,
+                            rfc3339(cert.not_after)
+                        ))
+                    } else {
+                        expired.push(ExpiredCertificate {
+                            name: spec.name.to_string(),
+                            not_after: cert.not_after,
+                        });
+                        Plan::Keep
+                    }
+                } else {
+                    Plan::Keep
+                }
+            }
+        };
+        plans.push(plan);
+    }
+    if expired.is_empty() {
+        Ok(plans)
+    } else {
+        Err(PkiError::ExpiredCertificates { expired })
+    }
+}
+
+/// The SANs a leaf should carry, DNS names before IP addresses as Go's x509 writes them.
+pub(crate) fn wanted_sans(req: &PkiRequest, sans: Sans) -> Vec<San> {
+    let dns = |name: &str| San::Dns(name.to_string());
+    match sans {
+        Sans::None => Vec::new(),
+        Sans::Localhost => vec![
+            dns("localhost"),
+            San::Ip([127, 0, 0, 1].into()),
+            San::Ip(std::net::Ipv6Addr::LOCALHOST.into()),
+        ],
+        Sans::ServiceNetwork => SERVICE_NETWORK_DNS_NAMES
+            .iter()
+            .map(|name| dns(name))
+            .chain(req.service_network_ips.iter().map(|ip| San::Ip(*ip)))
+            .collect(),
+        Sans::Api => vec![dns(&req.api_host)],
+        Sans::ApiInt => vec![dns(&req.api_int_host)],
+    }
+}
+
+fn sorted(mut sans: Vec<San>) -> Vec<San> {
+    sans.sort();
+    sans.dedup();
+    sans
+}
+
+/// "api.old → api.new": what was dropped, then what was added.
+fn san_change(have: &[San], wanted: &[San]) -> String {
+    let list = |sans: Vec<&San>| {
+        if sans.is_empty() {
+            "nothing".to_string()
+        } else {
+            sans.iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join(", ")
+        }
+    };
+    let removed = have.iter().filter(|s| !wanted.contains(s)).collect();
+    let added = wanted.iter().filter(|s| !have.contains(s)).collect();
+    format!("{} → {}", list(removed), list(added))
+}
+
+fn signer_of<'a>(spec: &LeafSpec, signers: &'a [Certified]) -> Result<&'a Certified, PkiError> {
+    SIGNERS
+        .iter()
+        .position(|s| s.name == spec.issuer)
+        .and_then(|i| signers.get(i))
+        .ok_or_else(|| PkiError::Issue {
+            name: spec.name.to_string(),
+            reason: format!("no signer named {}", spec.issuer),
+        })
+}

@@ -1,0 +1,183 @@
+//! Turning a table row and a key into a certificate with rcgen (anatomy 7.1: subjects, usages,
+//! CA flags, key identifiers, validity).
+
+use aws_lc_rs::digest;
+use rcgen::{
+    BasicConstraints, CertificateParams, DistinguishedName, DnType, ExtendedKeyUsagePurpose, IsCa,
+    Issuer, KeyIdMethod, KeyUsagePurpose, SanType, SerialNumber,
+};
+use time::OffsetDateTime;
+
+use super::cert::{CertInfo, San};
+use super::keys::PrivateKey;
+use super::table::{LeafSpec, SignerSpec, Usage, Validity};
+use super::PkiError;
+
+/// The X.520 organizationName OID. rcgen keeps one value per attribute type, so further
+/// organizations of a subject go in as a "custom" type with the same OID.
+const ORGANIZATION_OID: [u64; 4] = [2, 5, 4, 10];
+
+/// A self-signed CA certificate valid from `now` for the row's validity.
+pub(crate) fn self_signed_ca(
+    spec: &SignerSpec,
+    key: &PrivateKey,
+    now: OffsetDateTime,
+) -> Result<CertInfo, PkiError> {
+    let mut params = CertificateParams::default();
+    params.distinguished_name = DistinguishedName::new();
+    params
+        .distinguished_name
+        .push(DnType::OrganizationalUnitName, spec.organizational_unit);
+    params
+        .distinguished_name
+        .push(DnType::CommonName, spec.common_name);
+    params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
+    params.key_usages = vec![
+        KeyUsagePurpose::DigitalSignature,
+        KeyUsagePurpose::KeyEncipherment,
+        KeyUsagePurpose::KeyCertSign,
+    ];
+    params.key_identifier_method = KeyIdMethod::PreSpecified(key.key_id());
+    params.not_before = now;
+    params.not_after = add_validity(spec.name, now, spec.validity)?;
+    params.serial_number = Some(serial(spec.name, key, &params, &[], &key.key_id()));
+    let cert = params
+        .self_signed(key)
+        .map_err(|e| issue_error(spec.name, e))?;
+    parse_issued(spec.name, cert.der())
+}
+
+/// The CA that signs a leaf: its key and its (possibly reused) certificate.
+pub(crate) struct Authority<'a> {
+    pub key: &'a PrivateKey,
+    pub cert: &'a CertInfo,
+}
+
+/// A leaf certificate for `key`, signed by `issuer`. NotBefore is the issuer's NotBefore (as the
+/// installer does); NotAfter is `now` plus the row's validity, never later than the issuer's.
+pub(crate) fn issue_leaf(
+    spec: &LeafSpec,
+    sans: &[San],
+    key: &PrivateKey,
+    issuer: &Authority<'_>,
+    now: OffsetDateTime,
+) -> Result<CertInfo, PkiError> {
+    let mut params = CertificateParams::default();
+    params.distinguished_name = DistinguishedName::new();
+    let mut organizations = spec.organizations.iter();
+    if let Some(first) = organizations.next() {
+        params
+            .distinguished_name
+            .push(DnType::OrganizationName, *first);
+    }
+    for more in organizations {
+        params
+            .distinguished_name
+            .push(DnType::CustomDnType(ORGANIZATION_OID.to_vec()), *more);
+    }
+    params
+        .distinguished_name
+        .push(DnType::CommonName, spec.common_name);
+    params.subject_alt_names = sans
+        .iter()
+        .map(|san| san_type(spec.name, san))
+        .collect::<Result<_, _>>()?;
+    params.is_ca = IsCa::ExplicitNoCa;
+    params.key_usages = match spec.usage {
+        Usage::ServerWithoutKu => Vec::new(),
+        _ => vec![
+            KeyUsagePurpose::DigitalSignature,
+            KeyUsagePurpose::KeyEncipherment,
+        ],
+    };
+    params.extended_key_usages = match spec.usage {
+        Usage::Client => vec![ExtendedKeyUsagePurpose::ClientAuth],
+        Usage::Server | Usage::ServerWithoutKu => vec![ExtendedKeyUsagePurpose::ServerAuth],
+        Usage::ServerAndClient => vec![
+            ExtendedKeyUsagePurpose::ServerAuth,
+            ExtendedKeyUsagePurpose::ClientAuth,
+        ],
+    };
+    params.key_identifier_method = KeyIdMethod::PreSpecified(key.key_id());
+    params.use_authority_key_identifier_extension = true;
+    params.not_before = issuer.cert.not_before;
+    params.not_after = add_validity(spec.name, now, spec.validity)?.min(issuer.cert.not_after);
+    params.serial_number = Some(serial(spec.name, key, &params, sans, &issuer.key.key_id()));
+    let ca = Issuer::from_ca_cert_der(&issuer.cert.der.as_slice().into(), issuer.key)
+        .map_err(|e| issue_error(spec.name, e))?;
+    let cert = params
+        .signed_by(key, &ca)
+        .map_err(|e| issue_error(spec.name, e))?;
+    parse_issued(spec.name, cert.der())
+}
+
+/// `now` plus a validity period; an error past what X.509 time fields can hold.
+pub(crate) fn add_validity(
+    name: &str,
+    now: OffsetDateTime,
+    validity: Validity,
+) -> Result<OffsetDateTime, PkiError> {
+    now.checked_add(validity.duration())
+        .filter(|t| t.year() <= 9999)
+        .ok_or_else(|| PkiError::ValidityOutOfRange {
+            name: name.to_string(),
+            now,
+        })
+}
+
+fn san_type(name: &str, san: &San) -> Result<SanType, PkiError> {
+    match san {
+        San::Ip(ip) => Ok(SanType::IpAddress(*ip)),
+        San::Dns(dns) => dns.clone().try_into().map(SanType::DnsName).map_err(|_| {
+            PkiError::InvalidSubjectAltName {
+                name: name.to_string(),
+                value: dns.clone(),
+            }
+        }),
+    }
+}
+
+/// A positive 63-bit serial (the installer's range) derived from what the certificate says, so
+/// that issuing is free of randomness beyond the keys, yet two different certificates from one
+/// CA never share a serial.
+fn serial(
+    name: &str,
+    key: &PrivateKey,
+    params: &CertificateParams,
+    sans: &[San],
+    issuer_key_id: &[u8],
+) -> SerialNumber {
+    let mut ctx = digest::Context::new(&digest::SHA256);
+    ctx.update(name.as_bytes());
+    ctx.update(&[0]);
+    ctx.update(key.public_key_bytes());
+    ctx.update(&params.not_before.unix_timestamp().to_be_bytes());
+    ctx.update(&params.not_after.unix_timestamp().to_be_bytes());
+    ctx.update(issuer_key_id);
+    for san in sans {
+        ctx.update(san.to_string().as_bytes());
+        ctx.update(&[0]);
+    }
+    let hash = ctx.finish();
+    let mut bytes = [0u8; 8];
+    bytes.copy_from_slice(&hash.as_ref()[..8]);
+    bytes[0] &= 0x7f;
+    if bytes == [0; 8] {
+        bytes[7] = 1;
+    }
+    SerialNumber::from_slice(&bytes)
+}
+
+fn issue_error(name: &str, error: rcgen::Error) -> PkiError {
+    PkiError::Issue {
+        name: name.to_string(),
+        reason: error.to_string(),
+    }
+}
+
+fn parse_issued(name: &str, der: &[u8]) -> Result<CertInfo, PkiError> {
+    CertInfo::from_der(der).map_err(|reason| PkiError::Issue {
+        name: name.to_string(),
+        reason,
+    })
+}

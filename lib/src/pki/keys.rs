@@ -1,0 +1,232 @@
+//! Private keys: generation (aws-lc-rs, the fastest sound RSA key generator we measured),
+//! loading from PEM, the encodings written to disk, and signing for rcgen.
+//!
+//! rcgen builds and serializes the certificates; it signs through [`rcgen::SigningKey`], which
+//! [`PrivateKey`] implements, so rcgen never needs to generate or even parse a key.
+
+use aws_lc_rs::encoding::{AsDer, Pkcs8V1Der};
+use aws_lc_rs::rand::SystemRandom;
+use aws_lc_rs::signature::{
+    EcdsaKeyPair, KeyPair as _, ECDSA_P256_SHA256_ASN1_SIGNING, RSA_PKCS1_SHA256,
+};
+use aws_lc_rs::{digest, rsa};
+use base64::engine::general_purpose::STANDARD;
+use base64::Engine as _;
+
+use super::{der, pem_text, KeyAlgorithm};
+
+/// PEM labels of the private key encodings we read and write.
+pub(crate) const PKCS1_LABEL: &str = "RSA PRIVATE KEY";
+pub(crate) const PKCS8_LABEL: &str = "PRIVATE KEY";
+pub(crate) const SEC1_LABEL: &str = "EC PRIVATE KEY";
+
+enum Inner {
+    Rsa(rsa::KeyPair),
+    Ecdsa(EcdsaKeyPair),
+}
+
+/// A private key with the exact encoding it is stored in.
+pub(crate) struct PrivateKey {
+    inner: Inner,
+    /// PEM label and DER of the stored private key (PKCS#1 for generated RSA keys, SEC1 for
+    /// generated ECDSA keys, or whatever supported encoding a reused file had).
+    label: &'static str,
+    der: Vec<u8>,
+    /// The subjectPublicKey bit string contents: PKCS#1 `RSAPublicKey` or the EC point.
+    public: Vec<u8>,
+}
+
+impl std::fmt::Debug for PrivateKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // Never print key material.
+        write!(f, "PrivateKey({})", self.describe())
+    }
+}
+
+impl PrivateKey {
+    /// A fresh key. Errors carry no detail: aws-lc reports none worth showing.
+    pub(crate) fn generate(algorithm: KeyAlgorithm) -> Result<PrivateKey, ()> {
+        let size = match algorithm {
+            KeyAlgorithm::Rsa2048 => rsa::KeySize::Rsa2048,
+            KeyAlgorithm::Rsa3072 => rsa::KeySize::Rsa3072,
+            KeyAlgorithm::Rsa4096 => rsa::KeySize::Rsa4096,
+            KeyAlgorithm::EcdsaP256 => {
+                let pair =
+                    EcdsaKeyPair::generate(&ECDSA_P256_SHA256_ASN1_SIGNING).map_err(|_| ())?;
+                let sec1 = pair.private_key().as_der().map_err(|_| ())?;
+                return Ok(Self::from_ecdsa(pair, SEC1_LABEL, sec1.as_ref().to_vec()));
+            }
+        };
+        let pair = rsa::KeyPair::generate(size).map_err(|_| ())?;
+        let pkcs8: Pkcs8V1Der<'static> = pair.as_der().map_err(|_| ())?;
+        let pkcs1 = der::pkcs8_private_key(pkcs8.as_ref()).ok_or(())?.to_vec();
+        Ok(Self::from_rsa(pair, PKCS1_LABEL, pkcs1))
+    }
+
+    /// Parses one PEM block holding a private key; the error says what is wrong with it.
+    pub(crate) fn from_pem(block: &pem::Pem) -> Result<PrivateKey, String> {
+        let der = block.contents().to_vec();
+        match block.tag() {
+            PKCS1_LABEL => rsa::KeyPair::from_der(&der)
+                .map(|pair| Self::from_rsa(pair, PKCS1_LABEL, der))
+                .map_err(|e| format!("not a usable PKCS#1 RSA private key ({e})")),
+            SEC1_LABEL => EcdsaKeyPair::from_private_key_der(&ECDSA_P256_SHA256_ASN1_SIGNING, &der)
+                .map(|pair| Self::from_ecdsa(pair, SEC1_LABEL, der))
+                .map_err(|e| format!("not a usable ECDSA P-256 private key ({e})")),
+            PKCS8_LABEL => {
+                if let Ok(pair) = rsa::KeyPair::from_pkcs8(&der) {
+                    Ok(Self::from_rsa(pair, PKCS8_LABEL, der))
+                } else {
+                    EcdsaKeyPair::from_pkcs8(&ECDSA_P256_SHA256_ASN1_SIGNING, &der)
+                        .map(|pair| Self::from_ecdsa(pair, PKCS8_LABEL, der))
+                        .map_err(|_| "PKCS#8 key is neither RSA (2048 to 8192 bits) nor ECDSA P-256".into())
+                }
+            }
+            other => Err(format!(
+                "expected a {PKCS1_LABEL:?}, {SEC1_LABEL:?} or {PKCS8_LABEL:?} PEM block, found {other:?}"
+            )),
+        }
+    }
+
+    fn from_rsa(pair: rsa::KeyPair, label: &'static str, der: Vec<u8>) -> PrivateKey {
+        let public = pair.public_key().as_ref().to_vec();
+        PrivateKey {
+            inner: Inner::Rsa(pair),
+            label,
+            der,
+            public,
+        }
+    }
+
+    fn from_ecdsa(pair: EcdsaKeyPair, label: &'static str, der: Vec<u8>) -> PrivateKey {
+        let public = pair.public_key().as_ref().to_vec();
+        PrivateKey {
+            inner: Inner::Ecdsa(pair),
+            label,
+            der,
+            public,
+        }
+    }
+
+    /// "RSA 2048", "ECDSA P-256".
+    pub(crate) fn describe(&self) -> String {
+        match &self.inner {
+            Inner::Rsa(pair) => format!("RSA {}", pair.public_modulus_len() * 8),
+            Inner::Ecdsa(_) => "ECDSA P-256".to_string(),
+        }
+    }
+
+    /// The private key file's text.
+    pub(crate) fn pem(&self) -> String {
+        pem_text(self.label, &self.der)
+    }
+
+    /// The subjectPublicKey bytes, to compare with a certificate's.
+    pub(crate) fn public_key_bytes(&self) -> &[u8] {
+        &self.public
+    }
+
+    /// Subject key identifier: SHA-1 of the subjectPublicKey bits (RFC 5280 4.2.1.2 method 1,
+    /// what the installer's Go code computes).
+    pub(crate) fn key_id(&self) -> Vec<u8> {
+        digest::digest(&digest::SHA1_FOR_LEGACY_USE_ONLY, &self.public)
+            .as_ref()
+            .to_vec()
+    }
+
+    /// The `.pub` file. For RSA this reproduces the installer's quirk: the PEM label says
+    /// `RSA PUBLIC KEY` (which normally means PKCS#1) but the body is a PKIX
+    /// SubjectPublicKeyInfo; kube-apiserver and kube-controller-manager parse the body whatever
+    /// the label, and files in this shape are what existing tooling expects. ECDSA keys have no
+    /// such history, so they get the honest `PUBLIC KEY` label.
+    pub(crate) fn public_pem(&self) -> String {
+        use rcgen::PublicKeyData as _;
+        let label = match self.inner {
+            Inner::Rsa(_) => "RSA PUBLIC KEY",
+            Inner::Ecdsa(_) => "PUBLIC KEY",
+        };
+        pem_text(label, &self.subject_public_key_info())
+    }
+
+    /// One OpenSSH `authorized_keys` line with a trailing newline and no comment.
+    pub(crate) fn ssh_public_line(&self) -> String {
+        fn put_string(out: &mut Vec<u8>, bytes: &[u8]) {
+            out.extend_from_slice(&(bytes.len() as u32).to_be_bytes());
+            out.extend_from_slice(bytes);
+        }
+        let mut blob = Vec::new();
+        let kind = match self.inner {
+            Inner::Rsa(_) => {
+                // The wire format wants e then n, both as mpint, which is what DER integers hold.
+                let (modulus, exponent) =
+                    der::rsa_public_components(&self.public).unwrap_or_default();
+                put_string(&mut blob, b"ssh-rsa");
+                put_string(&mut blob, exponent);
+                put_string(&mut blob, modulus);
+                "ssh-rsa"
+            }
+            Inner::Ecdsa(_) => {
+                put_string(&mut blob, b"ecdsa-sha2-nistp256");
+                put_string(&mut blob, b"nistp256");
+                put_string(&mut blob, &self.public);
+                "ecdsa-sha2-nistp256"
+            }
+        };
+        format!("{kind} {}\n", STANDARD.encode(blob))
+    }
+}
+
+impl rcgen::PublicKeyData for PrivateKey {
+    fn der_bytes(&self) -> &[u8] {
+        &self.public
+    }
+
+    fn algorithm(&self) -> &'static rcgen::SignatureAlgorithm {
+        match self.inner {
+            Inner::Rsa(_) => &rcgen::PKCS_RSA_SHA256,
+            Inner::Ecdsa(_) => &rcgen::PKCS_ECDSA_P256_SHA256,
+        }
+    }
+}
+
+impl rcgen::SigningKey for PrivateKey {
+    fn sign(&self, msg: &[u8]) -> Result<Vec<u8>, rcgen::Error> {
+        let rng = SystemRandom::new();
+        match &self.inner {
+            Inner::Rsa(pair) => {
+                let mut signature = vec![0; pair.public_modulus_len()];
+                pair.sign(&RSA_PKCS1_SHA256, &rng, msg, &mut signature)
+                    .map_err(|_| rcgen::Error::RingUnspecified)?;
+                Ok(signature)
+            }
+            Inner::Ecdsa(pair) => pair
+                .sign(&rng, msg)
+                .map(|s| s.as_ref().to_vec())
+                .map_err(|_| rcgen::Error::RingUnspecified),
+        }
+    }
+}
+
+/// Checks that `signature` over `signed` was made by the key whose subjectPublicKey bits are
+/// `issuer_public`, for the signature algorithms our keys produce.
+pub(crate) fn verify_signature(
+    issuer: &PrivateKey,
+    algorithm_oid: &str,
+    signed: &[u8],
+    signature: &[u8],
+) -> bool {
+    use aws_lc_rs::signature::{
+        UnparsedPublicKey, VerificationAlgorithm, ECDSA_P256_SHA256_ASN1,
+        RSA_PKCS1_2048_8192_SHA256, RSA_PKCS1_2048_8192_SHA384, RSA_PKCS1_2048_8192_SHA512,
+    };
+    let algorithm: &'static dyn VerificationAlgorithm = match (&issuer.inner, algorithm_oid) {
+        (Inner::Rsa(_), "1.2.840.113549.1.1.11") => &RSA_PKCS1_2048_8192_SHA256,
+        (Inner::Rsa(_), "1.2.840.113549.1.1.12") => &RSA_PKCS1_2048_8192_SHA384,
+        (Inner::Rsa(_), "1.2.840.113549.1.1.13") => &RSA_PKCS1_2048_8192_SHA512,
+        (Inner::Ecdsa(_), "1.2.840.10045.4.3.2") => &ECDSA_P256_SHA256_ASN1,
+        _ => return false,
+    };
+    UnparsedPublicKey::new(algorithm, &issuer.public)
+        .verify(signed, signature)
+        .is_ok()
+}

@@ -1,0 +1,131 @@
+//! Reading a tls directory written by [`super::Pki::store_files`]: `<name>.key` and
+//! `<name>.crt` for certificates, `<name>.key` (plus a derived `.pub`) for bare key pairs.
+
+use std::io::ErrorKind;
+use std::path::Path;
+
+use super::cert::CertInfo;
+use super::keys::PrivateKey;
+use super::PkiError;
+
+/// What a tls directory holds for one name.
+#[derive(Debug, Default)]
+pub(crate) struct Stored {
+    pub key: Option<PrivateKey>,
+    pub cert: Option<CertInfo>,
+}
+
+/// Loads `<name>.key` and `<name>.crt`. A certificate without its key, or a key that is not the
+/// certificate's, is an error naming the files.
+pub(crate) fn load_certified(dir: Option<&Path>, name: &str) -> Result<Stored, PkiError> {
+    let Some(dir) = dir else {
+        return Ok(Stored::default());
+    };
+    let key_path = dir.join(format!("{name}.key"));
+    let cert_path = dir.join(format!("{name}.crt"));
+    let key = read_key(&key_path)?;
+    let cert = read_cert(&cert_path)?;
+    match (&key, &cert) {
+        (None, Some(_)) => {
+            return Err(PkiError::MissingKey {
+                key_file: key_path,
+                because: cert_path,
+            })
+        }
+        (Some(key), Some(cert)) if key.public_key_bytes() != cert.public_key => {
+            return Err(PkiError::KeyMismatch {
+                key_file: key_path,
+                cert_file: cert_path,
+            })
+        }
+        _ => {}
+    }
+    Ok(Stored { key, cert })
+}
+
+/// Loads `<name>.key` of a bare key pair. Its public half (`public_file`) without the private
+/// key is an error: something may already trust that public key.
+pub(crate) fn load_key_pair(
+    dir: Option<&Path>,
+    name: &str,
+    public_file: &str,
+) -> Result<Option<PrivateKey>, PkiError> {
+    let Some(dir) = dir else {
+        return Ok(None);
+    };
+    let key_path = dir.join(format!("{name}.key"));
+    let key = read_key(&key_path)?;
+    let public_path = dir.join(public_file);
+    if key.is_none() && read_optional(&public_path)?.is_some() {
+        return Err(PkiError::MissingKey {
+            key_file: key_path,
+            because: public_path,
+        });
+    }
+    Ok(key)
+}
+
+fn read_optional(path: &Path) -> Result<Option<Vec<u8>>, PkiError> {
+    match std::fs::read(path) {
+        Ok(bytes) => Ok(Some(bytes)),
+        Err(e) if e.kind() == ErrorKind::NotFound => Ok(None),
+        Err(source) => Err(PkiError::ReadFile {
+            path: path.to_path_buf(),
+            source,
+        }),
+    }
+}
+
+fn invalid(path: &Path, reason: impl Into<String>) -> PkiError {
+    PkiError::InvalidFile {
+        path: path.to_path_buf(),
+        reason: reason.into(),
+    }
+}
+
+/// The PEM blocks of a file, or an error if there are none.
+fn read_pem(path: &Path) -> Result<Option<Vec<pem::Pem>>, PkiError> {
+    let Some(bytes) = read_optional(path)? else {
+        return Ok(None);
+    };
+    // The pem crate's messages quote no file content, so they are safe to show for key files.
+    let blocks = pem::parse_many(&bytes).map_err(|e| invalid(path, format!("not PEM ({e})")))?;
+    if blocks.is_empty() {
+        return Err(invalid(path, "no PEM block found"));
+    }
+    Ok(Some(blocks))
+}
+
+fn read_key(path: &Path) -> Result<Option<PrivateKey>, PkiError> {
+    let Some(blocks) = read_pem(path)? else {
+        return Ok(None);
+    };
+    if blocks.len() != 1 {
+        return Err(invalid(
+            path,
+            format!(
+                "expected one private key, found {} PEM blocks",
+                blocks.len()
+            ),
+        ));
+    }
+    blocks
+        .first()
+        .map(PrivateKey::from_pem)
+        .transpose()
+        .map_err(|reason| invalid(path, reason))
+}
+
+/// The first certificate of a `.crt` file (serving certificates have their CA appended).
+fn read_cert(path: &Path) -> Result<Option<CertInfo>, PkiError> {
+    let Some(blocks) = read_pem(path)? else {
+        return Ok(None);
+    };
+    let first = blocks
+        .first()
+        .filter(|b| b.tag() == "CERTIFICATE")
+        .ok_or_else(|| invalid(path, "the first PEM block is not a CERTIFICATE"))?;
+    CertInfo::from_der(first.contents())
+        .map(Some)
+        .map_err(|reason| invalid(path, reason))
+}
