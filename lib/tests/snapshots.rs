@@ -1,0 +1,94 @@
+//! Golden snapshots: for each fixture install-config, a readable decoded view of
+//! bootstrap.ign, generated with the fixture PKI and a fixed clock so the output is exact.
+//! Update with `cargo insta review`; CI never writes snapshots.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use bootgen::{config, generate, inspect, model::Arch, Options};
+use std::path::{Path, PathBuf};
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+/// One hour after the fixture PKI was made, so every certificate is valid.
+fn fixture_options() -> Options {
+    let now = time::macros::datetime!(2026-01-01 01:00 UTC);
+    let mut options = Options::new(now);
+    options.tls_dir = Some(repo().join("fixtures/pki"));
+    options
+}
+
+fn view_of(loaded: &config::LoadedConfig, options: &Options) -> String {
+    let generated = generate(loaded, options).expect("fixture generates");
+    let decoded = inspect::decode(&generated.bootstrap).expect("config decodes");
+    inspect::readable_view(&decoded)
+}
+
+fn fixture(name: &str) -> config::LoadedConfig {
+    let path = repo().join("fixtures/install-configs/valid").join(name);
+    let mut loaded = config::load(&path).expect("fixture loads");
+    // Messages and stored copies must not depend on where the repo is checked out.
+    loaded.source_name = format!("fixtures/install-configs/valid/{name}");
+    loaded
+}
+
+#[test]
+fn minimal() {
+    insta::assert_snapshot!(view_of(&fixture("minimal.yaml"), &fixture_options()));
+}
+
+#[test]
+fn proxy_and_trust_bundle() {
+    insta::assert_snapshot!(view_of(
+        &fixture("proxy-trust-bundle.yaml"),
+        &fixture_options()
+    ));
+}
+
+#[test]
+fn ipv6_service_network() {
+    insta::assert_snapshot!(view_of(&fixture("ipv6.yaml"), &fixture_options()));
+}
+
+#[test]
+fn mirrors() {
+    insta::assert_snapshot!(view_of(&fixture("mirrors.yaml"), &fixture_options()));
+}
+
+#[test]
+fn user_manifests() {
+    let mut options = fixture_options();
+    options.manifests_dir = Some(repo().join("fixtures/manifests/extra"));
+    insta::assert_snapshot!(view_of(&fixture("user-manifests.yaml"), &options));
+}
+
+#[test]
+fn debug_mode_holds_bootkube() {
+    let mut options = fixture_options();
+    options.passes.debug = true;
+    insta::assert_snapshot!(view_of(&fixture("minimal.yaml"), &options));
+}
+
+#[test]
+fn embedded_default_per_architecture() {
+    for arch in Arch::all() {
+        let mut options = fixture_options();
+        options.model.arch = Some(arch);
+        let loaded = config::load_default().expect("default loads");
+        insta::assert_snapshot!(format!("default-{arch}"), view_of(&loaded, &options));
+    }
+}
+
+#[test]
+fn raw_configs_are_pinned() {
+    let generated = generate(&fixture("minimal.yaml"), &fixture_options()).expect("generates");
+    for (name, doc) in [
+        ("raw-bootstrap", &generated.bootstrap),
+        ("raw-master", &generated.master),
+        ("raw-worker", &generated.worker),
+    ] {
+        let text = String::from_utf8(doc.to_bytes()).expect("JSON is UTF-8");
+        insta::assert_snapshot!(name, text);
+    }
+}
