@@ -1,0 +1,249 @@
+//! The table of bad inputs: each must fail with exit code 1, a message that names the file,
+//! field (and line) at fault, and write nothing at all.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+fn invalid(name: &str) -> String {
+    repo()
+        .join("fixtures/install-configs/invalid")
+        .join(name)
+        .display()
+        .to_string()
+}
+
+struct Case {
+    name: &'static str,
+    args: Vec<String>,
+    /// Every fragment must appear in stderr.
+    expect: Vec<&'static str>,
+}
+
+fn case(name: &'static str, args: &[&str], expect: &[&'static str]) -> Case {
+    Case {
+        name,
+        args: args.iter().map(|s| s.to_string()).collect(),
+        expect: expect.to_vec(),
+    }
+}
+
+fn ic(file: &str) -> Vec<String> {
+    vec!["--install-config".into(), invalid(file)]
+}
+
+#[test]
+fn bad_inputs_fail_clearly_and_write_nothing() {
+    let scratch = tempfile::tempdir().unwrap();
+    let bad_manifests = scratch.path().join("bad-manifests");
+    std::fs::create_dir_all(bad_manifests.join("sub")).unwrap();
+    std::fs::write(bad_manifests.join("sub/broken.yaml"), "kind: [unclosed\n").unwrap();
+    let not_a_dir = scratch.path().join("file.txt");
+    std::fs::write(&not_a_dir, "x").unwrap();
+
+    let mut cases = vec![
+        case(
+            "malformed YAML",
+            &[],
+            &["malformed-yaml.yaml:4", "baseDomain"],
+        ),
+        case(
+            "missing baseDomain",
+            &[],
+            &["missing-base-domain.yaml", "`baseDomain`", "is required"],
+        ),
+        case(
+            "bad CIDR",
+            &[],
+            &[
+                "bad-cidr.yaml",
+                "networking.serviceNetwork[0]",
+                "line 14",
+                "172.30.0.0/33",
+            ],
+        ),
+        case(
+            "overlapping networks",
+            &[],
+            &["networking.serviceNetwork[0]", "overlaps clusterNetwork[0]"],
+        ),
+        case(
+            "bad SSH key",
+            &[],
+            &["bad-ssh-key.yaml", "`sshKey`", "line 15", "base64"],
+        ),
+        case(
+            "pull secret not JSON",
+            &[],
+            &["`pullSecret`", "line 14", "is not JSON"],
+        ),
+        case(
+            "unknown arch in install-config",
+            &[],
+            &["`controlPlane.architecture`", "mips64", "accepted: amd64"],
+        ),
+        case(
+            "unsupported platform",
+            &[],
+            &[
+                "platform `aws` is not supported",
+                "supported platforms: none",
+            ],
+        ),
+        case(
+            "unknown --arch",
+            &["--arch", "mips"],
+            &["--arch", "mips", "aarch64"],
+        ),
+        case(
+            "missing install-config",
+            &["--install-config", "/nonexistent/install-config.yaml"],
+            &[
+                "cannot read /nonexistent/install-config.yaml",
+                "No such file",
+            ],
+        ),
+        case(
+            "missing manifests dir",
+            &["--manifests-dir", "/nonexistent/manifests"],
+            &["cannot read /nonexistent/manifests"],
+        ),
+        case(
+            "release for another arch",
+            &[
+                "--arch",
+                "arm64",
+                "--release-image",
+                "quay.io/openshift-release-dev/ocp-release:4.19.0-x86_64",
+            ],
+            &["--release-image", "built for amd64", "cluster is arm64"],
+        ),
+        case(
+            "bad key algorithm",
+            &["--key-algorithm", "dsa"],
+            &["--key-algorithm", "dsa"],
+        ),
+        case("bad --now", &["--now", "yesterday"], &["--now", "RFC 3339"]),
+    ];
+    let files = [
+        "malformed-yaml.yaml",
+        "missing-base-domain.yaml",
+        "bad-cidr.yaml",
+        "overlapping-networks.yaml",
+        "bad-ssh-key.yaml",
+        "pull-secret-not-json.yaml",
+        "unknown-arch.yaml",
+        "unsupported-platform.yaml",
+    ];
+    for (c, file) in cases.iter_mut().zip(files) {
+        let mut args = ic(file);
+        args.append(&mut c.args);
+        c.args = args;
+    }
+    cases.push(Case {
+        name: "manifest that does not parse",
+        args: vec![
+            "--manifests-dir".into(),
+            bad_manifests.display().to_string(),
+        ],
+        expect: vec!["sub/broken.yaml", "does not parse as YAML or JSON"],
+    });
+    cases.push(Case {
+        name: "manifests dir is a file",
+        args: vec!["--manifests-dir".into(), not_a_dir.display().to_string()],
+        expect: vec!["--manifests-dir", "is not a directory"],
+    });
+
+    let mut failures = Vec::new();
+    for c in &cases {
+        let out_dir = scratch
+            .path()
+            .join(format!("out-{}", c.name.replace(' ', "-")));
+        let output = Command::new(env!("CARGO_BIN_EXE_bootgen-under-test"))
+            .arg("ignition")
+            .args(&c.args)
+            .arg("--output")
+            .arg(&out_dir)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        if output.status.code() != Some(1) {
+            failures.push(format!(
+                "{}: exit {:?}, stderr:\n{stderr}",
+                c.name,
+                output.status.code()
+            ));
+        }
+        for fragment in &c.expect {
+            if !stderr.contains(fragment) {
+                failures.push(format!("{}: stderr lacks `{fragment}`:\n{stderr}", c.name));
+            }
+        }
+        if !stderr.lines().any(|l| l.starts_with("error: ")) {
+            failures.push(format!("{}: no `error:` line", c.name));
+        }
+        if out_dir.exists() {
+            failures.push(format!("{}: wrote {}", c.name, out_dir.display()));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+#[test]
+fn secrets_stay_out_of_error_messages() {
+    let scratch = tempfile::tempdir().unwrap();
+    let config = scratch.path().join("install-config.yaml");
+    let text = std::fs::read_to_string(invalid("pull-secret-not-json.yaml"))
+        .unwrap()
+        .replace("auths: not json", "{\"auths\": hunter2-secret");
+    std::fs::write(&config, text).unwrap();
+    let output = Command::new(env!("CARGO_BIN_EXE_bootgen-under-test"))
+        .args(["ignition", "--install-config"])
+        .arg(&config)
+        .arg("--output")
+        .arg(scratch.path().join("out"))
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    let all = format!(
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(all.contains("pullSecret"), "{all}");
+    assert!(!all.contains("hunter2"), "secret leaked: {all}");
+}
+
+#[test]
+fn existing_output_is_not_replaced_without_force() {
+    let scratch = tempfile::tempdir().unwrap();
+    let out = scratch.path().join("out");
+    let run = |extra: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_bootgen-under-test"))
+            .args(["ignition", "--key-algorithm", "ecdsa-p256", "--output"])
+            .arg(&out)
+            .args(extra)
+            .output()
+            .unwrap()
+    };
+    assert!(run(&[]).status.success());
+    let before = std::fs::read(out.join("bootstrap.ign")).unwrap();
+    std::fs::write(out.join("bootstrap.ign"), b"my hand edit").unwrap();
+    let second = run(&[]);
+    assert_eq!(second.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&second.stderr).contains("--force"));
+    assert_eq!(
+        std::fs::read(out.join("bootstrap.ign")).unwrap(),
+        b"my hand edit"
+    );
+    assert!(run(&["--force"]).status.success());
+    let after = std::fs::read(out.join("bootstrap.ign")).unwrap();
+    assert_ne!(after, b"my hand edit");
+    // The PKI in out/tls is reused, so the regenerated config is the same as the first.
+    assert_eq!(after, before);
+}

@@ -1,0 +1,1124 @@
+//! Behaviour of `bootkube.sh`, its libraries and `bootkube-reset.sh`.
+//!
+//! The scripts run for real, with bash and jq, in a scratch directory that stands in for the node
+//! (`BOOTKUBE_ASSET_DIR`, `BOOTKUBE_KUBE_DIR`, ... point into it). The payload's tools are stubs put
+//! first on `PATH`: they log their arguments, and the stub `podman` writes the outputs the real render
+//! commands would write, remembers its containers, and fails the stage named by `STUB_FAIL_STAGE`.
+//!
+//! The scripts come from `templates/` rendered with minijinja (strict, trailing newline kept), the
+//! way the library renders them. Once `bootgen` writes a full `bootstrap.ign`, `scripts()` can take
+//! them from there instead.
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+/// Every stage in run order, with the marker that says it is done (`None`: it has none).
+const STAGES: &[(&str, Option<&str>)] = &[
+    ("openshift-manifests", Some("openshift-manifests.done")),
+    ("api-bootstrap", Some("api-bootstrap.done")),
+    ("auth-api-bootstrap", Some("auth-api-bootstrap.done")),
+    ("config-bootstrap", Some("config-bootstrap.done")),
+    ("cvo-bootstrap", Some("cvo-bootstrap.done")),
+    ("etcd-bootstrap", Some("etcd-bootstrap.done")),
+    (
+        "kube-apiserver-bootstrap",
+        Some("kube-apiserver-bootstrap.done"),
+    ),
+    (
+        "kube-controller-manager-bootstrap",
+        Some("kube-controller-manager-bootstrap.done"),
+    ),
+    (
+        "kube-scheduler-bootstrap",
+        Some("kube-scheduler-bootstrap.done"),
+    ),
+    (
+        "ingress-operator-bootstrap",
+        Some("ingress-operator-bootstrap.done"),
+    ),
+    ("node-tuning-bootstrap", Some("node-tuning-bootstrap.done")),
+    ("mco-bootstrap", Some("mco-bootstrap.done")),
+    ("resolve-api-url", Some("api-dns-resolved.done")),
+    ("resolve-api-int-url", Some("api-int-dns-resolved.done")),
+    ("cco-bootstrap", Some("cco-bootstrap.done")),
+    ("wait-for-etcd", None),
+    ("cb-bootstrap", Some("cb-bootstrap.done")),
+    ("cvo-overrides", Some("cvo-overrides.done")),
+    ("wait-for-ceo", None),
+    ("check-api-url", Some("api-dns-check.done")),
+    ("check-api-int-url", Some("api-int-dns-check.done")),
+];
+
+/// The stages that run payload containers, in order.
+const CONTAINER_STAGES: &[&str] = &[
+    "api-bootstrap",
+    "auth-api-bootstrap",
+    "config-bootstrap",
+    "cvo-bootstrap",
+    "etcd-bootstrap",
+    "kube-apiserver-bootstrap",
+    "kube-controller-manager-bootstrap",
+    "kube-scheduler-bootstrap",
+    "ingress-operator-bootstrap",
+    "node-tuning-bootstrap",
+    "mco-bootstrap",
+    "cco-bootstrap",
+    "wait-for-etcd",
+    "cb-bootstrap",
+    "wait-for-ceo",
+];
+
+/// The scripts under test: template path below `templates/node/usr/local/bin`.
+const SCRIPTS: &[&str] = &[
+    "bootkube.sh.j2",
+    "bootkube-stages.sh",
+    "bootkube-reset.sh",
+    "bootstrap-service-record.sh",
+    "bootstrap-cluster-gather.sh",
+    "bootstrap-verify-api-server-urls.sh",
+];
+
+/// What the stub journalctl prints; failures quote it as their errorMessage.
+const JOURNAL: &str = "journal line 1\njournal line 2\njournal line 3";
+
+// ---------------------------------------------------------------------------------------------
+// Rendering
+
+fn template_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../templates/node/usr/local/bin")
+}
+
+fn context(cluster_profile: &str) -> Value {
+    serde_json::json!({
+        "cluster": {
+            "name": "ostest",
+            "base_domain": "example.com",
+            "domain": "ostest.example.com",
+            "api_host": "api.ostest.example.com",
+            "api_int_host": "api-int.ostest.example.com",
+            "id": "00000000-0000-4000-8000-000000000000",
+            "infra_id": "ostest-abcde",
+        },
+        "release_image": "quay.example/ocp-release@sha256:1111",
+        "cluster_profile": cluster_profile,
+    })
+}
+
+/// Renders every script: (name on the node, contents).
+fn scripts(cluster_profile: &str) -> Vec<(String, String)> {
+    let mut env = minijinja::Environment::new();
+    env.set_undefined_behavior(minijinja::UndefinedBehavior::Strict);
+    env.set_keep_trailing_newline(true);
+    env.set_auto_escape_callback(|_| minijinja::AutoEscape::None);
+    SCRIPTS
+        .iter()
+        .map(|name| {
+            let path = template_dir().join(name);
+            let source = fs::read_to_string(&path)
+                .unwrap_or_else(|e| panic!("reading {}: {e}", path.display()));
+            match name.strip_suffix(".j2") {
+                Some(dest) => {
+                    let text = env
+                        .render_str(&source, context(cluster_profile))
+                        .unwrap_or_else(|e| panic!("rendering {name}: {e:#}"));
+                    (dest.to_string(), text)
+                }
+                None => (name.to_string(), source),
+            }
+        })
+        .collect()
+}
+
+// ---------------------------------------------------------------------------------------------
+// Stub tools
+
+const STUB_PODMAN: &str = r##"#!/usr/bin/env bash
+# Stub podman. Keeps containers in $STUB_STATE/containers (one file of labels each), logs every
+# call to $STUB_LOG, and plays the payload's tools: a run writes the outputs its arguments name,
+# into the host directories its --volume options map, as the real commands would.
+set -euo pipefail
+state=${STUB_STATE:?}/containers
+mkdir -p "$state"
+log() { printf '%s\n' "$*" >>"${STUB_LOG:?}"; }
+
+case "${1:-}" in
+ps)
+	filter=
+	for arg in "$@"; do case "$arg" in label=*) filter=${arg#label=} ;; esac; done
+	log "podman ps $filter"
+	for c in "$state"/*; do
+		[ -e "$c" ] || continue
+		if [ -z "$filter" ] || grep -qxF "$filter" "$c"; then basename "$c"; fi
+	done
+	exit 0
+	;;
+rm)
+	shift
+	ids=()
+	for arg in "$@"; do case "$arg" in -*) ;; *) ids+=("$arg") ;; esac; done
+	log "podman rm ${ids[*]}"
+	for id in "${ids[@]}"; do rm -f "$state/$id"; done
+	exit 0
+	;;
+run) shift ;;
+*)
+	log "podman $*"
+	exit 0
+	;;
+esac
+
+argv="$*"
+labels=() volumes=() rm_after=no entrypoint=
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--label=*) labels+=("${1#--label=}") ;;
+	--label) labels+=("$2"); shift ;;
+	--volume=*) volumes+=("${1#--volume=}") ;;
+	--volume | -v) volumes+=("$2"); shift ;;
+	--entrypoint=*) entrypoint=${1#--entrypoint=} ;;
+	--entrypoint) entrypoint=$2; shift ;;
+	--env | -e | --name | --network) shift ;;
+	--rm) rm_after=yes ;;
+	-*) ;;
+	*) break ;;
+	esac
+	shift
+done
+shift # the image
+stage=
+for l in "${labels[@]}"; do case "$l" in io.bootgen.stage=*) stage=${l#io.bootgen.stage=} ;; esac; done
+log "podman run stage=$stage $argv"
+
+id=$(( $(cat "$STUB_STATE/next-id" 2>/dev/null || echo 0) + 1 ))
+echo "$id" >"$STUB_STATE/next-id"
+id="stub$id"
+printf '%s\n' "${labels[@]}" >"$state/$id"
+
+# Container path -> host path through the --volume mappings.
+host_path() {
+	local v src dst
+	for v in "${volumes[@]}"; do
+		src=${v%%:*}; dst=${v#*:}; dst=${dst%%:*}
+		case "$1" in "$dst" | "$dst"/*) echo "$src${1#"$dst"}"; return 0 ;; esac
+	done
+	echo "stub podman: $1 is not in a mounted volume" >&2
+	return 1
+}
+
+write() { mkdir -p "$(dirname "$1")"; printf '%s\n' "$2" >"$1"; }
+
+produce() {
+	local arg out m kube
+	# Output directories first: like some real renders, refuse one that is not empty.
+	for arg in "$@"; do
+		case "$arg" in
+		--asset-output-dir=* | --output-dir=* | --dest-dir=*)
+			out=$(host_path "${arg#*=}")
+			if [ -d "$out" ] && [ -n "$(ls -A "$out")" ]; then
+				echo "stub: refusing to render into non-empty $out" >&2
+				return 1
+			fi
+			case "$stage" in
+			ingress-operator-bootstrap | node-tuning-bootstrap) write "$out/$stage-rendered.yaml" "kind: Stub # $stage" ;;
+			*) write "$out/manifests/$stage-rendered.yaml" "kind: Stub # $stage" ;;
+			esac
+			;;
+		esac
+	done
+	for arg in "$@"; do
+		case "$arg" in
+		--config-output-file=* | --cpc-config-output-file=* | --cloud-provider-config-output-file=*)
+			write "$(host_path "${arg#*=}")" "config of $stage ${arg%%=*}"
+			;;
+		esac
+	done
+	case "$stage" in
+	cvo-bootstrap) write "$(host_path /assets/cvo-bootstrap)/bootstrap/bootstrap-pod.yaml" "kind: Pod # cvo" ;;
+	etcd-bootstrap)
+		out=$(host_path /assets/etcd-bootstrap)
+		write "$out/etc-kubernetes/manifests/etcd-member-pod.yaml" "kind: Pod # etcd"
+		write "$out/etc-kubernetes/static-pod-resources/etcd-member/ca.crt" "etcd ca"
+		write "$out/tls/etcd-ca-bundle.crt" "etcd ca bundle"
+		write "$out/tls/etcd-client.crt" "etcd client cert"
+		write "$out/tls/etcd-client.key" "etcd client key"
+		;;
+	kube-apiserver-bootstrap | kube-controller-manager-bootstrap | kube-scheduler-bootstrap)
+		write "$(host_path "/assets/$stage")/bootstrap-manifests/$stage-pod.yaml" "kind: Pod # $stage"
+		;;
+	mco-bootstrap)
+		if [ "$entrypoint" != cat ]; then
+			out=$(host_path /assets/mco-bootstrap)
+			write "$out/bootstrap/manifests/machineconfigpool-master.yaml" "kind: MachineConfigPool"
+			write "$out/bootstrap/machineconfigoperator-bootstrap-pod.yaml" "kind: Pod # mco"
+			write "$out/vsphere/manifests/keepalived.yaml" "kind: Pod # keepalived"
+		fi
+		;;
+	cco-bootstrap)
+		# Overwrites an installer manifest, so the tests see an undo put the original back.
+		write "$(host_path /assets/cco-bootstrap)/manifests/cluster-config.yaml" "overwritten by cco"
+		;;
+	cb-bootstrap)
+		# cluster-bootstrap starts the control plane from the bootstrap manifests.
+		kube=$(host_path /etc/kubernetes)
+		for m in "$(host_path /assets/bootstrap-manifests)"/*; do cp "$m" "$kube/manifests/"; done
+		write "$kube/bootstrap-secrets/kubeconfig" "bootstrap secrets"
+		;;
+	esac
+	[ "$entrypoint" != cat ] || echo '{"kind":"ImageStream"}'
+	[ "$entrypoint" != etcdctl ] || echo "https://localhost:2379 is healthy"
+	return 0
+}
+
+if [ "${STUB_FAIL_STAGE:-}" = "$stage" ]; then
+	# A failing tool may leave partial output; its container stays, as after a killed run.
+	[ "${STUB_FAIL_AFTER_OUTPUT:-}" != 1 ] || produce "$@" || true
+	echo "stub podman: $stage failed as asked" >&2
+	exit 1
+fi
+produce "$@" || exit 1
+[ "$rm_after" != yes ] || rm -f "$state/$id"
+exit 0
+"##;
+
+const STUB_OC: &str = r##"#!/usr/bin/env bash
+printf 'oc %s %s\n' "${BOOTKUBE_STAGE:--}" "$*" >>"${STUB_LOG:?}"
+case "$*" in
+*displayVersions*) printf '1.32.5' ;;
+*"adm release info"*) printf '4.19.0' ;;
+*" get "*) echo "stub oc get" ;;
+esac
+if [ "$1" = patch ] && [ "${STUB_FAIL_STAGE:-}" = "${BOOTKUBE_STAGE:-}" ]; then exit 1; fi
+exit 0
+"##;
+
+const STUB_DIG: &str = r##"#!/usr/bin/env bash
+printf 'dig %s %s\n' "${BOOTKUBE_STAGE:--}" "$*" >>"${STUB_LOG:?}"
+# No answer is not an error for dig: it just prints nothing.
+[ "${STUB_FAIL_STAGE:-}" = "${BOOTKUBE_STAGE:-}" ] || echo "192.0.2.10"
+"##;
+
+const STUB_CURL: &str = r##"#!/usr/bin/env bash
+printf 'curl %s %s\n' "${BOOTKUBE_STAGE:--}" "$*" >>"${STUB_LOG:?}"
+if [ "${STUB_FAIL_STAGE:-}" = "${BOOTKUBE_STAGE:-}" ]; then echo "curl: (7) Failed to connect" >&2; exit 7; fi
+printf ok
+"##;
+
+const STUB_JOURNALCTL: &str = r##"#!/usr/bin/env bash
+printf 'journalctl %s\n' "$*" >>"${STUB_LOG:?}"
+printf 'journal line 1\njournal line 2\njournal line 3\n'
+"##;
+
+const STUB_SYSTEMCTL: &str = r##"#!/usr/bin/env bash
+printf 'systemctl %s\n' "$*" >>"${STUB_LOG:?}"
+"##;
+
+/// The installer-provided part of `/opt/openshift` the stages read.
+const ASSET_FILES: &[&str] = &[
+    "openshift/99_feature-gate.yaml",
+    "openshift/99_kubeadmin-password-secret.yaml",
+    "manifests/cluster-config.yaml",
+    "manifests/cluster-infrastructure-02-config.yml",
+    "manifests/cluster-network-02-config.yml",
+    "manifests/openshift-config-secret-pull-secret.yaml",
+    "manifests/cvo-overrides.yaml",
+    "tls/root-ca.crt",
+    "tls/machine-config-server.crt",
+    "tls/machine-config-server.key",
+    "tls/kube-apiserver-complete-client-ca-bundle.crt",
+    "auth/kubeconfig",
+    "auth/kubeconfig-loopback",
+    "auth/kubeconfig-kubelet",
+    "original_cvo_overrides.patch",
+];
+
+// ---------------------------------------------------------------------------------------------
+// The scratch node
+
+struct Node {
+    _dir: tempfile::TempDir,
+    root: PathBuf,
+}
+
+fn write_file(path: &Path, contents: &str, mode: u32) {
+    if let Some(parent) = path.parent() {
+        fs::create_dir_all(parent).unwrap();
+    }
+    fs::write(path, contents).unwrap();
+    fs::set_permissions(path, fs::Permissions::from_mode(mode)).unwrap();
+}
+
+impl Node {
+    fn new() -> Node {
+        Node::with_profile("")
+    }
+
+    fn with_profile(cluster_profile: &str) -> Node {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().to_path_buf();
+        let node = Node { _dir: dir, root };
+        for (name, text) in scripts(cluster_profile) {
+            write_file(&node.lib().join(name), &text, 0o555);
+        }
+        // release-image.sh belongs to another part of bootgen; this stands in for its interface.
+        write_file(
+            &node.lib().join("release-image.sh"),
+            "RELEASE_IMAGE_DIGEST=quay.example/ocp-release@sha256:1111\n\
+             image_for() { echo \"quay.example/payload/$1@sha256:2222\"; }\n",
+            0o555,
+        );
+        for (name, text) in [
+            ("podman", STUB_PODMAN),
+            ("oc", STUB_OC),
+            ("dig", STUB_DIG),
+            ("curl", STUB_CURL),
+            ("journalctl", STUB_JOURNALCTL),
+            ("systemctl", STUB_SYSTEMCTL),
+        ] {
+            write_file(&node.root.join("bin").join(name), text, 0o755);
+        }
+        for file in ASSET_FILES {
+            write_file(
+                &node.asset().join(file),
+                &format!("installer's {file}\n"),
+                0o644,
+            );
+        }
+        // On a node these exist before bootkube: the kubelet's file, and /etc/ssl.
+        fs::create_dir_all(node.root.join("etc/ssl")).unwrap();
+        write_file(
+            &node.kube().join("kubelet-pause-image-override"),
+            "MACHINE_CONFIG_INFRA_IMAGE=x\n",
+            0o644,
+        );
+        fs::create_dir_all(node.root.join("state")).unwrap();
+        fs::write(node.stub_log_path(), "").unwrap();
+        node
+    }
+
+    fn lib(&self) -> PathBuf {
+        self.root.join("usr/local/bin")
+    }
+    fn asset(&self) -> PathBuf {
+        self.root.join("opt/openshift")
+    }
+    fn kube(&self) -> PathBuf {
+        self.root.join("etc/kubernetes")
+    }
+    fn records_path(&self) -> PathBuf {
+        self.root.join("var/log/openshift/bootkube.json")
+    }
+    fn stub_log_path(&self) -> PathBuf {
+        self.root.join("stub.log")
+    }
+    fn gather_dir(&self) -> PathBuf {
+        self.root.join("tmp/artifacts")
+    }
+
+    /// A command with a clean environment: only the node's directories, the stubs and `extra`.
+    fn command(&self, script: &str, args: &[&str], extra: &[(&str, &str)]) -> Command {
+        let mut cmd = Command::new("bash");
+        cmd.arg(self.lib().join(script))
+            .args(args)
+            .env_clear()
+            .current_dir(self.asset());
+        let dirs = [
+            (
+                "PATH",
+                format!("{}:/usr/bin:/bin", self.root.join("bin").display()),
+            ),
+            ("HOME", self.root.display().to_string()),
+            ("BOOTKUBE_LIB_DIR", self.lib().display().to_string()),
+            ("BOOTKUBE_ASSET_DIR", self.asset().display().to_string()),
+            ("BOOTKUBE_KUBE_DIR", self.kube().display().to_string()),
+            (
+                "BOOTKUBE_MCC_DIR",
+                self.root.join("etc/mcc").display().to_string(),
+            ),
+            (
+                "BOOTKUBE_MCS_DIR",
+                self.root.join("etc/mcs").display().to_string(),
+            ),
+            (
+                "BOOTKUBE_MCS_TLS_DIR",
+                self.root.join("etc/ssl/mcs").display().to_string(),
+            ),
+            (
+                "SERVICE_RECORDS_DIR",
+                format!("{}/", self.root.join("var/log/openshift").display()),
+            ),
+            (
+                "BOOTSTRAP_GATHER_DIR",
+                self.gather_dir().display().to_string(),
+            ),
+            ("STUB_STATE", self.root.join("state").display().to_string()),
+            ("STUB_LOG", self.stub_log_path().display().to_string()),
+            ("BOOTKUBE_RETRY_DELAY", "0".to_string()),
+            // As under systemd: failures then quote the (stub) journal.
+            ("INVOCATION_ID", "0123456789abcdef".to_string()),
+        ];
+        for (key, value) in dirs {
+            cmd.env(key, value);
+        }
+        for (key, value) in extra {
+            cmd.env(key, value);
+        }
+        cmd
+    }
+
+    fn bootkube(&self, extra: &[(&str, &str)]) -> Output {
+        self.command("bootkube.sh", &[], extra).output().unwrap()
+    }
+
+    fn reset(&self, args: &[&str]) -> Output {
+        self.command(
+            "bootkube-reset.sh",
+            args,
+            &[("BOOTKUBE_RESET_NO_SYSTEMCTL", "1")],
+        )
+        .output()
+        .unwrap()
+    }
+
+    fn records(&self) -> Vec<Value> {
+        let text = fs::read_to_string(self.records_path()).unwrap_or_else(|_| "[]".into());
+        match serde_json::from_str::<Value>(&text).unwrap() {
+            Value::Array(entries) => entries,
+            other => panic!("records are not an array: {other}"),
+        }
+    }
+
+    /// The records split into runs, each starting at its "service start".
+    fn runs(&self) -> Vec<Vec<Value>> {
+        let mut runs: Vec<Vec<Value>> = Vec::new();
+        for entry in self.records() {
+            if field(&entry, "phase") == "service start" {
+                runs.push(Vec::new());
+            }
+            runs.last_mut()
+                .expect("records start with a service start")
+                .push(entry);
+        }
+        runs
+    }
+
+    fn stub_log(&self) -> Vec<String> {
+        fs::read_to_string(self.stub_log_path())
+            .unwrap()
+            .lines()
+            .map(String::from)
+            .collect()
+    }
+
+    /// Labels of the containers the stub podman still has.
+    fn containers(&self) -> Vec<String> {
+        let dir = self.root.join("state/containers");
+        let mut labels: Vec<String> = match fs::read_dir(&dir) {
+            Ok(entries) => entries
+                .map(|e| {
+                    fs::read_to_string(e.unwrap().path())
+                        .unwrap()
+                        .trim()
+                        .to_string()
+                })
+                .collect(),
+            Err(_) => Vec::new(),
+        };
+        labels.sort();
+        labels
+    }
+
+    fn marker(&self, name: &str) -> bool {
+        self.asset().join(name).exists()
+    }
+
+    /// Every path under the directories bootkube writes to (minus its undo bookkeeping), with the
+    /// contents of files.
+    fn tree(&self) -> BTreeMap<String, Option<String>> {
+        let mut tree = BTreeMap::new();
+        for top in ["opt", "etc"] {
+            collect_tree(&self.root, &self.root.join(top), &mut tree);
+        }
+        tree
+    }
+}
+
+fn collect_tree(root: &Path, path: &Path, tree: &mut BTreeMap<String, Option<String>>) {
+    let Ok(meta) = fs::symlink_metadata(path) else {
+        return;
+    };
+    let name = path.strip_prefix(root).unwrap().display().to_string();
+    if name.ends_with(".bootkube-undo") {
+        return;
+    }
+    if meta.is_dir() {
+        tree.insert(format!("{name}/"), None);
+        for entry in fs::read_dir(path).unwrap() {
+            collect_tree(root, &entry.unwrap().path(), tree);
+        }
+    } else {
+        tree.insert(name, Some(fs::read_to_string(path).unwrap()));
+    }
+}
+
+fn field<'a>(entry: &'a Value, key: &str) -> &'a str {
+    entry.get(key).and_then(Value::as_str).unwrap_or("")
+}
+
+/// The stages a run started, in order.
+fn started(run: &[Value]) -> Vec<String> {
+    run.iter()
+        .filter(|e| field(e, "phase") == "stage start")
+        .map(|e| field(e, "stage").to_string())
+        .collect()
+}
+
+/// The "stage end" entry of STAGE in a run.
+fn stage_end<'a>(run: &'a [Value], stage: &str) -> &'a Value {
+    run.iter()
+        .find(|e| field(e, "phase") == "stage end" && field(e, "stage") == stage)
+        .unwrap_or_else(|| panic!("no stage end for {stage} in {run:#?}"))
+}
+
+/// The stage labels of the containers the stub podman ran, in order.
+fn container_stages(log: &[String]) -> Vec<String> {
+    let mut stages: Vec<String> = Vec::new();
+    for line in log {
+        let Some(rest) = line.strip_prefix("podman run stage=") else {
+            continue;
+        };
+        let stage = rest.split(' ').next().unwrap().to_string();
+        if stages.last() != Some(&stage) {
+            stages.push(stage);
+        }
+    }
+    stages
+}
+
+fn names_from(stage: &str) -> Vec<String> {
+    let at = STAGES.iter().position(|(name, _)| *name == stage).unwrap();
+    STAGES[at..]
+        .iter()
+        .map(|(name, _)| name.to_string())
+        .collect()
+}
+
+fn all_names() -> Vec<String> {
+    names_from(STAGES[0].0)
+}
+
+#[track_caller]
+fn assert_status(output: &Output, success: bool) {
+    assert_eq!(
+        output.status.success(),
+        success,
+        "exit status {:?}\nstdout:\n{}\nstderr:\n{}",
+        output.status,
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
+/// Markers of the stages before `stage` exist; those of `stage` and later do not.
+#[track_caller]
+fn assert_markers_up_to(node: &Node, stage: &str) {
+    let at = STAGES.iter().position(|(name, _)| *name == stage).unwrap();
+    for (i, (name, marker)) in STAGES.iter().enumerate() {
+        if let Some(marker) = marker {
+            assert_eq!(node.marker(marker), i < at, "marker {marker} of {name}");
+        }
+    }
+    assert!(!node.marker(".bootkube.done"));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Tests
+
+#[test]
+fn full_run_runs_every_stage_in_order_and_marks_it_done() {
+    let node = Node::new();
+    let output = node.bootkube(&[]);
+    assert_status(&output, true);
+    assert!(String::from_utf8_lossy(&output.stdout).contains("bootkube.service complete"));
+
+    let runs = node.runs();
+    assert_eq!(runs.len(), 1);
+    let run = &runs[0];
+    assert_eq!(started(run), all_names());
+    let last = run.last().unwrap();
+    assert_eq!(
+        (field(last, "phase"), field(last, "result")),
+        ("service end", "success")
+    );
+    // Every stage start is followed by its own end, with success, before the next start.
+    let stages: Vec<&Value> = run
+        .iter()
+        .filter(|e| !field(e, "stage").is_empty())
+        .collect();
+    for pair in stages.chunks(2) {
+        assert_eq!(field(pair[0], "phase"), "stage start");
+        assert_eq!(field(pair[1], "phase"), "stage end");
+        assert_eq!(field(pair[0], "stage"), field(pair[1], "stage"));
+        assert_eq!(field(pair[1], "result"), "success");
+    }
+    for entry in run {
+        let keys: Vec<&String> = entry.as_object().unwrap().keys().collect();
+        for key in &keys {
+            assert!(
+                [
+                    "timestamp",
+                    "preCommand",
+                    "postCommand",
+                    "stage",
+                    "phase",
+                    "result",
+                    "errorLine",
+                    "errorMessage"
+                ]
+                .contains(&key.as_str()),
+                "unexpected key {key}"
+            );
+            assert_ne!(entry[key.as_str()], "", "empty {key} kept in {entry}");
+        }
+        let ts = field(entry, "timestamp");
+        assert!(
+            ts.len() == 20 && ts.ends_with('Z') && ts.as_bytes()[10] == b'T',
+            "timestamp {ts}"
+        );
+    }
+
+    for (_, marker) in STAGES {
+        if let Some(marker) = marker {
+            assert!(node.marker(marker), "{marker}");
+        }
+    }
+    assert!(node.marker(".bootkube.done"));
+    assert_eq!(container_stages(&node.stub_log()), CONTAINER_STAGES);
+
+    // What the stages placed on the node.
+    let kube = node.kube();
+    for pod in [
+        "etcd-member-pod.yaml",
+        "keepalived.yaml",
+        "kube-apiserver-bootstrap-pod.yaml",
+        "cvo-bootstrap-pod.yaml",
+    ] {
+        assert!(
+            kube.join("manifests").join(pod).exists(),
+            "static pod {pod}"
+        );
+    }
+    assert!(
+        !kube
+            .join("manifests/machineconfigoperator-bootstrap-pod.yaml")
+            .exists(),
+        "the bootstrap MCO pod is removed once the cluster's own takes over"
+    );
+    for config in [
+        "kube-apiserver-config.yaml",
+        "kube-controller-manager-config.yaml",
+        "cluster-policy-controller-config.yaml",
+        "kube-scheduler-config.yaml",
+    ] {
+        assert!(
+            kube.join("bootstrap-configs").join(config).exists(),
+            "{config}"
+        );
+    }
+    assert!(kube
+        .join("static-pod-resources/etcd-member/ca.crt")
+        .exists());
+    assert_eq!(
+        fs::read_to_string(kube.join("kubeconfig")).unwrap(),
+        fs::read_to_string(node.asset().join("auth/kubeconfig-loopback")).unwrap()
+    );
+    assert!(node.root.join("etc/mcs/kubeconfig").exists());
+    assert!(node.root.join("etc/ssl/mcs/tls.key").exists());
+    assert!(node
+        .root
+        .join("etc/mcc/bootstrap/99_feature-gate.yaml")
+        .exists());
+    assert!(node
+        .asset()
+        .join("manifests/99_kubeadmin-password-secret.yaml")
+        .exists());
+    assert!(node.asset().join("tls/etcd-client.crt").exists());
+
+    let log = node.stub_log();
+    let cb = log
+        .iter()
+        .find(|l| l.starts_with("podman run stage=cb-bootstrap"))
+        .unwrap();
+    assert!(cb.contains("--tear-down-early=false"), "{cb}");
+    assert!(cb.contains(
+        "--required-pods=openshift-kube-apiserver/kube-apiserver,openshift-kube-scheduler/openshift-kube-scheduler,openshift-kube-controller-manager/kube-controller-manager,openshift-cluster-version/cluster-version-operator"
+    ));
+    assert!(log.iter().any(
+        |l| l.starts_with("oc cvo-overrides patch clusterversion.config.openshift.io version")
+    ));
+    assert!(log.iter().any(|l| l.contains("curl check-api-int-url")
+        && l.contains("https://api-int.ostest.example.com:6443/readyz")));
+    assert!(
+        node.containers().is_empty(),
+        "containers left: {:?}",
+        node.containers()
+    );
+
+    // Once complete, another run does nothing at all.
+    let output = node.bootkube(&[]);
+    assert_status(&output, true);
+    assert_eq!(node.runs().len(), 1);
+    assert_eq!(node.stub_log(), log);
+}
+
+#[test]
+fn failed_stage_is_recorded_and_the_next_run_resumes_there() {
+    let node = Node::new();
+    let failing = "kube-apiserver-bootstrap";
+    let output = node.bootkube(&[
+        ("STUB_FAIL_STAGE", failing),
+        ("STUB_FAIL_AFTER_OUTPUT", "1"),
+    ]);
+    assert_status(&output, false);
+
+    let run = &node.runs()[0];
+    assert_eq!(started(run).last().unwrap(), failing);
+    let end = stage_end(run, failing);
+    assert_eq!(field(end, "result"), "failure");
+    assert_eq!(field(end, "errorMessage"), JOURNAL);
+    // errorLine is "LINE FUNCTION FILE" and points at the container run of that stage.
+    let error_line = field(end, "errorLine");
+    let mut parts = error_line.split(' ');
+    let line: usize = parts.next().unwrap().parse().unwrap();
+    assert_eq!(
+        parts.next(),
+        Some("stage_kube_apiserver_bootstrap"),
+        "{error_line}"
+    );
+    let script = fs::read_to_string(node.lib().join("bootkube.sh")).unwrap();
+    let text = script.lines().nth(line - 1).unwrap();
+    assert!(
+        text.contains("run_container") && text.contains("cluster-kube-apiserver-operator"),
+        "line {line}: {text}"
+    );
+    let last = run.last().unwrap();
+    assert_eq!(
+        (field(last, "phase"), field(last, "result")),
+        ("service end", "failure")
+    );
+    assert_markers_up_to(&node, failing);
+    assert!(
+        node.asset().join(failing).exists(),
+        "the stub left partial output"
+    );
+
+    // Fixed: the next run starts at the failed stage (undoing its partial output, or the stub's
+    // render would refuse the non-empty directory) and finishes.
+    let log_before = node.stub_log().len();
+    let output = node.bootkube(&[]);
+    assert_status(&output, true);
+    let runs = node.runs();
+    assert_eq!(runs.len(), 2);
+    assert_eq!(started(&runs[1]), names_from(failing));
+    let rerun = container_stages(&node.stub_log()[log_before..]);
+    assert_eq!(rerun.first().map(String::as_str), Some(failing));
+    assert!(
+        !rerun
+            .iter()
+            .any(|s| s == "etcd-bootstrap" || s == "api-bootstrap"),
+        "{rerun:?}"
+    );
+    assert!(node.marker(".bootkube.done"));
+    assert!(
+        node.containers().is_empty(),
+        "the failed attempt's container is removed: {:?}",
+        node.containers()
+    );
+}
+
+#[test]
+fn probe_failures_are_recorded_but_do_not_stop_bootkube() {
+    let node = Node::new();
+    let output = node.bootkube(&[("STUB_FAIL_STAGE", "resolve-api-int-url")]);
+    assert_status(&output, true);
+    let run = &node.runs()[0];
+    assert_eq!(started(run), all_names());
+    let end = stage_end(run, "resolve-api-int-url");
+    assert_eq!(field(end, "result"), "failure");
+    assert!(
+        field(end, "errorMessage").contains("api-int.ostest.example.com"),
+        "{end}"
+    );
+    assert!(field(end, "errorLine").contains("resolve_url"), "{end}");
+    assert!(!node.marker("api-int-dns-resolved.done"));
+    assert!(node.marker("api-dns-resolved.done"));
+    assert!(node.marker(".bootkube.done"));
+}
+
+#[test]
+fn reset_undoes_a_stage_and_everything_after_it() {
+    let node = Node::new();
+    // Stop just before etcd-bootstrap: what the node looks like when that stage starts.
+    let output = node.bootkube(&[("STUB_FAIL_STAGE", "etcd-bootstrap")]);
+    assert_status(&output, false);
+    let before_etcd = node.tree();
+
+    // Go on until cluster-bootstrap fails with the control plane half started.
+    let output = node.bootkube(&[
+        ("STUB_FAIL_STAGE", "cb-bootstrap"),
+        ("STUB_FAIL_AFTER_OUTPUT", "1"),
+    ]);
+    assert_status(&output, false);
+    assert_eq!(
+        field(stage_end(&node.runs()[1], "cb-bootstrap"), "result"),
+        "failure"
+    );
+    assert!(
+        node.gather_dir().join("pods.yaml").exists(),
+        "cluster_bootstrap_gather ran"
+    );
+    assert!(node
+        .stub_log()
+        .iter()
+        .any(|l| l.starts_with("oc cb-bootstrap --kubeconfig=") && l.contains(" get pods")));
+    assert_eq!(node.containers(), ["io.bootgen.stage=cb-bootstrap"]);
+    assert!(node
+        .kube()
+        .join("manifests/kube-apiserver-bootstrap-pod.yaml")
+        .exists());
+
+    let output = node.reset(&["etcd-bootstrap"]);
+    assert_status(&output, true);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        stdout.contains("systemctl start bootkube.service"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("bash -x"), "{stdout}");
+    assert!(!node.stub_log().iter().any(|l| l.starts_with("systemctl")));
+
+    // Nothing of the undone stages is left: markers, render dirs, static pods, configs, copies.
+    assert_markers_up_to(&node, "etcd-bootstrap");
+    assert!(node.containers().is_empty(), "{:?}", node.containers());
+    assert!(!node.asset().join("etcd-bootstrap").exists());
+    assert!(!node.kube().join("static-pod-resources").exists());
+    assert_eq!(
+        fs::read_dir(node.kube().join("manifests")).unwrap().count(),
+        0
+    );
+    assert_eq!(node.tree(), before_etcd);
+
+    // The next run starts at etcd-bootstrap; earlier stages stay done.
+    let log_before = node.stub_log().len();
+    let output = node.bootkube(&[]);
+    assert_status(&output, true);
+    let runs = node.runs();
+    assert_eq!(started(runs.last().unwrap()), names_from("etcd-bootstrap"));
+    assert_eq!(
+        container_stages(&node.stub_log()[log_before..]),
+        CONTAINER_STAGES[CONTAINER_STAGES
+            .iter()
+            .position(|s| *s == "etcd-bootstrap")
+            .unwrap()..]
+    );
+    assert!(node.marker(".bootkube.done"));
+}
+
+#[test]
+fn reset_all_returns_the_node_to_its_installed_state() {
+    let node = Node::new();
+    // bootkube creates these working directories before any stage; they are not a stage's output.
+    for dir in ["manifests", "bootstrap-configs", "bootstrap-manifests"] {
+        fs::create_dir_all(node.kube().join(dir)).unwrap();
+    }
+    fs::create_dir_all(node.asset().join("bootstrap-manifests")).unwrap();
+    let installed = node.tree();
+
+    assert_status(&node.bootkube(&[]), true);
+    assert_eq!(
+        fs::read_to_string(node.asset().join("manifests/cluster-config.yaml")).unwrap(),
+        "overwritten by cco\n"
+    );
+    let output = node
+        .command("bootkube-reset.sh", &["all"], &[])
+        .output()
+        .unwrap();
+    assert_status(&output, true);
+    assert!(node
+        .stub_log()
+        .iter()
+        .any(|l| l == "systemctl stop bootkube.service"));
+    // Including the installer manifest a stage had overwritten.
+    assert_eq!(node.tree(), installed);
+
+    let log_before = node.stub_log().len();
+    assert_status(&node.bootkube(&[]), true);
+    assert_eq!(started(node.runs().last().unwrap()), all_names());
+    assert_eq!(
+        container_stages(&node.stub_log()[log_before..]),
+        CONTAINER_STAGES
+    );
+}
+
+#[test]
+fn reset_refuses_an_unknown_stage_and_lists_the_known_ones() {
+    let node = Node::new();
+    let output = node.reset(&["no-such-stage"]);
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("unknown stage 'no-such-stage'"), "{stderr}");
+    for (name, _) in STAGES {
+        assert!(
+            stderr.lines().any(|l| l.trim() == *name),
+            "{name} not listed:\n{stderr}"
+        );
+    }
+    assert_eq!(node.reset(&[]).status.code(), Some(2));
+
+    let output = node.reset(&["--list"]);
+    assert_status(&output, true);
+    let listed: Vec<String> = String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .map(|l| l.split_whitespace().next().unwrap().to_string())
+        .collect();
+    assert_eq!(listed, all_names());
+}
+
+#[test]
+fn cluster_profile_reaches_the_cvo_render() {
+    let node = Node::with_profile("ibm-cloud-managed");
+    assert_status(&node.bootkube(&[]), true);
+    let log = node.stub_log();
+    let cvo = log
+        .iter()
+        .find(|l| l.starts_with("podman run stage=cvo-bootstrap"))
+        .unwrap();
+    assert!(
+        cvo.contains("--env=CLUSTER_PROFILE=ibm-cloud-managed"),
+        "{cvo}"
+    );
+    assert!(
+        cvo.contains("--release-image=quay.example/ocp-release@sha256:1111"),
+        "{cvo}"
+    );
+
+    let plain = Node::new();
+    assert_status(&plain.bootkube(&[]), true);
+    assert!(!plain
+        .stub_log()
+        .iter()
+        .any(|l| l.contains("CLUSTER_PROFILE")));
+}
+
+/// Runs a bash snippet that sources the record library; returns its output and the records of
+/// service `t`.
+fn record_snippet(snippet: &str, extra: &[(&str, &str)]) -> (Output, Vec<Value>) {
+    let node = Node::new();
+    let script = format!(
+        "set -euoE pipefail\n. \"$BOOTKUBE_LIB_DIR/bootstrap-service-record.sh\"\n{snippet}\n"
+    );
+    write_file(&node.lib().join("snippet.sh"), &script, 0o555);
+    let mut env = vec![("SERVICE_RECORD_NAME", "t")];
+    env.extend_from_slice(extra);
+    let output = node.command("snippet.sh", &[], &env).output().unwrap();
+    let text = fs::read_to_string(node.root.join("var/log/openshift/t.json")).unwrap();
+    (output, serde_json::from_str::<Vec<Value>>(&text).unwrap())
+}
+
+fn phases(records: &[Value]) -> Vec<String> {
+    records
+        .iter()
+        .map(|e| {
+            format!(
+                "{} {} {}",
+                field(e, "phase"),
+                field(e, "stage"),
+                field(e, "result")
+            )
+            .trim()
+            .to_string()
+        })
+        .collect()
+}
+
+#[test]
+fn record_library_refuses_nested_stages_and_closes_open_ones_on_exit() {
+    let (output, records) = record_snippet(
+        "record_service_stage_start outer\nrecord_service_stage_start inner || echo refused\nfalse\n",
+        &[("INVOCATION_ID", "")],
+    );
+    assert_eq!(output.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&output.stdout).contains("refused"));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("inside open stage 'outer'"));
+    assert_eq!(
+        phases(&records),
+        [
+            "service start",
+            "stage start outer",
+            "stage end outer failure",
+            "service end  failure"
+        ]
+    );
+    // Outside systemd there is no journal to quote: the exit status is the message.
+    assert_eq!(field(&records[2], "errorMessage"), "exit status 1");
+    assert!(
+        field(&records[2], "errorLine").starts_with("5 main "),
+        "{}",
+        records[2]
+    );
+}
+
+#[test]
+fn record_library_records_explicit_results_and_pre_commands() {
+    let (output, records) = record_snippet(
+        "record_service_stage_start one\nrecord_service_stage_success\n\
+         record_service_stage_start two\nrecord_service_stage_failure 'it broke'\n\
+         record_service_stage_start three\nrecord_service_stage_end success\n",
+        &[("PRE_COMMAND", "kubelet-pause-image")],
+    );
+    assert_status(&output, true);
+    assert_eq!(
+        phases(&records),
+        [
+            "pre-command start",
+            "stage start one",
+            "stage end one success",
+            "stage start two",
+            "stage end two failure",
+            "stage start three",
+            "stage end three success",
+            "pre-command end  success",
+        ]
+    );
+    assert!(records
+        .iter()
+        .all(|e| field(e, "preCommand") == "kubelet-pause-image"));
+    assert_eq!(field(&records[4], "errorMessage"), "it broke");
+    assert!(
+        field(&records[4], "errorLine").starts_with("6 main "),
+        "{}",
+        records[4]
+    );
+    assert!(records[1].get("errorLine").is_none() && records[1].get("result").is_none());
+}
+
+#[test]
+fn scripts_pass_shellcheck() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut paths = Vec::new();
+    for (name, text) in scripts("") {
+        let path = dir.path().join(name);
+        fs::write(&path, text).unwrap();
+        paths.push(path);
+    }
+    let output = Command::new("shellcheck")
+        .arg("--external-sources")
+        .args(&paths)
+        .output()
+        .expect("shellcheck must be installed (.ci/run installs it)");
+    assert_status(&output, true);
+}

@@ -1,0 +1,967 @@
+//! Renders the Kubernetes manifest templates under `templates/node/opt/openshift` against test
+//! contexts shaped like the one `lib/src/render.rs` builds (see templates/README.md), parses each
+//! result as YAML and checks the values a user would look for.
+//!
+//! The environment mirrors the library's: strict undefined variables, trailing newline kept, no
+//! auto-escaping, default block whitespace handling, and the `b64encode` / `tojson` filters
+//! (`indent` is minijinja's builtin). `tojson` is checked in two flavours, plain serde_json and
+//! minijinja's HTML-safe one (`<>&'` as `\u00XX`), since both must give valid YAML.
+
+use std::collections::BTreeSet;
+use std::error::Error as StdError;
+use std::path::PathBuf;
+
+use base64::engine::general_purpose::STANDARD;
+use base64::Engine as _;
+use minijinja::{Environment, Error, ErrorKind, UndefinedBehavior, Value};
+use serde_json::{json, Value as Json};
+
+type TestResult = Result<(), Box<dyn StdError>>;
+
+const MANIFESTS_DIR: &str = "node/opt/openshift/manifests";
+const OPENSHIFT_DIR: &str = "node/opt/openshift/openshift";
+
+/// Every YAML template owned by this test, relative to `templates/`.
+const YAML_TEMPLATES: &[&str] = &[
+    "node/opt/openshift/manifests/cluster-config.yaml.j2",
+    "node/opt/openshift/manifests/cvo-overrides.yaml.j2",
+    "node/opt/openshift/manifests/kube-cloud-config.yaml.j2",
+    "node/opt/openshift/manifests/openshift-config-secret-pull-secret.yaml.j2",
+    "node/opt/openshift/manifests/cluster-ingress-02-config.yml.j2",
+    "node/opt/openshift/manifests/cluster-dns-02-config.yml.j2",
+    "node/opt/openshift/manifests/cluster-network-02-config.yml.j2",
+    "node/opt/openshift/manifests/cluster-infrastructure-02-config.yml.j2",
+    "node/opt/openshift/manifests/cluster-proxy-01-config.yaml.j2",
+    "node/opt/openshift/manifests/cluster-scheduler-02-config.yml.j2",
+    "node/opt/openshift/manifests/image-content-source-policy.yaml.j2",
+    "node/opt/openshift/manifests/image-digest-mirror-set.yaml.j2",
+    "node/opt/openshift/manifests/user-ca-bundle-config.yaml.j2",
+    "node/opt/openshift/openshift/99_kubeadmin-password-secret.yaml.j2",
+    "node/opt/openshift/openshift/99_feature-gate.yaml.j2",
+    "node/opt/openshift/openshift/openshift-install-manifests.yaml.j2",
+    "node/opt/openshift/openshift/99_openshift-machineconfig_99-master-ssh.yaml.j2",
+    "node/opt/openshift/openshift/99_openshift-machineconfig_99-worker-ssh.yaml.j2",
+];
+
+const CVO_PATCH: &str = "node/opt/openshift/original_cvo_overrides.patch.j2";
+
+// ---------------------------------------------------------------------------------------------
+// Environment and helpers
+
+fn templates_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../templates")
+}
+
+fn to_json_text(value: &Value, html_safe: bool) -> Result<Value, Error> {
+    let text = serde_json::to_string(value).map_err(|err| {
+        Error::new(ErrorKind::InvalidOperation, "cannot serialize to JSON").with_source(err)
+    })?;
+    let text = if html_safe {
+        text.replace('<', "\\u003c")
+            .replace('>', "\\u003e")
+            .replace('&', "\\u0026")
+            .replace('\'', "\\u0027")
+    } else {
+        text
+    };
+    Ok(Value::from_safe_string(text))
+}
+
+fn environment(html_safe_json: bool) -> Environment<'static> {
+    let mut env = Environment::new();
+    env.set_undefined_behavior(UndefinedBehavior::Strict);
+    env.set_keep_trailing_newline(true);
+    // As in the library: nothing is escaped (minijinja would JSON-escape *.yaml by default).
+    env.set_auto_escape_callback(|_| minijinja::AutoEscape::None);
+    env.set_loader(minijinja::path_loader(templates_dir()));
+    env.add_filter("b64encode", |value: String| STANDARD.encode(value));
+    if html_safe_json {
+        env.add_filter("tojson", |value: Value| to_json_text(&value, true));
+    } else {
+        env.add_filter("tojson", |value: Value| to_json_text(&value, false));
+    }
+    env
+}
+
+fn environments() -> [Environment<'static>; 2] {
+    [environment(false), environment(true)]
+}
+
+fn render(env: &Environment<'_>, name: &str, ctx: &Json) -> Result<String, Box<dyn StdError>> {
+    let template = env.get_template(name)?;
+    let text = template
+        .render(Value::from_serialize(ctx))
+        .map_err(|err| format!("rendering {name}: {err:#}"))?;
+    if !text.ends_with('\n') {
+        return Err(format!("{name}: output does not end with a newline").into());
+    }
+    Ok(text)
+}
+
+/// Parses one YAML document into JSON values, so JSON pointers can address it.
+fn parse_yaml(name: &str, text: &str) -> Result<Json, Box<dyn StdError>> {
+    let yaml: serde_yaml_ng::Value = serde_yaml_ng::from_str(text)
+        .map_err(|err| format!("{name} is not valid YAML: {err}\n---\n{text}---"))?;
+    Ok(serde_json::to_value(yaml)?)
+}
+
+fn render_yaml(env: &Environment<'_>, name: &str, ctx: &Json) -> Result<Json, Box<dyn StdError>> {
+    let text = render(env, name, ctx)?;
+    parse_yaml(name, &text)
+}
+
+fn manifest(file: &str) -> String {
+    format!("{MANIFESTS_DIR}/{file}.j2")
+}
+
+fn openshift(file: &str) -> String {
+    format!("{OPENSHIFT_DIR}/{file}.j2")
+}
+
+/// The value at a JSON pointer, or an error naming the document and the pointer.
+fn at<'a>(doc: &'a Json, pointer: &str) -> Result<&'a Json, Box<dyn StdError>> {
+    doc.pointer(pointer)
+        .ok_or_else(|| format!("{pointer} missing in {doc}").into())
+}
+
+fn text_at<'a>(doc: &'a Json, pointer: &str) -> Result<&'a str, Box<dyn StdError>> {
+    at(doc, pointer)?
+        .as_str()
+        .ok_or_else(|| format!("{pointer} is not a string in {doc}").into())
+}
+
+fn decode_at(doc: &Json, pointer: &str) -> Result<String, Box<dyn StdError>> {
+    let bytes = STANDARD.decode(text_at(doc, pointer)?)?;
+    Ok(String::from_utf8(bytes)?)
+}
+
+fn str_of<'a>(ctx: &'a Json, pointer: &str) -> &'a str {
+    ctx.pointer(pointer)
+        .and_then(Json::as_str)
+        .unwrap_or_default()
+}
+
+fn assert_object(
+    doc: &Json,
+    api_version: &str,
+    kind: &str,
+    namespace: Option<&str>,
+    name: &str,
+) -> TestResult {
+    assert_eq!(
+        text_at(doc, "/apiVersion")?,
+        api_version,
+        "apiVersion of {doc}"
+    );
+    assert_eq!(text_at(doc, "/kind")?, kind, "kind of {doc}");
+    assert_eq!(text_at(doc, "/metadata/name")?, name, "name of {doc}");
+    assert_eq!(
+        doc.pointer("/metadata/namespace").and_then(Json::as_str),
+        namespace,
+        "namespace of {doc}"
+    );
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------------------------
+// Test contexts
+
+fn install_config_yaml(
+    name: &str,
+    base_domain: &str,
+    no_proxy: &str,
+) -> Result<String, Box<dyn StdError>> {
+    let config = json!({
+        "apiVersion": "v1",
+        "baseDomain": base_domain,
+        "metadata": { "name": name },
+        "controlPlane": { "name": "master", "replicas": 3 },
+        "compute": [ { "name": "worker", "replicas": 2 } ],
+        "networking": {
+            "networkType": "OVNKubernetes",
+            "clusterNetwork": [ { "cidr": "10.128.0.0/14", "hostPrefix": 23 } ],
+            "serviceNetwork": [ "172.30.0.0/16" ],
+        },
+        "platform": { "none": {} },
+        "proxy": { "noProxy": no_proxy },
+        "pullSecret": "",
+    });
+    Ok(serde_yaml_ng::to_string(&config)?)
+}
+
+/// A plain three-master, two-worker cluster: no proxy, no mirrors, no trust bundle, no SSH key.
+fn minimal() -> Result<Json, Box<dyn StdError>> {
+    Ok(json!({
+        "cluster": {
+            "name": "demo",
+            "base_domain": "example.com",
+            "domain": "demo.example.com",
+            "api_host": "api.demo.example.com",
+            "api_int_host": "api-int.demo.example.com",
+            "id": "0b3e6a52-5d0c-4f7e-9a54-1f2d3c4b5a69",
+            "infra_id": "demo-7xk2p",
+        },
+        "release_image": "quay.io/openshift-release-dev/ocp-release@sha256:0000000000000000000000000000000000000000000000000000000000000000",
+        "arch": { "go": "amd64", "kernel": "x86_64" },
+        "cluster_arch": { "go": "amd64", "kernel": "x86_64" },
+        "payload_multi": false,
+        "fips": false,
+        "pull_secret": "{\"auths\":{\"quay.io\":{\"auth\":\"dXNlcjpwYXNz\"}}}",
+        "ssh_key": "",
+        "trust_bundle": "",
+        "trust_bundle_policy": "Proxyonly",
+        "proxy": { "enabled": false, "http_proxy": "", "https_proxy": "", "no_proxy": "", "user_no_proxy": "" },
+        "registries": [],
+        "mirror_kind": "",
+        "node_ip": { "use_ipv6": false, "bootstrap_ip": "" },
+        "cluster_profile": "",
+        "kubelet_verbosity": 2,
+        "networking": {
+            "network_type": "OVNKubernetes",
+            "cluster_networks": [ { "cidr": "10.128.0.0/14", "host_prefix": 23 } ],
+            "service_networks": [ "172.30.0.0/16" ],
+            "machine_networks": [ "10.0.0.0/16" ],
+        },
+        "control_plane": { "replicas": 3, "hyperthreading": "Enabled" },
+        "compute": [ { "name": "worker", "replicas": 2, "hyperthreading": "Enabled", "architecture": "amd64" } ],
+        "feature_set": "",
+        "capabilities": { "baseline": "", "additional": [] },
+        "install_config_yaml": install_config_yaml("demo", "example.com", "")?,
+        "kubeadmin_hash": "$2a$10$N9qo8uLOickgx2ZMRZoMyeIjZAgcfl7p92ldGxad68LJZdL17lhWy",
+        "release_channel": "stable-4.19",
+        "installer_version": "0.1.0",
+    }))
+}
+
+/// Everything switched on, with strings that break naive YAML: `: #'"`, a proxy password,
+/// IPv6-first networks, a blocked mirrored source, capabilities, a single control-plane node.
+fn awkward() -> Result<Json, Box<dyn StdError>> {
+    let name = "odd: #'\"name";
+    let base_domain = "ex: #'\"ample.com";
+    let domain = format!("{name}.{base_domain}");
+    let user_no_proxy = ".corp: #'\"x,10.0.0.0/8, *.internal";
+    let no_proxy = format!(
+        "{user_no_proxy},.cluster.local,.svc,127.0.0.1,api-int.{domain},fd00::/64,fd01::/48,fd02::/112,localhost"
+    );
+    let trust_bundle = "-----BEGIN CERTIFICATE-----\nMIIBszCCAVmgAwIBAgIUQ2Fub25pY2Fs: #'\"\n-----END CERTIFICATE-----\n\
+                        -----BEGIN CERTIFICATE-----\nMIIBtDCCAVqgAwIBAgIUU2Vjb25k\n-----END CERTIFICATE-----";
+    Ok(json!({
+        "cluster": {
+            "name": name,
+            "base_domain": base_domain,
+            "domain": domain,
+            "api_host": format!("api.{domain}"),
+            "api_int_host": format!("api-int.{domain}"),
+            "id": "e2f1c0de-4a4b-4c5d-8e9f-a0b1c2d3e4f5",
+            "infra_id": "odd-#'\": x",
+        },
+        "release_image": "mirror.example.com:5000/ocp/release@sha256:1111111111111111111111111111111111111111111111111111111111111111",
+        "arch": { "go": "arm64", "kernel": "aarch64" },
+        "cluster_arch": { "go": "arm64", "kernel": "aarch64" },
+        "payload_multi": true,
+        "fips": true,
+        "pull_secret": "{\"auths\":{\"mirror.example.com:5000\":{\"auth\":\"b2RkOiAjJyI=\",\"email\":\"a: #'\\\"b@example.com\"}}}\n",
+        "ssh_key": "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIHt5 ops: #'\"key",
+        "trust_bundle": trust_bundle,
+        "trust_bundle_policy": "Always",
+        "proxy": {
+            "enabled": true,
+            "http_proxy": "http://user:p#ss'w\"d: x@proxy.example.com:3128",
+            "https_proxy": "http://user:p%40ss@proxy.example.com:3129",
+            "no_proxy": no_proxy,
+            "user_no_proxy": user_no_proxy,
+        },
+        "registries": [
+            {
+                "location": "quay.io/openshift-release-dev/ocp-release",
+                "insecure": false,
+                "blocked": true,
+                "mirror_by_digest_only": true,
+                "mirrors": [
+                    { "location": "mirror.example.com:5000/ocp/release", "insecure": false },
+                    { "location": "mirror2.example.com/ocp: #'\"release", "insecure": true },
+                ],
+            },
+            {
+                "location": "quay.io/openshift-release-dev/ocp-v4.0-art-dev",
+                "insecure": false,
+                "blocked": false,
+                "mirror_by_digest_only": true,
+                "mirrors": [ { "location": "mirror.example.com:5000/ocp/art", "insecure": false } ],
+            },
+        ],
+        "mirror_kind": "ImageDigestMirrorSet",
+        "node_ip": { "use_ipv6": true, "bootstrap_ip": "fd00::5" },
+        "cluster_profile": "",
+        "kubelet_verbosity": 4,
+        "networking": {
+            "network_type": "OVNKubernetes",
+            "cluster_networks": [
+                { "cidr": "fd01::/48", "host_prefix": 64 },
+                { "cidr": "10.128.0.0/14", "host_prefix": 23 },
+            ],
+            "service_networks": [ "fd02::/112", "172.30.0.0/16" ],
+            "machine_networks": [ "fd00::/64" ],
+        },
+        "control_plane": { "replicas": 1, "hyperthreading": "Enabled" },
+        "compute": [ { "name": "worker", "replicas": 0, "hyperthreading": "Enabled", "architecture": "arm64" } ],
+        "feature_set": "TechPreviewNoUpgrade",
+        "capabilities": { "baseline": "None", "additional": [ "baremetal", "MachineAPI" ] },
+        "install_config_yaml": install_config_yaml(name, base_domain, user_no_proxy)?,
+        "kubeadmin_hash": "$2y$10$/kKO: #'\"BSIYW8ZO0ZsMRLu.dlvvjvlWiUb8vlHIPyqPUc0U8RzS",
+        "release_channel": "stable-4.19",
+        "installer_version": "0.1.0-dev+g1234: #'\"",
+    }))
+}
+
+fn contexts() -> Result<Vec<(&'static str, Json)>, Box<dyn StdError>> {
+    Ok(vec![("minimal", minimal()?), ("awkward", awkward()?)])
+}
+
+fn with(mut ctx: Json, pointer: &str, value: Json) -> Result<Json, Box<dyn StdError>> {
+    let slot = ctx
+        .pointer_mut(pointer)
+        .ok_or_else(|| format!("{pointer} missing in test context"))?;
+    *slot = value;
+    Ok(ctx)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Every template: renders, parses, and names an object
+
+#[test]
+fn every_manifest_renders_to_one_yaml_object() -> TestResult {
+    for env in environments() {
+        for (label, ctx) in contexts()? {
+            for name in YAML_TEMPLATES {
+                let doc =
+                    render_yaml(&env, name, &ctx).map_err(|err| format!("[{label}] {err}"))?;
+                for pointer in ["/apiVersion", "/kind", "/metadata/name"] {
+                    let value =
+                        text_at(&doc, pointer).map_err(|err| format!("[{label}] {name}: {err}"))?;
+                    assert!(!value.is_empty(), "[{label}] {name}: {pointer} is empty");
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+#[test]
+fn cvo_patch_is_exact_json() -> TestResult {
+    for env in environments() {
+        for (_, ctx) in contexts()? {
+            let text = render(&env, CVO_PATCH, &ctx)?;
+            let patch: Json = serde_json::from_str(&text)?;
+            assert_eq!(patch, json!({ "spec": { "overrides": null } }));
+        }
+    }
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------------------------
+// Per manifest: the values a user checks
+
+#[test]
+fn cluster_config_carries_the_install_config() -> TestResult {
+    for env in environments() {
+        for (label, ctx) in contexts()? {
+            let doc = render_yaml(&env, &manifest("cluster-config.yaml"), &ctx)?;
+            assert_object(
+                &doc,
+                "v1",
+                "ConfigMap",
+                Some("kube-system"),
+                "cluster-config-v1",
+            )?;
+            let stored = text_at(&doc, "/data/install-config")?;
+            assert_eq!(
+                stored,
+                str_of(&ctx, "/install_config_yaml"),
+                "[{label}] install-config text"
+            );
+            let config = parse_yaml("install-config", stored)?;
+            assert_eq!(
+                text_at(&config, "/metadata/name")?,
+                str_of(&ctx, "/cluster/name"),
+                "[{label}]"
+            );
+            assert_eq!(
+                text_at(&config, "/baseDomain")?,
+                str_of(&ctx, "/cluster/base_domain"),
+                "[{label}]"
+            );
+        }
+    }
+    Ok(())
+}
+
+#[test]
+fn pull_secret_decodes_to_the_input() -> TestResult {
+    for env in environments() {
+        for (label, ctx) in contexts()? {
+            let doc = render_yaml(
+                &env,
+                &manifest("openshift-config-secret-pull-secret.yaml"),
+                &ctx,
+            )?;
+            assert_object(
+                &doc,
+                "v1",
+                "Secret",
+                Some("openshift-config"),
+                "pull-secret",
+            )?;
+            assert_eq!(text_at(&doc, "/type")?, "kubernetes.io/dockerconfigjson");
+            assert_eq!(
+                decode_at(&doc, "/data/.dockerconfigjson")?,
+                str_of(&ctx, "/pull_secret"),
+                "[{label}]"
+            );
+        }
+    }
+    Ok(())
+}
+
+#[test]
+fn kube_cloud_config_is_empty() -> TestResult {
+    for (_, ctx) in contexts()? {
+        let doc = render_yaml(
+            &environment(false),
+            &manifest("kube-cloud-config.yaml"),
+            &ctx,
+        )?;
+        assert_object(&doc, "v1", "Secret", Some("kube-system"), "kube-cloud-cfg")?;
+        assert_eq!(text_at(&doc, "/data/config")?, "");
+    }
+    Ok(())
+}
+
+#[test]
+fn ingress_and_dns_use_the_cluster_domain() -> TestResult {
+    for env in environments() {
+        for (label, ctx) in contexts()? {
+            let domain = str_of(&ctx, "/cluster/domain");
+            let ingress = render_yaml(&env, &manifest("cluster-ingress-02-config.yml"), &ctx)?;
+            assert_object(
+                &ingress,
+                "config.openshift.io/v1",
+                "Ingress",
+                None,
+                "cluster",
+            )?;
+            assert_eq!(
+                text_at(&ingress, "/spec/domain")?,
+                format!("apps.{domain}"),
+                "[{label}]"
+            );
+            let dns = render_yaml(&env, &manifest("cluster-dns-02-config.yml"), &ctx)?;
+            assert_object(&dns, "config.openshift.io/v1", "DNS", None, "cluster")?;
+            assert_eq!(text_at(&dns, "/spec/baseDomain")?, domain, "[{label}]");
+        }
+    }
+    Ok(())
+}
+
+#[test]
+fn network_config_lists_every_network() -> TestResult {
+    for env in environments() {
+        for (label, ctx) in contexts()? {
+            let doc = render_yaml(&env, &manifest("cluster-network-02-config.yml"), &ctx)?;
+            assert_object(&doc, "config.openshift.io/v1", "Network", None, "cluster")?;
+            let expected_cluster: Vec<Json> = at(&ctx, "/networking/cluster_networks")?
+                .as_array()
+                .into_iter()
+                .flatten()
+                .map(|net| json!({ "cidr": net["cidr"], "hostPrefix": net["host_prefix"] }))
+                .collect();
+            assert_eq!(
+                at(&doc, "/spec/clusterNetwork")?,
+                &Json::Array(expected_cluster),
+                "[{label}]"
+            );
+            assert_eq!(
+                at(&doc, "/spec/serviceNetwork")?,
+                at(&ctx, "/networking/service_networks")?,
+                "[{label}]"
+            );
+            assert_eq!(
+                text_at(&doc, "/spec/networkType")?,
+                str_of(&ctx, "/networking/network_type")
+            );
+        }
+    }
+    Ok(())
+}
+
+#[test]
+fn infrastructure_names_the_cluster_and_its_topology() -> TestResult {
+    let name = manifest("cluster-infrastructure-02-config.yml");
+    let env = environment(false);
+    for (label, ctx) in contexts()? {
+        let doc = render_yaml(&env, &name, &ctx)?;
+        assert_object(
+            &doc,
+            "config.openshift.io/v1",
+            "Infrastructure",
+            None,
+            "cluster",
+        )?;
+        assert_eq!(
+            text_at(&doc, "/status/infrastructureName")?,
+            str_of(&ctx, "/cluster/infra_id"),
+            "[{label}]"
+        );
+        let api = format!("https://{}:6443", str_of(&ctx, "/cluster/api_host"));
+        let api_int = format!("https://{}:6443", str_of(&ctx, "/cluster/api_int_host"));
+        assert_eq!(text_at(&doc, "/status/apiServerURL")?, api, "[{label}]");
+        assert_eq!(
+            text_at(&doc, "/status/apiServerInternalURL")?,
+            api_int,
+            "[{label}]"
+        );
+        assert_eq!(text_at(&doc, "/status/platform")?, "None");
+        assert_eq!(text_at(&doc, "/status/platformStatus/type")?, "None");
+        assert_eq!(text_at(&doc, "/spec/platformSpec/type")?, "None");
+        assert_eq!(text_at(&doc, "/status/cpuPartitioning")?, "None");
+    }
+
+    // (control-plane replicas, worker replicas) -> (controlPlaneTopology, infrastructureTopology)
+    let cases = [
+        (3, 2, "HighlyAvailable", "HighlyAvailable"),
+        (3, 0, "HighlyAvailable", "HighlyAvailable"),
+        (3, 1, "HighlyAvailable", "SingleReplica"),
+        (5, 3, "HighlyAvailable", "HighlyAvailable"),
+        (1, 0, "SingleReplica", "SingleReplica"),
+        (1, 2, "SingleReplica", "HighlyAvailable"),
+    ];
+    for (masters, workers, control_plane, infrastructure) in cases {
+        let ctx = with(minimal()?, "/control_plane/replicas", json!(masters))?;
+        let ctx = with(ctx, "/compute/0/replicas", json!(workers))?;
+        let doc = render_yaml(&env, &name, &ctx)?;
+        let case = format!("{masters} masters, {workers} workers");
+        assert_eq!(
+            text_at(&doc, "/status/controlPlaneTopology")?,
+            control_plane,
+            "{case}"
+        );
+        assert_eq!(
+            text_at(&doc, "/status/infrastructureTopology")?,
+            infrastructure,
+            "{case}"
+        );
+    }
+    Ok(())
+}
+
+#[test]
+fn proxy_spec_status_and_trusted_ca() -> TestResult {
+    let name = manifest("cluster-proxy-01-config.yaml");
+    for env in environments() {
+        let doc = render_yaml(&env, &name, &minimal()?)?;
+        assert_object(&doc, "config.openshift.io/v1", "Proxy", None, "cluster")?;
+        assert_eq!(at(&doc, "/spec")?, &json!({ "trustedCA": { "name": "" } }));
+        assert_eq!(at(&doc, "/status")?, &json!({}));
+
+        let ctx = awkward()?;
+        let doc = render_yaml(&env, &name, &ctx)?;
+        for (field, spec_key, status_key) in [
+            ("http_proxy", "/spec/httpProxy", "/status/httpProxy"),
+            ("https_proxy", "/spec/httpsProxy", "/status/httpsProxy"),
+        ] {
+            let value = str_of(&ctx, &format!("/proxy/{field}"));
+            assert_eq!(text_at(&doc, spec_key)?, value);
+            assert_eq!(text_at(&doc, status_key)?, value);
+        }
+        assert_eq!(
+            text_at(&doc, "/spec/noProxy")?,
+            str_of(&ctx, "/proxy/user_no_proxy")
+        );
+        assert_eq!(
+            text_at(&doc, "/status/noProxy")?,
+            str_of(&ctx, "/proxy/no_proxy")
+        );
+        assert_eq!(text_at(&doc, "/spec/trustedCA/name")?, "user-ca-bundle");
+    }
+
+    // (proxy enabled, trust bundle set, policy) -> trustedCA name
+    let cases = [
+        (true, true, "Proxyonly", "user-ca-bundle"),
+        (true, false, "Proxyonly", ""),
+        (false, true, "Proxyonly", ""),
+        (false, true, "Always", "user-ca-bundle"),
+        (false, false, "Always", ""),
+    ];
+    let env = environment(false);
+    for (enabled, bundle, policy, expected) in cases {
+        let ctx = with(awkward()?, "/proxy/enabled", json!(enabled))?;
+        let ctx = with(ctx, "/trust_bundle_policy", json!(policy))?;
+        let ctx = if bundle {
+            ctx
+        } else {
+            with(ctx, "/trust_bundle", json!(""))?
+        };
+        let doc = render_yaml(&env, &name, &ctx)?;
+        let case = format!("proxy {enabled}, bundle {bundle}, policy {policy}");
+        assert_eq!(text_at(&doc, "/spec/trustedCA/name")?, expected, "{case}");
+        assert_eq!(doc.pointer("/status/noProxy").is_some(), enabled, "{case}");
+    }
+    Ok(())
+}
+
+#[test]
+fn masters_schedulable_only_without_workers() -> TestResult {
+    let name = manifest("cluster-scheduler-02-config.yml");
+    let env = environment(false);
+    for (label, ctx, expected) in [
+        ("minimal", minimal()?, false),
+        ("awkward", awkward()?, true),
+    ] {
+        let doc = render_yaml(&env, &name, &ctx)?;
+        assert_object(&doc, "config.openshift.io/v1", "Scheduler", None, "cluster")?;
+        assert_eq!(
+            at(&doc, "/spec/mastersSchedulable")?,
+            &json!(expected),
+            "[{label}]"
+        );
+    }
+    // Several compute pools that add up to zero still leave only the masters.
+    let ctx = with(
+        minimal()?,
+        "/compute",
+        json!([
+            { "name": "worker", "replicas": 0, "hyperthreading": "Enabled", "architecture": "amd64" },
+            { "name": "edge", "replicas": 0, "hyperthreading": "Enabled", "architecture": "amd64" },
+        ]),
+    )?;
+    let doc = render_yaml(&env, &name, &ctx)?;
+    assert_eq!(at(&doc, "/spec/mastersSchedulable")?, &json!(true));
+    Ok(())
+}
+
+#[test]
+fn mirror_manifests_list_sources_and_mirrors() -> TestResult {
+    for env in environments() {
+        let ctx = awkward()?;
+        let icsp = render_yaml(&env, &manifest("image-content-source-policy.yaml"), &ctx)?;
+        assert_object(
+            &icsp,
+            "operator.openshift.io/v1alpha1",
+            "ImageContentSourcePolicy",
+            None,
+            "image-policy",
+        )?;
+        let idms = render_yaml(&env, &manifest("image-digest-mirror-set.yaml"), &ctx)?;
+        assert_object(
+            &idms,
+            "config.openshift.io/v1",
+            "ImageDigestMirrorSet",
+            None,
+            "image-digest-mirror",
+        )?;
+
+        let registries = at(&ctx, "/registries")?
+            .as_array()
+            .cloned()
+            .unwrap_or_default();
+        let icsp_entries = at(&icsp, "/spec/repositoryDigestMirrors")?
+            .as_array()
+            .cloned()
+            .unwrap_or_default();
+        let idms_entries = at(&idms, "/spec/imageDigestMirrors")?
+            .as_array()
+            .cloned()
+            .unwrap_or_default();
+        assert_eq!(icsp_entries.len(), registries.len());
+        assert_eq!(idms_entries.len(), registries.len());
+        for ((registry, icsp_entry), idms_entry) in
+            registries.iter().zip(&icsp_entries).zip(&idms_entries)
+        {
+            let mirrors: Vec<Json> = registry["mirrors"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .map(|mirror| mirror["location"].clone())
+                .collect();
+            for entry in [icsp_entry, idms_entry] {
+                assert_eq!(entry["source"], registry["location"]);
+                assert_eq!(entry["mirrors"], Json::Array(mirrors.clone()));
+            }
+            assert!(icsp_entry.get("mirrorSourcePolicy").is_none());
+            let policy = idms_entry.get("mirrorSourcePolicy").and_then(Json::as_str);
+            let expected = registry["blocked"]
+                .as_bool()
+                .unwrap_or(false)
+                .then_some("NeverContactSource");
+            assert_eq!(
+                policy, expected,
+                "mirrorSourcePolicy of {}",
+                registry["location"]
+            );
+        }
+
+        // Without mirrors both still parse, with an empty list.
+        let ctx = minimal()?;
+        let icsp = render_yaml(&env, &manifest("image-content-source-policy.yaml"), &ctx)?;
+        assert_eq!(at(&icsp, "/spec/repositoryDigestMirrors")?, &json!([]));
+        let idms = render_yaml(&env, &manifest("image-digest-mirror-set.yaml"), &ctx)?;
+        assert_eq!(at(&idms, "/spec/imageDigestMirrors")?, &json!([]));
+    }
+    Ok(())
+}
+
+#[test]
+fn user_ca_bundle_keeps_the_pem_exactly() -> TestResult {
+    for env in environments() {
+        let ctx = awkward()?;
+        let doc = render_yaml(&env, &manifest("user-ca-bundle-config.yaml"), &ctx)?;
+        assert_object(
+            &doc,
+            "v1",
+            "ConfigMap",
+            Some("openshift-config"),
+            "user-ca-bundle",
+        )?;
+        assert_eq!(
+            text_at(&doc, "/data/ca-bundle.crt")?,
+            str_of(&ctx, "/trust_bundle")
+        );
+    }
+    Ok(())
+}
+
+#[test]
+fn cluster_version_has_channel_id_and_capabilities() -> TestResult {
+    let name = manifest("cvo-overrides.yaml");
+    for env in environments() {
+        for (label, ctx) in contexts()? {
+            let doc = render_yaml(&env, &name, &ctx)?;
+            assert_object(
+                &doc,
+                "config.openshift.io/v1",
+                "ClusterVersion",
+                Some("openshift-cluster-version"),
+                "version",
+            )?;
+            assert_eq!(
+                text_at(&doc, "/spec/channel")?,
+                str_of(&ctx, "/release_channel"),
+                "[{label}]"
+            );
+            assert_eq!(
+                text_at(&doc, "/spec/clusterID")?,
+                str_of(&ctx, "/cluster/id"),
+                "[{label}]"
+            );
+        }
+        let doc = render_yaml(&env, &name, &minimal()?)?;
+        assert!(
+            doc.pointer("/spec/capabilities").is_none(),
+            "no capabilities unless set"
+        );
+        let doc = render_yaml(&env, &name, &awkward()?)?;
+        assert_eq!(
+            at(&doc, "/spec/capabilities")?,
+            &json!({ "baselineCapabilitySet": "None", "additionalEnabledCapabilities": ["baremetal", "MachineAPI"] })
+        );
+        let only_additional = with(minimal()?, "/capabilities/additional", json!(["Console"]))?;
+        let doc = render_yaml(&env, &name, &only_additional)?;
+        assert_eq!(
+            at(&doc, "/spec/capabilities")?,
+            &json!({ "additionalEnabledCapabilities": ["Console"] })
+        );
+    }
+    Ok(())
+}
+
+/// The objects this test's templates emit in a context, following the conditions of
+/// templates/README.md: mirrors by `mirror_kind`, the CA bundle when set, SSH configs with a key.
+fn emitted_templates(ctx: &Json) -> Vec<&'static str> {
+    YAML_TEMPLATES
+        .iter()
+        .copied()
+        .filter(|name| {
+            if name.ends_with("/cvo-overrides.yaml.j2") {
+                return false;
+            }
+            if name.ends_with("/image-content-source-policy.yaml.j2") {
+                return str_of(ctx, "/mirror_kind") == "ImageContentSourcePolicy";
+            }
+            if name.ends_with("/image-digest-mirror-set.yaml.j2") {
+                return str_of(ctx, "/mirror_kind") == "ImageDigestMirrorSet";
+            }
+            if name.ends_with("/user-ca-bundle-config.yaml.j2") {
+                return !str_of(ctx, "/trust_bundle").is_empty();
+            }
+            if name.contains("-ssh.yaml") {
+                return !str_of(ctx, "/ssh_key").is_empty();
+            }
+            true
+        })
+        .collect()
+}
+
+type ObjectRef = (String, String, String, String);
+
+fn object_ref(doc: &Json) -> Result<ObjectRef, Box<dyn StdError>> {
+    let api_version = text_at(doc, "/apiVersion")?;
+    let group = api_version
+        .rsplit_once('/')
+        .map(|(group, _)| group)
+        .unwrap_or_default();
+    let namespace = doc
+        .pointer("/metadata/namespace")
+        .and_then(Json::as_str)
+        .unwrap_or_default();
+    Ok((
+        text_at(doc, "/kind")?.to_owned(),
+        group.to_owned(),
+        namespace.to_owned(),
+        text_at(doc, "/metadata/name")?.to_owned(),
+    ))
+}
+
+#[test]
+fn cvo_overrides_cover_exactly_the_emitted_objects() -> TestResult {
+    let env = environment(false);
+    let with_icsp = with(
+        awkward()?,
+        "/mirror_kind",
+        json!("ImageContentSourcePolicy"),
+    )?;
+    let mut all_contexts = contexts()?;
+    all_contexts.push(("awkward with ICSP", with_icsp));
+
+    // Objects from templates written elsewhere (certificate-bearing manifests) are listed too.
+    let pki_objects: BTreeSet<ObjectRef> = [
+        ("ConfigMap", "kube-system", "root-ca"),
+        (
+            "ConfigMap",
+            "openshift-machine-config-operator",
+            "machine-config-server-ca",
+        ),
+        (
+            "Secret",
+            "openshift-machine-config-operator",
+            "machine-config-server-ca",
+        ),
+        (
+            "Secret",
+            "openshift-machine-config-operator",
+            "machine-config-server-tls",
+        ),
+    ]
+    .into_iter()
+    .map(|(kind, namespace, name)| {
+        (
+            kind.to_owned(),
+            String::new(),
+            namespace.to_owned(),
+            name.to_owned(),
+        )
+    })
+    .collect();
+
+    for (label, ctx) in all_contexts {
+        let cvo = render_yaml(&env, &manifest("cvo-overrides.yaml"), &ctx)?;
+        let overrides = at(&cvo, "/spec/overrides")?
+            .as_array()
+            .cloned()
+            .unwrap_or_default();
+        let mut listed = BTreeSet::new();
+        for entry in &overrides {
+            assert_eq!(entry["unmanaged"], json!(true), "[{label}] {entry}");
+            let key = (
+                text_at(entry, "/kind")?.to_owned(),
+                text_at(entry, "/group")?.to_owned(),
+                text_at(entry, "/namespace")?.to_owned(),
+                text_at(entry, "/name")?.to_owned(),
+            );
+            assert!(listed.insert(key), "[{label}] duplicate override {entry}");
+        }
+
+        let mut emitted = pki_objects.clone();
+        for name in emitted_templates(&ctx) {
+            emitted.insert(object_ref(&render_yaml(&env, name, &ctx)?)?);
+        }
+        assert_eq!(listed, emitted, "[{label}] overrides vs emitted objects");
+    }
+    Ok(())
+}
+
+#[test]
+fn openshift_objects_carry_the_inputs() -> TestResult {
+    for env in environments() {
+        for (label, ctx) in contexts()? {
+            let doc = render_yaml(&env, &openshift("99_kubeadmin-password-secret.yaml"), &ctx)?;
+            assert_object(&doc, "v1", "Secret", Some("kube-system"), "kubeadmin")?;
+            assert_eq!(
+                decode_at(&doc, "/data/kubeadmin")?,
+                str_of(&ctx, "/kubeadmin_hash"),
+                "[{label}]"
+            );
+
+            let doc = render_yaml(&env, &openshift("99_feature-gate.yaml"), &ctx)?;
+            assert_object(
+                &doc,
+                "config.openshift.io/v1",
+                "FeatureGate",
+                None,
+                "cluster",
+            )?;
+            assert_eq!(
+                text_at(&doc, "/spec/featureSet")?,
+                str_of(&ctx, "/feature_set"),
+                "[{label}]"
+            );
+
+            let doc = render_yaml(&env, &openshift("openshift-install-manifests.yaml"), &ctx)?;
+            assert_object(
+                &doc,
+                "v1",
+                "ConfigMap",
+                Some("openshift-config"),
+                "openshift-install-manifests",
+            )?;
+            assert_eq!(text_at(&doc, "/data/invoker")?, "bootgen");
+            assert_eq!(
+                text_at(&doc, "/data/version")?,
+                str_of(&ctx, "/installer_version"),
+                "[{label}]"
+            );
+        }
+    }
+    Ok(())
+}
+
+#[test]
+fn ssh_machine_configs_give_core_the_key() -> TestResult {
+    for env in environments() {
+        let ctx = awkward()?;
+        for role in ["master", "worker"] {
+            let name = openshift(&format!("99_openshift-machineconfig_99-{role}-ssh.yaml"));
+            let doc = render_yaml(&env, &name, &ctx)?;
+            let object = format!("99-{role}-ssh");
+            assert_object(
+                &doc,
+                "machineconfiguration.openshift.io/v1",
+                "MachineConfig",
+                None,
+                &object,
+            )?;
+            assert_eq!(
+                text_at(
+                    &doc,
+                    "/metadata/labels/machineconfiguration.openshift.io~1role"
+                )?,
+                role
+            );
+            assert_eq!(text_at(&doc, "/spec/config/ignition/version")?, "3.2.0");
+            assert_eq!(
+                at(&doc, "/spec/config/passwd/users")?,
+                &json!([{ "name": "core", "sshAuthorizedKeys": [str_of(&ctx, "/ssh_key")] }])
+            );
+        }
+    }
+    Ok(())
+}
