@@ -92,3 +92,37 @@ fn raw_configs_are_pinned() {
         insta::assert_snapshot!(name, text);
     }
 }
+
+#[test]
+fn heterogeneous_compute() {
+    insta::assert_snapshot!(view_of(&fixture("heterogeneous.yaml"), &fixture_options()));
+}
+
+/// An x86_64 bootstrap host installing an arm64 cluster: the bootstrap's own checks expect
+/// amd64, everything the cluster reads says arm64, and the payload must be multi-arch.
+#[test]
+fn bootstrap_arch_differs_from_the_cluster() {
+    let mut options = fixture_options();
+    options.model.arch = Some(Arch::Arm64);
+    options.model.bootstrap_arch = Some(Arch::Amd64);
+    let generated = generate(&config::load_default().unwrap(), &options).unwrap();
+    assert!(generated.model.release_image.ends_with("-multi"));
+    let arch = &generated.metadata.architecture;
+    assert_eq!(
+        (arch.control_plane.as_str(), arch.bootstrap.as_str()),
+        ("arm64", "amd64")
+    );
+    assert_eq!(arch.compute["worker"], "arm64");
+    let decoded = inspect::decode(&generated.bootstrap).unwrap();
+    let text = |path: &str| {
+        let file = decoded.files.iter().find(|f| f.path == path).unwrap();
+        String::from_utf8(file.contents.clone().unwrap()).unwrap()
+    };
+    assert!(text("/usr/local/bin/release-image-download.sh").contains("CONFIG_ARCH=\"amd64\""));
+    let cluster_config = text("/opt/openshift/manifests/cluster-config.yaml");
+    assert!(
+        cluster_config.contains("architecture: arm64"),
+        "{cluster_config}"
+    );
+    assert!(!cluster_config.contains("amd64"), "{cluster_config}");
+}

@@ -159,6 +159,17 @@ fn bad_inputs_fail_clearly_and_write_nothing() {
         expect: vec!["--manifests-dir", "is not a directory"],
     });
 
+    for c in &mut cases {
+        for arg in &mut c.args {
+            if let Some(name) = arg.strip_prefix("FIXTURE:") {
+                *arg = repo()
+                    .join("fixtures/install-configs/valid")
+                    .join(name)
+                    .display()
+                    .to_string();
+            }
+        }
+    }
     let mut failures = Vec::new();
     for c in &cases {
         let out_dir = scratch

@@ -231,6 +231,7 @@ impl Model {
         let proxy = proxy::settings(loaded, &cluster_name, &base_domain, &networks)?;
         let (registries, mirror_kind) = mirror_rules(loaded)?;
         let capabilities = ic.capabilities.clone().unwrap_or_default();
+        let stored_install_config = stored_install_config(ic, &control_plane, &compute);
         Ok(Model {
             cluster_name,
             base_domain,
@@ -252,7 +253,7 @@ impl Model {
             capabilities_baseline: capabilities.baseline_capability_set.unwrap_or_default(),
             capabilities_additional: capabilities.additional_enabled_capabilities,
             feature_set: ic.feature_set.clone().unwrap_or_default(),
-            stored_install_config: stored_install_config(ic),
+            stored_install_config,
             warnings,
         })
     }
@@ -569,9 +570,15 @@ fn mirror_rules(loaded: &LoadedConfig) -> Result<(Vec<Registry>, Option<MirrorKi
 }
 
 /// The install-config as the cluster stores it: the user's document with the pull secret
-/// removed, so the secret does not end up in a world-readable ConfigMap.
-fn stored_install_config(ic: &InstallConfig) -> String {
+/// removed (it must not land in a world-readable ConfigMap) and every pool's architecture
+/// written out, so the cluster says arm64 even when only `--arch arm64` said so.
+fn stored_install_config(ic: &InstallConfig, control_plane: &Pool, compute: &[Pool]) -> String {
     let mut stored = ic.clone();
     stored.pull_secret = Some(String::new());
+    let cp = stored.control_plane.get_or_insert_with(Default::default);
+    cp.architecture = Some(control_plane.architecture.to_string());
+    for (raw, pool) in stored.compute.iter_mut().zip(compute) {
+        raw.architecture = Some(pool.architecture.to_string());
+    }
     serde_yaml_ng::to_string(&stored).unwrap_or_default()
 }
