@@ -1174,7 +1174,7 @@ fn small_config_files_render_as_specified() -> TestResult {
 
     // kubelet.sh takes the verbosity and node IP from the context.
     let kubelet = render_file("node/usr/local/bin/kubelet.sh.j2", &rich)?;
-    assert!(kubelet.contains("VERBOSITY=\"4\""), "{kubelet}");
+    assert!(kubelet.contains("--v=4"), "{kubelet}");
     assert!(kubelet.contains("fd00:1::5"), "{kubelet}");
 
     // Booleans reach bash as true/false.

@@ -187,11 +187,25 @@ pub fn pointer(url: &str, ca_pem: &str) -> Result<IgnitionDoc> {
 }
 
 fn to_doc(config: &spec::Config) -> Result<IgnitionDoc> {
-    let value = serde_json::to_value(config).map_err(|e| Error::Ignition {
+    let mut value = serde_json::to_value(config).map_err(|e| Error::Ignition {
         file: "<generated>".into(),
         message: format!("cannot serialize: {e}"),
     })?;
+    drop_nulls(&mut value);
     Ok(IgnitionDoc { value })
+}
+
+/// The crate's types write unset fields as `null`; the installer (and every reader) leaves them
+/// out, so do the same.
+fn drop_nulls(value: &mut Value) {
+    match value {
+        Value::Object(map) => {
+            map.retain(|_, v| !v.is_null());
+            map.values_mut().for_each(drop_nulls);
+        }
+        Value::Array(items) => items.iter_mut().for_each(drop_nulls),
+        _ => {}
+    }
 }
 
 #[cfg(test)]
