@@ -1,0 +1,237 @@
+//! Disconnected installs: mirror rules, blocked sources, insecure registries, host entries,
+//! mirror credentials and the mirror CA, applied to an Ignition config (bootgen's own or one
+//! another tool made).
+//!
+//! The pass reads what the config already has (`registries.conf`, the pull secret, the anchors,
+//! the cluster manifests), merges the command line in, and writes each file back with
+//! bootgen's own templates. When a file is not what it expects, it says so and fails rather
+//! than guess. [`preflight`] then checks the result.
+
+mod cluster_mirrors;
+mod hosts;
+mod options;
+pub mod preflight;
+mod pull_secret;
+mod registries_conf;
+mod release;
+
+pub use cluster_mirrors::{ICSP, IDMS};
+pub use hosts::HOSTS;
+pub use options::{
+    check_host_port, check_image_repository, parse_insecure_registry, Certificate, HostEntry,
+    MirrorRule, RegistryAuth, TrustBundle,
+};
+pub use pull_secret::{merge_auths, NODE_PULL_SECRET, PULL_SECRET_MANIFEST};
+pub use registries_conf::REGISTRIES_CONF;
+pub use registries_conf::{parse as parse_registries_conf, render as render_registries_conf};
+pub use release::{find as find_release, ReleaseReference, RELEASE_SCRIPTS};
+pub use trust::{ANCHORS, USER_CA_BUNDLE};
+
+mod trust;
+
+use super::doc_edit::{file_entries, set_file_text};
+use super::Change;
+use crate::error::{Error, Result};
+use crate::ignition::{dataurl, IgnitionDoc};
+use crate::model::mirrors::Registry;
+use crate::render::{Renderer, TemplateFile, TEMPLATES};
+use registries_conf::MergeRequest;
+use serde_json::Value;
+
+/// What `--mirror`, `--block-source`, `--insecure-registry`, `--add-host`, `--registry-auth`
+/// and `--trust-bundle` ask for, already checked.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct MirrorOptions {
+    /// `--mirror SOURCE=MIRROR`, in order.
+    pub mirrors: Vec<MirrorRule>,
+    /// `--block-source`: never contact a mirrored source.
+    pub block_sources: bool,
+    /// `--insecure-registry HOST[:PORT]`.
+    pub insecure_registries: Vec<String>,
+    /// `--add-host IP=NAME[,NAME...]`.
+    pub hosts: Vec<HostEntry>,
+    /// `--registry-auth FILE`.
+    pub registry_auth: Option<RegistryAuth>,
+    /// `--trust-bundle FILE`.
+    pub trust_bundle: Option<TrustBundle>,
+}
+
+impl MirrorOptions {
+    /// True when nothing is asked for.
+    pub fn is_empty(&self) -> bool {
+        *self == MirrorOptions::default()
+    }
+
+    fn touches_registries(&self) -> bool {
+        !self.mirrors.is_empty() || self.block_sources || !self.insecure_registries.is_empty()
+    }
+}
+
+/// Applies the mirror options: registries.conf, the release image, the cluster's mirror
+/// manifest, /etc/hosts, the pull secret and the trust bundle, in that order.
+pub fn apply(doc: &mut IgnitionDoc, options: &MirrorOptions) -> Result<Vec<Change>> {
+    let mut changes = Vec::new();
+    if options.touches_registries() {
+        changes.extend(apply_registries(doc, options)?);
+    }
+    if !options.hosts.is_empty() {
+        changes.extend(hosts::apply(doc, &options.hosts)?);
+    }
+    if let Some(auth) = &options.registry_auth {
+        changes.extend(pull_secret::apply(doc, auth)?);
+    }
+    if let Some(bundle) = &options.trust_bundle {
+        changes.extend(trust::apply(doc, bundle)?);
+    }
+    Ok(changes)
+}
+
+fn apply_registries(doc: &mut IgnitionDoc, options: &MirrorOptions) -> Result<Vec<Change>> {
+    let existing_text = read_text(doc, REGISTRIES_CONF)?.unwrap_or_default();
+    let existing = registries_conf::parse(&existing_text)?;
+    let merged = registries_conf::merge(
+        existing.clone(),
+        MergeRequest {
+            rules: &options.mirrors,
+            block_sources: options.block_sources,
+            insecure_hosts: &options.insecure_registries,
+        },
+    );
+    let mut changes = Vec::new();
+    let text = registries_conf::render(&merged)?;
+    if text != existing_text {
+        set_file_text(doc, REGISTRIES_CONF, &text, 0o644)?;
+        for registry in merged.iter().filter(|r| !existing.contains(r)) {
+            changes.push(Change {
+                target: REGISTRIES_CONF.into(),
+                action: describe(registry),
+            });
+        }
+    }
+    if !options.insecure_registries.is_empty() {
+        changes.push(Change {
+            target: REGISTRIES_CONF.into(),
+            action: format!(
+                "{} insecure on the bootstrap node only: the cluster's nodes also need them in image.config.openshift.io/cluster spec.registrySources.insecureRegistries",
+                options.insecure_registries.join(", ")
+            ),
+        });
+    }
+    if merged.iter().any(|r| !r.mirrors.is_empty()) {
+        changes.extend(release::rewrite(doc, &merged)?);
+        changes.extend(cluster_mirrors::apply(doc, &merged)?);
+    }
+    Ok(changes)
+}
+
+fn describe(registry: &Registry) -> String {
+    let mut text = if registry.mirrors.is_empty() {
+        format!("{} (a registry of its own)", registry.location)
+    } else {
+        let mirrors: Vec<&str> = registry
+            .mirrors
+            .iter()
+            .map(|m| m.location.as_str())
+            .collect();
+        format!("{} mirrored at {}", registry.location, mirrors.join(", "))
+    };
+    let insecure: Vec<&str> = std::iter::once(&registry.location)
+        .filter(|_| registry.insecure)
+        .chain(
+            registry
+                .mirrors
+                .iter()
+                .filter(|m| m.insecure)
+                .map(|m| &m.location),
+        )
+        .map(String::as_str)
+        .collect();
+    if registry.blocked {
+        text.push_str("; source blocked");
+    }
+    if !insecure.is_empty() {
+        text.push_str(&format!("; insecure: {}", insecure.join(", ")));
+    }
+    text
+}
+
+fn cannot(path: &str, message: impl Into<String>) -> Error {
+    Error::CannotPatch {
+        path: path.to_string(),
+        message: message.into(),
+    }
+}
+
+/// The whole text of the file at `path` (`None` when the config has no such file). A file
+/// bootgen cannot read back exactly (appended to, fetched from a URL, not UTF-8) is an error:
+/// rewriting it would lose what the config really puts there.
+pub(crate) fn read_text(doc: &IgnitionDoc, path: &str) -> Result<Option<String>> {
+    let Some(entry) = file_entries(doc)
+        .into_iter()
+        .find(|f| f.get("path").and_then(Value::as_str) == Some(path))
+    else {
+        return Ok(None);
+    };
+    if entry
+        .get("append")
+        .and_then(Value::as_array)
+        .is_some_and(|a| !a.is_empty())
+    {
+        return Err(cannot(
+            path,
+            "the config appends to it, so bootgen cannot tell its whole text",
+        ));
+    }
+    let Some(resource) = entry.get("contents").filter(|c| !c.is_null()) else {
+        return Ok(Some(String::new()));
+    };
+    let Some(source) = resource.get("source").and_then(Value::as_str) else {
+        return Ok(Some(String::new()));
+    };
+    let compression = resource.get("compression").and_then(Value::as_str);
+    let bytes = dataurl::decode(source, compression).map_err(|e| cannot(path, e.to_string()))?;
+    String::from_utf8(bytes)
+        .map(Some)
+        .map_err(|_| cannot(path, "its contents are not UTF-8 text"))
+}
+
+/// True when the config carries cluster manifests (a bootstrap config), so cluster-side
+/// files may be created.
+pub(crate) fn has_manifests(doc: &IgnitionDoc) -> bool {
+    file_entries(doc).iter().any(|f| {
+        f.get("path")
+            .and_then(Value::as_str)
+            .is_some_and(|p| p.starts_with("/opt/openshift/manifests/"))
+    })
+}
+
+/// Removes the file entry at `path`.
+pub(crate) fn remove_file(doc: &mut IgnitionDoc, path: &str) {
+    if let Some(files) = doc
+        .value
+        .pointer_mut("/storage/files")
+        .and_then(Value::as_array_mut)
+    {
+        files.retain(|f| f.get("path").and_then(Value::as_str) != Some(path));
+    }
+}
+
+/// Renders one of bootgen's embedded templates with `context`.
+pub(crate) fn render_template(name: &'static str, context: &Value) -> Result<String> {
+    let file = TEMPLATES.get_file(name).ok_or_else(|| Error::Template {
+        name: name.into(),
+        message: "is not embedded".into(),
+    })?;
+    let template = TemplateFile {
+        name,
+        bytes: file.contents(),
+    };
+    let bytes = Renderer::new(context).render(&template)?;
+    String::from_utf8(bytes).map_err(|_| Error::Template {
+        name: name.into(),
+        message: "rendered text is not UTF-8".into(),
+    })
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,376 @@
+//! The mirror options as the command line gives them, checked: every malformed value is an
+//! error that names the option and the value (never a credential).
+
+use crate::error::{Error, Result};
+use crate::model::mirrors::check_repository;
+use base64::Engine;
+use serde_json::Value;
+use std::net::IpAddr;
+use std::path::Path;
+
+fn invalid(option: &str, message: String) -> Error {
+    Error::InvalidOption {
+        option: option.to_string(),
+        message,
+    }
+}
+
+/// `--mirror SOURCE=MIRROR`: pull `SOURCE/...` from `MIRROR/...`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MirrorRule {
+    /// The repository prefix images are named by.
+    pub source: String,
+    /// Where they are really pulled from.
+    pub mirror: String,
+}
+
+impl MirrorRule {
+    /// Parses `SOURCE=MIRROR`.
+    pub fn parse(value: &str) -> Result<MirrorRule> {
+        const EXAMPLE: &str =
+            "write SOURCE=MIRROR, e.g. quay.io/openshift-release-dev/ocp-release=mirror.example.com:5000/ocp/release";
+        let fail = |message: String| invalid("--mirror", message);
+        let (source, mirror) = value
+            .split_once('=')
+            .ok_or_else(|| fail(format!("`{value}` has no `=`; {EXAMPLE}")))?;
+        let (source, mirror) = (source.trim(), mirror.trim());
+        if source.is_empty() {
+            return Err(fail(format!(
+                "`{value}` is a mirror without a source; {EXAMPLE}"
+            )));
+        }
+        if mirror.is_empty() {
+            return Err(fail(format!(
+                "`{value}` is a source without a mirror; {EXAMPLE}"
+            )));
+        }
+        for (what, reference) in [("source", source), ("mirror", mirror)] {
+            check_image_repository(reference).map_err(|m| fail(format!("{what} {m}")))?;
+        }
+        if source == mirror {
+            return Err(fail(format!("`{value}` mirrors {source} to itself")));
+        }
+        Ok(MirrorRule {
+            source: source.to_string(),
+            mirror: mirror.to_string(),
+        })
+    }
+}
+
+/// Checks a `host[:port]/path` repository the way image references are read: the first
+/// component must be a registry host (with a dot or a port, or `localhost`), the rest a
+/// lower-case repository path.
+pub fn check_image_repository(reference: &str) -> Result<(), String> {
+    check_repository(reference)?;
+    let reference = reference.trim_end_matches('/');
+    let (host, path) = reference.split_once('/').unwrap_or((reference, ""));
+    check_host_port(host).map_err(|m| format!("`{reference}`: {m}"))?;
+    let looks_like_host =
+        host.contains('.') || host.contains(':') || host == "localhost" || host.starts_with('[');
+    if !looks_like_host {
+        return Err(format!(
+            "`{reference}` does not start with a registry host (a name with a dot or a port, or localhost), so it is not a registry/repository path"
+        ));
+    }
+    for component in path.split('/').filter(|_| !path.is_empty()) {
+        let valid = !component.is_empty()
+            && component
+                .chars()
+                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || "._-".contains(c))
+            && component.starts_with(|c: char| c.is_ascii_alphanumeric());
+        if !valid {
+            return Err(format!(
+                "`{reference}` has the repository component `{component}`; components are lower-case letters, digits and . _ -"
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Checks `host[:port]`: a DNS name, an IPv4 address or a bracketed IPv6 address, and an
+/// optional port 1-65535.
+pub fn check_host_port(value: &str) -> Result<(), String> {
+    let (host, port) = if let Some(rest) = value.strip_prefix('[') {
+        let (inner, after) = rest
+            .split_once(']')
+            .ok_or_else(|| format!("`{value}` opens `[` without closing it"))?;
+        if inner.parse::<std::net::Ipv6Addr>().is_err() {
+            return Err(format!("`{inner}` in brackets is not an IPv6 address"));
+        }
+        match after {
+            "" => return Ok(()),
+            _ => match after.strip_prefix(':') {
+                Some(port) => (None, Some(port)),
+                None => return Err(format!("`{value}` has `{after}` after the address")),
+            },
+        }
+    } else {
+        match value.rsplit_once(':') {
+            Some((host, port)) => (Some(host), Some(port)),
+            None => (Some(value), None),
+        }
+    };
+    if let Some(port) = port {
+        match port.parse::<u16>() {
+            Ok(p) if p > 0 => {}
+            _ => return Err(format!("`{port}` is not a port number (1-65535)")),
+        }
+    }
+    match host {
+        Some(host) if host.parse::<std::net::Ipv4Addr>().is_ok() => Ok(()),
+        Some(host) => check_hostname(host),
+        None => Ok(()),
+    }
+}
+
+/// Checks a DNS host name: dot-separated labels of letters, digits and inner hyphens.
+pub fn check_hostname(name: &str) -> Result<(), String> {
+    let label_ok = |l: &str| {
+        !l.is_empty()
+            && l.len() <= 63
+            && l.chars().all(|c| c.is_ascii_alphanumeric() || c == '-')
+            && !l.starts_with('-')
+            && !l.ends_with('-')
+    };
+    if name.is_empty() || name.len() > 253 || !name.split('.').all(label_ok) {
+        return Err(format!(
+            "`{name}` is not a host name (letters, digits and inner hyphens, separated by dots)"
+        ));
+    }
+    Ok(())
+}
+
+/// Parses `--insecure-registry HOST[:PORT]`.
+pub fn parse_insecure_registry(value: &str) -> Result<String> {
+    let fail = |m: String| invalid("--insecure-registry", m);
+    let value = value.trim();
+    if value.contains("://") {
+        return Err(fail(format!(
+            "`{value}` has a URL scheme; write HOST[:PORT], e.g. mirror.example.com:5000"
+        )));
+    }
+    if value.contains('/') {
+        return Err(fail(format!(
+            "`{value}` is a repository path; write only the registry's HOST[:PORT]"
+        )));
+    }
+    check_host_port(value).map_err(fail)?;
+    Ok(value.to_string())
+}
+
+/// `--add-host IP=NAME[,NAME...]`: a line for the node's /etc/hosts.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HostEntry {
+    /// The address.
+    pub ip: IpAddr,
+    /// The names it answers to.
+    pub names: Vec<String>,
+}
+
+impl HostEntry {
+    /// Parses `IP=NAME[,NAME...]`.
+    pub fn parse(value: &str) -> Result<HostEntry> {
+        let fail = |m: String| invalid("--add-host", m);
+        let (ip, names) = value.split_once('=').ok_or_else(|| {
+            fail(format!(
+                "`{value}` has no `=`; write IP=NAME[,NAME...], e.g. 192.0.2.10=mirror.example.com"
+            ))
+        })?;
+        let ip: IpAddr = ip
+            .trim()
+            .trim_start_matches('[')
+            .trim_end_matches(']')
+            .parse()
+            .map_err(|_| fail(format!("`{}` in `{value}` is not an IP address", ip.trim())))?;
+        let names: Vec<String> = names.split(',').map(|n| n.trim().to_string()).collect();
+        for name in &names {
+            if name.is_empty() {
+                return Err(fail(format!("`{value}` has an empty name")));
+            }
+            check_hostname(name).map_err(fail)?;
+        }
+        Ok(HostEntry { ip, names })
+    }
+
+    /// The /etc/hosts line, with its newline.
+    pub fn line(&self) -> String {
+        format!("{} {}\n", self.ip, self.names.join(" "))
+    }
+}
+
+/// `--registry-auth FILE`: registry credentials (a docker config JSON) to merge into the
+/// pull secret. Debug output never shows the credentials.
+#[derive(Clone, PartialEq, Eq)]
+pub struct RegistryAuth {
+    /// Where the credentials came from (for messages).
+    pub name: String,
+    /// `auths` entries: registry key (host, host/namespace...) and its entry.
+    pub entries: Vec<(String, Value)>,
+}
+
+impl std::fmt::Debug for RegistryAuth {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let keys: Vec<&str> = self.entries.iter().map(|(k, _)| k.as_str()).collect();
+        f.debug_struct("RegistryAuth")
+            .field("name", &self.name)
+            .field("registries", &keys)
+            .finish_non_exhaustive()
+    }
+}
+
+impl RegistryAuth {
+    /// Reads and checks a docker config JSON file.
+    pub fn read(path: &Path) -> Result<RegistryAuth> {
+        let bytes = std::fs::read(path).map_err(|e| Error::io("cannot read", path, e))?;
+        RegistryAuth::parse(&path.display().to_string(), &bytes)
+    }
+
+    /// Checks `{"auths": {"HOST": {"auth": "base64(user:password)"}, ...}}`.
+    pub fn parse(name: &str, bytes: &[u8]) -> Result<RegistryAuth> {
+        let fail = |m: String| invalid("--registry-auth", format!("{name}: {m}"));
+        // serde_json's message points at the line and column only, never at the text.
+        let value: Value = serde_json::from_slice(bytes).map_err(|e| {
+            fail(format!(
+                "is not JSON (line {}, column {}); expected a docker config such as {{\"auths\":{{\"mirror.example.com:5000\":{{\"auth\":\"...\"}}}}}}",
+                e.line(),
+                e.column()
+            ))
+        })?;
+        let auths = value
+            .get("auths")
+            .and_then(Value::as_object)
+            .ok_or_else(|| fail("has no `auths` object; expected a docker config JSON".into()))?;
+        if auths.is_empty() {
+            return Err(fail("has no registry under `auths`".into()));
+        }
+        let mut entries = Vec::new();
+        for (key, entry) in auths {
+            check_auth_key(key).map_err(&fail)?;
+            check_auth_entry(key, entry).map_err(&fail)?;
+            entries.push((key.clone(), entry.clone()));
+        }
+        Ok(RegistryAuth {
+            name: name.to_string(),
+            entries,
+        })
+    }
+}
+
+/// The registry part of an `auths` key, without a scheme or a trailing `/v1/`.
+pub fn normalize_auth_key(key: &str) -> &str {
+    let key = key
+        .strip_prefix("https://")
+        .or_else(|| key.strip_prefix("http://"))
+        .unwrap_or(key);
+    let key = key.trim_end_matches('/');
+    key.strip_suffix("/v1")
+        .or_else(|| key.strip_suffix("/v2"))
+        .unwrap_or(key)
+}
+
+fn check_auth_key(key: &str) -> Result<(), String> {
+    let normalized = normalize_auth_key(key);
+    let host = normalized.split('/').next().unwrap_or_default();
+    check_host_port(host).map_err(|m| format!("`auths` key `{key}`: {m}"))
+}
+
+fn check_auth_entry(key: &str, entry: &Value) -> Result<(), String> {
+    let object = entry
+        .as_object()
+        .ok_or_else(|| format!("the entry for `{key}` is not an object"))?;
+    if object
+        .get("identitytoken")
+        .and_then(Value::as_str)
+        .is_some()
+    {
+        return Ok(());
+    }
+    let auth = object
+        .get("auth")
+        .and_then(Value::as_str)
+        .ok_or_else(|| format!("the entry for `{key}` has no `auth` (base64 of user:password)"))?;
+    let decoded = base64::engine::general_purpose::STANDARD
+        .decode(auth.trim())
+        .map_err(|_| format!("the `auth` for `{key}` is not base64"))?;
+    match std::str::from_utf8(&decoded) {
+        Ok(text) if text.contains(':') => Ok(()),
+        _ => Err(format!(
+            "the `auth` for `{key}` does not decode to user:password"
+        )),
+    }
+}
+
+/// One certificate of a trust bundle.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Certificate {
+    /// DER bytes (what de-duplication compares).
+    pub der: Vec<u8>,
+    /// The subject, for messages.
+    pub subject: String,
+}
+
+impl Certificate {
+    /// PEM text with LF line endings and a final newline.
+    pub fn pem(&self) -> String {
+        let block = pem::Pem::new("CERTIFICATE", self.der.clone());
+        pem::encode_config(
+            &block,
+            pem::EncodeConfig::new().set_line_ending(pem::LineEnding::LF),
+        )
+    }
+}
+
+/// `--trust-bundle FILE`: PEM CA certificates for the mirror.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TrustBundle {
+    /// Where the bundle came from (for messages).
+    pub name: String,
+    /// The certificates, in file order.
+    pub certificates: Vec<Certificate>,
+}
+
+impl TrustBundle {
+    /// Reads and checks a PEM file.
+    pub fn read(path: &Path) -> Result<TrustBundle> {
+        let bytes = std::fs::read(path).map_err(|e| Error::io("cannot read", path, e))?;
+        TrustBundle::parse(&path.display().to_string(), &bytes)
+    }
+
+    /// Checks that `bytes` hold PEM certificates and nothing else.
+    pub fn parse(name: &str, bytes: &[u8]) -> Result<TrustBundle> {
+        let fail = |m: String| invalid("--trust-bundle", format!("{name}: {m}"));
+        let certificates = parse_certificates(bytes).map_err(fail)?;
+        if certificates.is_empty() {
+            return Err(fail(
+                "holds no PEM certificate (-----BEGIN CERTIFICATE-----)".into(),
+            ));
+        }
+        Ok(TrustBundle {
+            name: name.to_string(),
+            certificates,
+        })
+    }
+}
+
+/// Every certificate in PEM text; any other block, or a certificate that does not parse, is
+/// an error (a private key must never end up in a world-readable manifest).
+pub fn parse_certificates(bytes: &[u8]) -> Result<Vec<Certificate>, String> {
+    let blocks = pem::parse_many(bytes).map_err(|e| format!("is not valid PEM: {e}"))?;
+    let mut out = Vec::new();
+    for (i, block) in blocks.iter().enumerate() {
+        if block.tag() != "CERTIFICATE" {
+            return Err(format!(
+                "PEM block {} is a {}, not a CERTIFICATE; a trust bundle holds only CA certificates",
+                i + 1,
+                block.tag()
+            ));
+        }
+        let (_, cert) = x509_parser::parse_x509_certificate(block.contents())
+            .map_err(|e| format!("certificate {} does not parse: {e}", i + 1))?;
+        out.push(Certificate {
+            der: block.contents().to_vec(),
+            subject: cert.subject().to_string(),
+        });
+    }
+    Ok(out)
+}

@@ -1,0 +1,356 @@
+//! The mirror pre-flight: computed from the final config (so `bootgen ignition` and `bootgen
+//! patch` check the same thing), before anything is written. For each mirror host: are there
+//! credentials in the pull secret, a CA (unless insecure), a host entry or a name that
+//! resolves? Is the release image pinned by digest, and would a tag send it past the mirror to
+//! a blocked source? Problems that break the boot are errors, the rest warnings.
+//!
+//! Name resolution is the caller's (the library does no network I/O): pass a resolver.
+
+use super::hosts::{configured_lines, maps_name};
+use super::pull_secret::{auth_keys, has_credentials, manifest_auth_keys};
+use super::registries_conf::registry_for;
+use super::release::{self, ReleaseReference};
+use super::trust::ca_count;
+use super::{read_text, NODE_PULL_SECRET, PULL_SECRET_MANIFEST, REGISTRIES_CONF};
+use crate::error::{Error, Result};
+use crate::ignition::IgnitionDoc;
+use crate::model::mirrors::{host_of, matches_source, Registry};
+
+/// How bad a finding is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Severity {
+    /// Worth fixing; the boot may still work. `--strict` makes it an error.
+    Warning,
+    /// The boot will not work.
+    Error,
+}
+
+/// One problem found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Finding {
+    /// Warning or error.
+    pub severity: Severity,
+    /// What is wrong and what to do, naming the host or image (never a credential).
+    pub message: String,
+}
+
+impl std::fmt::Display for Finding {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+/// What a resolver found for a host name.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Resolution {
+    /// The name has an address.
+    Resolved,
+    /// It has none (or the lookup failed); the reason.
+    Failed(String),
+}
+
+/// Whether the CA for a mirror is there.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CaCheck {
+    /// The mirror is insecure: no CA is needed.
+    NotNeeded,
+    /// This many CA certificates the node will trust for it.
+    Present(usize),
+    /// None.
+    Missing,
+}
+
+/// How the node will find a mirror's address.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum NameCheck {
+    /// The mirror is named by address.
+    Address,
+    /// The config's /etc/hosts maps the name.
+    HostsEntry,
+    /// The name resolves here (DNS on the node may differ).
+    Resolves,
+    /// It resolves neither way; the reason.
+    Unresolved(String),
+}
+
+/// The checks for one mirror host.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MirrorHost {
+    /// `host[:port]`.
+    pub host: String,
+    /// The node's pull secret has credentials for it.
+    pub credentials: bool,
+    /// Its CA.
+    pub ca: CaCheck,
+    /// Its name.
+    pub name: NameCheck,
+}
+
+/// The whole pre-flight report.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Report {
+    /// The release image the config pulls, when found.
+    pub release: Option<ReleaseReference>,
+    /// One entry per mirror host, in registries.conf order.
+    pub hosts: Vec<MirrorHost>,
+    /// Problems, in the order found.
+    pub findings: Vec<Finding>,
+}
+
+impl Report {
+    /// True when there was nothing to check (no mirrors).
+    pub fn is_empty(&self) -> bool {
+        self.hosts.is_empty() && self.findings.is_empty()
+    }
+
+    /// One line per mirror host and one for the release: what was found.
+    pub fn summary(&self) -> Vec<String> {
+        let mut lines: Vec<String> = self
+            .hosts
+            .iter()
+            .map(|h| {
+                let ca = match &h.ca {
+                    CaCheck::NotNeeded => "not needed (insecure)".to_string(),
+                    CaCheck::Present(n) => format!("{n} certificate(s) in the config"),
+                    CaCheck::Missing => "none".to_string(),
+                };
+                let name = match &h.name {
+                    NameCheck::Address => "an IP address".to_string(),
+                    NameCheck::HostsEntry => "/etc/hosts entry".to_string(),
+                    NameCheck::Resolves => "resolves here".to_string(),
+                    NameCheck::Unresolved(_) => "unresolved".to_string(),
+                };
+                format!(
+                    "mirror {}: credentials {}, CA {ca}, name {name}",
+                    h.host,
+                    if h.credentials { "yes" } else { "none" }
+                )
+            })
+            .collect();
+        if let Some(release) = &self.release {
+            lines.push(format!(
+                "release image {}: by {}",
+                release.reference,
+                if release.is_digest() { "digest" } else { "tag" }
+            ));
+        }
+        lines
+    }
+
+    /// The findings that stop the run: errors, and warnings too under `strict`.
+    pub fn blocking(&self, strict: bool) -> Vec<&Finding> {
+        self.findings
+            .iter()
+            .filter(|f| strict || f.severity == Severity::Error)
+            .collect()
+    }
+
+    /// `Err(Error::Preflight)` when anything blocks.
+    pub fn verdict(&self, strict: bool) -> Result<()> {
+        let blocking = self.blocking(strict);
+        match blocking.first() {
+            None => Ok(()),
+            Some(first) => Err(Error::Preflight {
+                count: blocking.len(),
+                first: first.message.clone(),
+            }),
+        }
+    }
+
+    fn warn(&mut self, message: String) {
+        self.findings.push(Finding {
+            severity: Severity::Warning,
+            message,
+        });
+    }
+
+    fn error(&mut self, message: String) {
+        self.findings.push(Finding {
+            severity: Severity::Error,
+            message,
+        });
+    }
+}
+
+/// Checks the final config. `resolve` is asked only about names with no /etc/hosts entry and
+/// that are not addresses; a failure there is a warning, never an error.
+pub fn check(doc: &IgnitionDoc, resolve: &mut dyn FnMut(&str) -> Resolution) -> Report {
+    let mut report = Report::default();
+    let registries = match read_text(doc, REGISTRIES_CONF)
+        .and_then(|t| super::registries_conf::parse(&t.unwrap_or_default()))
+    {
+        Ok(registries) => registries,
+        Err(e) => {
+            report.warn(format!("mirror pre-flight skipped: {e}"));
+            return report;
+        }
+    };
+    let mirrored: Vec<Registry> = registries
+        .iter()
+        .filter(|r| !r.mirrors.is_empty())
+        .cloned()
+        .collect();
+    if mirrored.is_empty() {
+        return report;
+    }
+    check_hosts(doc, &mirrored, resolve, &mut report);
+    check_release(doc, &mirrored, &mut report);
+    report
+}
+
+fn check_hosts(
+    doc: &IgnitionDoc,
+    mirrored: &[Registry],
+    resolve: &mut dyn FnMut(&str) -> Resolution,
+    report: &mut Report,
+) {
+    let node_keys = match auth_keys(read_text(doc, NODE_PULL_SECRET).ok().flatten()) {
+        Ok(keys) => keys,
+        Err(m) => {
+            report.error(format!(
+                "{NODE_PULL_SECRET}: {m}: the node cannot pull anything"
+            ));
+            Vec::new()
+        }
+    };
+    let cluster_keys = manifest_auth_keys(doc);
+    let hosts_lines = configured_lines(doc);
+    let mut seen: Vec<String> = Vec::new();
+    for mirror in mirrored.iter().flat_map(|r| &r.mirrors) {
+        let host = host_of(&mirror.location).to_string();
+        if seen.contains(&host) {
+            continue;
+        }
+        seen.push(host.clone());
+        let locations: Vec<&str> = mirrored
+            .iter()
+            .flat_map(|r| &r.mirrors)
+            .filter(|m| host_of(&m.location) == host)
+            .map(|m| m.location.as_str())
+            .collect();
+        let insecure = mirrored
+            .iter()
+            .flat_map(|r| &r.mirrors)
+            .any(|m| host_of(&m.location) == host && m.insecure);
+        let credentials = has_credentials(&node_keys, &host, &locations);
+        if !credentials {
+            report.warn(format!(
+                "mirror {host}: no credentials for {host} in {NODE_PULL_SECRET}; if the mirror needs a login, pulls fail with `unauthorized: authentication required` (give --registry-auth FILE with an `auths` entry for {host})"
+            ));
+        } else if let Some(keys) = &cluster_keys {
+            if !has_credentials(keys, &host, &locations) {
+                report.warn(format!(
+                    "mirror {host}: the node's pull secret has credentials for it but the cluster's ({PULL_SECRET_MANIFEST}) does not; the control-plane nodes will not be able to pull from it"
+                ));
+            }
+        }
+        let ca = if insecure {
+            CaCheck::NotNeeded
+        } else {
+            match ca_count(doc, &host) {
+                0 => {
+                    report.warn(format!(
+                        "mirror {host}: no CA certificate in /etc/pki/ca-trust/source/anchors/ or /etc/containers/certs.d/{host}/; unless a public CA signed its certificate, pulls fail with `x509: certificate signed by unknown authority` (give --trust-bundle FILE, or --insecure-registry {host} for a plain-HTTP mirror)"
+                    ));
+                    CaCheck::Missing
+                }
+                n => CaCheck::Present(n),
+            }
+        };
+        let name = name_check(&host, &hosts_lines, resolve);
+        if let NameCheck::Unresolved(reason) = &name {
+            let bare = bare_name(&host);
+            report.warn(format!(
+                "mirror {host}: {bare} has no /etc/hosts entry in the config and does not resolve here ({reason}); the bootstrap node needs DNS for it, or give --add-host IP={bare}"
+            ));
+        }
+        report.hosts.push(MirrorHost {
+            host,
+            credentials,
+            ca,
+            name,
+        });
+    }
+}
+
+fn check_release(doc: &IgnitionDoc, mirrored: &[Registry], report: &mut Report) {
+    let release = match release::find(doc) {
+        Ok(Some(release)) => release,
+        Ok(None) => return,
+        Err(e) => {
+            report.warn(format!("cannot check the release image: {e}"));
+            return;
+        }
+    };
+    let reference = release.reference.clone();
+    let digest = release.is_digest();
+    report.release = Some(release);
+    if let Some(source) = registry_for(mirrored, &reference) {
+        if digest || !source.mirror_by_digest_only {
+            return;
+        }
+        let mirror = source
+            .mirrors
+            .first()
+            .map_or("MIRROR", |m| m.location.as_str());
+        let advice = format!(
+            "give the release by digest instead (`skopeo inspect --format '{{{{.Digest}}}}' docker://{mirror}{}` prints it) with --release-image {}@sha256:...",
+            reference.get(source.location.len()..).unwrap_or_default(),
+            crate::model::mirrors::repository_of(&reference)
+        );
+        if source.blocked {
+            report.error(format!(
+                "release image {reference} is a tag: mirror-by-digest-only sends tag pulls past the mirrors to {}, which is blocked, so the pull cannot succeed; {advice}",
+                source.location
+            ));
+        } else {
+            report.warn(format!(
+                "release image {reference} is a tag: mirror-by-digest-only skips the mirrors for tags, so the node pulls it from {} itself; {advice}",
+                source.location
+            ));
+        }
+        return;
+    }
+    let on_mirror = mirrored
+        .iter()
+        .flat_map(|r| &r.mirrors)
+        .any(|m| matches_source(&reference, &m.location));
+    if on_mirror {
+        if !digest {
+            report.warn(format!(
+                "release image {reference} is pulled from the mirror by tag; a tag can be moved, so pin its digest (--release-image ...@sha256:...)"
+            ));
+        }
+    } else {
+        report.warn(format!(
+            "release image {reference} lies under no mirrored source, so the node pulls it from {} directly; add --mirror for its repository if that registry is out of reach",
+            host_of(&reference)
+        ));
+    }
+}
+
+/// The host name without a port (or the bracketed address).
+fn bare_name(host: &str) -> &str {
+    if host.starts_with('[') {
+        return host.split(']').next().map_or(host, |h| &h[1..]);
+    }
+    host.rsplit_once(':').map_or(host, |(name, _)| name)
+}
+
+fn name_check(
+    host: &str,
+    hosts_lines: &[String],
+    resolve: &mut dyn FnMut(&str) -> Resolution,
+) -> NameCheck {
+    let name = bare_name(host);
+    if name.parse::<std::net::IpAddr>().is_ok() {
+        return NameCheck::Address;
+    }
+    if maps_name(hosts_lines, name) {
+        return NameCheck::HostsEntry;
+    }
+    match resolve(name) {
+        Resolution::Resolved => NameCheck::Resolves,
+        Resolution::Failed(reason) => NameCheck::Unresolved(reason),
+    }
+}

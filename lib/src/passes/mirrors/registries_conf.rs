@@ -1,0 +1,378 @@
+//! `/etc/containers/registries.conf`: read what a config already has (bootgen's or another
+//! tool's), merge the command line's rules in, and write it back with bootgen's own template,
+//! so the file looks the same however it was made.
+
+use super::options::MirrorRule;
+use super::render_template;
+use crate::error::{Error, Result};
+use crate::model::mirrors::{host_of, matches_source, Mirror, Registry};
+use serde::Deserialize;
+
+/// The file on the node.
+pub const REGISTRIES_CONF: &str = "/etc/containers/registries.conf";
+const TEMPLATE: &str = "node/etc/containers/registries.conf.j2";
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ConfFile {
+    #[serde(default)]
+    registry: Vec<ConfRegistry>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+struct ConfRegistry {
+    location: Option<String>,
+    prefix: Option<String>,
+    #[serde(default)]
+    insecure: bool,
+    #[serde(default)]
+    blocked: bool,
+    #[serde(default)]
+    mirror_by_digest_only: bool,
+    #[serde(default)]
+    mirror: Vec<ConfMirror>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+struct ConfMirror {
+    location: String,
+    #[serde(default)]
+    insecure: bool,
+    pull_from_mirror: Option<String>,
+}
+
+fn cannot(message: String) -> Error {
+    Error::CannotPatch {
+        path: REGISTRIES_CONF.to_string(),
+        message,
+    }
+}
+
+/// Parses registries.conf (version 2) into the registries bootgen's template can write.
+/// Anything the template could not write back (search registries, aliases, wildcard
+/// prefixes, tag-only mirrors) is an error rather than silently dropped.
+pub fn parse(text: &str) -> Result<Vec<Registry>> {
+    let file: ConfFile = toml::from_str(text).map_err(|e| {
+        cannot(format!(
+            "bootgen can only carry over [[registry]] tables with location, insecure, blocked, mirror-by-digest-only and [[registry.mirror]] (location, insecure, pull-from-mirror): {}",
+            e.message()
+        ))
+    })?;
+    file.registry.into_iter().map(registry_of).collect()
+}
+
+fn registry_of(conf: ConfRegistry) -> Result<Registry> {
+    let location = match (conf.location, conf.prefix) {
+        (Some(location), None) => location,
+        (Some(location), Some(prefix)) if prefix == location => location,
+        (None, Some(prefix)) => {
+            return Err(cannot(format!(
+                "[[registry]] prefix = \"{prefix}\" has no location; bootgen cannot write wildcard or remapped prefixes back"
+            )))
+        }
+        (Some(location), Some(prefix)) => {
+            return Err(cannot(format!(
+                "[[registry]] prefix = \"{prefix}\" remaps to location = \"{location}\"; bootgen cannot write that back"
+            )))
+        }
+        (None, None) => return Err(cannot("a [[registry]] table has no location".into())),
+    };
+    // Mirror-level pull-from-mirror, when the same on every mirror, says the same as the
+    // registry-level mirror-by-digest-only the template writes.
+    let policies: Vec<&str> = conf
+        .mirror
+        .iter()
+        .map(|m| m.pull_from_mirror.as_deref().unwrap_or("all"))
+        .collect();
+    let mut digest_only = conf.mirror_by_digest_only;
+    if conf.mirror.iter().any(|m| m.pull_from_mirror.is_some()) {
+        if conf.mirror_by_digest_only {
+            return Err(cannot(format!(
+                "{location}: pull-from-mirror cannot be combined with mirror-by-digest-only"
+            )));
+        }
+        digest_only = match policies.first().copied() {
+            Some("digest-only") if policies.iter().all(|p| *p == "digest-only") => true,
+            Some("all") if policies.iter().all(|p| *p == "all") => false,
+            _ => {
+                return Err(cannot(format!(
+                    "{location}: mirrors with pull-from-mirror = {policies:?}; bootgen can only write one digest-only/all policy per source"
+                )))
+            }
+        };
+    }
+    Ok(Registry {
+        location,
+        insecure: conf.insecure,
+        blocked: conf.blocked,
+        mirror_by_digest_only: digest_only,
+        mirrors: conf
+            .mirror
+            .into_iter()
+            .map(|m| Mirror {
+                location: m.location,
+                insecure: m.insecure,
+            })
+            .collect(),
+    })
+}
+
+/// Renders registries with bootgen's registries.conf template.
+pub fn render(registries: &[Registry]) -> Result<String> {
+    render_template(TEMPLATE, &serde_json::json!({ "registries": registries }))
+}
+
+/// What the command line adds to the registries.
+#[derive(Debug, Clone, Copy)]
+pub struct MergeRequest<'a> {
+    /// `--mirror` rules, in order.
+    pub rules: &'a [MirrorRule],
+    /// `--block-source`.
+    pub block_sources: bool,
+    /// `--insecure-registry` hosts.
+    pub insecure_hosts: &'a [String],
+}
+
+/// Merges: existing registries first, then the command line's rules; sources and mirrors
+/// de-duplicated in first-seen order. `--block-source` blocks every source that has mirrors.
+/// An insecure host that is no registry's own location gets a `[[registry]]` of its own, so a
+/// direct pull from the mirror (the rewritten release image) may use plain HTTP too.
+pub fn merge(existing: Vec<Registry>, request: MergeRequest<'_>) -> Vec<Registry> {
+    let mut merged: Vec<Registry> = Vec::new();
+    let additions = request.rules.iter().map(|rule| Registry {
+        location: rule.source.clone(),
+        insecure: false,
+        blocked: false,
+        mirror_by_digest_only: true,
+        mirrors: vec![Mirror {
+            location: rule.mirror.clone(),
+            insecure: false,
+        }],
+    });
+    for registry in existing.into_iter().chain(additions) {
+        match merged.iter_mut().find(|r| r.location == registry.location) {
+            Some(known) => {
+                known.insecure |= registry.insecure;
+                known.blocked |= registry.blocked;
+                for mirror in registry.mirrors {
+                    match known
+                        .mirrors
+                        .iter_mut()
+                        .find(|m| m.location == mirror.location)
+                    {
+                        Some(m) => m.insecure |= mirror.insecure,
+                        None => known.mirrors.push(mirror),
+                    }
+                }
+            }
+            None => merged.push(registry),
+        }
+    }
+    if request.block_sources {
+        for registry in merged.iter_mut().filter(|r| !r.mirrors.is_empty()) {
+            registry.blocked = true;
+        }
+    }
+    for host in request.insecure_hosts {
+        mark_insecure(&mut merged, host);
+    }
+    merged
+}
+
+/// True when the registry host `candidate` (host[:port]) is named by `--insecure-registry
+/// wanted`: exactly, or any port of the host when `wanted` has none.
+pub fn host_matches(wanted: &str, candidate: &str) -> bool {
+    if wanted == candidate {
+        return true;
+    }
+    let has_port = |h: &str| match h.rfind(':') {
+        Some(i) => !h[i..].contains(']'),
+        None => false,
+    };
+    !has_port(wanted)
+        && candidate
+            .strip_prefix(wanted)
+            .is_some_and(|rest| rest.starts_with(':') && !rest.contains(']'))
+}
+
+fn mark_insecure(registries: &mut Vec<Registry>, wanted: &str) {
+    let mut mirror_hosts: Vec<String> = Vec::new();
+    for registry in registries.iter_mut() {
+        if host_matches(wanted, host_of(&registry.location)) {
+            registry.insecure = true;
+        }
+        for mirror in &mut registry.mirrors {
+            let host = host_of(&mirror.location);
+            if host_matches(wanted, host) {
+                mirror.insecure = true;
+                if !mirror_hosts.iter().any(|h| h == host) {
+                    mirror_hosts.push(host.to_string());
+                }
+            }
+        }
+    }
+    if mirror_hosts.is_empty() {
+        mirror_hosts.push(wanted.to_string());
+    }
+    for host in mirror_hosts {
+        if !registries.iter().any(|r| host_of(&r.location) == host) {
+            registries.push(Registry {
+                location: host,
+                insecure: true,
+                blocked: false,
+                mirror_by_digest_only: true,
+                mirrors: Vec::new(),
+            });
+        }
+    }
+}
+
+/// The registry whose location is the longest prefix of `image`, as containers/image picks.
+pub fn registry_for<'a>(registries: &'a [Registry], image: &str) -> Option<&'a Registry> {
+    registries
+        .iter()
+        .filter(|r| matches_source(image, &r.location))
+        .max_by_key(|r| r.location.len())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const INSTALLER_STYLE: &str = "[[registry]]\nlocation = \"quay.io/openshift-release-dev/ocp-release\"\ninsecure = false\nmirror-by-digest-only = true\n\n[[registry.mirror]]\nlocation = \"mirror.example.com:5000/ocp/release\"\ninsecure = false\n\n\n";
+
+    #[test]
+    fn parses_what_the_template_writes_and_writes_it_back_identically() {
+        let registries = parse(INSTALLER_STYLE).unwrap();
+        assert_eq!(registries.len(), 1);
+        assert!(registries[0].mirror_by_digest_only);
+        assert_eq!(
+            registries[0].mirrors[0].location,
+            "mirror.example.com:5000/ocp/release"
+        );
+        assert_eq!(render(&registries).unwrap(), INSTALLER_STYLE);
+        assert_eq!(parse("").unwrap(), vec![]);
+        assert_eq!(render(&[]).unwrap(), "");
+    }
+
+    #[test]
+    fn blocked_round_trips() {
+        let mut registries = parse(INSTALLER_STYLE).unwrap();
+        registries[0].blocked = true;
+        let text = render(&registries).unwrap();
+        assert!(text.contains("blocked = true\n"), "{text}");
+        assert_eq!(parse(&text).unwrap(), registries);
+    }
+
+    #[test]
+    fn pull_from_mirror_becomes_digest_only() {
+        let text = "[[registry]]\nlocation = \"a.io/x\"\n[[registry.mirror]]\nlocation = \"m.io/x\"\npull-from-mirror = \"digest-only\"\n";
+        assert!(parse(text).unwrap()[0].mirror_by_digest_only);
+        let mixed = "[[registry]]\nlocation = \"a.io/x\"\n[[registry.mirror]]\nlocation = \"m.io/x\"\npull-from-mirror = \"tag-only\"\n";
+        assert!(parse(mixed).is_err());
+    }
+
+    #[test]
+    fn refuses_what_it_cannot_write_back() {
+        let search = "unqualified-search-registries = [\"docker.io\"]\n";
+        let err = parse(search).unwrap_err().to_string();
+        assert!(err.contains("unqualified-search-registries"), "{err}");
+        assert!(err.contains(REGISTRIES_CONF), "{err}");
+        assert!(parse("[[registry]]\nprefix = \"*.example.com\"\n").is_err());
+        assert!(parse("[[registry]]\nlocation = [\n").is_err());
+    }
+
+    fn rule(source: &str, mirror: &str) -> MirrorRule {
+        MirrorRule {
+            source: source.into(),
+            mirror: mirror.into(),
+        }
+    }
+
+    /// Location, blocked, and each mirror's location and insecure flag.
+    type View<'a> = (&'a str, bool, Vec<(&'a str, bool)>);
+
+    #[test]
+    fn merge_keeps_first_seen_order_and_deduplicates() {
+        let existing = parse(INSTALLER_STYLE).unwrap();
+        let rules = [
+            rule(
+                "quay.io/openshift-release-dev/ocp-release",
+                "mirror.example.com:5000/ocp/release",
+            ),
+            rule(
+                "quay.io/openshift-release-dev/ocp-release",
+                "second.example.com/ocp/release",
+            ),
+            rule("registry.example.org/app", "mirror.example.com:5000/app"),
+        ];
+        let merged = merge(
+            existing,
+            MergeRequest {
+                rules: &rules,
+                block_sources: true,
+                insecure_hosts: &["second.example.com".into()],
+            },
+        );
+        let view: Vec<View<'_>> = merged
+            .iter()
+            .map(|r| {
+                (
+                    r.location.as_str(),
+                    r.blocked,
+                    r.mirrors
+                        .iter()
+                        .map(|m| (m.location.as_str(), m.insecure))
+                        .collect(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            view,
+            vec![
+                (
+                    "quay.io/openshift-release-dev/ocp-release",
+                    true,
+                    vec![
+                        ("mirror.example.com:5000/ocp/release", false),
+                        ("second.example.com/ocp/release", true)
+                    ]
+                ),
+                (
+                    "registry.example.org/app",
+                    true,
+                    vec![("mirror.example.com:5000/app", false)]
+                ),
+                // Its own entry, not blocked, so a direct pull may use plain HTTP.
+                ("second.example.com", false, vec![]),
+            ]
+        );
+        assert!(merged[2].insecure);
+    }
+
+    #[test]
+    fn insecure_hosts_match_with_or_without_port() {
+        assert!(host_matches("m.io", "m.io:5000"));
+        assert!(host_matches("m.io:5000", "m.io:5000"));
+        assert!(!host_matches("m.io:5000", "m.io:5001"));
+        assert!(!host_matches("m.io", "m.iox"));
+        assert!(host_matches("[::1]:5000", "[::1]:5000"));
+    }
+
+    #[test]
+    fn longest_source_wins() {
+        let registries = merge(
+            vec![],
+            MergeRequest {
+                rules: &[rule("q.io/a", "m.io/a"), rule("q.io/a/b", "n.io/b")],
+                block_sources: false,
+                insecure_hosts: &[],
+            },
+        );
+        let found = registry_for(&registries, "q.io/a/b@sha256:00").unwrap();
+        assert_eq!(found.location, "q.io/a/b");
+        assert!(registry_for(&registries, "q.io/ab:1").is_none());
+    }
+}

@@ -1,0 +1,605 @@
+//! The mirror pass and its pre-flight on a config shaped like openshift-install's
+//! (`fixtures/mirrors/installer-shaped.ign`) and on bootgen's own, plus every option parser.
+
+use super::preflight::{self, CaCheck, NameCheck, Resolution, Severity};
+use super::*;
+use crate::ignition::IgnitionDoc;
+use crate::passes::{file_entries, file_text};
+use base64::Engine;
+
+const FIXTURE: &str = include_str!(concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../fixtures/mirrors/installer-shaped.ign"
+));
+const FIXTURE_RELEASE_DIGEST: &str =
+    "@sha256:5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e";
+
+fn fixture() -> IgnitionDoc {
+    IgnitionDoc::parse(FIXTURE.as_bytes(), "installer-shaped.ign").unwrap()
+}
+
+fn ca_pem(cn: &str) -> String {
+    let mut params = rcgen::CertificateParams::new(Vec::<String>::new()).unwrap();
+    params
+        .distinguished_name
+        .push(rcgen::DnType::CommonName, cn);
+    params.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
+    let key = rcgen::KeyPair::generate_for(&rcgen::PKCS_ECDSA_P256_SHA256).unwrap();
+    params.self_signed(&key).unwrap().pem()
+}
+
+fn b64(text: &str) -> String {
+    base64::engine::general_purpose::STANDARD.encode(text)
+}
+
+fn full_options() -> MirrorOptions {
+    let auth = format!(
+        r#"{{"auths":{{"mirror.new.example:8443":{{"auth":"{}"}},"registry.lab.example:5000":{{"auth":"{}"}}}}}}"#,
+        b64("new:new-password"),
+        b64("lab:rotated-password")
+    );
+    MirrorOptions {
+        mirrors: vec![MirrorRule::parse(
+            "quay.io/openshift-release-dev/ocp-release=mirror.new.example:8443/ocp/release",
+        )
+        .unwrap()],
+        block_sources: true,
+        insecure_registries: vec![parse_insecure_registry("registry.lab.example:5000").unwrap()],
+        hosts: vec![
+            HostEntry::parse("192.0.2.10=registry.lab.example").unwrap(),
+            HostEntry::parse("192.0.2.11=mirror.new.example,mirror").unwrap(),
+        ],
+        registry_auth: Some(RegistryAuth::parse("auth.json", auth.as_bytes()).unwrap()),
+        trust_bundle: Some(
+            TrustBundle::parse("ca.pem", ca_pem("Lab mirror CA").as_bytes()).unwrap(),
+        ),
+    }
+}
+
+fn entry<'a>(doc: &'a IgnitionDoc, path: &str) -> Option<&'a Value> {
+    file_entries(doc)
+        .into_iter()
+        .find(|f| f.get("path").and_then(Value::as_str) == Some(path))
+}
+
+fn never_resolves(name: &str) -> Resolution {
+    Resolution::Failed(format!("{name}: no such host"))
+}
+
+/// Location, blocked, insecure, and each mirror's location and insecure flag.
+type RegistryView = (String, bool, bool, Vec<(String, bool)>);
+
+#[test]
+fn installer_shaped_config_gets_every_change() {
+    let mut doc = fixture();
+    let before = doc.clone();
+    let options = full_options();
+    let changes = apply(&mut doc, &options).unwrap();
+    IgnitionDoc::parse(&doc.to_bytes(), "patched").unwrap();
+
+    let registries = parse_registries_conf(&file_text(&doc, REGISTRIES_CONF).unwrap()).unwrap();
+    let view: Vec<RegistryView> = registries
+        .iter()
+        .map(|r| {
+            (
+                r.location.clone(),
+                r.blocked,
+                r.insecure,
+                r.mirrors
+                    .iter()
+                    .map(|m| (m.location.clone(), m.insecure))
+                    .collect(),
+            )
+        })
+        .collect();
+    let lab = ("registry.lab.example:5000/ocp4/release".to_string(), true);
+    assert_eq!(
+        view,
+        vec![
+            (
+                "quay.io/openshift-release-dev/ocp-release".into(),
+                true,
+                false,
+                vec![
+                    lab.clone(),
+                    ("mirror.new.example:8443/ocp/release".into(), false)
+                ]
+            ),
+            (
+                "quay.io/openshift-release-dev/ocp-v4.0-art-dev".into(),
+                true,
+                false,
+                vec![lab]
+            ),
+            ("registry.lab.example:5000".into(), false, true, vec![]),
+        ]
+    );
+
+    // Both release scripts now pull from the first mirror, digest kept, unquoted as before.
+    let expected =
+        format!("RELEASE_IMAGE=registry.lab.example:5000/ocp4/release{FIXTURE_RELEASE_DIGEST}\n");
+    for script in RELEASE_SCRIPTS {
+        let text = file_text(&doc, script).unwrap();
+        assert!(text.contains(&expected), "{script}:\n{text}");
+        assert_eq!(entry(&doc, script).unwrap()["mode"], 0o555);
+    }
+
+    // The ICSP cannot say NeverContactSource: an IDMS replaces it.
+    assert!(entry(&doc, ICSP).is_none());
+    let idms: serde_yaml_ng::Value =
+        serde_yaml_ng::from_str(&file_text(&doc, IDMS).unwrap()).unwrap();
+    let mirrors = idms["spec"]["imageDigestMirrors"].as_sequence().unwrap();
+    assert_eq!(mirrors.len(), 2);
+    for m in mirrors {
+        assert_eq!(m["mirrorSourcePolicy"], "NeverContactSource");
+    }
+    assert_eq!(
+        mirrors[0]["mirrors"][1].as_str(),
+        Some("mirror.new.example:8443/ocp/release")
+    );
+
+    // /etc/hosts: an append, so the node's own lines stay.
+    let hosts = entry(&doc, HOSTS).unwrap();
+    assert_eq!(hosts["overwrite"], false);
+    assert_eq!(hosts["mode"], 0o644);
+    assert!(hosts.get("contents").is_none());
+    let lines = super::hosts::configured_lines(&doc);
+    assert_eq!(
+        lines,
+        vec![
+            "192.0.2.10 registry.lab.example".to_string(),
+            "192.0.2.11 mirror.new.example mirror".to_string()
+        ]
+    );
+
+    // Pull secret: the command line wins, with a notice naming the host and no credential.
+    let node: Value = serde_json::from_str(&file_text(&doc, NODE_PULL_SECRET).unwrap()).unwrap();
+    assert_eq!(
+        node["auths"]["registry.lab.example:5000"]["auth"],
+        b64("lab:rotated-password")
+    );
+    assert_eq!(node["auths"]["quay.io"]["auth"], b64("fixture:quay-token"));
+    let notes: Vec<String> = changes.iter().map(ToString::to_string).collect();
+    assert!(
+        notes.iter().any(|n| n.starts_with(NODE_PULL_SECRET)
+            && n.contains("registry.lab.example:5000")
+            && n.contains("command line wins")),
+        "{notes:#?}"
+    );
+    for note in &notes {
+        for secret in [
+            "rotated-password",
+            "new-password",
+            &b64("lab:rotated-password"),
+        ] {
+            assert!(!note.contains(secret), "{note}");
+        }
+    }
+    let manifest: serde_yaml_ng::Value =
+        serde_yaml_ng::from_str(&file_text(&doc, PULL_SECRET_MANIFEST).unwrap()).unwrap();
+    let cluster = base64::engine::general_purpose::STANDARD
+        .decode(manifest["data"][".dockerconfigjson"].as_str().unwrap())
+        .unwrap();
+    let cluster: Value = serde_json::from_slice(&cluster).unwrap();
+    assert_eq!(
+        cluster["auths"]["mirror.new.example:8443"]["auth"],
+        b64("new:new-password")
+    );
+
+    // The CA: in the anchors and in a new user-ca-bundle manifest.
+    let anchors = file_text(&doc, ANCHORS).unwrap();
+    assert_eq!(
+        options::parse_certificates(anchors.as_bytes())
+            .unwrap()
+            .len(),
+        1
+    );
+    let bundle: serde_yaml_ng::Value =
+        serde_yaml_ng::from_str(&file_text(&doc, USER_CA_BUNDLE).unwrap()).unwrap();
+    assert_eq!(bundle["metadata"]["name"], "user-ca-bundle");
+    assert_eq!(
+        bundle["data"]["ca-bundle.crt"].as_str().map(str::trim_end),
+        Some(anchors.trim_end())
+    );
+
+    // Untouched: units, users, motd.
+    assert_eq!(doc.value["systemd"], before.value["systemd"]);
+    assert_eq!(doc.value["passwd"], before.value["passwd"]);
+    assert_eq!(entry(&doc, "/etc/motd"), entry(&before, "/etc/motd"));
+
+    // Again: nothing more changes.
+    let once = doc.clone();
+    apply(&mut doc, &options).unwrap();
+    assert!(doc == once, "a second run changed the config");
+}
+
+#[test]
+fn preflight_of_the_patched_config_is_clean() {
+    let mut doc = fixture();
+    apply(&mut doc, &full_options()).unwrap();
+    let mut asked = Vec::new();
+    let report = preflight::check(&doc, &mut |name: &str| {
+        asked.push(name.to_string());
+        Resolution::Resolved
+    });
+    assert!(asked.is_empty(), "resolved {asked:?} despite host entries");
+    assert_eq!(report.findings, vec![]);
+    assert_eq!(report.hosts.len(), 2);
+    assert_eq!(report.hosts[0].host, "registry.lab.example:5000");
+    assert_eq!(report.hosts[0].ca, CaCheck::NotNeeded);
+    assert_eq!(report.hosts[1].ca, CaCheck::Present(1));
+    assert!(report
+        .hosts
+        .iter()
+        .all(|h| h.credentials && h.name == NameCheck::HostsEntry));
+    assert!(report.release.as_ref().unwrap().is_digest());
+    assert!(report.verdict(true).is_ok());
+    assert!(report.summary()[1]
+        .contains("mirror.new.example:8443: credentials yes, CA 1 certificate(s)"));
+}
+
+#[test]
+fn preflight_of_the_unpatched_config_warns_about_ca_and_name() {
+    let report = preflight::check(&fixture(), &mut never_resolves);
+    let messages: Vec<&str> = report.findings.iter().map(|f| f.message.as_str()).collect();
+    assert_eq!(messages.len(), 2, "{messages:#?}");
+    assert!(messages[0].contains("no CA certificate") && messages[0].contains("--trust-bundle"));
+    assert!(messages[1].contains("registry.lab.example has no /etc/hosts entry"));
+    assert!(messages[1].contains("--add-host IP=registry.lab.example"));
+    assert!(report
+        .findings
+        .iter()
+        .all(|f| f.severity == Severity::Warning));
+    assert!(report.verdict(false).is_ok());
+    let strict = report.verdict(true).unwrap_err().to_string();
+    assert!(
+        strict.contains("2 problem(s)") && strict.contains("nothing was written"),
+        "{strict}"
+    );
+}
+
+#[test]
+fn preflight_without_credentials_says_so() {
+    let mut doc = fixture();
+    set_file_text(
+        &mut doc,
+        NODE_PULL_SECRET,
+        r#"{"auths":{"quay.io":{"auth":"cTpx"}}}"#,
+        0o600,
+    )
+    .unwrap();
+    let report = preflight::check(&doc, &mut |_: &str| Resolution::Resolved);
+    assert!(!report.hosts[0].credentials);
+    assert!(report.findings[0]
+        .message
+        .contains("no credentials for registry.lab.example:5000"));
+}
+
+fn with_release(reference: &str) -> IgnitionDoc {
+    let mut doc = fixture();
+    for script in RELEASE_SCRIPTS {
+        let text = file_text(&doc, script).unwrap().replace(
+            &format!("quay.io/openshift-release-dev/ocp-release{FIXTURE_RELEASE_DIGEST}"),
+            reference,
+        );
+        set_file_text(&mut doc, script, &text, 0o555).unwrap();
+    }
+    doc
+}
+
+#[test]
+fn a_tag_past_a_blocked_source_is_an_error() {
+    let tag = "quay.io/openshift-release-dev/ocp-release:4.19.0-x86_64";
+    let report = preflight::check(&with_release(tag), &mut |_: &str| Resolution::Resolved);
+    let tag_warning = report
+        .findings
+        .iter()
+        .find(|f| f.message.contains("is a tag"))
+        .unwrap();
+    assert_eq!(tag_warning.severity, Severity::Warning);
+    assert!(tag_warning.message.contains("skopeo inspect"));
+
+    let mut blocked = with_release(tag);
+    let text = file_text(&blocked, REGISTRIES_CONF).unwrap().replace(
+        "mirror-by-digest-only = true\n",
+        "mirror-by-digest-only = true\nblocked = true\n",
+    );
+    set_file_text(&mut blocked, REGISTRIES_CONF, &text, 0o644).unwrap();
+    let report = preflight::check(&blocked, &mut |_: &str| Resolution::Resolved);
+    let error = report
+        .findings
+        .iter()
+        .find(|f| f.severity == Severity::Error)
+        .unwrap();
+    assert!(
+        error.message.contains("which is blocked"),
+        "{}",
+        error.message
+    );
+    assert!(report.verdict(false).is_err());
+}
+
+#[test]
+fn a_rewritten_tag_is_pulled_from_the_mirror_with_a_warning() {
+    let mut doc = with_release("quay.io/openshift-release-dev/ocp-release:4.19.0-x86_64");
+    let options = MirrorOptions {
+        block_sources: true,
+        ..MirrorOptions::default()
+    };
+    apply(&mut doc, &options).unwrap();
+    assert!(file_text(&doc, RELEASE_SCRIPTS[0])
+        .unwrap()
+        .contains("RELEASE_IMAGE=registry.lab.example:5000/ocp4/release:4.19.0-x86_64\n"));
+    let report = preflight::check(&doc, &mut |_: &str| Resolution::Resolved);
+    let finding = report
+        .findings
+        .iter()
+        .find(|f| f.message.contains("by tag"))
+        .unwrap();
+    assert_eq!(finding.severity, Severity::Warning);
+}
+
+#[test]
+fn unexpected_release_scripts_fail_naming_them() {
+    let mut doc = fixture();
+    set_file_text(
+        &mut doc,
+        RELEASE_SCRIPTS[1],
+        "#!/bin/sh\npodman pull \"$1\"\n",
+        0o555,
+    )
+    .unwrap();
+    let options = MirrorOptions {
+        block_sources: true,
+        ..MirrorOptions::default()
+    };
+    let err = apply(&mut doc.clone(), &options).unwrap_err().to_string();
+    assert!(
+        err.contains(RELEASE_SCRIPTS[1]) && err.contains("no RELEASE_IMAGE="),
+        "{err}"
+    );
+
+    set_file_text(
+        &mut doc,
+        RELEASE_SCRIPTS[1],
+        "RELEASE_IMAGE=quay.io/x/y@sha256:00\n",
+        0o555,
+    )
+    .unwrap();
+    let err = apply(&mut doc.clone(), &options).unwrap_err().to_string();
+    assert!(err.contains("bootgen will not guess"), "{err}");
+
+    let mut no_scripts = fixture();
+    for script in RELEASE_SCRIPTS {
+        remove_file(&mut no_scripts, script);
+    }
+    let err = apply(&mut no_scripts, &options).unwrap_err().to_string();
+    assert!(err.contains("is this a bootstrap config?"), "{err}");
+}
+
+#[test]
+fn files_it_cannot_read_back_are_refused() {
+    let mut doc = fixture();
+    crate::passes::doc_edit::append_to_file(&mut doc, REGISTRIES_CONF, "# more\n", 0o644).unwrap();
+    let options = MirrorOptions {
+        block_sources: true,
+        ..MirrorOptions::default()
+    };
+    let err = apply(&mut doc, &options).unwrap_err().to_string();
+    assert!(
+        err.contains(REGISTRIES_CONF) && err.contains("appends"),
+        "{err}"
+    );
+}
+
+#[test]
+fn configs_without_manifests_get_no_cluster_files() {
+    let mut doc = IgnitionDoc {
+        value: serde_json::json!({"ignition": {"version": "3.2.0"}}),
+    };
+    let mut options = full_options();
+    options.mirrors.clear();
+    options.block_sources = false;
+    options.insecure_registries.clear();
+    apply(&mut doc, &options).unwrap();
+    let paths: Vec<&str> = file_entries(&doc)
+        .iter()
+        .filter_map(|f| f.get("path").and_then(Value::as_str))
+        .collect();
+    assert_eq!(paths, vec![HOSTS, NODE_PULL_SECRET, ANCHORS]);
+    assert_eq!(entry(&doc, NODE_PULL_SECRET).unwrap()["mode"], 0o600);
+}
+
+#[test]
+fn bootgens_own_config_keeps_its_format() {
+    let loaded = crate::config::load_default().unwrap();
+    let mut options =
+        crate::Options::new(time::OffsetDateTime::UNIX_EPOCH + time::Duration::days(20_000));
+    options.key_algorithm = crate::pki::KeyAlgorithm::EcdsaP256;
+    options.model.release_image = Some(format!(
+        "quay.io/openshift-release-dev/ocp-release{FIXTURE_RELEASE_DIGEST}"
+    ));
+    options.passes.mirrors = MirrorOptions {
+        mirrors: vec![MirrorRule::parse(
+            "quay.io/openshift-release-dev=mirror.example.com:5000/ocp",
+        )
+        .unwrap()],
+        block_sources: true,
+        ..MirrorOptions::default()
+    };
+    let generated = crate::generate(&loaded, &options).unwrap();
+    let doc = &generated.bootstrap;
+    let conf = file_text(doc, REGISTRIES_CONF).unwrap();
+    assert_eq!(
+        conf,
+        "[[registry]]\nlocation = \"quay.io/openshift-release-dev\"\ninsecure = false\nmirror-by-digest-only = true\nblocked = true\n\n[[registry.mirror]]\nlocation = \"mirror.example.com:5000/ocp\"\ninsecure = false\n\n\n"
+    );
+    for script in RELEASE_SCRIPTS {
+        assert!(file_text(doc, script).unwrap().contains(&format!(
+            "RELEASE_IMAGE=\"mirror.example.com:5000/ocp/ocp-release{FIXTURE_RELEASE_DIGEST}\"\n"
+        )));
+    }
+    assert!(entry(doc, IDMS).is_some());
+    assert!(generated.changes.iter().any(|c| c.target == IDMS));
+}
+
+#[test]
+fn malformed_values_are_errors_naming_them() {
+    let cases: Vec<(crate::error::Result<()>, &str, &str)> = vec![
+        (
+            MirrorRule::parse("=m.example.com/x").map(drop),
+            "--mirror",
+            "a mirror without a source",
+        ),
+        (
+            MirrorRule::parse("q.io/x=").map(drop),
+            "--mirror",
+            "without a mirror",
+        ),
+        (
+            MirrorRule::parse("q.io/x").map(drop),
+            "--mirror",
+            "has no `=`",
+        ),
+        (
+            MirrorRule::parse("https://q.io/x=m.io/x").map(drop),
+            "--mirror",
+            "URL scheme",
+        ),
+        (
+            MirrorRule::parse("ubuntu=m.io/x").map(drop),
+            "--mirror",
+            "not a registry/repository path",
+        ),
+        (
+            MirrorRule::parse("q.io/X=m.io/x").map(drop),
+            "--mirror",
+            "`X`",
+        ),
+        (
+            MirrorRule::parse("q.io/x=m.io:99999/x").map(drop),
+            "--mirror",
+            "`99999` is not a port",
+        ),
+        (
+            HostEntry::parse("999.1.1.1=m.io").map(drop),
+            "--add-host",
+            "`999.1.1.1` in `999.1.1.1=m.io` is not an IP address",
+        ),
+        (
+            HostEntry::parse("mirror.example.com").map(drop),
+            "--add-host",
+            "has no `=`",
+        ),
+        (
+            HostEntry::parse("192.0.2.1=").map(drop),
+            "--add-host",
+            "empty name",
+        ),
+        (
+            HostEntry::parse("192.0.2.1=bad_name").map(drop),
+            "--add-host",
+            "`bad_name` is not a host name",
+        ),
+        (
+            parse_insecure_registry("http://m.io").map(drop),
+            "--insecure-registry",
+            "URL scheme",
+        ),
+        (
+            parse_insecure_registry("m.io/path").map(drop),
+            "--insecure-registry",
+            "repository path",
+        ),
+        (
+            parse_insecure_registry("m.io:0").map(drop),
+            "--insecure-registry",
+            "not a port",
+        ),
+        (
+            RegistryAuth::parse("a.json", b"{\"auths\": ").map(drop),
+            "--registry-auth",
+            "a.json: is not JSON",
+        ),
+        (
+            RegistryAuth::parse("a.json", b"{}").map(drop),
+            "--registry-auth",
+            "no `auths`",
+        ),
+        (
+            RegistryAuth::parse("a.json", br#"{"auths":{"m.io":{"auth":"%%%"}}}"#).map(drop),
+            "--registry-auth",
+            "`auth` for `m.io` is not base64",
+        ),
+        (
+            RegistryAuth::parse("a.json", br#"{"auths":{"m.io":{"auth":"bm9jb2xvbg=="}}}"#)
+                .map(drop),
+            "--registry-auth",
+            "user:password",
+        ),
+        (
+            RegistryAuth::parse("a.json", br#"{"auths":{"m.io":{}}}"#).map(drop),
+            "--registry-auth",
+            "has no `auth`",
+        ),
+        (
+            TrustBundle::parse("ca.pem", b"hello\n").map(drop),
+            "--trust-bundle",
+            "ca.pem: holds no PEM certificate",
+        ),
+        (
+            TrustBundle::parse(
+                "ca.pem",
+                b"-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n",
+            )
+            .map(drop),
+            "--trust-bundle",
+            "is a PRIVATE KEY, not a CERTIFICATE",
+        ),
+        (
+            TrustBundle::parse(
+                "ca.pem",
+                b"-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n",
+            )
+            .map(drop),
+            "--trust-bundle",
+            "does not parse",
+        ),
+    ];
+    for (result, option, expected) in cases {
+        let message = result.unwrap_err().to_string();
+        assert!(
+            message.starts_with(option) && message.contains(expected),
+            "{message}"
+        );
+    }
+    // Credentials never appear in an error.
+    let message = RegistryAuth::parse("a.json", br#"{"auths":{"m.io":{"auth":"c2VjcmV0"}}, x}"#)
+        .unwrap_err()
+        .to_string();
+    assert!(!message.contains("c2VjcmV0"), "{message}");
+}
+
+#[test]
+fn good_values_parse() {
+    let rule =
+        MirrorRule::parse("quay.io/openshift-release-dev/ocp-release=[fd00::1]:5000/ocp/release")
+            .unwrap();
+    assert_eq!(rule.mirror, "[fd00::1]:5000/ocp/release");
+    let host = HostEntry::parse("fd00::10=mirror.example.com,mirror").unwrap();
+    assert_eq!(host.line(), "fd00::10 mirror.example.com mirror\n");
+    assert_eq!(
+        parse_insecure_registry("localhost:5000").unwrap(),
+        "localhost:5000"
+    );
+    let auth = RegistryAuth::parse(
+        "a.json",
+        br#"{"auths":{"https://m.io/v1/":{"auth":"dTpw"}}}"#,
+    )
+    .unwrap();
+    assert_eq!(
+        format!("{auth:?}"),
+        "RegistryAuth { name: \"a.json\", registries: [\"https://m.io/v1/\"], .. }"
+    );
+    assert_eq!(options::normalize_auth_key("https://m.io/v1/"), "m.io");
+}
