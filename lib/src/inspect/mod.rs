@@ -1,8 +1,23 @@
 //! Reading configs back: the one decoding layer (data URLs, base64, gzip) that every
 //! toolkit command and the golden snapshots share.
 
+pub mod budget;
+pub mod certs;
+pub mod diff;
+pub mod extract;
+pub mod kind;
+pub mod lint;
+mod locate;
+pub mod problem;
+mod rules;
+mod source;
+pub mod summary;
+pub mod unit_text;
+pub mod validate;
 mod view;
 
+pub use lint::lint_units;
+pub use problem::{Check, Problem, Severity};
 pub use view::readable_view;
 
 use crate::error::{Error, Result};

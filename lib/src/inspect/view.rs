@@ -66,7 +66,7 @@ pub fn readable_view(config: &DecodedConfig) -> String {
     out
 }
 
-fn summarize_key(key: &str) -> String {
+pub(crate) fn summarize_key(key: &str) -> String {
     let mut parts = key.split_whitespace();
     let kind = parts.next().unwrap_or_default();
     let blob = parts.next().unwrap_or_default();
@@ -104,7 +104,7 @@ fn push_body(out: &mut String, bytes: &[u8]) {
 
 /// Replaces each PEM block with `<PEM LABEL sha256:...>`; base64 of PEM inside YAML
 /// (kubeconfigs, secrets) is summarized the same way by length.
-fn summarize_pem(text: &str) -> String {
+pub(crate) fn summarize_pem(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
     while let Some(start) = rest.find("-----BEGIN ") {

@@ -1,0 +1,69 @@
+//! `bootgen completions SHELL` and `bootgen man`: generated from the CLI definition itself.
+
+use crate::args::Cli;
+use anyhow::Context;
+use clap::{Args, CommandFactory};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// `bootgen completions`.
+#[derive(Debug, Args)]
+pub struct CompletionsArgs {
+    /// bash, elvish, fish, powershell or zsh.
+    #[arg(value_name = "SHELL")]
+    pub shell: clap_complete::Shell,
+}
+
+/// `bootgen man`.
+#[derive(Debug, Args)]
+pub struct ManArgs {
+    /// Write bootgen.1 and one bootgen-COMMAND.1 per subcommand into DIR (default: print
+    /// bootgen.1 to standard output).
+    #[arg(long, short = 'o', value_name = "DIR")]
+    pub output: Option<PathBuf>,
+}
+
+/// Runs `bootgen completions`.
+pub fn run(args: CompletionsArgs) -> anyhow::Result<ExitCode> {
+    let mut command = Cli::command();
+    clap_complete::generate(args.shell, &mut command, "bootgen", &mut std::io::stdout());
+    Ok(ExitCode::SUCCESS)
+}
+
+fn render(command: clap::Command) -> anyhow::Result<Vec<u8>> {
+    let mut out = Vec::new();
+    clap_mangen::Man::new(command)
+        .render(&mut out)
+        .context("cannot render the man page")?;
+    Ok(out)
+}
+
+/// Runs `bootgen man`.
+pub fn run_man(args: ManArgs) -> anyhow::Result<ExitCode> {
+    let command = Cli::command();
+    let Some(dir) = args.output else {
+        use std::io::Write as _;
+        std::io::stdout()
+            .write_all(&render(command)?)
+            .context("cannot write standard output")?;
+        return Ok(ExitCode::SUCCESS);
+    };
+    std::fs::create_dir_all(&dir).map_err(|e| bootgen::Error::io("cannot create", &dir, e))?;
+    let mut pages = vec![("bootgen.1".to_string(), render(command.clone())?)];
+    for sub in command.get_subcommands() {
+        let name = format!("bootgen-{}", sub.get_name());
+        pages.push((
+            format!("{name}.1"),
+            render(
+                sub.clone()
+                    .display_name(name.clone())
+                    .bin_name(format!("bootgen {}", sub.get_name())),
+            )?,
+        ));
+    }
+    for (file, bytes) in &pages {
+        bootgen::output::write_atomic(&dir.join(file), bytes, 0o644)?;
+    }
+    println!("wrote {} man pages into {}", pages.len(), dir.display());
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,421 @@
+//! The certificate report (user-needs E): every certificate in a config or an output directory
+//! (PEM anywhere in any file, and base64-encoded PEM inside kubeconfigs and Secret manifests),
+//! with subject, issuer, SANs, validity and time left, flagging the expired and those expiring
+//! soon. The clock is the caller's.
+
+use crate::error::{Error, Result};
+use crate::ignition::IgnitionDoc;
+use crate::pki::rfc3339;
+use base64::Engine as _;
+use serde::{Serialize, Serializer};
+use sha2::{Digest, Sha256};
+use std::fmt::{self, Write as _};
+use std::path::Path;
+use time::{Duration, OffsetDateTime};
+use x509_parser::prelude::{FromDer as _, GeneralName, X509Certificate};
+
+fn as_rfc3339<S: Serializer>(t: &OffsetDateTime, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(&rfc3339(*t))
+}
+
+/// One certificate, wherever it was found (each distinct certificate once).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct FoundCert {
+    /// SHA-256 of the DER, hex.
+    pub sha256: String,
+    /// Subject, e.g. `CN=admin, O=system:masters`.
+    pub subject: String,
+    /// Issuer.
+    pub issuer: String,
+    /// Subject alternative names (DNS names and IP addresses).
+    pub sans: Vec<String>,
+    /// Whether it is a CA.
+    pub is_ca: bool,
+    /// Start of validity.
+    #[serde(serialize_with = "as_rfc3339")]
+    pub not_before: OffsetDateTime,
+    /// End of validity.
+    #[serde(serialize_with = "as_rfc3339")]
+    pub not_after: OffsetDateTime,
+    /// Every file it was found in (with ` (base64)` when it was encoded there).
+    pub found_in: Vec<String>,
+}
+
+/// The certificates of a config or directory, in the order found.
+#[derive(Debug, Clone, Default)]
+pub struct CertCollector {
+    /// The distinct certificates.
+    pub certs: Vec<FoundCert>,
+    /// PEM blocks labelled CERTIFICATE that do not parse, by where they were found.
+    pub unreadable: Vec<String>,
+}
+
+const BEGIN: &str = "-----BEGIN CERTIFICATE-----";
+const END: &str = "-----END CERTIFICATE-----";
+
+impl CertCollector {
+    /// Looks for certificates in `bytes`, found at `location`.
+    pub fn scan(&mut self, bytes: &[u8], location: &str) {
+        self.scan_depth(bytes, location, 0);
+    }
+
+    fn scan_depth(&mut self, bytes: &[u8], location: &str, depth: usize) {
+        let text = String::from_utf8_lossy(bytes);
+        let mut rest: &str = &text;
+        while let Some(start) = rest.find(BEGIN) {
+            let body = &rest[start + BEGIN.len()..];
+            let Some(end) = body.find(END) else { break };
+            // PEM inside a JSON string has `\n` escapes rather than newlines.
+            let b64: String = body[..end]
+                .replace("\\n", "\n")
+                .chars()
+                .filter(|c| c.is_ascii_alphanumeric() || "+/=".contains(*c))
+                .collect();
+            match base64::engine::general_purpose::STANDARD.decode(b64) {
+                Ok(der) => self.add_der(&der, location),
+                Err(_) => self.unreadable.push(location.to_string()),
+            }
+            rest = &body[end + END.len()..];
+        }
+        if depth >= 2 {
+            return;
+        }
+        // base64 of PEM: kubeconfig `certificate-authority-data`, Secret `tls.crt`, ...
+        for token in text.split(|c: char| !(c.is_ascii_alphanumeric() || "+/=".contains(c))) {
+            if token.len() < 64 || !token.starts_with("LS0t") {
+                continue;
+            }
+            if let Ok(decoded) = base64::engine::general_purpose::STANDARD.decode(token) {
+                let inner = format!("{location} (base64)");
+                self.scan_depth(&decoded, &inner, depth + 1);
+            }
+        }
+    }
+
+    fn add_der(&mut self, der: &[u8], location: &str) {
+        let sha256 = hex(&Sha256::digest(der));
+        if let Some(known) = self.certs.iter_mut().find(|c| c.sha256 == sha256) {
+            if !known.found_in.iter().any(|l| l == location) {
+                known.found_in.push(location.to_string());
+            }
+            return;
+        }
+        let Ok((_, cert)) = X509Certificate::from_der(der) else {
+            self.unreadable.push(location.to_string());
+            return;
+        };
+        let sans = cert
+            .subject_alternative_name()
+            .ok()
+            .flatten()
+            .map(|ext| {
+                ext.value
+                    .general_names
+                    .iter()
+                    .map(|name| match name {
+                        GeneralName::DNSName(dns) => (*dns).to_string(),
+                        GeneralName::IPAddress(bytes) => ip_text(bytes),
+                        other => other.to_string(),
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        self.certs.push(FoundCert {
+            sha256,
+            subject: cert.subject().to_string(),
+            issuer: cert.issuer().to_string(),
+            sans,
+            is_ca: cert.is_ca(),
+            not_before: cert.validity().not_before.to_datetime(),
+            not_after: cert.validity().not_after.to_datetime(),
+            found_in: vec![location.to_string()],
+        });
+    }
+
+    /// Every file of a config, by its path on the node.
+    pub fn scan_config(&mut self, doc: &IgnitionDoc) -> Result<()> {
+        let decoded = super::decode(doc)?;
+        for file in &decoded.files {
+            for bytes in file.contents.iter().chain(&file.append) {
+                self.scan(bytes, &file.path);
+            }
+        }
+        Ok(())
+    }
+
+    /// An output directory: `bootstrap.ign` (every file inside), `tls/` and `auth/kubeconfig`.
+    pub fn scan_output_dir(&mut self, dir: &Path) -> Result<()> {
+        let config = dir.join("bootstrap.ign");
+        if config.is_file() {
+            let bytes = std::fs::read(&config).map_err(|e| Error::io("cannot read", &config, e))?;
+            let name = config.display().to_string();
+            let doc = IgnitionDoc::parse(&bytes, &name)?;
+            self.scan_config(&doc)?;
+        }
+        let mut extra: Vec<std::path::PathBuf> = Vec::new();
+        let tls = dir.join("tls");
+        if tls.is_dir() {
+            for entry in std::fs::read_dir(&tls).map_err(|e| Error::io("cannot read", &tls, e))? {
+                let path = entry.map_err(|e| Error::io("cannot read", &tls, e))?.path();
+                if path.is_file() && path.extension().is_some_and(|x| x == "crt") {
+                    extra.push(path);
+                }
+            }
+        }
+        extra.sort();
+        extra.push(dir.join("auth/kubeconfig"));
+        for path in extra.iter().filter(|p| p.is_file()) {
+            let bytes = std::fs::read(path).map_err(|e| Error::io("cannot read", path, e))?;
+            let relative = path.strip_prefix(dir).unwrap_or(path);
+            self.scan(&bytes, &relative.display().to_string());
+        }
+        Ok(())
+    }
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().fold(String::new(), |mut s, b| {
+        let _ = write!(s, "{b:02x}");
+        s
+    })
+}
+
+fn ip_text(bytes: &[u8]) -> String {
+    match bytes.len() {
+        4 => std::net::Ipv4Addr::from([bytes[0], bytes[1], bytes[2], bytes[3]]).to_string(),
+        16 => {
+            let mut octets = [0u8; 16];
+            octets.copy_from_slice(bytes);
+            std::net::Ipv6Addr::from(octets).to_string()
+        }
+        _ => hex(bytes),
+    }
+}
+
+/// Where a certificate stands at the report's clock.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum CertStatus {
+    /// Valid for longer than the warning window.
+    Valid,
+    /// Valid, but expires within the warning window.
+    Expiring,
+    /// Past its not-after time.
+    Expired,
+    /// Before its not-before time.
+    NotYetValid,
+}
+
+/// One certificate in the report.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct CertLine {
+    /// The certificate.
+    #[serde(flatten)]
+    pub cert: FoundCert,
+    /// Its status.
+    pub status: CertStatus,
+    /// Seconds until not-after (negative once expired).
+    pub seconds_left: i64,
+}
+
+/// The certificate report.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct CertReport {
+    /// The clock.
+    #[serde(serialize_with = "as_rfc3339")]
+    pub now: OffsetDateTime,
+    /// The warning window in seconds.
+    pub warn_within_seconds: i64,
+    /// Certificates, soonest expiry first.
+    pub certificates: Vec<CertLine>,
+    /// Where unreadable certificate blocks were found.
+    pub unreadable: Vec<String>,
+}
+
+impl CertReport {
+    /// Builds the report at `now`, warning for certificates expiring within `warn_within`.
+    pub fn new(found: CertCollector, now: OffsetDateTime, warn_within: Duration) -> CertReport {
+        let mut certificates: Vec<CertLine> = found
+            .certs
+            .into_iter()
+            .map(|cert| {
+                let left = cert.not_after - now;
+                let status = if cert.not_after <= now {
+                    CertStatus::Expired
+                } else if cert.not_before > now {
+                    CertStatus::NotYetValid
+                } else if left <= warn_within {
+                    CertStatus::Expiring
+                } else {
+                    CertStatus::Valid
+                };
+                CertLine {
+                    cert,
+                    status,
+                    seconds_left: left.whole_seconds(),
+                }
+            })
+            .collect();
+        certificates.sort_by(|a, b| {
+            (a.cert.not_after, &a.cert.subject, &a.cert.sha256).cmp(&(
+                b.cert.not_after,
+                &b.cert.subject,
+                &b.cert.sha256,
+            ))
+        });
+        CertReport {
+            now,
+            warn_within_seconds: warn_within.whole_seconds(),
+            certificates,
+            unreadable: found.unreadable,
+        }
+    }
+
+    /// How many certificates have `status`.
+    pub fn count(&self, status: CertStatus) -> usize {
+        self.certificates
+            .iter()
+            .filter(|c| c.status == status)
+            .count()
+    }
+}
+
+/// `2d 3h`, `5h 12m`, `40m`, `30s`.
+pub fn human_duration(seconds: i64) -> String {
+    let s = seconds.unsigned_abs();
+    let (d, h, m) = (s / 86_400, s % 86_400 / 3600, s % 3600 / 60);
+    match (d, h, m) {
+        (0, 0, 0) => format!("{s}s"),
+        (0, 0, m) => format!("{m}m"),
+        (0, h, m) => format!("{h}h {m}m"),
+        (d, h, _) => format!("{d}d {h}h"),
+    }
+}
+
+/// Parses `24h`, `90m`, `7d`, `30s`, `1w` (a number and one unit).
+pub fn parse_duration(text: &str) -> Result<Duration> {
+    let err = || Error::InvalidOption {
+        option: "--warn-within".into(),
+        message: format!("`{text}` is not a duration such as 24h, 90m, 7d"),
+    };
+    let text = text.trim();
+    let split = text.find(|c: char| !c.is_ascii_digit()).ok_or_else(err)?;
+    let (number, unit) = text.split_at(split);
+    let n: i64 = number.parse().map_err(|_| err())?;
+    let seconds = match unit {
+        "s" => 1,
+        "m" => 60,
+        "h" => 3600,
+        "d" => 86_400,
+        "w" => 604_800,
+        _ => return Err(err()),
+    };
+    n.checked_mul(seconds)
+        .map(Duration::seconds)
+        .ok_or_else(err)
+}
+
+impl fmt::Display for CertReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(
+            f,
+            "{} certificate(s) at {} ({} expired, {} expiring within {}, {} not yet valid)",
+            self.certificates.len(),
+            rfc3339(self.now),
+            self.count(CertStatus::Expired),
+            self.count(CertStatus::Expiring),
+            human_duration(self.warn_within_seconds),
+            self.count(CertStatus::NotYetValid),
+        )?;
+        for line in &self.certificates {
+            let c = &line.cert;
+            let (flag, left) = match line.status {
+                CertStatus::Expired => (
+                    "EXPIRED ",
+                    format!("expired {} ago", human_duration(line.seconds_left)),
+                ),
+                CertStatus::Expiring => (
+                    "EXPIRING",
+                    format!("{} left", human_duration(line.seconds_left)),
+                ),
+                CertStatus::NotYetValid => ("NOT YET ", "not valid yet".to_string()),
+                CertStatus::Valid => (
+                    "ok      ",
+                    format!("{} left", human_duration(line.seconds_left)),
+                ),
+            };
+            let ca = if c.is_ca { " (CA)" } else { "" };
+            writeln!(f, "\n{flag} {}{ca}", c.subject)?;
+            writeln!(f, "         issuer:   {}", c.issuer)?;
+            if !c.sans.is_empty() {
+                writeln!(f, "         SANs:     {}", c.sans.join(", "))?;
+            }
+            writeln!(
+                f,
+                "         valid:    {} .. {} ({left})",
+                rfc3339(c.not_before),
+                rfc3339(c.not_after)
+            )?;
+            writeln!(f, "         found in: {}", c.found_in.join(", "))?;
+        }
+        for location in &self.unreadable {
+            writeln!(f, "\nunreadable certificate block in {location}")?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const CA: &str = include_str!("../../../fixtures/trust/mirror-ca.crt");
+
+    #[test]
+    fn finds_pem_base64_and_json_escaped_certificates_once_each() {
+        let mut found = CertCollector::default();
+        found.scan(CA.as_bytes(), "/a.crt");
+        let b64 = base64::engine::general_purpose::STANDARD.encode(CA);
+        found.scan(
+            format!("certificate-authority-data: {b64}\n").as_bytes(),
+            "/kubeconfig",
+        );
+        let escaped = serde_json::to_string(CA).unwrap();
+        found.scan(format!("{{\"ca\": {escaped}}}").as_bytes(), "/x.json");
+        found.scan(
+            b"-----BEGIN CERTIFICATE-----\nnot base64!\n-----END CERTIFICATE-----\n",
+            "/bad.crt",
+        );
+        assert_eq!(found.certs.len(), 1);
+        let cert = found.certs[0].clone();
+        assert_eq!(cert.found_in, ["/a.crt", "/kubeconfig (base64)", "/x.json"]);
+        assert!(
+            cert.subject.contains("CN=bootgen fixture mirror CA"),
+            "{}",
+            cert.subject
+        );
+        assert!(cert.is_ca);
+        assert_eq!(found.unreadable, ["/bad.crt"]);
+        let before = cert.not_before - Duration::days(1);
+        let report = CertReport::new(found.clone(), before, Duration::hours(24));
+        assert_eq!(report.certificates[0].status, CertStatus::NotYetValid);
+        let late = cert.not_after - Duration::hours(1);
+        let report = CertReport::new(found.clone(), late, Duration::hours(24));
+        assert_eq!(report.certificates[0].status, CertStatus::Expiring);
+        let report = CertReport::new(found, cert.not_after, Duration::hours(24));
+        assert_eq!(report.count(CertStatus::Expired), 1);
+        assert!(report.to_string().contains("EXPIRED"));
+    }
+
+    #[test]
+    fn parses_durations() {
+        assert_eq!(parse_duration("24h").unwrap(), Duration::hours(24));
+        assert_eq!(parse_duration("90m").unwrap(), Duration::minutes(90));
+        assert_eq!(parse_duration("7d").unwrap(), Duration::days(7));
+        assert!(parse_duration("h").is_err());
+        assert!(parse_duration("12").is_err());
+        assert!(parse_duration("3y").is_err());
+        assert_eq!(human_duration(90_000), "1d 1h");
+        assert_eq!(human_duration(-3_700), "1h 1m");
+    }
+}

@@ -1,0 +1,278 @@
+//! Files, units and drop-ins matched by path or name and compared field by field, with a
+//! unified diff of their decoded text.
+
+use super::{ChangeKind, DiffItem};
+use crate::inspect::kind::{classify, FileKind};
+use crate::inspect::view::summarize_pem;
+use crate::inspect::{DecodedFile, DecodedUnit};
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt;
+
+/// Collects the differences.
+pub(super) struct Differ<'a> {
+    pub(super) old: &'a str,
+    pub(super) new: &'a str,
+    pub(super) items: Vec<DiffItem>,
+}
+
+pub(super) fn opt<T: fmt::Display>(value: Option<T>) -> String {
+    value.map_or_else(|| "unset".to_string(), |v| v.to_string())
+}
+
+fn mode_text(mode: Option<u32>) -> String {
+    mode.map_or_else(|| "unset".to_string(), |m| format!("{m:04o}"))
+}
+
+fn change<T: PartialEq + fmt::Display>(
+    details: &mut Vec<String>,
+    what: &str,
+    a: Option<T>,
+    b: Option<T>,
+) {
+    if a != b {
+        details.push(format!("{what} {} -> {}", opt(a), opt(b)));
+    }
+}
+
+fn file_kind(f: &DecodedFile) -> FileKind {
+    let first = f.contents.as_ref().or(f.append.first());
+    if f.contents.is_none() && !f.remote_sources.is_empty() {
+        FileKind::Remote
+    } else {
+        classify(&f.path, Some(first.map(Vec::as_slice).unwrap_or_default()))
+    }
+}
+
+fn describe_file(f: &DecodedFile) -> String {
+    let size =
+        f.contents.as_ref().map_or(0, Vec::len) + f.append.iter().map(Vec::len).sum::<usize>();
+    format!("mode {}, {size} bytes, {}", mode_text(f.mode), file_kind(f))
+}
+impl Differ<'_> {
+    pub(super) fn push(
+        &mut self,
+        change: ChangeKind,
+        what: &'static str,
+        name: &str,
+        details: Vec<String>,
+        text_diff: Option<String>,
+    ) {
+        self.items.push(DiffItem {
+            change,
+            what,
+            name: name.to_string(),
+            details,
+            text_diff,
+        });
+    }
+
+    /// A unified diff of two texts (secrets summarized), or a line saying why there is none.
+    fn text(
+        &self,
+        label: &str,
+        kind: FileKind,
+        a: &[u8],
+        b: &[u8],
+        details: &mut Vec<String>,
+    ) -> Option<String> {
+        if a == b {
+            return None;
+        }
+        if kind == FileKind::PullSecret {
+            details.push(format!("{label} changed (pull secret: not shown)"));
+            return None;
+        }
+        let (Ok(a_text), Ok(b_text)) = (std::str::from_utf8(a), std::str::from_utf8(b)) else {
+            details.push(format!(
+                "{label} changed (binary, {} -> {} bytes)",
+                a.len(),
+                b.len()
+            ));
+            return None;
+        };
+        let (a_view, b_view) = (summarize_pem(a_text), summarize_pem(b_text));
+        if a_view == b_view {
+            details.push(format!(
+                "{label} changed (whitespace inside encoded data only)"
+            ));
+            return None;
+        }
+        details.push(format!("{label} changed"));
+        let diff = similar::TextDiff::from_lines(&a_view, &b_view)
+            .unified_diff()
+            .context_radius(3)
+            .header(
+                &format!("{} {label}", self.old),
+                &format!("{} {label}", self.new),
+            )
+            .to_string();
+        Some(diff)
+    }
+
+    pub(super) fn files(&mut self, a: &[DecodedFile], b: &[DecodedFile]) {
+        let a: BTreeMap<&str, &DecodedFile> = a.iter().map(|f| (f.path.as_str(), f)).collect();
+        let b: BTreeMap<&str, &DecodedFile> = b.iter().map(|f| (f.path.as_str(), f)).collect();
+        let paths: BTreeSet<&str> = a.keys().chain(b.keys()).copied().collect();
+        for path in paths {
+            match (a.get(path), b.get(path)) {
+                (None, Some(f)) => self.push(
+                    ChangeKind::Added,
+                    "file",
+                    path,
+                    vec![describe_file(f)],
+                    None,
+                ),
+                (Some(f), None) => self.push(
+                    ChangeKind::Removed,
+                    "file",
+                    path,
+                    vec![describe_file(f)],
+                    None,
+                ),
+                (Some(x), Some(y)) => {
+                    let mut details = Vec::new();
+                    change(
+                        &mut details,
+                        "mode",
+                        x.mode.map(|m| format!("{m:04o}")),
+                        y.mode.map(|m| format!("{m:04o}")),
+                    );
+                    change(&mut details, "overwrite", x.overwrite, y.overwrite);
+                    change(&mut details, "owner", x.user.as_deref(), y.user.as_deref());
+                    if x.remote_sources != y.remote_sources {
+                        details.push(format!(
+                            "remote source {:?} -> {:?}",
+                            x.remote_sources, y.remote_sources
+                        ));
+                    }
+                    let kind = file_kind(x).max(file_kind(y));
+                    let mut diffs = Vec::new();
+                    if x.contents.is_some() != y.contents.is_some() {
+                        details.push(format!(
+                            "contents {} -> {}",
+                            presence(&x.contents),
+                            presence(&y.contents)
+                        ));
+                    }
+                    let empty = Vec::new();
+                    let (xc, yc) = (
+                        x.contents.as_ref().unwrap_or(&empty),
+                        y.contents.as_ref().unwrap_or(&empty),
+                    );
+                    diffs.extend(self.text(path, kind, xc, yc, &mut details));
+                    let (xa, ya) = (x.append.concat(), y.append.concat());
+                    if x.append.len() != y.append.len() {
+                        details.push(format!(
+                            "append fragments {} -> {}",
+                            x.append.len(),
+                            y.append.len()
+                        ));
+                    }
+                    diffs.extend(self.text(
+                        &format!("{path} (appended)"),
+                        kind,
+                        &xa,
+                        &ya,
+                        &mut details,
+                    ));
+                    if !details.is_empty() {
+                        let text = (!diffs.is_empty()).then(|| diffs.concat());
+                        self.push(ChangeKind::Changed, "file", path, details, text);
+                    }
+                }
+                (None, None) => {}
+            }
+        }
+    }
+
+    pub(super) fn units(&mut self, a: &[DecodedUnit], b: &[DecodedUnit]) {
+        let a: BTreeMap<&str, &DecodedUnit> = a.iter().map(|u| (u.name.as_str(), u)).collect();
+        let b: BTreeMap<&str, &DecodedUnit> = b.iter().map(|u| (u.name.as_str(), u)).collect();
+        let names: BTreeSet<&str> = a.keys().chain(b.keys()).copied().collect();
+        for name in names {
+            let state = |u: &DecodedUnit| {
+                format!(
+                    "enabled {}, mask {}, {} drop-in(s)",
+                    opt(u.enabled),
+                    opt(u.mask),
+                    u.dropins.len()
+                )
+            };
+            match (a.get(name), b.get(name)) {
+                (None, Some(u)) => self.push(ChangeKind::Added, "unit", name, vec![state(u)], None),
+                (Some(u), None) => {
+                    self.push(ChangeKind::Removed, "unit", name, vec![state(u)], None)
+                }
+                (Some(x), Some(y)) => {
+                    let mut details = Vec::new();
+                    change(&mut details, "enabled", x.enabled, y.enabled);
+                    change(&mut details, "mask", x.mask, y.mask);
+                    if x.contents.is_some() != y.contents.is_some() {
+                        details.push(format!(
+                            "contents {} -> {}",
+                            presence(&x.contents),
+                            presence(&y.contents)
+                        ));
+                    }
+                    let (xc, yc) = (
+                        x.contents.as_deref().unwrap_or_default(),
+                        y.contents.as_deref().unwrap_or_default(),
+                    );
+                    let text = self.text(
+                        name,
+                        FileKind::UnitFile,
+                        xc.as_bytes(),
+                        yc.as_bytes(),
+                        &mut details,
+                    );
+                    if !details.is_empty() {
+                        self.push(ChangeKind::Changed, "unit", name, details, text);
+                    }
+                    self.dropins(x, y);
+                }
+                (None, None) => {}
+            }
+        }
+    }
+
+    fn dropins(&mut self, x: &DecodedUnit, y: &DecodedUnit) {
+        let a: BTreeMap<&str, &str> = x
+            .dropins
+            .iter()
+            .map(|d| (d.name.as_str(), d.contents.as_deref().unwrap_or_default()))
+            .collect();
+        let b: BTreeMap<&str, &str> = y
+            .dropins
+            .iter()
+            .map(|d| (d.name.as_str(), d.contents.as_deref().unwrap_or_default()))
+            .collect();
+        let names: BTreeSet<&str> = a.keys().chain(b.keys()).copied().collect();
+        for name in names {
+            let label = format!("{}/{name}", x.name);
+            match (a.get(name), b.get(name)) {
+                (None, Some(_)) => self.push(ChangeKind::Added, "drop-in", &label, vec![], None),
+                (Some(_), None) => self.push(ChangeKind::Removed, "drop-in", &label, vec![], None),
+                (Some(p), Some(q)) if p != q => {
+                    let mut details = Vec::new();
+                    let text = self.text(
+                        &label,
+                        FileKind::DropIn,
+                        p.as_bytes(),
+                        q.as_bytes(),
+                        &mut details,
+                    );
+                    self.push(ChangeKind::Changed, "drop-in", &label, details, text);
+                }
+                _ => {}
+            }
+        }
+    }
+}
+
+fn presence<T>(value: &Option<T>) -> &'static str {
+    if value.is_some() {
+        "set"
+    } else {
+        "unset"
+    }
+}

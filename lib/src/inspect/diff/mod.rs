@@ -1,0 +1,218 @@
+//! `bootgen diff`: a semantic diff of two configs. Files, units, drop-ins and users are matched
+//! by path or name (order does not matter, nor does encoding: a gzip-compressed file equals the
+//! plain one), and text contents get a unified diff. Secrets stay secret: PEM blocks and long
+//! base64 runs appear as hashes, pull secrets and password hashes only as "changed".
+
+mod entries;
+mod users;
+
+use super::decode;
+use crate::error::Result;
+use crate::ignition::IgnitionDoc;
+use entries::Differ;
+use serde::Serialize;
+use serde_json::Value;
+use std::collections::BTreeSet;
+use std::fmt;
+
+/// Added, removed or changed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ChangeKind {
+    /// Only in the new config.
+    Added,
+    /// Only in the old config.
+    Removed,
+    /// In both, different.
+    Changed,
+}
+
+/// One difference.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct DiffItem {
+    /// Added, removed, changed.
+    pub change: ChangeKind,
+    /// `version`, `user`, `file`, `unit`, `drop-in` or `other` (any other part of the config).
+    pub what: &'static str,
+    /// Path, name, `unit/drop-in`, or JSON path for `other`.
+    pub name: String,
+    /// What changed, one line each (`mode 0644 -> 0600`).
+    pub details: Vec<String>,
+    /// Unified diff of decoded text, when text changed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub text_diff: Option<String>,
+}
+
+/// The differences between two configs.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ConfigDiff {
+    /// The old config's name.
+    pub old: String,
+    /// The new config's name.
+    pub new: String,
+    /// Every difference: version, users, files, units and drop-ins, then the rest.
+    pub items: Vec<DiffItem>,
+}
+
+impl ConfigDiff {
+    /// True when the configs are semantically equal.
+    pub fn is_empty(&self) -> bool {
+        self.items.is_empty()
+    }
+}
+/// Everything except what is compared entry by entry.
+fn rest_of(doc: &IgnitionDoc) -> Value {
+    let mut value = doc.value.clone();
+    for (parent, key) in [
+        ("/ignition", "version"),
+        ("/storage", "files"),
+        ("/systemd", "units"),
+        ("/passwd", "users"),
+    ] {
+        if let Some(obj) = value.pointer_mut(parent).and_then(Value::as_object_mut) {
+            obj.remove(key);
+        }
+    }
+    value
+}
+
+fn compare_rest(
+    path: &str,
+    a: Option<&Value>,
+    b: Option<&Value>,
+    out: &mut Vec<(ChangeKind, String)>,
+) {
+    match (a, b) {
+        (Some(Value::Object(x)), Some(Value::Object(y))) => {
+            let keys: BTreeSet<&String> = x.keys().chain(y.keys()).collect();
+            for key in keys {
+                compare_rest(&format!("{path}.{key}"), x.get(key), y.get(key), out);
+            }
+        }
+        (None, Some(v)) if !is_empty_value(v) => out.push((ChangeKind::Added, path.to_string())),
+        (Some(v), None) if !is_empty_value(v) => out.push((ChangeKind::Removed, path.to_string())),
+        (Some(x), Some(y)) if x != y => out.push((ChangeKind::Changed, path.to_string())),
+        _ => {}
+    }
+}
+
+/// Empty objects left behind by `rest_of` are not differences.
+fn is_empty_value(v: &Value) -> bool {
+    v.as_object()
+        .is_some_and(|o| o.values().all(is_empty_value))
+        || v.is_null()
+}
+
+/// Compares `old` and `new`, named `old_name` and `new_name` in the output.
+pub fn diff(
+    old: &IgnitionDoc,
+    new: &IgnitionDoc,
+    old_name: &str,
+    new_name: &str,
+) -> Result<ConfigDiff> {
+    let (a, b) = (decode(old)?, decode(new)?);
+    let mut differ = Differ {
+        old: old_name,
+        new: new_name,
+        items: Vec::new(),
+    };
+    if a.version != b.version {
+        differ.push(
+            ChangeKind::Changed,
+            "version",
+            "ignition.version",
+            vec![format!("{} -> {}", a.version, b.version)],
+            None,
+        );
+    }
+    differ.users(&a.users, &b.users, &old.value, &new.value);
+    differ.files(&a.files, &b.files);
+    differ.units(&a.units, &b.units);
+    let mut rest = Vec::new();
+    compare_rest("$", Some(&rest_of(old)), Some(&rest_of(new)), &mut rest);
+    for (kind, path) in rest {
+        differ.push(kind, "other", &path, vec![], None);
+    }
+    Ok(ConfigDiff {
+        old: old_name.to_string(),
+        new: new_name.to_string(),
+        items: differ.items,
+    })
+}
+
+impl fmt::Display for ConfigDiff {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.items.is_empty() {
+            return writeln!(f, "{} and {} are the same config", self.old, self.new);
+        }
+        writeln!(f, "--- {}\n+++ {}", self.old, self.new)?;
+        for item in &self.items {
+            let sign = match item.change {
+                ChangeKind::Added => '+',
+                ChangeKind::Removed => '-',
+                ChangeKind::Changed => '~',
+            };
+            writeln!(f, "{sign} {} {}", item.what, item.name)?;
+            for line in &item.details {
+                writeln!(f, "    {line}")?;
+            }
+            if let Some(text) = &item.text_diff {
+                for line in text.lines() {
+                    writeln!(f, "    {line}")?;
+                }
+            }
+        }
+        let count = |k: ChangeKind| self.items.iter().filter(|i| i.change == k).count();
+        writeln!(
+            f,
+            "{} added, {} removed, {} changed",
+            count(ChangeKind::Added),
+            count(ChangeKind::Removed),
+            count(ChangeKind::Changed)
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ignition::dataurl;
+    use serde_json::json;
+
+    fn doc(files: Value) -> IgnitionDoc {
+        IgnitionDoc {
+            value: json!({"ignition": {"version": "3.2.0"}, "storage": {"files": files}}),
+        }
+    }
+
+    #[test]
+    fn encoding_is_not_a_difference_but_modes_and_text_are() {
+        let text = b"line\n".repeat(20);
+        let plain = doc(
+            json!([{"path": "/a", "mode": 420, "contents": {"source": dataurl::encode(&text)}}]),
+        );
+        let gz = format!(
+            "data:;base64,{}",
+            base64::Engine::encode(
+                &base64::engine::general_purpose::STANDARD,
+                dataurl::gzip(&text),
+            )
+        );
+        let compressed = doc(
+            json!([{"path": "/a", "mode": 420, "contents": {"source": gz, "compression": "gzip"}}]),
+        );
+        assert!(diff(&plain, &compressed, "a", "b").unwrap().is_empty());
+        let changed = doc(
+            json!([{"path": "/a", "mode": 384, "contents": {"source": "data:,line%0Aother%0A"}}]),
+        );
+        let d = diff(&plain, &changed, "a", "b").unwrap();
+        assert_eq!(d.items.len(), 1);
+        assert_eq!(d.items[0].details[0], "mode 0644 -> 0600");
+        assert!(d.items[0]
+            .text_diff
+            .as_deref()
+            .unwrap_or_default()
+            .contains("+other"));
+        assert!(d.to_string().ends_with("0 added, 0 removed, 1 changed\n"));
+    }
+}

@@ -1,0 +1,300 @@
+//! `bootgen inspect`: a readable summary of any config (spec version, users, every file with
+//! its mode, size, write mode and kind, every unit with its state and drop-ins, sizes) and its
+//! size budget. Contents are never printed, so the summary is safe to paste into an issue.
+
+use super::budget::{human_size, SizeBudget};
+use super::kind::{classify, FileKind};
+use super::{decode, DecodedFile};
+use crate::error::Result;
+use crate::ignition::IgnitionDoc;
+use crate::passes::HOLD_DROPIN;
+use serde::Serialize;
+use serde_json::Value;
+use std::fmt::{self, Write as _};
+
+/// A user.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct UserSummary {
+    /// Login name.
+    pub name: String,
+    /// How many SSH keys.
+    pub ssh_keys: usize,
+    /// Whether a password hash is set.
+    pub password: bool,
+}
+
+/// A file.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct FileSummary {
+    /// Path on the node.
+    pub path: String,
+    /// Mode, when set (Ignition's default is 0644).
+    pub mode: Option<u32>,
+    /// Decoded size of contents plus appends.
+    pub size: u64,
+    /// `overwrite`, `create`, `append`, `overwrite+append` or `create+append`.
+    pub write: String,
+    /// What the file is.
+    pub kind: FileKind,
+    /// Some contents are gzip-compressed in the config.
+    pub compressed: bool,
+}
+
+/// A unit.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct UnitSummary {
+    /// Unit name.
+    pub name: String,
+    /// `enabled`, when set.
+    pub enabled: Option<bool>,
+    /// Masked.
+    pub masked: bool,
+    /// Held by bootgen (a `10-bootgen-hold.conf` drop-in).
+    pub held: bool,
+    /// Whether the config carries the unit's text (or only drop-ins or state).
+    pub has_contents: bool,
+    /// Drop-in names.
+    pub dropins: Vec<String>,
+}
+
+/// The summary of one config.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Summary {
+    /// `ignition.version`.
+    pub version: String,
+    /// Users.
+    pub users: Vec<UserSummary>,
+    /// Files, in config order.
+    pub files: Vec<FileSummary>,
+    /// Directories (count).
+    pub directories: usize,
+    /// Links (count).
+    pub links: usize,
+    /// Units, in config order.
+    pub units: Vec<UnitSummary>,
+    /// Sum of decoded file sizes.
+    pub contents_size: u64,
+    /// The size budget of the config as given.
+    pub budget: SizeBudget,
+}
+
+fn write_mode(file: &DecodedFile) -> String {
+    let base = if file.overwrite == Some(true) {
+        "overwrite"
+    } else {
+        "create"
+    };
+    let has_contents = file.contents.is_some() || !file.remote_sources.is_empty();
+    match (has_contents, file.append.is_empty()) {
+        (_, true) => base.to_string(),
+        (true, false) => format!("{base}+append"),
+        (false, false) => "append".to_string(),
+    }
+}
+
+fn count(doc: &IgnitionDoc, pointer: &str) -> usize {
+    doc.value
+        .pointer(pointer)
+        .and_then(Value::as_array)
+        .map_or(0, Vec::len)
+}
+
+fn any_compressed(entry: &Value) -> bool {
+    let gz = |r: &Value| r.get("compression").and_then(Value::as_str) == Some("gzip");
+    entry.get("contents").is_some_and(gz)
+        || entry
+            .get("append")
+            .and_then(Value::as_array)
+            .is_some_and(|list| list.iter().any(gz))
+}
+
+/// Summarizes `doc`; `config_size` is the size of the config file as given.
+pub fn summarize(doc: &IgnitionDoc, config_size: u64) -> Result<Summary> {
+    let decoded = decode(doc)?;
+    let raw_files = crate::passes::file_entries(doc);
+    let files: Vec<FileSummary> = decoded
+        .files
+        .iter()
+        .enumerate()
+        .map(|(i, f)| {
+            let size = f.contents.as_ref().map_or(0, Vec::len)
+                + f.append.iter().map(Vec::len).sum::<usize>();
+            let first = if f.contents.is_none() && f.remote_sources.is_empty() {
+                f.append.first()
+            } else {
+                f.contents.as_ref()
+            };
+            let kind = if f.contents.is_none() && !f.remote_sources.is_empty() {
+                FileKind::Remote
+            } else {
+                classify(&f.path, Some(first.map(Vec::as_slice).unwrap_or_default()))
+            };
+            FileSummary {
+                path: f.path.clone(),
+                mode: f.mode,
+                size: size as u64,
+                write: write_mode(f),
+                kind,
+                compressed: raw_files.get(i).is_some_and(|e| any_compressed(e)),
+            }
+        })
+        .collect();
+    let units = decoded
+        .units
+        .iter()
+        .map(|u| UnitSummary {
+            name: u.name.clone(),
+            enabled: u.enabled,
+            masked: u.mask == Some(true),
+            held: u.dropins.iter().any(|d| d.name == HOLD_DROPIN),
+            has_contents: u.contents.is_some(),
+            dropins: u.dropins.iter().map(|d| d.name.clone()).collect(),
+        })
+        .collect();
+    let users = decoded
+        .users
+        .iter()
+        .map(|u| UserSummary {
+            name: u.name.clone(),
+            ssh_keys: u.ssh_authorized_keys.len(),
+            password: u.has_password_hash,
+        })
+        .collect();
+    Ok(Summary {
+        version: decoded.version,
+        users,
+        contents_size: files.iter().map(|f| f.size).sum(),
+        files,
+        directories: count(doc, "/storage/directories"),
+        links: count(doc, "/storage/links"),
+        units,
+        budget: SizeBudget::of(config_size),
+    })
+}
+
+fn yes_no(value: bool) -> &'static str {
+    if value {
+        "yes"
+    } else {
+        "no"
+    }
+}
+
+impl fmt::Display for Summary {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut out = String::new();
+        let _ = writeln!(
+            out,
+            "Ignition spec {}: {} files ({} decoded), {} directories, {} links, {} units, {} users",
+            self.version,
+            self.files.len(),
+            human_size(self.contents_size),
+            self.directories,
+            self.links,
+            self.units.len(),
+            self.users.len()
+        );
+        if !self.users.is_empty() {
+            let _ = writeln!(out, "\nusers:");
+            for user in &self.users {
+                let _ = writeln!(
+                    out,
+                    "  {:<12} {} SSH key(s), password {}",
+                    user.name,
+                    user.ssh_keys,
+                    if user.password { "set" } else { "not set" }
+                );
+            }
+        }
+        if !self.files.is_empty() {
+            let _ = writeln!(out, "\nfiles:");
+            let _ = writeln!(
+                out,
+                "  {:<5} {:>10}  {:<16} {:<21} PATH",
+                "MODE", "SIZE", "WRITE", "KIND"
+            );
+            for file in &self.files {
+                let mode = file
+                    .mode
+                    .map_or_else(|| "-".to_string(), |m| format!("{m:04o}"));
+                let kind = if file.compressed {
+                    format!("{} (gz)", file.kind)
+                } else {
+                    file.kind.to_string()
+                };
+                let _ = writeln!(
+                    out,
+                    "  {mode:<5} {:>10}  {:<16} {kind:<21} {}",
+                    human_size(file.size),
+                    file.write,
+                    file.path
+                );
+            }
+        }
+        if !self.units.is_empty() {
+            let _ = writeln!(out, "\nunits:");
+            let _ = writeln!(
+                out,
+                "  {:<40} {:<8} {:<6} {:<5} {:<9} DROP-INS",
+                "NAME", "ENABLED", "MASKED", "HELD", "CONTENTS"
+            );
+            for unit in &self.units {
+                let enabled = unit.enabled.map_or("-", yes_no);
+                let dropins = if unit.dropins.is_empty() {
+                    "-".to_string()
+                } else {
+                    unit.dropins.join(", ")
+                };
+                let _ = writeln!(
+                    out,
+                    "  {:<40} {enabled:<8} {:<6} {:<5} {:<9} {dropins}",
+                    unit.name,
+                    yes_no(unit.masked),
+                    yes_no(unit.held),
+                    yes_no(unit.has_contents)
+                );
+            }
+        }
+        let _ = write!(out, "\n{}", self.budget);
+        f.write_str(&out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn summarizes_files_units_users_and_budget() {
+        let doc = IgnitionDoc {
+            value: json!({
+                "ignition": {"version": "3.2.0"},
+                "passwd": {"users": [{"name": "core", "sshAuthorizedKeys": ["ssh-ed25519 AAAA a"]}]},
+                "storage": {"files": [
+                    {"path": "/usr/local/bin/a.sh", "mode": 493, "overwrite": true,
+                     "contents": {"source": "data:,%23!%2Fbin%2Fsh%0A"}},
+                    {"path": "/etc/motd", "append": [{"source": "data:,hi"}]},
+                    {"path": "/etc/remote", "contents": {"source": "https://example.com/x"}}
+                ]},
+                "systemd": {"units": [
+                    {"name": "a.service", "enabled": false, "contents": "[Unit]\n",
+                     "dropins": [{"name": HOLD_DROPIN, "contents": "[Unit]\n"}]},
+                    {"name": "b.service", "mask": true}
+                ]}
+            }),
+        };
+        let summary = summarize(&doc, 500).unwrap();
+        assert_eq!(summary.files[0].kind, FileKind::Script);
+        assert_eq!(summary.files[0].write, "overwrite");
+        assert_eq!(summary.files[1].write, "append");
+        assert_eq!(summary.files[2].kind, FileKind::Remote);
+        assert!(summary.units[0].held && !summary.units[0].masked);
+        assert!(summary.units[1].masked);
+        assert_eq!(summary.users[0].ssh_keys, 1);
+        let text = summary.to_string();
+        assert!(text.contains("0755"), "{text}");
+        assert!(text.contains("10-bootgen-hold.conf"), "{text}");
+        assert!(text.contains("size budget"), "{text}");
+    }
+}

@@ -1,0 +1,164 @@
+//! `bootgen extract`: writes what the real Ignition `files` stage writes (same bytes, same
+//! modes), and never anything outside its directory: `..`, relative paths, unclean paths, unit
+//! names with `/`, and symlinks planted in the directory are refused, naming the path.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use bootgen_conformance::apply_with_ignition;
+use serde_json::{json, Value};
+use std::os::unix::fs::PermissionsExt as _;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+fn extract(config: &Path, dir: &Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_bootgen-under-test"))
+        .arg("extract")
+        .arg(config)
+        .arg("-o")
+        .arg(dir)
+        .output()
+        .unwrap()
+}
+
+fn write_config(dir: &Path, value: &Value) -> PathBuf {
+    let path = dir.join("attack.ign");
+    std::fs::write(&path, serde_json::to_vec(value).unwrap()).unwrap();
+    path
+}
+
+fn one_file(path: &str) -> Value {
+    json!({"ignition": {"version": "3.2.0"},
+           "storage": {"files": [{"path": path, "contents": {"source": "data:,pwned"}}]}})
+}
+
+/// Every regular file below `dir`, relative path -> (mode, bytes).
+fn tree(dir: &Path) -> Vec<(String, u32, Vec<u8>)> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(current) = stack.pop() {
+        for entry in std::fs::read_dir(&current).unwrap() {
+            let path = entry.unwrap().path();
+            let meta = std::fs::symlink_metadata(&path).unwrap();
+            if meta.is_dir() {
+                stack.push(path);
+            } else {
+                let relative = path.strip_prefix(dir).unwrap().display().to_string();
+                out.push((
+                    relative,
+                    meta.permissions().mode() & 0o7777,
+                    std::fs::read(&path).unwrap(),
+                ));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn traversal_relative_and_unclean_paths_are_refused_by_name() {
+    let work = tempfile::tempdir().unwrap();
+    let target = work.path().join("target");
+    for path in [
+        "/../escape",
+        "/etc/../../escape",
+        "etc/relative",
+        "/etc//double",
+        "/etc/./dot",
+        "/etc/",
+    ] {
+        let config = write_config(work.path(), &one_file(path));
+        let output = extract(&config, &target);
+        assert_eq!(output.status.code(), Some(1), "{path}: {output:?}");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(
+            stderr.contains(&format!("refusing {path}")),
+            "{path}: {stderr}"
+        );
+    }
+    assert!(!work.path().join("escape").exists());
+    for unit in ["../evil.service", "a/b.service"] {
+        let config = write_config(
+            work.path(),
+            &json!({"ignition": {"version": "3.2.0"},
+                    "systemd": {"units": [{"name": unit, "contents": "[Unit]\n"}]}}),
+        );
+        let output = extract(&config, &target);
+        assert_eq!(output.status.code(), Some(1), "{unit}: {output:?}");
+        assert!(String::from_utf8_lossy(&output.stderr).contains(unit));
+    }
+    // Nothing at all was written for the refused configs.
+    assert!(!target.exists() || tree(&target).is_empty());
+}
+
+#[test]
+fn symlinks_planted_in_the_directory_are_refused() {
+    let work = tempfile::tempdir().unwrap();
+    let target = work.path().join("target");
+    let outside = work.path().join("outside");
+    std::fs::create_dir_all(target.join("etc")).unwrap();
+    std::fs::create_dir_all(&outside).unwrap();
+    // A directory on the way is a link out.
+    std::os::unix::fs::symlink(&outside, target.join("etc/ssh")).unwrap();
+    let config = write_config(work.path(), &one_file("/etc/ssh/sshd_config"));
+    let output = extract(&config, &target);
+    assert_eq!(output.status.code(), Some(1), "{output:?}");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("/etc/ssh/sshd_config") && stderr.contains("symlink"),
+        "{stderr}"
+    );
+    // The file itself is a link out.
+    std::os::unix::fs::symlink(outside.join("passwd"), target.join("etc/passwd")).unwrap();
+    let config = write_config(work.path(), &one_file("/etc/passwd"));
+    let output = extract(&config, &target);
+    assert_eq!(output.status.code(), Some(1), "{output:?}");
+    assert!(String::from_utf8_lossy(&output.stderr).contains("symlink"));
+    // A unit directory that is a link out.
+    std::fs::create_dir_all(target.join("etc/systemd")).unwrap();
+    std::os::unix::fs::symlink(&outside, target.join("etc/systemd/system")).unwrap();
+    let config = write_config(
+        work.path(),
+        &json!({"ignition": {"version": "3.2.0"},
+                "systemd": {"units": [{"name": "a.service", "contents": "[Unit]\n"}]}}),
+    );
+    assert_eq!(extract(&config, &target).status.code(), Some(1));
+    assert_eq!(
+        std::fs::read_dir(&outside).unwrap().count(),
+        0,
+        "something was written outside"
+    );
+}
+
+#[test]
+fn extracted_files_match_what_the_real_files_stage_writes() {
+    let work = tempfile::tempdir().unwrap();
+    let config = repo().join("fixtures/ign/valid/spec-3.1.ign");
+    let target = work.path().join("target");
+    let output = extract(&config, &target);
+    assert!(output.status.success(), "{output:?}");
+    let extracted = tree(&target);
+    let units = target.join("etc/systemd/system");
+    assert!(units.join("ready.service").is_file());
+    assert!(units.join("ready.service.d/10-env.conf").is_file());
+    let Some(root) = apply_with_ignition(&config).unwrap() else {
+        return; // not root outside CI (the harness said so)
+    };
+    for (relative, mode, bytes) in &extracted {
+        let applied = root.path().join(relative);
+        let applied_bytes = std::fs::read(&applied).unwrap_or_else(|e| panic!("{relative}: {e}"));
+        let before = root.seeded(&format!("/{relative}")).unwrap_or_default();
+        // Ignition appends to what was there; extract starts from nothing.
+        assert_eq!(
+            &applied_bytes[before.len()..],
+            bytes.as_slice(),
+            "{relative}"
+        );
+        let applied_mode = std::fs::metadata(&applied).unwrap().permissions().mode() & 0o7777;
+        assert_eq!(applied_mode, *mode, "{relative}");
+    }
+}

@@ -1,0 +1,219 @@
+//! `bootgen inspect` (summary, size budget, `--json`, `--certs`) and `bootgen diff`: snapshots of
+//! their output on fixture configs written for this (`fixtures/ign/`), and their exit codes.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+/// Runs bootgen from the repository root (so file names in the output are relative).
+fn bootgen(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_bootgen-under-test"))
+        .current_dir(repo())
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn stdout(output: &Output) -> String {
+    String::from_utf8(output.stdout.clone()).unwrap()
+}
+
+#[test]
+fn inspect_summarizes_files_units_users_and_the_size_budget() {
+    for (name, file) in [
+        ("inspect_spec_3_2", "fixtures/ign/valid/spec-3.2.ign"),
+        ("inspect_held_unit", "fixtures/ign/valid/held-unit.ign"),
+    ] {
+        let output = bootgen(&["inspect", file]);
+        assert!(output.status.success(), "{output:?}");
+        insta::assert_snapshot!(name, stdout(&output));
+    }
+    let output = bootgen(&["inspect", "--json", "fixtures/ign/valid/spec-3.0.ign"]);
+    assert!(output.status.success());
+    insta::assert_snapshot!("inspect_spec_3_0_json", stdout(&output));
+}
+
+#[test]
+fn inspect_json_holds_what_the_text_says() {
+    let output = bootgen(&["inspect", "--json", "fixtures/ign/valid/held-unit.ign"]);
+    let summary: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let bootkube = summary["units"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|u| u["name"] == "bootkube.service")
+        .unwrap();
+    assert_eq!(bootkube["held"], true);
+    assert_eq!(summary["budget"]["channels"][0]["name"], "AWS user data");
+    assert_eq!(summary["budget"]["channels"][0]["limit"], 16384);
+    assert_eq!(summary["budget"]["channels"][0]["fits"], true);
+}
+
+#[test]
+fn a_large_config_gets_the_pointer_advice_from_inspect_and_ignition() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let output = Command::new(env!("CARGO_BIN_EXE_bootgen-under-test"))
+        .args(["ignition", "--now", "2026-01-01T00:00:00Z", "--tls-dir"])
+        .arg(repo().join("fixtures/pki"))
+        .arg("-o")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{output:?}");
+    let generation = stdout(&output);
+    assert!(generation.contains("AWS user data"), "{generation}");
+    assert!(generation.contains("does not fit"), "{generation}");
+    assert!(generation.contains("bootgen pointer --url"), "{generation}");
+    let config = out.join("bootstrap.ign");
+    let inspected = bootgen(&["inspect", config.to_str().unwrap()]);
+    let text = stdout(&inspected);
+    // The same report, for the same bytes.
+    let budget = &text[text.find("size budget").unwrap()..];
+    assert!(generation.contains(budget), "{generation}\n---\n{budget}");
+    assert!(text.contains("kubeconfig"), "{text}");
+    assert!(text.contains("private key"), "{text}");
+}
+
+#[test]
+fn certificate_report_flags_expiring_and_expired_and_fails_when_expired() {
+    let config = "fixtures/ign/valid/certificates.ign";
+    let output = bootgen(&[
+        "inspect",
+        "--certs",
+        "--now",
+        "2026-01-01T12:00:00Z",
+        config,
+    ]);
+    assert!(output.status.success(), "{output:?}");
+    insta::assert_snapshot!("inspect_certs", stdout(&output));
+    let output = bootgen(&[
+        "inspect",
+        "--certs",
+        "--now",
+        "2026-01-01T12:00:00Z",
+        "--warn-within",
+        "90m",
+        config,
+    ]);
+    assert!(
+        stdout(&output).contains("0 expiring within 1h 30m"),
+        "{output:?}"
+    );
+    let output = bootgen(&[
+        "inspect",
+        "--certs",
+        "--json",
+        "--now",
+        "2026-01-03T00:00:00Z",
+        config,
+    ]);
+    assert_eq!(output.status.code(), Some(1));
+    let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let expired: Vec<&Value> = report["certificates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["status"] == "expired")
+        .collect();
+    assert_eq!(expired.len(), 1, "{report:#}");
+    assert_eq!(expired[0]["sans"][0], "api.example.example.com");
+    assert!(String::from_utf8_lossy(&output.stderr).contains("1 certificate(s) have expired"));
+    let output = bootgen(&["inspect", "--certs", "--warn-within", "soon", config]);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("--warn-within"));
+}
+
+#[test]
+fn certificate_report_reads_an_output_directory() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let generated = Command::new(env!("CARGO_BIN_EXE_bootgen-under-test"))
+        .args(["ignition", "--now", "2026-01-01T00:00:00Z", "--tls-dir"])
+        .arg(repo().join("fixtures/pki"))
+        .arg("-o")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(generated.status.success());
+    let output = bootgen(&[
+        "inspect",
+        "--certs",
+        "--json",
+        "--now",
+        "2026-01-01T00:00:00Z",
+        out.to_str().unwrap(),
+    ]);
+    assert!(output.status.success(), "{output:?}");
+    let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let certs = report["certificates"].as_array().unwrap();
+    // 11 signers and 13 leaves, each once however many files carry it.
+    assert_eq!(certs.len(), 24, "{report:#}");
+    let places: Vec<&str> = certs
+        .iter()
+        .flat_map(|c| c["found_in"].as_array().unwrap())
+        .map(|p| p.as_str().unwrap())
+        .collect();
+    assert!(places.contains(&"auth/kubeconfig (base64)"), "{places:?}");
+    assert!(places.contains(&"tls/root-ca.crt"), "{places:?}");
+    assert!(
+        places.contains(&"/opt/openshift/auth/kubeconfig-kubelet (base64)"),
+        "{places:?}"
+    );
+}
+
+#[test]
+fn diff_shows_every_kind_of_change_and_exits_1() {
+    let output = bootgen(&[
+        "diff",
+        "fixtures/ign/diff/old.ign",
+        "fixtures/ign/diff/new.ign",
+    ]);
+    assert_eq!(output.status.code(), Some(1), "{output:?}");
+    let text = stdout(&output);
+    assert!(!text.contains("c2VjcmV0"), "a pull secret leaked: {text}");
+    assert!(!text.contains("FAKEFAKE"), "a key leaked: {text}");
+    insta::assert_snapshot!("diff_old_new", text);
+    let output = bootgen(&[
+        "diff",
+        "--json",
+        "fixtures/ign/diff/old.ign",
+        "fixtures/ign/diff/new.ign",
+    ]);
+    let diff: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let compressed = diff["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|i| i["name"] == "/etc/compressed-later.conf");
+    assert!(
+        !compressed,
+        "compression alone is not a difference: {diff:#}"
+    );
+}
+
+#[test]
+fn diff_exit_codes_same_different_trouble() {
+    let same = bootgen(&[
+        "diff",
+        "fixtures/ign/diff/old.ign",
+        "fixtures/ign/diff/old.ign",
+    ]);
+    assert_eq!(same.status.code(), Some(0));
+    assert!(stdout(&same).contains("are the same config"));
+    let trouble = bootgen(&[
+        "diff",
+        "fixtures/ign/diff/old.ign",
+        "fixtures/ign/invalid/json-syntax.ign",
+    ]);
+    assert_eq!(trouble.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&trouble.stderr).contains("json-syntax.ign"));
+    let missing = bootgen(&["diff", "fixtures/ign/diff/old.ign", "no/such.ign"]);
+    assert_eq!(missing.status.code(), Some(2));
+}

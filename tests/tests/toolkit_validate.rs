@@ -1,0 +1,263 @@
+//! `bootgen validate` against the real `ignition-validate` on the corpus in `fixtures/ign/`:
+//!
+//! - `valid/`: both accept (every spec version 3.0 to 3.5, and configs Ignition only warns about);
+//! - `invalid/`: both reject, and bootgen gives every error a location;
+//! - `boot-fail/`: `ignition-validate` accepts them, the real Ignition `files` stage fails on them,
+//!   and bootgen rejects them (as Ignition's `files` stage check, `"check": "boot"`).
+//!
+//! The Debian `ignition-validate` (2.14) knows specs up to 3.3.0 and 3.4.0-experimental: a 3.4.0
+//! config is compared as 3.4.0-experimental (the same schema), a 3.5.0 config is checked by
+//! bootgen alone against the directory it is in.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use bootgen_conformance::{apply_with_ignition, ignition_validate, IGNITION_VALIDATE};
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+fn corpus(dir: &str) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(repo().join("fixtures/ign").join(dir))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "ign"))
+        .collect();
+    files.sort();
+    assert!(!files.is_empty(), "no fixtures in {dir}");
+    files
+}
+
+/// bootgen's verdict (Ignition's rules only, no lints) and its JSON report.
+fn bootgen_validate(path: &Path) -> (bool, Value) {
+    let output = Command::new(env!("CARGO_BIN_EXE_bootgen-under-test"))
+        .args(["validate", "--no-lint", "--json"])
+        .arg(path)
+        .output()
+        .unwrap();
+    let code = output.status.code();
+    assert!(
+        code == Some(0) || code == Some(1),
+        "{path:?}: exit {code:?}"
+    );
+    let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+    (code == Some(0), report[0].clone())
+}
+
+/// `ignition-validate`'s verdict (exit status; warnings do not make a config invalid), or None
+/// when it does not know the spec version.
+fn real_validate(path: &Path) -> Option<(bool, String)> {
+    let text = std::fs::read_to_string(path).unwrap();
+    let target = if text.contains("\"3.5.0\"") {
+        return None;
+    } else if text.contains("\"3.4.0\"") {
+        let copy = std::env::temp_dir().join(format!(
+            "bootgen-{}-{}",
+            std::process::id(),
+            path.file_name().unwrap().to_string_lossy()
+        ));
+        std::fs::write(&copy, text.replace("\"3.4.0\"", "\"3.4.0-experimental\"")).unwrap();
+        copy
+    } else {
+        path.to_path_buf()
+    };
+    let output = Command::new(IGNITION_VALIDATE)
+        .arg(&target)
+        .output()
+        .unwrap();
+    let mut said = String::from_utf8_lossy(&output.stdout).into_owned();
+    said.push_str(&String::from_utf8_lossy(&output.stderr));
+    Some((output.status.success(), said))
+}
+
+fn problems(report: &Value) -> &Vec<Value> {
+    report["problems"].as_array().unwrap()
+}
+
+#[test]
+fn valid_configs_are_valid_for_both() {
+    let mut versions = Vec::new();
+    for path in corpus("valid") {
+        let (ours, report) = bootgen_validate(&path);
+        assert!(ours, "bootgen rejects {path:?}: {report:#}");
+        versions.push(report["version"].as_str().unwrap().to_string());
+        if let Some((theirs, said)) = real_validate(&path) {
+            assert!(theirs, "ignition-validate rejects {path:?}: {said}");
+            // Where Ignition warns, bootgen warns too.
+            if !said.trim().is_empty() {
+                assert!(
+                    problems(&report).iter().any(|p| p["severity"] == "warning"),
+                    "{path:?}: ignition-validate warns ({said}) but bootgen does not: {report:#}"
+                );
+            }
+        }
+    }
+    for version in ["3.0.0", "3.1.0", "3.2.0", "3.3.0", "3.4.0", "3.5.0"] {
+        assert!(
+            versions.iter().any(|v| v == version),
+            "no valid {version} fixture"
+        );
+    }
+}
+
+#[test]
+fn invalid_configs_are_invalid_for_both_and_every_error_is_located() {
+    for path in corpus("invalid") {
+        let (ours, report) = bootgen_validate(&path);
+        assert!(!ours, "bootgen accepts {path:?}");
+        if let Some((theirs, said)) = real_validate(&path) {
+            assert!(!theirs, "ignition-validate accepts {path:?}: {said}");
+        }
+        let errors: Vec<&Value> = problems(&report)
+            .iter()
+            .filter(|p| p["severity"] == "error")
+            .collect();
+        assert!(!errors.is_empty(), "{path:?}: {report:#}");
+        for error in errors {
+            assert_eq!(error["check"], "ignition", "{path:?}: {error:#}");
+            assert!(
+                error["location"]["line"].as_u64().is_some()
+                    && error["location"]["column"].as_u64().is_some(),
+                "{path:?}: error without line and column: {error:#}"
+            );
+        }
+    }
+}
+
+#[test]
+fn boot_failures_pass_ignition_validate_but_fail_the_files_stage_and_bootgen() {
+    for path in corpus("boot-fail") {
+        let (ours, report) = bootgen_validate(&path);
+        assert!(!ours, "bootgen accepts {path:?}");
+        assert!(
+            problems(&report).iter().any(|p| p["check"] == "boot"),
+            "{path:?}: {report:#}"
+        );
+        let (clean, said) = ignition_validate(&path);
+        assert!(
+            clean,
+            "ignition-validate now rejects {path:?} (move it to invalid/): {said}"
+        );
+        match apply_with_ignition(&path) {
+            Ok(Some(root)) => panic!(
+                "the files stage applied {path:?}; it is not a boot failure:\n{}",
+                root.log()
+            ),
+            Ok(None) => {} // not root outside CI: skipped (the harness said so)
+            Err(error) => assert!(
+                format!("{error:?}").contains("stage files failed"),
+                "{path:?}: {error:?}"
+            ),
+        }
+    }
+}
+
+#[test]
+fn problems_read_like_ignition_validate_with_json_paths_and_positions() {
+    let output = Command::new(env!("CARGO_BIN_EXE_bootgen-under-test"))
+        .current_dir(repo())
+        .args(["validate", "--no-lint"])
+        .args(
+            corpus("invalid")
+                .iter()
+                .map(|p| p.strip_prefix(repo()).unwrap().to_path_buf()),
+        )
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    insta::assert_snapshot!(
+        "validate_invalid_corpus",
+        String::from_utf8(output.stdout).unwrap()
+    );
+}
+
+fn generated(dir: &Path, extra: &[&str]) -> PathBuf {
+    let out = dir.join("out");
+    let output = Command::new(env!("CARGO_BIN_EXE_bootgen-under-test"))
+        .args(["ignition", "--now", "2026-01-01T00:00:00Z", "--tls-dir"])
+        .arg(repo().join("fixtures/pki"))
+        .arg("-o")
+        .arg(&out)
+        .args(extra)
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    out.join("bootstrap.ign")
+}
+
+fn validate_at(config: &Path, now: &str, extra: &[&str]) -> (Option<i32>, String) {
+    let output = Command::new(env!("CARGO_BIN_EXE_bootgen-under-test"))
+        .args(["validate", "--now", now])
+        .args(extra)
+        .arg(config)
+        .output()
+        .unwrap();
+    (
+        output.status.code(),
+        String::from_utf8(output.stdout).unwrap(),
+    )
+}
+
+#[test]
+fn lints_flag_expiring_and_expired_certificates_and_holds() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = generated(dir.path(), &["--debug"]);
+    let (code, text) = validate_at(&config, "2026-01-01T01:00:00Z", &["--warn-within", "1h"]);
+    assert_eq!(code, Some(0), "{text}");
+    assert!(!text.contains("certificate"), "{text}");
+    assert!(text.contains("note[held]"), "{text}");
+    assert!(text.contains("bootkube.service is held"), "{text}");
+    let (code, text) = validate_at(&config, "2026-01-01T06:00:00Z", &[]);
+    assert_eq!(code, Some(0), "{text}");
+    assert!(text.contains("warning[expiring-certificate]"), "{text}");
+    let (code, _) = validate_at(&config, "2026-01-01T06:00:00Z", &["--strict"]);
+    assert_eq!(code, Some(1));
+    let (code, text) = validate_at(&config, "2026-01-03T00:00:00Z", &[]);
+    assert_eq!(code, Some(1), "{text}");
+    assert!(text.contains("error[expired-certificate]"), "{text}");
+    assert!(
+        text.contains("/opt/openshift/tls/kube-apiserver-lb-server.crt"),
+        "{text}"
+    );
+}
+
+#[test]
+fn lints_flag_readable_secrets_and_ineffective_disables() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("c.ign");
+    let doc = serde_json::json!({
+        "ignition": {"version": "3.2.0"},
+        "storage": {"files": [
+            {"path": "/root/.docker/config.json", "mode": 420,
+             "contents": {"source": "data:,%7B%22auths%22%3A%7B%7D%7D"}},
+            {"path": "/usr/local/bin/bootkube.sh", "mode": 493, "contents": {"source": "data:,"}}
+        ]},
+        "systemd": {"units": [
+            {"name": "progress.service", "enabled": true,
+             "contents": "[Unit]\nWants=bootkube.service\n[Service]\nExecStart=/usr/local/bin/report.sh\n[Install]\nWantedBy=multi-user.target\n"},
+            {"name": "bootkube.service", "enabled": false,
+             "contents": "[Service]\nExecStart=/usr/local/bin/bootkube.sh\n"}
+        ]}
+    });
+    std::fs::write(&config, serde_json::to_vec_pretty(&doc).unwrap()).unwrap();
+    let (code, text) = validate_at(&config, "2026-01-01T00:00:00Z", &[]);
+    assert_eq!(code, Some(0), "{text}");
+    assert!(
+        text.contains("warning[secret-readable] $.storage.files[0].mode"),
+        "{text}"
+    );
+    assert!(
+        text.contains("warning[ineffective-disable] $.systemd.units[1]"),
+        "{text}"
+    );
+    assert!(text.contains("progress.service (Wants=)"), "{text}");
+    assert!(text.contains("warning[missing-script]"), "{text}");
+    assert!(text.contains("/usr/local/bin/report.sh"), "{text}");
+}
