@@ -17,8 +17,24 @@ pub struct Cli {
 pub enum Command {
     /// Generate bootstrap.ign, master.ign, worker.ign, metadata.json, auth/ and tls/.
     Ignition(Box<IgnitionArgs>),
-    /// Apply unit holds/masks and debug mode to any Ignition config (spec 3.0-3.5).
-    Patch(PatchArgs),
+    /// Apply unit holds/masks, debug mode and mirror settings to any Ignition config (spec 3.0-3.5).
+    Patch(Box<PatchArgs>),
+    /// Summarize a config (files, units, users, size budget) or report its certificates.
+    Inspect(crate::commands::inspect::InspectArgs),
+    /// Write every file, unit and drop-in of a config below a directory.
+    Extract(crate::commands::extract::ExtractArgs),
+    /// Semantic diff of two configs (exit 0 same, 1 different, 2 unreadable).
+    Diff(crate::commands::diff::DiffArgs),
+    /// Check configs with Ignition's rules and bootgen's lints (exit 1 when any is invalid).
+    Validate(crate::commands::validate::ValidateArgs),
+    /// Write a small spec 3.2.0 config that replaces itself with IN.ign fetched from a URL.
+    Pointer(crate::commands::pointer::PointerArgs),
+    /// Pack an output directory into a reproducible .tar.gz with SHA256SUMS inside.
+    Package(crate::commands::package::PackageArgs),
+    /// Print shell completions for bash, zsh, fish, elvish or powershell.
+    Completions(crate::commands::completions::CompletionsArgs),
+    /// Write bootgen's man pages.
+    Man(crate::commands::completions::ManArgs),
 }
 
 /// Unit transforms shared by `ignition` and `patch`.
@@ -33,6 +49,39 @@ pub struct PassArgs {
     /// Hold bootkube.service, raise kubelet's log level, explain the manual run in /etc/motd.
     #[arg(long)]
     pub debug: bool,
+    /// Gzip each file's contents where that makes the config smaller.
+    #[arg(long)]
+    pub compress: bool,
+    /// Pull SOURCE/... from MIRROR/... (repeatable), e.g. quay.io/openshift-release-dev/ocp-release=mirror.example.com:5000/ocp/release.
+    #[arg(
+        long = "mirror",
+        value_name = "SOURCE=MIRROR",
+        help_heading = "Disconnected installs"
+    )]
+    pub mirrors: Vec<String>,
+    /// Never contact the mirrored sources: `blocked = true` and NeverContactSource.
+    #[arg(long, help_heading = "Disconnected installs")]
+    pub block_source: bool,
+    /// Allow plain HTTP or an unverified certificate for this registry (repeatable).
+    #[arg(
+        long = "insecure-registry",
+        value_name = "HOST[:PORT]",
+        help_heading = "Disconnected installs"
+    )]
+    pub insecure_registries: Vec<String>,
+    /// Append `IP NAME...` to the node's /etc/hosts (repeatable).
+    #[arg(
+        long = "add-host",
+        value_name = "IP=NAME[,NAME...]",
+        help_heading = "Disconnected installs"
+    )]
+    pub add_hosts: Vec<String>,
+    /// Docker config JSON with the mirror's credentials, merged into the pull secret (its entries win).
+    #[arg(long, value_name = "FILE", help_heading = "Disconnected installs")]
+    pub registry_auth: Option<PathBuf>,
+    /// PEM CA certificates for the mirror: added to the node's anchors and the user-ca-bundle.
+    #[arg(long, value_name = "FILE", help_heading = "Disconnected installs")]
+    pub trust_bundle: Option<PathBuf>,
 }
 
 /// `bootgen ignition`.
@@ -65,6 +114,9 @@ pub struct IgnitionArgs {
     /// Output directory.
     #[arg(long, short = 'o', value_name = "DIR", default_value = "bootgen-out")]
     pub output: PathBuf,
+    /// Also pack the output directory into this reproducible .tar.gz (see `bootgen package`).
+    #[arg(long, value_name = "FILE.tar.gz")]
+    pub package: Option<PathBuf>,
     /// Replace existing configs in the output directory (keys are never replaced).
     #[arg(long)]
     pub force: bool,
@@ -97,6 +149,9 @@ pub struct PatchArgs {
     /// Where to write the result (`-` for standard output; may equal the input).
     #[arg(long, short = 'o', value_name = "OUT.ign")]
     pub output: PathBuf,
+    /// Treat pre-flight warnings as errors.
+    #[arg(long)]
+    pub strict: bool,
     /// Unit transforms.
     #[command(flatten)]
     pub passes: PassArgs,

@@ -92,11 +92,40 @@ pub enum Error {
     #[error(transparent)]
     Pki(#[from] crate::pki::PkiError),
 
+    /// A pass cannot make a change it was asked for: a file in the config is not what it
+    /// expects (an unexpected script, a manifest of another shape).
+    #[error("cannot update {path} in the config: {message}")]
+    CannotPatch {
+        /// The file's path on the node.
+        path: String,
+        /// What was expected and what was found.
+        message: String,
+    },
+
+    /// The mirror pre-flight found problems that would break the boot (or warnings under
+    /// `--strict`).
+    #[error("pre-flight: {count} problem(s) with the mirror setup (listed above); nothing was written. First: {first}")]
+    Preflight {
+        /// How many problems.
+        count: usize,
+        /// The first of them.
+        first: String,
+    },
+
     /// The output would replace existing work.
     #[error("{path} already exists; use --force to replace it (keys in tls/ are never replaced)")]
     WouldOverwrite {
         /// The existing file.
         path: PathBuf,
+    },
+
+    /// Extracting or packaging would write outside the target directory, or through a link.
+    #[error("refusing {path}: {reason}")]
+    UnsafePath {
+        /// The path as the config or directory names it.
+        path: String,
+        /// Why it is refused.
+        reason: String,
     },
 }
 

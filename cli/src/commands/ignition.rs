@@ -47,6 +47,7 @@ fn options(args: &IgnitionArgs) -> anyhow::Result<Options> {
         .clone()
         .or_else(|| reuse.is_dir().then_some(reuse));
     options.passes = args.passes.to_options();
+    options.passes.mirrors = args.passes.mirror_options()?;
     Ok(options)
 }
 
@@ -71,6 +72,8 @@ pub fn run(args: IgnitionArgs) -> anyhow::Result<ExitCode> {
     for change in &generated.changes {
         notice(change);
     }
+    super::mirrors::preflight(&generated.bootstrap, args.strict)?;
+    super::validate::print_unit_lint(&generated.bootstrap);
     let files = output::output_files(&generated);
     let report = output::write_dir(&args.output, &files, args.force)
         .with_context(|| format!("writing {}", args.output.display()))?;
@@ -95,5 +98,9 @@ pub fn run(args: IgnitionArgs) -> anyhow::Result<ExitCode> {
         "log in to the bootstrap node with: ssh -i {} core@<bootstrap-ip>",
         args.output.join("auth/bootstrap-ssh-key").display()
     );
+    print!("{}", bootgen::inspect::budget::SizeBudget::of(size as u64));
+    if let Some(package) = &args.package {
+        super::package::package(&args.output, package)?;
+    }
     Ok(ExitCode::SUCCESS)
 }

@@ -29,7 +29,17 @@ pub fn read_config(path: &Path) -> anyhow::Result<(Vec<u8>, String)> {
 pub fn run(args: PatchArgs) -> anyhow::Result<ExitCode> {
     let (bytes, name) = read_config(&args.input)?;
     let mut doc = IgnitionDoc::parse(&bytes, &name)?;
-    let changes = bootgen::passes::apply(&mut doc, &args.passes.to_options())?;
+    // Refuse a config whose data URLs do not decode: patching it would hide the problem.
+    bootgen::inspect::decode(&doc).map_err(|e| match e {
+        bootgen::Error::Ignition { message, .. } => bootgen::Error::Ignition {
+            file: name.clone(),
+            message,
+        },
+        other => other,
+    })?;
+    let mut options = args.passes.to_options();
+    options.mirrors = args.passes.mirror_options()?;
+    let changes = bootgen::passes::apply(&mut doc, &options)?;
     // A patch with no transform gives back the input exactly.
     let out = if changes.is_empty() {
         bytes
@@ -44,6 +54,8 @@ pub fn run(args: PatchArgs) -> anyhow::Result<ExitCode> {
     if changes.is_empty() {
         notice("no transform requested: output equals input");
     }
+    super::mirrors::preflight(&doc, args.strict)?;
+    super::validate::print_unit_lint(&doc);
     if is_stdio(&args.output) {
         let mut stdout = std::io::stdout().lock();
         stdout

@@ -6,6 +6,7 @@
 //! changed it.
 
 pub mod dataurl;
+pub mod pointer;
 
 use crate::assets::AssetSet;
 use crate::error::{Error, Result};

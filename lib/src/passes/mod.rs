@@ -2,13 +2,16 @@
 //! `bootgen ignition --disable-unit X` and `bootgen patch any.ign --disable-unit X` run the same
 //! code, and a config written by someone else keeps everything a pass does not touch.
 
+mod compress;
 mod debug;
 mod doc_edit;
+pub mod mirrors;
 mod units;
 
+pub use compress::compress_files;
 pub use debug::{debug_motd, DEBUG_KUBELET_VERBOSITY};
 pub use doc_edit::{file_entries, file_text, set_file_text, unit_names};
-pub use units::{hold_unit, mask_unit, HOLD_DIR, RELEASE_SCRIPT};
+pub use units::{hold_unit, mask_unit, HOLD_DIR, HOLD_DROPIN, RELEASE_SCRIPT};
 
 use crate::error::Result;
 use crate::ignition::IgnitionDoc;
@@ -22,6 +25,10 @@ pub struct PassOptions {
     pub mask_units: Vec<String>,
     /// Hold bootkube, raise kubelet verbosity, and explain it all in /etc/motd.
     pub debug: bool,
+    /// Mirrors, blocked sources, insecure registries, host entries, mirror credentials and CA.
+    pub mirrors: mirrors::MirrorOptions,
+    /// Gzip each file's contents where that makes the config smaller (last, after the others).
+    pub compress: bool,
 }
 
 impl PassOptions {
@@ -61,6 +68,12 @@ pub fn apply(doc: &mut IgnitionDoc, options: &PassOptions) -> Result<Vec<Change>
     }
     if options.debug {
         changes.extend(debug::apply_debug(doc, &holds)?);
+    }
+    if !options.mirrors.is_empty() {
+        changes.extend(mirrors::apply(doc, &options.mirrors)?);
+    }
+    if options.compress {
+        changes.extend(compress_files(doc)?);
     }
     Ok(changes)
 }
