@@ -1,13 +1,16 @@
-//! The output directory: everything is written into a staging directory beside the final
-//! files and renamed into place only once all of it is written, so a failed or killed run
-//! leaves the previous output as it was. Keys are never replaced.
+//! The output directory: the new tree is built beside the old one and swapped in with one
+//! atomic exchange (see `swap`), so a failed or killed run leaves the previous output exactly
+//! as it was. Keys are never replaced.
+
+pub mod package;
+mod swap;
 
 use crate::error::{Error, Result};
 use crate::generate::Generated;
 use std::fs;
 use std::io::Write;
 use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// A file of the output directory.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -88,7 +91,6 @@ pub struct WriteReport {
 /// Writes `files` into `dir`. Refuses to replace existing configs without `force`, and never
 /// replaces a key with different bytes.
 pub fn write_dir(dir: &Path, files: &[OutputFile], force: bool) -> Result<WriteReport> {
-    fs::create_dir_all(dir).map_err(|e| Error::io("cannot create", dir, e))?;
     if !force {
         for name in CONFIG_FILES {
             let path = dir.join(name);
@@ -118,20 +120,21 @@ pub fn write_dir(dir: &Path, files: &[OutputFile], force: bool) -> Result<WriteR
             _ => pending.push(f),
         }
     }
-    let staging = StagingDir::create(dir)?;
-    for f in &pending {
-        write_file(&staging.path.join(&f.relative), &f.contents, f.mode)?;
+    if pending.is_empty() {
+        return Ok(report);
     }
+    let staging = swap::Staging::begin(dir)?;
     for f in &pending {
-        let target = dir.join(&f.relative);
-        if let Some(parent) = target.parent() {
-            fs::create_dir_all(parent).map_err(|e| Error::io("cannot create", parent, e))?;
-            restrict_secret_dir(parent, &f.relative)?;
+        staging.replace(&f.relative, &f.contents, f.mode)?;
+        if let Some(parent) = Path::new(&f.relative)
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty())
+        {
+            restrict_secret_dir(&staging.path.join(parent), &f.relative)?;
         }
-        fs::rename(staging.path.join(&f.relative), &target)
-            .map_err(|e| Error::io("cannot move into place", &target, e))?;
         report.written.push(f.relative.clone());
     }
+    staging.commit()?;
     Ok(report)
 }
 
@@ -180,30 +183,6 @@ pub fn write_atomic(path: &Path, contents: &[u8], mode: u32) -> Result<()> {
         let _ = fs::remove_file(&temp);
         Error::io("cannot move into place", path, e)
     })
-}
-
-/// A hidden directory inside the output directory, removed when dropped.
-struct StagingDir {
-    path: PathBuf,
-}
-
-impl StagingDir {
-    fn create(dir: &Path) -> Result<StagingDir> {
-        let path = dir.join(format!(".bootgen-staging-{}", std::process::id()));
-        if path.exists() {
-            fs::remove_dir_all(&path).map_err(|e| Error::io("cannot clean", &path, e))?;
-        }
-        fs::create_dir(&path).map_err(|e| Error::io("cannot create", &path, e))?;
-        fs::set_permissions(&path, fs::Permissions::from_mode(0o700))
-            .map_err(|e| Error::io("cannot set permissions on", &path, e))?;
-        Ok(StagingDir { path })
-    }
-}
-
-impl Drop for StagingDir {
-    fn drop(&mut self) {
-        let _ = fs::remove_dir_all(&self.path);
-    }
 }
 
 #[cfg(test)]
