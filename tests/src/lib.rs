@@ -474,10 +474,11 @@ impl BaseRoot {
         write(&bin.join("setfiles"), SETFILES_STUB.as_bytes())?;
         fs::set_permissions(bin.join("setfiles"), fs::Permissions::from_mode(0o755))?;
         fs::set_permissions(work.path(), fs::Permissions::from_mode(0o755))?;
+        // The stub first; the sbin directories last, since Ignition runs `useradd` from PATH.
+        let inherited = std::env::var("PATH").unwrap_or_default();
         let path = format!(
-            "{}:{}",
-            bin.display(),
-            std::env::var("PATH").unwrap_or_default()
+            "{}:{inherited}:/usr/sbin:/usr/bin:/sbin:/bin",
+            bin.display()
         );
         let state = work.path().join("state");
         fs::create_dir_all(&state)?;

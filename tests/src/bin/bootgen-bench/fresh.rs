@@ -1,0 +1,193 @@
+//! Benchmarks 1-3: a fresh generation against the `openssl` command line and against the
+//! key-generation floor, and a generation that reuses an existing PKI.
+//!
+//! "Generation" here is in process, for precision: loading the embedded install-config,
+//! `bootgen::generate` (RSA 2048, as the installer) and `output::write_dir` into the output
+//! directory, i.e. everything `bootgen ignition` does except parsing arguments and printing.
+//! The reuse benchmark also runs the CLI as a process.
+
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+
+use bootgen::pki::{generate_key_pairs, KeyAlgorithm, FRESH_KEY_COUNT};
+use bootgen::{config, output, Options};
+use time::OffsetDateTime;
+
+use crate::measure::{ms, run_child, time, Samples};
+use crate::{openssl, remove_dir, Bench, Result};
+
+/// One generation, as `bootgen ignition` does it: embedded install-config, RSA 2048, written
+/// into `out` (which must not hold configs unless `force`).
+pub fn generate_into(
+    now: OffsetDateTime,
+    tls_dir: Option<&Path>,
+    manifests_dir: Option<&Path>,
+    out: &Path,
+    force: bool,
+) -> Result<()> {
+    let loaded = config::load_default()?;
+    let mut options = Options::new(now);
+    options.key_algorithm = KeyAlgorithm::Rsa2048;
+    options.tls_dir = tls_dir.map(Path::to_path_buf);
+    options.manifests_dir = manifests_dir.map(Path::to_path_buf);
+    let generated = bootgen::generate(&loaded, &options)?;
+    let files = output::output_files(&generated);
+    output::write_dir(out, &files, force)?;
+    Ok(())
+}
+
+#[derive(Clone, Copy)]
+enum Side {
+    Full,
+    Floor,
+    OpenSsl,
+}
+
+/// Benchmarks 1 (`with_openssl`) and 2 (`with_floor`), interleaved in one loop so that the
+/// full-generation samples are shared.
+pub fn run(bench: &mut Bench, with_openssl: bool, with_floor: bool) -> Result<()> {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let rounds = bench.iterations(3, 21);
+    // The openssl script takes seconds per run: fewer rounds, still interleaved.
+    let openssl_rounds = bench.iterations(1, 7);
+    println!("\n1+2. Fresh generation (in process: embedded install-config, bootgen::generate, output::write_dir into a new directory; RSA 2048)");
+    println!(
+        "  keys per generation: {FRESH_KEY_COUNT}; cores: {cores}; rayon threads: {}",
+        std::env::var("RAYON_NUM_THREADS").unwrap_or_else(|_| format!("{cores} (default)"))
+    );
+    if with_openssl {
+        openssl::check_available()?;
+    }
+    let (mut full, mut floor, mut script) =
+        (Samples::default(), Samples::default(), Samples::default());
+    let mut processes = 0;
+    for round in 0..rounds {
+        let mut order = vec![Side::Full];
+        if with_floor {
+            order.push(Side::Floor);
+        }
+        if with_openssl && round < openssl_rounds {
+            order.push(Side::OpenSsl);
+        }
+        // Alternate which side goes first, so neither always runs on a warmer (or busier) machine.
+        if round % 2 == 1 {
+            order.reverse();
+        }
+        for side in order {
+            match side {
+                Side::Full => {
+                    let out = bench.path(&format!("fresh-{round}"));
+                    let (took, ()) = time(|| generate_into(bench.now, None, None, &out, false))?;
+                    full.push(took);
+                    remove_dir(&out)?;
+                }
+                Side::Floor => {
+                    let (took, ()) = time(|| {
+                        generate_key_pairs(KeyAlgorithm::Rsa2048, FRESH_KEY_COUNT)
+                            .map_err(Into::into)
+                    })?;
+                    floor.push(took);
+                }
+                Side::OpenSsl => {
+                    let dir = bench.path(&format!("openssl-{round}"));
+                    let (took, count) = time(|| openssl::make_pki(&dir))?;
+                    processes = count;
+                    script.push(took);
+                    remove_dir(&dir)?;
+                }
+            }
+        }
+    }
+    println!("  bootgen full generation: {}", full.describe());
+    if with_openssl {
+        println!(
+            "  openssl command line:    {} ({processes} openssl processes, one after another, as a bootstrap script runs them)",
+            script.describe()
+        );
+        let speedup = script.median() / full.median();
+        bench.verdict(
+            "1. fresh generation vs openssl CLI",
+            format!(
+                "{speedup:.1}x faster ({} vs {}; goal >= 5x)",
+                ms(full.median()),
+                ms(script.median())
+            ),
+            speedup >= 5.0,
+        );
+    }
+    if with_floor {
+        println!(
+            "  key-generation floor:    {} ({FRESH_KEY_COUNT} RSA 2048 keys via bootgen::pki::generate_key_pairs, rayon over {cores} cores)",
+            floor.describe()
+        );
+        let ratio = full.median() / floor.median();
+        println!(
+            "  full / floor: {ratio:.3} (ratio of medians); {:.3} (median of per-round ratios)",
+            full.paired_ratio(&floor)
+        );
+        bench.verdict(
+            "2. fresh generation vs key-generation floor",
+            format!(
+                "{ratio:.2}x the floor ({} vs {}, {FRESH_KEY_COUNT} keys on {cores} cores; goal <= 1.2x)",
+                ms(full.median()),
+                ms(floor.median())
+            ),
+            ratio <= 1.2,
+        );
+    }
+    Ok(())
+}
+
+/// Benchmark 3: generation with an existing PKI, three ways, interleaved.
+pub fn run_reused(bench: &mut Bench) -> Result<()> {
+    let rounds = bench.iterations(3, 41);
+    println!("\n3. Reused PKI (every key and certificate already in a tls/ directory)");
+    let base = bench.base()?;
+    let tls = base.join("tls");
+    let (mut same, mut fresh_dir, mut process) =
+        (Samples::default(), Samples::default(), Samples::default());
+    for round in 0..rounds {
+        let out: PathBuf = bench.path(&format!("reused-{round}"));
+        let (took, ()) = time(|| generate_into(bench.now, Some(&tls), None, &base, true))?;
+        same.push(took);
+        let (took, ()) = time(|| generate_into(bench.now, Some(&tls), None, &out, false))?;
+        fresh_dir.push(took);
+        remove_dir(&out)?;
+        let mut cmd = bench.cli();
+        cmd.arg("ignition")
+            .arg("--output")
+            .arg(&base)
+            .arg("--force");
+        let run = run_child(&mut cmd, Stdio::null(), "bootgen ignition (reused PKI)")?;
+        process.push(run.wall);
+    }
+    println!(
+        "  a. in process, again into the same directory (--force; nothing changed, nothing rewritten): {}",
+        same.describe()
+    );
+    println!(
+        "  b. in process, into a new directory with --tls-dir (every file written and fsynced): {}",
+        fresh_dir.describe()
+    );
+    println!(
+        "  c. `bootgen ignition --output DIR --force` as a process (exec, parse, generate, lint, print): {}",
+        process.describe()
+    );
+    for (name, samples) in [
+        ("3a. reused PKI, same dir, in process", &same),
+        ("3b. reused PKI, new dir, in process", &fresh_dir),
+        ("3c. reused PKI, CLI process", &process),
+    ] {
+        let median = samples.median();
+        bench.verdict(
+            name,
+            format!(
+                "median {}, p90 {} (goal < 50 ms)",
+                ms(median),
+                ms(samples.p90())
+            ),
+            median < 0.050,
+        );
+    }
+    Ok(())
+}

@@ -1,0 +1,253 @@
+//! `bootgen-bench`: the benchmarks of `BENCHMARKS.md`, each a ratio measured side by side in one
+//! run (the runs of the two sides alternate, A,B,A,B…, and medians are compared, so whatever else
+//! the machine is doing hits both sides).
+//!
+//! ```text
+//! cargo run --release -p bootgen-conformance --bin bootgen-bench            # everything
+//! cargo run --release -p bootgen-conformance --bin bootgen-bench -- --quick # few iterations
+//! cargo run --release -p bootgen-conformance --bin bootgen-bench -- --only reused,patch
+//! ```
+//!
+//! 1. `openssl`: fresh generation against the same PKI made with the `openssl` command line.
+//! 2. `floor`: fresh generation against the key-generation floor on all cores.
+//! 3. `reused`: generation with an existing PKI.
+//! 4. `scale`: 1,000 and 10,000 user manifests: time and peak memory against output size.
+//! 5. `patch`: `bootgen patch --disable-unit` against the equivalent `jq` program.
+//!
+//! Child processes run the real CLI: this binary re-executes itself with [`CLI_ENV`] set and
+//! then calls `bootgen_cli::main_entry`, the same function the `bootgen` binary's `main` calls.
+//! That avoids timing a stale `bootgen` left over from an earlier build.
+
+mod fresh;
+mod manifests;
+mod measure;
+mod openssl;
+mod patch;
+mod scale;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode};
+
+use time::OffsetDateTime;
+
+/// When set, the process is the `bootgen` CLI instead of the benchmark.
+pub const CLI_ENV: &str = "BOOTGEN_BENCH_RUN_CLI";
+
+/// Every fallible step; the message says what was being done.
+pub type Result<T> = std::result::Result<T, Box<dyn std::error::Error>>;
+
+/// The benchmarks, by the name `--only` takes.
+const ALL: [&str; 5] = ["openssl", "floor", "reused", "scale", "patch"];
+
+/// One goal and how this run did against it.
+pub struct Verdict {
+    /// E.g. `1. fresh generation vs openssl CLI`.
+    pub name: String,
+    /// E.g. `6.2x faster (goal >= 5x)`.
+    pub figure: String,
+    /// Whether the goal is met.
+    pub met: bool,
+}
+
+/// Shared state: options, the clock, the scratch directory and the results so far.
+pub struct Bench {
+    /// Few iterations (and smaller scale counts): a smoke run, not figures to publish.
+    pub quick: bool,
+    /// The clock every generation uses, in process or in a child (`SOURCE_DATE_EPOCH`).
+    pub now: OffsetDateTime,
+    /// Scratch space, removed at the end.
+    pub work: tempfile::TempDir,
+    /// This binary, re-executed as the CLI.
+    pub exe: PathBuf,
+    /// Results, printed again at the end.
+    pub verdicts: Vec<Verdict>,
+    /// A generated output directory whose `tls/` the reuse benchmarks share.
+    base: Option<PathBuf>,
+}
+
+impl Bench {
+    /// A scratch path that does not exist yet.
+    pub fn path(&self, name: &str) -> PathBuf {
+        self.work.path().join(name)
+    }
+
+    /// An output directory made once by a fresh generation; its `tls/` is the reused PKI.
+    pub fn base(&mut self) -> Result<PathBuf> {
+        if let Some(base) = &self.base {
+            return Ok(base.clone());
+        }
+        let base = self.path("base");
+        fresh::generate_into(self.now, None, None, &base, false)?;
+        self.base = Some(base.clone());
+        Ok(base)
+    }
+
+    /// The CLI as a child process, with this run's clock.
+    pub fn cli(&self) -> Command {
+        let mut cmd = Command::new(&self.exe);
+        cmd.env(CLI_ENV, "1")
+            .env("SOURCE_DATE_EPOCH", self.now.unix_timestamp().to_string());
+        cmd
+    }
+
+    /// Records a goal.
+    pub fn verdict(&mut self, name: &str, figure: String, met: bool) {
+        println!(
+            "  => {name}: {figure}: {}",
+            if met { "met" } else { "MISSED" }
+        );
+        self.verdicts.push(Verdict {
+            name: name.to_string(),
+            figure,
+            met,
+        });
+    }
+
+    /// `quick` or `full` iteration counts.
+    pub fn iterations(&self, quick: usize, full: usize) -> usize {
+        if self.quick {
+            quick
+        } else {
+            full
+        }
+    }
+}
+
+struct Args {
+    quick: bool,
+    only: Vec<String>,
+}
+
+const USAGE: &str = "usage: bootgen-bench [--quick] [--only NAME[,NAME...]]
+  names: openssl, floor, reused, scale, patch (default: all)
+  --quick  few iterations and 1/10 of the scale counts: checks that it runs, not figures";
+
+fn parse_args() -> Result<Option<Args>> {
+    let mut args = Args {
+        quick: false,
+        only: ALL.iter().map(|s| s.to_string()).collect(),
+    };
+    let mut iter = std::env::args().skip(1);
+    while let Some(arg) = iter.next() {
+        match arg.as_str() {
+            "--quick" => args.quick = true,
+            "--only" => {
+                let list = iter
+                    .next()
+                    .ok_or("--only needs a list of benchmark names")?;
+                args.only = list.split(',').map(|s| s.trim().to_string()).collect();
+                if let Some(bad) = args.only.iter().find(|n| !ALL.contains(&n.as_str())) {
+                    return Err(format!("unknown benchmark `{bad}`\n{USAGE}").into());
+                }
+            }
+            "-h" | "--help" => {
+                println!("{USAGE}");
+                return Ok(None);
+            }
+            other => return Err(format!("unknown argument `{other}`\n{USAGE}").into()),
+        }
+    }
+    Ok(Some(args))
+}
+
+fn main() -> ExitCode {
+    if std::env::var_os(CLI_ENV).is_some() {
+        return bootgen_cli::main_entry();
+    }
+    // Missed goals are a result, printed in the summary; only a benchmark that cannot run fails.
+    match run() {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(err) => {
+            eprintln!("bootgen-bench: error: {err}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+fn run() -> Result<()> {
+    let Some(args) = parse_args()? else {
+        return Ok(());
+    };
+    let now = OffsetDateTime::from_unix_timestamp(OffsetDateTime::now_utc().unix_timestamp())?;
+    let mut bench = Bench {
+        quick: args.quick,
+        now,
+        work: tempfile::Builder::new()
+            .prefix("bootgen-bench-")
+            .tempdir()?,
+        exe: std::env::current_exe()?,
+        verdicts: Vec::new(),
+        base: None,
+    };
+    print_machine(&bench);
+    let wants = |name: &str| args.only.iter().any(|n| n == name);
+    if wants("openssl") || wants("floor") {
+        fresh::run(&mut bench, wants("openssl"), wants("floor"))?;
+    }
+    if wants("reused") {
+        fresh::run_reused(&mut bench)?;
+    }
+    if wants("scale") {
+        scale::run(&mut bench)?;
+    }
+    if wants("patch") {
+        patch::run(&mut bench)?;
+    }
+    println!("\nSummary (load average at the end: {})", load_average());
+    for v in &bench.verdicts {
+        let mark = if v.met { "met   " } else { "MISSED" };
+        println!("  [{mark}] {}: {}", v.name, v.figure);
+    }
+    Ok(())
+}
+
+fn print_machine(bench: &Bench) {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let model = std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|info| {
+            info.lines()
+                .find(|l| l.starts_with("model name"))
+                .and_then(|l| l.split_once(':'))
+                .map(|(_, v)| v.trim().to_string())
+        })
+        .unwrap_or_else(|| "unknown".to_string());
+    println!(
+        "bootgen-bench {} ({} mode)",
+        env!("CARGO_PKG_VERSION"),
+        if bench.quick { "quick" } else { "full" }
+    );
+    println!("machine: {cores} cores, {model}");
+    println!("load average at the start: {}", load_average());
+    println!(
+        "tools: {}, {}",
+        tool_version("openssl", "version"),
+        tool_version("jq", "--version")
+    );
+    println!("scratch: {}", bench.work.path().display());
+}
+
+fn load_average() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .map(|l| l.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
+        .unwrap_or_else(|_| "unknown".to_string())
+}
+
+fn tool_version(tool: &str, flag: &str) -> String {
+    Command::new(tool)
+        .arg(flag)
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+        .unwrap_or_else(|| format!("{tool} not found"))
+}
+
+/// Removes a scratch directory if it exists.
+pub fn remove_dir(path: &Path) -> Result<()> {
+    match std::fs::remove_dir_all(path) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        Err(e) => Err(format!("cannot remove {}: {e}", path.display()).into()),
+    }
+}
