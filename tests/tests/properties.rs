@@ -37,21 +37,24 @@ fn cluster() -> impl Strategy<Value = Cluster> {
         any::<bool>(),
         any::<bool>(),
     )
-        .prop_map(|(name, domain, arch, replicas, workers, ipv6, proxy, mirror, ssh, fips)| Cluster {
-            name,
-            domain,
-            arch,
-            replicas,
-            workers,
-            ipv6,
-            proxy,
-            mirror,
-            ssh,
-            fips,
-        })
+        .prop_map(
+            |(name, domain, arch, replicas, workers, ipv6, proxy, mirror, ssh, fips)| Cluster {
+                name,
+                domain,
+                arch,
+                replicas,
+                workers,
+                ipv6,
+                proxy,
+                mirror,
+                ssh,
+                fips,
+            },
+        )
 }
 
-const SSH_KEY: &str = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIB9oWwSA3F4bSWnSO73/fRkrcMa1nA36lXcH0hEY2QCm prop@test";
+const SSH_KEY: &str =
+    "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIB9oWwSA3F4bSWnSO73/fRkrcMa1nA36lXcH0hEY2QCm prop@test";
 
 fn install_config(c: &Cluster) -> String {
     let mut text = format!(

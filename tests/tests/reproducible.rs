@@ -22,8 +22,19 @@ fn snapshot(dir: &Path) -> BTreeMap<String, (u32, Vec<u8>)> {
             if meta.is_dir() {
                 stack.push(entry.path());
             } else {
-                let relative = entry.path().strip_prefix(dir).unwrap().display().to_string();
-                files.insert(relative, (meta.permissions().mode() & 0o7777, std::fs::read(entry.path()).unwrap()));
+                let relative = entry
+                    .path()
+                    .strip_prefix(dir)
+                    .unwrap()
+                    .display()
+                    .to_string();
+                files.insert(
+                    relative,
+                    (
+                        meta.permissions().mode() & 0o7777,
+                        std::fs::read(entry.path()).unwrap(),
+                    ),
+                );
             }
         }
     }
@@ -43,7 +54,11 @@ fn generate(out: &Path, tls: &Path) {
         .env("SOURCE_DATE_EPOCH", "1767229200") // 2026-01-01T01:00:00Z
         .output()
         .unwrap();
-    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
 }
 
 #[test]
@@ -75,6 +90,10 @@ fn two_processes_write_identical_output() {
         .env("SOURCE_DATE_EPOCH", "1767229200")
         .output()
         .unwrap();
-    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
     assert_eq!(snapshot(&a), first);
 }

@@ -5,7 +5,9 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use bootgen_conformance::{apply_with_ignition, bootgen, ignition_validate, is_enabled, preset_all, run};
+use bootgen_conformance::{
+    apply_with_ignition, bootgen, ignition_validate, is_enabled, preset_all, run,
+};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -46,7 +48,13 @@ fn held_units_do_not_start_until_released_and_masked_units_are_masked() {
     let out = tempfile::tempdir().unwrap();
     generate(
         out.path(),
-        &["--debug", "--disable-unit", "approve-csr.service", "--mask-unit", "zincati.service"],
+        &[
+            "--debug",
+            "--disable-unit",
+            "approve-csr.service",
+            "--mask-unit",
+            "zincati.service",
+        ],
     );
     let config = out.path().join("bootstrap.ign");
     let (clean, report) = ignition_validate(&config);
@@ -57,7 +65,11 @@ fn held_units_do_not_start_until_released_and_masked_units_are_masked() {
     let root = applied.path();
     preset_all(root).unwrap();
     let state = |unit: &str| is_enabled(root, unit).unwrap();
-    assert_eq!(state("approve-csr.service"), "disabled", "held and enabled before: now disabled");
+    assert_eq!(
+        state("approve-csr.service"),
+        "disabled",
+        "held and enabled before: now disabled"
+    );
     assert_eq!(state("kubelet.service"), "enabled");
     assert_eq!(state("progress.service"), "enabled");
     assert_eq!(state("zincati.service"), "masked");
@@ -69,17 +81,28 @@ fn held_units_do_not_start_until_released_and_masked_units_are_masked() {
         assert!(hold.exists(), "{unit} hold file missing");
         let (passes, text) = condition_holds(root, unit);
         assert!(!passes, "{unit} condition should fail while held:\n{text}");
-        assert!(text.contains("ConditionPathExists=!/etc/bootgen/hold"), "{text}");
+        assert!(
+            text.contains("ConditionPathExists=!/etc/bootgen/hold"),
+            "{text}"
+        );
         std::fs::remove_file(&hold).unwrap();
         let (passes, text) = condition_holds(root, unit);
-        assert!(passes, "{unit} condition should pass once released:\n{text}");
+        assert!(
+            passes,
+            "{unit} condition should pass once released:\n{text}"
+        );
     }
 
     // The release script and the motd tell a person what to do.
     let release = std::fs::read_to_string(applied.join("/usr/local/bin/bootgen-release")).unwrap();
     assert!(release.contains("systemctl start"));
     let motd = std::fs::read_to_string(applied.join("/etc/motd")).unwrap();
-    for needle in ["bash -x /usr/local/bin/bootkube.sh", "bootgen-release bootkube.service", "/var/log/openshift", "bootkube-reset.sh"] {
+    for needle in [
+        "bash -x /usr/local/bin/bootkube.sh",
+        "bootgen-release bootkube.service",
+        "/var/log/openshift",
+        "bootkube-reset.sh",
+    ] {
         assert!(motd.contains(needle), "motd lacks {needle}:\n{motd}");
     }
     let status = Command::new("shellcheck")
@@ -95,7 +118,8 @@ fn held_units_do_not_start_until_released_and_masked_units_are_masked() {
 fn hold_dropin_passes_systemd_analyze_verify() {
     let out = tempfile::tempdir().unwrap();
     generate(out.path(), &["--disable-unit", "bootkube.service"]);
-    let doc: Value = serde_json::from_slice(&std::fs::read(out.path().join("bootstrap.ign")).unwrap()).unwrap();
+    let doc: Value =
+        serde_json::from_slice(&std::fs::read(out.path().join("bootstrap.ign")).unwrap()).unwrap();
     let unit = doc["systemd"]["units"]
         .as_array()
         .unwrap()
@@ -125,8 +149,16 @@ fn hold_dropin_passes_systemd_analyze_verify() {
     std::fs::copy("/bin/true", root.path().join("bin/true")).unwrap();
     let system = root.path().join("etc/systemd/system");
     std::fs::create_dir_all(system.join("bootkube.service.d")).unwrap();
-    std::fs::write(system.join("bootkube.service"), "[Unit]\nDescription=stand-in\n[Service]\nExecStart=/bin/true\n").unwrap();
-    std::fs::write(system.join("bootkube.service.d/10-bootgen-hold.conf"), &dropin).unwrap();
+    std::fs::write(
+        system.join("bootkube.service"),
+        "[Unit]\nDescription=stand-in\n[Service]\nExecStart=/bin/true\n",
+    )
+    .unwrap();
+    std::fs::write(
+        system.join("bootkube.service.d/10-bootgen-hold.conf"),
+        &dropin,
+    )
+    .unwrap();
     let output = Command::new("systemd-analyze")
         .args(["verify", "--man=no"])
         .arg(format!("--root={}", root.path().display()))
@@ -134,9 +166,16 @@ fn hold_dropin_passes_systemd_analyze_verify() {
         .output()
         .unwrap();
     let text = String::from_utf8_lossy(&output.stderr);
-    assert!(output.status.success() && !text.contains("bootgen-hold"), "verify rejected the drop-in:\n{text}");
+    assert!(
+        output.status.success() && !text.contains("bootgen-hold"),
+        "verify rejected the drop-in:\n{text}"
+    );
     // And it would notice a broken one.
-    std::fs::write(system.join("bootkube.service.d/10-bootgen-hold.conf"), "[Unit]\nConditionPathExistz=!/x\n").unwrap();
+    std::fs::write(
+        system.join("bootkube.service.d/10-bootgen-hold.conf"),
+        "[Unit]\nConditionPathExistz=!/x\n",
+    )
+    .unwrap();
     let output = Command::new("systemd-analyze")
         .args(["verify", "--man=no"])
         .arg(format!("--root={}", root.path().display()))
@@ -148,19 +187,39 @@ fn hold_dropin_passes_systemd_analyze_verify() {
 
 fn patch(input: &Path, output: &Path, extra: &[&str]) -> std::process::Output {
     let mut cmd = bootgen!();
-    cmd.arg("patch").arg(input).arg("-o").arg(output).args(extra);
+    cmd.arg("patch")
+        .arg(input)
+        .arg("-o")
+        .arg(output)
+        .args(extra);
     cmd.output().unwrap()
 }
 
 #[test]
 fn patch_without_transforms_returns_the_input_byte_for_byte() {
     let scratch = tempfile::tempdir().unwrap();
-    for name in ["spec-3.0", "spec-3.1", "spec-3.2", "spec-3.3", "spec-3.4", "spec-3.5", "installer-shaped-bootstrap"] {
+    for name in [
+        "spec-3.0",
+        "spec-3.1",
+        "spec-3.2",
+        "spec-3.3",
+        "spec-3.4",
+        "spec-3.5",
+        "installer-shaped-bootstrap",
+    ] {
         let input = repo().join(format!("fixtures/patch/{name}.ign"));
         let output = scratch.path().join(format!("{name}.out"));
         let result = patch(&input, &output, &[]);
-        assert!(result.status.success(), "{name}: {}", String::from_utf8_lossy(&result.stderr));
-        assert_eq!(std::fs::read(&input).unwrap(), std::fs::read(&output).unwrap(), "{name}");
+        assert!(
+            result.status.success(),
+            "{name}: {}",
+            String::from_utf8_lossy(&result.stderr)
+        );
+        assert_eq!(
+            std::fs::read(&input).unwrap(),
+            std::fs::read(&output).unwrap(),
+            "{name}"
+        );
     }
 }
 
@@ -170,18 +229,43 @@ fn patch_holds_units_in_every_spec_version_and_keeps_the_rest() {
     for minor in 0..=5 {
         let input = repo().join(format!("fixtures/patch/spec-3.{minor}.ign"));
         let output = scratch.path().join(format!("spec-3.{minor}.out"));
-        let result = patch(&input, &output, &["--disable-unit", "bootkube.service", "--mask-unit", "progress.service"]);
+        let result = patch(
+            &input,
+            &output,
+            &[
+                "--disable-unit",
+                "bootkube.service",
+                "--mask-unit",
+                "progress.service",
+            ],
+        );
         let stderr = String::from_utf8_lossy(&result.stderr);
         assert!(result.status.success(), "3.{minor}: {stderr}");
-        assert!(stderr.contains("bootkube.service: held"), "report names the change: {stderr}");
+        assert!(
+            stderr.contains("bootkube.service: held"),
+            "report names the change: {stderr}"
+        );
         let before: Value = serde_json::from_slice(&std::fs::read(&input).unwrap()).unwrap();
         let after: Value = serde_json::from_slice(&std::fs::read(&output).unwrap()).unwrap();
-        assert_eq!(after["ignition"], before["ignition"], "3.{minor}: version kept");
-        assert_eq!(after.get("kernelArguments"), before.get("kernelArguments"), "3.{minor}: unknown-to-us sections kept");
-        assert_eq!(after["storage"]["files"][0], before["storage"]["files"][0], "3.{minor}: untouched file kept");
+        assert_eq!(
+            after["ignition"], before["ignition"],
+            "3.{minor}: version kept"
+        );
+        assert_eq!(
+            after.get("kernelArguments"),
+            before.get("kernelArguments"),
+            "3.{minor}: unknown-to-us sections kept"
+        );
+        assert_eq!(
+            after["storage"]["files"][0], before["storage"]["files"][0],
+            "3.{minor}: untouched file kept"
+        );
         let units = after["systemd"]["units"].as_array().unwrap();
         assert_eq!(units[1]["mask"], Value::Bool(true));
-        assert!(units[0]["dropins"][0]["contents"].as_str().unwrap().contains("ConditionPathExists=!/etc/bootgen/hold/bootkube.service"));
+        assert!(units[0]["dropins"][0]["contents"]
+            .as_str()
+            .unwrap()
+            .contains("ConditionPathExists=!/etc/bootgen/hold/bootkube.service"));
         if minor <= 3 {
             // Debian's Ignition 2.14 validates up to spec 3.3.
             let (clean, report) = ignition_validate(&output);
@@ -194,17 +278,31 @@ fn patch_holds_units_in_every_spec_version_and_keeps_the_rest() {
 fn patch_an_installer_shaped_config_in_place_and_through_pipes() {
     let scratch = tempfile::tempdir().unwrap();
     let config = scratch.path().join("bootstrap.ign");
-    std::fs::copy(repo().join("fixtures/patch/installer-shaped-bootstrap.ign"), &config).unwrap();
+    std::fs::copy(
+        repo().join("fixtures/patch/installer-shaped-bootstrap.ign"),
+        &config,
+    )
+    .unwrap();
     let result = patch(&config, &config, &["--debug"]);
-    assert!(result.status.success(), "{}", String::from_utf8_lossy(&result.stderr));
+    assert!(
+        result.status.success(),
+        "{}",
+        String::from_utf8_lossy(&result.stderr)
+    );
     let (clean, report) = ignition_validate(&config);
     assert!(clean, "{report}");
     let text = std::fs::read_to_string(&config).unwrap();
     assert!(!text.contains('\n'), "stays single-line JSON");
     let doc: Value = serde_json::from_str(&text).unwrap();
     let units = doc["systemd"]["units"].as_array().unwrap();
-    let socket = units.iter().find(|u| u["name"] == "systemd-journal-gatewayd.socket").unwrap();
-    assert_eq!(socket["contents"], "", "empty contents kept as the installer wrote them");
+    let socket = units
+        .iter()
+        .find(|u| u["name"] == "systemd-journal-gatewayd.socket")
+        .unwrap();
+    assert_eq!(
+        socket["contents"], "",
+        "empty contents kept as the installer wrote them"
+    );
 
     // stdin -> stdout
     let mut cmd = bootgen!();
@@ -213,9 +311,19 @@ fn patch_an_installer_shaped_config_in_place_and_through_pipes() {
         .stdin(std::fs::File::open(&config).unwrap())
         .output()
         .unwrap();
-    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
     let piped: Value = serde_json::from_slice(&output.stdout).unwrap();
-    let kubelet = piped["systemd"]["units"].as_array().unwrap().iter().find(|u| u["name"] == "kubelet.service").unwrap().clone();
+    let kubelet = piped["systemd"]["units"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|u| u["name"] == "kubelet.service")
+        .unwrap()
+        .clone();
     assert_eq!(kubelet["mask"], Value::Bool(true));
 
     // A unit that is not there: an error listing the ones that are, and the file untouched.
@@ -223,6 +331,9 @@ fn patch_an_installer_shaped_config_in_place_and_through_pipes() {
     let result = patch(&config, &config, &["--disable-unit", "nosuch.service"]);
     assert_eq!(result.status.code(), Some(1));
     let stderr = String::from_utf8_lossy(&result.stderr);
-    assert!(stderr.contains("nosuch.service") && stderr.contains("bootkube.service, kubelet.service"), "{stderr}");
+    assert!(
+        stderr.contains("nosuch.service") && stderr.contains("bootkube.service, kubelet.service"),
+        "{stderr}"
+    );
     assert_eq!(std::fs::read(&config).unwrap(), before);
 }
