@@ -2,6 +2,7 @@
 //! source in the chain.
 
 use crate::{EXIT_INPUT, EXIT_INTERNAL};
+use anyhow::Context as _;
 
 /// Prints an error and its causes to stderr.
 pub fn print_error(error: &anyhow::Error) {
@@ -27,4 +28,25 @@ pub fn warn(message: impl std::fmt::Display) {
 /// Prints a notice to stderr (something the user should know, not a problem).
 pub fn notice(message: impl std::fmt::Display) {
     eprintln!("note: {message}");
+}
+
+/// Writes `text` to standard output; a reader that went away (`| head`) is not an error.
+pub fn emit(text: impl AsRef<str>) -> anyhow::Result<()> {
+    use std::io::Write as _;
+    let mut stdout = std::io::stdout().lock();
+    match stdout
+        .write_all(text.as_ref().as_bytes())
+        .and_then(|()| stdout.flush())
+    {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+            Err(e).context("cannot write standard output")
+        }
+        _ => Ok(()),
+    }
+}
+
+/// Writes `value` as pretty JSON and a newline.
+pub fn emit_json(value: &impl serde::Serialize) -> anyhow::Result<()> {
+    let text = serde_json::to_string_pretty(value).context("cannot render JSON")?;
+    emit(text + "\n")
 }

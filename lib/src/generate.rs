@@ -263,9 +263,10 @@ fn collect(
         ("openshift", &user.openshift),
     ] {
         for manifest in list {
+            let path = format!("/opt/openshift/{dir}/{}", manifest.relative);
             set.add_file(File {
-                path: format!("/opt/openshift/{dir}/{}", manifest.relative),
-                mode: 0o644,
+                mode: assets::manifest_mode(&path, &manifest.contents),
+                path,
                 contents: manifest.contents.clone(),
                 append: false,
             });

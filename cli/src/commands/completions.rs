@@ -64,6 +64,6 @@ pub fn run_man(args: ManArgs) -> anyhow::Result<ExitCode> {
     for (file, bytes) in &pages {
         bootgen::output::write_atomic(&dir.join(file), bytes, 0o644)?;
     }
-    println!("wrote {} man pages into {}", pages.len(), dir.display());
+    crate::report::emit(format!("wrote {} man pages into {}", pages.len(), dir.display()) + "\n")?;
     Ok(ExitCode::SUCCESS)
 }

@@ -35,9 +35,9 @@ fn compare(args: &DiffArgs) -> anyhow::Result<bool> {
         &args.new.display().to_string(),
     )?;
     if args.json {
-        super::inspect::emit_json(&diff)?;
+        crate::report::emit_json(&diff)?;
     } else {
-        super::inspect::emit(diff.to_string())?;
+        crate::report::emit(diff.to_string())?;
     }
     Ok(diff.is_empty())
 }

@@ -23,11 +23,13 @@ pub fn run(args: ExtractArgs) -> anyhow::Result<ExitCode> {
     for skipped in &report.skipped {
         crate::report::notice(format!("not extracted: {skipped}"));
     }
-    println!(
-        "extracted {} files and {} directories into {}",
-        report.written.len(),
-        report.directories.len(),
-        args.output.display()
-    );
+    crate::report::emit(
+        format!(
+            "extracted {} files and {} directories into {}",
+            report.written.len(),
+            report.directories.len(),
+            args.output.display()
+        ) + "\n",
+    )?;
     Ok(ExitCode::SUCCESS)
 }

@@ -78,26 +78,32 @@ pub fn run(args: IgnitionArgs) -> anyhow::Result<ExitCode> {
     let report = output::write_dir(&args.output, &files, args.force)
         .with_context(|| format!("writing {}", args.output.display()))?;
     let size = generated.bootstrap.to_bytes().len();
-    println!(
-        "wrote {} ({} files, {} units, {} KiB) for {} ({}), release {}",
-        args.output.join("bootstrap.ign").display(),
-        bootgen::passes::file_entries(&generated.bootstrap).len(),
-        bootgen::passes::unit_names(&generated.bootstrap).len(),
-        size.div_ceil(1024),
-        generated.model.cluster_domain(),
-        generated.model.control_plane.architecture,
-        generated.model.release_image,
-    );
-    println!(
-        "{} files written, {} unchanged in {}",
-        report.written.len(),
-        report.unchanged.len(),
-        args.output.display()
-    );
-    println!(
-        "log in to the bootstrap node with: ssh -i {} core@<bootstrap-ip>",
-        args.output.join("auth/bootstrap-ssh-key").display()
-    );
+    crate::report::emit(
+        format!(
+            "wrote {} ({} files, {} units, {} KiB) for {} ({}), release {}",
+            args.output.join("bootstrap.ign").display(),
+            bootgen::passes::file_entries(&generated.bootstrap).len(),
+            bootgen::passes::unit_names(&generated.bootstrap).len(),
+            size.div_ceil(1024),
+            generated.model.cluster_domain(),
+            generated.model.control_plane.architecture,
+            generated.model.release_image,
+        ) + "\n",
+    )?;
+    crate::report::emit(
+        format!(
+            "{} files written, {} unchanged in {}",
+            report.written.len(),
+            report.unchanged.len(),
+            args.output.display()
+        ) + "\n",
+    )?;
+    crate::report::emit(
+        format!(
+            "log in to the bootstrap node with: ssh -i {} core@<bootstrap-ip>",
+            args.output.join("auth/bootstrap-ssh-key").display()
+        ) + "\n",
+    )?;
     print!("{}", bootgen::inspect::budget::SizeBudget::of(size as u64));
     if let Some(package) = &args.package {
         super::package::package(&args.output, package)?;

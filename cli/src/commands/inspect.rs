@@ -2,7 +2,7 @@
 
 use super::clock;
 use super::patch::read_config;
-use anyhow::Context;
+use crate::report::{emit, emit_json};
 use bootgen::ignition::IgnitionDoc;
 use bootgen::inspect::certs::{parse_duration, CertCollector, CertReport, CertStatus};
 use bootgen::inspect::summary::summarize;
@@ -30,27 +30,6 @@ pub struct InspectArgs {
     /// With --certs: the clock (RFC 3339); default SOURCE_DATE_EPOCH, else now.
     #[arg(long, value_name = "TIME")]
     pub now: Option<String>,
-}
-
-/// Writes `text` to standard output; a reader that went away (`| head`) is not an error.
-pub fn emit(text: impl AsRef<str>) -> anyhow::Result<()> {
-    use std::io::Write as _;
-    let mut stdout = std::io::stdout().lock();
-    match stdout
-        .write_all(text.as_ref().as_bytes())
-        .and_then(|()| stdout.flush())
-    {
-        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
-            Err(e).context("cannot write standard output")
-        }
-        _ => Ok(()),
-    }
-}
-
-/// Writes `value` as pretty JSON and a newline.
-pub fn emit_json(value: &impl serde::Serialize) -> anyhow::Result<()> {
-    let text = serde_json::to_string_pretty(value).context("cannot render JSON")?;
-    emit(text + "\n")
 }
 
 /// Reads a config named on the command line; a directory means its `bootstrap.ign`.

@@ -30,14 +30,16 @@ pub fn entry_mtime() -> anyhow::Result<u64> {
 /// Packs `dir` into `output` and says so.
 pub fn package(dir: &Path, output: &Path) -> anyhow::Result<()> {
     let report = bootgen::output::package::write_package(dir, output, entry_mtime()?)?;
-    println!(
-        "packaged {} files of {} into {} ({} bytes, with {})",
-        report.files,
-        dir.display(),
-        output.display(),
-        report.bytes,
-        bootgen::output::package::CHECKSUMS
-    );
+    crate::report::emit(
+        format!(
+            "packaged {} files of {} into {} ({} bytes, with {})",
+            report.files,
+            dir.display(),
+            output.display(),
+            report.bytes,
+            bootgen::output::package::CHECKSUMS
+        ) + "\n",
+    )?;
     Ok(())
 }
 

@@ -41,12 +41,14 @@ pub fn run(args: PointerArgs) -> anyhow::Result<ExitCode> {
     )?;
     let out = doc.to_bytes();
     bootgen::output::write_atomic(&args.output, &out, 0o644)?;
-    println!(
-        "wrote {}: replaces itself with {} ({} bytes, sha512 verified)",
-        args.output.display(),
-        args.url,
-        bytes.len()
-    );
-    super::inspect::emit(SizeBudget::of(out.len() as u64).to_string())?;
+    crate::report::emit(
+        format!(
+            "wrote {}: replaces itself with {} ({} bytes, sha512 verified)",
+            args.output.display(),
+            args.url,
+            bytes.len()
+        ) + "\n",
+    )?;
+    crate::report::emit(SizeBudget::of(out.len() as u64).to_string())?;
     Ok(ExitCode::SUCCESS)
 }

@@ -47,10 +47,10 @@ pub fn run(args: ValidateArgs) -> anyhow::Result<ExitCode> {
         results.push(validate(&bytes, &name, &options));
     }
     if args.json {
-        super::inspect::emit_json(&results)?;
+        crate::report::emit_json(&results)?;
     } else {
         let text: String = results.iter().map(ToString::to_string).collect();
-        super::inspect::emit(text)?;
+        crate::report::emit(text)?;
     }
     let failed = results
         .iter()

@@ -62,6 +62,36 @@ pub fn mode_for(path: &str) -> (u32, bool) {
     (0o600, false)
 }
 
+/// A manifest holding a Kubernetes Secret (any document with `kind: Secret`) is 0600: the
+/// installer ships these at 0644, but the pull secret, the root CA key and the kubeadmin hash
+/// should not be world-readable on the node.
+pub fn manifest_mode(path: &str, contents: &[u8]) -> u32 {
+    let (mode, _) = mode_for(path);
+    let is_manifest = path.starts_with("/opt/openshift/manifests/")
+        || path.starts_with("/opt/openshift/openshift/");
+    if is_manifest && declares_secret(contents) {
+        0o600
+    } else {
+        mode
+    }
+}
+
+fn declares_secret(contents: &[u8]) -> bool {
+    use serde::Deserialize;
+    let Ok(text) = std::str::from_utf8(contents) else {
+        return false;
+    };
+    serde_yaml_ng::Deserializer::from_str(text).any(|doc| {
+        serde_yaml_ng::Value::deserialize(doc)
+            .ok()
+            .and_then(|v| {
+                v.get("kind")
+                    .and_then(|k| k.as_str().map(|k| k == "Secret"))
+            })
+            .unwrap_or(false)
+    })
+}
+
 /// Renders every applicable file of `templates/node`.
 pub fn node_files(renderer: &Renderer, context: &serde_json::Value) -> Result<Vec<File>> {
     let mut files = Vec::new();
@@ -71,7 +101,8 @@ pub fn node_files(renderer: &Renderer, context: &serde_json::Value) -> Result<Ve
             continue;
         }
         let contents = renderer.render(&template)?;
-        let (mode, append) = mode_for(&path);
+        let (_, append) = mode_for(&path);
+        let mode = manifest_mode(&path, &contents);
         files.push(File {
             path,
             mode,
@@ -114,6 +145,28 @@ mod tests {
         assert_eq!(mode_for("/opt/openshift/tls/root-ca.key"), (0o600, false));
         assert_eq!(mode_for("/root/.docker/config.json"), (0o600, false));
         assert_eq!(mode_for("/etc/hosts"), (0o644, true));
+    }
+
+    #[test]
+    fn secret_manifests_are_private() {
+        let secret = b"apiVersion: v1\nkind: Secret\nmetadata:\n  name: x\n";
+        let config_map = b"apiVersion: v1\nkind: ConfigMap\n";
+        assert_eq!(
+            manifest_mode("/opt/openshift/manifests/a.yaml", secret),
+            0o600
+        );
+        assert_eq!(
+            manifest_mode(
+                "/opt/openshift/openshift/b.yaml",
+                b"kind: ConfigMap\n---\nkind: Secret\n"
+            ),
+            0o600
+        );
+        assert_eq!(
+            manifest_mode("/opt/openshift/manifests/c.yaml", config_map),
+            0o644
+        );
+        assert_eq!(manifest_mode("/usr/local/bin/x.sh", secret), 0o555);
     }
 
     #[test]

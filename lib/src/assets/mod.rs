@@ -4,7 +4,7 @@ mod files;
 mod units;
 mod user_manifests;
 
-pub use files::{mode_for, node_files};
+pub use files::{manifest_mode, mode_for, node_files};
 pub use units::{node_units, ENABLED_UNITS};
 pub use user_manifests::{read_manifest_dir, UserManifest};
 
