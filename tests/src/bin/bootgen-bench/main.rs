@@ -168,6 +168,7 @@ fn run() -> Result<()> {
     let Some(args) = parse_args()? else {
         return Ok(());
     };
+    let started = std::time::Instant::now();
     let now = OffsetDateTime::from_unix_timestamp(OffsetDateTime::now_utc().unix_timestamp())?;
     let mut bench = Bench {
         quick: args.quick,
@@ -193,7 +194,11 @@ fn run() -> Result<()> {
     if wants("patch") {
         patch::run(&mut bench)?;
     }
-    println!("\nSummary (load average at the end: {})", load_average());
+    println!(
+        "\nSummary (load average at the end: {}; whole run {:.0} s)",
+        load_average(),
+        started.elapsed().as_secs_f64()
+    );
     for v in &bench.verdicts {
         let mark = if v.met { "met   " } else { "MISSED" };
         println!("  [{mark}] {}: {}", v.name, v.figure);
