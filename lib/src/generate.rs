@@ -4,7 +4,7 @@
 use crate::assets::{self, AssetSet, File, User};
 use crate::config::{LoadedConfig, Warning};
 use crate::error::{Error, Result};
-use crate::identity::{derive_identity, Identity};
+use crate::identity::{derive_identity, Identity, HASH_CACHE_FILE};
 use crate::ignition::{self, IgnitionDoc};
 use crate::model::{Model, ModelOptions};
 use crate::passes::{self, Change, PassOptions};
@@ -133,7 +133,7 @@ pub fn generate(loaded: &LoadedConfig, options: &Options) -> Result<Generated> {
         renew_expired: options.renew_expired,
     };
     let (pki, pki_notices) = Pki::build(&request, options.tls_dir.as_deref())?;
-    let identity = identity_of(&model, &pki);
+    let identity = identity_of(&model, &pki, options.tls_dir.as_deref());
     let context = crate::context::template_context(
         &model,
         &identity,
@@ -141,7 +141,7 @@ pub fn generate(loaded: &LoadedConfig, options: &Options) -> Result<Generated> {
         options.passes.debug,
     );
     let renderer = Renderer::new(&context);
-    let assets = collect(&model, &pki, &renderer, &context, &user_manifests)?;
+    let assets = collect(&model, &pki, &renderer, &context, user_manifests)?;
     let mut bootstrap = ignition::build(&assets)?;
     let changes = passes::apply(&mut bootstrap, &options.passes)?;
     let master = pointer_config(&model, &pki, "master")?;
@@ -182,14 +182,24 @@ pub fn generate(loaded: &LoadedConfig, options: &Options) -> Result<Generated> {
     })
 }
 
-fn identity_of(model: &Model, pki: &Pki) -> Identity {
-    let store = pki.store_files();
-    let root_key = store
-        .iter()
+fn identity_of(model: &Model, pki: &Pki, tls_dir: Option<&std::path::Path>) -> Identity {
+    let root_key = root_ca_key(pki);
+    let cache = tls_dir.and_then(|dir| std::fs::read_to_string(dir.join(HASH_CACHE_FILE)).ok());
+    derive_identity(
+        &model.cluster_name,
+        &root_key,
+        pki.root_ca_pem().as_bytes(),
+        cache.as_deref(),
+    )
+}
+
+/// The root CA private key PEM (the secret the identity is derived from).
+pub(crate) fn root_ca_key(pki: &Pki) -> Vec<u8> {
+    pki.store_files()
+        .into_iter()
         .find(|f| f.name == "root-ca.key")
-        .map(|f| f.contents.clone())
-        .unwrap_or_default();
-    derive_identity(&model.cluster_name, &root_key, pki.root_ca_pem().as_bytes())
+        .map(|f| f.contents)
+        .unwrap_or_default()
 }
 
 fn pointer_config(model: &Model, pki: &Pki, role: &str) -> Result<IgnitionDoc> {
@@ -218,7 +228,7 @@ fn collect(
     pki: &Pki,
     renderer: &Renderer,
     context: &serde_json::Value,
-    user: &UserManifests,
+    user: UserManifests,
 ) -> Result<AssetSet> {
     let mut set = AssetSet::default();
     for file in assets::node_files(renderer, context)? {
@@ -258,16 +268,14 @@ fn collect(
         });
     }
     // User manifests come last so they can replace a generated manifest of the same name.
-    for (dir, list) in [
-        ("manifests", &user.manifests),
-        ("openshift", &user.openshift),
-    ] {
+    // Moved, not copied: with thousands of manifests they are most of the config.
+    for (dir, list) in [("manifests", user.manifests), ("openshift", user.openshift)] {
         for manifest in list {
             let path = format!("/opt/openshift/{dir}/{}", manifest.relative);
             set.add_file(File {
                 mode: assets::manifest_mode(&path, &manifest.contents),
                 path,
-                contents: manifest.contents.clone(),
+                contents: manifest.contents,
                 append: false,
             });
         }

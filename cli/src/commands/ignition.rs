@@ -74,16 +74,23 @@ pub fn run(args: IgnitionArgs) -> anyhow::Result<ExitCode> {
     }
     super::mirrors::preflight(&generated.bootstrap, args.strict)?;
     super::validate::print_unit_lint(&generated.bootstrap);
+    let file_count = bootgen::passes::file_entries(&generated.bootstrap).len();
+    let unit_count = bootgen::passes::unit_names(&generated.bootstrap).len();
     let files = output::output_files(&generated);
+    // The size comes from the bytes about to be written, not from serializing the config again.
+    let size = files
+        .iter()
+        .find(|f| f.relative == "bootstrap.ign")
+        .map_or(0, |f| f.contents.len());
     let report = output::write_dir(&args.output, &files, args.force)
         .with_context(|| format!("writing {}", args.output.display()))?;
-    let size = generated.bootstrap.to_bytes().len();
+    drop(files);
     crate::report::emit(
         format!(
             "wrote {} ({} files, {} units, {} KiB) for {} ({}), release {}",
             args.output.join("bootstrap.ign").display(),
-            bootgen::passes::file_entries(&generated.bootstrap).len(),
-            bootgen::passes::unit_names(&generated.bootstrap).len(),
+            file_count,
+            unit_count,
             size.div_ceil(1024),
             generated.model.cluster_domain(),
             generated.model.control_plane.architecture,
@@ -104,7 +111,7 @@ pub fn run(args: IgnitionArgs) -> anyhow::Result<ExitCode> {
             args.output.join("auth/bootstrap-ssh-key").display()
         ) + "\n",
     )?;
-    print!("{}", bootgen::inspect::budget::SizeBudget::of(size as u64));
+    crate::report::emit(bootgen::inspect::budget::SizeBudget::of(size as u64).to_string())?;
     if let Some(package) = &args.package {
         super::package::package(&args.output, package)?;
     }

@@ -58,6 +58,15 @@ pub fn output_files(generated: &Generated) -> Vec<OutputFile> {
             0o644,
         ),
     ];
+    let cache = crate::identity::hash_cache(
+        &generated.identity,
+        &crate::generate::root_ca_key(&generated.pki),
+    );
+    files.push(file(
+        &format!("tls/{}", crate::identity::HASH_CACHE_FILE),
+        cache.into_bytes(),
+        0o600,
+    ));
     for tls in generated.pki.store_files() {
         files.push(file(&format!("tls/{}", tls.name), tls.contents, tls.mode));
     }
@@ -149,6 +158,12 @@ fn restrict_secret_dir(dir: &Path, relative: &str) -> Result<()> {
 
 /// Writes one file with its mode from the start (no window where a key is world-readable).
 pub fn write_file(path: &Path, contents: &[u8], mode: u32) -> Result<()> {
+    write_file_with(path, contents, mode, true)
+}
+
+/// [`write_file`], with the flush to disk left to the caller when `sync` is false (the output
+/// directory syncs its whole staging tree once, before the swap).
+fn write_file_with(path: &Path, contents: &[u8], mode: u32, sync: bool) -> Result<()> {
     if let Some(parent) = path.parent() {
         fs::create_dir_all(parent).map_err(|e| Error::io("cannot create", parent, e))?;
     }
@@ -161,7 +176,7 @@ pub fn write_file(path: &Path, contents: &[u8], mode: u32) -> Result<()> {
         .map_err(|e| Error::io("cannot write", path, e))?;
     handle
         .write_all(contents)
-        .and_then(|_| handle.sync_all())
+        .and_then(|_| if sync { handle.sync_all() } else { Ok(()) })
         .map_err(|e| Error::io("cannot write", path, e))?;
     fs::set_permissions(path, fs::Permissions::from_mode(mode))
         .map_err(|e| Error::io("cannot set permissions on", path, e))

@@ -80,11 +80,17 @@ impl Staging {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
             Err(e) => return Err(Error::io("cannot replace", &path, e)),
         }
-        super::write_file(&path, contents, mode)
+        super::write_file_with(&path, contents, mode, false)
     }
 
     /// Swaps the new tree in. Afterwards the sibling holds the old tree and is removed.
     pub fn commit(mut self) -> Result<()> {
+        // One syncfs for the whole tree instead of an fsync per file: everything is on disk
+        // before the swap makes it visible.
+        let handle =
+            fs::File::open(&self.path).map_err(|e| Error::io("cannot open", &self.path, e))?;
+        rustix::fs::syncfs(&handle)
+            .map_err(|e| Error::io("cannot flush", &self.path, std::io::Error::from(e)))?;
         let exists = self.target.exists();
         if exists {
             renameat_with(CWD, &self.path, CWD, &self.target, RenameFlags::EXCHANGE).map_err(
