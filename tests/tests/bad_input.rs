@@ -206,6 +206,46 @@ fn bad_inputs_fail_clearly_and_write_nothing() {
 }
 
 #[test]
+fn unknown_keys_warn_with_their_line_and_strict_makes_them_errors() {
+    let scratch = tempfile::tempdir().unwrap();
+    let config = scratch.path().join("install-config.yaml");
+    let text = std::fs::read_to_string(repo().join("fixtures/install-configs/valid/minimal.yaml"))
+        .unwrap()
+        .replace("  replicas: 2\n", "  replicas: 2\n  replcas: 4\n");
+    std::fs::write(&config, text).unwrap();
+    let run = |extra: &[&str], out: &str| {
+        Command::new(env!("CARGO_BIN_EXE_bootgen-under-test"))
+            .args([
+                "ignition",
+                "--key-algorithm",
+                "ecdsa-p256",
+                "--install-config",
+            ])
+            .arg(&config)
+            .arg("--output")
+            .arg(scratch.path().join(out))
+            .args(extra)
+            .output()
+            .unwrap()
+    };
+    let lenient = run(&[], "lenient");
+    let stderr = String::from_utf8_lossy(&lenient.stderr);
+    assert!(lenient.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("install-config.yaml:12: `compute[0].replcas`: unknown key"),
+        "{stderr}"
+    );
+    let strict = run(&["--strict"], "strict");
+    let stderr = String::from_utf8_lossy(&strict.stderr);
+    assert_eq!(strict.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("--strict") && stderr.contains("replcas"),
+        "{stderr}"
+    );
+    assert!(!scratch.path().join("strict").exists());
+}
+
+#[test]
 fn secrets_stay_out_of_error_messages() {
     let scratch = tempfile::tempdir().unwrap();
     let config = scratch.path().join("install-config.yaml");

@@ -965,3 +965,54 @@ fn ssh_machine_configs_give_core_the_key() -> TestResult {
     }
     Ok(())
 }
+
+/// Every manifest inside the configs bootgen generates (each fixture, user manifests included)
+/// parses as YAML, every document has apiVersion, kind and metadata.name, and Secrets are 0600.
+#[test]
+fn every_manifest_in_generated_configs_parses() -> TestResult {
+    let repo = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
+    let valid = repo.join("fixtures/install-configs/valid");
+    let mut names: Vec<_> = std::fs::read_dir(&valid)?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .collect();
+    names.sort();
+    for config in names {
+        let loaded = bootgen::config::load(&config)?;
+        let mut options = bootgen::Options::new(time::macros::datetime!(2026-01-01 01:00 UTC));
+        options.tls_dir = Some(repo.join("fixtures/pki"));
+        options.manifests_dir = Some(repo.join("fixtures/manifests/extra"));
+        let generated = bootgen::generate(&loaded, &options)?;
+        let decoded = bootgen::inspect::decode(&generated.bootstrap)?;
+        let mut seen = 0;
+        for file in &decoded.files {
+            let in_manifests = file.path.starts_with("/opt/openshift/manifests/")
+                || file.path.starts_with("/opt/openshift/openshift/");
+            if !in_manifests {
+                continue;
+            }
+            let text = std::str::from_utf8(file.contents.as_deref().unwrap_or_default())?;
+            for document in serde_yaml_ng::Deserializer::from_str(text) {
+                use serde::Deserialize as _;
+                let value = serde_yaml_ng::Value::deserialize(document)
+                    .map_err(|e| format!("{} in {}: {e}", file.path, config.display()))?;
+                let field = |k: &str| value.get(k).is_some();
+                assert!(
+                    field("apiVersion") && field("kind"),
+                    "{}: {value:?}",
+                    file.path
+                );
+                assert!(
+                    value.get("metadata").and_then(|m| m.get("name")).is_some(),
+                    "{}",
+                    file.path
+                );
+                if value.get("kind").and_then(|k| k.as_str()) == Some("Secret") {
+                    assert_eq!(file.mode, Some(0o600), "{} is a Secret", file.path);
+                }
+                seen += 1;
+            }
+        }
+        assert!(seen >= 15, "{}: only {seen} manifests", config.display());
+    }
+    Ok(())
+}
