@@ -142,7 +142,7 @@ pub fn generate(loaded: &LoadedConfig, options: &Options) -> Result<Generated> {
     );
     let renderer = Renderer::new(&context);
     let assets = collect(&model, &pki, &renderer, &context, user_manifests)?;
-    let mut bootstrap = ignition::build(&assets)?;
+    let mut bootstrap = ignition::build(assets)?;
     let changes = passes::apply(&mut bootstrap, &options.passes)?;
     let master = pointer_config(&model, &pki, "master")?;
     let worker = pointer_config(&model, &pki, "worker")?;

@@ -76,7 +76,10 @@ pub fn run(args: IgnitionArgs) -> anyhow::Result<ExitCode> {
     super::validate::print_unit_lint(&generated.bootstrap);
     let file_count = bootgen::passes::file_entries(&generated.bootstrap).len();
     let unit_count = bootgen::passes::unit_names(&generated.bootstrap).len();
-    let files = output::output_files(&generated);
+    let cluster_domain = generated.model.cluster_domain();
+    let architecture = generated.model.control_plane.architecture;
+    let release_image = generated.model.release_image.clone();
+    let files = output::into_output_files(generated);
     // The size comes from the bytes about to be written, not from serializing the config again.
     let size = files
         .iter()
@@ -92,9 +95,9 @@ pub fn run(args: IgnitionArgs) -> anyhow::Result<ExitCode> {
             file_count,
             unit_count,
             size.div_ceil(1024),
-            generated.model.cluster_domain(),
-            generated.model.control_plane.architecture,
-            generated.model.release_image,
+            cluster_domain,
+            architecture,
+            release_image,
         ) + "\n",
     )?;
     crate::report::emit(

@@ -93,7 +93,10 @@ fn describe_json_error(e: &serde_json::Error) -> &'static str {
 }
 
 /// Builds the bootstrap config from an asset set.
-pub fn build(assets: &AssetSet) -> Result<IgnitionDoc> {
+///
+/// The set is consumed: each file's bytes are freed as soon as its data URL is made, so a config
+/// with thousands of large manifests is not held twice over.
+pub fn build(assets: AssetSet) -> Result<IgnitionDoc> {
     let mut config = spec::Config::default();
     let users: Vec<spec::User> = assets
         .users
@@ -110,10 +113,10 @@ pub fn build(assets: &AssetSet) -> Result<IgnitionDoc> {
             ..Default::default()
         });
     }
-    let files: Vec<spec::File> = assets.files.iter().map(file_entry).collect();
-    if !files.is_empty() {
+    // An empty list for now, so `storage` keeps its place among the keys; filled below.
+    if !assets.files.is_empty() {
         config.storage = Some(spec::Storage {
-            files: Some(files),
+            files: Some(Vec::new()),
             ..Default::default()
         });
     }
@@ -142,7 +145,25 @@ pub fn build(assets: &AssetSet) -> Result<IgnitionDoc> {
     if !units.is_empty() {
         config.systemd = Some(spec::Systemd { units: Some(units) });
     }
-    to_doc(&config)
+    let mut doc = to_doc(&config)?;
+    if let Some(list) = doc
+        .value
+        .pointer_mut("/storage/files")
+        .and_then(Value::as_array_mut)
+    {
+        list.reserve(assets.files.len());
+        for file in assets.files {
+            let mut entry =
+                serde_json::to_value(file_entry(&file)).map_err(|e| Error::Ignition {
+                    file: "<generated>".into(),
+                    message: format!("cannot serialize {}: {e}", file.path),
+                })?;
+            drop(file);
+            drop_nulls(&mut entry);
+            list.push(entry);
+        }
+    }
+    Ok(doc)
 }
 
 fn file_entry(f: &crate::assets::File) -> spec::File {
@@ -229,7 +250,7 @@ mod tests {
             contents: Some("[Unit]\n".into()),
             dropins: vec![],
         });
-        let doc = build(&set).unwrap();
+        let doc = build(set).unwrap();
         assert_eq!(doc.version(), "3.2.0");
         let bytes = doc.to_bytes();
         assert!(!bytes.contains(&b'\n'));

@@ -28,8 +28,26 @@ pub const CONFIG_FILES: &[&str] = &["bootstrap.ign", "master.ign", "worker.ign",
 
 /// Everything a generation writes, sorted by path.
 pub fn output_files(generated: &Generated) -> Vec<OutputFile> {
+    files_with(generated, generated.bootstrap.to_bytes())
+}
+
+/// [`output_files`], consuming the generation: the bootstrap config's JSON tree is freed as soon
+/// as its bytes exist, so a large config is not in memory twice while it is written.
+pub fn into_output_files(mut generated: Generated) -> Vec<OutputFile> {
+    let bootstrap = std::mem::replace(
+        &mut generated.bootstrap,
+        crate::ignition::IgnitionDoc {
+            value: serde_json::Value::Null,
+        },
+    );
+    let bytes = bootstrap.to_bytes();
+    drop(bootstrap);
+    files_with(&generated, bytes)
+}
+
+fn files_with(generated: &Generated, bootstrap: Vec<u8>) -> Vec<OutputFile> {
     let mut files = vec![
-        file("bootstrap.ign", generated.bootstrap.to_bytes(), 0o600),
+        file("bootstrap.ign", bootstrap, 0o600),
         file("master.ign", generated.master.to_bytes(), 0o644),
         file("worker.ign", generated.worker.to_bytes(), 0o644),
         file(
