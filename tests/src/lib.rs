@@ -887,3 +887,54 @@ mod tests {
         Ok(())
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// Output directories
+
+/// One file of a directory tree: its mode bits, inode and bytes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TreeFile {
+    /// Permission bits (`& 0o7777`).
+    pub mode: u32,
+    /// The inode, to tell a file kept in place from one written anew.
+    pub inode: u64,
+    /// Contents.
+    pub bytes: Vec<u8>,
+}
+
+/// Every regular file under `dir`, by path relative to it.
+pub fn dir_tree(dir: &Path) -> Result<BTreeMap<String, TreeFile>> {
+    let mut files = BTreeMap::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(current) = stack.pop() {
+        for entry in fs::read_dir(&current)? {
+            let entry = entry?;
+            let meta = entry.metadata()?;
+            if meta.is_dir() {
+                stack.push(entry.path());
+                continue;
+            }
+            let relative = entry
+                .path()
+                .strip_prefix(dir)
+                .map_err(|err| HarnessError(err.to_string()))?
+                .display()
+                .to_string();
+            let file = TreeFile {
+                mode: meta.permissions().mode() & 0o7777,
+                inode: meta.ino(),
+                bytes: read(&entry.path())?,
+            };
+            files.insert(relative, file);
+        }
+    }
+    Ok(files)
+}
+
+/// [`dir_tree`] without inodes: what two separate runs must agree on.
+pub fn dir_contents(dir: &Path) -> Result<BTreeMap<String, (u32, Vec<u8>)>> {
+    Ok(dir_tree(dir)?
+        .into_iter()
+        .map(|(path, file)| (path, (file.mode, file.bytes)))
+        .collect())
+}

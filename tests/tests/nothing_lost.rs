@@ -14,33 +14,11 @@ use std::time::Duration;
 type Tree = BTreeMap<String, (u32, u64, Vec<u8>)>;
 
 fn tree(dir: &Path) -> Tree {
-    let mut files = BTreeMap::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(current) = stack.pop() {
-        for entry in std::fs::read_dir(&current).unwrap() {
-            let entry = entry.unwrap();
-            let meta = entry.metadata().unwrap();
-            if meta.is_dir() {
-                stack.push(entry.path());
-            } else {
-                let relative = entry
-                    .path()
-                    .strip_prefix(dir)
-                    .unwrap()
-                    .display()
-                    .to_string();
-                files.insert(
-                    relative,
-                    (
-                        meta.permissions().mode() & 0o7777,
-                        meta.ino(),
-                        std::fs::read(entry.path()).unwrap(),
-                    ),
-                );
-            }
-        }
-    }
-    files
+    bootgen_conformance::dir_tree(dir)
+        .unwrap()
+        .into_iter()
+        .map(|(path, f)| (path, (f.mode, f.inode, f.bytes)))
+        .collect()
 }
 
 /// Contents and modes, without inodes (restoring the old state between tries makes new ones).

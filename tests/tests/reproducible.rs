@@ -4,41 +4,14 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::collections::BTreeMap;
-use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
 fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
 }
 
-/// Every file under `dir`: relative path -> (mode, bytes).
 fn snapshot(dir: &Path) -> BTreeMap<String, (u32, Vec<u8>)> {
-    let mut files = BTreeMap::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(current) = stack.pop() {
-        for entry in std::fs::read_dir(&current).unwrap() {
-            let entry = entry.unwrap();
-            let meta = entry.metadata().unwrap();
-            if meta.is_dir() {
-                stack.push(entry.path());
-            } else {
-                let relative = entry
-                    .path()
-                    .strip_prefix(dir)
-                    .unwrap()
-                    .display()
-                    .to_string();
-                files.insert(
-                    relative,
-                    (
-                        meta.permissions().mode() & 0o7777,
-                        std::fs::read(entry.path()).unwrap(),
-                    ),
-                );
-            }
-        }
-    }
-    files
+    bootgen_conformance::dir_contents(dir).unwrap()
 }
 
 fn generate(out: &Path, tls: &Path) {
