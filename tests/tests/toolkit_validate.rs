@@ -68,6 +68,9 @@ fn real_validate(path: &Path) -> Option<(bool, String)> {
         .arg(&target)
         .output()
         .unwrap();
+    if target != path {
+        let _ = std::fs::remove_file(&target);
+    }
     let mut said = String::from_utf8_lossy(&output.stdout).into_owned();
     said.push_str(&String::from_utf8_lossy(&output.stderr));
     Some((output.status.success(), said))

@@ -78,7 +78,11 @@ pub fn run(args: IgnitionArgs) -> anyhow::Result<ExitCode> {
     let unit_count = bootgen::passes::unit_names(&generated.bootstrap).len();
     let cluster_domain = generated.model.cluster_domain();
     let architecture = generated.model.control_plane.architecture;
-    let release_image = generated.model.release_image.clone();
+    // What the node will pull: after a mirror rewrite, the mirror's reference.
+    let release_image = bootgen::passes::mirrors::find_release(&generated.bootstrap)
+        .ok()
+        .flatten()
+        .map_or_else(|| generated.model.release_image.clone(), |r| r.reference);
     let files = output::into_output_files(generated);
     // The size comes from the bytes about to be written, not from serializing the config again.
     let size = files
