@@ -11,7 +11,10 @@ mod units;
 pub use compress::compress_files;
 pub use debug::{debug_motd, DEBUG_KUBELET_VERBOSITY};
 pub use doc_edit::{file_entries, file_text, set_file_text, unit_names};
-pub use units::{hold_unit, mask_unit, HOLD_DIR, HOLD_DROPIN, RELEASE_SCRIPT};
+pub use units::{
+    hold_dropin, hold_file_text, hold_unit, mask_unit, release_script, HOLD_DIR, HOLD_DROPIN,
+    RELEASE_SCRIPT,
+};
 
 use crate::error::Result;
 use crate::ignition::IgnitionDoc;

@@ -20,7 +20,8 @@ pub const HOLD_DROPIN: &str = "10-bootgen-hold.conf";
 /// The script that releases a hold.
 pub const RELEASE_SCRIPT: &str = "/usr/local/bin/bootgen-release";
 
-fn hold_dropin(unit: &str) -> String {
+/// The drop-in that holds `unit` (its text; the name is [`HOLD_DROPIN`]).
+pub fn hold_dropin(unit: &str) -> String {
     format!(
         "# Held by bootgen: this unit does not start while {HOLD_DIR}/{unit} exists.\n\
          # Release it with: sudo bootgen-release {unit}\n\
@@ -29,7 +30,8 @@ fn hold_dropin(unit: &str) -> String {
     )
 }
 
-fn release_script() -> String {
+/// The text of [`RELEASE_SCRIPT`].
+pub fn release_script() -> String {
     format!(
         "#!/usr/bin/env bash\n\
          # Releases units held by bootgen: removes the hold file, then starts the unit.\n\
@@ -46,6 +48,11 @@ fn release_script() -> String {
          \x20   systemctl start --no-block \"${{unit}}\"\n\
          done\n"
     )
+}
+
+/// The text of `unit`'s hold file.
+pub fn hold_file_text(unit: &str) -> String {
+    format!("{unit} is held by bootgen. Release it with: sudo bootgen-release {unit}\n")
 }
 
 /// Holds `unit`: not started at boot even when enabled units want it; released by one command.
@@ -75,12 +82,7 @@ pub fn hold_unit(doc: &mut IgnitionDoc, unit: &str) -> Result<Vec<Change>> {
         action: format!("held: drop-in {HOLD_DROPIN} adds ConditionPathExists=!{HOLD_DIR}/{unit}"),
     });
     let hold_file = format!("{HOLD_DIR}/{unit}");
-    set_file_text(
-        doc,
-        &hold_file,
-        &format!("{unit} is held by bootgen. Release it with: sudo bootgen-release {unit}\n"),
-        0o644,
-    )?;
+    set_file_text(doc, &hold_file, &hold_file_text(unit), 0o644)?;
     changes.push(Change {
         target: hold_file,
         action: "hold file added".into(),

@@ -38,47 +38,18 @@ def set_file($path; $text; $mode):
 | set_file("/usr/local/bin/bootgen-release"; $script; 365)
 "#;
 
-const HOLD_DIR: &str = "/etc/bootgen/hold";
-
-fn dropin() -> String {
-    format!(
-        "# Held by bootgen: this unit does not start while {HOLD_DIR}/{UNIT} exists.\n\
-         # Release it with: sudo bootgen-release {UNIT}\n\
-         [Unit]\n\
-         ConditionPathExists=!{HOLD_DIR}/{UNIT}\n"
-    )
-}
-
-fn release_script() -> String {
-    format!(
-        "#!/usr/bin/env bash\n\
-         # Releases units held by bootgen: removes the hold file, then starts the unit.\n\
-         set -euo pipefail\n\
-         if [ \"$#\" -eq 0 ]; then\n\
-         \x20   echo \"usage: bootgen-release UNIT...\" >&2\n\
-         \x20   echo \"held units:\" >&2\n\
-         \x20   ls -1 {HOLD_DIR} >&2 2>/dev/null || true\n\
-         \x20   exit 2\n\
-         fi\n\
-         for unit in \"$@\"; do\n\
-         \x20   rm -f \"{HOLD_DIR}/${{unit}}\"\n\
-         \x20   echo \"released ${{unit}}; starting it\"\n\
-         \x20   systemctl start --no-block \"${{unit}}\"\n\
-         done\n"
-    )
-}
+// The texts come from the library, so jq writes exactly what the hold pass writes.
+use bootgen::passes::{hold_dropin, hold_file_text, release_script, HOLD_DROPIN};
 
 fn jq_command(program: &Path, input: &Path) -> Command {
     let mut cmd = Command::new("jq");
     cmd.arg("-c")
         .args(["--arg", "unit", UNIT])
-        .args(["--arg", "dropin_name", "10-bootgen-hold.conf"])
+        .args(["--arg", "dropin_name", HOLD_DROPIN])
         .args(["--arg", "dropin"])
-        .arg(dropin())
+        .arg(hold_dropin(UNIT))
         .args(["--arg", "hold"])
-        .arg(format!(
-            "{UNIT} is held by bootgen. Release it with: sudo bootgen-release {UNIT}\n"
-        ))
+        .arg(hold_file_text(UNIT))
         .args(["--arg", "script"])
         .arg(release_script())
         .arg("-f")
