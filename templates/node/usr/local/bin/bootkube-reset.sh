@@ -53,7 +53,9 @@ case "${1:-}" in
 	exit 2
 	;;
 all)
-	from=$(bootkube_stage_names | head -n 1)
+	# sed reads all of its input: `head` would close the pipe early and, under pipefail,
+	# the writer's SIGPIPE would fail the script at random.
+	from=$(bootkube_stage_names | sed -n 1p)
 	;;
 *)
 	from=$1
