@@ -195,11 +195,7 @@ fn identity_of(model: &Model, pki: &Pki, tls_dir: Option<&std::path::Path>) -> I
 
 /// The root CA private key PEM (the secret the identity is derived from).
 pub(crate) fn root_ca_key(pki: &Pki) -> Vec<u8> {
-    pki.store_files()
-        .into_iter()
-        .find(|f| f.name == "root-ca.key")
-        .map(|f| f.contents)
-        .unwrap_or_default()
+    pki.root_ca_key_pem().into_bytes()
 }
 
 fn pointer_config(model: &Model, pki: &Pki, role: &str) -> Result<IgnitionDoc> {

@@ -38,6 +38,13 @@ impl Pki {
         self.all_files()
     }
 
+    /// The root CA private key (PEM): the secret the cluster's identity is derived from.
+    pub fn root_ca_key_pem(&self) -> String {
+        self.signer(ROOT_CA)
+            .map(|s| s.key.pem())
+            .unwrap_or_default()
+    }
+
     fn all_files(&self) -> Vec<TlsFile> {
         let mut files = Vec::new();
         for (spec, signer) in SIGNERS.iter().zip(&self.signers) {
