@@ -18,7 +18,8 @@ fn fixture() -> IgnitionDoc {
     IgnitionDoc::parse(FIXTURE.as_bytes(), "installer-shaped.ign").unwrap()
 }
 
-fn ca_pem(cn: &str) -> String {
+/// A self-signed CA certificate (PEM) named `cn`, for tests across the mirrors module.
+pub(super) fn ca_pem(cn: &str) -> String {
     let mut params = rcgen::CertificateParams::new(Vec::<String>::new()).unwrap();
     params
         .distinguished_name

@@ -135,15 +135,7 @@ pub(super) fn ca_count(doc: &IgnitionDoc, host: &str) -> usize {
 mod tests {
     use super::*;
 
-    fn ca(cn: &str) -> String {
-        let mut params = rcgen::CertificateParams::new(Vec::<String>::new()).unwrap();
-        params
-            .distinguished_name
-            .push(rcgen::DnType::CommonName, cn);
-        params.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
-        let key = rcgen::KeyPair::generate_for(&rcgen::PKCS_ECDSA_P256_SHA256).unwrap();
-        params.self_signed(&key).unwrap().pem()
-    }
+    use crate::passes::mirrors::tests::ca_pem as ca;
 
     #[test]
     fn adds_only_new_certificates() {
