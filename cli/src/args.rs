@@ -87,7 +87,7 @@ pub struct PassArgs {
 /// `bootgen ignition`.
 #[derive(Debug, Args)]
 pub struct IgnitionArgs {
-    /// install-config.yaml to read (default: an embedded example cluster, with warnings).
+    /// install-config.yaml to read (default: ./install-config.yaml when it exists, else an embedded example cluster, with warnings).
     #[arg(long, value_name = "FILE")]
     pub install_config: Option<PathBuf>,
     /// Control-plane architecture: amd64, arm64, ppc64le, s390x (or x86_64, aarch64).

@@ -8,7 +8,6 @@ use std::collections::BTreeMap;
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::time::Duration;
 
 /// relative path -> (mode, inode, bytes)
 type Tree = BTreeMap<String, (u32, u64, Vec<u8>)>;
@@ -29,8 +28,14 @@ fn contents(tree: &Tree) -> BTreeMap<String, (u32, Vec<u8>)> {
 }
 
 fn bootgen(out: &Path, extra: &[&str]) -> Command {
+    bootgen_with_keys(out, "ecdsa-p256", extra)
+}
+
+/// RSA where two runs must give the same bytes: re-issuing a certificate signs it again, and
+/// ECDSA signatures differ on every signing while RSA's (PKCS#1 v1.5) do not.
+fn bootgen_with_keys(out: &Path, algorithm: &str, extra: &[&str]) -> Command {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_bootgen-under-test"));
-    cmd.args(["ignition", "--key-algorithm", "ecdsa-p256", "--output"])
+    cmd.args(["ignition", "--key-algorithm", algorithm, "--output"])
         .arg(out)
         .args(extra)
         .env("SOURCE_DATE_EPOCH", "1767229200");
@@ -56,7 +61,7 @@ fn leftovers(parent: &Path) -> Vec<String> {
         .unwrap()
         .flatten()
         .map(|e| e.file_name().to_string_lossy().into_owned())
-        .filter(|n| n.contains(".bootgen-"))
+        .filter(|n| n.starts_with(".bootgen") || n.contains(".bootgen-"))
         .collect()
 }
 
@@ -136,49 +141,118 @@ fn a_full_disk_part_way_through_leaves_the_previous_output() {
         "{stderr}"
     );
     assert_eq!(tree(&out), before, "previous output changed");
-    assert!(
-        leftovers(&mount).is_empty(),
-        "staging left behind: {:?}",
-        leftovers(&mount)
-    );
+    for dir in [&mount, &out] {
+        assert!(
+            leftovers(dir).is_empty(),
+            "staging left behind: {:?}",
+            leftovers(dir)
+        );
+    }
 }
 
-#[test]
-fn sigkill_while_writing_leaves_old_or_new_never_a_mix() {
-    let scratch = tempfile::tempdir().unwrap();
-    let out = scratch.path().join("out");
-    let first = bootgen(&out, &[]).output().unwrap();
-    assert!(first.status.success());
-    let before = tree(&out);
+/// Where the output directory lives: the three shapes users give bootgen.
+#[derive(Debug, Clone, Copy)]
+enum Place {
+    /// A plain directory.
+    Plain,
+    /// A directory that is itself a mount point (a container's `-v $PWD/out:/out`, NFS, tmpfs).
+    MountPoint,
+    /// A symlink to a directory elsewhere.
+    Symlink,
+}
 
-    // Big enough that writing takes a while: ~25 MiB of manifests.
-    let big = scratch.path().join("manifests");
-    manifests(&big, 2500, 10 * 1024);
-    let mut seen = Vec::new();
-    for delay_ms in [30u64, 120, 300, 600, 900, 1300, 2000] {
-        let mut child = bootgen(&out, &["--force", "--manifests-dir", big.to_str().unwrap()])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        std::thread::sleep(Duration::from_millis(delay_ms));
-        let _ = child.kill(); // SIGKILL
-        let _ = child.wait();
-        seen.push((delay_ms, tree(&out)));
-        // Back to the old state for the next try, if that run completed.
-        if contents(&seen.last().unwrap().1) != contents(&before) {
-            std::fs::remove_dir_all(&out).unwrap();
-            copy_tree(&before, &out);
+/// Prepares the output directory of `place` below `scratch`; the guard unmounts a tmpfs.
+fn output_dir(scratch: &Path, place: Place) -> Option<(PathBuf, Option<Tmpfs>)> {
+    let out = scratch.join("out");
+    match place {
+        Place::Plain => Some((out, None)),
+        Place::MountPoint => {
+            if !is_root() {
+                assert!(
+                    std::env::var_os("CI").is_none(),
+                    "CI must run as root to mount a tmpfs"
+                );
+                eprintln!("SKIPPED: mounting a tmpfs needs root");
+                return None;
+            }
+            std::fs::create_dir(&out).unwrap();
+            let status = Command::new("mount")
+                .args(["-t", "tmpfs", "-o", "size=64m", "tmpfs"])
+                .arg(&out)
+                .status()
+                .unwrap();
+            assert!(status.success());
+            let guard = Tmpfs(out.clone());
+            Some((out, Some(guard)))
+        }
+        Place::Symlink => {
+            let real = scratch.join("elsewhere/real-out");
+            std::fs::create_dir_all(&real).unwrap();
+            std::os::unix::fs::symlink(&real, &out).unwrap();
+            Some((out, None))
         }
     }
-    // The complete new result, for comparison.
-    let keys: Vec<_> = tree(&out)
-        .into_iter()
-        .filter(|(k, _)| k.ends_with(".key"))
-        .map(|(k, v)| (k, v.1, v.2))
-        .collect();
-    assert!(!keys.is_empty());
-    let done = bootgen(&out, &["--force", "--manifests-dir", big.to_str().unwrap()])
+}
+
+/// Empties `dir` (keeping the directory itself: it may be a mount point or a link's target) and
+/// puts `tree` back.
+fn restore(dir: &Path, tree: &Tree) {
+    for entry in std::fs::read_dir(dir).unwrap().flatten() {
+        let path = entry.path();
+        if entry.file_type().unwrap().is_dir() {
+            std::fs::remove_dir_all(&path).unwrap();
+        } else {
+            std::fs::remove_file(&path).unwrap();
+        }
+    }
+    copy_tree(tree, dir);
+}
+
+fn kill_at(out: &Path, step: usize, extra: &[&str]) -> std::process::ExitStatus {
+    bootgen_with_keys(out, "rsa2048", extra)
+        .env("BOOTGEN_TEST_KILL_AT_STEP", step.to_string())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .unwrap()
+}
+
+/// Kills a `--force` run that changes the cluster at every step of its write, in every place an
+/// output directory can be. After each kill the directory holds the previous output, or the
+/// complete new one, or a commit record that readers refuse and the next run completes.
+fn killed_at_every_step(place: Place) {
+    let scratch = tempfile::tempdir().unwrap();
+    let Some((out, _guard)) = output_dir(scratch.path(), place) else {
+        return;
+    };
+    let first = bootgen_with_keys(&out, "rsa2048", &[]).output().unwrap();
+    assert!(
+        first.status.success(),
+        "{place:?}: {}",
+        String::from_utf8_lossy(&first.stderr)
+    );
+    let before = tree(&out);
+    let link_target = std::fs::read_link(&out).ok();
+
+    // A change that rewrites most files (another cluster name re-issues certificates) and adds
+    // new ones (extra manifests), so the write has many steps.
+    let config = scratch.path().join("install-config.yaml");
+    std::fs::write(
+        &config,
+        bootgen::config::DEFAULT_INSTALL_CONFIG.replace("name: example", "name: other"),
+    )
+    .unwrap();
+    let big = scratch.path().join("manifests");
+    manifests(&big, 20, 2 * 1024);
+    let change = [
+        "--force",
+        "--install-config",
+        config.to_str().unwrap(),
+        "--manifests-dir",
+        big.to_str().unwrap(),
+    ];
+    // The complete new result, for comparison (then back to the old one).
+    let done = bootgen_with_keys(&out, "rsa2048", &change)
         .output()
         .unwrap();
     assert!(
@@ -187,33 +261,138 @@ fn sigkill_while_writing_leaves_old_or_new_never_a_mix() {
         String::from_utf8_lossy(&done.stderr)
     );
     let after = contents(&tree(&out));
-    let mut old_count = 0;
-    for (delay, state) in &seen {
-        let state_contents = contents(state);
-        if state_contents == contents(&before) {
-            old_count += 1;
-        } else {
-            assert_eq!(
-                state_contents, after,
-                "killed after {delay} ms: a mix of old and new"
+    assert!(contents(&before) != after);
+    restore(&out, &before);
+
+    let (mut old, mut new, mut pending) = (0, 0, 0);
+    for step in 1.. {
+        let status = kill_at(&out, step, &change);
+        if status.success() {
+            assert!(
+                contents(&tree(&out)) == after,
+                "{place:?}: finished run differs"
             );
+            break;
         }
+        assert!(step < 2000, "{place:?}: never finished");
+        // The staging directory of a run killed before its commit point is hidden and removed
+        // by the next run: what the user sees is the rest.
+        let state: BTreeMap<_, _> = contents(&tree(&out))
+            .into_iter()
+            .filter(|(path, _)| !path.starts_with(bootgen::output::STAGING_DIR))
+            .collect();
+        if out.join(bootgen::output::COMMIT_RECORD).exists() {
+            pending += 1;
+            // Readers refuse the half-written directory, naming the way out...
+            let inspect = Command::new(env!("CARGO_BIN_EXE_bootgen-under-test"))
+                .arg("inspect")
+                .arg(&out)
+                .output()
+                .unwrap();
+            let stderr = String::from_utf8_lossy(&inspect.stderr);
+            assert_eq!(
+                inspect.status.code(),
+                Some(1),
+                "{place:?} step {step}: {stderr}"
+            );
+            assert!(stderr.contains("was killed before it finished"), "{stderr}");
+            // ...and the next run completes it before doing its own work.
+            let next = bootgen_with_keys(&out, "rsa2048", &change)
+                .output()
+                .unwrap();
+            let stderr = String::from_utf8_lossy(&next.stderr);
+            assert!(next.status.success(), "{stderr}");
+            assert!(
+                stderr.contains("finished an interrupted run's write"),
+                "{stderr}"
+            );
+            let now = contents(&tree(&out));
+            let differing: Vec<_> = after
+                .keys()
+                .chain(now.keys())
+                .filter(|k| after.get(*k) != now.get(*k))
+                .collect();
+            assert!(
+                differing.is_empty(),
+                "{place:?} step {step}: not completed: {differing:?}"
+            );
+        } else if state == contents(&before) {
+            old += 1;
+        } else {
+            let differing: Vec<_> = after
+                .keys()
+                .chain(state.keys())
+                .filter(|k| after.get(*k) != state.get(*k))
+                .collect();
+            assert!(
+                differing.is_empty(),
+                "{place:?}: killed at step {step}: a mix of old and new: {differing:?}"
+            );
+            new += 1;
+        }
+        restore(&out, &before);
     }
     assert!(
-        old_count > 0,
-        "no kill landed before the swap; the test proves nothing"
+        old > 5 && pending > 5,
+        "{place:?}: old {old}, pending {pending}, new {new}"
     );
+    // The directory is still what the user made it: a mount point or a link to the same place.
+    assert_eq!(std::fs::read_link(&out).ok(), link_target);
+    let leftovers: Vec<_> = std::fs::read_dir(&out)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with(".bootgen"))
+        .collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
+}
+
+#[test]
+fn killed_at_every_step_of_a_plain_directory() {
+    killed_at_every_step(Place::Plain);
+}
+
+#[test]
+fn killed_at_every_step_of_a_mount_point() {
+    killed_at_every_step(Place::MountPoint);
+}
+
+#[test]
+fn killed_at_every_step_through_a_symlink() {
+    killed_at_every_step(Place::Symlink);
+}
+
+/// A symlinked output directory stays a symlink, and its target receives the files; keys are
+/// the very same files after `--force`.
+#[test]
+fn a_symlinked_output_is_written_through_and_keys_stay() {
+    let scratch = tempfile::tempdir().unwrap();
+    let Some((out, _)) = output_dir(scratch.path(), Place::Symlink) else {
+        return;
+    };
+    let real = std::fs::read_link(&out).unwrap();
+    assert!(bootgen(&out, &[]).status().unwrap().success());
+    assert!(real.join("bootstrap.ign").is_file());
+    let keys: Vec<_> = tree(&real)
+        .into_iter()
+        .filter(|(k, _)| k.ends_with(".key"))
+        .collect();
+    assert!(!keys.is_empty());
+    let again = bootgen(&out, &["--force", "--debug"]).output().unwrap();
     assert!(
-        leftovers(scratch.path()).is_empty(),
-        "{:?}",
-        leftovers(scratch.path())
+        again.status.success(),
+        "{}",
+        String::from_utf8_lossy(&again.stderr)
     );
-    // --force rewrote the configs, but the keys are the very same files (same inode, same bytes).
-    let final_tree = tree(&out);
-    for (key, inode, bytes) in keys {
-        assert_eq!(final_tree[&key].1, inode, "{key} was replaced");
-        assert_eq!(final_tree[&key].2, bytes, "{key} changed");
-        assert_eq!(before[&key].2, bytes, "{key} differs from the first run");
+    assert_eq!(
+        std::fs::read_link(&out).unwrap(),
+        real,
+        "the link was replaced"
+    );
+    let after = tree(&real);
+    for (key, (_, inode, bytes)) in keys {
+        assert_eq!(after[&key].1, inode, "{key} was replaced");
+        assert_eq!(after[&key].2, bytes, "{key} changed");
     }
 }
 

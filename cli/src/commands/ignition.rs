@@ -51,10 +51,61 @@ fn options(args: &IgnitionArgs) -> anyhow::Result<Options> {
     Ok(options)
 }
 
+/// The install-config read when `--install-config` is not given and this file exists.
+const LOCAL_INSTALL_CONFIG: &str = "install-config.yaml";
+
+/// Finishes (or undoes) a write into the output directory that a killed run left, before its
+/// `tls/` is read for reuse, and says which.
+fn finish_interrupted_write(dir: &std::path::Path) -> anyhow::Result<()> {
+    if !dir.is_dir() {
+        return Ok(());
+    }
+    match output::recover(dir).with_context(|| format!("recovering {}", dir.display()))? {
+        output::Recovery::Clean => {}
+        output::Recovery::RolledBack => notice(format!(
+            "{}: removed the staged files of an interrupted run (the directory is as it was before it)",
+            dir.display()
+        )),
+        output::Recovery::RolledForward(files) => notice(format!(
+            "{}: finished an interrupted run's write ({} files moved into place)",
+            dir.display(),
+            files.len()
+        )),
+    }
+    Ok(())
+}
+
+/// Fault injection for the conformance tests: with `BOOTGEN_TEST_KILL_AT_STEP=N` the process
+/// sends itself SIGKILL just before the N-th step of the output write (see `WriteStep`).
+fn kill_switch() -> impl FnMut(&output::WriteStep) {
+    let kill_at: Option<usize> = std::env::var("BOOTGEN_TEST_KILL_AT_STEP")
+        .ok()
+        .and_then(|v| v.parse().ok());
+    let mut step = 0;
+    move |_| {
+        step += 1;
+        if kill_at == Some(step) {
+            let _ = rustix::process::kill_process(
+                rustix::process::getpid(),
+                rustix::process::Signal::KILL,
+            );
+        }
+    }
+}
+
 /// Runs `bootgen ignition`.
 pub fn run(args: IgnitionArgs) -> anyhow::Result<ExitCode> {
+    finish_interrupted_write(&args.output)?;
+    let local = std::path::Path::new(LOCAL_INSTALL_CONFIG);
     let loaded = match &args.install_config {
         Some(path) => config::load(path)?,
+        // As openshift-install does: the install-config in the current directory.
+        None if local.exists() => {
+            notice(format!(
+                "reading ./{LOCAL_INSTALL_CONFIG} (no --install-config given)"
+            ));
+            config::load(local)?
+        }
         None => {
             warn("no --install-config given: using the embedded example cluster `example.example.com`");
             warn("its pull secret and SSH key are placeholders: the cluster cannot pull images and nobody can log in with that key");
@@ -89,7 +140,8 @@ pub fn run(args: IgnitionArgs) -> anyhow::Result<ExitCode> {
         .iter()
         .find(|f| f.relative == "bootstrap.ign")
         .map_or(0, |f| f.contents.len());
-    let report = output::write_dir(&args.output, &files, args.force)
+    let mut stop = kill_switch();
+    let report = output::write_dir_observed(&args.output, &files, args.force, &mut stop)
         .with_context(|| format!("writing {}", args.output.display()))?;
     drop(files);
     crate::report::emit(

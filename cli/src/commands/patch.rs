@@ -21,6 +21,21 @@ pub fn read_config(path: &Path) -> anyhow::Result<(Vec<u8>, String)> {
             .context("cannot read standard input")?;
         return Ok((bytes, "<stdin>".into()));
     }
+    // A file of an output directory whose last write was cut short may be old or new: refuse it
+    // rather than report on a mix.
+    let dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    if bootgen::output::interrupted(dir) {
+        anyhow::bail!(
+            "{}: a bootgen run writing {} was killed before it finished (it has {}); run `bootgen ignition --output {}` again to complete it",
+            path.display(),
+            dir.display(),
+            bootgen::output::COMMIT_RECORD,
+            dir.display()
+        );
+    }
     let bytes = std::fs::read(path).map_err(|e| bootgen::Error::io("cannot read", path, e))?;
     Ok((bytes, path.display().to_string()))
 }

@@ -1,9 +1,12 @@
-//! The output directory: the new tree is built beside the old one and swapped in with one
-//! atomic exchange (see `swap`), so a failed or killed run leaves the previous output exactly
-//! as it was. Keys are never replaced.
+//! The output directory: every changed file is staged inside it and committed as one change
+//! (see `journal`), so a failed or killed run leaves the previous output, or a commit record the
+//! next run finishes. That works the same for a plain directory, a mount point and a symlink.
+//! Keys are never replaced.
 
+mod journal;
 pub mod package;
-mod swap;
+
+pub use journal::{interrupted, recover, Recovery, WriteStep, COMMIT_RECORD, STAGING_DIR};
 
 use crate::error::{Error, Result};
 use crate::generate::Generated;
@@ -116,8 +119,31 @@ pub struct WriteReport {
 }
 
 /// Writes `files` into `dir`. Refuses to replace existing configs without `force`, and never
-/// replaces a key with different bytes.
+/// replaces a key with different bytes. An earlier write that was interrupted is finished or
+/// undone first (see [`recover`]).
 pub fn write_dir(dir: &Path, files: &[OutputFile], force: bool) -> Result<WriteReport> {
+    write_dir_observed(dir, files, force, &mut |_| {})
+}
+
+/// [`write_dir`], telling `observe` of each step of the write before it happens.
+pub fn write_dir_observed(
+    dir: &Path,
+    files: &[OutputFile],
+    force: bool,
+    observe: &mut dyn FnMut(&WriteStep),
+) -> Result<WriteReport> {
+    match fs::metadata(dir) {
+        Ok(meta) if !meta.is_dir() => {
+            return Err(Error::InvalidOption {
+                option: "--output".into(),
+                message: format!("{} exists and is not a directory", dir.display()),
+            })
+        }
+        Ok(_) => {
+            recover(dir)?;
+        }
+        Err(_) => {}
+    }
     if !force {
         for name in CONFIG_FILES {
             let path = dir.join(name);
@@ -144,34 +170,29 @@ pub fn write_dir(dir: &Path, files: &[OutputFile], force: bool) -> Result<WriteR
                     ),
                 });
             }
-            _ => pending.push(f),
+            _ => pending.push(journal::Pending {
+                relative: &f.relative,
+                contents: &f.contents,
+                mode: f.mode,
+            }),
         }
     }
     if pending.is_empty() {
         return Ok(report);
     }
-    let staging = swap::Staging::begin(dir)?;
-    for f in &pending {
-        staging.replace(&f.relative, &f.contents, f.mode)?;
-        if let Some(parent) = Path::new(&f.relative)
-            .parent()
-            .filter(|p| !p.as_os_str().is_empty())
-        {
-            restrict_secret_dir(&staging.path.join(parent), &f.relative)?;
-        }
-        report.written.push(f.relative.clone());
+    if !dir.exists() {
+        fs::create_dir_all(dir).map_err(|e| Error::io("cannot create", dir, e))?;
+        fs::set_permissions(dir, fs::Permissions::from_mode(0o755))
+            .map_err(|e| Error::io("cannot set permissions on", dir, e))?;
     }
-    staging.commit()?;
+    journal::commit(dir, &pending, &is_secret, observe)?;
+    report.written = pending.iter().map(|p| p.relative.to_string()).collect();
     Ok(report)
 }
 
-/// auth/ and tls/ hold secrets: keep them private to the owner.
-fn restrict_secret_dir(dir: &Path, relative: &str) -> Result<()> {
-    if relative.starts_with("auth/") || relative.starts_with("tls/") {
-        fs::set_permissions(dir, fs::Permissions::from_mode(0o700))
-            .map_err(|e| Error::io("cannot set permissions on", dir, e))?;
-    }
-    Ok(())
+/// auth/ and tls/ hold secrets: their directories stay private to the owner.
+fn is_secret(relative: &str) -> bool {
+    relative.starts_with("auth/") || relative.starts_with("tls/")
 }
 
 /// Writes one file with its mode from the start (no window where a key is world-readable).
