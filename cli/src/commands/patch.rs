@@ -44,25 +44,20 @@ pub fn read_config(path: &Path) -> anyhow::Result<(Vec<u8>, String)> {
 pub fn run(args: PatchArgs) -> anyhow::Result<ExitCode> {
     let (bytes, name) = read_config(&args.input)?;
     let mut doc = IgnitionDoc::parse(&bytes, &name)?;
-    // Refuse a config whose data URLs do not decode: patching it would hide the problem.
-    bootgen::inspect::decode(&doc).map_err(|e| match e {
-        bootgen::Error::Ignition { message, .. } => bootgen::Error::Ignition {
-            file: name.clone(),
-            message,
-        },
-        other => other,
-    })?;
+    // Refuse a config whose data URLs do not decode: patching it would hide the problem. One
+    // file at a time, so a large config's contents are never all in memory at once.
+    bootgen::inspect::decoded_files(&doc)
+        .try_for_each(|file| file.map(drop))
+        .map_err(|e| match e {
+            bootgen::Error::Ignition { message, .. } => bootgen::Error::Ignition {
+                file: name.clone(),
+                message,
+            },
+            other => other,
+        })?;
     let mut options = args.passes.to_options();
     options.mirrors = args.passes.mirror_options()?;
     let changes = bootgen::passes::apply(&mut doc, &options)?;
-    // A patch with no transform gives back the input exactly.
-    let out = if changes.is_empty() {
-        bytes
-    } else {
-        doc.to_bytes()
-    };
-    // Whatever we write must still be a config Ignition accepts.
-    IgnitionDoc::parse(&out, "<patched config>")?;
     for change in &changes {
         notice(change);
     }
@@ -71,6 +66,16 @@ pub fn run(args: PatchArgs) -> anyhow::Result<ExitCode> {
     }
     super::mirrors::preflight(&doc, args.strict)?;
     super::validate::print_unit_lint(&doc);
+    // A patch with no transform gives back the input exactly.
+    let out = if changes.is_empty() {
+        bytes
+    } else {
+        drop(bytes);
+        doc.to_bytes()
+    };
+    drop(doc);
+    // Whatever we write must still be a config Ignition accepts.
+    IgnitionDoc::check(&out, "<patched config>")?;
     if is_stdio(&args.output) {
         let mut stdout = std::io::stdout().lock();
         stdout

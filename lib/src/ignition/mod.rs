@@ -47,11 +47,24 @@ impl IgnitionDoc {
 
     /// Parses and checks a config of spec 3.0 to 3.5; `name` is used in errors.
     pub fn parse(bytes: &[u8], name: &str) -> Result<IgnitionDoc> {
+        Self::check(bytes, name)?;
+        let value: Value = serde_json::from_slice(bytes).map_err(|e| Error::Ignition {
+            file: name.to_string(),
+            message: format!("not valid JSON: {e}"),
+        })?;
+        Ok(IgnitionDoc { value })
+    }
+
+    /// Checks what [`IgnitionDoc::parse`] checks (JSON, a readable spec version, the schema, no
+    /// unknown keys) without keeping the document.
+    pub fn check(bytes: &[u8], name: &str) -> Result<()> {
         let err = |message: String| Error::Ignition {
             file: name.to_string(),
             message,
         };
-        let value: Value = serde_json::from_slice(bytes).map_err(|e| {
+        // Checked against the typed schema first and the typed tree dropped before the JSON
+        // tree is built: both at once would double the peak memory of a large config.
+        let version = peek_version(bytes).map_err(|e| {
             err(format!(
                 "not valid JSON at line {}, column {}: {}",
                 e.line(),
@@ -59,13 +72,10 @@ impl IgnitionDoc {
                 describe_json_error(&e)
             ))
         })?;
-        let version = value
-            .pointer("/ignition/version")
-            .and_then(Value::as_str)
-            .ok_or_else(|| {
-                err("has no ignition.version; is it an Ignition config? (Butane YAML must be translated with butane first)".into())
-            })?;
-        if !READABLE_VERSIONS.contains(&version) {
+        let version = version.ok_or_else(|| {
+            err("has no ignition.version; is it an Ignition config? (Butane YAML must be translated with butane first)".into())
+        })?;
+        if !READABLE_VERSIONS.contains(&version.as_str()) {
             return Err(err(format!(
                 "spec version {version} is not supported; bootgen reads {}",
                 READABLE_VERSIONS.join(", ")
@@ -78,8 +88,25 @@ impl IgnitionDoc {
                 "{w} (not part of the Ignition {version} spec)"
             )));
         }
-        Ok(IgnitionDoc { value })
+        Ok(())
     }
+}
+
+/// Reads the whole document as JSON (so syntax errors are found here, with their position) but
+/// keeps only `ignition.version`.
+fn peek_version(bytes: &[u8]) -> std::result::Result<Option<String>, serde_json::Error> {
+    // Only the `ignition` section is kept (it is small); the rest is checked and skipped.
+    #[derive(serde::Deserialize)]
+    struct Top {
+        ignition: Option<Value>,
+    }
+    let top: Top = serde_json::from_slice(bytes)?;
+    Ok(top
+        .ignition
+        .as_ref()
+        .and_then(|i| i.get("version"))
+        .and_then(Value::as_str)
+        .map(str::to_string))
 }
 
 fn describe_json_error(e: &serde_json::Error) -> &'static str {

@@ -112,55 +112,76 @@ fn str_of(v: &Value, key: &str) -> Option<String> {
     v.get(key).and_then(Value::as_str).map(str::to_string)
 }
 
+/// The config's files, decoded one at a time: a caller that needs only a summary of each never
+/// holds every file's contents at once.
+pub fn decoded_files(doc: &IgnitionDoc) -> impl Iterator<Item = Result<DecodedFile>> + '_ {
+    doc.value
+        .pointer("/storage/files")
+        .and_then(Value::as_array)
+        .map_or(&[][..], Vec::as_slice)
+        .iter()
+        .enumerate()
+        .map(|(i, f)| decode_file(i, f))
+}
+
+fn decode_file(i: usize, f: &Value) -> Result<DecodedFile> {
+    let mut remote = Vec::new();
+    let contents = match f.get("contents") {
+        Some(resource) => {
+            let (bytes, url) =
+                decode_resource(resource, &format!("$.storage.files[{i}].contents"))?;
+            remote.extend(url);
+            bytes
+        }
+        None => None,
+    };
+    let mut append = Vec::new();
+    for (j, resource) in f
+        .get("append")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .enumerate()
+    {
+        let (bytes, url) = decode_resource(resource, &format!("$.storage.files[{i}].append[{j}]"))?;
+        append.extend(bytes);
+        remote.extend(url);
+    }
+    let user = f.get("user").and_then(|u| {
+        str_of(u, "name").or_else(|| u.get("id").and_then(Value::as_i64).map(|id| id.to_string()))
+    });
+    Ok(DecodedFile {
+        path: str_of(f, "path").unwrap_or_default(),
+        mode: f.get("mode").and_then(Value::as_u64).map(|m| m as u32),
+        overwrite: f.get("overwrite").and_then(Value::as_bool),
+        contents,
+        append,
+        remote_sources: remote,
+        user,
+    })
+}
+
 /// Decodes every file, unit and user of a config.
 pub fn decode(doc: &IgnitionDoc) -> Result<DecodedConfig> {
-    let list = |pointer: &str| {
-        doc.value
-            .pointer(pointer)
-            .and_then(Value::as_array)
-            .cloned()
-            .unwrap_or_default()
-    };
-    let mut files = Vec::new();
-    for (i, f) in list("/storage/files").iter().enumerate() {
-        let mut remote = Vec::new();
-        let contents = match f.get("contents") {
-            Some(resource) => {
-                let (bytes, url) =
-                    decode_resource(resource, &format!("$.storage.files[{i}].contents"))?;
-                remote.extend(url);
-                bytes
-            }
-            None => None,
-        };
-        let mut append = Vec::new();
-        for (j, resource) in f
-            .get("append")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-            .enumerate()
-        {
-            let (bytes, url) =
-                decode_resource(resource, &format!("$.storage.files[{i}].append[{j}]"))?;
-            append.extend(bytes);
-            remote.extend(url);
-        }
-        let user = f.get("user").and_then(|u| {
-            str_of(u, "name")
-                .or_else(|| u.get("id").and_then(Value::as_i64).map(|id| id.to_string()))
-        });
-        files.push(DecodedFile {
-            path: str_of(f, "path").unwrap_or_default(),
-            mode: f.get("mode").and_then(Value::as_u64).map(|m| m as u32),
-            overwrite: f.get("overwrite").and_then(Value::as_bool),
-            contents,
-            append,
-            remote_sources: remote,
-            user,
-        });
-    }
-    let units = list("/systemd/units")
+    Ok(DecodedConfig {
+        version: doc.version().to_string(),
+        files: decoded_files(doc).collect::<Result<_>>()?,
+        units: decode_units(doc),
+        users: decode_users(doc),
+    })
+}
+
+/// Borrowed, not cloned: a copy of a large config's lists would double its memory.
+fn list<'a>(doc: &'a IgnitionDoc, pointer: &str) -> &'a [Value] {
+    doc.value
+        .pointer(pointer)
+        .and_then(Value::as_array)
+        .map_or(&[], Vec::as_slice)
+}
+
+/// The config's units, decoded.
+pub fn decode_units(doc: &IgnitionDoc) -> Vec<DecodedUnit> {
+    list(doc, "/systemd/units")
         .iter()
         .map(|u| DecodedUnit {
             name: str_of(u, "name").unwrap_or_default(),
@@ -178,8 +199,12 @@ pub fn decode(doc: &IgnitionDoc) -> Result<DecodedConfig> {
                 })
                 .collect(),
         })
-        .collect();
-    let users = list("/passwd/users")
+        .collect()
+}
+
+/// The config's users, decoded.
+pub fn decode_users(doc: &IgnitionDoc) -> Vec<DecodedUser> {
+    list(doc, "/passwd/users")
         .iter()
         .map(|u| DecodedUser {
             name: str_of(u, "name").unwrap_or_default(),
@@ -192,11 +217,5 @@ pub fn decode(doc: &IgnitionDoc) -> Result<DecodedConfig> {
                 .collect(),
             has_password_hash: u.get("passwordHash").and_then(Value::as_str).is_some(),
         })
-        .collect();
-    Ok(DecodedConfig {
-        version: doc.version().to_string(),
-        files,
-        units,
-        users,
-    })
+        .collect()
 }

@@ -9,7 +9,7 @@ use super::problem::{Check, Problem, Severity};
 use super::source::check_source;
 use super::unit_text::parse_unit;
 use serde_json::Value;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::io::Read as _;
 
 struct Rules {
@@ -82,18 +82,19 @@ impl Rules {
             }
         }
         // Only clean paths: an unclean one is already an error, and `/a/` is not a child of `/a`.
-        let clean: Vec<&(&str, String, bool)> = entries
-            .iter()
-            .filter(|(p, _, _)| path_problem(p).is_none())
-            .collect();
-        for (path, at, is_leaf) in &clean {
-            if !is_leaf || *path == "/" {
+        // Every directory some entry needs, with the first entry that needs it: one pass over
+        // the ancestors of each path instead of comparing every pair of entries.
+        let mut needed_dirs: HashMap<&str, (&str, &str)> = HashMap::new();
+        for (path, at, _) in entries.iter().filter(|(p, _, _)| path_problem(p).is_none()) {
+            for (end, _) in path.match_indices('/').filter(|(end, _)| *end > 0) {
+                needed_dirs.entry(&path[..end]).or_insert((path, at));
+            }
+        }
+        for (path, at, is_leaf) in &entries {
+            if !is_leaf || *path == "/" || path_problem(path).is_some() {
                 continue;
             }
-            let prefix = format!("{path}/");
-            if let Some((child, child_at, _)) =
-                clean.iter().find(|(p, _, _)| p.starts_with(&prefix))
-            {
+            if let Some((child, child_at)) = needed_dirs.get(path) {
                 self.error(
                     Check::Boot,
                     "file-over-directory",

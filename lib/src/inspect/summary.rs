@@ -4,7 +4,7 @@
 
 use super::budget::{human_size, SizeBudget};
 use super::kind::{classify, FileKind};
-use super::{decode, DecodedFile};
+use super::DecodedFile;
 use crate::error::Result;
 use crate::ignition::IgnitionDoc;
 use crate::passes::HOLD_DROPIN;
@@ -110,13 +110,11 @@ fn any_compressed(entry: &Value) -> bool {
 
 /// Summarizes `doc`; `config_size` is the size of the config file as given.
 pub fn summarize(doc: &IgnitionDoc, config_size: u64) -> Result<Summary> {
-    let decoded = decode(doc)?;
     let raw_files = crate::passes::file_entries(doc);
-    let files: Vec<FileSummary> = decoded
-        .files
-        .iter()
+    let files: Vec<FileSummary> = super::decoded_files(doc)
         .enumerate()
         .map(|(i, f)| {
+            let f = f?;
             let size = f.contents.as_ref().map_or(0, Vec::len)
                 + f.append.iter().map(Vec::len).sum::<usize>();
             let first = if f.contents.is_none() && f.remote_sources.is_empty() {
@@ -129,18 +127,17 @@ pub fn summarize(doc: &IgnitionDoc, config_size: u64) -> Result<Summary> {
             } else {
                 classify(&f.path, Some(first.map(Vec::as_slice).unwrap_or_default()))
             };
-            FileSummary {
-                path: f.path.clone(),
+            Ok(FileSummary {
+                write: write_mode(&f),
+                path: f.path,
                 mode: f.mode,
                 size: size as u64,
-                write: write_mode(f),
                 kind,
                 compressed: raw_files.get(i).is_some_and(|e| any_compressed(e)),
-            }
+            })
         })
-        .collect();
-    let units = decoded
-        .units
+        .collect::<Result<_>>()?;
+    let units = super::decode_units(doc)
         .iter()
         .map(|u| UnitSummary {
             name: u.name.clone(),
@@ -151,8 +148,7 @@ pub fn summarize(doc: &IgnitionDoc, config_size: u64) -> Result<Summary> {
             dropins: u.dropins.iter().map(|d| d.name.clone()).collect(),
         })
         .collect();
-    let users = decoded
-        .users
+    let users = super::decode_users(doc)
         .iter()
         .map(|u| UserSummary {
             name: u.name.clone(),
@@ -161,7 +157,7 @@ pub fn summarize(doc: &IgnitionDoc, config_size: u64) -> Result<Summary> {
         })
         .collect();
     Ok(Summary {
-        version: decoded.version,
+        version: doc.version().to_string(),
         users,
         contents_size: files.iter().map(|f| f.size).sum(),
         files,
