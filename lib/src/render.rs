@@ -75,6 +75,11 @@ impl Renderer {
         env.set_keep_trailing_newline(true);
         env.set_auto_escape_callback(|_| minijinja::AutoEscape::None);
         env.add_filter("b64encode", b64encode);
+        // Every value that reaches a script, unit or TOML file goes through the quoting filter
+        // of that language (YAML and JSON use `tojson`), so no input can change the syntax.
+        env.add_filter("sh", quote_sh);
+        env.add_filter("systemd", quote_systemd);
+        env.add_filter("toml", quote_toml);
         Renderer {
             env,
             context: minijinja::Value::from_serialize(context),
@@ -110,9 +115,75 @@ fn b64encode(value: String) -> String {
     base64::engine::general_purpose::STANDARD.encode(value.as_bytes())
 }
 
+/// minijinja filter: one shell word, single-quoted (`'` written as `'\''`).
+pub fn quote_sh(value: String) -> String {
+    format!("'{}'", value.replace('\'', r"'\''"))
+}
+
+/// minijinja filter: a double-quoted systemd value (unit settings and `DefaultEnvironment=`):
+/// backslash and quote escaped, `%` doubled so systemd does not read it as a specifier.
+pub fn quote_systemd(value: String) -> Result<String, minijinja::Error> {
+    let mut out = String::with_capacity(value.len() + 2);
+    out.push('"');
+    for c in value.chars() {
+        match c {
+            '\\' => out.push_str(r"\\"),
+            '"' => out.push_str(r#"\""#),
+            '%' => out.push_str("%%"),
+            c if c.is_control() => {
+                return Err(minijinja::Error::new(
+                    minijinja::ErrorKind::InvalidOperation,
+                    "a control character cannot go into a systemd value",
+                ))
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    Ok(out)
+}
+
+/// minijinja filter: a TOML basic string, with every character TOML requires escaped.
+pub fn quote_toml(value: String) -> String {
+    let mut out = String::with_capacity(value.len() + 2);
+    out.push('"');
+    for c in value.chars() {
+        match c {
+            '\\' => out.push_str(r"\\"),
+            '"' => out.push_str(r#"\""#),
+            '\n' => out.push_str(r"\n"),
+            '\t' => out.push_str(r"\t"),
+            '\r' => out.push_str(r"\r"),
+            c if c.is_control() => out.push_str(&format!("\\u{:04X}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn quoting_filters_keep_every_character() {
+        let renderer = Renderer::new(&serde_json::json!({"v": "a'b\"c$d`e f#g;h%i\\j é"}));
+        assert_eq!(
+            renderer.render_str("t", "{{ v|sh }}").unwrap(),
+            r#"'a'\''b"c$d`e f#g;h%i\j é'"#
+        );
+        assert_eq!(
+            renderer.render_str("t", "{{ v|systemd }}").unwrap(),
+            r#""a'b\"c$d`e f#g;h%%i\\j é""#
+        );
+        assert_eq!(
+            renderer.render_str("t", "{{ v|toml }}").unwrap(),
+            r#""a'b\"c$d`e f#g;h%i\\j é""#
+        );
+        assert_eq!(quote_toml("\u{7f}\u{1}".into()), r#""\u007F\u0001""#);
+        assert!(quote_systemd("a\nb".into()).is_err());
+    }
 
     #[test]
     fn templates_are_embedded_and_sorted() {

@@ -118,7 +118,7 @@ fn bootstrap_arch_differs_from_the_cluster() {
         let file = decoded.files.iter().find(|f| f.path == path).unwrap();
         String::from_utf8(file.contents.clone().unwrap()).unwrap()
     };
-    assert!(text("/usr/local/bin/release-image-download.sh").contains("CONFIG_ARCH=\"amd64\""));
+    assert!(text("/usr/local/bin/release-image-download.sh").contains("CONFIG_ARCH='amd64'"));
     let cluster_config = text("/opt/openshift/manifests/cluster-config.yaml");
     assert!(
         cluster_config.contains("architecture: arm64"),

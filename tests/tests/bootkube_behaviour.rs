@@ -111,10 +111,8 @@ fn context(cluster_profile: &str) -> Value {
 
 /// Renders every script: (name on the node, contents).
 fn scripts(cluster_profile: &str) -> Vec<(String, String)> {
-    let mut env = minijinja::Environment::new();
-    env.set_undefined_behavior(minijinja::UndefinedBehavior::Strict);
-    env.set_keep_trailing_newline(true);
-    env.set_auto_escape_callback(|_| minijinja::AutoEscape::None);
+    // The library's own renderer, with its quoting filters.
+    let renderer = bootgen::render::Renderer::new(&context(cluster_profile));
     SCRIPTS
         .iter()
         .map(|name| {
@@ -123,8 +121,8 @@ fn scripts(cluster_profile: &str) -> Vec<(String, String)> {
                 .unwrap_or_else(|e| panic!("reading {}: {e}", path.display()));
             match name.strip_suffix(".j2") {
                 Some(dest) => {
-                    let text = env
-                        .render_str(&source, context(cluster_profile))
+                    let text = renderer
+                        .render_str(name, &source)
                         .unwrap_or_else(|e| panic!("rendering {name}: {e:#}"));
                     (dest.to_string(), text)
                 }

@@ -441,7 +441,7 @@ fn authenticated_mirror_over_http() -> TestResult {
         "/usr/local/bin/release-image-download.sh",
     ] {
         assert!(
-            file_text(&good.view, script).contains(&format!("RELEASE_IMAGE=\"{release_ref}\"")),
+            file_text(&good.view, script).contains(&format!("RELEASE_IMAGE='{release_ref}'")),
             "{script}"
         );
     }

@@ -75,6 +75,9 @@ fn environment(html_safe_json: bool) -> Environment<'static> {
     env.set_auto_escape_callback(|_| minijinja::AutoEscape::None);
     env.set_loader(minijinja::path_loader(templates_dir()));
     env.add_filter("b64encode", |value: String| STANDARD.encode(value));
+    env.add_filter("sh", bootgen::render::quote_sh);
+    env.add_filter("systemd", bootgen::render::quote_systemd);
+    env.add_filter("toml", bootgen::render::quote_toml);
     if html_safe_json {
         env.add_filter("tojson", |value: Value| to_json_text(&value, true));
     } else {

@@ -56,6 +56,9 @@ fn environment(trim: bool) -> Environment<'static> {
     env.set_auto_escape_callback(|_| AutoEscape::None);
     env.add_filter("tojson", |value: Value| to_json(&value));
     env.add_filter("b64encode", |value: String| STANDARD.encode(value));
+    env.add_filter("sh", bootgen::render::quote_sh);
+    env.add_filter("systemd", bootgen::render::quote_systemd);
+    env.add_filter("toml", bootgen::render::quote_toml);
     env.set_trim_blocks(trim);
     env.set_lstrip_blocks(trim);
     env
@@ -1150,9 +1153,9 @@ fn small_config_files_render_as_specified() -> TestResult {
     assert_eq!(
         render_file(default_env, &rich)?,
         "[Manager]\n\
-         DefaultEnvironment=HTTP_PROXY=\"http://user:p%%40ss@proxy.example.com:3128\"\n\
-         DefaultEnvironment=HTTPS_PROXY=\"http://proxy.example.com:3129\"\n\
-         DefaultEnvironment=NO_PROXY=\".cluster.local,.svc,10.0.0.0/16,127.0.0.1,api-int.demo.example.com,localhost\"\n"
+         DefaultEnvironment=\"HTTP_PROXY=http://user:p%%40ss@proxy.example.com:3128\"\n\
+         DefaultEnvironment=\"HTTPS_PROXY=http://proxy.example.com:3129\"\n\
+         DefaultEnvironment=\"NO_PROXY=.cluster.local,.svc,10.0.0.0/16,127.0.0.1,api-int.demo.example.com,localhost\"\n"
     );
 
     // Pull secret verbatim.

@@ -437,7 +437,7 @@ fn bootgens_own_config_keeps_its_format() {
     );
     for script in RELEASE_SCRIPTS {
         assert!(file_text(doc, script).unwrap().contains(&format!(
-            "RELEASE_IMAGE=\"mirror.example.com:5000/ocp/ocp-release{FIXTURE_RELEASE_DIGEST}\"\n"
+            "RELEASE_IMAGE='mirror.example.com:5000/ocp/ocp-release{FIXTURE_RELEASE_DIGEST}'\n"
         )));
     }
     assert!(entry(doc, IDMS).is_some());
