@@ -105,6 +105,9 @@ pub struct IgnitionArgs {
     /// Accept a release image whose tag names another architecture.
     #[arg(long)]
     pub allow_arch_mismatch: bool,
+    /// The release image (e.g. a digest) is a multi-architecture payload, as --bootstrap-arch and mixed pools need.
+    #[arg(long)]
+    pub multi_arch_payload: bool,
     /// Extra manifests for /opt/openshift/manifests (walked recursively).
     #[arg(long, value_name = "DIR")]
     pub manifests_dir: Option<PathBuf>,

@@ -143,7 +143,11 @@ pub fn generate(loaded: &LoadedConfig, options: &Options) -> Result<Generated> {
     let renderer = Renderer::new(&context);
     let assets = collect(&model, &pki, &renderer, &context, user_manifests)?;
     let mut bootstrap = ignition::build(assets)?;
-    let changes = passes::apply(&mut bootstrap, &options.passes)?;
+    let mut changes = passes::apply(&mut bootstrap, &options.passes)?;
+    changes.extend(passes::mirrors::point_blocked_tag_at_mirror(
+        &mut bootstrap,
+        &model.registries,
+    )?);
     let master = pointer_config(&model, &pki, "master")?;
     let worker = pointer_config(&model, &pki, "worker")?;
     let admin_kubeconfig = pki.kubeconfig(

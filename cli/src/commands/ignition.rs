@@ -30,6 +30,7 @@ fn options(args: &IgnitionArgs) -> anyhow::Result<Options> {
     options.model.release_image = args.release_image.clone();
     options.model.release_version = args.release_version.clone();
     options.model.allow_arch_mismatch = args.allow_arch_mismatch;
+    options.model.multi_arch_payload = args.multi_arch_payload;
     options.manifests_dir = args.manifests_dir.clone();
     options.openshift_dir = args.openshift_dir.clone();
     options.strict = args.strict;
@@ -134,12 +135,15 @@ pub fn run(args: IgnitionArgs) -> anyhow::Result<ExitCode> {
         .ok()
         .flatten()
         .map_or_else(|| generated.model.release_image.clone(), |r| r.reference);
+    // What --compress would make of it, for the size budget (the generated config goes next).
+    let compressed = bootgen::inspect::budget::compressed_size(&generated.bootstrap);
     let files = output::into_output_files(generated);
-    // The size comes from the bytes about to be written, not from serializing the config again.
-    let size = files
+    // The budget comes from the bytes about to be written, not from serializing the config again.
+    let budget = files
         .iter()
         .find(|f| f.relative == "bootstrap.ign")
-        .map_or(0, |f| f.contents.len());
+        .map(|f| bootgen::inspect::budget::SizeBudget::of_config(&f.contents, compressed));
+    let size = budget.as_ref().map_or(0, |b| b.size);
     let mut stop = kill_switch();
     let report = output::write_dir_observed(&args.output, &files, args.force, &mut stop)
         .with_context(|| format!("writing {}", args.output.display()))?;
@@ -170,7 +174,9 @@ pub fn run(args: IgnitionArgs) -> anyhow::Result<ExitCode> {
             args.output.join("auth/bootstrap-ssh-key").display()
         ) + "\n",
     )?;
-    crate::report::emit(bootgen::inspect::budget::SizeBudget::of(size as u64).to_string())?;
+    if let Some(budget) = budget {
+        crate::report::emit(budget.to_string())?;
+    }
     if let Some(package) = &args.package {
         super::package::package(&args.output, package)?;
     }

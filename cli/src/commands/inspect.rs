@@ -50,7 +50,7 @@ pub fn run(args: InspectArgs) -> anyhow::Result<ExitCode> {
         return certs(&args);
     }
     let (bytes, doc) = load(&args.input)?;
-    let summary = summarize(&doc, bytes.len() as u64)?;
+    let summary = summarize(&doc, &bytes)?;
     if args.json {
         emit_json(&summary)?;
     } else {

@@ -49,6 +49,6 @@ pub fn run(args: PointerArgs) -> anyhow::Result<ExitCode> {
             bytes.len()
         ) + "\n",
     )?;
-    crate::report::emit(SizeBudget::of(out.len() as u64).to_string())?;
+    crate::report::emit(SizeBudget::of_config(&out, None).to_string())?;
     Ok(ExitCode::SUCCESS)
 }

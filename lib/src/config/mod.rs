@@ -109,18 +109,40 @@ pub fn load_default() -> Result<LoadedConfig> {
     parse(DEFAULT_INSTALL_CONFIG, DEFAULT_NAME)
 }
 
+/// The first line (1-based) whose indentation contains a tab.
+fn tab_indented_line(text: &str) -> Option<usize> {
+    text.lines()
+        .position(|line| {
+            line.chars()
+                .take_while(|c| c.is_whitespace())
+                .any(|c| c == '\t')
+        })
+        .map(|index| index + 1)
+}
+
 /// Parses install-config text; `source_name` is used in messages.
 pub fn parse(text: &str, source_name: &str) -> Result<LoadedConfig> {
     let mut unknown = Vec::new();
     let deserializer = serde_yaml_ng::Deserializer::from_str(text);
-    let config: InstallConfig =
-        serde_ignored::deserialize(deserializer, |path| unknown.push(path.to_string())).map_err(
-            |e| Error::Parse {
-                file: source_name.to_string(),
-                line: e.location().map(|l| l.line()),
-                message: e.to_string(),
-            },
-        )?;
+    let config: InstallConfig = serde_ignored::deserialize(deserializer, |path| {
+        unknown.push(path.to_string())
+    })
+    .map_err(|e| match tab_indented_line(text) {
+        // The YAML parser's own words ("found character that cannot start any token")
+        // do not say what is wrong.
+        Some(line) => Error::Parse {
+            file: source_name.to_string(),
+            line: Some(line),
+            message:
+                "indented with a tab: YAML does not allow tabs for indentation; indent with spaces"
+                    .into(),
+        },
+        None => Error::Parse {
+            file: source_name.to_string(),
+            line: e.location().map(|l| l.line()),
+            message: e.to_string(),
+        },
+    })?;
     let mut loaded = LoadedConfig {
         config,
         source_name: source_name.to_string(),
@@ -166,6 +188,16 @@ mod tests {
         let err = parse("apiVersion: v1\nmetadata: [\n", "ic.yaml").unwrap_err();
         let text = err.to_string();
         assert!(text.starts_with("ic.yaml:"), "{text}");
+    }
+
+    #[test]
+    fn tab_indentation_is_named_with_its_line() {
+        let text = "apiVersion: v1\nmetadata:\n\tname: x\nbaseDomain: a.b\n";
+        let err = parse(text, "ic.yaml").unwrap_err().to_string();
+        assert_eq!(
+            err,
+            "ic.yaml:3: indented with a tab: YAML does not allow tabs for indentation; indent with spaces"
+        );
     }
 
     #[test]

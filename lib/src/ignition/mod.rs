@@ -40,6 +40,23 @@ impl IgnitionDoc {
         serde_json::to_vec(&self.value).unwrap_or_default()
     }
 
+    /// The length of [`IgnitionDoc::to_bytes`], counted without keeping the bytes.
+    pub fn serialized_len(&self) -> u64 {
+        struct Count(u64);
+        impl std::io::Write for Count {
+            fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+                self.0 += buf.len() as u64;
+                Ok(buf.len())
+            }
+            fn flush(&mut self) -> std::io::Result<()> {
+                Ok(())
+            }
+        }
+        let mut count = Count(0);
+        let _ = serde_json::to_writer(&mut count, &self.value);
+        count.0
+    }
+
     /// Pretty JSON, for people.
     pub fn to_pretty(&self) -> String {
         serde_json::to_string_pretty(&self.value).unwrap_or_default()

@@ -4,6 +4,17 @@
 use serde::Serialize;
 use std::fmt;
 
+/// How a channel carries the config, which decides the size that counts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Carriage {
+    /// The config's bytes as they are.
+    Raw,
+    /// `coreos-installer iso ignition embed`: the config as `config.ign` in a cpio archive,
+    /// xz-compressed, written into the ISO's reserved area.
+    XzCpio,
+}
+
 /// One place a config is passed through, and its limit in bytes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct Channel {
@@ -11,32 +22,51 @@ pub struct Channel {
     pub name: &'static str,
     /// The limit in bytes.
     pub limit: u64,
+    /// What counts against the limit.
+    pub carriage: Carriage,
 }
 
 /// The limits users hit: AWS 16 KiB, Azure and OpenStack 64 KiB, GCP 256 KiB, and the
-/// live ISO's embed area of 256 KiB.
+/// live ISO's embed area of 256 KiB (which holds the config compressed).
 pub const CHANNELS: &[Channel] = &[
     Channel {
         name: "AWS user data",
         limit: 16 * 1024,
+        carriage: Carriage::Raw,
     },
     Channel {
         name: "Azure custom data",
         limit: 64 * 1024,
+        carriage: Carriage::Raw,
     },
     Channel {
         name: "OpenStack user data",
         limit: 64 * 1024,
+        carriage: Carriage::Raw,
     },
     Channel {
         name: "GCP metadata",
         limit: 256 * 1024,
+        carriage: Carriage::Raw,
     },
     Channel {
         name: "live ISO embed area",
         limit: 256 * 1024,
+        carriage: Carriage::XzCpio,
     },
 ];
+
+/// What gets the config into a channel it does not fit as it is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum WayOut {
+    /// It fits as it is.
+    None,
+    /// Gzipping file contents (`--compress`) makes it fit.
+    Compress,
+    /// Only a small pointer config fits: serve the config over HTTPS.
+    Pointer,
+}
 
 /// One channel's verdict.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -44,8 +74,12 @@ pub struct BudgetLine {
     /// The channel.
     #[serde(flatten)]
     pub channel: Channel,
+    /// The size that counts against this channel's limit.
+    pub counted: u64,
     /// Whether the config fits.
     pub fits: bool,
+    /// What makes it fit, when it does not.
+    pub way_out: WayOut,
 }
 
 /// The size budget of one config.
@@ -53,29 +87,104 @@ pub struct BudgetLine {
 pub struct SizeBudget {
     /// The config's size in bytes, as it would be passed.
     pub size: u64,
+    /// The size embedded in a live ISO: `config.ign` in a cpio archive, xz-compressed.
+    pub iso_embedded: u64,
+    /// The size with file contents gzipped (`--compress`), when known and smaller.
+    pub compressed: Option<u64>,
     /// One line per channel.
     pub channels: Vec<BudgetLine>,
 }
 
+/// A pointer config (spec 3.2.0, one URL, one SHA-512, a CA) stays under this, which every
+/// channel takes.
+const POINTER_SIZE: u64 = 4 * 1024;
+
 impl SizeBudget {
-    /// Checks `size` bytes against every channel.
-    pub fn of(size: u64) -> SizeBudget {
+    /// Checks the config's bytes against every channel; `compressed` is the size the same
+    /// config has with `--compress`, when the caller knows it.
+    pub fn of_config(bytes: &[u8], compressed: Option<u64>) -> SizeBudget {
+        let size = bytes.len() as u64;
+        let compressed = compressed.filter(|c| *c < size);
+        let iso_embedded = xz_cpio_size(bytes);
+        let channels = CHANNELS
+            .iter()
+            .map(|c| {
+                let counted = match c.carriage {
+                    Carriage::Raw => size,
+                    Carriage::XzCpio => iso_embedded,
+                };
+                let fits = counted <= c.limit;
+                // The embed area already compresses the whole config harder than gzip would.
+                let compress_fits =
+                    c.carriage == Carriage::Raw && compressed.is_some_and(|bytes| bytes <= c.limit);
+                let way_out = if fits {
+                    WayOut::None
+                } else if compress_fits {
+                    WayOut::Compress
+                } else {
+                    WayOut::Pointer
+                };
+                BudgetLine {
+                    channel: *c,
+                    counted,
+                    fits,
+                    way_out,
+                }
+            })
+            .collect();
         SizeBudget {
             size,
-            channels: CHANNELS
-                .iter()
-                .map(|c| BudgetLine {
-                    channel: *c,
-                    fits: size <= c.limit,
-                })
-                .collect(),
+            iso_embedded,
+            compressed,
+            channels,
         }
     }
 
     /// True when some channel is too small.
     pub fn needs_pointer(&self) -> bool {
-        self.channels.iter().any(|c| !c.fits)
+        self.channels.iter().any(|c| c.way_out == WayOut::Pointer)
     }
+}
+
+/// The budget of a config whose serialized form is `bytes`: also works out what `--compress`
+/// would make of it (unless its contents are already compressed).
+pub fn of_doc(doc: &crate::ignition::IgnitionDoc, bytes: &[u8]) -> SizeBudget {
+    SizeBudget::of_config(bytes, compressed_size(doc))
+}
+
+/// The size `doc` would have with `--compress`, where that can change a verdict: a config that
+/// fits everywhere needs no advice, and one over 4 MiB does not fit 256 KiB however it is
+/// gzipped (so a huge config is not copied).
+pub fn compressed_size(doc: &crate::ignition::IgnitionDoc) -> Option<u64> {
+    let size = doc.serialized_len();
+    let smallest = CHANNELS.iter().map(|c| c.limit).min().unwrap_or(0);
+    if size <= smallest || size > 4 * 1024 * 1024 {
+        return None;
+    }
+    let mut compressed = doc.clone();
+    match crate::passes::compress_files(&mut compressed) {
+        Ok(changes) if !changes.is_empty() => Some(compressed.to_bytes().len() as u64),
+        _ => None,
+    }
+}
+
+/// The size of `config.ign` holding `bytes` in a newc cpio archive compressed with xz, as
+/// `coreos-installer iso ignition embed` writes it (preset 9, CRC32 check).
+pub fn xz_cpio_size(bytes: &[u8]) -> u64 {
+    xz_cpio(bytes).map_or(bytes.len() as u64, |xz| xz.len() as u64)
+}
+
+fn xz_cpio(bytes: &[u8]) -> std::io::Result<Vec<u8>> {
+    use std::io::Write;
+    let stream = liblzma::stream::Stream::new_easy_encoder(9, liblzma::stream::Check::Crc32)?;
+    let encoder = liblzma::write::XzEncoder::new_stream(Vec::new(), stream);
+    let size = u32::try_from(bytes.len()).map_err(|_| std::io::ErrorKind::InvalidInput)?;
+    let mut entry = cpio::newc::Builder::new("config.ign")
+        .mode(0o100644)
+        .nlink(1)
+        .write(encoder, size);
+    entry.write_all(bytes)?;
+    cpio::newc::trailer(entry.finish()?)?.finish()
 }
 
 /// `12.3 KiB`, or bytes below 1 KiB.
@@ -93,22 +202,39 @@ impl fmt::Display for SizeBudget {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         writeln!(
             f,
-            "size budget: the config is {} ({} bytes)",
+            "size budget: the config is {} ({} bytes){}; in a live ISO (xz-compressed cpio) {}",
             human_size(self.size),
-            self.size
+            self.size,
+            self.compressed
+                .map(|c| format!(", {} with --compress", human_size(c)))
+                .unwrap_or_default(),
+            human_size(self.iso_embedded),
         )?;
         for line in &self.channels {
             let verdict = if line.fits {
-                format!("fits ({} left)", human_size(line.channel.limit - self.size))
-            } else {
                 format!(
-                    "does not fit ({} over)",
-                    human_size(self.size - line.channel.limit)
+                    "fits ({} left)",
+                    human_size(line.channel.limit - line.counted)
                 )
+            } else {
+                let how = match line.way_out {
+                    WayOut::Compress => "; fits with --compress",
+                    _ => "; needs a pointer config",
+                };
+                format!(
+                    "does not fit ({} over{how})",
+                    human_size(line.counted - line.channel.limit)
+                )
+            };
+            let counted = match line.channel.carriage {
+                Carriage::Raw => String::new(),
+                Carriage::XzCpio => {
+                    format!(" (embedded xz-compressed: {})", human_size(line.counted))
+                }
             };
             writeln!(
                 f,
-                "  {:<20} {:>9}  {verdict}",
+                "  {:<20} {:>9}  {verdict}{counted}",
                 line.channel.name,
                 human_size(line.channel.limit)
             )?;
@@ -116,7 +242,8 @@ impl fmt::Display for SizeBudget {
         if self.needs_pointer() {
             writeln!(
                 f,
-                "  where it does not fit, serve the config over HTTPS and pass a small pointer config instead:\n    bootgen pointer --url https://HOST/bootstrap.ign [--ca CA.pem] bootstrap.ign -o pointer.ign"
+                "  where it does not fit, serve the config over HTTPS and pass a small pointer config (under {}) instead:\n    bootgen pointer --url https://HOST/bootstrap.ign [--ca CA.pem] bootstrap.ign -o pointer.ign",
+                human_size(POINTER_SIZE)
             )?;
         }
         Ok(())
@@ -127,20 +254,75 @@ impl fmt::Display for SizeBudget {
 mod tests {
     use super::*;
 
+    /// A config of `size` bytes that compresses about as well as random text does not.
+    fn incompressible(size: usize) -> Vec<u8> {
+        let mut state = 0x2545_f491_u32;
+        (0..size)
+            .map(|_| {
+                state ^= state << 13;
+                state ^= state >> 17;
+                state ^= state << 5;
+                b'!' + (state % 90) as u8
+            })
+            .collect()
+    }
+
     #[test]
-    fn says_where_it_fits_and_suggests_a_pointer() {
-        let small = SizeBudget::of(1000);
+    fn says_where_it_fits_and_what_makes_it_fit() {
+        let small = SizeBudget::of_config(&incompressible(1000), None);
         assert!(!small.needs_pointer());
         assert!(!small.to_string().contains("bootgen pointer"));
-        let medium = SizeBudget::of(20 * 1024);
-        let fits: Vec<bool> = medium.channels.iter().map(|c| c.fits).collect();
-        assert_eq!(fits, vec![false, true, true, true, true]);
+        // 20 KiB that gzip brings to 10 KiB: AWS takes it compressed, the rest as it is.
+        let medium = SizeBudget::of_config(&incompressible(20 * 1024), Some(10 * 1024));
+        let ways: Vec<WayOut> = medium.channels.iter().map(|c| c.way_out).collect();
+        let fits = WayOut::None;
+        assert_eq!(ways, vec![WayOut::Compress, fits, fits, fits, fits]);
         let text = medium.to_string();
-        assert!(text.contains("AWS user data"), "{text}");
-        assert!(text.contains("does not fit (4.0 KiB over)"), "{text}");
-        assert!(text.contains("bootgen pointer --url"), "{text}");
-        assert!(SizeBudget::of(256 * 1024).channels[4].fits);
-        assert!(!SizeBudget::of(256 * 1024 + 1).channels[4].fits);
+        assert!(
+            text.contains("does not fit (4.0 KiB over; fits with --compress)"),
+            "{text}"
+        );
+        assert!(!text.contains("bootgen pointer --url"), "{text}");
+        // Without a smaller compressed form, only a pointer helps.
+        let stuck = SizeBudget::of_config(&incompressible(20 * 1024), Some(19 * 1024));
+        assert_eq!(stuck.channels[0].way_out, WayOut::Pointer);
+        assert!(stuck.to_string().contains("bootgen pointer --url"));
+    }
+
+    #[test]
+    fn the_live_iso_counts_the_compressed_archive() {
+        // 400 KiB of repetitive text: far over 256 KiB raw, a few KiB once xz-compressed.
+        let text = "apiVersion: v1\nkind: ConfigMap\n".repeat(400 * 1024 / 30);
+        let budget = SizeBudget::of_config(text.as_bytes(), None);
+        let iso = &budget.channels[4];
+        assert!(iso.fits, "{budget}");
+        assert!(budget.iso_embedded < 16 * 1024, "{}", budget.iso_embedded);
+        assert!(!budget.channels[3].fits);
+        // Random bytes do not compress: over the area even compressed.
+        let noise = SizeBudget::of_config(&incompressible(400 * 1024), None);
+        assert!(!noise.channels[4].fits);
+        assert!(noise.iso_embedded > 256 * 1024);
         assert_eq!(human_size(2 * 1024 * 1024), "2.0 MiB");
+    }
+
+    /// The archive is what coreos-installer's initrd reader sees: one `config.ign`, intact.
+    #[test]
+    fn the_embedded_archive_holds_the_config() {
+        use std::io::Read;
+        let config = br#"{"ignition":{"version":"3.2.0"}}"#;
+        let xz = xz_cpio(config).unwrap();
+        assert_eq!(xz_cpio_size(config), xz.len() as u64);
+        let mut archive = Vec::new();
+        liblzma::read::XzDecoder::new(&xz[..])
+            .read_to_end(&mut archive)
+            .unwrap();
+        let mut reader = cpio::newc::Reader::new(&archive[..]).unwrap();
+        assert_eq!(reader.entry().name(), "config.ign");
+        assert_eq!(reader.entry().mode(), 0o100644);
+        let mut read_back = Vec::new();
+        reader.read_to_end(&mut read_back).unwrap();
+        assert_eq!(read_back, config);
+        let rest = reader.finish().unwrap();
+        assert!(cpio::newc::Reader::new(rest).unwrap().entry().is_trailer());
     }
 }

@@ -108,8 +108,8 @@ fn any_compressed(entry: &Value) -> bool {
             .is_some_and(|list| list.iter().any(gz))
 }
 
-/// Summarizes `doc`; `config_size` is the size of the config file as given.
-pub fn summarize(doc: &IgnitionDoc, config_size: u64) -> Result<Summary> {
+/// Summarizes `doc`; `config` is the config file's bytes as given.
+pub fn summarize(doc: &IgnitionDoc, config: &[u8]) -> Result<Summary> {
     let raw_files = crate::passes::file_entries(doc);
     let files: Vec<FileSummary> = super::decoded_files(doc)
         .enumerate()
@@ -164,7 +164,7 @@ pub fn summarize(doc: &IgnitionDoc, config_size: u64) -> Result<Summary> {
         directories: count(doc, "/storage/directories"),
         links: count(doc, "/storage/links"),
         units,
-        budget: SizeBudget::of(config_size),
+        budget: super::budget::of_doc(doc, config),
     })
 }
 
@@ -280,7 +280,7 @@ mod tests {
                 ]}
             }),
         };
-        let summary = summarize(&doc, 500).unwrap();
+        let summary = summarize(&doc, &[b' '; 500]).unwrap();
         assert_eq!(summary.files[0].kind, FileKind::Script);
         assert_eq!(summary.files[0].write, "overwrite");
         assert_eq!(summary.files[1].write, "append");

@@ -38,30 +38,50 @@ pub fn check_domain(domain: &str) -> Result<(), String> {
     Ok(())
 }
 
-/// An OpenSSH public key line: `type base64 [comment]`, where the blob names the same type.
+/// Smallest RSA modulus the nodes' sshd accepts (RHEL 9's default crypto policy).
+const MIN_RSA_BITS: usize = 2048;
+
+/// OpenSSH public key lines (`type base64 [comment]`, one per line), each parsed in full: the
+/// type, a base64 body that holds exactly one key of that type, and a usable key length. A key
+/// cut short by a copy and paste fails here rather than locking everyone out of the nodes.
 pub fn check_ssh_key(key: &str) -> Result<(), String> {
-    use base64::Engine;
-    for line in key.lines().filter(|l| !l.trim().is_empty()) {
-        let mut parts = line.split_whitespace();
-        let (Some(kind), Some(blob)) = (parts.next(), parts.next()) else {
-            return Err(
-                "is not an OpenSSH public key (expected `ssh-ed25519 AAAA... comment`)".into(),
-            );
+    use ssh_key::public::KeyData;
+    for (index, line) in key.lines().filter(|l| !l.trim().is_empty()).enumerate() {
+        let which = if key.lines().filter(|l| !l.trim().is_empty()).count() > 1 {
+            format!("key {} ", index + 1)
+        } else {
+            String::new()
         };
-        let bytes = base64::engine::general_purpose::STANDARD
-            .decode(blob)
-            .map_err(|_| format!("the `{kind}` key's data is not valid base64"))?;
-        let named = bytes
-            .get(..4)
-            .and_then(|len| {
-                let len = u32::from_be_bytes([len[0], len[1], len[2], len[3]]) as usize;
-                bytes.get(4..4 + len)
-            })
-            .map(|name| String::from_utf8_lossy(name).into_owned());
-        if named.as_deref() != Some(kind) {
+        let mut parts = line.split_whitespace();
+        let (Some(kind), Some(_)) = (parts.next(), parts.next()) else {
             return Err(format!(
-                "the key says it is `{kind}` but its data is not a `{kind}` key"
+                "{which}is not an OpenSSH public key (expected `ssh-ed25519 AAAA... comment`)"
             ));
+        };
+        let parsed = ssh_key::PublicKey::from_openssh(line.trim()).map_err(|e| {
+            format!("{which}is not a valid `{kind}` public key ({e}): is it complete? Copy the whole line of the .pub file")
+        })?;
+        match parsed.key_data() {
+            KeyData::Rsa(rsa) => {
+                let bits = rsa
+                    .n
+                    .as_positive_bytes()
+                    .map_or(0, |n| n.len() * 8 - n[0].leading_zeros() as usize);
+                if bits < MIN_RSA_BITS {
+                    return Err(format!(
+                        "{which}is a {bits}-bit RSA key; the nodes' sshd needs at least {MIN_RSA_BITS} bits (use ssh-keygen -t ed25519)"
+                    ));
+                }
+            }
+            KeyData::Ed25519(_)
+            | KeyData::Ecdsa(_)
+            | KeyData::SkEd25519(_)
+            | KeyData::SkEcdsaSha2NistP256(_) => {}
+            _ => {
+                return Err(format!(
+                    "{which}has type `{kind}`, which the nodes' sshd does not accept (use ssh-ed25519, ecdsa-sha2-nistp256 or ssh-rsa)"
+                ))
+            }
         }
     }
     Ok(())
@@ -163,6 +183,44 @@ mod tests {
         assert!(check_ssh_key("justoneword").is_err());
         let lying = good.replacen("ssh-ed25519", "ssh-rsa", 1);
         assert!(check_ssh_key(&lying).unwrap_err().contains("ssh-rsa"));
+        // Cut short by four base64 characters: still valid base64, but not a whole key.
+        let (kind, rest) = good.split_once(' ').unwrap();
+        let body = rest.split_whitespace().next().unwrap();
+        let truncated = format!("{kind} {} user@host", &body[..body.len() - 4]);
+        let err = check_ssh_key(&truncated).unwrap_err();
+        assert!(err.contains("is it complete"), "{err}");
+        // Garbled in the middle.
+        let garbled = good.replacen(&body[10..14], "@@@@", 1);
+        assert!(check_ssh_key(&garbled).is_err());
+        // A second, broken key is named as such.
+        let two = format!("{good}\n{truncated}");
+        assert!(check_ssh_key(&two).unwrap_err().starts_with("key 2 "));
+    }
+
+    /// An `ssh-rsa` blob with a modulus of `bits` bits (structure only; not a real key pair).
+    fn rsa_key(bits: usize) -> String {
+        use base64::Engine;
+        fn field(out: &mut Vec<u8>, bytes: &[u8]) {
+            out.extend((bytes.len() as u32).to_be_bytes());
+            out.extend(bytes);
+        }
+        let mut blob = Vec::new();
+        field(&mut blob, b"ssh-rsa");
+        field(&mut blob, &[1, 0, 1]);
+        let mut modulus = vec![0u8; 1];
+        modulus.extend(std::iter::repeat_n(0xc5u8, bits / 8));
+        field(&mut blob, &modulus);
+        format!(
+            "ssh-rsa {} test",
+            base64::engine::general_purpose::STANDARD.encode(blob)
+        )
+    }
+
+    #[test]
+    fn short_rsa_keys_are_refused_with_their_length() {
+        assert!(check_ssh_key(&rsa_key(2048)).is_ok());
+        let err = check_ssh_key(&rsa_key(1024)).unwrap_err();
+        assert!(err.contains("1024-bit"), "{err}");
     }
 
     #[test]

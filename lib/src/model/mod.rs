@@ -35,6 +35,9 @@ pub struct ModelOptions {
     pub release_version: Option<String>,
     /// Accept a payload whose tag names another architecture.
     pub allow_arch_mismatch: bool,
+    /// The release image is a multi-architecture payload even though its reference cannot say
+    /// so (a digest, or a tag without an architecture suffix).
+    pub multi_arch_payload: bool,
 }
 
 /// A machine pool after defaults.
@@ -185,7 +188,18 @@ impl Model {
                 format!("{OCP_RELEASE_REPOSITORY}:{release_version}-{suffix}")
             }
         };
-        let payload_arch = PayloadArch::from_reference(&release_image);
+        let payload_arch = match PayloadArch::from_reference(&release_image) {
+            PayloadArch::Unknown if options.multi_arch_payload => PayloadArch::Multi,
+            PayloadArch::Single(arch) if options.multi_arch_payload => {
+                return Err(Error::InvalidOption {
+                    option: "--multi-arch-payload".into(),
+                    message: format!(
+                        "`{release_image}` is tagged for {arch} only, so it is not a multi-architecture payload"
+                    ),
+                })
+            }
+            known => known,
+        };
         check_payload(
             &control_plane,
             &compute,
@@ -402,11 +416,19 @@ fn check_payload(
         if bootstrap_arch != control_plane.architecture {
             why.push(format!("the bootstrap host is {bootstrap_arch}"));
         }
-        let message = format!(
-            "the control plane is {} but {}; that needs a multi-architecture payload (a `-multi` release tag), and `{image}` is not one",
-            control_plane.architecture,
-            why.join(" and ")
-        );
+        let message = if payload == PayloadArch::Unknown {
+            format!(
+                "the control plane is {} but {}; that needs a multi-architecture payload, and `{image}` does not say it is one: if it is (the digest of a -multi release), say so with --multi-arch-payload",
+                control_plane.architecture,
+                why.join(" and ")
+            )
+        } else {
+            format!(
+                "the control plane is {} but {}; that needs a multi-architecture payload (a `-multi` release tag, or a digest with --multi-arch-payload), and `{image}` is not one",
+                control_plane.architecture,
+                why.join(" and ")
+            )
+        };
         if payload == PayloadArch::Unknown && options.allow_arch_mismatch {
             warnings.push(Warning {
                 file: "command line".into(),

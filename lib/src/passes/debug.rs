@@ -11,26 +11,43 @@ pub const DEBUG_KUBELET_VERBOSITY: u32 = 4;
 
 const KUBELET_SCRIPT: &str = "/usr/local/bin/kubelet.sh";
 
-/// The motd text for a debug bootstrap.
-pub fn debug_motd(held: &[String]) -> String {
+/// The bootkube reset tool bootgen's own configs ship.
+const RESET_SCRIPT: &str = "/usr/local/bin/bootkube-reset.sh";
+/// The progress-record library; where it is, services write `/var/log/openshift/*.json`.
+const RECORD_LIBRARY: &str = "/usr/local/bin/bootstrap-service-record.sh";
+
+/// The motd text for a debug bootstrap. It names only tools the config has (`has` tells
+/// whether a path is in the config): a config made by another tool may have no reset script
+/// and no progress records.
+pub fn debug_motd(held: &[String], has: &dyn Fn(&str) -> bool) -> String {
     let mut text = String::from(
         "\n*** bootgen debug mode ***\n\
          bootkube.service is held: it does not start by itself.\n\
          \n\
-         Run bootkube by hand, tracing every command:\n\
-         \x20 sudo bash -x /usr/local/bin/bootkube.sh 2>&1 | tee /tmp/bootkube.log\n\
-         (run it from /opt/openshift, the directory the unit uses)\n\
+         Run bootkube by hand, tracing every command (one line to copy):\n\
+         \x20 cd /opt/openshift && sudo bash -x /usr/local/bin/bootkube.sh 2>&1 | tee /tmp/bootkube.log\n\
          Or release the hold and let systemd run it:\n\
          \x20 sudo bootgen-release bootkube.service\n\
-         \x20 journalctl -b -f -u release-image.service -u bootkube.service\n\
-         \n\
-         Progress records (one JSON list per service): /var/log/openshift/*.json\n\
-         \x20 jq -c '.[] | [.timestamp, .stage, .phase, .result]' /var/log/openshift/bootkube.json\n\
-         Stage markers: /opt/openshift/*.done\n\
-         Reset from a stage and run it again:\n\
-         \x20 sudo /usr/local/bin/bootkube-reset.sh --list\n\
-         \x20 sudo /usr/local/bin/bootkube-reset.sh STAGE   (or: all)\n",
+         \x20 journalctl -b -f -u release-image.service -u bootkube.service\n",
     );
+    if has(RECORD_LIBRARY) {
+        text.push_str(
+            "\nProgress records (one JSON list per service): /var/log/openshift/*.json\n\
+             \x20 jq -c '.[] | [.timestamp, .stage, .phase, .result]' /var/log/openshift/bootkube.json\n",
+        );
+    }
+    if has(RESET_SCRIPT) {
+        text.push_str(
+            "\nStage markers: /opt/openshift/*.done\n\
+             Reset from a stage and run it again:\n\
+             \x20 sudo /usr/local/bin/bootkube-reset.sh --list\n\
+             \x20 sudo /usr/local/bin/bootkube-reset.sh STAGE   (or: all)\n",
+        );
+    } else {
+        text.push_str(
+            "\nStage markers: /opt/openshift/*.done (bootkube skips a stage whose marker exists)\n",
+        );
+    }
     let others: Vec<&String> = held.iter().filter(|u| *u != "bootkube.service").collect();
     if !others.is_empty() {
         text.push_str("\nAlso held (release with sudo bootgen-release UNIT):\n");
@@ -54,7 +71,8 @@ pub(super) fn apply_debug(doc: &mut IgnitionDoc, held: &[String]) -> Result<Vec<
             });
         }
     }
-    append_to_file(doc, "/etc/motd", &debug_motd(held), 0o644)?;
+    let motd = debug_motd(held, &|path| file_text(doc, path).is_some());
+    append_to_file(doc, "/etc/motd", &motd, 0o644)?;
     changes.push(Change {
         target: "/etc/motd".into(),
         action: "debug instructions appended".into(),
@@ -94,12 +112,21 @@ mod tests {
     }
 
     #[test]
-    fn motd_names_the_commands() {
-        let text = debug_motd(&["bootkube.service".into(), "kubelet.service".into()]);
-        assert!(text.contains("bash -x /usr/local/bin/bootkube.sh"));
+    fn motd_names_the_commands_the_config_has() {
+        let held = [
+            "bootkube.service".to_string(),
+            "kubelet.service".to_string(),
+        ];
+        let text = debug_motd(&held, &|_| true);
+        assert!(text.contains("\n  cd /opt/openshift && sudo bash -x /usr/local/bin/bootkube.sh"));
         assert!(text.contains("bootgen-release bootkube.service"));
         assert!(text.contains("/var/log/openshift"));
         assert!(text.contains("bootkube-reset.sh"));
         assert!(text.contains("kubelet.service"));
+        // An installer-made config: no reset tool, no progress records.
+        let bare = debug_motd(&held, &|_| false);
+        assert!(!bare.contains("bootkube-reset.sh"), "{bare}");
+        assert!(!bare.contains("/var/log/openshift"), "{bare}");
+        assert!(bare.contains("cd /opt/openshift && sudo bash -x"));
     }
 }

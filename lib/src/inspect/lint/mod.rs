@@ -39,7 +39,15 @@ pub fn lint_secrets(doc: &IgnitionDoc) -> Vec<Problem> {
     problems
 }
 
+fn past_half_life(cert: &crate::inspect::certs::FoundCert, now: time::OffsetDateTime) -> bool {
+    let life = cert.not_after - cert.not_before;
+    now - cert.not_before >= life / 2
+}
+
 /// Expired certificates (errors) and certificates expiring within `warn_within` (warnings).
+/// A certificate that has not used half its life is not "expiring" whatever its length: the
+/// bootstrap's one-day certificates of a config made a minute ago are fresh, not a problem,
+/// while the same config twelve hours later is warned about (and a day later is an error).
 pub fn lint_certificates(
     doc: &IgnitionDoc,
     now: time::OffsetDateTime,
@@ -63,6 +71,7 @@ pub fn lint_certificates(
     for line in &report.certificates {
         let (severity, rule, what) = match line.status {
             CertStatus::Expired => (Severity::Error, "expired-certificate", "expired"),
+            CertStatus::Expiring if !past_half_life(&line.cert, now) => continue,
             CertStatus::Expiring => (Severity::Warning, "expiring-certificate", "expires soon"),
             CertStatus::NotYetValid => {
                 (Severity::Warning, "future-certificate", "is not valid yet")

@@ -24,7 +24,9 @@ pub use options::{
 pub use pull_secret::{merge_auths, NODE_PULL_SECRET, PULL_SECRET_MANIFEST};
 pub use registries_conf::REGISTRIES_CONF;
 pub use registries_conf::{parse as parse_registries_conf, render as render_registries_conf};
-pub use release::{find as find_release, ReleaseReference, RELEASE_SCRIPTS};
+pub use release::{
+    find as find_release, point_blocked_tag_at_mirror, ReleaseReference, RELEASE_SCRIPTS,
+};
 pub use trust::{ANCHORS, USER_CA_BUNDLE};
 
 mod trust;

@@ -182,6 +182,27 @@ pub fn rewrite(doc: &mut IgnitionDoc, registries: &[Registry]) -> Result<Vec<Cha
     Ok(changes)
 }
 
+/// A release given by tag under a source that must never be contacted cannot be pulled at all
+/// (mirror-by-digest-only sends tags to the blocked source), so it is pointed at its mirror by
+/// tag, as `--mirror ... --block-source` does. Whichever way the mirrors came in (install-config
+/// `imageDigestSources` with `NeverContactSource`, or the command line), the result is the same:
+/// the rewrite, and the pre-flight's warning that a tag can move.
+pub fn point_blocked_tag_at_mirror(
+    doc: &mut IgnitionDoc,
+    registries: &[Registry],
+) -> Result<Vec<Change>> {
+    let Some(release) = find(doc)? else {
+        return Ok(Vec::new());
+    };
+    let blocked_tag = !release.is_digest()
+        && registry_for(registries, &release.reference)
+            .is_some_and(|r| r.blocked && r.mirror_by_digest_only && !r.mirrors.is_empty());
+    if !blocked_tag {
+        return Ok(Vec::new());
+    }
+    rewrite(doc, registries)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,0 +1,484 @@
+//! The mistakes people really make, and values that must reach the node unchanged: each test
+//! runs the built binary the way a user would and checks what they would check.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use bootgen_conformance::IgnitionView;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn bootgen() -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_bootgen-under-test"));
+    cmd.env("SOURCE_DATE_EPOCH", "1767229200");
+    cmd
+}
+
+fn generate(dir: &Path, extra: &[&str]) -> Output {
+    bootgen()
+        .args(["ignition", "--key-algorithm", "ecdsa-p256", "--output"])
+        .arg(dir.join("out"))
+        .args(extra)
+        .output()
+        .unwrap()
+}
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+fn default_config() -> &'static str {
+    bootgen::config::DEFAULT_INSTALL_CONFIG
+}
+
+fn write_config(dir: &Path, text: &str) -> PathBuf {
+    let path = dir.join("install-config.yaml");
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+fn file_text(view: &IgnitionView, path: &str) -> String {
+    let entry = view
+        .files
+        .get(path)
+        .unwrap_or_else(|| panic!("{path} missing"));
+    String::from_utf8(entry.expected(None)).unwrap()
+}
+
+#[test]
+fn install_config_in_the_current_directory_is_used() {
+    let dir = tempfile::tempdir().unwrap();
+    write_config(
+        dir.path(),
+        &default_config().replace("name: example", "name: local"),
+    );
+    let output = bootgen()
+        .current_dir(dir.path())
+        .args(["ignition", "--key-algorithm", "ecdsa-p256"])
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains("reading ./install-config.yaml"),
+        "{}",
+        stderr(&output)
+    );
+    assert!(
+        !stderr(&output).contains("embedded example"),
+        "{}",
+        stderr(&output)
+    );
+    let metadata = std::fs::read_to_string(dir.path().join("bootgen-out/metadata.json")).unwrap();
+    assert!(metadata.contains("\"clusterName\":\"local\""), "{metadata}");
+}
+
+#[test]
+fn a_truncated_ssh_key_is_refused_naming_field_and_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = default_config();
+    let key_line = text.lines().find(|l| l.starts_with("sshKey:")).unwrap();
+    // The base64 body cut short by a copy and paste (four characters: still valid base64).
+    let body = key_line.split_whitespace().nth(2).unwrap();
+    let cut = key_line.replace(body, &body[..body.len() - 4]);
+    let config = write_config(dir.path(), &text.replace(key_line, &cut));
+    let line = text.lines().position(|l| l.starts_with("sshKey:")).unwrap() + 1;
+    let output = generate(dir.path(), &["--install-config", config.to_str().unwrap()]);
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    let message = stderr(&output);
+    assert!(message.contains("sshKey"), "{message}");
+    assert!(message.contains(&format!("line {line}")), "{message}");
+    assert!(!dir.path().join("out").exists(), "something was written");
+}
+
+#[test]
+fn tab_indentation_is_explained() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = default_config().replacen("  name: example", "\tname: example", 1);
+    let line = text.lines().position(|l| l.starts_with('\t')).unwrap() + 1;
+    let config = write_config(dir.path(), &text);
+    let output = generate(dir.path(), &["--install-config", config.to_str().unwrap()]);
+    assert_eq!(output.status.code(), Some(1));
+    let message = stderr(&output);
+    assert!(
+        message.contains(&format!(
+            "install-config.yaml:{line}: indented with a tab: YAML does not allow tabs"
+        )),
+        "{message}"
+    );
+}
+
+#[test]
+fn fresh_output_validates_strictly_and_old_output_does_not() {
+    let dir = tempfile::tempdir().unwrap();
+    assert!(generate(dir.path(), &[]).status.success());
+    let config = dir.path().join("out/bootstrap.ign");
+    let validate = |now: &str| {
+        bootgen()
+            .args(["validate", "--strict", "--now", now])
+            .arg(&config)
+            .output()
+            .unwrap()
+    };
+    // SOURCE_DATE_EPOCH above is 2026-01-01T01:00:00Z.
+    let fresh = validate("2026-01-01T01:05:00Z");
+    assert!(
+        fresh.status.success(),
+        "{}",
+        String::from_utf8_lossy(&fresh.stdout)
+    );
+    let half_a_day = validate("2026-01-01T14:00:00Z");
+    assert_eq!(half_a_day.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&half_a_day.stdout).contains("expiring-certificate"));
+    let days_later = validate("2026-01-03T01:00:00Z");
+    assert_eq!(days_later.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&days_later.stdout).contains("expired-certificate"));
+}
+
+#[test]
+fn a_digest_can_be_declared_a_multi_arch_payload() {
+    let dir = tempfile::tempdir().unwrap();
+    let digest = "quay.io/openshift-release-dev/ocp-release@sha256:".to_string() + &"ab".repeat(32);
+    let refused = generate(
+        dir.path(),
+        &[
+            "--arch",
+            "arm64",
+            "--bootstrap-arch",
+            "amd64",
+            "--release-image",
+            &digest,
+        ],
+    );
+    assert_eq!(refused.status.code(), Some(1));
+    assert!(
+        stderr(&refused).contains("--multi-arch-payload"),
+        "{}",
+        stderr(&refused)
+    );
+    let accepted = generate(
+        dir.path(),
+        &[
+            "--arch",
+            "arm64",
+            "--bootstrap-arch",
+            "amd64",
+            "--release-image",
+            &digest,
+            "--multi-arch-payload",
+        ],
+    );
+    assert!(accepted.status.success(), "{}", stderr(&accepted));
+    let view = IgnitionView::load(&dir.path().join("out/bootstrap.ign")).unwrap();
+    assert!(file_text(&view, "/usr/local/bin/release-image-download.sh")
+        .contains("PAYLOAD_MULTI=\"true\""));
+    // A tag that names one architecture is not a multi payload, whatever the flag says.
+    let contradiction = generate(
+        dir.path(),
+        &[
+            "--release-image",
+            "quay.io/x/ocp-release:4.19.0-x86_64",
+            "--multi-arch-payload",
+        ],
+    );
+    assert_eq!(contradiction.status.code(), Some(1));
+}
+
+/// What coreos-installer embeds is `config.ign` in a cpio archive, xz-compressed: the real
+/// `cpio` and `xz` tools give (nearly) the size bootgen judges the live ISO by.
+#[test]
+fn the_live_iso_budget_is_the_compressed_archive() {
+    for tool in ["cpio", "xz"] {
+        if Command::new(tool).arg("--version").output().is_err() {
+            assert!(std::env::var_os("CI").is_none(), "CI must install {tool}");
+            eprintln!("SKIPPED: no {tool}");
+            return;
+        }
+    }
+    let dir = tempfile::tempdir().unwrap();
+    // Manifests that make the config larger than 256 KiB but compress well.
+    let manifests = dir.path().join("manifests");
+    std::fs::create_dir(&manifests).unwrap();
+    for i in 0..40 {
+        let data: String = (0..200).map(|j| format!("  key{j}: value-{j}\n")).collect();
+        std::fs::write(
+            manifests.join(format!("cm-{i}.yaml")),
+            format!("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm-{i}\n  namespace: default\ndata:\n{data}"),
+        )
+        .unwrap();
+    }
+    let output = generate(
+        dir.path(),
+        &["--manifests-dir", manifests.to_str().unwrap()],
+    );
+    assert!(output.status.success(), "{}", stderr(&output));
+    let config = dir.path().join("out/bootstrap.ign");
+    assert!(std::fs::metadata(&config).unwrap().len() > 256 * 1024);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let iso_line = stdout
+        .lines()
+        .find(|l| l.contains("live ISO embed area"))
+        .unwrap();
+    assert!(iso_line.contains(" fits ("), "{stdout}");
+    assert!(
+        stdout.contains("GCP metadata") && stdout.contains("fits with --compress"),
+        "{stdout}"
+    );
+
+    // The same archive with the real tools.
+    let staging = dir.path().join("embed");
+    std::fs::create_dir(&staging).unwrap();
+    std::fs::copy(&config, staging.join("config.ign")).unwrap();
+    let real = Command::new("sh")
+        .arg("-c")
+        .arg("echo config.ign | cpio -o -H newc --quiet | xz -9 --check=crc32 | wc -c")
+        .current_dir(&staging)
+        .output()
+        .unwrap();
+    let real: u64 = String::from_utf8_lossy(&real.stdout)
+        .trim()
+        .parse()
+        .unwrap();
+    let ours = bootgen::inspect::budget::xz_cpio_size(&std::fs::read(&config).unwrap());
+    let ratio = ours as f64 / real as f64;
+    assert!(
+        (0.98..1.02).contains(&ratio),
+        "bootgen {ours} bytes, cpio|xz {real} bytes"
+    );
+}
+
+#[test]
+fn debug_motd_names_only_what_a_foreign_config_has() {
+    // An installer-shaped config: bootkube and release scripts, but no reset tool and no
+    // progress-record library.
+    let dir = tempfile::tempdir().unwrap();
+    let data = |text: &str| {
+        use base64::Engine;
+        format!(
+            "data:text/plain;charset=utf-8;base64,{}",
+            base64::engine::general_purpose::STANDARD.encode(text)
+        )
+    };
+    let config = serde_json::json!({
+        "ignition": {"version": "3.2.0"},
+        "storage": {"files": [
+            {"path": "/usr/local/bin/bootkube.sh", "mode": 365, "contents": {"source": data("#!/bin/bash\necho bootkube\n")}},
+            {"path": "/etc/motd", "mode": 420, "append": [{"source": data("This is the bootstrap node.\n")}]}
+        ]},
+        "systemd": {"units": [
+            {"name": "bootkube.service", "contents": "[Service]\nExecStart=/usr/local/bin/bootkube.sh\n"},
+            {"name": "approve-csr.service", "enabled": true, "contents": "[Unit]\nWants=bootkube.service\n[Service]\nExecStart=/bin/true\n[Install]\nWantedBy=multi-user.target\n"}
+        ]}
+    });
+    let input = dir.path().join("installer.ign");
+    std::fs::write(&input, config.to_string()).unwrap();
+    let patched = dir.path().join("debug.ign");
+    let output = bootgen()
+        .args(["patch", "--debug", "-o"])
+        .arg(&patched)
+        .arg(&input)
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", stderr(&output));
+    let view = IgnitionView::load(&patched).unwrap();
+    let motd = file_text(&view, "/etc/motd");
+    assert!(
+        motd.contains("\n  cd /opt/openshift && sudo bash -x /usr/local/bin/bootkube.sh"),
+        "{motd}"
+    );
+    assert!(!motd.contains("bootkube-reset.sh"), "{motd}");
+    assert!(!motd.contains("/var/log/openshift"), "{motd}");
+    // bootgen's own config has both, and says so.
+    assert!(generate(dir.path(), &["--debug"]).status.success());
+    let own = IgnitionView::load(&dir.path().join("out/bootstrap.ign")).unwrap();
+    let motd = file_text(&own, "/etc/motd");
+    assert!(
+        motd.contains("bootkube-reset.sh") && motd.contains("/var/log/openshift"),
+        "{motd}"
+    );
+}
+
+/// A release by tag under a source that must never be contacted: the install-config route and
+/// the command-line route end the same way (pointed at the mirror, with a warning).
+#[test]
+fn blocked_sources_with_a_tagged_release_behave_the_same_either_way() {
+    let dir = tempfile::tempdir().unwrap();
+    let tag = "quay.io/openshift-release-dev/ocp-release:4.19.0-x86_64";
+    let mirror = "mirror.example.com:5000/ocp/release";
+    let with_sources = format!(
+        "{}imageDigestSources:\n- source: quay.io/openshift-release-dev/ocp-release\n  mirrors:\n  - {mirror}\n  sourcePolicy: NeverContactSource\n",
+        default_config()
+    );
+    let config = write_config(dir.path(), &with_sources);
+    let hosts = "--add-host=192.0.2.10=mirror.example.com";
+    let by_config = generate(
+        dir.path(),
+        &[
+            "--install-config",
+            config.to_str().unwrap(),
+            "--release-image",
+            tag,
+            hosts,
+        ],
+    );
+    let first = IgnitionView::load(&dir.path().join("out/bootstrap.ign"));
+    let by_flags_dir = tempfile::tempdir().unwrap();
+    let by_flags = generate(
+        by_flags_dir.path(),
+        &[
+            "--release-image",
+            tag,
+            "--mirror",
+            &format!("quay.io/openshift-release-dev/ocp-release={mirror}"),
+            "--block-source",
+            hosts,
+        ],
+    );
+    for (route, output) in [("install-config", &by_config), ("flags", &by_flags)] {
+        assert!(output.status.success(), "{route}: {}", stderr(output));
+        assert!(
+            stderr(output).contains("pulled from the mirror by tag"),
+            "{route}: {}",
+            stderr(output)
+        );
+    }
+    let second = IgnitionView::load(&by_flags_dir.path().join("out/bootstrap.ign")).unwrap();
+    let expected = format!("RELEASE_IMAGE='{mirror}:4.19.0-x86_64'");
+    for view in [&first.unwrap(), &second] {
+        assert!(file_text(view, "/usr/local/bin/release-image.sh").contains(&expected));
+    }
+}
+
+/// Values with quotes, `$`, backticks, spaces, `#`, `;` and non-ASCII reach the node exactly:
+/// every script stays valid shell, every manifest parses to the same value.
+#[test]
+fn awkward_values_arrive_unchanged_in_every_language() {
+    let have_shellcheck = Command::new("shellcheck").arg("--version").output().is_ok();
+    assert!(
+        have_shellcheck || std::env::var_os("CI").is_none(),
+        "CI must install shellcheck"
+    );
+    // URL user info may hold ' $ ; ( ) ! * & = + , (RFC 3986 sub-delims); the SSH key comment
+    // may hold anything printable.
+    let cases = [
+        (
+            "http://o'brien:pa$$;w(o)rd!*&=+,@proxy.example.com:3128",
+            "quote'dollar$back`tick",
+        ),
+        (
+            "http://user:%25%27x@proxy.example.com:3128",
+            "space and # hash; semi \"dq\" é ü 中",
+        ),
+        (
+            "http://plain.example.com:3128",
+            "$(touch /tmp/pwned) `id` ${HOME}",
+        ),
+    ];
+    let key = default_config()
+        .lines()
+        .find_map(|l| l.strip_prefix("sshKey: "))
+        .unwrap()
+        .trim_matches('\'')
+        .split_whitespace()
+        .take(2)
+        .collect::<Vec<_>>()
+        .join(" ");
+    for (proxy, comment) in cases {
+        let dir = tempfile::tempdir().unwrap();
+        let ssh_key = format!("{key} {comment}");
+        let mut config: serde_yaml_ng::Value = serde_yaml_ng::from_str(default_config()).unwrap();
+        config["sshKey"] = ssh_key.clone().into();
+        let proxy_yaml: serde_yaml_ng::Value = serde_yaml_ng::from_str(&format!(
+            "httpProxy: {0}\nhttpsProxy: {0}\nnoProxy: .corp.example.com\n",
+            serde_json::to_string(proxy).unwrap()
+        ))
+        .unwrap();
+        config["proxy"] = proxy_yaml;
+        let path = write_config(dir.path(), &serde_yaml_ng::to_string(&config).unwrap());
+        let output = generate(dir.path(), &["--install-config", path.to_str().unwrap()]);
+        assert!(output.status.success(), "{proxy}: {}", stderr(&output));
+        let view = IgnitionView::load(&dir.path().join("out/bootstrap.ign")).unwrap();
+
+        // Shell: sourcing proxy.sh gives the value back; every script parses and lints clean.
+        let scripts = dir.path().join("scripts");
+        std::fs::create_dir_all(&scripts).unwrap();
+        for (path, _) in view
+            .files
+            .iter()
+            .filter(|(p, _)| p.starts_with("/usr/local/bin/") || p.starts_with("/etc/profile.d/"))
+        {
+            let text = file_text(&view, path);
+            if !(text.starts_with("#!") || path.ends_with(".sh")) {
+                continue;
+            }
+            let local = scripts.join(path.trim_start_matches('/').replace('/', "_"));
+            std::fs::write(&local, &text).unwrap();
+            let syntax = Command::new("bash").arg("-n").arg(&local).output().unwrap();
+            assert!(
+                syntax.status.success(),
+                "{path} with {proxy}: {}",
+                stderr(&syntax)
+            );
+            if have_shellcheck {
+                let mut lint = Command::new("shellcheck");
+                lint.args(["--severity=warning", "--external-sources"]);
+                if !text.starts_with("#!") {
+                    lint.arg("--shell=sh");
+                }
+                let lint = lint.arg(&local).output().unwrap();
+                assert!(
+                    lint.status.success(),
+                    "{path} with {proxy}: {}",
+                    String::from_utf8_lossy(&lint.stdout)
+                );
+            }
+        }
+        let sourced = Command::new("bash")
+            .arg("-c")
+            .arg("set -u; . \"$1\"; printf '%s\\n%s' \"$HTTP_PROXY\" \"$https_proxy\"")
+            .arg("-")
+            .arg(scripts.join("etc_profile.d_proxy.sh"))
+            .output()
+            .unwrap();
+        assert_eq!(
+            String::from_utf8_lossy(&sourced.stdout),
+            format!("{proxy}\n{proxy}"),
+            "{}",
+            stderr(&sourced)
+        );
+
+        // systemd: one quoted assignment per variable, % doubled, quotes and backslashes escaped.
+        let env_conf = file_text(&view, "/etc/systemd/system.conf.d/10-default-env.conf");
+        let line = env_conf
+            .lines()
+            .find(|l| l.contains("HTTP_PROXY="))
+            .unwrap();
+        let unquoted = line
+            .strip_prefix("DefaultEnvironment=\"")
+            .and_then(|l| l.strip_suffix('"'))
+            .unwrap()
+            .replace("%%", "%")
+            .replace("\\\"", "\"")
+            .replace("\\\\", "\\");
+        assert_eq!(unquoted, format!("HTTP_PROXY={proxy}"));
+
+        // YAML: the cluster's proxy, the SSH machine configs and the stored install-config.
+        let yaml = |path: &str| -> serde_yaml_ng::Value {
+            serde_yaml_ng::from_str(&file_text(&view, path)).unwrap()
+        };
+        let cluster_proxy = yaml("/opt/openshift/manifests/cluster-proxy-01-config.yaml");
+        assert_eq!(cluster_proxy["spec"]["httpProxy"].as_str(), Some(proxy));
+        for role in ["master", "worker"] {
+            let mc = yaml(&format!(
+                "/opt/openshift/openshift/99_openshift-machineconfig_99-{role}-ssh.yaml"
+            ));
+            let keys = &mc["spec"]["config"]["passwd"]["users"][0]["sshAuthorizedKeys"];
+            assert_eq!(keys[0].as_str(), Some(ssh_key.as_str()), "{role}");
+        }
+        let stored = yaml("/opt/openshift/manifests/cluster-config.yaml");
+        let install_config: serde_yaml_ng::Value =
+            serde_yaml_ng::from_str(stored["data"]["install-config"].as_str().unwrap()).unwrap();
+        assert_eq!(install_config["sshKey"].as_str(), Some(ssh_key.as_str()));
+        assert_eq!(install_config["proxy"]["httpProxy"].as_str(), Some(proxy));
+        // The core user's key, in Ignition's JSON.
+        assert_eq!(view.users["core"].ssh_keys[0], ssh_key);
+    }
+}
