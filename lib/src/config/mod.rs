@@ -124,10 +124,10 @@ fn tab_indented_line(text: &str) -> Option<usize> {
 pub fn parse(text: &str, source_name: &str) -> Result<LoadedConfig> {
     let mut unknown = Vec::new();
     let deserializer = serde_yaml_ng::Deserializer::from_str(text);
-    let config: InstallConfig = serde_ignored::deserialize(deserializer, |path| {
-        unknown.push(path.to_string())
-    })
-    .map_err(|e| match tab_indented_line(text) {
+    let config: InstallConfig =
+        serde_ignored::deserialize(deserializer, |path| unknown.push(path.to_string())).map_err(
+            |e| {
+                match tab_indented_line(text) {
         // The YAML parser's own words ("found character that cannot start any token")
         // do not say what is wrong.
         Some(line) => Error::Parse {
@@ -142,7 +142,9 @@ pub fn parse(text: &str, source_name: &str) -> Result<LoadedConfig> {
             line: e.location().map(|l| l.line()),
             message: e.to_string(),
         },
-    })?;
+    }
+            },
+        )?;
     let mut loaded = LoadedConfig {
         config,
         source_name: source_name.to_string(),

@@ -152,20 +152,11 @@ pub fn of_doc(doc: &crate::ignition::IgnitionDoc, bytes: &[u8]) -> SizeBudget {
     SizeBudget::of_config(bytes, compressed_size(doc))
 }
 
-/// The size `doc` would have with `--compress`, where that can change a verdict: a config that
-/// fits everywhere needs no advice, and one over 4 MiB does not fit 256 KiB however it is
-/// gzipped (so a huge config is not copied).
+/// The size `doc` would have with `--compress` (worked out file by file, without a copy of
+/// the config), when anything would shrink.
 pub fn compressed_size(doc: &crate::ignition::IgnitionDoc) -> Option<u64> {
-    let size = doc.serialized_len();
-    let smallest = CHANNELS.iter().map(|c| c.limit).min().unwrap_or(0);
-    if size <= smallest || size > 4 * 1024 * 1024 {
-        return None;
-    }
-    let mut compressed = doc.clone();
-    match crate::passes::compress_files(&mut compressed) {
-        Ok(changes) if !changes.is_empty() => Some(compressed.to_bytes().len() as u64),
-        _ => None,
-    }
+    let saving = crate::passes::compress_saving(doc)?;
+    Some(doc.serialized_len().saturating_sub(saving))
 }
 
 /// The size of `config.ign` holding `bytes` in a newc cpio archive compressed with xz, as

@@ -16,11 +16,9 @@ use serde_json::{Map, Value};
 /// The prefix of a compressed source: the media type says nothing, the payload is gzip.
 const GZIP_PREFIX: &str = "data:;base64,";
 
-/// Compresses one resource when that is shorter; returns (old, new) source lengths when it did.
-fn compress_resource(
-    resource: &mut Map<String, Value>,
-    at: &str,
-) -> Result<Option<(usize, usize)>> {
+/// The gzip data URL that would replace `resource`'s source, when that is shorter; `None` for
+/// sources left alone (remote, already compressed, verified) or that would not shrink.
+fn gzipped_source(resource: &Map<String, Value>, at: &str) -> Result<Option<String>> {
     let Some(source) = resource.get("source").and_then(Value::as_str) else {
         return Ok(None);
     };
@@ -42,14 +40,54 @@ fn compress_resource(
     let mut compressed = String::with_capacity(GZIP_PREFIX.len() + gz.len() * 4 / 3 + 4);
     compressed.push_str(GZIP_PREFIX);
     base64::engine::general_purpose::STANDARD.encode_string(&gz, &mut compressed);
-    let before = source.len();
-    if compressed.len() >= before {
+    Ok((compressed.len() < source.len()).then_some(compressed))
+}
+
+/// Compresses one resource when that is shorter; returns (old, new) source lengths when it did.
+fn compress_resource(
+    resource: &mut Map<String, Value>,
+    at: &str,
+) -> Result<Option<(usize, usize)>> {
+    let Some(compressed) = gzipped_source(resource, at)? else {
         return Ok(None);
-    }
+    };
+    let before = resource
+        .get("source")
+        .and_then(Value::as_str)
+        .map_or(0, str::len);
     let after = compressed.len();
     resource.insert("compression".into(), Value::String("gzip".into()));
     resource.insert("source".into(), Value::String(compressed));
     Ok(Some((before, after)))
+}
+
+/// What `--compress` would save on `doc`, in bytes of serialized config, worked out one file at
+/// a time without changing (or copying) the config; `None` when nothing would shrink.
+pub fn compress_saving(doc: &IgnitionDoc) -> Option<u64> {
+    // `,"compression":"gzip"` is added to each compressed resource.
+    const ADDED_KEY: usize = r#","compression":"gzip""#.len();
+    let files = doc.value.pointer("/storage/files")?.as_array()?;
+    let mut saving: i64 = 0;
+    let mut any = false;
+    for file in files {
+        let resources = file.get("contents").into_iter().chain(
+            file.get("append")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten(),
+        );
+        for resource in resources.filter_map(Value::as_object) {
+            if let Ok(Some(compressed)) = gzipped_source(resource, "") {
+                let before = resource
+                    .get("source")
+                    .and_then(Value::as_str)
+                    .map_or(0, str::len);
+                saving += before as i64 - compressed.len() as i64 - ADDED_KEY as i64;
+                any = true;
+            }
+        }
+    }
+    (any && saving > 0).then_some(saving as u64)
 }
 
 /// Gzips every file's contents where that is shorter. Returns one change summing it up, or
@@ -117,7 +155,11 @@ mod tests {
             }),
         };
         let before = decode(&doc).unwrap();
+        // The saving is worked out without changing the config, and is exactly what it saves.
+        let saving = compress_saving(&doc).unwrap();
+        let size = doc.to_bytes().len() as u64;
         let changes = compress_files(&mut doc).unwrap();
+        assert_eq!(doc.to_bytes().len() as u64, size - saving);
         assert_eq!(changes.len(), 1);
         assert!(changes[0].action.contains("2 of 4"), "{}", changes[0]);
         assert_eq!(decode(&doc).unwrap(), before);
@@ -131,5 +173,6 @@ mod tests {
         );
         // A second run changes nothing.
         assert!(compress_files(&mut doc).unwrap().is_empty());
+        assert_eq!(compress_saving(&doc), None);
     }
 }

@@ -8,7 +8,7 @@ mod doc_edit;
 pub mod mirrors;
 mod units;
 
-pub use compress::compress_files;
+pub use compress::{compress_files, compress_saving};
 pub use debug::{debug_motd, DEBUG_KUBELET_VERBOSITY};
 pub use doc_edit::{file_entries, file_text, set_file_text, unit_names};
 pub use units::{

@@ -13,6 +13,8 @@
 //! 3. `reused`: generation with an existing PKI.
 //! 4. `scale`: 1,000 and 10,000 user manifests: time and peak memory against output size.
 //! 5. `patch`: `bootgen patch --disable-unit` against the equivalent `jq` program.
+//! 6. `toolkit`: validate, inspect and patch on configs of 20,000 to 200,000 files, against
+//!    `ignition-validate`.
 //!
 //! Child processes run the real CLI: this binary re-executes itself with [`CLI_ENV`] set and
 //! then calls `bootgen_cli::main_entry`, the same function the `bootgen` binary's `main` calls.
@@ -24,6 +26,7 @@ mod measure;
 mod openssl;
 mod patch;
 mod scale;
+mod toolkit;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
@@ -37,7 +40,7 @@ pub const CLI_ENV: &str = "BOOTGEN_BENCH_RUN_CLI";
 pub type Result<T> = std::result::Result<T, Box<dyn std::error::Error>>;
 
 /// The benchmarks, by the name `--only` takes.
-const ALL: [&str; 5] = ["openssl", "floor", "reused", "scale", "patch"];
+const ALL: [&str; 6] = ["openssl", "floor", "reused", "scale", "patch", "toolkit"];
 
 /// One goal and how this run did against it.
 pub struct Verdict {
@@ -119,7 +122,7 @@ struct Args {
 }
 
 const USAGE: &str = "usage: bootgen-bench [--quick] [--only NAME[,NAME...]]
-  names: openssl, floor, reused, scale, patch (default: all)
+  names: openssl, floor, reused, scale, patch, toolkit (default: all)
   --quick  few iterations and 1/10 of the scale counts: checks that it runs, not figures";
 
 fn parse_args() -> Result<Option<Args>> {
@@ -193,6 +196,9 @@ fn run() -> Result<()> {
     }
     if wants("patch") {
         patch::run(&mut bench)?;
+    }
+    if wants("toolkit") {
+        toolkit::run(&mut bench)?;
     }
     println!(
         "\nSummary (load average at the end: {}; whole run {:.0} s)",
