@@ -1,29 +1,14 @@
 //! `bootgen diff`: a semantic diff of two configs. Exit 0 when they are the same, 1 when they
 //! differ, 2 when either cannot be read (as `diff` and `cmp` do).
 
-use super::inspect::load;
-use clap::Args;
-use std::path::PathBuf;
+use crate::args::DiffArgs;
+use crate::input::load;
 use std::process::ExitCode;
 
 /// Exit code when the configs differ.
 const EXIT_DIFFERENT: u8 = 1;
 /// Exit code when a config cannot be read or parsed (trouble, as for `diff`).
 const EXIT_TROUBLE: u8 = 2;
-
-/// `bootgen diff`.
-#[derive(Debug, Args)]
-pub struct DiffArgs {
-    /// The old config.
-    #[arg(value_name = "A.ign")]
-    pub old: PathBuf,
-    /// The new config.
-    #[arg(value_name = "B.ign")]
-    pub new: PathBuf,
-    /// Print JSON instead of text.
-    #[arg(long)]
-    pub json: bool,
-}
 
 fn compare(args: &DiffArgs) -> anyhow::Result<bool> {
     let (_, old) = load(&args.old)?;
