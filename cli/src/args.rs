@@ -1,5 +1,9 @@
-//! The command-line definition (clap derive). Raw values only: the library validates them.
+//! The command-line definition (clap derive). Values with a library type parse through its
+//! `FromStr`, so a bad one is refused by clap with the flag's name.
 
+use bootgen::model::Arch;
+use bootgen::passes::mirrors::{check_insecure_registry, HostEntry, MirrorRule};
+use bootgen::pki::KeyAlgorithm;
 use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
 
@@ -58,7 +62,7 @@ pub struct PassArgs {
         value_name = "SOURCE=MIRROR",
         help_heading = "Disconnected installs"
     )]
-    pub mirrors: Vec<String>,
+    pub mirrors: Vec<MirrorRule>,
     /// Never contact the mirrored sources: `blocked = true` and NeverContactSource.
     #[arg(long, help_heading = "Disconnected installs")]
     pub block_source: bool,
@@ -66,6 +70,7 @@ pub struct PassArgs {
     #[arg(
         long = "insecure-registry",
         value_name = "HOST[:PORT]",
+        value_parser = check_insecure_registry,
         help_heading = "Disconnected installs"
     )]
     pub insecure_registries: Vec<String>,
@@ -75,7 +80,7 @@ pub struct PassArgs {
         value_name = "IP=NAME[,NAME...]",
         help_heading = "Disconnected installs"
     )]
-    pub add_hosts: Vec<String>,
+    pub add_hosts: Vec<HostEntry>,
     /// Docker config JSON with the mirror's credentials, merged into the pull secret (its entries win).
     #[arg(long, value_name = "FILE", help_heading = "Disconnected installs")]
     pub registry_auth: Option<PathBuf>,
@@ -92,10 +97,10 @@ pub struct IgnitionArgs {
     pub install_config: Option<PathBuf>,
     /// Control-plane architecture: amd64, arm64, ppc64le, s390x (or x86_64, aarch64).
     #[arg(long, value_name = "ARCH")]
-    pub arch: Option<String>,
+    pub arch: Option<Arch>,
     /// The bootstrap host's architecture, when it differs from the control plane (needs a multi payload).
     #[arg(long, value_name = "ARCH")]
-    pub bootstrap_arch: Option<String>,
+    pub bootstrap_arch: Option<Arch>,
     /// Release payload pull spec (default: the OCP release for the architecture).
     #[arg(long, value_name = "REF")]
     pub release_image: Option<String>,
@@ -128,7 +133,7 @@ pub struct IgnitionArgs {
     pub tls_dir: Option<PathBuf>,
     /// Key type: rsa2048 (default), rsa3072, rsa4096, ecdsa-p256.
     #[arg(long, value_name = "ALG", default_value = "rsa2048")]
-    pub key_algorithm: String,
+    pub key_algorithm: KeyAlgorithm,
     /// Re-issue expired leaf certificates under their existing CAs.
     #[arg(long)]
     pub renew_expired: bool,

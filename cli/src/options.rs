@@ -3,45 +3,23 @@
 
 use crate::args::{IgnitionArgs, PassArgs};
 use crate::clock;
-use bootgen::model::Arch;
-use bootgen::passes::mirrors::{
-    parse_insecure_registry, HostEntry, MirrorOptions, MirrorRule, RegistryAuth, TrustBundle,
-};
+use bootgen::config::Warning;
+use bootgen::passes::mirrors::{MirrorOptions, RegistryAuth, TrustBundle};
 use bootgen::passes::PassOptions;
-use bootgen::Options;
-
-fn parse_arch(option: &str, value: &Option<String>) -> anyhow::Result<Option<Arch>> {
-    value
-        .as_deref()
-        .map(|v| {
-            v.parse::<Arch>()
-                .map_err(|e| bootgen::Error::InvalidOption {
-                    option: option.into(),
-                    message: e.to_string(),
-                })
-        })
-        .transpose()
-        .map_err(Into::into)
-}
+use bootgen::{Error, OptionField, Options};
 
 /// Builds the library options from the command line.
 pub fn ignition_options(args: &IgnitionArgs) -> anyhow::Result<Options> {
     let mut options = Options::new(clock::now(args.now.as_deref())?);
-    options.model.arch = parse_arch("--arch", &args.arch)?;
-    options.model.bootstrap_arch = parse_arch("--bootstrap-arch", &args.bootstrap_arch)?;
+    options.model.arch = args.arch;
+    options.model.bootstrap_arch = args.bootstrap_arch;
     options.model.release_image = args.release_image.clone();
     options.model.release_version = args.release_version.clone();
     options.model.allow_arch_mismatch = args.allow_arch_mismatch;
     options.manifests_dir = args.manifests_dir.clone();
     options.openshift_dir = args.openshift_dir.clone();
     options.strict = args.strict;
-    options.key_algorithm =
-        args.key_algorithm
-            .parse()
-            .map_err(|e| bootgen::Error::InvalidOption {
-                option: "--key-algorithm".into(),
-                message: format!("{e}"),
-            })?;
+    options.key_algorithm = args.key_algorithm;
     options.renew_expired = args.renew_expired;
     let reuse = args.output.join("tls");
     options.tls_dir = args
@@ -70,22 +48,10 @@ impl PassArgs {
     /// The library's view of the mirror flags; reads `--registry-auth` and `--trust-bundle`.
     pub fn mirror_options(&self) -> anyhow::Result<MirrorOptions> {
         Ok(MirrorOptions {
-            mirrors: self
-                .mirrors
-                .iter()
-                .map(|m| MirrorRule::parse(m))
-                .collect::<Result<_, _>>()?,
+            mirrors: self.mirrors.clone(),
             block_sources: self.block_source,
-            insecure_registries: self
-                .insecure_registries
-                .iter()
-                .map(|h| parse_insecure_registry(h))
-                .collect::<Result<_, _>>()?,
-            hosts: self
-                .add_hosts
-                .iter()
-                .map(|h| HostEntry::parse(h))
-                .collect::<Result<_, _>>()?,
+            insecure_registries: self.insecure_registries.clone(),
+            hosts: self.add_hosts.clone(),
             registry_auth: self
                 .registry_auth
                 .as_deref()
@@ -97,5 +63,121 @@ impl PassArgs {
                 .map(TrustBundle::read)
                 .transpose()?,
         })
+    }
+}
+
+/// The flag (or argument) that sets each library setting: library messages name the setting,
+/// the CLI's name the flag.
+pub fn flag(option: OptionField) -> &'static str {
+    match option {
+        OptionField::Arch => "--arch",
+        OptionField::BootstrapArch => "--bootstrap-arch",
+        OptionField::ReleaseImage => "--release-image",
+        OptionField::ReleaseVersion => "--release-version",
+        OptionField::AllowArchMismatch => "--allow-arch-mismatch",
+        OptionField::ManifestsDir => "--manifests-dir",
+        OptionField::OpenshiftDir => "--openshift-dir",
+        OptionField::Strict => "--strict",
+        OptionField::TlsDir => "--tls-dir",
+        OptionField::KeyAlgorithm => "--key-algorithm",
+        OptionField::RenewExpired => "--renew-expired",
+        OptionField::Mirror => "--mirror",
+        OptionField::InsecureRegistry => "--insecure-registry",
+        OptionField::AddHost => "--add-host",
+        OptionField::RegistryAuth => "--registry-auth",
+        OptionField::TrustBundle => "--trust-bundle",
+        OptionField::OutputDir => "--output",
+        OptionField::Force => "--force",
+        OptionField::PackageDir => "DIR",
+        OptionField::PointerUrl => "--url",
+        OptionField::PointerCa => "--ca",
+        OptionField::WarnWithin => "--warn-within",
+    }
+}
+
+/// A library error in the CLI's words: settings become the flags that set them.
+pub fn describe_error(error: &Error) -> String {
+    match error {
+        Error::InvalidOption { option, message } => format!("{}: {message}", flag(*option)),
+        Error::InvalidUnlessAllowed {
+            option,
+            message,
+            allowed_by,
+        } => format!(
+            "{}: {message} ({} overrides)",
+            flag(*option),
+            flag(*allowed_by)
+        ),
+        Error::StrictWarnings { count, first } => {
+            format!("{count} warning(s) and --strict is set: {first}")
+        }
+        Error::WouldOverwrite { path } => format!(
+            "{} already exists; use --force to replace it (keys in tls/ are never replaced)",
+            path.display()
+        ),
+        Error::KeyExists { path } => format!(
+            "{} exists with a different key; bootgen never replaces keys (reuse it with --tls-dir, or use a new output directory)",
+            path.display()
+        ),
+        // The PKI's messages name a setting only to say that `renew_expired` re-issues
+        // expired certificates.
+        Error::Pki(_) => error.to_string().replace(
+            &OptionField::RenewExpired.to_string(),
+            flag(OptionField::RenewExpired),
+        ),
+        other => other.to_string(),
+    }
+}
+
+/// A warning in the CLI's words: one about a setting names its flag.
+pub fn describe_warning(warning: &Warning) -> String {
+    match OptionField::from_name(&warning.field) {
+        Some(option) if warning.file == bootgen::error::OPTIONS_SOURCE => {
+            format!("{}: {}", flag(option), warning.message)
+        }
+        _ => warning.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_setting_has_its_own_flag() {
+        let flags: std::collections::BTreeSet<_> = OptionField::ALL.into_iter().map(flag).collect();
+        assert_eq!(flags.len(), OptionField::ALL.len());
+    }
+
+    #[test]
+    fn library_errors_are_told_with_flags() {
+        let error = Error::InvalidUnlessAllowed {
+            option: OptionField::ReleaseImage,
+            message: "built for amd64".into(),
+            allowed_by: OptionField::AllowArchMismatch,
+        };
+        assert_eq!(
+            describe_error(&error),
+            "--release-image: built for amd64 (--allow-arch-mismatch overrides)"
+        );
+        let key = Error::KeyExists {
+            path: "out/tls/root-ca.key".into(),
+        };
+        assert!(describe_error(&key).contains("reuse it with --tls-dir"));
+        assert!(!describe_error(&key).contains("tls_dir"));
+    }
+
+    #[test]
+    fn warnings_about_settings_name_the_flag() {
+        let warning = Warning {
+            file: bootgen::error::OPTIONS_SOURCE.into(),
+            field: OptionField::ReleaseImage.name().into(),
+            line: None,
+            message: "tag names another architecture".into(),
+        };
+        assert_eq!(
+            describe_warning(&warning),
+            "--release-image: tag names another architecture"
+        );
     }
 }

@@ -39,5 +39,5 @@ pub mod passes;
 pub mod pki;
 pub mod render;
 
-pub use error::{Error, Result};
+pub use error::{Error, InvalidValue, OptionField, Result};
 pub use generate::{generate, Generated, Options};

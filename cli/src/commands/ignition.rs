@@ -70,7 +70,7 @@ pub fn run(args: IgnitionArgs) -> anyhow::Result<ExitCode> {
     let options = crate::options::ignition_options(&args)?;
     let generated = bootgen::generate(&loaded, &options)?;
     for warning in &generated.warnings {
-        warn(warning);
+        warn(crate::options::describe_warning(warning));
     }
     for item in &generated.pki_notices {
         notice(&item.message);

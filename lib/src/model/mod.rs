@@ -13,7 +13,7 @@ pub use network::Networks;
 pub use proxy::ProxySettings;
 
 use crate::config::{InstallConfig, LoadedConfig, Warning};
-use crate::error::{Error, Result};
+use crate::error::{Error, OptionField, Result, OPTIONS_SOURCE};
 
 /// The OCP release bootgen targets when none is given.
 pub const DEFAULT_RELEASE_VERSION: &str = "4.19.0";
@@ -165,7 +165,7 @@ impl Model {
                 .all(|p| !p.is_empty() && p.chars().all(|c| c.is_ascii_digit()))
         {
             return Err(Error::InvalidOption {
-                option: "--release-version".into(),
+                option: OptionField::ReleaseVersion,
                 message: format!("`{release_version}` is not a version such as 4.19.0"),
             });
         }
@@ -351,9 +351,9 @@ fn pools(loaded: &LoadedConfig, options: &ModelOptions) -> Result<(Pool, Vec<Poo
     if let (Some(cli), Some(_)) = (options.arch, written_arch) {
         if cli != control_plane.architecture {
             return Err(Error::InvalidOption {
-                option: "--arch".into(),
+                option: OptionField::Arch,
                 message: format!(
-                    "--arch {cli} disagrees with controlPlane.architecture `{}` in {}{}; drop one or make them equal",
+                    "{cli} disagrees with controlPlane.architecture `{}` in {}{}; drop one or make them equal",
                     control_plane.architecture,
                     loaded.source_name,
                     loaded.line_of("controlPlane.architecture").map(|l| format!(" (line {l})")).unwrap_or_default()
@@ -409,15 +409,15 @@ fn check_payload(
         );
         if payload == PayloadArch::Unknown && options.allow_arch_mismatch {
             warnings.push(Warning {
-                file: "command line".into(),
-                field: "--release-image".into(),
+                file: OPTIONS_SOURCE.into(),
+                field: OptionField::ReleaseImage.name().into(),
                 line: None,
                 message,
             });
             return Ok(());
         }
         return Err(Error::InvalidOption {
-            option: "--release-image".into(),
+            option: OptionField::ReleaseImage,
             message,
         });
     }
@@ -429,14 +429,15 @@ fn check_payload(
                 control_plane.architecture.facts().release_suffix
             );
             if !options.allow_arch_mismatch {
-                return Err(Error::InvalidOption {
-                    option: "--release-image".into(),
-                    message: format!("{message} (--allow-arch-mismatch overrides)"),
+                return Err(Error::InvalidUnlessAllowed {
+                    option: OptionField::ReleaseImage,
+                    message,
+                    allowed_by: OptionField::AllowArchMismatch,
                 });
             }
             warnings.push(Warning {
-                file: "command line".into(),
-                field: "--release-image".into(),
+                file: OPTIONS_SOURCE.into(),
+                field: OptionField::ReleaseImage.name().into(),
                 line: None,
                 message,
             });
