@@ -22,7 +22,7 @@ pub enum Error {
     /// An input file is not valid YAML or JSON, or has the wrong shape.
     #[error("{file}{}: {message}", line.map(|l| format!(":{l}")).unwrap_or_default())]
     Parse {
-        /// The file (or "<embedded default>").
+        /// The file (or `<embedded default>`).
         file: String,
         /// 1-based line, when known.
         line: Option<usize>,
@@ -33,7 +33,7 @@ pub enum Error {
     /// A field has a value bootgen cannot use.
     #[error("{file}: field `{field}`{}: {message}", line.map(|l| format!(" (line {l})")).unwrap_or_default())]
     InvalidField {
-        /// The file (or "<embedded default>" / "command line").
+        /// The file (or `<embedded default>` / `command line`).
         file: String,
         /// The field path, e.g. `networking.serviceNetwork[0]`.
         field: String,
@@ -84,7 +84,7 @@ pub enum Error {
     /// An Ignition config is invalid or cannot be parsed.
     #[error("{file}: {message}")]
     Ignition {
-        /// The config file (or "<generated>").
+        /// The config file (or `<generated>`).
         file: String,
         /// What is wrong, with a JSON path where there is one.
         message: String,

@@ -188,7 +188,7 @@ fn describe(wanting: &[(&str, &str)]) -> String {
 
 /// The unit-graph lint: for each held or masked unit, the units started at boot that want or
 /// require it; `enabled: false` that changes nothing because started units pull the unit in;
-/// enabled units without an [Install] section; references to units or scripts that are neither
+/// enabled units without an \[Install\] section; references to units or scripts that are neither
 /// in the config nor part of the OS. `bootgen ignition`, `patch` and `validate` all run it.
 pub fn lint_units(doc: &IgnitionDoc) -> Vec<Problem> {
     let units = lint_units_of(doc);
