@@ -205,6 +205,14 @@ pub struct InspectArgs {
     /// With --certs: the clock (RFC 3339); default SOURCE_DATE_EPOCH, else now.
     #[arg(long, value_name = "TIME")]
     pub now: Option<String>,
+    /// Print the golden view of an output directory: one stable text (bootstrap, master and
+    /// worker configs, metadata.json, auth/) that stays byte-identical across PKIs and clocks,
+    /// for golden-file tests.
+    #[arg(long, conflicts_with_all = ["certs", "json"])]
+    pub golden: bool,
+    /// With --golden: write the view to FILE instead of standard output.
+    #[arg(long, short = 'o', value_name = "FILE", requires = "golden")]
+    pub output: Option<PathBuf>,
 }
 
 /// `bootgen diff`.

@@ -26,6 +26,14 @@ pub fn read_config(path: &Path) -> anyhow::Result<(Vec<u8>, String)> {
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
         .unwrap_or(Path::new("."));
+    refuse_interrupted(path, dir)?;
+    let bytes = std::fs::read(path).map_err(|e| bootgen::Error::io("cannot read", path, e))?;
+    Ok((bytes, path.display().to_string()))
+}
+
+/// An error when `dir` holds the record of a write that was killed before it finished: its
+/// files may be a mix of old and new, so `path` is not read.
+pub fn refuse_interrupted(path: &Path, dir: &Path) -> anyhow::Result<()> {
     if bootgen::output::interrupted(dir) {
         anyhow::bail!(
             "{}: a bootgen run writing {} was killed before it finished (it has {}); run `bootgen ignition --output {}` again to complete it",
@@ -35,8 +43,7 @@ pub fn read_config(path: &Path) -> anyhow::Result<(Vec<u8>, String)> {
             dir.display()
         );
     }
-    let bytes = std::fs::read(path).map_err(|e| bootgen::Error::io("cannot read", path, e))?;
-    Ok((bytes, path.display().to_string()))
+    Ok(())
 }
 
 /// Reads and parses a config named on the command line; a directory means its `bootstrap.ign`.

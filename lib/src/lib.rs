@@ -30,6 +30,7 @@ pub mod config;
 pub mod context;
 pub mod error;
 pub mod generate;
+pub mod golden;
 pub mod identity;
 pub mod ignition;
 pub mod inspect;

@@ -1,4 +1,5 @@
-//! `bootgen inspect`: the summary and size budget of a config, or its certificate report.
+//! `bootgen inspect`: the summary and size budget of a config, its certificate report, or the
+//! golden view of an output directory.
 
 use crate::args::InspectArgs;
 use crate::clock;
@@ -12,6 +13,9 @@ use std::process::ExitCode;
 pub fn run(args: InspectArgs) -> anyhow::Result<ExitCode> {
     if args.certs {
         return certs(&args);
+    }
+    if args.golden {
+        return golden(&args);
     }
     let (bytes, doc) = load(&args.input)?;
     let summary = summarize(&doc, bytes.len() as u64)?;
@@ -43,6 +47,23 @@ fn certs(args: &InspectArgs) -> anyhow::Result<ExitCode> {
     if expired > 0 {
         eprintln!("error: {expired} certificate(s) have expired");
         return Ok(ExitCode::from(crate::EXIT_INPUT));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn golden(args: &InspectArgs) -> anyhow::Result<ExitCode> {
+    let dir = &args.input;
+    if !dir.is_dir() {
+        anyhow::bail!(
+            "{}: --golden takes an output directory (with bootstrap.ign, master.ign, worker.ign, metadata.json, auth/)",
+            dir.display()
+        );
+    }
+    crate::input::refuse_interrupted(dir, dir)?;
+    let view = bootgen::golden::view_dir(dir)?;
+    match &args.output {
+        Some(file) => bootgen::output::write_atomic(file, view.as_bytes(), 0o644)?,
+        None => emit(view)?,
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -45,7 +45,7 @@ use time::OffsetDateTime;
 pub use error::{ExpiredCertificate, PkiError};
 
 use build::Certified;
-use keys::PrivateKey;
+pub(crate) use keys::PrivateKey;
 
 /// The key type for newly generated keys.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
