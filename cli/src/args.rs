@@ -27,7 +27,7 @@ pub enum Command {
     Inspect(InspectArgs),
     /// Write every file, unit and drop-in of a config below a directory.
     Extract(ExtractArgs),
-    /// Semantic diff of two configs (exit 0 same, 1 different, 2 unreadable).
+    /// Semantic diff of two configs, or of every output two directories hold (exit 0 same, 1 different, 2 unreadable).
     Diff(DiffArgs),
     /// Check configs with Ignition's rules and bootgen's lints (exit 1 when any is invalid).
     Validate(ValidateArgs),
@@ -218,11 +218,12 @@ pub struct InspectArgs {
 /// `bootgen diff`.
 #[derive(Debug, Args)]
 pub struct DiffArgs {
-    /// The old config.
-    #[arg(value_name = "A.ign")]
+    /// The old config, or an output directory: then bootstrap.ign, master.ign, worker.ign,
+    /// metadata.json and auth/kubeconfig are compared with the other directory's.
+    #[arg(value_name = "A.ign|DIR")]
     pub old: PathBuf,
-    /// The new config.
-    #[arg(value_name = "B.ign")]
+    /// The new config, or an output directory.
+    #[arg(value_name = "B.ign|DIR")]
     pub new: PathBuf,
     /// Print JSON instead of text.
     #[arg(long)]
