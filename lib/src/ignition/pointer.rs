@@ -1,6 +1,6 @@
 //! `bootgen pointer`: a small spec 3.2.0 config that replaces itself with the real one, fetched
 //! from a URL and checked against its SHA-512, trusting the given CA. This is the way out when a
-//! config is over a platform's user-data limit (user-needs D). It uses `replace`, not spec 2's
+//! config is over a platform's user-data limit (16 KiB on AWS). It uses `replace`, not spec 2's
 //! `append`, and 3.2.0 because every OpenShift 4.6+ boot image's Ignition reads it.
 
 use super::{dataurl, IgnitionDoc};

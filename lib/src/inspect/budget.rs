@@ -1,4 +1,4 @@
-//! The size budget: a config's size against the user-data limits people hit (user-needs D),
+//! The size budget: a config's size against the user-data limits people hit (AWS 16 KiB first),
 //! with the way out when it does not fit: host the config and boot from a pointer config.
 
 use serde::Serialize;

@@ -1,4 +1,5 @@
-//! The certificate report (user-needs E): every certificate in a config or an output directory
+//! The certificate report (bootstrap certificates live 24 hours, so a config made yesterday
+//! may no longer boot): every certificate in a config or an output directory
 //! (PEM anywhere in any file, and base64-encoded PEM inside kubeconfigs and Secret manifests),
 //! with subject, issuer, SANs, validity and time left, flagging the expired and those expiring
 //! soon. The clock is the caller's.

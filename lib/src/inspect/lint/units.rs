@@ -1,4 +1,4 @@
-//! The unit-graph lint (user-needs A): `enabled: false` does nothing for a unit that enabled
+//! The unit-graph lint (for holding units while debugging): `enabled: false` does nothing for a unit that enabled
 //! units pull in with `Wants=`, masking also blocks a manual start, and an enabled unit without
 //! [Install] is never enabled. So for each held or masked unit it names what wants it, and it
 //! warns about disables that change nothing, enabled units without [Install], and references
