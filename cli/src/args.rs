@@ -1,5 +1,9 @@
-//! The command-line definition (clap derive). Raw values only: the library validates them.
+//! The command-line definition (clap derive). Values with a library type parse through its
+//! `FromStr`, so a bad one is refused by clap with the flag's name.
 
+use bootgen::model::Arch;
+use bootgen::passes::mirrors::{check_insecure_registry, HostEntry, MirrorRule};
+use bootgen::pki::KeyAlgorithm;
 use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
 
@@ -20,21 +24,21 @@ pub enum Command {
     /// Apply unit holds/masks, debug mode and mirror settings to any Ignition config (spec 3.0-3.5).
     Patch(Box<PatchArgs>),
     /// Summarize a config (files, units, users, size budget) or report its certificates.
-    Inspect(crate::commands::inspect::InspectArgs),
+    Inspect(InspectArgs),
     /// Write every file, unit and drop-in of a config below a directory.
-    Extract(crate::commands::extract::ExtractArgs),
-    /// Semantic diff of two configs (exit 0 same, 1 different, 2 unreadable).
-    Diff(crate::commands::diff::DiffArgs),
+    Extract(ExtractArgs),
+    /// Semantic diff of two configs, or of every output two directories hold (exit 0 same, 1 different, 2 unreadable).
+    Diff(DiffArgs),
     /// Check configs with Ignition's rules and bootgen's lints (exit 1 when any is invalid).
-    Validate(crate::commands::validate::ValidateArgs),
+    Validate(ValidateArgs),
     /// Write a small spec 3.2.0 config that replaces itself with IN.ign fetched from a URL.
-    Pointer(crate::commands::pointer::PointerArgs),
+    Pointer(PointerArgs),
     /// Pack an output directory into a reproducible .tar.gz with SHA256SUMS inside.
-    Package(crate::commands::package::PackageArgs),
+    Package(PackageArgs),
     /// Print shell completions for bash, zsh, fish, elvish or powershell.
-    Completions(crate::commands::completions::CompletionsArgs),
+    Completions(CompletionsArgs),
     /// Write bootgen's man pages.
-    Man(crate::commands::completions::ManArgs),
+    Man(ManArgs),
 }
 
 /// Unit transforms shared by `ignition` and `patch`.
@@ -58,7 +62,7 @@ pub struct PassArgs {
         value_name = "SOURCE=MIRROR",
         help_heading = "Disconnected installs"
     )]
-    pub mirrors: Vec<String>,
+    pub mirrors: Vec<MirrorRule>,
     /// Never contact the mirrored sources: `blocked = true` and NeverContactSource.
     #[arg(long, help_heading = "Disconnected installs")]
     pub block_source: bool,
@@ -66,6 +70,7 @@ pub struct PassArgs {
     #[arg(
         long = "insecure-registry",
         value_name = "HOST[:PORT]",
+        value_parser = check_insecure_registry,
         help_heading = "Disconnected installs"
     )]
     pub insecure_registries: Vec<String>,
@@ -75,7 +80,7 @@ pub struct PassArgs {
         value_name = "IP=NAME[,NAME...]",
         help_heading = "Disconnected installs"
     )]
-    pub add_hosts: Vec<String>,
+    pub add_hosts: Vec<HostEntry>,
     /// Docker config JSON with the mirror's credentials, merged into the pull secret (its entries win).
     #[arg(long, value_name = "FILE", help_heading = "Disconnected installs")]
     pub registry_auth: Option<PathBuf>,
@@ -92,10 +97,10 @@ pub struct IgnitionArgs {
     pub install_config: Option<PathBuf>,
     /// Control-plane architecture: amd64, arm64, ppc64le, s390x (or x86_64, aarch64).
     #[arg(long, value_name = "ARCH")]
-    pub arch: Option<String>,
+    pub arch: Option<Arch>,
     /// The bootstrap host's architecture, when it differs from the control plane (needs a multi payload).
     #[arg(long, value_name = "ARCH")]
-    pub bootstrap_arch: Option<String>,
+    pub bootstrap_arch: Option<Arch>,
     /// Release payload pull spec (default: the OCP release for the architecture).
     #[arg(long, value_name = "REF")]
     pub release_image: Option<String>,
@@ -131,7 +136,7 @@ pub struct IgnitionArgs {
     pub tls_dir: Option<PathBuf>,
     /// Key type: rsa2048 (default), rsa3072, rsa4096, ecdsa-p256.
     #[arg(long, value_name = "ALG", default_value = "rsa2048")]
-    pub key_algorithm: String,
+    pub key_algorithm: KeyAlgorithm,
     /// Re-issue expired leaf certificates under their existing CAs.
     #[arg(long)]
     pub renew_expired: bool,
@@ -158,4 +163,128 @@ pub struct PatchArgs {
     /// Unit transforms.
     #[command(flatten)]
     pub passes: PassArgs,
+}
+
+/// `bootgen validate`.
+#[derive(Debug, Args)]
+pub struct ValidateArgs {
+    /// The configs to check (`-` for standard input).
+    #[arg(value_name = "IN.ign", required = true)]
+    pub inputs: Vec<PathBuf>,
+    /// Print JSON instead of text.
+    #[arg(long)]
+    pub json: bool,
+    /// Only Ignition's own rules: skip the unit-graph, secret-mode and certificate lints.
+    #[arg(long)]
+    pub no_lint: bool,
+    /// Treat warnings as errors.
+    #[arg(long)]
+    pub strict: bool,
+    /// Warn about certificates expiring within this long (e.g. 24h, 90m, 7d).
+    #[arg(long, value_name = "DURATION", default_value = "24h")]
+    pub warn_within: String,
+    /// The clock for certificate checks (RFC 3339); default SOURCE_DATE_EPOCH, else now.
+    #[arg(long, value_name = "TIME")]
+    pub now: Option<String>,
+}
+
+/// `bootgen inspect`.
+#[derive(Debug, Args)]
+pub struct InspectArgs {
+    /// The config (`-` for standard input), or an output directory (its bootstrap.ign; with
+    /// --certs also tls/ and auth/kubeconfig).
+    #[arg(value_name = "IN.ign|DIR")]
+    pub input: PathBuf,
+    /// Print JSON instead of text.
+    #[arg(long)]
+    pub json: bool,
+    /// Report every certificate inside: subject, issuer, SANs, validity, time left. Exits 1 when
+    /// any has expired.
+    #[arg(long)]
+    pub certs: bool,
+    /// With --certs: flag certificates expiring within this long (e.g. 24h, 90m, 7d).
+    #[arg(long, value_name = "DURATION", default_value = "24h")]
+    pub warn_within: String,
+    /// With --certs: the clock (RFC 3339); default SOURCE_DATE_EPOCH, else now.
+    #[arg(long, value_name = "TIME")]
+    pub now: Option<String>,
+    /// Print the golden view of an output directory: one stable text (bootstrap, master and
+    /// worker configs, metadata.json, auth/) that stays byte-identical across PKIs and clocks,
+    /// for golden-file tests.
+    #[arg(long, conflicts_with_all = ["certs", "json"])]
+    pub golden: bool,
+    /// With --golden: write the view to FILE instead of standard output.
+    #[arg(long, short = 'o', value_name = "FILE", requires = "golden")]
+    pub output: Option<PathBuf>,
+}
+
+/// `bootgen diff`.
+#[derive(Debug, Args)]
+pub struct DiffArgs {
+    /// The old config, or an output directory: then bootstrap.ign, master.ign, worker.ign,
+    /// metadata.json and auth/kubeconfig are compared with the other directory's.
+    #[arg(value_name = "A.ign|DIR")]
+    pub old: PathBuf,
+    /// The new config, or an output directory.
+    #[arg(value_name = "B.ign|DIR")]
+    pub new: PathBuf,
+    /// Print JSON instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `bootgen extract`.
+#[derive(Debug, Args)]
+pub struct ExtractArgs {
+    /// The config (`-` for standard input).
+    #[arg(value_name = "IN.ign")]
+    pub input: PathBuf,
+    /// The directory to write into (created if needed); nothing is written outside it.
+    #[arg(long, short = 'o', value_name = "DIR")]
+    pub output: PathBuf,
+}
+
+/// `bootgen pointer`.
+#[derive(Debug, Args)]
+pub struct PointerArgs {
+    /// Where the node fetches IN.ign from (https://, http://, s3://, gs://, tftp://).
+    #[arg(long, value_name = "URL")]
+    pub url: String,
+    /// PEM CA certificate(s) that sign the server's certificate (each becomes a trusted CA).
+    #[arg(long, value_name = "FILE")]
+    pub ca: Option<PathBuf>,
+    /// The config that will be served at URL, byte for byte (its SHA-512 goes into the pointer).
+    #[arg(value_name = "IN.ign")]
+    pub input: PathBuf,
+    /// The pointer config to write.
+    #[arg(long, short = 'o', value_name = "OUT.ign")]
+    pub output: PathBuf,
+}
+
+/// `bootgen completions`.
+#[derive(Debug, Args)]
+pub struct CompletionsArgs {
+    /// bash, elvish, fish, powershell or zsh.
+    #[arg(value_name = "SHELL")]
+    pub shell: clap_complete::Shell,
+}
+
+/// `bootgen man`.
+#[derive(Debug, Args)]
+pub struct ManArgs {
+    /// Write bootgen.1 and one bootgen-COMMAND.1 per subcommand into DIR (default: print
+    /// bootgen.1 to standard output).
+    #[arg(long, short = 'o', value_name = "DIR")]
+    pub output: Option<PathBuf>,
+}
+
+/// `bootgen package`.
+#[derive(Debug, Args)]
+pub struct PackageArgs {
+    /// The output directory to pack.
+    #[arg(value_name = "DIR")]
+    pub dir: PathBuf,
+    /// The tarball to write (atomically, mode 0600: it holds keys).
+    #[arg(long, short = 'o', value_name = "FILE.tar.gz")]
+    pub output: PathBuf,
 }

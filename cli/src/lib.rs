@@ -2,7 +2,12 @@
 //! decision lives in the library; this crate only parses, prints and picks the exit code.
 
 mod args;
+mod checks;
+mod clock;
 mod commands;
+mod input;
+mod options;
+mod pack;
 mod report;
 
 use clap::Parser;

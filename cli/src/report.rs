@@ -4,11 +4,15 @@
 use crate::{EXIT_INPUT, EXIT_INTERNAL};
 use anyhow::Context as _;
 
-/// Prints an error and its causes to stderr.
+/// Prints an error and its causes to stderr; the library's errors name the flags.
 pub fn print_error(error: &anyhow::Error) {
-    eprintln!("error: {error}");
-    for cause in error.chain().skip(1) {
-        eprintln!("caused by: {cause}");
+    for (i, cause) in error.chain().enumerate() {
+        let text = match cause.downcast_ref::<bootgen::Error>() {
+            Some(e) => crate::options::describe_error(e),
+            None => cause.to_string(),
+        };
+        let label = if i == 0 { "error" } else { "caused by" };
+        eprintln!("{label}: {text}");
     }
 }
 

@@ -22,7 +22,7 @@ pub enum Error {
     /// An input file is not valid YAML or JSON, or has the wrong shape.
     #[error("{file}{}: {message}", line.map(|l| format!(":{l}")).unwrap_or_default())]
     Parse {
-        /// The file (or "<embedded default>").
+        /// The file (or `<embedded default>`).
         file: String,
         /// 1-based line, when known.
         line: Option<usize>,
@@ -33,7 +33,7 @@ pub enum Error {
     /// A field has a value bootgen cannot use.
     #[error("{file}: field `{field}`{}: {message}", line.map(|l| format!(" (line {l})")).unwrap_or_default())]
     InvalidField {
-        /// The file (or "<embedded default>" / "command line").
+        /// The file (or `<embedded default>` / `command line`).
         file: String,
         /// The field path, e.g. `networking.serviceNetwork[0]`.
         field: String,
@@ -44,7 +44,7 @@ pub enum Error {
     },
 
     /// Warnings were raised and `strict` turns them into errors.
-    #[error("{count} warning(s) and --strict is set: {first}")]
+    #[error("{count} warning(s) and `strict` is set: {first}")]
     StrictWarnings {
         /// How many warnings.
         count: usize,
@@ -52,13 +52,24 @@ pub enum Error {
         first: String,
     },
 
-    /// A command-line or option value is wrong.
+    /// A setting the caller gave is wrong.
     #[error("{option}: {message}")]
     InvalidOption {
-        /// The option, e.g. `--arch`.
-        option: String,
+        /// The setting, e.g. [`OptionField::Arch`].
+        option: OptionField,
         /// What is wrong and what is accepted.
         message: String,
+    },
+
+    /// A setting the caller gave is refused unless another setting allows it.
+    #[error("{option}: {message} ({allowed_by} overrides)")]
+    InvalidUnlessAllowed {
+        /// The setting at fault.
+        option: OptionField,
+        /// What is wrong.
+        message: String,
+        /// The setting that accepts it anyway.
+        allowed_by: OptionField,
     },
 
     /// A template failed to render (a bug in bootgen's templates, not in the input).
@@ -73,7 +84,7 @@ pub enum Error {
     /// An Ignition config is invalid or cannot be parsed.
     #[error("{file}: {message}")]
     Ignition {
-        /// The config file (or "<generated>").
+        /// The config file (or `<generated>`).
         file: String,
         /// What is wrong, with a JSON path where there is one.
         message: String,
@@ -113,9 +124,18 @@ pub enum Error {
     },
 
     /// The output would replace existing work.
-    #[error("{path} already exists; use --force to replace it (keys in tls/ are never replaced)")]
+    #[error(
+        "{path} already exists; writing with `force` replaces it (keys in tls/ are never replaced)"
+    )]
     WouldOverwrite {
         /// The existing file.
+        path: PathBuf,
+    },
+
+    /// The output directory holds a different private key where bootgen would write one.
+    #[error("{path} exists with a different key; bootgen never replaces keys (reuse that PKI as `tls_dir`, or write to a new output directory)")]
+    KeyExists {
+        /// The existing key.
         path: PathBuf,
     },
 
@@ -142,6 +162,151 @@ impl Error {
     /// True when the error is the user's input, false when bootgen itself failed.
     pub fn is_input_error(&self) -> bool {
         !matches!(self, Error::Template { .. })
+    }
+}
+
+/// The `file` of a [`crate::config::Warning`] about a setting rather than about a file; its
+/// `field` is then an [`OptionField::name`].
+pub const OPTIONS_SOURCE: &str = "options";
+
+/// A setting the caller gives the library: a field of [`crate::Options`] (and of the option
+/// structs inside it), or an argument of a toolkit function. Errors name the setting at fault
+/// with it, in the library's terms; a front end maps each to its own spelling (the CLI to its
+/// flag). Deliberately not `#[non_exhaustive]`: a front end's mapping should stop compiling when
+/// a setting is added.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum OptionField {
+    /// `Options::model.arch`: the control-plane architecture.
+    Arch,
+    /// `Options::model.bootstrap_arch`: the bootstrap host's architecture.
+    BootstrapArch,
+    /// `Options::model.release_image`: the release payload.
+    ReleaseImage,
+    /// `Options::model.release_version`: the version the default payload is named after.
+    ReleaseVersion,
+    /// `Options::model.allow_arch_mismatch`.
+    AllowArchMismatch,
+    /// `Options::model.multi_arch_payload`: the release image is a multi-architecture payload.
+    MultiArchPayload,
+    /// `Options::manifests_dir`.
+    ManifestsDir,
+    /// `Options::openshift_dir`.
+    OpenshiftDir,
+    /// `Options::strict`: warnings become errors.
+    Strict,
+    /// `Options::tls_dir`: the PKI to reuse.
+    TlsDir,
+    /// `Options::key_algorithm`.
+    KeyAlgorithm,
+    /// `Options::renew_expired`.
+    RenewExpired,
+    /// `MirrorOptions::mirrors`: mirror rules.
+    Mirror,
+    /// `MirrorOptions::insecure_registries`.
+    InsecureRegistry,
+    /// `MirrorOptions::hosts`: `/etc/hosts` entries.
+    AddHost,
+    /// `MirrorOptions::registry_auth`: registry credentials.
+    RegistryAuth,
+    /// `MirrorOptions::trust_bundle`: CA certificates for mirrors.
+    TrustBundle,
+    /// The directory `output::write_dir` writes into.
+    OutputDir,
+    /// The `force` argument of `output::write_dir`.
+    Force,
+    /// The directory `output::package::write_package` packs.
+    PackageDir,
+    /// The URL a pointer config fetches its config from.
+    PointerUrl,
+    /// The CA certificates a pointer config trusts.
+    PointerCa,
+    /// How soon before expiry a certificate is flagged (`ValidateOptions::warn_within`).
+    WarnWithin,
+}
+
+impl OptionField {
+    /// Every setting, for front ends that map them.
+    pub const ALL: [OptionField; 23] = [
+        OptionField::Arch,
+        OptionField::BootstrapArch,
+        OptionField::ReleaseImage,
+        OptionField::ReleaseVersion,
+        OptionField::AllowArchMismatch,
+        OptionField::MultiArchPayload,
+        OptionField::ManifestsDir,
+        OptionField::OpenshiftDir,
+        OptionField::Strict,
+        OptionField::TlsDir,
+        OptionField::KeyAlgorithm,
+        OptionField::RenewExpired,
+        OptionField::Mirror,
+        OptionField::InsecureRegistry,
+        OptionField::AddHost,
+        OptionField::RegistryAuth,
+        OptionField::TrustBundle,
+        OptionField::OutputDir,
+        OptionField::Force,
+        OptionField::PackageDir,
+        OptionField::PointerUrl,
+        OptionField::PointerCa,
+        OptionField::WarnWithin,
+    ];
+
+    /// The setting as the library spells it: the field path below `Options`, or the argument.
+    pub fn name(self) -> &'static str {
+        match self {
+            OptionField::Arch => "model.arch",
+            OptionField::BootstrapArch => "model.bootstrap_arch",
+            OptionField::ReleaseImage => "model.release_image",
+            OptionField::ReleaseVersion => "model.release_version",
+            OptionField::AllowArchMismatch => "model.allow_arch_mismatch",
+            OptionField::MultiArchPayload => "model.multi_arch_payload",
+            OptionField::ManifestsDir => "manifests_dir",
+            OptionField::OpenshiftDir => "openshift_dir",
+            OptionField::Strict => "strict",
+            OptionField::TlsDir => "tls_dir",
+            OptionField::KeyAlgorithm => "key_algorithm",
+            OptionField::RenewExpired => "renew_expired",
+            OptionField::Mirror => "passes.mirrors.mirrors",
+            OptionField::InsecureRegistry => "passes.mirrors.insecure_registries",
+            OptionField::AddHost => "passes.mirrors.hosts",
+            OptionField::RegistryAuth => "passes.mirrors.registry_auth",
+            OptionField::TrustBundle => "passes.mirrors.trust_bundle",
+            OptionField::OutputDir => "output directory",
+            OptionField::Force => "force",
+            OptionField::PackageDir => "package directory",
+            OptionField::PointerUrl => "pointer URL",
+            OptionField::PointerCa => "pointer CA bundle",
+            OptionField::WarnWithin => "warn_within",
+        }
+    }
+
+    /// The setting whose [`OptionField::name`] is `name`.
+    pub fn from_name(name: &str) -> Option<OptionField> {
+        OptionField::ALL.into_iter().find(|f| f.name() == name)
+    }
+}
+
+impl std::fmt::Display for OptionField {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "`{}`", self.name())
+    }
+}
+
+/// A value that does not parse (the `FromStr` error of mirror rules, host entries, ...). It
+/// says what is wrong with the value; the caller knows which setting it was for (clap's
+/// `value_parser` adds the flag), and [`InvalidValue::for_option`] names it.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct InvalidValue(pub String);
+
+impl InvalidValue {
+    /// The [`Error::InvalidOption`] for this value given as `option`.
+    pub fn for_option(self, option: OptionField) -> Error {
+        Error::InvalidOption {
+            option,
+            message: self.0,
+        }
     }
 }
 

@@ -3,7 +3,7 @@
 
 use crate::assets::{self, AssetSet, File, User};
 use crate::config::{LoadedConfig, Warning};
-use crate::error::{Error, Result};
+use crate::error::{Error, OptionField, Result};
 use crate::identity::{derive_identity, Identity, HASH_CACHE_FILE};
 use crate::ignition::{self, IgnitionDoc};
 use crate::model::{Model, ModelOptions};
@@ -213,13 +213,13 @@ struct UserManifests {
 }
 
 fn read_user_manifests(options: &Options) -> Result<UserManifests> {
-    let read = |dir: &Option<PathBuf>, option: &str| match dir {
+    let read = |dir: &Option<PathBuf>, option: OptionField| match dir {
         Some(dir) => assets::read_manifest_dir(dir, option),
         None => Ok(Vec::new()),
     };
     Ok(UserManifests {
-        manifests: read(&options.manifests_dir, "--manifests-dir")?,
-        openshift: read(&options.openshift_dir, "--openshift-dir")?,
+        manifests: read(&options.manifests_dir, OptionField::ManifestsDir)?,
+        openshift: read(&options.openshift_dir, OptionField::OpenshiftDir)?,
     })
 }
 

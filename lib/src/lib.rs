@@ -30,6 +30,7 @@ pub mod config;
 pub mod context;
 pub mod error;
 pub mod generate;
+pub mod golden;
 pub mod identity;
 pub mod ignition;
 pub mod inspect;
@@ -39,5 +40,5 @@ pub mod passes;
 pub mod pki;
 pub mod render;
 
-pub use error::{Error, Result};
+pub use error::{Error, InvalidValue, OptionField, Result};
 pub use generate::{generate, Generated, Options};

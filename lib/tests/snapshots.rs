@@ -80,6 +80,23 @@ fn embedded_default_per_architecture() {
     }
 }
 
+/// The golden view of the embedded default with a fresh PKI and today's clock: it needs no
+/// pinned PKI, because the view holds only what the inputs decide (see `bootgen::golden`).
+#[test]
+fn golden_view_of_the_default_cluster() {
+    let loaded = config::load_default().expect("default loads");
+    let generated = generate(&loaded, &Options::new(time::OffsetDateTime::now_utc()))
+        .expect("default generates");
+    let out = tempfile::tempdir().unwrap();
+    bootgen::output::write_dir(
+        out.path(),
+        &bootgen::output::output_files(&generated),
+        false,
+    )
+    .unwrap();
+    insta::assert_snapshot!(bootgen::golden::view_dir(out.path()).unwrap());
+}
+
 #[test]
 fn raw_configs_are_pinned() {
     let generated = generate(&fixture("minimal.yaml"), &fixture_options()).expect("generates");

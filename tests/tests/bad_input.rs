@@ -18,6 +18,19 @@ fn invalid(name: &str) -> String {
         .to_string()
 }
 
+/// How the library names its settings; the CLI must say the flag instead.
+const LIBRARY_SPELLINGS: &[&str] = &[
+    "`model.",
+    "passes.mirrors",
+    "`tls_dir`",
+    "`force`",
+    "`strict`",
+    "`renew_expired`",
+    "`manifests_dir`",
+    "`openshift_dir`",
+    "`key_algorithm`",
+];
+
 struct Case {
     name: &'static str,
     args: Vec<String>,
@@ -121,7 +134,12 @@ fn bad_inputs_fail_clearly_and_write_nothing() {
                 "--release-image",
                 "quay.io/openshift-release-dev/ocp-release:4.19.0-x86_64",
             ],
-            &["--release-image", "built for amd64", "cluster is arm64"],
+            &[
+                "--release-image",
+                "built for amd64",
+                "cluster is arm64",
+                "(--allow-arch-mismatch overrides)",
+            ],
         ),
         case(
             "bad key algorithm",
@@ -198,6 +216,12 @@ fn bad_inputs_fail_clearly_and_write_nothing() {
         if !stderr.lines().any(|l| l.starts_with("error: ")) {
             failures.push(format!("{}: no `error:` line", c.name));
         }
+        if let Some(spelling) = LIBRARY_SPELLINGS.iter().find(|s| stderr.contains(*s)) {
+            failures.push(format!(
+                "{}: the library's `{spelling}` instead of a flag:\n{stderr}",
+                c.name
+            ));
+        }
         if out_dir.exists() {
             failures.push(format!("{}: wrote {}", c.name, out_dir.display()));
         }
@@ -239,7 +263,7 @@ fn unknown_keys_warn_with_their_line_and_strict_makes_them_errors() {
     let stderr = String::from_utf8_lossy(&strict.stderr);
     assert_eq!(strict.status.code(), Some(1), "{stderr}");
     assert!(
-        stderr.contains("--strict") && stderr.contains("replcas"),
+        stderr.contains("warning(s) and --strict is set") && stderr.contains("replcas"),
         "{stderr}"
     );
     assert!(!scratch.path().join("strict").exists());
@@ -287,7 +311,8 @@ fn existing_output_is_not_replaced_without_force() {
     std::fs::write(out.join("bootstrap.ign"), b"my hand edit").unwrap();
     let second = run(&[]);
     assert_eq!(second.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&second.stderr).contains("--force"));
+    let stderr = String::from_utf8_lossy(&second.stderr);
+    assert!(stderr.contains("already exists; use --force"), "{stderr}");
     assert_eq!(
         std::fs::read(out.join("bootstrap.ign")).unwrap(),
         b"my hand edit"
@@ -297,4 +322,29 @@ fn existing_output_is_not_replaced_without_force() {
     assert_ne!(after, b"my hand edit");
     // The PKI in out/tls is reused, so the regenerated config is the same as the first.
     assert_eq!(after, before);
+}
+
+#[test]
+fn a_different_key_in_the_output_is_refused_naming_the_flag_that_reuses_it() {
+    let scratch = tempfile::tempdir().unwrap();
+    let generate = |out: &str, extra: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_bootgen-under-test"))
+            .args(["ignition", "--key-algorithm", "ecdsa-p256", "--output"])
+            .arg(scratch.path().join(out))
+            .args(extra)
+            .output()
+            .unwrap()
+    };
+    assert!(generate("a", &[]).status.success());
+    assert!(generate("b", &[]).status.success());
+    let other_pki = scratch.path().join("b/tls").display().to_string();
+    let mixed = generate("a", &["--force", "--tls-dir", &other_pki]);
+    let stderr = String::from_utf8_lossy(&mixed.stderr);
+    assert_eq!(mixed.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("exists with a different key")
+            && stderr.contains("reuse it with --tls-dir"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("tls_dir"), "{stderr}");
 }

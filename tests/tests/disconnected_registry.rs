@@ -737,19 +737,19 @@ fn malformed_flags_are_refused_naming_the_value() -> TestResult {
     let cases: Vec<(Vec<String>, &str)> = vec![
         (
             strings(&["--mirror", "=mirror.example.com/x"]),
-            "--mirror: `=mirror.example.com/x` is a mirror without a source",
+            "'--mirror <SOURCE=MIRROR>': `=mirror.example.com/x` is a mirror without a source",
         ),
         (
             strings(&["--mirror", "quay.io/x=not a path"]),
-            "--mirror: mirror `not a path`",
+            "'--mirror <SOURCE=MIRROR>': mirror `not a path`",
         ),
         (
             strings(&["--add-host", "300.1.2.3=mirror.example.com"]),
-            "--add-host: `300.1.2.3` in `300.1.2.3=mirror.example.com` is not an IP address",
+            "'--add-host <IP=NAME[,NAME...]>': `300.1.2.3` in `300.1.2.3=mirror.example.com` is not an IP address",
         ),
         (
             strings(&["--insecure-registry", "mirror.example.com/ocp"]),
-            "--insecure-registry: `mirror.example.com/ocp` is a repository path",
+            "'--insecure-registry <HOST[:PORT]>': `mirror.example.com/ocp` is a repository path",
         ),
         (
             vec!["--registry-auth".into(), not_json.display().to_string()],
@@ -765,6 +765,9 @@ fn malformed_flags_are_refused_naming_the_value() -> TestResult {
         let stderr = String::from_utf8_lossy(&output.stderr);
         assert_eq!(output.status.code(), Some(1), "{flags:?}: {stderr}");
         assert!(stderr.contains(expected), "{flags:?}: {stderr}");
+        // The flag is named, not the library's name for the setting.
+        assert!(stderr.contains(flags[0].as_str()), "{flags:?}: {stderr}");
+        assert!(!stderr.contains("passes.mirrors"), "{flags:?}: {stderr}");
         assert!(!work.path().join("out.ign").exists());
     }
     Ok(())

@@ -56,7 +56,8 @@ fn path_str(path: &Path) -> TestResult<&str> {
     path.to_str().ok_or_else(|| "non-UTF-8 temp path".into())
 }
 
-/// (leaf, CA file it must verify against, purposes). Written from anatomy 7.2: each client
+/// (leaf, CA file it must verify against, purposes). Written from the installer's certificate
+/// table, not from bootgen's: each client
 /// certificate against the bundle its server trusts, each serving certificate against the bundle
 /// its clients trust.
 const VERIFY: &[(&str, &str, &[&str])] = &[

@@ -217,3 +217,70 @@ fn diff_exit_codes_same_different_trouble() {
     let missing = bootgen(&["diff", "fixtures/ign/diff/old.ign", "no/such.ign"]);
     assert_eq!(missing.status.code(), Some(2));
 }
+
+#[test]
+fn diff_of_two_output_directories_compares_every_output() {
+    let scratch = tempfile::tempdir().unwrap();
+    let dir = |name: &str| scratch.path().join(name);
+    let generate = |out: &str, extra: &[&str]| {
+        let output = Command::new(env!("CARGO_BIN_EXE_bootgen-under-test"))
+            .args([
+                "ignition",
+                "--key-algorithm",
+                "ecdsa-p256",
+                "--now",
+                "2026-01-01T00:00:00Z",
+            ])
+            .arg("-o")
+            .arg(dir(out))
+            .args(extra)
+            .output()
+            .unwrap();
+        assert!(output.status.success(), "{output:?}");
+    };
+    let diff = |a: &str, b: &str| {
+        Command::new(env!("CARGO_BIN_EXE_bootgen-under-test"))
+            .arg("diff")
+            .args([dir(a), dir(b)])
+            .output()
+            .unwrap()
+    };
+    generate("a", &[]);
+    let tls = dir("a").join("tls").display().to_string();
+    generate("same", &["--tls-dir", &tls]);
+    let same = diff("a", "same");
+    assert_eq!(same.status.code(), Some(0), "{same:?}");
+    assert!(stdout(&same).ends_with("hold the same outputs\n"));
+
+    let config = dir("install-config.yaml");
+    std::fs::write(
+        &config,
+        bootgen::config::DEFAULT_INSTALL_CONFIG.replace("  name: example", "  name: renamed"),
+    )
+    .unwrap();
+    let config = config.display().to_string();
+    generate("renamed", &["--tls-dir", &tls, "--install-config", &config]);
+    std::fs::remove_file(dir("renamed").join("worker.ign")).unwrap();
+    let changed = diff("a", "renamed");
+    let text = stdout(&changed);
+    assert_eq!(changed.status.code(), Some(1), "{changed:?}");
+    for expected in [
+        "~ file /opt/openshift/manifests/cluster-config.yaml",
+        "~ other $.ignition.config.merge",
+        "- file worker.ign",
+        "~ file metadata.json",
+        "-  \"clusterName\": \"example\",",
+        "+  \"clusterName\": \"renamed\",",
+        "~ file auth/kubeconfig",
+        "+    server: https://api.renamed.example.com:6443",
+    ] {
+        assert!(text.contains(expected), "{expected}:\n{text}");
+    }
+    // The admin kubeconfig's key is not printed, only a hash of it.
+    let key = std::fs::read_to_string(dir("a").join("auth/kubeconfig")).unwrap();
+    let key_data = key.lines().find(|l| l.contains("client-key-data")).unwrap();
+    assert!(!text.contains(key_data.trim()));
+
+    std::fs::write(dir("renamed").join("master.ign"), "{not json").unwrap();
+    assert_eq!(diff("a", "renamed").status.code(), Some(2));
+}

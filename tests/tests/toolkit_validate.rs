@@ -217,10 +217,15 @@ fn lints_flag_expiring_and_expired_certificates_and_holds() {
     assert!(!text.contains("certificate"), "{text}");
     assert!(text.contains("note[held]"), "{text}");
     assert!(text.contains("bootkube.service is held"), "{text}");
-    let (code, text) = validate_at(&config, "2026-01-01T06:00:00Z", &[]);
+    // A quarter of the one-day certificates' life gone: still fresh, even under --strict.
+    let (code, text) = validate_at(&config, "2026-01-01T06:00:00Z", &["--strict"]);
+    assert_eq!(code, Some(0), "{text}");
+    assert!(!text.contains("expiring-certificate"), "{text}");
+    // Past half their life, within --warn-within (24h by default): a warning.
+    let (code, text) = validate_at(&config, "2026-01-01T14:00:00Z", &[]);
     assert_eq!(code, Some(0), "{text}");
     assert!(text.contains("warning[expiring-certificate]"), "{text}");
-    let (code, _) = validate_at(&config, "2026-01-01T06:00:00Z", &["--strict"]);
+    let (code, _) = validate_at(&config, "2026-01-01T14:00:00Z", &["--strict"]);
     assert_eq!(code, Some(1));
     let (code, text) = validate_at(&config, "2026-01-03T00:00:00Z", &[]);
     assert_eq!(code, Some(1), "{text}");

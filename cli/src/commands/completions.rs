@@ -1,27 +1,9 @@
 //! `bootgen completions SHELL` and `bootgen man`: generated from the CLI definition itself.
 
-use crate::args::Cli;
+use crate::args::{Cli, CompletionsArgs, ManArgs};
 use anyhow::Context;
-use clap::{Args, CommandFactory};
-use std::path::PathBuf;
+use clap::CommandFactory;
 use std::process::ExitCode;
-
-/// `bootgen completions`.
-#[derive(Debug, Args)]
-pub struct CompletionsArgs {
-    /// bash, elvish, fish, powershell or zsh.
-    #[arg(value_name = "SHELL")]
-    pub shell: clap_complete::Shell,
-}
-
-/// `bootgen man`.
-#[derive(Debug, Args)]
-pub struct ManArgs {
-    /// Write bootgen.1 and one bootgen-COMMAND.1 per subcommand into DIR (default: print
-    /// bootgen.1 to standard output).
-    #[arg(long, short = 'o', value_name = "DIR")]
-    pub output: Option<PathBuf>,
-}
 
 /// Runs `bootgen completions`.
 pub fn run(args: CompletionsArgs) -> anyhow::Result<ExitCode> {

@@ -1,9 +1,11 @@
-//! `bootgen diff`: a semantic diff of two configs. Exit 0 when they are the same, 1 when they
-//! differ, 2 when either cannot be read (as `diff` and `cmp` do).
+//! `bootgen diff`: a semantic diff of two configs, or of every output two directories hold.
+//! Exit 0 when they are the same, 1 when they differ, 2 when either cannot be read (as `diff`
+//! and `cmp` do).
 
-use super::inspect::load;
-use clap::Args;
-use std::path::PathBuf;
+use crate::args::DiffArgs;
+use crate::input::{load, refuse_interrupted};
+use bootgen::inspect::diff::{diff, diff_file, ConfigDiff};
+use std::path::Path;
 use std::process::ExitCode;
 
 /// Exit code when the configs differ.
@@ -11,35 +13,102 @@ const EXIT_DIFFERENT: u8 = 1;
 /// Exit code when a config cannot be read or parsed (trouble, as for `diff`).
 const EXIT_TROUBLE: u8 = 2;
 
-/// `bootgen diff`.
-#[derive(Debug, Args)]
-pub struct DiffArgs {
-    /// The old config.
-    #[arg(value_name = "A.ign")]
-    pub old: PathBuf,
-    /// The new config.
-    #[arg(value_name = "B.ign")]
-    pub new: PathBuf,
-    /// Print JSON instead of text.
-    #[arg(long)]
-    pub json: bool,
+/// Outputs compared as text when both sides are directories (after the configs).
+const TEXT_OUTPUTS: [&str; 2] = ["metadata.json", "auth/kubeconfig"];
+
+fn compare_configs(old: &Path, new: &Path) -> anyhow::Result<ConfigDiff> {
+    let (_, old_doc) = load(old)?;
+    let (_, new_doc) = load(new)?;
+    Ok(diff(
+        &old_doc,
+        &new_doc,
+        &old.display().to_string(),
+        &new.display().to_string(),
+    )?)
+}
+
+/// A file's bytes; JSON pretty-printed so that a diff shows the field that changed.
+fn read_optional(path: &Path) -> anyhow::Result<Option<Vec<u8>>> {
+    match std::fs::read(path) {
+        Ok(bytes) => Ok(Some(
+            serde_json::from_slice::<serde_json::Value>(&bytes)
+                .ok()
+                .filter(|_| path.extension().is_some_and(|e| e == "json"))
+                .and_then(|v| serde_json::to_vec_pretty(&v).ok())
+                .map_or(bytes, |mut pretty| {
+                    pretty.push(b'\n');
+                    pretty
+                }),
+        )),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(bootgen::Error::io("cannot read", path, e).into()),
+    }
+}
+
+/// Every output of two directories: the three configs semantically, then the text outputs.
+fn compare_dirs(old: &Path, new: &Path) -> anyhow::Result<Vec<ConfigDiff>> {
+    refuse_interrupted(old, old)?;
+    refuse_interrupted(new, new)?;
+    let (old_name, new_name) = (old.display().to_string(), new.display().to_string());
+    let mut diffs = Vec::new();
+    for name in bootgen::golden::CONFIGS {
+        let (a, b) = (old.join(name), new.join(name));
+        diffs.push(match (a.exists(), b.exists()) {
+            (true, true) => compare_configs(&a, &b)?,
+            (false, false) => continue,
+            // A config only one side has: added or removed as a whole.
+            (had, _) => {
+                let (x, y) = (had.then_some(&b""[..]), (!had).then_some(&b""[..]));
+                diff_file(x, y, &old_name, &new_name, name)
+            }
+        });
+    }
+    for name in TEXT_OUTPUTS {
+        let (a, b) = (
+            read_optional(&old.join(name))?,
+            read_optional(&new.join(name))?,
+        );
+        diffs.push(diff_file(
+            a.as_deref(),
+            b.as_deref(),
+            &old_name,
+            &new_name,
+            name,
+        ));
+    }
+    Ok(diffs)
 }
 
 fn compare(args: &DiffArgs) -> anyhow::Result<bool> {
-    let (_, old) = load(&args.old)?;
-    let (_, new) = load(&args.new)?;
-    let diff = bootgen::inspect::diff::diff(
-        &old,
-        &new,
-        &args.old.display().to_string(),
-        &args.new.display().to_string(),
-    )?;
-    if args.json {
-        crate::report::emit_json(&diff)?;
+    let diffs = if args.old.is_dir() && args.new.is_dir() {
+        compare_dirs(&args.old, &args.new)?
     } else {
-        crate::report::emit(diff.to_string())?;
+        vec![compare_configs(&args.old, &args.new)?]
+    };
+    let same = diffs.iter().all(ConfigDiff::is_empty);
+    if args.json {
+        match diffs.as_slice() {
+            [one] if !(args.old.is_dir() && args.new.is_dir()) => crate::report::emit_json(one)?,
+            all => crate::report::emit_json(&all)?,
+        }
+    } else if diffs.len() == 1 {
+        crate::report::emit(diffs[0].to_string())?;
+    } else {
+        let mut text: String = diffs
+            .iter()
+            .filter(|d| !d.is_empty())
+            .map(ToString::to_string)
+            .collect();
+        if same {
+            text = format!(
+                "{} and {} hold the same outputs\n",
+                args.old.display(),
+                args.new.display()
+            );
+        }
+        crate::report::emit(text)?;
     }
-    Ok(diff.is_empty())
+    Ok(same)
 }
 
 /// Runs `bootgen diff`.

@@ -1,20 +1,8 @@
 //! `bootgen extract`: every file and unit of a config, decoded, below a directory.
 
-use super::inspect::load;
-use clap::Args;
-use std::path::PathBuf;
+use crate::args::ExtractArgs;
+use crate::input::load;
 use std::process::ExitCode;
-
-/// `bootgen extract`.
-#[derive(Debug, Args)]
-pub struct ExtractArgs {
-    /// The config (`-` for standard input).
-    #[arg(value_name = "IN.ign")]
-    pub input: PathBuf,
-    /// The directory to write into (created if needed); nothing is written outside it.
-    #[arg(long, short = 'o', value_name = "DIR")]
-    pub output: PathBuf,
-}
 
 /// Runs `bootgen extract`.
 pub fn run(args: ExtractArgs) -> anyhow::Result<ExitCode> {

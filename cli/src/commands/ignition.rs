@@ -1,56 +1,10 @@
 //! `bootgen ignition`: generate the output directory.
 
-use super::clock;
 use crate::args::IgnitionArgs;
 use crate::report::{notice, warn};
 use anyhow::Context;
-use bootgen::model::Arch;
-use bootgen::{config, output, Options};
+use bootgen::{config, output};
 use std::process::ExitCode;
-
-fn parse_arch(option: &str, value: &Option<String>) -> anyhow::Result<Option<Arch>> {
-    value
-        .as_deref()
-        .map(|v| {
-            v.parse::<Arch>()
-                .map_err(|e| bootgen::Error::InvalidOption {
-                    option: option.into(),
-                    message: e.to_string(),
-                })
-        })
-        .transpose()
-        .map_err(Into::into)
-}
-
-/// Builds the library options from the command line.
-fn options(args: &IgnitionArgs) -> anyhow::Result<Options> {
-    let mut options = Options::new(clock::now(args.now.as_deref())?);
-    options.model.arch = parse_arch("--arch", &args.arch)?;
-    options.model.bootstrap_arch = parse_arch("--bootstrap-arch", &args.bootstrap_arch)?;
-    options.model.release_image = args.release_image.clone();
-    options.model.release_version = args.release_version.clone();
-    options.model.allow_arch_mismatch = args.allow_arch_mismatch;
-    options.model.multi_arch_payload = args.multi_arch_payload;
-    options.manifests_dir = args.manifests_dir.clone();
-    options.openshift_dir = args.openshift_dir.clone();
-    options.strict = args.strict;
-    options.key_algorithm =
-        args.key_algorithm
-            .parse()
-            .map_err(|e| bootgen::Error::InvalidOption {
-                option: "--key-algorithm".into(),
-                message: format!("{e}"),
-            })?;
-    options.renew_expired = args.renew_expired;
-    let reuse = args.output.join("tls");
-    options.tls_dir = args
-        .tls_dir
-        .clone()
-        .or_else(|| reuse.is_dir().then_some(reuse));
-    options.passes = args.passes.to_options();
-    options.passes.mirrors = args.passes.mirror_options()?;
-    Ok(options)
-}
 
 /// The install-config read when `--install-config` is not given and this file exists.
 const LOCAL_INSTALL_CONFIG: &str = "install-config.yaml";
@@ -113,10 +67,10 @@ pub fn run(args: IgnitionArgs) -> anyhow::Result<ExitCode> {
             config::load_default()?
         }
     };
-    let options = options(&args)?;
+    let options = crate::options::ignition_options(&args)?;
     let generated = bootgen::generate(&loaded, &options)?;
     for warning in &generated.warnings {
-        warn(warning);
+        warn(crate::options::describe_warning(warning));
     }
     for item in &generated.pki_notices {
         notice(&item.message);
@@ -124,8 +78,8 @@ pub fn run(args: IgnitionArgs) -> anyhow::Result<ExitCode> {
     for change in &generated.changes {
         notice(change);
     }
-    super::mirrors::preflight(&generated.bootstrap, args.strict)?;
-    super::validate::print_unit_lint(&generated.bootstrap);
+    crate::checks::preflight(&generated.bootstrap, args.strict)?;
+    crate::checks::print_unit_lint(&generated.bootstrap);
     let file_count = bootgen::passes::file_entries(&generated.bootstrap).len();
     let unit_count = bootgen::passes::unit_names(&generated.bootstrap).len();
     let cluster_domain = generated.model.cluster_domain();
@@ -178,7 +132,7 @@ pub fn run(args: IgnitionArgs) -> anyhow::Result<ExitCode> {
         crate::report::emit(budget.to_string())?;
     }
     if let Some(package) = &args.package {
-        super::package::package(&args.output, package)?;
+        crate::pack::package(&args.output, package)?;
     }
     Ok(ExitCode::SUCCESS)
 }

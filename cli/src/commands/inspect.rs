@@ -1,53 +1,21 @@
-//! `bootgen inspect`: the summary and size budget of a config, or its certificate report.
+//! `bootgen inspect`: the summary and size budget of a config, its certificate report, or the
+//! golden view of an output directory.
 
-use super::clock;
-use super::patch::read_config;
+use crate::args::InspectArgs;
+use crate::clock;
+use crate::input::load;
 use crate::report::{emit, emit_json};
-use bootgen::ignition::IgnitionDoc;
 use bootgen::inspect::certs::{parse_duration, CertCollector, CertReport, CertStatus};
 use bootgen::inspect::summary::summarize;
-use clap::Args;
-use std::path::PathBuf;
 use std::process::ExitCode;
-
-/// `bootgen inspect`.
-#[derive(Debug, Args)]
-pub struct InspectArgs {
-    /// The config (`-` for standard input), or an output directory (its bootstrap.ign; with
-    /// --certs also tls/ and auth/kubeconfig).
-    #[arg(value_name = "IN.ign|DIR")]
-    pub input: PathBuf,
-    /// Print JSON instead of text.
-    #[arg(long)]
-    pub json: bool,
-    /// Report every certificate inside: subject, issuer, SANs, validity, time left. Exits 1 when
-    /// any has expired.
-    #[arg(long)]
-    pub certs: bool,
-    /// With --certs: flag certificates expiring within this long (e.g. 24h, 90m, 7d).
-    #[arg(long, value_name = "DURATION", default_value = "24h")]
-    pub warn_within: String,
-    /// With --certs: the clock (RFC 3339); default SOURCE_DATE_EPOCH, else now.
-    #[arg(long, value_name = "TIME")]
-    pub now: Option<String>,
-}
-
-/// Reads a config named on the command line; a directory means its `bootstrap.ign`.
-pub fn load(input: &std::path::Path) -> anyhow::Result<(Vec<u8>, IgnitionDoc)> {
-    let path = if input.is_dir() {
-        input.join("bootstrap.ign")
-    } else {
-        input.to_path_buf()
-    };
-    let (bytes, name) = read_config(&path)?;
-    let doc = IgnitionDoc::parse(&bytes, &name)?;
-    Ok((bytes, doc))
-}
 
 /// Runs `bootgen inspect`.
 pub fn run(args: InspectArgs) -> anyhow::Result<ExitCode> {
     if args.certs {
         return certs(&args);
+    }
+    if args.golden {
+        return golden(&args);
     }
     let (bytes, doc) = load(&args.input)?;
     let summary = summarize(&doc, &bytes)?;
@@ -79,6 +47,23 @@ fn certs(args: &InspectArgs) -> anyhow::Result<ExitCode> {
     if expired > 0 {
         eprintln!("error: {expired} certificate(s) have expired");
         return Ok(ExitCode::from(crate::EXIT_INPUT));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn golden(args: &InspectArgs) -> anyhow::Result<ExitCode> {
+    let dir = &args.input;
+    if !dir.is_dir() {
+        anyhow::bail!(
+            "{}: --golden takes an output directory (with bootstrap.ign, master.ign, worker.ign, metadata.json, auth/)",
+            dir.display()
+        );
+    }
+    crate::input::refuse_interrupted(dir, dir)?;
+    let view = bootgen::golden::view_dir(dir)?;
+    match &args.output {
+        Some(file) => bootgen::output::write_atomic(file, view.as_bytes(), 0o644)?,
+        None => emit(view)?,
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -1,19 +1,16 @@
 //! One module per subcommand.
 
-mod clock;
-pub(crate) mod completions;
-pub(crate) mod diff;
-pub(crate) mod extract;
+mod completions;
+mod diff;
+mod extract;
 mod ignition;
-pub(crate) mod inspect;
-mod mirrors;
-pub(crate) mod package;
+mod inspect;
+mod package;
 mod patch;
-pub(crate) mod pointer;
-pub(crate) mod validate;
+mod pointer;
+mod validate;
 
-use crate::args::{Cli, Command, PassArgs};
-use bootgen::passes::PassOptions;
+use crate::args::{Cli, Command};
 use std::process::ExitCode;
 
 /// Dispatches a parsed command line.
@@ -29,18 +26,5 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Package(args) => package::run(args),
         Command::Completions(args) => completions::run(args),
         Command::Man(args) => completions::run_man(args),
-    }
-}
-
-impl PassArgs {
-    /// The library's view of the unit transforms.
-    pub fn to_options(&self) -> PassOptions {
-        PassOptions {
-            hold_units: self.disable_units.clone(),
-            mask_units: self.mask_units.clone(),
-            debug: self.debug,
-            compress: self.compress,
-            ..PassOptions::default()
-        }
     }
 }

@@ -1,44 +1,12 @@
 //! `bootgen patch`: the same transforms as `bootgen ignition`, on any Ignition config.
 
 use crate::args::PatchArgs;
+use crate::input::{is_stdio, read_config};
 use crate::report::notice;
 use anyhow::Context;
 use bootgen::ignition::IgnitionDoc;
-use std::io::{Read, Write};
-use std::path::Path;
+use std::io::Write;
 use std::process::ExitCode;
-
-fn is_stdio(path: &Path) -> bool {
-    path.as_os_str() == "-"
-}
-
-/// Reads a config from a file or `-` (standard input).
-pub fn read_config(path: &Path) -> anyhow::Result<(Vec<u8>, String)> {
-    if is_stdio(path) {
-        let mut bytes = Vec::new();
-        std::io::stdin()
-            .read_to_end(&mut bytes)
-            .context("cannot read standard input")?;
-        return Ok((bytes, "<stdin>".into()));
-    }
-    // A file of an output directory whose last write was cut short may be old or new: refuse it
-    // rather than report on a mix.
-    let dir = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    if bootgen::output::interrupted(dir) {
-        anyhow::bail!(
-            "{}: a bootgen run writing {} was killed before it finished (it has {}); run `bootgen ignition --output {}` again to complete it",
-            path.display(),
-            dir.display(),
-            bootgen::output::COMMIT_RECORD,
-            dir.display()
-        );
-    }
-    let bytes = std::fs::read(path).map_err(|e| bootgen::Error::io("cannot read", path, e))?;
-    Ok((bytes, path.display().to_string()))
-}
 
 /// Runs `bootgen patch`.
 pub fn run(args: PatchArgs) -> anyhow::Result<ExitCode> {
@@ -64,8 +32,8 @@ pub fn run(args: PatchArgs) -> anyhow::Result<ExitCode> {
     if changes.is_empty() {
         notice("no transform requested: output equals input");
     }
-    super::mirrors::preflight(&doc, args.strict)?;
-    super::validate::print_unit_lint(&doc);
+    crate::checks::preflight(&doc, args.strict)?;
+    crate::checks::print_unit_lint(&doc);
     // A patch with no transform gives back the input exactly.
     let out = if changes.is_empty() {
         bytes

@@ -1,27 +1,9 @@
 //! `bootgen pointer`: a small config that replaces itself with IN.ign fetched from a URL.
 
-use super::inspect::load;
+use crate::args::PointerArgs;
+use crate::input::load;
 use bootgen::inspect::budget::SizeBudget;
-use clap::Args;
-use std::path::PathBuf;
 use std::process::ExitCode;
-
-/// `bootgen pointer`.
-#[derive(Debug, Args)]
-pub struct PointerArgs {
-    /// Where the node fetches IN.ign from (https://, http://, s3://, gs://, tftp://).
-    #[arg(long, value_name = "URL")]
-    pub url: String,
-    /// PEM CA certificate(s) that sign the server's certificate (each becomes a trusted CA).
-    #[arg(long, value_name = "FILE")]
-    pub ca: Option<PathBuf>,
-    /// The config that will be served at URL, byte for byte (its SHA-512 goes into the pointer).
-    #[arg(value_name = "IN.ign")]
-    pub input: PathBuf,
-    /// The pointer config to write.
-    #[arg(long, short = 'o', value_name = "OUT.ign")]
-    pub output: PathBuf,
-}
 
 /// Runs `bootgen pointer`.
 pub fn run(args: PointerArgs) -> anyhow::Result<ExitCode> {

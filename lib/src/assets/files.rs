@@ -35,8 +35,10 @@ const CONDITIONAL: &[(&str, &str, &str)] = &[
     ),
 ];
 
-/// The mode of a node file, by the installer's rules (anatomy 3.1 and 3.5), plus whether it
-/// is an append.
+/// The mode of a node file, by the installer's rules (0555 under a `bin`, `dispatcher.d` or
+/// `system-generators` directory; 0644 for `motd`, `containers.conf`, `registries.conf` and
+/// the manifests; 0600 for everything else), plus whether it is an append (`motd` and
+/// `containers.conf` are appended to the OS's own file).
 pub fn mode_for(path: &str) -> (u32, bool) {
     let name = path.rsplit('/').next().unwrap_or(path);
     let parent = path.rsplit('/').nth(1).unwrap_or_default();

@@ -4,7 +4,8 @@ use super::{Dropin, Unit};
 use crate::error::{Error, Result};
 use crate::render::{files_under, Renderer};
 
-/// Units enabled through Ignition's preset (anatomy 5.1). Every other unit gets no `enabled`
+/// Units enabled through Ignition's preset (the installer's fixed allow-list; Ignition writes a
+/// preset file rather than running `systemctl enable`). Every other unit gets no `enabled`
 /// key: bootkube, release-image and crio-configure are pulled in by these units' `Wants=`.
 pub const ENABLED_UNITS: &[&str] = &[
     "approve-csr.service",

@@ -1,7 +1,7 @@
 //! User-supplied manifests (`--manifests-dir`, `--openshift-dir`): walked recursively, each
 //! checked to parse as YAML or JSON before it is shipped.
 
-use crate::error::{Error, Result};
+use crate::error::{Error, OptionField, Result};
 use std::path::Path;
 
 /// A manifest file the user supplied.
@@ -15,11 +15,11 @@ pub struct UserManifest {
 
 /// Reads every file under `dir`, sorted by relative path. Each must parse as YAML (JSON is
 /// YAML); hidden files (`.git`, editor swap files) are skipped.
-pub fn read_manifest_dir(dir: &Path, option: &str) -> Result<Vec<UserManifest>> {
+pub fn read_manifest_dir(dir: &Path, option: OptionField) -> Result<Vec<UserManifest>> {
     let meta = std::fs::metadata(dir).map_err(|e| Error::io("cannot read", dir, e))?;
     if !meta.is_dir() {
         return Err(Error::InvalidOption {
-            option: option.into(),
+            option,
             message: format!("{} is not a directory", dir.display()),
         });
     }
@@ -85,12 +85,12 @@ mod tests {
         std::fs::write(dir.path().join("sub/b.yaml"), "kind: ConfigMap\n").unwrap();
         std::fs::write(dir.path().join("a.json"), "{\"kind\": \"Secret\"}").unwrap();
         std::fs::write(dir.path().join(".hidden.swp"), "\0\0").unwrap();
-        let found = read_manifest_dir(dir.path(), "--manifests-dir").unwrap();
+        let found = read_manifest_dir(dir.path(), OptionField::ManifestsDir).unwrap();
         let names: Vec<_> = found.iter().map(|m| m.relative.as_str()).collect();
         assert_eq!(names, ["a.json", "sub/b.yaml"]);
 
         std::fs::write(dir.path().join("c.yaml"), "a: [\n").unwrap();
-        let err = read_manifest_dir(dir.path(), "--manifests-dir")
+        let err = read_manifest_dir(dir.path(), OptionField::ManifestsDir)
             .unwrap_err()
             .to_string();
         assert!(err.contains("c.yaml"), "{err}");

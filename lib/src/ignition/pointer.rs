@@ -1,10 +1,10 @@
 //! `bootgen pointer`: a small spec 3.2.0 config that replaces itself with the real one, fetched
 //! from a URL and checked against its SHA-512, trusting the given CA. This is the way out when a
-//! config is over a platform's user-data limit (user-needs D). It uses `replace`, not spec 2's
+//! config is over a platform's user-data limit (16 KiB on AWS). It uses `replace`, not spec 2's
 //! `append`, and 3.2.0 because every OpenShift 4.6+ boot image's Ignition reads it.
 
 use super::{dataurl, IgnitionDoc};
-use crate::error::{Error, Result};
+use crate::error::{Error, OptionField, Result};
 use ignition_config::v3_2 as spec;
 use sha2::{Digest, Sha512};
 use std::fmt::Write as _;
@@ -12,11 +12,8 @@ use std::fmt::Write as _;
 /// URL schemes Ignition 3.2.0 can fetch a config from.
 const SCHEMES: &[&str] = &["https", "http", "s3", "gs", "tftp"];
 
-fn invalid(option: &str, message: String) -> Error {
-    Error::InvalidOption {
-        option: option.into(),
-        message,
-    }
+fn invalid(option: OptionField, message: String) -> Error {
+    Error::InvalidOption { option, message }
 }
 
 /// `sha512-<hex>` of `bytes`, as Ignition's `verification.hash` wants it.
@@ -33,12 +30,12 @@ pub fn sha512_hash(bytes: &[u8]) -> String {
 /// Splits a PEM bundle into its CERTIFICATE blocks, each checked to parse as X.509.
 pub fn certificate_blocks(pem_text: &str, name: &str) -> Result<Vec<String>> {
     let blocks = pem::parse_many(pem_text.as_bytes())
-        .map_err(|e| invalid("--ca", format!("{name}: not PEM ({e})")))?;
+        .map_err(|e| invalid(OptionField::PointerCa, format!("{name}: not PEM ({e})")))?;
     let mut out = Vec::new();
     for (i, block) in blocks.iter().enumerate() {
         if block.tag() != "CERTIFICATE" {
             return Err(invalid(
-                "--ca",
+                OptionField::PointerCa,
                 format!(
                     "{name}: block {} is a {}, not a CERTIFICATE",
                     i + 1,
@@ -49,14 +46,17 @@ pub fn certificate_blocks(pem_text: &str, name: &str) -> Result<Vec<String>> {
         use x509_parser::prelude::FromDer as _;
         x509_parser::certificate::X509Certificate::from_der(block.contents()).map_err(|e| {
             invalid(
-                "--ca",
+                OptionField::PointerCa,
                 format!("{name}: certificate {} does not parse ({e})", i + 1),
             )
         })?;
         out.push(crate::pki::pem_text("CERTIFICATE", block.contents()));
     }
     if out.is_empty() {
-        return Err(invalid("--ca", format!("{name}: no CERTIFICATE block")));
+        return Err(invalid(
+            OptionField::PointerCa,
+            format!("{name}: no CERTIFICATE block"),
+        ));
     }
     Ok(out)
 }
@@ -67,7 +67,7 @@ pub fn replace_pointer(url: &str, target: &[u8], ca: Option<(&str, &str)>) -> Re
     let scheme = url.split_once("://").map(|(s, _)| s.to_ascii_lowercase());
     if !scheme.as_deref().is_some_and(|s| SCHEMES.contains(&s)) {
         return Err(invalid(
-            "--url",
+            OptionField::PointerUrl,
             format!(
                 "`{url}` is not a URL Ignition 3.2.0 fetches configs from ({}://...)",
                 SCHEMES.join("://, ")
@@ -75,7 +75,10 @@ pub fn replace_pointer(url: &str, target: &[u8], ca: Option<(&str, &str)>) -> Re
         ));
     }
     if url.chars().any(|c| c.is_whitespace() || c.is_control()) {
-        return Err(invalid("--url", format!("`{url}` contains whitespace")));
+        return Err(invalid(
+            OptionField::PointerUrl,
+            format!("`{url}` contains whitespace"),
+        ));
     }
     let mut config = spec::Config::default();
     config.ignition.config = Some(spec::IgnitionConfig {

@@ -1,4 +1,4 @@
-//! The size budget: a config's size against the user-data limits people hit (user-needs D),
+//! The size budget: a config's size against the user-data limits people hit (AWS 16 KiB first),
 //! with the way out when it does not fit: host the config and boot from a pointer config.
 
 use serde::Serialize;
@@ -87,13 +87,17 @@ pub struct BudgetLine {
 pub struct SizeBudget {
     /// The config's size in bytes, as it would be passed.
     pub size: u64,
-    /// The size embedded in a live ISO: `config.ign` in a cpio archive, xz-compressed.
-    pub iso_embedded: u64,
+    /// The size embedded in a live ISO: `config.ign` in a cpio archive, xz-compressed; `None`
+    /// for a config over [`XZ_ESTIMATE_LIMIT`], whose raw size is counted instead.
+    pub iso_embedded: Option<u64>,
     /// The size with file contents gzipped (`--compress`), when known and smaller.
     pub compressed: Option<u64>,
     /// One line per channel.
     pub channels: Vec<BudgetLine>,
 }
+
+/// Configs up to this size are xz-compressed to judge the live ISO embed area.
+pub const XZ_ESTIMATE_LIMIT: u64 = 8 * 1024 * 1024;
 
 /// A pointer config (spec 3.2.0, one URL, one SHA-512, a CA) stays under this, which every
 /// channel takes.
@@ -105,13 +109,15 @@ impl SizeBudget {
     pub fn of_config(bytes: &[u8], compressed: Option<u64>) -> SizeBudget {
         let size = bytes.len() as u64;
         let compressed = compressed.filter(|c| *c < size);
-        let iso_embedded = xz_cpio_size(bytes);
+        // xz's memory grows with its input: a huge config is not compressed just to say that
+        // it does not fit.
+        let iso_embedded = (size <= XZ_ESTIMATE_LIMIT).then(|| xz_cpio_size(bytes));
         let channels = CHANNELS
             .iter()
             .map(|c| {
                 let counted = match c.carriage {
                     Carriage::Raw => size,
-                    Carriage::XzCpio => iso_embedded,
+                    Carriage::XzCpio => iso_embedded.unwrap_or(size),
                 };
                 let fits = counted <= c.limit;
                 // The embed area already compresses the whole config harder than gzip would.
@@ -199,7 +205,10 @@ impl fmt::Display for SizeBudget {
             self.compressed
                 .map(|c| format!(", {} with --compress", human_size(c)))
                 .unwrap_or_default(),
-            human_size(self.iso_embedded),
+            self.iso_embedded.map_or_else(
+                || format!("not estimated (over {})", human_size(XZ_ESTIMATE_LIMIT)),
+                human_size
+            ),
         )?;
         for line in &self.channels {
             let verdict = if line.fits {
@@ -287,12 +296,12 @@ mod tests {
         let budget = SizeBudget::of_config(text.as_bytes(), None);
         let iso = &budget.channels[4];
         assert!(iso.fits, "{budget}");
-        assert!(budget.iso_embedded < 16 * 1024, "{}", budget.iso_embedded);
+        assert!(budget.iso_embedded.unwrap() < 16 * 1024, "{budget}");
         assert!(!budget.channels[3].fits);
         // Random bytes do not compress: over the area even compressed.
         let noise = SizeBudget::of_config(&incompressible(400 * 1024), None);
         assert!(!noise.channels[4].fits);
-        assert!(noise.iso_embedded > 256 * 1024);
+        assert!(noise.iso_embedded.unwrap() > 256 * 1024);
         assert_eq!(human_size(2 * 1024 * 1024), "2.0 MiB");
     }
 

@@ -1,9 +1,10 @@
-//! The certificate report (user-needs E): every certificate in a config or an output directory
+//! The certificate report (bootstrap certificates live 24 hours, so a config made yesterday
+//! may no longer boot): every certificate in a config or an output directory
 //! (PEM anywhere in any file, and base64-encoded PEM inside kubeconfigs and Secret manifests),
 //! with subject, issuer, SANs, validity and time left, flagging the expired and those expiring
 //! soon. The clock is the caller's.
 
-use crate::error::{Error, Result};
+use crate::error::{Error, OptionField, Result};
 use crate::ignition::IgnitionDoc;
 use crate::pki::rfc3339;
 use base64::Engine as _;
@@ -295,7 +296,7 @@ pub fn human_duration(seconds: i64) -> String {
 /// Parses `24h`, `90m`, `7d`, `30s`, `1w` (a number and one unit).
 pub fn parse_duration(text: &str) -> Result<Duration> {
     let err = || Error::InvalidOption {
-        option: "--warn-within".into(),
+        option: OptionField::WarnWithin,
         message: format!("`{text}` is not a duration such as 24h, 90m, 7d"),
     };
     let text = text.trim();

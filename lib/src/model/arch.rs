@@ -141,6 +141,21 @@ impl FromStr for Arch {
     }
 }
 
+/// A release tag without its architecture suffix: `4.16.3-x86_64` and `4.16.3-multi` give
+/// `4.16.3`; a tag without one is returned as it is.
+pub fn strip_arch_suffix(tag: &str) -> &str {
+    let suffixes = TABLE
+        .iter()
+        .flat_map(|(_, facts)| [facts.release_suffix, facts.go, facts.kernel])
+        .chain([MULTI_SUFFIX]);
+    for suffix in suffixes {
+        if let Some(rest) = tag.strip_suffix(suffix).and_then(|t| t.strip_suffix('-')) {
+            return rest;
+        }
+    }
+    tag
+}
+
 /// What a release payload holds, as far as its reference tells.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]

@@ -53,11 +53,16 @@ pub fn check_ssh_key(key: &str) -> Result<(), String> {
             String::new()
         };
         let mut parts = line.split_whitespace();
-        let (Some(kind), Some(_)) = (parts.next(), parts.next()) else {
+        let (Some(kind), Some(body)) = (parts.next(), parts.next()) else {
             return Err(format!(
                 "{which}is not an OpenSSH public key (expected `ssh-ed25519 AAAA... comment`)"
             ));
         };
+        if base64::Engine::decode(&base64::engine::general_purpose::STANDARD, body).is_err() {
+            return Err(format!(
+                "{which}the `{kind}` key's data is not valid base64"
+            ));
+        }
         let parsed = ssh_key::PublicKey::from_openssh(line.trim()).map_err(|e| {
             format!("{which}is not a valid `{kind}` public key ({e}): is it complete? Copy the whole line of the .pub file")
         })?;

@@ -13,7 +13,7 @@ pub use network::Networks;
 pub use proxy::ProxySettings;
 
 use crate::config::{InstallConfig, LoadedConfig, Warning};
-use crate::error::{Error, Result};
+use crate::error::{Error, OptionField, Result, OPTIONS_SOURCE};
 
 /// The OCP release bootgen targets when none is given.
 pub const DEFAULT_RELEASE_VERSION: &str = "4.19.0";
@@ -168,7 +168,7 @@ impl Model {
                 .all(|p| !p.is_empty() && p.chars().all(|c| c.is_ascii_digit()))
         {
             return Err(Error::InvalidOption {
-                option: "--release-version".into(),
+                option: OptionField::ReleaseVersion,
                 message: format!("`{release_version}` is not a version such as 4.19.0"),
             });
         }
@@ -192,7 +192,7 @@ impl Model {
             PayloadArch::Unknown if options.multi_arch_payload => PayloadArch::Multi,
             PayloadArch::Single(arch) if options.multi_arch_payload => {
                 return Err(Error::InvalidOption {
-                    option: "--multi-arch-payload".into(),
+                    option: OptionField::MultiArchPayload,
                     message: format!(
                         "`{release_image}` is tagged for {arch} only, so it is not a multi-architecture payload"
                     ),
@@ -365,9 +365,9 @@ fn pools(loaded: &LoadedConfig, options: &ModelOptions) -> Result<(Pool, Vec<Poo
     if let (Some(cli), Some(_)) = (options.arch, written_arch) {
         if cli != control_plane.architecture {
             return Err(Error::InvalidOption {
-                option: "--arch".into(),
+                option: OptionField::Arch,
                 message: format!(
-                    "--arch {cli} disagrees with controlPlane.architecture `{}` in {}{}; drop one or make them equal",
+                    "{cli} disagrees with controlPlane.architecture `{}` in {}{}; drop one or make them equal",
                     control_plane.architecture,
                     loaded.source_name,
                     loaded.line_of("controlPlane.architecture").map(|l| format!(" (line {l})")).unwrap_or_default()
@@ -418,28 +418,30 @@ fn check_payload(
         }
         let message = if payload == PayloadArch::Unknown {
             format!(
-                "the control plane is {} but {}; that needs a multi-architecture payload, and `{image}` does not say it is one: if it is (the digest of a -multi release), say so with --multi-arch-payload",
+                "the control plane is {} but {}; that needs a multi-architecture payload, and `{image}` does not say it is one: if it is (the digest of a -multi release), say so with {}",
                 control_plane.architecture,
-                why.join(" and ")
+                why.join(" and "),
+                OptionField::MultiArchPayload
             )
         } else {
             format!(
-                "the control plane is {} but {}; that needs a multi-architecture payload (a `-multi` release tag, or a digest with --multi-arch-payload), and `{image}` is not one",
+                "the control plane is {} but {}; that needs a multi-architecture payload (a `-multi` release tag, or a digest with {}), and `{image}` is not one",
                 control_plane.architecture,
-                why.join(" and ")
+                why.join(" and "),
+                OptionField::MultiArchPayload
             )
         };
         if payload == PayloadArch::Unknown && options.allow_arch_mismatch {
             warnings.push(Warning {
-                file: "command line".into(),
-                field: "--release-image".into(),
+                file: OPTIONS_SOURCE.into(),
+                field: OptionField::ReleaseImage.name().into(),
                 line: None,
                 message,
             });
             return Ok(());
         }
         return Err(Error::InvalidOption {
-            option: "--release-image".into(),
+            option: OptionField::ReleaseImage,
             message,
         });
     }
@@ -451,14 +453,15 @@ fn check_payload(
                 control_plane.architecture.facts().release_suffix
             );
             if !options.allow_arch_mismatch {
-                return Err(Error::InvalidOption {
-                    option: "--release-image".into(),
-                    message: format!("{message} (--allow-arch-mismatch overrides)"),
+                return Err(Error::InvalidUnlessAllowed {
+                    option: OptionField::ReleaseImage,
+                    message,
+                    allowed_by: OptionField::AllowArchMismatch,
                 });
             }
             warnings.push(Warning {
-                file: "command line".into(),
-                field: "--release-image".into(),
+                file: OPTIONS_SOURCE.into(),
+                field: OptionField::ReleaseImage.name().into(),
                 line: None,
                 message,
             });

@@ -1,4 +1,6 @@
-//! The cluster proxy and the noProxy list the installer computes (anatomy 10.3).
+//! The cluster proxy and the noProxy list the installer computes: the sorted, de-duplicated
+//! union of loopback names, `.svc`, `.cluster.local`, `api-int.<cluster>.<domain>`, every
+//! cluster, service and machine network, and the user's own entries (`*` alone is kept as is).
 
 use super::fields::check_proxy_url;
 use super::network::Networks;

@@ -8,7 +8,7 @@ pub mod package;
 
 pub use journal::{interrupted, recover, Recovery, WriteStep, COMMIT_RECORD, STAGING_DIR};
 
-use crate::error::{Error, Result};
+use crate::error::{Error, OptionField, Result};
 use crate::generate::Generated;
 use std::fs;
 use std::io::Write;
@@ -135,7 +135,7 @@ pub fn write_dir_observed(
     match fs::metadata(dir) {
         Ok(meta) if !meta.is_dir() => {
             return Err(Error::InvalidOption {
-                option: "--output".into(),
+                option: OptionField::OutputDir,
                 message: format!("{} exists and is not a directory", dir.display()),
             })
         }
@@ -162,13 +162,7 @@ pub fn write_dir_observed(
                 continue;
             }
             Ok(_) if is_key(&f.relative) => {
-                return Err(Error::InvalidOption {
-                    option: "--output".into(),
-                    message: format!(
-                        "{} exists with a different key; bootgen never replaces keys (reuse it with --tls-dir, or use a new output directory)",
-                        target.display()
-                    ),
-                });
+                return Err(Error::KeyExists { path: target });
             }
             _ => pending.push(journal::Pending {
                 relative: &f.relative,

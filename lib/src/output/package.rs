@@ -4,7 +4,7 @@
 //! `SHA256SUMS` file (the `sha256sum` format) lists every file, so `sha256sum -c SHA256SUMS`
 //! checks an unpacked copy. Symlinks are refused: the tarball holds only what is really there.
 
-use crate::error::{Error, Result};
+use crate::error::{Error, OptionField, Result};
 use sha2::{Digest, Sha256};
 use std::fmt::Write as _;
 use std::io::Write as _;
@@ -185,7 +185,7 @@ pub fn tarball(entries: &[PackageEntry], mtime: u64) -> Result<Vec<u8>> {
 pub fn write_package(dir: &Path, out: &Path, mtime: u64) -> Result<PackageReport> {
     if !dir.is_dir() {
         return Err(Error::InvalidOption {
-            option: "DIR".into(),
+            option: OptionField::PackageDir,
             message: format!("{} is not a directory", dir.display()),
         });
     }

@@ -1,6 +1,6 @@
 //! `--compress`: each file's inline contents (and append fragments) gzip-compressed, as
 //! `compression: "gzip"` with a base64 data URL, wherever that makes the source shorter. Keys and
-//! certificates are random data and rarely shrink (user-needs D), so they usually stay as they
+//! certificates are random data and rarely shrink, so they usually stay as they
 //! are. Sources that are remote, already compressed or carry a verification hash are left alone
 //! (the hash would have to be recomputed by whoever wrote it).
 //!

@@ -84,7 +84,7 @@ pub enum PkiError {
 
     /// Reused leaf certificates are past their NotAfter.
     #[error(
-        "{} expired: {}; re-run with --renew-expired to re-issue them under their existing CAs",
+        "{} expired: {}; set `renew_expired` to re-issue them under their existing CAs",
         count(expired.len(), "certificate"), list(expired)
     )]
     ExpiredCertificates {

@@ -1,5 +1,6 @@
-//! Turning a table row and a key into a certificate with rcgen (anatomy 7.1: subjects, usages,
-//! CA flags, key identifiers, validity).
+//! Turning a table row and a key into a certificate with rcgen, as the installer makes them:
+//! CAs have CN + OU subjects, digitalSignature + keyEncipherment + certSign and no EKU; leaves
+//! have CN + O subjects, start at their CA's NotBefore, and carry the issuer's key ID.
 
 use aws_lc_rs::digest;
 use rcgen::{

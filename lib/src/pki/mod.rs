@@ -1,6 +1,6 @@
-//! The bootstrap PKI (anatomy section 7): 11 self-signed signers, 13 leaf certificates, the CA
+//! The bootstrap PKI the installer makes: 11 self-signed signers, 13 leaf certificates, the CA
 //! bundles, the service-account key pair and the bootstrap SSH key pair, generated or reused
-//! from a tls directory, plus the kubeconfigs of section 8.
+//! from a tls directory, plus the admin, kubelet and loopback kubeconfigs.
 //!
 //! The table lives in `table.rs` as data. Keys come from aws-lc-rs (RSA 2048 by default, as the
 //! installer; RSA 3072/4096 or ECDSA P-256 on request) and are generated in parallel on all
@@ -45,7 +45,7 @@ use time::OffsetDateTime;
 pub use error::{ExpiredCertificate, PkiError};
 
 use build::Certified;
-use keys::PrivateKey;
+pub(crate) use keys::PrivateKey;
 
 /// The key type for newly generated keys.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -144,7 +144,7 @@ pub struct TlsFile {
     pub shipped: bool,
 }
 
-/// Which kubeconfig to render (anatomy section 8).
+/// Which kubeconfig to render.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum KubeconfigKind {
     /// `admin`: admin client certificate, trusting the complete server CA bundle. The caller

@@ -24,8 +24,9 @@ fn tls_file(name: String, contents: String, shipped: bool) -> TlsFile {
 }
 
 impl Pki {
-    /// What goes into `bootstrap.ign` under `/opt/openshift/tls/` (the "files in bootstrap.ign"
-    /// column of anatomy 7.2), sorted by name: `root-ca.crt` 0644, everything else 0600.
+    /// What goes into `bootstrap.ign` under `/opt/openshift/tls/` (the files the installer ships
+    /// for each row of the certificate table), sorted by name: `root-ca.crt` 0644, everything
+    /// else 0600.
     pub fn shipped_files(&self) -> Vec<TlsFile> {
         self.all_files().into_iter().filter(|f| f.shipped).collect()
     }
@@ -122,7 +123,7 @@ impl Pki {
             .unwrap_or_default()
     }
 
-    /// A kubeconfig as client-go writes it (anatomy 8): keys sorted, no apiVersion/kind,
+    /// A kubeconfig as client-go writes it: keys sorted, no apiVersion/kind,
     /// `preferences: {}`, base64 PEM data; the cluster entry is named after the cluster and the
     /// user and context are `admin`, `kubelet` or `loopback`.
     pub fn kubeconfig(&self, kind: KubeconfigKind, server_url: &str) -> String {

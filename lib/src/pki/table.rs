@@ -1,10 +1,11 @@
-//! The certificate table of anatomy section 7.2, as data: every signer, leaf certificate, CA
+//! The installer's certificate table, as data: every signer, leaf certificate, CA
 //! bundle and bare key pair the bootstrap node gets, with its subject, SANs, usages, validity
 //! and which of its files go into `bootstrap.ign`.
 
 use time::Duration;
 
-/// How long a certificate is valid, counted from the moment it is issued (anatomy 7.1).
+/// How long a certificate is valid, counted from the moment it is issued (the installer's
+/// one day, one year and ten years).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Validity {
     /// 24 hours.
@@ -85,7 +86,8 @@ pub(crate) struct LeafSpec {
     pub usage: Usage,
     pub validity: Validity,
     pub ships: Ships,
-    /// The `.crt` file holds the leaf, an empty line, then the issuing CA (anatomy 7.1).
+    /// The `.crt` file holds the leaf, an empty line, then the issuing CA (as the installer
+    /// writes serving certificates, so clients get the chain).
     pub append_parent: bool,
 }
 

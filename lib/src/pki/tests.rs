@@ -1,5 +1,6 @@
-//! Unit tests: every generated certificate, parsed with x509-parser, against anatomy 7.2 as
-//! transcribed here (independently of `table.rs`), plus files, kubeconfigs and context.
+//! Unit tests: every generated certificate, parsed with x509-parser, against the installer's
+//! certificate table as transcribed here (independently of `table.rs`: issuer, subject, SANs,
+//! usages, CA flag, validity, shipped files), plus files, kubeconfigs and context.
 
 use std::collections::BTreeMap;
 use std::error::Error;
@@ -178,7 +179,7 @@ const LEAVES: &[LeafRow] = &[
     ("journal-gatewayd", "root-ca", "O=OpenShift Bootstrap, CN=journal-gatewayd", &[], Eku::Both, 3650, false),
 ];
 
-/// The shipped files of anatomy 7.2 besides each shipped signer's and leaf's `.key`/`.crt`.
+/// The files the installer ships besides each shipped signer's and leaf's `.key`/`.crt`.
 const SHIPPED_EXTRA: &[&str] = &[
     "root-ca.crt",
     "admin-kubeconfig-ca-bundle.crt",

@@ -67,7 +67,7 @@ impl Differ<'_> {
     }
 
     /// A unified diff of two texts (secrets summarized), or a line saying why there is none.
-    fn text(
+    pub(super) fn text(
         &self,
         label: &str,
         kind: FileKind,

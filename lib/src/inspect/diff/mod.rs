@@ -140,6 +140,39 @@ pub fn diff(
     })
 }
 
+/// Compares two versions of a file that is not inside a config (`metadata.json`, a
+/// kubeconfig), shown as `label`; `None` for a side that does not have it. Secrets are
+/// summarized as in [`diff`].
+pub fn diff_file(
+    old: Option<&[u8]>,
+    new: Option<&[u8]>,
+    old_name: &str,
+    new_name: &str,
+    label: &str,
+) -> ConfigDiff {
+    let mut differ = Differ {
+        old: old_name,
+        new: new_name,
+        items: Vec::new(),
+    };
+    match (old, new) {
+        (None, Some(_)) => differ.push(ChangeKind::Added, "file", label, vec![], None),
+        (Some(_), None) => differ.push(ChangeKind::Removed, "file", label, vec![], None),
+        (Some(a), Some(b)) if a != b => {
+            let kind = super::kind::classify(label, Some(b));
+            let mut details = Vec::new();
+            let text = differ.text("contents", kind, a, b, &mut details);
+            differ.push(ChangeKind::Changed, "file", label, details, text);
+        }
+        _ => {}
+    }
+    ConfigDiff {
+        old: old_name.to_string(),
+        new: new_name.to_string(),
+        items: differ.items,
+    }
+}
+
 impl fmt::Display for ConfigDiff {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if self.items.is_empty() {
@@ -214,5 +247,32 @@ mod tests {
             .unwrap_or_default()
             .contains("+other"));
         assert!(d.to_string().ends_with("0 added, 0 removed, 1 changed\n"));
+    }
+
+    #[test]
+    fn files_outside_configs_are_compared_with_secrets_summarized() {
+        let key = |body: &str| {
+            format!(
+                "client-key-data: {}\nserver: https://api:6443\n",
+                body.repeat(40)
+            )
+        };
+        let (a, b) = (key("QUJD"), key("REVG"));
+        let d = diff_file(
+            Some(a.as_bytes()),
+            Some(b.as_bytes()),
+            "x",
+            "y",
+            "auth/kubeconfig",
+        );
+        let text = d.to_string();
+        assert!(text.contains("~ file auth/kubeconfig"), "{text}");
+        assert!(
+            !text.contains("QUJDQUJD") && !text.contains("REVGREVG"),
+            "{text}"
+        );
+        assert!(diff_file(Some(b"a"), Some(b"a"), "x", "y", "m").is_empty());
+        let gone = diff_file(Some(b"a"), None, "x", "y", "metadata.json");
+        assert_eq!(gone.items[0].change, ChangeKind::Removed);
     }
 }

@@ -1,5 +1,5 @@
 //! bootgen's lints on a config that Ignition accepts but that may not do what its author meant
-//! (user-needs A and F): the unit graph (see `units`), secrets readable by others, and expired
+//! (what Ignition's validator lets through): the unit graph (see `units`), secrets readable by others, and expired
 //! certificates.
 
 mod units;

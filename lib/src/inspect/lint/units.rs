@@ -1,4 +1,4 @@
-//! The unit-graph lint (user-needs A): `enabled: false` does nothing for a unit that enabled
+//! The unit-graph lint (for holding units while debugging): `enabled: false` does nothing for a unit that enabled
 //! units pull in with `Wants=`, masking also blocks a manual start, and an enabled unit without
 //! [Install] is never enabled. So for each held or masked unit it names what wants it, and it
 //! warns about disables that change nothing, enabled units without [Install], and references
@@ -188,7 +188,7 @@ fn describe(wanting: &[(&str, &str)]) -> String {
 
 /// The unit-graph lint: for each held or masked unit, the units started at boot that want or
 /// require it; `enabled: false` that changes nothing because started units pull the unit in;
-/// enabled units without an [Install] section; references to units or scripts that are neither
+/// enabled units without an \[Install\] section; references to units or scripts that are neither
 /// in the config nor part of the OS. `bootgen ignition`, `patch` and `validate` all run it.
 pub fn lint_units(doc: &IgnitionDoc) -> Vec<Problem> {
     let units = lint_units_of(doc);

@@ -18,8 +18,8 @@ mod release;
 pub use cluster_mirrors::{ICSP, IDMS};
 pub use hosts::HOSTS;
 pub use options::{
-    check_host_port, check_image_repository, parse_insecure_registry, Certificate, HostEntry,
-    MirrorRule, RegistryAuth, TrustBundle,
+    check_host_port, check_image_repository, check_insecure_registry, parse_insecure_registry,
+    Certificate, HostEntry, MirrorRule, RegistryAuth, TrustBundle,
 };
 pub use pull_secret::{merge_auths, NODE_PULL_SECRET, PULL_SECRET_MANIFEST};
 pub use registries_conf::REGISTRIES_CONF;

@@ -1,21 +1,20 @@
-//! The mirror options as the command line gives them, checked: every malformed value is an
-//! error that names the option and the value (never a credential).
+//! The mirror options, checked: every malformed value is an error that names the setting and
+//! the value (never a credential). Rules, host entries and insecure registries parse with
+//! `FromStr` (an [`InvalidValue`] saying what is wrong with the value); `parse` names the
+//! setting too.
 
-use crate::error::{Error, Result};
+use crate::error::{Error, InvalidValue, OptionField, Result};
 use crate::model::mirrors::check_repository;
 use base64::Engine;
 use serde_json::Value;
 use std::net::IpAddr;
 use std::path::Path;
 
-fn invalid(option: &str, message: String) -> Error {
-    Error::InvalidOption {
-        option: option.to_string(),
-        message,
-    }
+fn invalid(option: OptionField, message: String) -> Error {
+    Error::InvalidOption { option, message }
 }
 
-/// `--mirror SOURCE=MIRROR`: pull `SOURCE/...` from `MIRROR/...`.
+/// A mirror rule, `SOURCE=MIRROR`: pull `SOURCE/...` from `MIRROR/...`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct MirrorRule {
     /// The repository prefix images are named by.
@@ -25,11 +24,21 @@ pub struct MirrorRule {
 }
 
 impl MirrorRule {
-    /// Parses `SOURCE=MIRROR`.
+    /// Parses `SOURCE=MIRROR`; an error names [`OptionField::Mirror`].
     pub fn parse(value: &str) -> Result<MirrorRule> {
+        value
+            .parse()
+            .map_err(|e: InvalidValue| e.for_option(OptionField::Mirror))
+    }
+}
+
+impl std::str::FromStr for MirrorRule {
+    type Err = InvalidValue;
+
+    fn from_str(value: &str) -> std::result::Result<MirrorRule, InvalidValue> {
         const EXAMPLE: &str =
             "write SOURCE=MIRROR, e.g. quay.io/openshift-release-dev/ocp-release=mirror.example.com:5000/ocp/release";
-        let fail = |message: String| invalid("--mirror", message);
+        let fail = InvalidValue;
         let (source, mirror) = value
             .split_once('=')
             .ok_or_else(|| fail(format!("`{value}` has no `=`; {EXAMPLE}")))?;
@@ -140,9 +149,14 @@ pub fn check_hostname(name: &str) -> Result<(), String> {
     Ok(())
 }
 
-/// Parses `--insecure-registry HOST[:PORT]`.
+/// Parses an insecure registry, `HOST[:PORT]`; an error names [`OptionField::InsecureRegistry`].
 pub fn parse_insecure_registry(value: &str) -> Result<String> {
-    let fail = |m: String| invalid("--insecure-registry", m);
+    check_insecure_registry(value).map_err(|e| e.for_option(OptionField::InsecureRegistry))
+}
+
+/// Checks an insecure registry, `HOST[:PORT]`, and returns it trimmed.
+pub fn check_insecure_registry(value: &str) -> std::result::Result<String, InvalidValue> {
+    let fail = InvalidValue;
     let value = value.trim();
     if value.contains("://") {
         return Err(fail(format!(
@@ -158,7 +172,7 @@ pub fn parse_insecure_registry(value: &str) -> Result<String> {
     Ok(value.to_string())
 }
 
-/// `--add-host IP=NAME[,NAME...]`: a line for the node's /etc/hosts.
+/// A line for the node's /etc/hosts, `IP=NAME[,NAME...]`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct HostEntry {
     /// The address.
@@ -168,9 +182,24 @@ pub struct HostEntry {
 }
 
 impl HostEntry {
-    /// Parses `IP=NAME[,NAME...]`.
+    /// Parses `IP=NAME[,NAME...]`; an error names [`OptionField::AddHost`].
     pub fn parse(value: &str) -> Result<HostEntry> {
-        let fail = |m: String| invalid("--add-host", m);
+        value
+            .parse()
+            .map_err(|e: InvalidValue| e.for_option(OptionField::AddHost))
+    }
+
+    /// The /etc/hosts line, with its newline.
+    pub fn line(&self) -> String {
+        format!("{} {}\n", self.ip, self.names.join(" "))
+    }
+}
+
+impl std::str::FromStr for HostEntry {
+    type Err = InvalidValue;
+
+    fn from_str(value: &str) -> std::result::Result<HostEntry, InvalidValue> {
+        let fail = InvalidValue;
         let (ip, names) = value.split_once('=').ok_or_else(|| {
             fail(format!(
                 "`{value}` has no `=`; write IP=NAME[,NAME...], e.g. 192.0.2.10=mirror.example.com"
@@ -191,14 +220,9 @@ impl HostEntry {
         }
         Ok(HostEntry { ip, names })
     }
-
-    /// The /etc/hosts line, with its newline.
-    pub fn line(&self) -> String {
-        format!("{} {}\n", self.ip, self.names.join(" "))
-    }
 }
 
-/// `--registry-auth FILE`: registry credentials (a docker config JSON) to merge into the
+/// Registry credentials (a docker config JSON) to merge into the
 /// pull secret. Debug output never shows the credentials.
 #[derive(Clone, PartialEq, Eq)]
 pub struct RegistryAuth {
@@ -227,7 +251,7 @@ impl RegistryAuth {
 
     /// Checks `{"auths": {"HOST": {"auth": "base64(user:password)"}, ...}}`.
     pub fn parse(name: &str, bytes: &[u8]) -> Result<RegistryAuth> {
-        let fail = |m: String| invalid("--registry-auth", format!("{name}: {m}"));
+        let fail = |m: String| invalid(OptionField::RegistryAuth, format!("{name}: {m}"));
         // serde_json's message points at the line and column only, never at the text.
         let value: Value = serde_json::from_slice(bytes).map_err(|e| {
             fail(format!(
@@ -320,7 +344,7 @@ impl Certificate {
     }
 }
 
-/// `--trust-bundle FILE`: PEM CA certificates for the mirror.
+/// PEM CA certificates for the mirror (a trust bundle).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TrustBundle {
     /// Where the bundle came from (for messages).
@@ -338,7 +362,7 @@ impl TrustBundle {
 
     /// Checks that `bytes` hold PEM certificates and nothing else.
     pub fn parse(name: &str, bytes: &[u8]) -> Result<TrustBundle> {
-        let fail = |m: String| invalid("--trust-bundle", format!("{name}: {m}"));
+        let fail = |m: String| invalid(OptionField::TrustBundle, format!("{name}: {m}"));
         let certificates = parse_certificates(bytes).map_err(fail)?;
         if certificates.is_empty() {
             return Err(fail(

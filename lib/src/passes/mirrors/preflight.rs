@@ -12,6 +12,7 @@ use super::registries_conf::registry_for;
 use super::release::{self, ReleaseReference};
 use super::trust::ca_count;
 use super::{read_text, NODE_PULL_SECRET, PULL_SECRET_MANIFEST, REGISTRIES_CONF};
+use crate::error::OptionField;
 use crate::error::{Error, Result};
 use crate::ignition::IgnitionDoc;
 use crate::model::mirrors::{host_of, matches_source, Registry};
@@ -235,7 +236,8 @@ fn check_hosts(
         let credentials = has_credentials(&node_keys, &host, &locations);
         if !credentials {
             report.warn(format!(
-                "mirror {host}: no credentials for {host} in {NODE_PULL_SECRET}; if the mirror needs a login, pulls fail with `unauthorized: authentication required` (give --registry-auth FILE with an `auths` entry for {host})"
+                "mirror {host}: no credentials for {host} in {NODE_PULL_SECRET}; if the mirror needs a login, pulls fail with `unauthorized: authentication required` (give {} FILE with an `auths` entry for {host})",
+                OptionField::RegistryAuth
             ));
         } else if let Some(keys) = &cluster_keys {
             if !has_credentials(keys, &host, &locations) {
@@ -250,7 +252,9 @@ fn check_hosts(
             match ca_count(doc, &host) {
                 0 => {
                     report.warn(format!(
-                        "mirror {host}: no CA certificate in /etc/pki/ca-trust/source/anchors/ or /etc/containers/certs.d/{host}/; unless a public CA signed its certificate, pulls fail with `x509: certificate signed by unknown authority` (give --trust-bundle FILE, or --insecure-registry {host} for a plain-HTTP mirror)"
+                        "mirror {host}: no CA certificate in /etc/pki/ca-trust/source/anchors/ or /etc/containers/certs.d/{host}/; unless a public CA signed its certificate, pulls fail with `x509: certificate signed by unknown authority` (give {} FILE, or {} {host} for a plain-HTTP mirror)",
+                        OptionField::TrustBundle,
+                        OptionField::InsecureRegistry
                     ));
                     CaCheck::Missing
                 }
@@ -261,7 +265,8 @@ fn check_hosts(
         if let NameCheck::Unresolved(reason) = &name {
             let bare = bare_name(&host);
             report.warn(format!(
-                "mirror {host}: {bare} has no /etc/hosts entry in the config and does not resolve here ({reason}); the bootstrap node needs DNS for it, or give --add-host IP={bare}"
+                "mirror {host}: {bare} has no /etc/hosts entry in the config and does not resolve here ({reason}); the bootstrap node needs DNS for it, or give {} IP={bare}",
+                OptionField::AddHost
             ));
         }
         report.hosts.push(MirrorHost {
@@ -294,8 +299,9 @@ fn check_release(doc: &IgnitionDoc, mirrored: &[Registry], report: &mut Report) 
             .first()
             .map_or("MIRROR", |m| m.location.as_str());
         let advice = format!(
-            "give the release by digest instead (`skopeo inspect --format '{{{{.Digest}}}}' docker://{mirror}{}` prints it) with --release-image {}@sha256:...",
+            "give the release by digest instead (`skopeo inspect --format '{{{{.Digest}}}}' docker://{mirror}{}` prints it) with {} {}@sha256:...",
             reference.get(source.location.len()..).unwrap_or_default(),
+            OptionField::ReleaseImage,
             crate::model::mirrors::repository_of(&reference)
         );
         if source.blocked {
@@ -318,12 +324,14 @@ fn check_release(doc: &IgnitionDoc, mirrored: &[Registry], report: &mut Report) 
     if on_mirror {
         if !digest {
             report.warn(format!(
-                "release image {reference} is pulled from the mirror by tag; a tag can be moved, so pin its digest (--release-image ...@sha256:...)"
+                "release image {reference} is pulled from the mirror by tag; a tag can be moved, so pin its digest ({} ...@sha256:...)",
+                OptionField::ReleaseImage
             ));
         }
     } else {
         report.warn(format!(
-            "release image {reference} lies under no mirrored source, so the node pulls it from {} directly; add --mirror for its repository if that registry is out of reach",
+            "release image {reference} lies under no mirrored source, so the node pulls it from {} directly; add {} for its repository if that registry is out of reach",
+            OptionField::Mirror,
             host_of(&reference)
         ));
     }

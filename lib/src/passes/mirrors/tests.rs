@@ -244,9 +244,16 @@ fn preflight_of_the_unpatched_config_warns_about_ca_and_name() {
     let report = preflight::check(&fixture(), &mut never_resolves);
     let messages: Vec<&str> = report.findings.iter().map(|f| f.message.as_str()).collect();
     assert_eq!(messages.len(), 2, "{messages:#?}");
-    assert!(messages[0].contains("no CA certificate") && messages[0].contains("--trust-bundle"));
+    let setting = |option: crate::error::OptionField| option.to_string();
+    assert!(
+        messages[0].contains("no CA certificate")
+            && messages[0].contains(&setting(crate::error::OptionField::TrustBundle))
+    );
     assert!(messages[1].contains("registry.lab.example has no /etc/hosts entry"));
-    assert!(messages[1].contains("--add-host IP=registry.lab.example"));
+    assert!(messages[1].contains(&format!(
+        "{} IP=registry.lab.example",
+        setting(crate::error::OptionField::AddHost)
+    )));
     assert!(report
         .findings
         .iter()
@@ -449,103 +456,103 @@ fn malformed_values_are_errors_naming_them() {
     let cases: Vec<(crate::error::Result<()>, &str, &str)> = vec![
         (
             MirrorRule::parse("=m.example.com/x").map(drop),
-            "--mirror",
+            "`passes.mirrors.mirrors`",
             "a mirror without a source",
         ),
         (
             MirrorRule::parse("q.io/x=").map(drop),
-            "--mirror",
+            "`passes.mirrors.mirrors`",
             "without a mirror",
         ),
         (
             MirrorRule::parse("q.io/x").map(drop),
-            "--mirror",
+            "`passes.mirrors.mirrors`",
             "has no `=`",
         ),
         (
             MirrorRule::parse("https://q.io/x=m.io/x").map(drop),
-            "--mirror",
+            "`passes.mirrors.mirrors`",
             "URL scheme",
         ),
         (
             MirrorRule::parse("ubuntu=m.io/x").map(drop),
-            "--mirror",
+            "`passes.mirrors.mirrors`",
             "not a registry/repository path",
         ),
         (
             MirrorRule::parse("q.io/X=m.io/x").map(drop),
-            "--mirror",
+            "`passes.mirrors.mirrors`",
             "`X`",
         ),
         (
             MirrorRule::parse("q.io/x=m.io:99999/x").map(drop),
-            "--mirror",
+            "`passes.mirrors.mirrors`",
             "`99999` is not a port",
         ),
         (
             HostEntry::parse("999.1.1.1=m.io").map(drop),
-            "--add-host",
+            "`passes.mirrors.hosts`",
             "`999.1.1.1` in `999.1.1.1=m.io` is not an IP address",
         ),
         (
             HostEntry::parse("mirror.example.com").map(drop),
-            "--add-host",
+            "`passes.mirrors.hosts`",
             "has no `=`",
         ),
         (
             HostEntry::parse("192.0.2.1=").map(drop),
-            "--add-host",
+            "`passes.mirrors.hosts`",
             "empty name",
         ),
         (
             HostEntry::parse("192.0.2.1=bad_name").map(drop),
-            "--add-host",
+            "`passes.mirrors.hosts`",
             "`bad_name` is not a host name",
         ),
         (
             parse_insecure_registry("http://m.io").map(drop),
-            "--insecure-registry",
+            "`passes.mirrors.insecure_registries`",
             "URL scheme",
         ),
         (
             parse_insecure_registry("m.io/path").map(drop),
-            "--insecure-registry",
+            "`passes.mirrors.insecure_registries`",
             "repository path",
         ),
         (
             parse_insecure_registry("m.io:0").map(drop),
-            "--insecure-registry",
+            "`passes.mirrors.insecure_registries`",
             "not a port",
         ),
         (
             RegistryAuth::parse("a.json", b"{\"auths\": ").map(drop),
-            "--registry-auth",
+            "`passes.mirrors.registry_auth`",
             "a.json: is not JSON",
         ),
         (
             RegistryAuth::parse("a.json", b"{}").map(drop),
-            "--registry-auth",
+            "`passes.mirrors.registry_auth`",
             "no `auths`",
         ),
         (
             RegistryAuth::parse("a.json", br#"{"auths":{"m.io":{"auth":"%%%"}}}"#).map(drop),
-            "--registry-auth",
+            "`passes.mirrors.registry_auth`",
             "`auth` for `m.io` is not base64",
         ),
         (
             RegistryAuth::parse("a.json", br#"{"auths":{"m.io":{"auth":"bm9jb2xvbg=="}}}"#)
                 .map(drop),
-            "--registry-auth",
+            "`passes.mirrors.registry_auth`",
             "user:password",
         ),
         (
             RegistryAuth::parse("a.json", br#"{"auths":{"m.io":{}}}"#).map(drop),
-            "--registry-auth",
+            "`passes.mirrors.registry_auth`",
             "has no `auth`",
         ),
         (
             TrustBundle::parse("ca.pem", b"hello\n").map(drop),
-            "--trust-bundle",
+            "`passes.mirrors.trust_bundle`",
             "ca.pem: holds no PEM certificate",
         ),
         (
@@ -554,7 +561,7 @@ fn malformed_values_are_errors_naming_them() {
                 b"-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n",
             )
             .map(drop),
-            "--trust-bundle",
+            "`passes.mirrors.trust_bundle`",
             "is a PRIVATE KEY, not a CERTIFICATE",
         ),
         (
@@ -563,7 +570,7 @@ fn malformed_values_are_errors_naming_them() {
                 b"-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n",
             )
             .map(drop),
-            "--trust-bundle",
+            "`passes.mirrors.trust_bundle`",
             "does not parse",
         ),
     ];

@@ -1,53 +1,16 @@
-//! The disconnected-install flags shared by `ignition` and `patch`: checked by the library,
-//! and the mirror pre-flight printed before anything is written.
+//! The checks `ignition` and `patch` print about the config they are about to write: the
+//! mirror pre-flight (which can stop the write) and the unit-graph lint.
 
-use crate::args::PassArgs;
 use crate::report::{notice, warn};
 use bootgen::ignition::IgnitionDoc;
+use bootgen::inspect::Severity as LintSeverity;
 use bootgen::passes::mirrors::preflight::{self, Resolution, Severity};
-use bootgen::passes::mirrors::{
-    parse_insecure_registry, HostEntry, MirrorOptions, MirrorRule, RegistryAuth, TrustBundle,
-};
 use std::net::ToSocketAddrs;
 use std::sync::mpsc;
 use std::time::Duration;
 
 /// How long one name lookup may take before the pre-flight gives up on it.
 const RESOLVE_TIMEOUT: Duration = Duration::from_secs(3);
-
-impl PassArgs {
-    /// The library's view of the mirror flags; reads `--registry-auth` and `--trust-bundle`.
-    pub fn mirror_options(&self) -> anyhow::Result<MirrorOptions> {
-        Ok(MirrorOptions {
-            mirrors: self
-                .mirrors
-                .iter()
-                .map(|m| MirrorRule::parse(m))
-                .collect::<Result<_, _>>()?,
-            block_sources: self.block_source,
-            insecure_registries: self
-                .insecure_registries
-                .iter()
-                .map(|h| parse_insecure_registry(h))
-                .collect::<Result<_, _>>()?,
-            hosts: self
-                .add_hosts
-                .iter()
-                .map(|h| HostEntry::parse(h))
-                .collect::<Result<_, _>>()?,
-            registry_auth: self
-                .registry_auth
-                .as_deref()
-                .map(RegistryAuth::read)
-                .transpose()?,
-            trust_bundle: self
-                .trust_bundle
-                .as_deref()
-                .map(TrustBundle::read)
-                .transpose()?,
-        })
-    }
-}
 
 /// Prints the mirror pre-flight of the final config; an error when it found problems that
 /// would break the boot (or any warning under `strict`). Call it before writing anything.
@@ -57,12 +20,21 @@ pub fn preflight(doc: &IgnitionDoc, strict: bool) -> anyhow::Result<()> {
         return Ok(());
     }
     for line in report.summary() {
-        notice(format!("pre-flight: {line}"));
+        notice(format!(
+            "pre-flight: {}",
+            crate::options::with_flags(&line.to_string())
+        ));
     }
     for finding in &report.findings {
         match finding.severity {
-            Severity::Warning => warn(format!("pre-flight: {finding}")),
-            Severity::Error => eprintln!("error: pre-flight: {finding}"),
+            Severity::Warning => warn(format!(
+                "pre-flight: {}",
+                crate::options::with_flags(&finding.to_string())
+            )),
+            Severity::Error => eprintln!(
+                "error: pre-flight: {}",
+                crate::options::with_flags(&finding.to_string())
+            ),
         }
     }
     report.verdict(strict)?;
@@ -85,5 +57,16 @@ fn resolve(name: &str) -> Resolution {
         Ok(Ok(false)) => Resolution::Failed("no address".into()),
         Ok(Err(e)) => Resolution::Failed(e.to_string()),
         Err(_) => Resolution::Failed(format!("no answer within {} s", RESOLVE_TIMEOUT.as_secs())),
+    }
+}
+
+/// Prints the unit-graph lint of a config bootgen is about to write: warnings and notes.
+pub fn print_unit_lint(doc: &IgnitionDoc) {
+    for problem in bootgen::inspect::lint_units(doc) {
+        let at = problem.location.path.as_deref().unwrap_or("$");
+        match problem.severity {
+            LintSeverity::Note => notice(format!("{} ({at})", problem.message)),
+            _ => warn(format!("{} ({at})", problem.message)),
+        }
     }
 }

@@ -1,0 +1,59 @@
+//! Reading what the user names on the command line: a config file, `-` for standard input, or
+//! an output directory (its `bootstrap.ign`). Every command reads its configs through here.
+
+use anyhow::Context;
+use bootgen::ignition::IgnitionDoc;
+use std::io::Read;
+use std::path::Path;
+
+/// True for `-`: standard input or output.
+pub fn is_stdio(path: &Path) -> bool {
+    path.as_os_str() == "-"
+}
+
+/// Reads a config from a file or `-` (standard input); returns its bytes and display name.
+pub fn read_config(path: &Path) -> anyhow::Result<(Vec<u8>, String)> {
+    if is_stdio(path) {
+        let mut bytes = Vec::new();
+        std::io::stdin()
+            .read_to_end(&mut bytes)
+            .context("cannot read standard input")?;
+        return Ok((bytes, "<stdin>".into()));
+    }
+    // A file of an output directory whose last write was cut short may be old or new: refuse it
+    // rather than report on a mix.
+    let dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    refuse_interrupted(path, dir)?;
+    let bytes = std::fs::read(path).map_err(|e| bootgen::Error::io("cannot read", path, e))?;
+    Ok((bytes, path.display().to_string()))
+}
+
+/// An error when `dir` holds the record of a write that was killed before it finished: its
+/// files may be a mix of old and new, so `path` is not read.
+pub fn refuse_interrupted(path: &Path, dir: &Path) -> anyhow::Result<()> {
+    if bootgen::output::interrupted(dir) {
+        anyhow::bail!(
+            "{}: a bootgen run writing {} was killed before it finished (it has {}); run `bootgen ignition --output {}` again to complete it",
+            path.display(),
+            dir.display(),
+            bootgen::output::COMMIT_RECORD,
+            dir.display()
+        );
+    }
+    Ok(())
+}
+
+/// Reads and parses a config named on the command line; a directory means its `bootstrap.ign`.
+pub fn load(input: &Path) -> anyhow::Result<(Vec<u8>, IgnitionDoc)> {
+    let path = if input.is_dir() {
+        input.join("bootstrap.ign")
+    } else {
+        input.to_path_buf()
+    };
+    let (bytes, name) = read_config(&path)?;
+    let doc = IgnitionDoc::parse(&bytes, &name)?;
+    Ok((bytes, doc))
+}

@@ -1,0 +1,197 @@
+//! From flags to the library's options: the one place that knows which flag sets which
+//! `bootgen::Options` field.
+
+use crate::args::{IgnitionArgs, PassArgs};
+use crate::clock;
+use bootgen::config::Warning;
+use bootgen::passes::mirrors::{MirrorOptions, RegistryAuth, TrustBundle};
+use bootgen::passes::PassOptions;
+use bootgen::{Error, OptionField, Options};
+
+/// Builds the library options from the command line.
+pub fn ignition_options(args: &IgnitionArgs) -> anyhow::Result<Options> {
+    let mut options = Options::new(clock::now(args.now.as_deref())?);
+    options.model.arch = args.arch;
+    options.model.bootstrap_arch = args.bootstrap_arch;
+    options.model.release_image = args.release_image.clone();
+    options.model.release_version = args.release_version.clone();
+    options.model.allow_arch_mismatch = args.allow_arch_mismatch;
+    options.model.multi_arch_payload = args.multi_arch_payload;
+    options.manifests_dir = args.manifests_dir.clone();
+    options.openshift_dir = args.openshift_dir.clone();
+    options.strict = args.strict;
+    options.key_algorithm = args.key_algorithm;
+    options.renew_expired = args.renew_expired;
+    let reuse = args.output.join("tls");
+    options.tls_dir = args
+        .tls_dir
+        .clone()
+        .or_else(|| reuse.is_dir().then_some(reuse));
+    options.passes = args.passes.to_options();
+    options.passes.mirrors = args.passes.mirror_options()?;
+    Ok(options)
+}
+
+impl PassArgs {
+    /// The library's view of the unit transforms.
+    pub fn to_options(&self) -> PassOptions {
+        PassOptions {
+            hold_units: self.disable_units.clone(),
+            mask_units: self.mask_units.clone(),
+            debug: self.debug,
+            compress: self.compress,
+            ..PassOptions::default()
+        }
+    }
+}
+
+impl PassArgs {
+    /// The library's view of the mirror flags; reads `--registry-auth` and `--trust-bundle`.
+    pub fn mirror_options(&self) -> anyhow::Result<MirrorOptions> {
+        Ok(MirrorOptions {
+            mirrors: self.mirrors.clone(),
+            block_sources: self.block_source,
+            insecure_registries: self.insecure_registries.clone(),
+            hosts: self.add_hosts.clone(),
+            registry_auth: self
+                .registry_auth
+                .as_deref()
+                .map(RegistryAuth::read)
+                .transpose()?,
+            trust_bundle: self
+                .trust_bundle
+                .as_deref()
+                .map(TrustBundle::read)
+                .transpose()?,
+        })
+    }
+}
+
+/// The flag (or argument) that sets each library setting: library messages name the setting,
+/// the CLI's name the flag.
+pub fn flag(option: OptionField) -> &'static str {
+    match option {
+        OptionField::Arch => "--arch",
+        OptionField::BootstrapArch => "--bootstrap-arch",
+        OptionField::ReleaseImage => "--release-image",
+        OptionField::ReleaseVersion => "--release-version",
+        OptionField::AllowArchMismatch => "--allow-arch-mismatch",
+        OptionField::MultiArchPayload => "--multi-arch-payload",
+        OptionField::ManifestsDir => "--manifests-dir",
+        OptionField::OpenshiftDir => "--openshift-dir",
+        OptionField::Strict => "--strict",
+        OptionField::TlsDir => "--tls-dir",
+        OptionField::KeyAlgorithm => "--key-algorithm",
+        OptionField::RenewExpired => "--renew-expired",
+        OptionField::Mirror => "--mirror",
+        OptionField::InsecureRegistry => "--insecure-registry",
+        OptionField::AddHost => "--add-host",
+        OptionField::RegistryAuth => "--registry-auth",
+        OptionField::TrustBundle => "--trust-bundle",
+        OptionField::OutputDir => "--output",
+        OptionField::Force => "--force",
+        OptionField::PackageDir => "DIR",
+        OptionField::PointerUrl => "--url",
+        OptionField::PointerCa => "--ca",
+        OptionField::WarnWithin => "--warn-within",
+    }
+}
+
+/// A library message with every setting it names (`` `model.arch` ``) told as its flag.
+pub fn with_flags(message: &str) -> String {
+    OptionField::ALL
+        .into_iter()
+        .fold(message.to_string(), |text, option| {
+            text.replace(&option.to_string(), flag(option))
+        })
+}
+
+/// A library error in the CLI's words: settings become the flags that set them.
+pub fn describe_error(error: &Error) -> String {
+    match error {
+        Error::InvalidOption { option, message } => {
+            format!("{}: {}", flag(*option), with_flags(message))
+        }
+        Error::InvalidUnlessAllowed {
+            option,
+            message,
+            allowed_by,
+        } => format!(
+            "{}: {message} ({} overrides)",
+            flag(*option),
+            flag(*allowed_by)
+        ),
+        Error::StrictWarnings { count, first } => {
+            format!("{count} warning(s) and --strict is set: {}", with_flags(first))
+        }
+        Error::Preflight { .. } => with_flags(&error.to_string()),
+        Error::WouldOverwrite { path } => format!(
+            "{} already exists; use --force to replace it (keys in tls/ are never replaced)",
+            path.display()
+        ),
+        Error::KeyExists { path } => format!(
+            "{} exists with a different key; bootgen never replaces keys (reuse it with --tls-dir, or use a new output directory)",
+            path.display()
+        ),
+        // The PKI's messages name a setting only to say that `renew_expired` re-issues
+        // expired certificates.
+        Error::Pki(_) => error.to_string().replace(
+            &OptionField::RenewExpired.to_string(),
+            flag(OptionField::RenewExpired),
+        ),
+        other => other.to_string(),
+    }
+}
+
+/// A warning in the CLI's words: one about a setting names its flag.
+pub fn describe_warning(warning: &Warning) -> String {
+    match OptionField::from_name(&warning.field) {
+        Some(option) if warning.file == bootgen::error::OPTIONS_SOURCE => {
+            format!("{}: {}", flag(option), warning.message)
+        }
+        _ => warning.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_setting_has_its_own_flag() {
+        let flags: std::collections::BTreeSet<_> = OptionField::ALL.into_iter().map(flag).collect();
+        assert_eq!(flags.len(), OptionField::ALL.len());
+    }
+
+    #[test]
+    fn library_errors_are_told_with_flags() {
+        let error = Error::InvalidUnlessAllowed {
+            option: OptionField::ReleaseImage,
+            message: "built for amd64".into(),
+            allowed_by: OptionField::AllowArchMismatch,
+        };
+        assert_eq!(
+            describe_error(&error),
+            "--release-image: built for amd64 (--allow-arch-mismatch overrides)"
+        );
+        let key = Error::KeyExists {
+            path: "out/tls/root-ca.key".into(),
+        };
+        assert!(describe_error(&key).contains("reuse it with --tls-dir"));
+        assert!(!describe_error(&key).contains("tls_dir"));
+    }
+
+    #[test]
+    fn warnings_about_settings_name_the_flag() {
+        let warning = Warning {
+            file: bootgen::error::OPTIONS_SOURCE.into(),
+            field: OptionField::ReleaseImage.name().into(),
+            line: None,
+            message: "tag names another architecture".into(),
+        };
+        assert_eq!(
+            describe_warning(&warning),
+            "--release-image: tag names another architecture"
+        );
+    }
+}

@@ -1,0 +1,235 @@
+//! The golden view: one stable text document for an output directory, for golden-file tests.
+//!
+//! It shows every file of `bootstrap.ign`, `master.ign` and `worker.ign` (path, mode, owner and
+//! contents), their units with drop-ins and users, then `metadata.json` and `auth/`. What changes
+//! with each PKI or clock is replaced by what was asked for: a certificate by its subject,
+//! issuer, SANs, key type, usages, CA flag and lifetime; a key by its type and size; a pull
+//! secret, password hash and the kubeadmin password by a marker; the cluster ID, infra ID and
+//! the generated bootstrap SSH key by placeholders. Two runs with different PKIs and clocks
+//! give byte-identical views; a change to the install-config or a setting shows as a readable
+//! diff.
+//!
+//! ```no_run
+//! let view = bootgen::golden::view_dir(std::path::Path::new("bootgen-out"))?;
+//! std::fs::write("golden.txt", view)?;
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+mod config;
+mod pem;
+mod text;
+
+pub use text::Redactions;
+
+use crate::error::{Error, Result};
+use crate::ignition::IgnitionDoc;
+use std::fmt::Write as _;
+use std::path::Path;
+
+/// The configs of an output directory, in the order the view shows them.
+pub const CONFIGS: [&str; 3] = ["bootstrap.ign", "master.ign", "worker.ign"];
+
+/// Placeholders for the values of this directory that depend on its PKI or clock: the cluster
+/// and infra IDs (from `metadata.json`, derived from the root CA), the kubeadmin password and
+/// the generated bootstrap SSH key (from `auth/`), and the validity times of the certificates
+/// in `configs` wherever they are written out (annotations, for example).
+pub fn redactions_of_dir(dir: &Path, configs: &[&IgnitionDoc]) -> Result<Redactions> {
+    let mut redactions = Redactions::none();
+    let mut certs = crate::inspect::certs::CertCollector::default();
+    for doc in configs {
+        certs.scan_config(doc)?;
+    }
+    for cert in &certs.certs {
+        redactions.add(&crate::pki::rfc3339(cert.not_before), "<not-before>");
+        redactions.add(&crate::pki::rfc3339(cert.not_after), "<not-after>");
+    }
+    if let Some(text) = read_optional(&dir.join("metadata.json"))? {
+        let metadata: serde_json::Value =
+            serde_json::from_str(&text).map_err(|e| Error::Parse {
+                file: dir.join("metadata.json").display().to_string(),
+                line: Some(e.line()),
+                message: e.to_string(),
+            })?;
+        for (key, placeholder) in [("clusterID", "<cluster-id>"), ("infraID", "<infra-id>")] {
+            if let Some(value) = metadata.get(key).and_then(serde_json::Value::as_str) {
+                redactions.add(value, placeholder);
+            }
+        }
+    }
+    if let Some(password) = read_optional(&dir.join("auth/kubeadmin-password"))? {
+        redactions.add(&password, "<kubeadmin-password>");
+    }
+    if let Some(line) = read_optional(&dir.join("auth/bootstrap-ssh-key.pub"))? {
+        // The key itself; its type and comment stay readable.
+        if let Some(blob) = line.split_whitespace().nth(1) {
+            redactions.add(blob, "<bootstrap-ssh-key>");
+        }
+    }
+    Ok(redactions)
+}
+
+fn read_optional(path: &Path) -> Result<Option<String>> {
+    match std::fs::read(path) {
+        Ok(bytes) => Ok(Some(String::from_utf8_lossy(&bytes).into_owned())),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(Error::io("cannot read", path, e)),
+    }
+}
+
+/// The golden view of one config.
+pub fn view_config(doc: &IgnitionDoc, redactions: &Redactions) -> Result<String> {
+    let mut out = String::new();
+    config::render(&mut out, doc, redactions)?;
+    Ok(out)
+}
+
+/// The golden view of an output directory (`bootstrap.ign`, `master.ign`, `worker.ign`,
+/// `metadata.json`, `auth/`; `tls/` is the PKI itself and is left out). Files the directory
+/// does not have are listed as absent.
+pub fn view_dir(dir: &Path) -> Result<String> {
+    if !dir.is_dir() {
+        return Err(Error::InvalidOption {
+            option: crate::OptionField::OutputDir,
+            message: format!("{} is not a directory", dir.display()),
+        });
+    }
+    let mut configs = Vec::new();
+    for name in CONFIGS {
+        let path = dir.join(name);
+        let doc = match std::fs::read(&path) {
+            Ok(bytes) => Some(IgnitionDoc::parse(&bytes, &path.display().to_string())?),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+            Err(e) => return Err(Error::io("cannot read", &path, e)),
+        };
+        configs.push((name, doc));
+    }
+    let present: Vec<&IgnitionDoc> = configs.iter().filter_map(|(_, d)| d.as_ref()).collect();
+    let redactions = redactions_of_dir(dir, &present)?;
+    let mut out = String::from("bootgen golden view 1\n");
+    for (name, doc) in &configs {
+        let _ = writeln!(out, "\n######## {name}");
+        match doc {
+            Some(doc) => config::render(&mut out, doc, &redactions)?,
+            None => out.push_str("(absent)\n"),
+        }
+    }
+    let _ = writeln!(out, "\n######## metadata.json");
+    match read_optional(&dir.join("metadata.json"))? {
+        Some(text) => {
+            let value: serde_json::Value = serde_json::from_str(&text).unwrap_or_default();
+            let pretty = serde_json::to_string_pretty(&value).unwrap_or(text);
+            out.push_str(&text::normalize(&pretty, &redactions));
+            out.push('\n');
+        }
+        None => out.push_str("(absent)\n"),
+    }
+    auth(&mut out, &dir.join("auth"), &redactions)?;
+    Ok(out)
+}
+
+/// `auth/`: each file with its mode; secrets as markers, the kubeconfig summarized.
+fn auth(out: &mut String, dir: &Path, redactions: &Redactions) -> Result<()> {
+    let _ = writeln!(out, "\n######## auth/");
+    let mut names = Vec::new();
+    match std::fs::read_dir(dir) {
+        Ok(entries) => {
+            for entry in entries {
+                let entry = entry.map_err(|e| Error::io("cannot read", dir, e))?;
+                names.push(entry.file_name().to_string_lossy().into_owned());
+            }
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            out.push_str("(absent)\n");
+            return Ok(());
+        }
+        Err(e) => return Err(Error::io("cannot read", dir, e)),
+    }
+    names.sort();
+    for name in names {
+        use std::os::unix::fs::PermissionsExt as _;
+        let path = dir.join(&name);
+        let meta = std::fs::metadata(&path).map_err(|e| Error::io("cannot read", &path, e))?;
+        if !meta.is_file() {
+            continue;
+        }
+        let mode = meta.permissions().mode() & 0o7777;
+        let _ = writeln!(out, "\n== auth/{name} mode {mode:04o}");
+        let contents = read_optional(&path)?.unwrap_or_default();
+        let shown = match name.as_str() {
+            "kubeadmin-password" => "<kubeadmin-password>".to_string(),
+            "bootstrap-ssh-key" => "<bootstrap-ssh-key: private key>".to_string(),
+            _ => text::normalize(&contents, redactions),
+        };
+        out.push_str(shown.trim_end());
+        out.push('\n');
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+    use super::*;
+    use crate::{config, generate, output, Options};
+
+    fn generate_into(dir: &Path, yaml: &str, now: time::OffsetDateTime) {
+        let loaded = config::parse(yaml, "install-config.yaml").unwrap();
+        let mut options = Options::new(now);
+        options.key_algorithm = crate::pki::KeyAlgorithm::EcdsaP256;
+        let generated = generate(&loaded, &options).unwrap();
+        output::write_dir(dir, &output::output_files(&generated), false).unwrap();
+    }
+
+    #[test]
+    fn other_pki_and_clock_same_view_other_input_readable_diff() {
+        let scratch = tempfile::tempdir().unwrap();
+        let yaml = config::DEFAULT_INSTALL_CONFIG;
+        let (a, b, c) = (
+            scratch.path().join("a"),
+            scratch.path().join("b"),
+            scratch.path().join("c"),
+        );
+        let day = time::OffsetDateTime::UNIX_EPOCH + time::Duration::days(20_000);
+        generate_into(&a, yaml, day);
+        generate_into(
+            &b,
+            yaml,
+            day + time::Duration::days(40) + time::Duration::minutes(7),
+        );
+        let (view_a, view_b) = (view_dir(&a).unwrap(), view_dir(&b).unwrap());
+        assert_ne!(
+            std::fs::read(a.join("tls/root-ca.crt")).unwrap(),
+            std::fs::read(b.join("tls/root-ca.crt")).unwrap()
+        );
+        assert_eq!(view_a, view_b);
+        for hidden in ["BEGIN", "$2a$", "\"auths\""] {
+            assert!(!view_a.contains(hidden), "{hidden} in the view");
+        }
+        assert!(view_a.contains("clusterID\": \"<cluster-id>\""));
+
+        generate_into(&c, &yaml.replace("  name: example", "  name: other"), day);
+        let view_c = view_dir(&c).unwrap();
+        let changed: Vec<&str> = view_a
+            .lines()
+            .zip(view_c.lines())
+            .filter(|(x, y)| x != y)
+            .map(|(_, y)| y)
+            .collect();
+        assert!(!changed.is_empty());
+        assert!(
+            changed.iter().any(|l| l.contains("api.other.example.com")),
+            "{changed:?}"
+        );
+    }
+
+    #[test]
+    fn a_missing_directory_is_an_error_naming_it() {
+        let message = view_dir(Path::new("/nonexistent/out"))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            message.contains("/nonexistent/out is not a directory"),
+            "{message}"
+        );
+    }
+}

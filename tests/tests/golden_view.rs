@@ -1,0 +1,122 @@
+//! `bootgen inspect --golden`: the view a golden-file test commits. Generated twice with
+//! different PKIs and clocks it must be byte-identical; a change to the install-config must
+//! show as a readable diff; `-o FILE` writes it.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use bootgen_conformance::bootgen;
+use std::path::Path;
+use std::process::Output;
+
+fn generate(out: &Path, now: &str, install_config: Option<&Path>) {
+    let mut cmd = bootgen!();
+    cmd.args([
+        "ignition",
+        "--key-algorithm",
+        "ecdsa-p256",
+        "--now",
+        now,
+        "-o",
+    ])
+    .arg(out);
+    if let Some(path) = install_config {
+        cmd.arg("--install-config").arg(path);
+    }
+    let output = cmd.output().unwrap();
+    assert!(output.status.success(), "{output:?}");
+}
+
+fn golden(dir: &Path, extra: &[&str]) -> Output {
+    bootgen!()
+        .args(["inspect", "--golden"])
+        .arg(dir)
+        .args(extra)
+        .output()
+        .unwrap()
+}
+
+fn view(dir: &Path) -> String {
+    let output = golden(dir, &[]);
+    assert!(output.status.success(), "{output:?}");
+    String::from_utf8(output.stdout).unwrap()
+}
+
+#[test]
+fn the_view_is_the_same_for_another_pki_and_clock_and_shows_input_changes() {
+    let scratch = tempfile::tempdir().unwrap();
+    let (a, b, c) = (
+        scratch.path().join("a"),
+        scratch.path().join("b"),
+        scratch.path().join("c"),
+    );
+    generate(&a, "2026-01-01T00:00:00Z", None);
+    generate(&b, "2026-07-15T13:37:00Z", None);
+    assert_ne!(
+        std::fs::read(a.join("bootstrap.ign")).unwrap(),
+        std::fs::read(b.join("bootstrap.ign")).unwrap(),
+        "two PKIs must give different configs, or this test proves nothing"
+    );
+    let first = view(&a);
+    assert_eq!(first, view(&b));
+    for section in [
+        "bootstrap.ign",
+        "master.ign",
+        "worker.ign",
+        "metadata.json",
+        "auth/",
+    ] {
+        assert!(
+            first.contains(&format!("######## {section}\n")),
+            "{section}"
+        );
+    }
+    for secret in ["PRIVATE KEY-----", "BEGIN CERTIFICATE", "$2a$"] {
+        assert!(!first.contains(secret), "{secret} in the view");
+    }
+    let password = std::fs::read_to_string(a.join("auth/kubeadmin-password")).unwrap();
+    assert!(!first.contains(password.trim()));
+
+    // Another service network: the diff names it, and little else changes.
+    let config = scratch.path().join("install-config.yaml");
+    let text = bootgen::config::DEFAULT_INSTALL_CONFIG.replace("172.30.0.0/16", "172.31.0.0/16");
+    assert_ne!(text, bootgen::config::DEFAULT_INSTALL_CONFIG);
+    std::fs::write(&config, text).unwrap();
+    generate(&c, "2026-01-01T00:00:00Z", Some(&config));
+    let other = view(&c);
+    let changed: Vec<&str> = first
+        .lines()
+        .zip(other.lines())
+        .filter(|(x, y)| x != y)
+        .map(|(_, y)| y)
+        .collect();
+    assert!(
+        changed.iter().any(|l| l.contains("172.31.0.0/16")),
+        "{changed:#?}"
+    );
+    assert!(
+        changed.len() < 40,
+        "a small input change, a small diff: {changed:#?}"
+    );
+}
+
+#[test]
+fn output_file_and_refusals() {
+    let scratch = tempfile::tempdir().unwrap();
+    let out = scratch.path().join("out");
+    generate(&out, "2026-01-01T00:00:00Z", None);
+    let file = scratch.path().join("golden.txt");
+    let written = golden(&out, &["-o", file.to_str().unwrap()]);
+    assert!(written.status.success(), "{written:?}");
+    assert!(written.stdout.is_empty());
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), view(&out));
+
+    let not_a_dir = golden(&out.join("bootstrap.ign"), &[]);
+    assert_eq!(not_a_dir.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&not_a_dir.stderr);
+    assert!(
+        stderr.contains("--golden takes an output directory"),
+        "{stderr}"
+    );
+    let with_certs = golden(&out, &["--certs"]);
+    assert_eq!(with_certs.status.code(), Some(1));
+}
