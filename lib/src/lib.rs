@@ -1,7 +1,14 @@
 //! bootgen builds everything an OpenShift bootstrap node boots from: `bootstrap.ign` (files,
 //! the `core` user, systemd units, the TLS bundle, kubeconfigs, manifests), the
-//! `master.ign`/`worker.ign` pointer configs and the admin kubeconfig. It also reads and
-//! patches Ignition configs that other tools wrote.
+//! `master.ign`/`worker.ign` pointer configs and the admin kubeconfig. It also reads, patches
+//! and compares Ignition configs that other tools wrote.
+//!
+//! The library never prints, never reads the environment or the clock, and draws randomness
+//! only for keys: the clock and every choice come in through [`Options`]. Errors are one
+//! [`Error`] type whose messages name the file, field or setting at fault; a setting is named
+//! by its [`OptionField`] (a front end such as the `bootgen` CLI maps it to its own flag).
+//!
+//! # Generate
 //!
 //! ```
 //! use bootgen::{config, generate, Options};
@@ -17,13 +24,85 @@
 //! assert_eq!(generated.metadata.architecture.control_plane, "arm64");
 //! let bytes: Vec<u8> = generated.bootstrap.to_bytes(); // what goes into bootstrap.ign
 //! assert!(bytes.starts_with(b"{\"ignition\""));
-//! // bootgen::output::write_dir(dir, &bootgen::output::output_files(&generated), false)?;
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
+//! To write the output directory use [`output::write_dir`] with [`output::output_files`]; to
+//! generate again into the same directory, set [`Options::tls_dir`] to its `tls/` so the PKI is
+//! reused (keys are never replaced), as `lib/examples/generate.rs` does.
+//!
+//! # Patch
+//!
+//! The passes work on any Ignition config, whoever wrote it:
+//!
+//! ```
+//! use bootgen::ignition::IgnitionDoc;
+//! use bootgen::passes::{apply, PassOptions};
+//!
+//! let text = br#"{"ignition":{"version":"3.2.0"},"systemd":{"units":[
+//!     {"name":"bootkube.service","contents":"[Service]\nExecStart=/bin/true\n"}]}}"#;
+//! let mut doc = IgnitionDoc::parse(text, "installer.ign")?;
+//! let options = PassOptions { hold_units: vec!["bootkube.service".into()], ..PassOptions::default() };
+//! let changes = apply(&mut doc, &options)?;
+//! assert!(changes.iter().any(|c| c.target == "bootkube.service"));
+//! # Ok::<(), bootgen::Error>(())
+//! ```
+//!
+//! A bad value is an error naming the setting, not a flag:
+//!
+//! ```
+//! use bootgen::passes::mirrors::MirrorRule;
+//!
+//! let error = MirrorRule::parse("quay.io/ocp").unwrap_err();
+//! assert!(matches!(error, bootgen::Error::InvalidOption { option: bootgen::OptionField::Mirror, .. }));
+//! let rule: MirrorRule = "quay.io/ocp=mirror.example.com/ocp".parse()?;
+//! assert_eq!(rule.mirror, "mirror.example.com/ocp");
+//! # Ok::<(), bootgen::InvalidValue>(())
+//! ```
+//!
+//! # Inspect
+//!
+//! [`inspect`] reads configs back: [`inspect::decode`] every file, unit and user;
+//! [`inspect::summary::summarize`], [`inspect::diff::diff`] (semantic: order and encoding do
+//! not matter), the certificate report and the lints.
+//!
+//! ```
+//! use bootgen::ignition::IgnitionDoc;
+//!
+//! let old = IgnitionDoc::parse(br#"{"ignition":{"version":"3.2.0"}}"#, "old.ign")?;
+//! let new = IgnitionDoc::parse(
+//!     br#"{"ignition":{"version":"3.2.0"},"storage":{"files":[{"path":"/etc/motd","contents":{"source":"data:,hi"}}]}}"#,
+//!     "new.ign",
+//! )?;
+//! let diff = bootgen::inspect::diff::diff(&old, &new, "old.ign", "new.ign")?;
+//! assert!(diff.to_string().contains("+ file /etc/motd"));
+//! assert_eq!(bootgen::inspect::decode(&new)?.files[0].contents.as_deref(), Some(&b"hi"[..]));
+//! # Ok::<(), bootgen::Error>(())
+//! ```
+//!
+//! # Golden view
+//!
+//! [`golden::view_dir`] turns an output directory into one text that stays byte-identical
+//! across PKIs and clocks, for golden-file tests:
+//!
+//! ```
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! use bootgen::{config, generate, golden, output, Options};
+//!
+//! let loaded = config::load_default()?;
+//! let mut options = Options::new(time::OffsetDateTime::UNIX_EPOCH + time::Duration::days(20_000));
+//! options.key_algorithm = "ecdsa-p256".parse()?;
+//! let out = tempfile::tempdir()?;
+//! output::write_dir(out.path(), &output::output_files(&generate(&loaded, &options)?), false)?;
+//! let view = golden::view_dir(out.path())?;
+//! assert!(view.contains("\"infraID\": \"<infra-id>\""));
+//! assert!(!view.contains("PRIVATE KEY-----"));
+//! # Ok(())
+//! # }
+//! ```
+//!
 //! The data flows one way: [`config`] → [`model`] → [`pki`] → [`assets`] → [`ignition`] →
-//! [`passes`] → [`output`]. The library never prints, never reads the environment or the
-//! clock, and draws randomness only for keys.
+//! [`passes`] → [`output`] (see ARCHITECTURE.md in the repository).
 
 pub mod assets;
 pub mod config;

@@ -90,6 +90,26 @@ fn write(path: &Path, contents: &[u8]) -> Result<()> {
 // ---------------------------------------------------------------------------------------------
 // Running the binary under test
 
+/// The repository root: `fixtures/`, `templates/` and the workspace's crates are below it.
+pub fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+/// How the library names its settings (`OptionField` names) in its own messages. The CLI must
+/// say the flag instead, so none of these may reach a user's terminal.
+pub const LIBRARY_SPELLINGS: &[&str] = &[
+    "`model.",
+    "passes.mirrors",
+    "`tls_dir`",
+    "`force`",
+    "`strict`",
+    "`renew_expired`",
+    "`manifests_dir`",
+    "`openshift_dir`",
+    "`key_algorithm`",
+    "`warn_within`",
+];
+
 /// A `Command` for the bootgen binary at `path`; from an integration test use [`bootgen!`],
 /// which passes the binary Cargo built for this crate.
 pub fn bootgen(path: impl AsRef<OsStr>) -> Command {

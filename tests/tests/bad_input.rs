@@ -3,12 +3,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
-
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
+use bootgen_conformance::{repo, LIBRARY_SPELLINGS};
 
 fn invalid(name: &str) -> String {
     repo()
@@ -17,19 +12,6 @@ fn invalid(name: &str) -> String {
         .display()
         .to_string()
 }
-
-/// How the library names its settings; the CLI must say the flag instead.
-const LIBRARY_SPELLINGS: &[&str] = &[
-    "`model.",
-    "passes.mirrors",
-    "`tls_dir`",
-    "`force`",
-    "`strict`",
-    "`renew_expired`",
-    "`manifests_dir`",
-    "`openshift_dir`",
-    "`key_algorithm`",
-];
 
 struct Case {
     name: &'static str,
@@ -193,7 +175,7 @@ fn bad_inputs_fail_clearly_and_write_nothing() {
         let out_dir = scratch
             .path()
             .join(format!("out-{}", c.name.replace(' ', "-")));
-        let output = Command::new(env!("CARGO_BIN_EXE_bootgen-under-test"))
+        let output = bootgen_conformance::bootgen!()
             .arg("ignition")
             .args(&c.args)
             .arg("--output")
@@ -238,7 +220,7 @@ fn unknown_keys_warn_with_their_line_and_strict_makes_them_errors() {
         .replace("  replicas: 2\n", "  replicas: 2\n  replcas: 4\n");
     std::fs::write(&config, text).unwrap();
     let run = |extra: &[&str], out: &str| {
-        Command::new(env!("CARGO_BIN_EXE_bootgen-under-test"))
+        bootgen_conformance::bootgen!()
             .args([
                 "ignition",
                 "--key-algorithm",
@@ -277,7 +259,7 @@ fn secrets_stay_out_of_error_messages() {
         .unwrap()
         .replace("auths: not json", "{\"auths\": hunter2-secret");
     std::fs::write(&config, text).unwrap();
-    let output = Command::new(env!("CARGO_BIN_EXE_bootgen-under-test"))
+    let output = bootgen_conformance::bootgen!()
         .args(["ignition", "--install-config"])
         .arg(&config)
         .arg("--output")
@@ -299,7 +281,7 @@ fn existing_output_is_not_replaced_without_force() {
     let scratch = tempfile::tempdir().unwrap();
     let out = scratch.path().join("out");
     let run = |extra: &[&str]| {
-        Command::new(env!("CARGO_BIN_EXE_bootgen-under-test"))
+        bootgen_conformance::bootgen!()
             .args(["ignition", "--key-algorithm", "ecdsa-p256", "--output"])
             .arg(&out)
             .args(extra)
@@ -328,7 +310,7 @@ fn existing_output_is_not_replaced_without_force() {
 fn a_different_key_in_the_output_is_refused_naming_the_flag_that_reuses_it() {
     let scratch = tempfile::tempdir().unwrap();
     let generate = |out: &str, extra: &[&str]| {
-        Command::new(env!("CARGO_BIN_EXE_bootgen-under-test"))
+        bootgen_conformance::bootgen!()
             .args(["ignition", "--key-algorithm", "ecdsa-p256", "--output"])
             .arg(scratch.path().join(out))
             .args(extra)

@@ -90,7 +90,7 @@ const JOURNAL: &str = "journal line 1\njournal line 2\njournal line 3";
 // Rendering
 
 fn template_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../templates/node/usr/local/bin")
+    bootgen_conformance::repo().join("templates/node/usr/local/bin")
 }
 
 fn context(cluster_profile: &str) -> Value {

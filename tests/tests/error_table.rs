@@ -4,8 +4,8 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+use bootgen_conformance::LIBRARY_SPELLINGS;
 use std::path::Path;
-use std::process::Command;
 
 struct Case {
     args: &'static str,
@@ -172,7 +172,7 @@ const CASES: &[Case] = &[
 
 fn setup(dir: &Path) {
     let good = dir.join("good.ign");
-    let out = Command::new(env!("CARGO_BIN_EXE_bootgen-under-test"))
+    let out = bootgen_conformance::bootgen!()
         .args(["ignition", "--key-algorithm", "ecdsa-p256", "-o"])
         .arg(dir.join("out"))
         .output()
@@ -225,7 +225,7 @@ fn every_command_rejects_bad_input_clearly() {
     for c in CASES {
         let line = c.args.replace("{}", &dir.display().to_string());
         let args: Vec<&str> = line.split(' ').collect();
-        let output = Command::new(env!("CARGO_BIN_EXE_bootgen-under-test"))
+        let output = bootgen_conformance::bootgen!()
             .args(&args)
             .output()
             .unwrap();
@@ -247,6 +247,12 @@ fn every_command_rejects_bad_input_clearly() {
             if !all.contains(fragment) {
                 failures.push(format!("`{}`: output lacks `{fragment}`:\n{all}", c.args));
             }
+        }
+        if let Some(spelling) = LIBRARY_SPELLINGS.iter().find(|s| all.contains(*s)) {
+            failures.push(format!(
+                "`{}`: the library's `{spelling}` instead of a flag:\n{all}",
+                c.args
+            ));
         }
         for leftover in ["x.ign", "out2", "ex", "p.ign", "p.tar.gz"] {
             if dir.join(leftover).exists() {

@@ -15,6 +15,7 @@ use std::time::Instant;
 
 use base64::engine::general_purpose::STANDARD;
 use base64::Engine as _;
+use bootgen_conformance::repo;
 use bootgen_conformance::{
     apply_with_ignition, check_applied, ignition_validate, is_enabled, passwd_entry, read_preset,
     run, AppliedRoot, BaseRoot, IgnitionView,
@@ -239,10 +240,6 @@ const FIXTURE_DIRS: &[(&str, &str, &str)] = &[(
 const FIXTURE_PKI: &str = "fixtures/pki";
 /// The clock the fixed PKI is valid at.
 const FIXTURE_NOW: &str = "2026-01-01T01:00:00Z";
-
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
 
 /// The embedded default (as the README runs it, with a new PKI) and every valid install-config
 /// fixture (with the fixture PKI).

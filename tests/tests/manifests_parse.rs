@@ -49,7 +49,7 @@ const CVO_PATCH: &str = "node/opt/openshift/original_cvo_overrides.patch.j2";
 // Environment and helpers
 
 fn templates_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../templates")
+    bootgen_conformance::repo().join("templates")
 }
 
 fn to_json_text(value: &Value, html_safe: bool) -> Result<Value, Error> {
@@ -973,7 +973,7 @@ fn ssh_machine_configs_give_core_the_key() -> TestResult {
 /// parses as YAML, every document has apiVersion, kind and metadata.name, and Secrets are 0600.
 #[test]
 fn every_manifest_in_generated_configs_parses() -> TestResult {
-    let repo = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
+    let repo = bootgen_conformance::repo();
     let valid = repo.join("fixtures/install-configs/valid");
     let mut names: Vec<_> = std::fs::read_dir(&valid)?
         .filter_map(|e| e.ok().map(|e| e.path()))

@@ -34,7 +34,7 @@ fn bootgen(out: &Path, extra: &[&str]) -> Command {
 /// RSA where two runs must give the same bytes: re-issuing a certificate signs it again, and
 /// ECDSA signatures differ on every signing while RSA's (PKCS#1 v1.5) do not.
 fn bootgen_with_keys(out: &Path, algorithm: &str, extra: &[&str]) -> Command {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_bootgen-under-test"));
+    let mut cmd = bootgen_conformance::bootgen!();
     cmd.args(["ignition", "--key-algorithm", algorithm, "--output"])
         .arg(out)
         .args(extra)
@@ -284,7 +284,7 @@ fn killed_at_every_step(place: Place) {
         if out.join(bootgen::output::COMMIT_RECORD).exists() {
             pending += 1;
             // Readers refuse the half-written directory, naming the way out...
-            let inspect = Command::new(env!("CARGO_BIN_EXE_bootgen-under-test"))
+            let inspect = bootgen_conformance::bootgen!()
                 .arg("inspect")
                 .arg(&out)
                 .output()

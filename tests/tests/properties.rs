@@ -8,7 +8,6 @@ use bootgen::{config, generate, inspect, Options};
 use bootgen_conformance::ignition_validate;
 use proptest::prelude::*;
 use std::collections::BTreeSet;
-use std::path::Path;
 
 #[derive(Debug, Clone)]
 struct Cluster {
@@ -84,7 +83,7 @@ proptest! {
         let loaded = config::parse(&install_config(&c), "prop.yaml").unwrap();
         let mut options = Options::new(time::macros::datetime!(2026-01-01 01:00 UTC));
         // The fixture PKI is reused (leaves re-issued for the new names): no key generation per case.
-        options.tls_dir = Some(Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/pki"));
+        options.tls_dir = Some(bootgen_conformance::repo().join("fixtures/pki"));
         let generated = generate(&loaded, &options).unwrap();
 
         let decoded = inspect::decode(&generated.bootstrap).unwrap();

@@ -3,19 +3,16 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+use bootgen_conformance::repo;
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
-
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
+use std::path::Path;
 
 fn snapshot(dir: &Path) -> BTreeMap<String, (u32, Vec<u8>)> {
     bootgen_conformance::dir_contents(dir).unwrap()
 }
 
 fn generate(out: &Path, tls: &Path) {
-    let output = std::process::Command::new(env!("CARGO_BIN_EXE_bootgen-under-test"))
+    let output = bootgen_conformance::bootgen!()
         .args(["ignition", "--install-config"])
         .arg(repo().join("fixtures/install-configs/valid/mirrors.yaml"))
         .arg("--manifests-dir")
@@ -53,7 +50,7 @@ fn two_processes_write_identical_output() {
     assert_eq!(first["auth/kubeconfig"].0, 0o600);
 
     // A third run into the first directory (reusing its tls/) changes nothing at all.
-    let output = std::process::Command::new(env!("CARGO_BIN_EXE_bootgen-under-test"))
+    let output = bootgen_conformance::bootgen!()
         .args(["ignition", "--force", "--install-config"])
         .arg(repo().join("fixtures/install-configs/valid/mirrors.yaml"))
         .arg("--manifests-dir")

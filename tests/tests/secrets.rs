@@ -4,17 +4,13 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use bootgen_conformance::repo;
+use std::path::Path;
 
 const PULL_SECRET_MARKER: &str = "c2VjcmV0LW1hcmtlci1kby1ub3QtcHJpbnQ";
 
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
-
 fn bootgen(args: &[&str], paths: &[&Path]) -> String {
-    let output = Command::new(env!("CARGO_BIN_EXE_bootgen-under-test"))
+    let output = bootgen_conformance::bootgen!()
         .args(args)
         .args(paths)
         .output()

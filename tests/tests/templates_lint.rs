@@ -35,7 +35,7 @@ const RELEASE_IMAGE: &str = "quay.io/openshift-release-dev/ocp-release@sha256:\
 // Rendering
 
 fn templates_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../templates")
+    bootgen_conformance::repo().join("templates")
 }
 
 /// The library's `tojson` filter: plain JSON text.

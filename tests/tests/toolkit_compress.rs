@@ -6,6 +6,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+use bootgen_conformance::repo;
 use bootgen_conformance::{apply_with_ignition, ignition_validate};
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -13,12 +14,8 @@ use std::os::unix::fs::PermissionsExt as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
-
 fn bootgen() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_bootgen-under-test"))
+    bootgen_conformance::bootgen!()
 }
 
 fn ok(cmd: &mut Command) -> String {

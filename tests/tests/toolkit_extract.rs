@@ -5,17 +5,14 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use bootgen_conformance::apply_with_ignition;
+use bootgen_conformance::repo;
 use serde_json::{json, Value};
 use std::os::unix::fs::PermissionsExt as _;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
+use std::process::Output;
 
 fn extract(config: &Path, dir: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_bootgen-under-test"))
+    bootgen_conformance::bootgen!()
         .arg("extract")
         .arg(config)
         .arg("-o")

@@ -3,17 +3,13 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+use bootgen_conformance::repo;
 use serde_json::Value;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
+use std::process::Output;
 
 /// Runs bootgen from the repository root (so file names in the output are relative).
 fn bootgen(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_bootgen-under-test"))
+    bootgen_conformance::bootgen!()
         .current_dir(repo())
         .args(args)
         .output()
@@ -59,7 +55,7 @@ fn inspect_json_holds_what_the_text_says() {
 fn a_large_config_gets_the_pointer_advice_from_inspect_and_ignition() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out");
-    let output = Command::new(env!("CARGO_BIN_EXE_bootgen-under-test"))
+    let output = bootgen_conformance::bootgen!()
         .args(["ignition", "--now", "2026-01-01T00:00:00Z", "--tls-dir"])
         .arg(repo().join("fixtures/pki"))
         .arg("-o")
@@ -134,7 +130,7 @@ fn certificate_report_flags_expiring_and_expired_and_fails_when_expired() {
 fn certificate_report_reads_an_output_directory() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out");
-    let generated = Command::new(env!("CARGO_BIN_EXE_bootgen-under-test"))
+    let generated = bootgen_conformance::bootgen!()
         .args(["ignition", "--now", "2026-01-01T00:00:00Z", "--tls-dir"])
         .arg(repo().join("fixtures/pki"))
         .arg("-o")
@@ -223,7 +219,7 @@ fn diff_of_two_output_directories_compares_every_output() {
     let scratch = tempfile::tempdir().unwrap();
     let dir = |name: &str| scratch.path().join(name);
     let generate = |out: &str, extra: &[&str]| {
-        let output = Command::new(env!("CARGO_BIN_EXE_bootgen-under-test"))
+        let output = bootgen_conformance::bootgen!()
             .args([
                 "ignition",
                 "--key-algorithm",
@@ -239,7 +235,7 @@ fn diff_of_two_output_directories_compares_every_output() {
         assert!(output.status.success(), "{output:?}");
     };
     let diff = |a: &str, b: &str| {
-        Command::new(env!("CARGO_BIN_EXE_bootgen-under-test"))
+        bootgen_conformance::bootgen!()
             .arg("diff")
             .args([dir(a), dir(b)])
             .output()

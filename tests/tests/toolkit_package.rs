@@ -7,20 +7,17 @@
 
 use base64::Engine as _;
 use bootgen_conformance::ignition_validate;
+use bootgen_conformance::repo;
 use serde_json::Value;
 use sha2::{Digest, Sha256, Sha512};
 use std::io::Read as _;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 const EPOCH: &str = "1767225600"; // 2026-01-01T00:00:00Z
 
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
-
 fn bootgen() -> Command {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_bootgen-under-test"));
+    let mut cmd = bootgen_conformance::bootgen!();
     cmd.env("SOURCE_DATE_EPOCH", EPOCH);
     cmd
 }

@@ -11,14 +11,11 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+use bootgen_conformance::repo;
 use bootgen_conformance::{apply_with_ignition, ignition_validate, IGNITION_VALIDATE};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
 
 fn corpus(dir: &str) -> Vec<PathBuf> {
     let mut files: Vec<PathBuf> = std::fs::read_dir(repo().join("fixtures/ign").join(dir))
@@ -33,7 +30,7 @@ fn corpus(dir: &str) -> Vec<PathBuf> {
 
 /// bootgen's verdict (Ignition's rules only, no lints) and its JSON report.
 fn bootgen_validate(path: &Path) -> (bool, Value) {
-    let output = Command::new(env!("CARGO_BIN_EXE_bootgen-under-test"))
+    let output = bootgen_conformance::bootgen!()
         .args(["validate", "--no-lint", "--json"])
         .arg(path)
         .output()
@@ -160,7 +157,7 @@ fn boot_failures_pass_ignition_validate_but_fail_the_files_stage_and_bootgen() {
 
 #[test]
 fn problems_read_like_ignition_validate_with_json_paths_and_positions() {
-    let output = Command::new(env!("CARGO_BIN_EXE_bootgen-under-test"))
+    let output = bootgen_conformance::bootgen!()
         .current_dir(repo())
         .args(["validate", "--no-lint"])
         .args(
@@ -179,7 +176,7 @@ fn problems_read_like_ignition_validate_with_json_paths_and_positions() {
 
 fn generated(dir: &Path, extra: &[&str]) -> PathBuf {
     let out = dir.join("out");
-    let output = Command::new(env!("CARGO_BIN_EXE_bootgen-under-test"))
+    let output = bootgen_conformance::bootgen!()
         .args(["ignition", "--now", "2026-01-01T00:00:00Z", "--tls-dir"])
         .arg(repo().join("fixtures/pki"))
         .arg("-o")
@@ -196,7 +193,7 @@ fn generated(dir: &Path, extra: &[&str]) -> PathBuf {
 }
 
 fn validate_at(config: &Path, now: &str, extra: &[&str]) -> (Option<i32>, String) {
-    let output = Command::new(env!("CARGO_BIN_EXE_bootgen-under-test"))
+    let output = bootgen_conformance::bootgen!()
         .args(["validate", "--now", now])
         .args(extra)
         .arg(config)

@@ -5,16 +5,13 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+use bootgen_conformance::repo;
 use bootgen_conformance::{
     apply_with_ignition, bootgen, ignition_validate, is_enabled, preset_all, run,
 };
 use serde_json::Value;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
-
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
 
 fn generate(out: &Path, extra: &[&str]) {
     let mut cmd = bootgen!();

@@ -33,8 +33,6 @@ mod tests;
 mod tests_manifests;
 #[cfg(test)]
 mod tests_reuse;
-#[cfg(test)]
-mod tests_timing;
 
 use std::fmt;
 use std::path::Path;
