@@ -39,6 +39,19 @@ pub enum Command {
     Completions(CompletionsArgs),
     /// Write bootgen's man pages.
     Man(ManArgs),
+    /// List the supported OpenShift releases, or what differs between two of them.
+    Releases(ReleasesArgs),
+}
+
+/// `bootgen releases`.
+#[derive(Debug, Args)]
+pub struct ReleasesArgs {
+    /// Two minors to compare (e.g. `4.16 4.19`); none lists every supported release.
+    #[arg(value_name = "MINOR", num_args = 0..=2)]
+    pub minors: Vec<String>,
+    /// With one or two minors: also print each release's stages and commands.
+    #[arg(long)]
+    pub commands: bool,
 }
 
 /// Unit transforms shared by `ignition` and `patch`.

@@ -61,7 +61,85 @@ pub fn template_context(model: &Model, identity: &Identity, pki: Value, debug: b
         "install_config_yaml": model.stored_install_config,
         "kubeadmin_hash": identity.kubeadmin_hash,
         "release_channel": model.release_channel(),
+        "release": release_context(&model.release),
         "installer_version": env!("CARGO_PKG_VERSION"),
         "pki": pki,
     })
+}
+
+/// What templates know of the release (the context's `release`): its profile's stages (each with
+/// its command as one line of shell words), images and feature switches.
+pub fn release_context(release: &crate::release::SelectedRelease) -> Value {
+    let profile = release.profile;
+    let stages: Vec<Value> = profile
+        .stages
+        .iter()
+        .map(|stage| {
+            json!({
+                "name": stage.name,
+                "marker": stage.marker,
+                "skip_if": stage.skip_if,
+                "kind": stage.kind,
+                "run": stage.run(),
+            })
+        })
+        .collect();
+    let run: serde_json::Map<String, Value> = profile
+        .stages
+        .iter()
+        .map(|stage| (stage.name.clone(), Value::String(stage.run())))
+        .collect();
+    json!({
+        "version": release.version.to_string(),
+        "minor": profile.minor.to_string(),
+        "development": profile.development,
+        "stages": stages,
+        "run": run,
+        "images": profile.images,
+        "features": profile.features,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every top-level variable templates get is documented in templates/README.md, and every
+    /// documented one exists: the table is how template authors learn the context.
+    #[test]
+    fn the_readme_table_documents_the_context() {
+        let readme = include_str!("../../templates/README.md");
+        let documented: std::collections::BTreeSet<String> = readme
+            .lines()
+            .filter(|l| l.starts_with("| `"))
+            .flat_map(|l| {
+                let first = l.split('|').nth(1).unwrap_or_default();
+                first
+                    .split('`')
+                    .skip(1)
+                    .step_by(2)
+                    .map(|name| name.split('.').next().unwrap_or_default().to_string())
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+        let loaded = crate::config::load_default().unwrap();
+        let model = Model::new(&loaded, &Default::default()).unwrap();
+        let identity = Identity {
+            cluster_id: String::new(),
+            infra_id: String::new(),
+            kubeadmin_password: String::new(),
+            kubeadmin_hash: String::new(),
+        };
+        let context = template_context(&model, &identity, Value::Null, false);
+        let keys: std::collections::BTreeSet<String> =
+            context.as_object().unwrap().keys().cloned().collect();
+        assert_eq!(keys, documented);
+        // The release's own entries too.
+        for key in context["release"].as_object().unwrap().keys() {
+            assert!(
+                readme.contains(&format!("`release.{key}`")),
+                "release.{key}"
+            );
+        }
+    }
 }

@@ -117,6 +117,7 @@ pub mod model;
 pub mod output;
 pub mod passes;
 pub mod pki;
+pub mod release;
 pub mod render;
 
 pub use error::{Error, InvalidValue, OptionField, Result};

@@ -124,6 +124,48 @@ fn bad_inputs_fail_clearly_and_write_nothing() {
             ],
         ),
         case(
+            "digest without a version",
+            &[
+                "--release-image",
+                "quay.io/openshift-release-dev/ocp-release@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef",
+            ],
+            &[
+                "--release-version",
+                "does not say which release it is",
+                "give the version with --release-version",
+            ],
+        ),
+        case(
+            "tag and version disagree",
+            &[
+                "--release-version",
+                "4.16.2",
+                "--release-image",
+                "quay.io/openshift-release-dev/ocp-release:4.16.3-x86_64",
+            ],
+            &["--release-version: 4.16.2 disagrees", "says 4.16.3"],
+        ),
+        case(
+            "unsupported release 6.0",
+            &["--release-version", "6.0.0"],
+            &["OpenShift 6.0 is not supported", "4.12", "5.0 (development)"],
+        ),
+        case(
+            "unsupported release 3.11",
+            &["--release-version", "3.11.0"],
+            &["OpenShift 3.11 is not supported"],
+        ),
+        case(
+            "unsupported release 4.99",
+            &["--release-version", "4.99.0"],
+            &["OpenShift 4.99 is not supported"],
+        ),
+        case(
+            "a minor is not a release version",
+            &["--release-version", "4.16"],
+            &["--release-version", "give the full version, e.g. 4.16.0"],
+        ),
+        case(
             "bad key algorithm",
             &["--key-algorithm", "dsa"],
             &["--key-algorithm", "dsa"],

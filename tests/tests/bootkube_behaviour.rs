@@ -5,9 +5,8 @@
 //! first on `PATH`: they log their arguments, and the stub `podman` writes the outputs the real render
 //! commands would write, remembers its containers, and fails the stage named by `STUB_FAIL_STAGE`.
 //!
-//! The scripts come from `templates/` rendered with minijinja (strict, trailing newline kept), the
-//! way the library renders them. Once `bootgen` writes a full `bootstrap.ign`, `scripts()` can take
-//! them from there instead.
+//! The scripts are the ones `bootgen::generate` puts in `bootstrap.ign` for a release (the default
+//! one unless a test names another), decoded from the config.
 
 use std::collections::BTreeMap;
 use std::fs;
@@ -73,9 +72,9 @@ const CONTAINER_STAGES: &[&str] = &[
     "wait-for-ceo",
 ];
 
-/// The scripts under test: template path below `templates/node/usr/local/bin`.
+/// The scripts under test, by their name in `/usr/local/bin`.
 const SCRIPTS: &[&str] = &[
-    "bootkube.sh.j2",
+    "bootkube.sh",
     "bootkube-stages.sh",
     "bootkube-reset.sh",
     "bootstrap-service-record.sh",
@@ -87,49 +86,43 @@ const SCRIPTS: &[&str] = &[
 const JOURNAL: &str = "journal line 1\njournal line 2\njournal line 3";
 
 // ---------------------------------------------------------------------------------------------
-// Rendering
+// The scripts, from a real generation
 
-fn template_dir() -> PathBuf {
-    bootgen_conformance::repo().join("templates/node/usr/local/bin")
-}
-
-fn context(cluster_profile: &str) -> Value {
-    serde_json::json!({
-        "cluster": {
-            "name": "ostest",
-            "base_domain": "example.com",
-            "domain": "ostest.example.com",
-            "api_host": "api.ostest.example.com",
-            "api_int_host": "api-int.ostest.example.com",
-            "id": "00000000-0000-4000-8000-000000000000",
-            "infra_id": "ostest-abcde",
-        },
-        "release_image": "quay.example/ocp-release@sha256:1111",
-        "cluster_profile": cluster_profile,
-    })
-}
-
-/// Renders every script: (name on the node, contents).
-fn scripts(cluster_profile: &str) -> Vec<(String, String)> {
-    // The library's own renderer, with its quoting filters.
-    let renderer = bootgen::render::Renderer::new(&context(cluster_profile));
+/// Generates the default cluster for `release` (`None`: bootgen's default) and returns every
+/// script under test: (name on the node, contents). A cluster profile, which only the
+/// installer's environment sets, is written into bootkube.sh's assignment.
+pub fn scripts_of(release: Option<&str>, cluster_profile: &str) -> Vec<(String, String)> {
+    let loaded = bootgen::config::load_default().unwrap();
+    let now = time::OffsetDateTime::from_unix_timestamp(1_767_229_200).unwrap();
+    let mut options = bootgen::Options::new(now);
+    options.key_algorithm = "ecdsa-p256".parse().unwrap();
+    options.model.release_version = release.map(str::to_string);
+    let generated = bootgen::generate(&loaded, &options).unwrap();
+    let decoded = bootgen::inspect::decode(&generated.bootstrap).unwrap();
     SCRIPTS
         .iter()
         .map(|name| {
-            let path = template_dir().join(name);
-            let source = fs::read_to_string(&path)
-                .unwrap_or_else(|e| panic!("reading {}: {e}", path.display()));
-            match name.strip_suffix(".j2") {
-                Some(dest) => {
-                    let text = renderer
-                        .render_str(name, &source)
-                        .unwrap_or_else(|e| panic!("rendering {name}: {e:#}"));
-                    (dest.to_string(), text)
-                }
-                None => (name.to_string(), source),
+            let path = format!("/usr/local/bin/{name}");
+            let file = decoded
+                .files
+                .iter()
+                .find(|f| f.path == path)
+                .unwrap_or_else(|| panic!("{path} is not in the config"));
+            let mut text = String::from_utf8(file.contents.clone().unwrap()).unwrap();
+            if *name == "bootkube.sh" && !cluster_profile.is_empty() {
+                assert!(text.contains("CLUSTER_PROFILE=''\n"));
+                text = text.replace(
+                    "CLUSTER_PROFILE=''\n",
+                    &format!("CLUSTER_PROFILE='{cluster_profile}'\n"),
+                );
             }
+            (name.to_string(), text)
         })
         .collect()
+}
+
+fn scripts(cluster_profile: &str) -> Vec<(String, String)> {
+    scripts_of(None, cluster_profile)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -222,7 +215,7 @@ produce() {
 				return 1
 			fi
 			case "$stage" in
-			ingress-operator-bootstrap | node-tuning-bootstrap) write "$out/$stage-rendered.yaml" "kind: Stub # $stage" ;;
+			auth-api-bootstrap | ingress-operator-bootstrap | node-tuning-bootstrap) write "$out/$stage-rendered.yaml" "kind: Stub # $stage" ;;
 			*) write "$out/manifests/$stage-rendered.yaml" "kind: Stub # $stage" ;;
 			esac
 			;;
@@ -703,7 +696,7 @@ fn full_run_runs_every_stage_in_order_and_marks_it_done() {
         "etcd-member-pod.yaml",
         "keepalived.yaml",
         "kube-apiserver-bootstrap-pod.yaml",
-        "cvo-bootstrap-pod.yaml",
+        "bootstrap-pod.yaml",
     ] {
         assert!(
             kube.join("manifests").join(pod).exists(),
@@ -759,7 +752,7 @@ fn full_run_runs_every_stage_in_order_and_marks_it_done() {
         |l| l.starts_with("oc cvo-overrides patch clusterversion.config.openshift.io version")
     ));
     assert!(log.iter().any(|l| l.contains("curl check-api-int-url")
-        && l.contains("https://api-int.ostest.example.com:6443/readyz")));
+        && l.contains("https://api-int.example.example.com:6443/readyz")));
     assert!(
         node.containers().is_empty(),
         "containers left: {:?}",
@@ -848,7 +841,7 @@ fn probe_failures_are_recorded_but_do_not_stop_bootkube() {
     let end = stage_end(run, "resolve-api-int-url");
     assert_eq!(field(end, "result"), "failure");
     assert!(
-        field(end, "errorMessage").contains("api-int.ostest.example.com"),
+        field(end, "errorMessage").contains("api-int.example.example.com"),
         "{end}"
     );
     assert!(field(end, "errorLine").contains("resolve_url"), "{end}");

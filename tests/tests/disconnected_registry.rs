@@ -342,6 +342,8 @@ fn bootgen_ignition(out: &Path, digest: &str, extra: &[String]) -> TestResult<Ou
             "ignition",
             "--key-algorithm",
             "ecdsa-p256",
+            "--release-version",
+            "4.22.0",
             "--release-image",
         ])
         .arg(format!("{SOURCE}@{digest}"))

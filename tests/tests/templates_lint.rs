@@ -135,7 +135,8 @@ fn base_context() -> Json {
         "capabilities": { "baseline": "", "additional": [] },
         "install_config_yaml": "apiVersion: v1\nmetadata:\n  name: demo\n",
         "kubeadmin_hash": "$2a$10$abcdefghijklmnopqrstuuJ8Zl9wq1XW1z7Jc3cR8mP0nQ2sT4vUy",
-        "release_channel": "stable-4.19",
+        "release_channel": "stable-4.22",
+        "release": release("4.22.0"),
         "installer_version": "0.1.0",
         "pki": {},
     })
@@ -169,8 +170,17 @@ fn two_registries() -> Json {
 
 /// Everything optional set: proxy (with a % to escape), trust bundle, mirrors, fixed IPv6
 /// node IP, FIPS, debug verbosity, a multi-arch payload on arm64.
+/// The library's own `release` entry of the context for `version`.
+fn release(version: &str) -> Json {
+    bootgen::context::release_context(&bootgen::release::select(Some(version), None).unwrap())
+}
+
+/// Everything optional set, for an older release whose renders take the feature set as a flag.
 fn rich_context() -> Json {
     let mut ctx = base_context();
+    ctx["release"] = release("4.13.5");
+    ctx["release_channel"] = json!("stable-4.13");
+    ctx["feature_set"] = json!("TechPreviewNoUpgrade");
     ctx["arch"] = json!({ "go": "arm64", "kernel": "aarch64" });
     ctx["cluster_arch"] = json!({ "go": "arm64", "kernel": "aarch64" });
     ctx["payload_multi"] = json!(true);

@@ -146,6 +146,8 @@ fn a_digest_can_be_declared_a_multi_arch_payload() {
             "amd64",
             "--release-image",
             &digest,
+            "--release-version",
+            "4.22.0",
         ],
     );
     assert_eq!(refused.status.code(), Some(1));
@@ -163,6 +165,8 @@ fn a_digest_can_be_declared_a_multi_arch_payload() {
             "amd64",
             "--release-image",
             &digest,
+            "--release-version",
+            "4.22.0",
             "--multi-arch-payload",
         ],
     );

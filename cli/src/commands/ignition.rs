@@ -69,6 +69,19 @@ pub fn run(args: IgnitionArgs) -> anyhow::Result<ExitCode> {
     };
     let options = crate::options::ignition_options(&args)?;
     let generated = bootgen::generate(&loaded, &options)?;
+    let release = &generated.model.release;
+    if release.defaulted {
+        notice(format!(
+            "making the bootstrap of OpenShift {} (the newest supported release; choose another with --release-version or a tagged --release-image)",
+            release.version
+        ));
+    }
+    if release.profile.development {
+        warn(format!(
+            "OpenShift {} is still in development: its bootstrap follows the installer's main branch and may change",
+            release.profile.minor
+        ));
+    }
     for warning in &generated.warnings {
         warn(crate::options::describe_warning(warning));
     }

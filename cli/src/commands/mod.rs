@@ -8,6 +8,7 @@ mod inspect;
 mod package;
 mod patch;
 mod pointer;
+mod releases;
 mod validate;
 
 use crate::args::{Cli, Command};
@@ -26,5 +27,6 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Package(args) => package::run(args),
         Command::Completions(args) => completions::run(args),
         Command::Man(args) => completions::run_man(args),
+        Command::Releases(args) => releases::run(args),
     }
 }

@@ -35,6 +35,32 @@ const CONDITIONAL: &[(&str, &str, &str)] = &[
     ),
 ];
 
+/// Files that only some releases have: (node path, feature switch of the release table).
+const RELEASE_FILES: &[(&str, &str)] = &[
+    (
+        "/etc/systemd/system-generators/node-image-overlay-generator",
+        "node_image_overlay",
+    ),
+    (
+        "/etc/systemd/system/node-image-finish.service",
+        "node_image_overlay",
+    ),
+    (
+        "/etc/systemd/system/node-image-overlay.service",
+        "node_image_overlay",
+    ),
+    (
+        "/etc/systemd/system/node-image-overlay.target",
+        "node_image_overlay",
+    ),
+    (
+        "/etc/systemd/system/node-image-pull.service",
+        "node_image_overlay",
+    ),
+    ("/usr/local/bin/node-image-overlay.sh", "node_image_overlay"),
+    ("/usr/local/bin/node-image-pull.sh", "node_image_overlay"),
+];
+
 /// The mode of a node file, by the installer's rules (0555 under a `bin`, `dispatcher.d` or
 /// `system-generators` directory; 0644 for `motd`, `containers.conf`, `registries.conf` and
 /// the manifests; 0600 for everything else), plus whether it is an append (`motd` and
@@ -116,20 +142,30 @@ pub fn node_files(renderer: &Renderer, context: &serde_json::Value) -> Result<Ve
 }
 
 fn applies(path: &str, context: &serde_json::Value) -> bool {
-    CONDITIONAL
+    let in_release = RELEASE_FILES
         .iter()
-        .filter(|(p, _, _)| *p == path)
-        .all(|(_, key, wanted)| {
-            let value = context
-                .get(*key)
-                .and_then(|v| v.as_str())
-                .unwrap_or_default();
-            if *wanted == "!empty" {
-                !value.trim().is_empty()
-            } else {
-                value == *wanted
-            }
-        })
+        .filter(|(p, _)| *p == path)
+        .all(|(_, feature)| {
+            context
+                .pointer(&format!("/release/features/{feature}"))
+                .and_then(serde_json::Value::as_bool)
+                .unwrap_or(false)
+        });
+    in_release
+        && CONDITIONAL
+            .iter()
+            .filter(|(p, _, _)| *p == path)
+            .all(|(_, key, wanted)| {
+                let value = context
+                    .get(*key)
+                    .and_then(|v| v.as_str())
+                    .unwrap_or_default();
+                if *wanted == "!empty" {
+                    !value.trim().is_empty()
+                } else {
+                    value == *wanted
+                }
+            })
 }
 
 #[cfg(test)]

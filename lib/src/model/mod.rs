@@ -15,8 +15,6 @@ pub use proxy::ProxySettings;
 use crate::config::{InstallConfig, LoadedConfig, Warning};
 use crate::error::{Error, OptionField, Result, OPTIONS_SOURCE};
 
-/// The OCP release bootgen targets when none is given.
-pub const DEFAULT_RELEASE_VERSION: &str = "4.19.0";
 /// Where OCP release payloads are published.
 pub const OCP_RELEASE_REPOSITORY: &str = "quay.io/openshift-release-dev/ocp-release";
 /// Platforms bootgen can generate for.
@@ -72,6 +70,8 @@ pub struct Model {
     pub payload_arch: PayloadArch,
     /// OCP version (for the CVO channel), when known.
     pub release_version: String,
+    /// The release the bootstrap is made for, with its profile.
+    pub release: crate::release::SelectedRelease,
     /// Networks.
     pub networks: Networks,
     /// FIPS mode.
@@ -120,11 +120,7 @@ impl Model {
 
     /// The CVO channel, `stable-<major>.<minor>`.
     pub fn release_channel(&self) -> String {
-        let mut parts = self.release_version.split('.');
-        match (parts.next(), parts.next()) {
-            (Some(major), Some(minor)) => format!("stable-{major}.{minor}"),
-            _ => "stable-4.19".to_string(),
-        }
+        format!("stable-{}", self.release.profile.minor)
     }
 
     /// Validates a loaded install-config and applies every default.
@@ -158,20 +154,13 @@ impl Model {
         let base_domain = base_domain.trim_end_matches('.').to_string();
 
         let (control_plane, compute) = pools(loaded, options)?;
-        let release_version = options
-            .release_version
-            .clone()
-            .unwrap_or_else(|| DEFAULT_RELEASE_VERSION.to_string());
-        if release_version.split('.').count() < 2
-            || !release_version
-                .split('.')
-                .all(|p| !p.is_empty() && p.chars().all(|c| c.is_ascii_digit()))
-        {
-            return Err(Error::InvalidOption {
-                option: OptionField::ReleaseVersion,
-                message: format!("`{release_version}` is not a version such as 4.19.0"),
-            });
-        }
+        // The release decides what the bootstrap node gets: from the version given, or the
+        // release image's tag, or the default (said in a notice by the caller).
+        let release = crate::release::select(
+            options.release_version.as_deref(),
+            options.release_image.as_deref(),
+        )?;
+        let release_version = release.version.to_string();
         let bootstrap_arch = options.bootstrap_arch.unwrap_or(control_plane.architecture);
         let heterogeneous = compute
             .iter()
@@ -255,6 +244,7 @@ impl Model {
             release_image,
             payload_arch,
             release_version,
+            release,
             networks,
             fips: ic.fips.unwrap_or(false),
             pull_secret,

@@ -119,7 +119,10 @@ mod tests {
     #[test]
     fn parses_versions_and_refuses_bare_minors() {
         let v: ReleaseVersion = "4.16.3".parse().unwrap();
-        assert_eq!((v.minor, v.patch, v.pre.as_deref()), (Minor::new(4, 16), 3, None));
+        assert_eq!(
+            (v.minor, v.patch, v.pre.as_deref()),
+            (Minor::new(4, 16), 3, None)
+        );
         let rc: ReleaseVersion = "4.17.0-rc.2".parse().unwrap();
         assert_eq!(rc.pre.as_deref(), Some("rc.2"));
         assert_eq!(rc.to_string(), "4.17.0-rc.2");
@@ -136,10 +139,22 @@ mod tests {
     #[test]
     fn reads_the_version_from_a_tag() {
         let v = |r: &str| version_of_reference(r).map(|v| v.to_string());
-        assert_eq!(v("quay.io/openshift-release-dev/ocp-release:4.16.3-x86_64").as_deref(), Some("4.16.3"));
-        assert_eq!(v("quay.io/x/ocp-release:4.12.0-multi").as_deref(), Some("4.12.0"));
-        assert_eq!(v("quay.io/x/ocp-release:4.19.0-aarch64").as_deref(), Some("4.19.0"));
-        assert_eq!(v("mirror:5000/ocp/release:4.21.1").as_deref(), Some("4.21.1"));
+        assert_eq!(
+            v("quay.io/openshift-release-dev/ocp-release:4.16.3-x86_64").as_deref(),
+            Some("4.16.3")
+        );
+        assert_eq!(
+            v("quay.io/x/ocp-release:4.12.0-multi").as_deref(),
+            Some("4.12.0")
+        );
+        assert_eq!(
+            v("quay.io/x/ocp-release:4.19.0-aarch64").as_deref(),
+            Some("4.19.0")
+        );
+        assert_eq!(
+            v("mirror:5000/ocp/release:4.21.1").as_deref(),
+            Some("4.21.1")
+        );
         assert_eq!(
             v("registry.ci/ocp/release:4.18.0-0.nightly-2024-10-01-120000").as_deref(),
             Some("4.18.0-0.nightly-2024-10-01-120000")

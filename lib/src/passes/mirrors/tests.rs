@@ -427,6 +427,8 @@ fn bootgens_own_config_keeps_its_format() {
     options.model.release_image = Some(format!(
         "quay.io/openshift-release-dev/ocp-release{FIXTURE_RELEASE_DIGEST}"
     ));
+    // A digest does not say its version.
+    options.model.release_version = Some("4.22.0".into());
     options.passes.mirrors = MirrorOptions {
         mirrors: vec![MirrorRule::parse(
             "quay.io/openshift-release-dev=mirror.example.com:5000/ocp",

@@ -1,0 +1,147 @@
+//! What differs between two releases' bootstraps: stages, their order, each command's words,
+//! the payload images looked up, feature switches and the Ignition spec.
+
+use super::profile::Profile;
+use std::fmt::{self, Write as _};
+
+/// The differences going from `from` to `to`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReleaseDiff {
+    /// The older (or first named) release.
+    pub from: String,
+    /// The other one.
+    pub to: String,
+    /// One line per difference, in a stable order.
+    pub lines: Vec<String>,
+}
+
+/// Compares two profiles.
+pub fn compare(from: &Profile, to: &Profile) -> ReleaseDiff {
+    let mut lines = Vec::new();
+    if from.ignition_spec != to.ignition_spec {
+        lines.push(format!(
+            "Ignition spec {} -> {}",
+            from.ignition_spec, to.ignition_spec
+        ));
+    }
+    let names = |p: &Profile| p.stages.iter().map(|s| s.name.clone()).collect::<Vec<_>>();
+    let (old_stages, new_stages) = (names(from), names(to));
+    for name in new_stages.iter().filter(|n| !old_stages.contains(n)) {
+        lines.push(format!("stage {name}: added"));
+    }
+    for name in old_stages.iter().filter(|n| !new_stages.contains(n)) {
+        lines.push(format!("stage {name}: removed"));
+    }
+    let common = |list: &[String], other: &[String]| {
+        list.iter()
+            .filter(|n| other.contains(n))
+            .cloned()
+            .collect::<Vec<_>>()
+    };
+    if common(&old_stages, &new_stages) != common(&new_stages, &old_stages) {
+        lines.push(format!("stage order: {}", new_stages.join(", ")));
+    }
+    for stage in &to.stages {
+        let Some(old) = from.stage(&stage.name) else {
+            continue;
+        };
+        if old.marker != stage.marker {
+            lines.push(format!(
+                "stage {}: marker {} -> {}",
+                stage.name, old.marker, stage.marker
+            ));
+        }
+        for word in stage.command.iter().filter(|w| !old.command.contains(w)) {
+            lines.push(format!("stage {}: + {word}", stage.name));
+        }
+        for word in old.command.iter().filter(|w| !stage.command.contains(w)) {
+            lines.push(format!("stage {}: - {word}", stage.name));
+        }
+        let kept: Vec<&String> = stage
+            .command
+            .iter()
+            .filter(|w| old.command.contains(w))
+            .collect();
+        let kept_before: Vec<&String> = old
+            .command
+            .iter()
+            .filter(|w| stage.command.contains(w))
+            .collect();
+        if kept != kept_before {
+            lines.push(format!("stage {}: arguments reordered", stage.name));
+        }
+    }
+    let image_names = |p: &Profile| p.images.iter().map(|i| i.name.clone()).collect::<Vec<_>>();
+    let (old_images, new_images) = (image_names(from), image_names(to));
+    for name in new_images.iter().filter(|n| !old_images.contains(n)) {
+        lines.push(format!("image {name}: looked up"));
+    }
+    for name in old_images.iter().filter(|n| !new_images.contains(n)) {
+        lines.push(format!("image {name}: no longer looked up"));
+    }
+    for (feature, on) in &to.features {
+        if from.has(feature) != *on {
+            lines.push(format!("{feature}: {}", if *on { "yes" } else { "no" }));
+        }
+    }
+    ReleaseDiff {
+        from: from.minor.to_string(),
+        to: to.minor.to_string(),
+        lines,
+    }
+}
+
+impl fmt::Display for ReleaseDiff {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut out = String::new();
+        if self.lines.is_empty() {
+            let _ = writeln!(out, "{} and {}: the same bootstrap", self.from, self.to);
+        } else {
+            let _ = writeln!(out, "from {} to {}:", self.from, self.to);
+            for line in &self.lines {
+                let _ = writeln!(out, "  {line}");
+            }
+        }
+        f.write_str(&out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::release::{profile_for, Minor};
+
+    fn diff(a: (u32, u32), b: (u32, u32)) -> ReleaseDiff {
+        let (Some(a), Some(b)) = (
+            profile_for(Minor::new(a.0, a.1)),
+            profile_for(Minor::new(b.0, b.1)),
+        ) else {
+            panic!("unsupported");
+        };
+        compare(a, b)
+    }
+
+    #[test]
+    fn names_what_changed_between_two_releases() {
+        let text = diff((4, 18), (4, 19)).to_string();
+        assert!(text.contains("stage auth-api-bootstrap: added"), "{text}");
+        assert!(
+            text.contains("image cluster-authentication-operator: looked up"),
+            "{text}"
+        );
+        let text = diff((4, 13), (4, 14)).to_string();
+        assert!(text.contains("stage order:"), "{text}");
+        assert!(
+            text.contains("stage mco-bootstrap: - --infra-image="),
+            "{text}"
+        );
+        assert!(
+            text.contains("stage kube-apiserver-bootstrap: + --payload-version="),
+            "{text}"
+        );
+        // Two releases with the same bootstrap commands.
+        let same = diff((4, 19), (4, 20));
+        assert!(same.lines.is_empty(), "{same}");
+        assert!(same.to_string().contains("the same bootstrap"));
+    }
+}

@@ -1,0 +1,22 @@
+//! OpenShift releases: versions, and the profile of what each minor's bootstrap node gets.
+//!
+//! ```
+//! use bootgen::release::{select, Minor};
+//!
+//! let chosen = select(None, Some("quay.io/openshift-release-dev/ocp-release:4.16.3-x86_64"))?;
+//! assert_eq!(chosen.profile.minor, Minor::new(4, 16));
+//! // 4.16 renders the cluster-config API, but not yet the authentication API.
+//! assert!(chosen.profile.stage("api-bootstrap").is_some());
+//! assert!(chosen.profile.stage("auth-api-bootstrap").is_none());
+//! # Ok::<(), bootgen::Error>(())
+//! ```
+
+mod compare;
+mod profile;
+mod select;
+mod version;
+
+pub use compare::{compare, ReleaseDiff};
+pub use profile::{profile_for, ImageName, Profile, Stage, PROFILES};
+pub use select::{default_minor, select, supported_list, SelectedRelease};
+pub use version::{version_of_reference, Minor, ReleaseVersion};

@@ -1,0 +1,302 @@
+//! Release profiles: what a bootstrap node gets for each OpenShift minor, read from one data
+//! table (`releases.toml` beside this file). Each row there holds from a release on (`since`)
+//! and/or up to one (`until`, inclusive); a profile is the rows that hold for its minor. Code
+//! and templates ask the profile; they never compare versions themselves.
+
+use super::version::Minor;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::sync::LazyLock;
+
+/// The table, embedded at build time.
+const TABLE: &str = include_str!("releases.toml");
+
+/// One supported minor's profile.
+#[derive(Debug, Clone, Serialize)]
+pub struct Profile {
+    /// The minor.
+    pub minor: Minor,
+    /// A release still in development (its installer's `main`), not generally available.
+    pub development: bool,
+    /// Which installer tree the facts were read from.
+    pub source: String,
+    /// Ignition spec version of bootstrap.ign and the pointer configs.
+    pub ignition_spec: String,
+    /// The payload images bootkube resolves: shell variable to `image_for` name, in order.
+    pub images: Vec<ImageName>,
+    /// bootkube's stages, in run order.
+    pub stages: Vec<Stage>,
+    /// Switches for files, units and manifests that come and go between releases.
+    pub features: BTreeMap<String, bool>,
+}
+
+/// A payload image bootkube looks up by name.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ImageName {
+    /// The shell variable, e.g. `API_IMAGE`.
+    pub var: String,
+    /// The `image_for` name, e.g. `cluster-config-api`.
+    pub name: String,
+    /// The value when the payload has no such image; `None`: the lookup must succeed.
+    pub fallback: Option<String>,
+}
+
+/// One bootkube stage of a release.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Stage {
+    /// The recorded stage name, e.g. `kube-apiserver-bootstrap`.
+    pub name: String,
+    /// Marker file touched on success, `-` for none.
+    pub marker: String,
+    /// File whose presence skips the stage, `=` for the marker itself, `-` for none.
+    pub skip_if: String,
+    /// `files`, `cluster` or `probe` (see bootkube-stages.sh).
+    pub kind: String,
+    /// podman options before the image (`--name=...`, volumes, environment).
+    pub options: Vec<String>,
+    /// The image variable of its container, when it runs one.
+    pub image: Option<String>,
+    /// The command inside the container, then its arguments, as shell words.
+    pub command: Vec<String>,
+}
+
+impl Stage {
+    /// The image and command as one line of shell words, e.g.
+    /// `"$API_IMAGE" /usr/bin/render --asset-output-dir=/assets/api-bootstrap ...`.
+    pub fn run(&self) -> String {
+        let mut words = self.options.clone();
+        if let Some(image) = &self.image {
+            words.push(format!("\"${image}\""));
+        }
+        words.extend(self.command.iter().cloned());
+        words.join(" ")
+    }
+}
+
+impl Profile {
+    /// The stage named `name`, when the release has it.
+    pub fn stage(&self, name: &str) -> Option<&Stage> {
+        self.stages.iter().find(|s| s.name == name)
+    }
+
+    /// Whether a feature switch is on for this release (unknown switches are off).
+    pub fn has(&self, feature: &str) -> bool {
+        self.features.get(feature).copied().unwrap_or(false)
+    }
+}
+
+// ---- the table as written ------------------------------------------------------------------
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Table {
+    release: Vec<ReleaseRow>,
+    ignition_spec: Vec<Ranged<String>>,
+    image: Vec<ImageRow>,
+    stage: Vec<StageRow>,
+    #[serde(default)]
+    feature: Vec<FeatureRow>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ReleaseRow {
+    minor: String,
+    source: String,
+    #[serde(default)]
+    development: bool,
+}
+
+/// A value that holds for a range of releases.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Ranged<T> {
+    value: T,
+    since: Option<String>,
+    until: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ImageRow {
+    var: String,
+    name: String,
+    fallback: Option<String>,
+    since: Option<String>,
+    until: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct StageRow {
+    name: String,
+    marker: String,
+    #[serde(default = "same_as_marker")]
+    skip_if: String,
+    kind: String,
+    since: Option<String>,
+    until: Option<String>,
+    #[serde(default)]
+    options: Vec<String>,
+    image: Option<String>,
+    #[serde(default)]
+    command: Vec<Word>,
+}
+
+fn same_as_marker() -> String {
+    "=".into()
+}
+
+/// A word of a command: plain, or held only for some releases.
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+enum Word {
+    Always(String),
+    Ranged {
+        word: String,
+        since: Option<String>,
+        until: Option<String>,
+    },
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FeatureRow {
+    name: String,
+    since: Option<String>,
+    until: Option<String>,
+}
+
+fn holds(minor: Minor, since: &Option<String>, until: &Option<String>) -> bool {
+    let bound = |text: &Option<String>| text.as_deref().and_then(|t| t.parse::<Minor>().ok());
+    bound(since).is_none_or(|s| minor >= s) && bound(until).is_none_or(|u| minor <= u)
+}
+
+fn build(table: &Table) -> Vec<Profile> {
+    table
+        .release
+        .iter()
+        .filter_map(|row| {
+            let minor: Minor = row.minor.parse().ok()?;
+            Some(Profile {
+                minor,
+                development: row.development,
+                source: row.source.clone(),
+                ignition_spec: table
+                    .ignition_spec
+                    .iter()
+                    .rev()
+                    .find(|r| holds(minor, &r.since, &r.until))
+                    .map_or_else(|| "3.2.0".into(), |r| r.value.clone()),
+                images: table
+                    .image
+                    .iter()
+                    .filter(|r| holds(minor, &r.since, &r.until))
+                    .map(|r| ImageName {
+                        var: r.var.clone(),
+                        name: r.name.clone(),
+                        fallback: r.fallback.clone(),
+                    })
+                    .collect(),
+                stages: table
+                    .stage
+                    .iter()
+                    .filter(|r| holds(minor, &r.since, &r.until))
+                    .map(|r| Stage {
+                        name: r.name.clone(),
+                        marker: r.marker.clone(),
+                        skip_if: r.skip_if.clone(),
+                        kind: r.kind.clone(),
+                        options: r.options.clone(),
+                        image: r.image.clone(),
+                        command: r
+                            .command
+                            .iter()
+                            .filter_map(|w| match w {
+                                Word::Always(word) => Some(word.clone()),
+                                Word::Ranged { word, since, until } => {
+                                    holds(minor, since, until).then(|| word.clone())
+                                }
+                            })
+                            .collect(),
+                    })
+                    .collect(),
+                features: table
+                    .feature
+                    .iter()
+                    .map(|f| (f.name.clone(), holds(minor, &f.since, &f.until)))
+                    .collect(),
+            })
+        })
+        .collect()
+}
+
+/// Every supported release's profile, oldest first.
+pub static PROFILES: LazyLock<Vec<Profile>> = LazyLock::new(|| match toml::from_str(TABLE) {
+    Ok(table) => build(&table),
+    // The table is ours and checked by the tests below; an unreadable one supports nothing.
+    Err(_) => Vec::new(),
+});
+
+/// The profile of `minor`, when it is supported.
+pub fn profile_for(minor: Minor) -> Option<&'static Profile> {
+    PROFILES.iter().find(|p| p.minor == minor)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_table_reads_and_every_minor_is_in_order() {
+        let table: Table = toml::from_str(TABLE).unwrap();
+        assert_eq!(PROFILES.len(), table.release.len());
+        let minors: Vec<Minor> = PROFILES.iter().map(|p| p.minor).collect();
+        let mut sorted = minors.clone();
+        sorted.sort();
+        sorted.dedup();
+        assert_eq!(minors, sorted);
+        // Every bound names a supported minor: a typo would silently change a range.
+        let known: Vec<String> = table.release.iter().map(|r| r.minor.clone()).collect();
+        let bounds = table
+            .stage
+            .iter()
+            .flat_map(|s| {
+                let words = s.command.iter().filter_map(|w| match w {
+                    Word::Ranged { since, until, .. } => Some([since, until]),
+                    Word::Always(_) => None,
+                });
+                std::iter::once([&s.since, &s.until]).chain(words)
+            })
+            .chain(table.image.iter().map(|i| [&i.since, &i.until]))
+            .chain(table.feature.iter().map(|f| [&f.since, &f.until]))
+            .chain(table.ignition_spec.iter().map(|r| [&r.since, &r.until]))
+            .flatten()
+            .flatten();
+        for bound in bounds {
+            assert!(known.contains(bound), "`{bound}` is not a supported minor");
+        }
+        for profile in PROFILES.iter() {
+            for stage in &profile.stages {
+                if let Some(image) = &stage.image {
+                    assert!(
+                        image == "RELEASE_IMAGE_DIGEST"
+                            || profile.images.iter().any(|i| &i.var == image),
+                        "{}: stage {} uses {image}, which the release does not resolve",
+                        profile.minor,
+                        stage.name
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn ranges_are_inclusive() {
+        let m = |t: &str| Some(t.to_string());
+        assert!(holds(Minor::new(4, 12), &m("4.12"), &None));
+        assert!(!holds(Minor::new(4, 11), &m("4.12"), &None));
+        assert!(holds(Minor::new(4, 12), &None, &m("4.12")));
+        assert!(!holds(Minor::new(4, 13), &None, &m("4.12")));
+    }
+}

@@ -1,0 +1,146 @@
+//! Which release a generation is for: from the version the caller gives, or from the release
+//! image's tag, and never a guess. A digest says nothing about its version, so it needs one; a
+//! tag and a version that disagree, and versions bootgen has no profile for, are errors.
+
+use super::profile::{profile_for, Profile, PROFILES};
+use super::version::{version_of_reference, Minor, ReleaseVersion};
+use crate::error::{Error, OptionField, Result};
+
+/// The release a generation is for, and how it was chosen.
+#[derive(Debug, Clone)]
+pub struct SelectedRelease {
+    /// The full version.
+    pub version: ReleaseVersion,
+    /// Its profile.
+    pub profile: &'static Profile,
+    /// True when nothing named a version and the default was taken.
+    pub defaulted: bool,
+}
+
+/// The newest supported release that is not a development one.
+pub fn default_minor() -> Minor {
+    PROFILES
+        .iter()
+        .rev()
+        .find(|p| !p.development)
+        .map_or(Minor::new(4, 19), |p| p.minor)
+}
+
+/// The supported minors, oldest first, as text for messages (`4.9, 4.10, ... 5.0 (development)`).
+pub fn supported_list() -> String {
+    PROFILES
+        .iter()
+        .map(|p| {
+            if p.development {
+                format!("{} (development)", p.minor)
+            } else {
+                p.minor.to_string()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Chooses the release from an explicit version and/or the release image reference.
+pub fn select(version: Option<&str>, image: Option<&str>) -> Result<SelectedRelease> {
+    let given = version
+        .map(|text| {
+            text.parse::<ReleaseVersion>()
+                .map_err(|message| Error::InvalidOption {
+                    option: OptionField::ReleaseVersion,
+                    message,
+                })
+        })
+        .transpose()?;
+    let tagged = image.and_then(version_of_reference);
+    let (chosen, defaulted) = match (given, tagged, image) {
+        (Some(given), Some(tagged), Some(image)) => {
+            if given != tagged {
+                return Err(Error::InvalidOption {
+                    option: OptionField::ReleaseVersion,
+                    message: format!(
+                        "{given} disagrees with the release image `{image}`, whose tag says {tagged}; drop one or make them agree"
+                    ),
+                });
+            }
+            (given, false)
+        }
+        (Some(given), _, _) => (given, false),
+        (None, Some(tagged), _) => (tagged, false),
+        (None, None, Some(image)) => {
+            return Err(Error::InvalidOption {
+                option: OptionField::ReleaseVersion,
+                message: format!(
+                    "the release image `{image}` does not say which release it is (a digest, or a tag without a version), and the bootstrap differs by release: give the version with {}, e.g. {}.0",
+                    OptionField::ReleaseVersion,
+                    default_minor()
+                ),
+            })
+        }
+        (None, None, None) => (
+            ReleaseVersion {
+                minor: default_minor(),
+                patch: 0,
+                pre: None,
+            },
+            true,
+        ),
+    };
+    let profile = profile_for(chosen.minor).ok_or_else(|| Error::InvalidOption {
+        option: OptionField::ReleaseVersion,
+        message: format!(
+            "OpenShift {} is not supported; bootgen makes bootstraps for {}",
+            chosen.minor,
+            supported_list()
+        ),
+    })?;
+    Ok(SelectedRelease {
+        version: chosen,
+        profile,
+        defaulted,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn message(result: Result<SelectedRelease>) -> String {
+        match result {
+            Ok(s) => panic!("accepted {}", s.version),
+            Err(e) => e.to_string(),
+        }
+    }
+
+    #[test]
+    fn version_from_flag_tag_or_default() {
+        let default = select(None, None).unwrap();
+        assert!(default.defaulted);
+        assert!(!default.profile.development);
+        assert_eq!(default.version.minor, default_minor());
+        let tagged = select(None, Some("quay.io/x/ocp-release:4.16.3-x86_64")).unwrap();
+        assert_eq!(tagged.version.to_string(), "4.16.3");
+        assert_eq!(tagged.profile.minor, Minor::new(4, 16));
+        let both = select(Some("4.16.3"), Some("quay.io/x/ocp-release:4.16.3-x86_64")).unwrap();
+        assert!(!both.defaulted);
+        let digest = select(Some("4.14.7"), Some("quay.io/x/ocp-release@sha256:ab")).unwrap();
+        assert_eq!(digest.profile.minor, Minor::new(4, 14));
+    }
+
+    #[test]
+    fn refuses_what_cannot_be_right() {
+        let digest = message(select(None, Some("quay.io/x/ocp-release@sha256:ab")));
+        assert!(digest.contains("does not say which release"), "{digest}");
+        let mismatch = message(select(Some("4.16.2"), Some("quay.io/x/r:4.16.3-x86_64")));
+        assert!(mismatch.contains("disagrees"), "{mismatch}");
+        for unsupported in ["6.0.0", "3.11.0", "4.99.0"] {
+            let text = message(select(Some(unsupported), None));
+            assert!(
+                text.contains("is not supported") && text.contains("4.12"),
+                "{text}"
+            );
+        }
+        let bare = message(select(Some("4.16"), None));
+        assert!(bare.contains("4.16.0"), "{bare}");
+    }
+}
