@@ -67,6 +67,19 @@ pub fn template_context(model: &Model, identity: &Identity, pki: Value, debug: b
     })
 }
 
+/// The context's `user_data`: base64 of master.ign and worker.ign exactly as written, for the
+/// machine API's user-data secrets.
+pub fn user_data(
+    master: &crate::ignition::IgnitionDoc,
+    worker: &crate::ignition::IgnitionDoc,
+) -> Value {
+    use base64::Engine;
+    let encode = |doc: &crate::ignition::IgnitionDoc| {
+        base64::engine::general_purpose::STANDARD.encode(doc.to_bytes())
+    };
+    json!({ "master": encode(master), "worker": encode(worker) })
+}
+
 /// What templates know of the release (the context's `release`): its profile's stages (each with
 /// its command as one line of shell words), images and feature switches.
 pub fn release_context(release: &crate::release::SelectedRelease) -> Value {
@@ -130,7 +143,8 @@ mod tests {
             kubeadmin_password: String::new(),
             kubeadmin_hash: String::new(),
         };
-        let context = template_context(&model, &identity, Value::Null, false);
+        let mut context = template_context(&model, &identity, Value::Null, false);
+        context["user_data"] = json!({});
         let keys: std::collections::BTreeSet<String> =
             context.as_object().unwrap().keys().cloned().collect();
         assert_eq!(keys, documented);

@@ -134,12 +134,16 @@ pub fn generate(loaded: &LoadedConfig, options: &Options) -> Result<Generated> {
     };
     let (pki, pki_notices) = Pki::build(&request, options.tls_dir.as_deref())?;
     let identity = identity_of(&model, &pki, options.tls_dir.as_deref());
-    let context = crate::context::template_context(
+    // The pointer configs come first: the machine API's user-data secrets carry them.
+    let master = pointer_config(&model, &pki, "master")?;
+    let worker = pointer_config(&model, &pki, "worker")?;
+    let mut context = crate::context::template_context(
         &model,
         &identity,
         pki.manifest_context(),
         options.passes.debug,
     );
+    context["user_data"] = crate::context::user_data(&master, &worker);
     let renderer = Renderer::new(&context);
     let assets = collect(&model, &pki, &renderer, &context, user_manifests)?;
     let mut bootstrap = ignition::build(assets)?;
@@ -148,8 +152,6 @@ pub fn generate(loaded: &LoadedConfig, options: &Options) -> Result<Generated> {
         &mut bootstrap,
         &model.registries,
     )?);
-    let master = pointer_config(&model, &pki, "master")?;
-    let worker = pointer_config(&model, &pki, "worker")?;
     let admin_kubeconfig = pki.kubeconfig(
         KubeconfigKind::Admin,
         &format!("https://{}:6443", model.api_host()),

@@ -99,15 +99,12 @@ pub fn scripts_of(release: Option<&str>, cluster_profile: &str) -> Vec<(String, 
     options.model.release_version = release.map(str::to_string);
     let generated = bootgen::generate(&loaded, &options).unwrap();
     let decoded = bootgen::inspect::decode(&generated.bootstrap).unwrap();
+    // Older releases lack some helpers (bootstrap-verify-api-server-urls.sh before 4.12).
     SCRIPTS
         .iter()
-        .map(|name| {
+        .filter_map(|name| {
             let path = format!("/usr/local/bin/{name}");
-            let file = decoded
-                .files
-                .iter()
-                .find(|f| f.path == path)
-                .unwrap_or_else(|| panic!("{path} is not in the config"));
+            let file = decoded.files.iter().find(|f| f.path == path)?;
             let mut text = String::from_utf8(file.contents.clone().unwrap()).unwrap();
             if *name == "bootkube.sh" && !cluster_profile.is_empty() {
                 assert!(text.contains("CLUSTER_PROFILE=''\n"));
@@ -116,7 +113,7 @@ pub fn scripts_of(release: Option<&str>, cluster_profile: &str) -> Vec<(String, 
                     &format!("CLUSTER_PROFILE='{cluster_profile}'\n"),
                 );
             }
-            (name.to_string(), text)
+            Some((name.to_string(), text))
         })
         .collect()
 }
@@ -180,10 +177,12 @@ while [ $# -gt 0 ]; do
 	esac
 	shift
 done
-shift # the image
 stage=
 for l in "${labels[@]}"; do case "$l" in io.bootgen.stage=*) stage=${l#io.bootgen.stage=} ;; esac; done
 log "podman run stage=$stage $argv"
+# The image and what runs in it, for the per-release comparison with the installer's commands.
+log "command stage=$stage $*"
+shift # the image
 
 id=$(( $(cat "$STUB_STATE/next-id" 2>/dev/null || echo 0) + 1 ))
 echo "$id" >"$STUB_STATE/next-id"
@@ -349,17 +348,26 @@ impl Node {
     }
 
     fn with_profile(cluster_profile: &str) -> Node {
+        Node::with_scripts(scripts(cluster_profile))
+    }
+
+    /// A node with the scripts bootgen makes for `release` (e.g. `4.16.0`).
+    fn for_release(release: &str) -> Node {
+        Node::with_scripts(scripts_of(Some(release), ""))
+    }
+
+    fn with_scripts(scripts: Vec<(String, String)>) -> Node {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path().to_path_buf();
         let node = Node { _dir: dir, root };
-        for (name, text) in scripts(cluster_profile) {
+        for (name, text) in scripts {
             write_file(&node.lib().join(name), &text, 0o555);
         }
         // release-image.sh belongs to another part of bootgen; this stands in for its interface.
         write_file(
             &node.lib().join("release-image.sh"),
             "RELEASE_IMAGE_DIGEST=quay.example/ocp-release@sha256:1111\n\
-             image_for() { echo \"quay.example/payload/$1@sha256:2222\"; }\n",
+             image_for() { printf 'image_for %s\\n' \"$1\" >>\"$STUB_LOG\"; echo \"quay.example/payload/$1@sha256:2222\"; }\n",
             0o555,
         );
         for (name, text) in [
@@ -1112,4 +1120,140 @@ fn scripts_pass_shellcheck() {
         .output()
         .expect("shellcheck must be installed (.ci/run installs it)");
     assert_status(&output, true);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Every release against the installer's own commands
+
+/// `tests/expectations/releases/<minor>.toml`: what that release's openshift-install runs on the
+/// bootstrap node, written from the installer's source (not from bootgen's release table).
+#[derive(serde::Deserialize)]
+struct Expectation {
+    minor: String,
+    images: Vec<String>,
+    stages: Vec<String>,
+    commands: BTreeMap<String, Vec<String>>,
+    images_of: BTreeMap<String, String>,
+}
+
+/// The stub values bootkube sees, for `${...}` in the expectations.
+fn expand(word: &str) -> String {
+    let mut out = word
+        .replace("${VERSION}", "4.19.0")
+        .replace("${KUBERNETES_VERSION}", "1.32.5")
+        .replace("${RELEASE_IMAGE_DIGEST}", "quay.example/ocp-release@sha256:1111")
+        .replace("${ETCD_ENDPOINTS}", "https://localhost:2379")
+        .replace(
+            "${REQUIRED_PODS}",
+            "openshift-kube-apiserver/kube-apiserver,openshift-kube-scheduler/openshift-kube-scheduler,openshift-kube-controller-manager/kube-controller-manager,openshift-cluster-version/cluster-version-operator",
+        );
+    while let Some(start) = out.find("${image:") {
+        let end = start + out[start..].find('}').unwrap();
+        let name = out[start + 8..end].to_string();
+        out.replace_range(
+            start..=end,
+            &format!("quay.example/payload/{name}@sha256:2222"),
+        );
+    }
+    out
+}
+
+fn image_ref(name: &str) -> String {
+    if name == "release" {
+        "quay.example/ocp-release@sha256:1111".into()
+    } else {
+        format!("quay.example/payload/{name}@sha256:2222")
+    }
+}
+
+/// For every supported release: bootkube.sh as bootgen makes it, run with stub tools, looks up
+/// the installer's images, runs its stages in its order, and runs exactly its commands with
+/// exactly its arguments; shellcheck accepts every script.
+#[test]
+fn every_release_runs_the_installers_commands() {
+    let dir = bootgen_conformance::repo().join("tests/expectations/releases");
+    let mut checked = Vec::new();
+    for minor in bootgen::release::PROFILES
+        .iter()
+        .map(|p| p.minor.to_string())
+    {
+        let path = dir.join(format!("{minor}.toml"));
+        let text = fs::read_to_string(&path).unwrap_or_else(|e| {
+            panic!(
+                "{}: {e} (every supported release needs one)",
+                path.display()
+            )
+        });
+        let expected: Expectation = toml::from_str(&text).unwrap();
+        assert_eq!(expected.minor, minor);
+        let node = Node::for_release(&format!("{minor}.0"));
+        let output = node.bootkube(&[]);
+        assert_status(&output, true);
+        let log = node.stub_log();
+
+        let looked_up: Vec<String> = log
+            .iter()
+            .filter_map(|l| l.strip_prefix("image_for "))
+            .map(String::from)
+            .collect();
+        assert_eq!(looked_up, expected.images, "{minor}: image_for lookups");
+
+        let run = &node.runs()[0];
+        // 4.12's installer records each URL check twice in a row (its DNS and its HTTP half);
+        // bootgen's helper records both halves as one stage.
+        let mut stages = expected.stages.clone();
+        stages.dedup();
+        assert_eq!(started(run), stages, "{minor}: stages");
+
+        let mut commands: BTreeMap<String, Vec<String>> = BTreeMap::new();
+        for line in &log {
+            let Some(rest) = line.strip_prefix("command stage=") else {
+                continue;
+            };
+            let mut words = rest.split(' ').map(String::from);
+            let stage = words.next().unwrap();
+            let image = words.next().unwrap();
+            // mco-bootstrap also reads image-references out of the release image.
+            if words.clone().next().as_deref() == Some("/release-manifests/image-references") {
+                continue;
+            }
+            if let Some(name) = expected.images_of.get(&stage) {
+                assert_eq!(image, image_ref(name), "{minor}: image of {stage}");
+            }
+            commands.entry(stage).or_insert_with(|| words.collect());
+        }
+        for (stage, words) in &expected.commands {
+            let want: Vec<String> = words.iter().map(|w| expand(w)).collect();
+            assert_eq!(
+                commands.get(stage),
+                Some(&want),
+                "{minor}: the command of {stage}"
+            );
+        }
+        let extra: Vec<&String> = commands
+            .keys()
+            .filter(|k| !expected.commands.contains_key(*k))
+            .collect();
+        assert!(
+            extra.is_empty(),
+            "{minor}: containers the installer does not run: {extra:?}"
+        );
+
+        // shellcheck on this release's scripts.
+        let scratch = tempfile::tempdir().unwrap();
+        let mut paths = Vec::new();
+        for (name, text) in scripts_of(Some(&format!("{minor}.0")), "") {
+            let path = scratch.path().join(name);
+            fs::write(&path, text).unwrap();
+            paths.push(path);
+        }
+        let lint = Command::new("shellcheck")
+            .arg("--external-sources")
+            .args(&paths)
+            .output()
+            .expect("shellcheck must be installed (.ci/run installs it)");
+        assert_status(&lint, true);
+        checked.push(minor);
+    }
+    assert!(checked.len() >= 15, "{checked:?}");
 }

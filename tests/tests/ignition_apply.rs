@@ -248,6 +248,18 @@ fn cases() -> Result<Vec<Case>, Box<dyn Error>> {
         name: "embedded default (--arch arm64)".into(),
         args: vec!["--arch".into(), "arm64".into()],
     }];
+    // Every supported release's bootstrap, each applied by the real Ignition.
+    for profile in bootgen::release::PROFILES.iter() {
+        cases.push(Case {
+            name: format!("OpenShift {}", profile.minor),
+            args: vec![
+                "--key-algorithm".into(),
+                "ecdsa-p256".into(),
+                "--release-version".into(),
+                format!("{}.0", profile.minor),
+            ],
+        });
+    }
     let fixtures = repo().join("fixtures/install-configs/valid");
     let mut paths: Vec<PathBuf> = fs::read_dir(&fixtures)
         .map_err(|err| format!("{}: {err}", fixtures.display()))?

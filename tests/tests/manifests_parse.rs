@@ -41,6 +41,8 @@ const YAML_TEMPLATES: &[&str] = &[
     "node/opt/openshift/openshift/openshift-install-manifests.yaml.j2",
     "node/opt/openshift/openshift/99_openshift-machineconfig_99-master-ssh.yaml.j2",
     "node/opt/openshift/openshift/99_openshift-machineconfig_99-worker-ssh.yaml.j2",
+    "node/opt/openshift/openshift/99_openshift-cluster-api_master-user-data-secret.yaml.j2",
+    "node/opt/openshift/openshift/99_openshift-cluster-api_worker-user-data-secret.yaml.j2",
 ];
 
 const CVO_PATCH: &str = "node/opt/openshift/original_cvo_overrides.patch.j2";
@@ -231,7 +233,10 @@ fn minimal() -> Result<Json, Box<dyn StdError>> {
         "capabilities": { "baseline": "", "additional": [] },
         "install_config_yaml": install_config_yaml("demo", "example.com", "")?,
         "kubeadmin_hash": "$2a$10$N9qo8uLOickgx2ZMRZoMyeIjZAgcfl7p92ldGxad68LJZdL17lhWy",
-        "release_channel": "stable-4.19",
+        "release_channel": "stable-4.22",
+        // The library's own release entry: the manifests of 4.22.
+        "release": bootgen::context::release_context(&bootgen::release::select(Some("4.22.0"), None).unwrap()),
+        "user_data": {"master": "eyJpZ25pdGlvbiI6e319", "worker": "eyJpZ25pdGlvbiI6e319"},
         "installer_version": "0.1.0",
     }))
 }
@@ -312,7 +317,10 @@ fn awkward() -> Result<Json, Box<dyn StdError>> {
         "capabilities": { "baseline": "None", "additional": [ "baremetal", "MachineAPI" ] },
         "install_config_yaml": install_config_yaml(name, base_domain, user_no_proxy)?,
         "kubeadmin_hash": "$2y$10$/kKO: #'\"BSIYW8ZO0ZsMRLu.dlvvjvlWiUb8vlHIPyqPUc0U8RzS",
-        "release_channel": "stable-4.19",
+        "release_channel": "stable-4.22",
+        // The library's own release entry: the manifests of 4.22.
+        "release": bootgen::context::release_context(&bootgen::release::select(Some("4.22.0"), None).unwrap()),
+        "user_data": {"master": "eyJpZ25pdGlvbiI6e319", "worker": "eyJpZ25pdGlvbiI6e319"},
         "installer_version": "0.1.0-dev+g1234: #'\"",
     }))
 }

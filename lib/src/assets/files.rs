@@ -59,7 +59,27 @@ const RELEASE_FILES: &[(&str, &str)] = &[
     ),
     ("/usr/local/bin/node-image-overlay.sh", "node_image_overlay"),
     ("/usr/local/bin/node-image-pull.sh", "node_image_overlay"),
+    (
+        "/opt/openshift/original_cvo_overrides.patch",
+        "cvo_overrides",
+    ),
+    ("/usr/local/bin/wait-for-ha-api.sh", "wait_for_ha_api"),
+    (
+        "/usr/local/bin/bootstrap-verify-api-server-urls.sh",
+        "api_url_checks",
+    ),
+    (
+        "/opt/openshift/openshift/99_openshift-cluster-api_master-user-data-secret.yaml",
+        "user_data_secrets",
+    ),
+    (
+        "/opt/openshift/openshift/99_openshift-cluster-api_worker-user-data-secret.yaml",
+        "user_data_secrets",
+    ),
 ];
+
+/// The FeatureGate manifest: written from 4.14 on, and in 4.12-4.13 only with a feature set.
+const FEATURE_GATE: &str = "/opt/openshift/openshift/99_feature-gate.yaml";
 
 /// The mode of a node file, by the installer's rules (0555 under a `bin`, `dispatcher.d` or
 /// `system-generators` directory; 0644 for `motd`, `containers.conf`, `registries.conf` and
@@ -130,7 +150,13 @@ pub fn node_files(renderer: &Renderer, context: &serde_json::Value) -> Result<Ve
         }
         let contents = renderer.render(&template)?;
         let (_, append) = mode_for(&path);
-        let mode = manifest_mode(&path, &contents);
+        let mut mode = manifest_mode(&path, &contents);
+        // Until 4.18 the installer's mode rule missed registries.conf, which stayed 0600.
+        if path == "/etc/containers/registries.conf"
+            && context.pointer("/release/features/registries_conf_readable") == Some(&false.into())
+        {
+            mode = 0o600;
+        }
         files.push(File {
             path,
             mode,
@@ -142,15 +168,21 @@ pub fn node_files(renderer: &Renderer, context: &serde_json::Value) -> Result<Ve
 }
 
 fn applies(path: &str, context: &serde_json::Value) -> bool {
+    let feature = |name: &str| {
+        context
+            .pointer(&format!("/release/features/{name}"))
+            .and_then(serde_json::Value::as_bool)
+            .unwrap_or(false)
+    };
+    if path == FEATURE_GATE {
+        let feature_set = context["feature_set"].as_str().unwrap_or_default();
+        return feature("feature_gate_always")
+            || (feature("feature_gate_with_feature_set") && !feature_set.is_empty());
+    }
     let in_release = RELEASE_FILES
         .iter()
         .filter(|(p, _)| *p == path)
-        .all(|(_, feature)| {
-            context
-                .pointer(&format!("/release/features/{feature}"))
-                .and_then(serde_json::Value::as_bool)
-                .unwrap_or(false)
-        });
+        .all(|(_, name)| feature(name));
     in_release
         && CONDITIONAL
             .iter()

@@ -76,6 +76,44 @@ pub struct Summary {
     pub contents_size: u64,
     /// The size budget of the config as given.
     pub budget: SizeBudget,
+    /// The OpenShift release the config was made for, when it can tell, and how it knows.
+    pub release: Option<ReleaseGuess>,
+}
+
+/// Which release a config was made for, and the evidence.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ReleaseGuess {
+    /// `4.16.3`, or a minor (`4.16`) when only the CVO channel says.
+    pub version: String,
+    /// Where it was read: the release image's tag, or the CVO channel.
+    pub from: String,
+}
+
+/// The release a config was made for: the version in its release image's tag, else the minor
+/// of its CVO channel (`stable-4.16`).
+pub fn release_of(doc: &IgnitionDoc) -> Option<ReleaseGuess> {
+    let tagged = crate::passes::mirrors::find_release(doc)
+        .ok()
+        .flatten()
+        .and_then(|r| crate::release::version_of_reference(&r.reference).map(|v| (v, r.reference)));
+    if let Some((version, reference)) = tagged {
+        return Some(ReleaseGuess {
+            version: version.to_string(),
+            from: format!("the release image tag ({reference})"),
+        });
+    }
+    let cvo = crate::passes::file_text(doc, "/opt/openshift/manifests/cvo-overrides.yaml")?;
+    let channel = cvo
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("channel:"))?
+        .trim()
+        .trim_matches('"');
+    let minor = channel.rsplit('-').next()?;
+    minor.parse::<crate::release::Minor>().ok()?;
+    Some(ReleaseGuess {
+        version: minor.to_string(),
+        from: format!("the CVO channel {channel}"),
+    })
 }
 
 fn write_mode(file: &DecodedFile) -> String {
@@ -165,6 +203,7 @@ pub fn summarize(doc: &IgnitionDoc, config: &[u8]) -> Result<Summary> {
         links: count(doc, "/storage/links"),
         units,
         budget: super::budget::of_doc(doc, config),
+        release: release_of(doc),
     })
 }
 
@@ -190,6 +229,13 @@ impl fmt::Display for Summary {
             self.units.len(),
             self.users.len()
         );
+        if let Some(release) = &self.release {
+            let _ = writeln!(
+                out,
+                "made for OpenShift {} (from {})",
+                release.version, release.from
+            );
+        }
         if !self.users.is_empty() {
             let _ = writeln!(out, "\nusers:");
             for user in &self.users {

@@ -199,7 +199,7 @@ impl Model {
             &mut warnings,
         )?;
 
-        let networks = network_settings(loaded)?;
+        let networks = network_settings(loaded, release.profile)?;
         let pull_secret = ic.pull_secret.clone().unwrap_or_default();
         if pull_secret.is_empty() {
             return Err(loaded.field_error(
@@ -234,7 +234,8 @@ impl Model {
         let proxy = proxy::settings(loaded, &cluster_name, &base_domain, &networks)?;
         let (registries, mirror_kind) = mirror_rules(loaded)?;
         let capabilities = ic.capabilities.clone().unwrap_or_default();
-        let stored_install_config = stored_install_config(ic, &control_plane, &compute);
+        let stored_install_config =
+            stored_install_config(ic, &control_plane, &compute, &networks, release.profile);
         Ok(Model {
             cluster_name,
             base_domain,
@@ -460,7 +461,7 @@ fn check_payload(
     Ok(())
 }
 
-fn network_settings(loaded: &LoadedConfig) -> Result<Networks> {
+fn network_settings(loaded: &LoadedConfig, profile: &crate::release::Profile) -> Result<Networks> {
     use network::*;
     let raw = loaded.config.networking.clone().unwrap_or_default();
     let parse =
@@ -532,9 +533,14 @@ fn network_settings(loaded: &LoadedConfig) -> Result<Networks> {
         }
     }
     Ok(Networks {
-        network_type: raw
-            .network_type
-            .unwrap_or_else(|| "OVNKubernetes".to_string()),
+        // The installer's default changed in 4.12.
+        network_type: raw.network_type.unwrap_or_else(|| {
+            if profile.has("default_network_ovn") {
+                "OVNKubernetes".to_string()
+            } else {
+                "OpenShiftSDN".to_string()
+            }
+        }),
         cluster,
         service,
         machine,
@@ -587,13 +593,56 @@ fn mirror_rules(loaded: &LoadedConfig) -> Result<(Vec<Registry>, Option<MirrorKi
 /// The install-config as the cluster stores it: the user's document with the pull secret
 /// removed (it must not land in a world-readable ConfigMap) and every pool's architecture
 /// written out, so the cluster says arm64 even when only `--arch arm64` said so.
-fn stored_install_config(ic: &InstallConfig, control_plane: &Pool, compute: &[Pool]) -> String {
+/// The install-config as the cluster stores it (`cluster-config-v1`): the pull secret blanked,
+/// and the defaults the installer of that release applies written out, as it does.
+fn stored_install_config(
+    ic: &InstallConfig,
+    control_plane: &Pool,
+    compute: &[Pool],
+    networks: &Networks,
+    profile: &crate::release::Profile,
+) -> String {
+    use crate::config::{ClusterNetwork, MachineNetwork, Networking};
     let mut stored = ic.clone();
     stored.pull_secret = Some(String::new());
-    let cp = stored.control_plane.get_or_insert_with(Default::default);
-    cp.architecture = Some(control_plane.architecture.to_string());
-    for (raw, pool) in stored.compute.iter_mut().zip(compute) {
+    let write_pool = |raw: &mut crate::config::MachinePool, pool: &Pool| {
+        raw.name = Some(pool.name.clone());
+        raw.replicas = Some(i64::from(pool.replicas));
+        raw.hyperthreading = Some(pool.hyperthreading.clone());
         raw.architecture = Some(pool.architecture.to_string());
+    };
+    write_pool(
+        stored.control_plane.get_or_insert_with(Default::default),
+        control_plane,
+    );
+    if stored.compute.is_empty() {
+        stored.compute = vec![Default::default(); compute.len()];
+    }
+    for (raw, pool) in stored.compute.iter_mut().zip(compute) {
+        write_pool(raw, pool);
+    }
+    stored.networking = Some(Networking {
+        network_type: Some(networks.network_type.clone()),
+        cluster_network: networks
+            .cluster
+            .iter()
+            .map(|c| ClusterNetwork {
+                cidr: c.cidr.to_string(),
+                host_prefix: Some(c.host_prefix),
+            })
+            .collect(),
+        service_network: networks.service.iter().map(ToString::to_string).collect(),
+        machine_network: networks
+            .machine
+            .iter()
+            .map(|m| MachineNetwork {
+                cidr: m.to_string(),
+            })
+            .collect(),
+    });
+    // The field exists from 4.12 on, with this default.
+    if profile.has("trust_bundle_policy") && stored.additional_trust_bundle_policy.is_none() {
+        stored.additional_trust_bundle_policy = Some("Proxyonly".into());
     }
     serde_yaml_ng::to_string(&stored).unwrap_or_default()
 }
