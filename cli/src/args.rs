@@ -126,6 +126,12 @@ pub struct IgnitionArgs {
     /// The release image (e.g. a digest) is a multi-architecture payload, as --bootstrap-arch and mixed pools need.
     #[arg(long)]
     pub multi_arch_payload: bool,
+    /// Single-node OpenShift: write bootstrap-in-place-for-live-iso.ign, which installs the one node from the live ISO (also chosen by an install-config with bootstrapInPlace, one control-plane replica and no compute).
+    #[arg(long)]
+    pub single_node: bool,
+    /// The single node's installation disk, e.g. /dev/sda (overrides bootstrapInPlace.installationDisk).
+    #[arg(long, value_name = "DEVICE")]
+    pub installation_disk: Option<String>,
     /// Extra manifests for /opt/openshift/manifests (walked recursively).
     #[arg(long, value_name = "DIR")]
     pub manifests_dir: Option<PathBuf>,

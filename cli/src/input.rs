@@ -49,7 +49,13 @@ pub fn refuse_interrupted(path: &Path, dir: &Path) -> anyhow::Result<()> {
 /// Reads and parses a config named on the command line; a directory means its `bootstrap.ign`.
 pub fn load(input: &Path) -> anyhow::Result<(Vec<u8>, IgnitionDoc)> {
     let path = if input.is_dir() {
-        input.join("bootstrap.ign")
+        // A single node's output directory holds the live-ISO config instead.
+        let live_iso = input.join(bootgen::generate::LIVE_ISO_CONFIG);
+        if live_iso.exists() && !input.join(bootgen::generate::BOOTSTRAP_CONFIG).exists() {
+            live_iso
+        } else {
+            input.join(bootgen::generate::BOOTSTRAP_CONFIG)
+        }
     } else {
         input.to_path_buf()
     };

@@ -17,6 +17,8 @@ pub fn ignition_options(args: &IgnitionArgs) -> anyhow::Result<Options> {
     options.model.release_version = args.release_version.clone();
     options.model.allow_arch_mismatch = args.allow_arch_mismatch;
     options.model.multi_arch_payload = args.multi_arch_payload;
+    options.model.single_node = args.single_node;
+    options.model.installation_disk = args.installation_disk.clone();
     options.manifests_dir = args.manifests_dir.clone();
     options.openshift_dir = args.openshift_dir.clone();
     options.strict = args.strict;
@@ -94,6 +96,8 @@ pub fn flag(option: OptionField) -> &'static str {
         OptionField::PointerUrl => "--url",
         OptionField::PointerCa => "--ca",
         OptionField::WarnWithin => "--warn-within",
+        OptionField::SingleNode => "--single-node",
+        OptionField::InstallationDisk => "--installation-disk",
     }
 }
 
@@ -139,7 +143,7 @@ pub fn describe_error(error: &Error) -> String {
             &OptionField::RenewExpired.to_string(),
             flag(OptionField::RenewExpired),
         ),
-        other => other.to_string(),
+        other => with_flags(&other.to_string()),
     }
 }
 

@@ -3,6 +3,7 @@
 
 use crate::identity::Identity;
 use crate::model::Model;
+use crate::release::Flow;
 use serde_json::{json, Value};
 
 /// Builds the context every template sees.
@@ -61,7 +62,8 @@ pub fn template_context(model: &Model, identity: &Identity, pki: Value, debug: b
         "install_config_yaml": model.stored_install_config,
         "kubeadmin_hash": identity.kubeadmin_hash,
         "release_channel": model.release_channel(),
-        "release": release_context(&model.release),
+        "release": release_context_in(&model.release, flow_of(model)),
+        "single_node": model.single_node,
         "installer_version": env!("CARGO_PKG_VERSION"),
         "pki": pki,
     })
@@ -80,13 +82,26 @@ pub fn user_data(
     json!({ "master": encode(master), "worker": encode(worker) })
 }
 
-/// What templates know of the release (the context's `release`): its profile's stages (each with
-/// its command as one line of shell words), images and feature switches.
+/// How `model`'s cluster bootstraps.
+pub fn flow_of(model: &Model) -> Flow {
+    if model.single_node.is_some() {
+        Flow::InPlace
+    } else {
+        Flow::Cluster
+    }
+}
+
+/// What templates know of the release for a cluster with a bootstrap machine.
 pub fn release_context(release: &crate::release::SelectedRelease) -> Value {
+    release_context_in(release, Flow::Cluster)
+}
+
+/// What templates know of the release (the context's `release`) in `flow`: its profile's stages
+/// for that flow (each with its command as one line of shell words), images and feature switches.
+pub fn release_context_in(release: &crate::release::SelectedRelease, flow: Flow) -> Value {
     let profile = release.profile;
     let stages: Vec<Value> = profile
-        .stages
-        .iter()
+        .stages_in(flow)
         .map(|stage| {
             json!({
                 "name": stage.name,
@@ -98,8 +113,7 @@ pub fn release_context(release: &crate::release::SelectedRelease) -> Value {
         })
         .collect();
     let run: serde_json::Map<String, Value> = profile
-        .stages
-        .iter()
+        .stages_in(flow)
         .map(|stage| (stage.name.clone(), Value::String(stage.run())))
         .collect();
     json!({
@@ -109,7 +123,7 @@ pub fn release_context(release: &crate::release::SelectedRelease) -> Value {
         "stages": stages,
         "run": run,
         "images": profile.images,
-        "features": profile.features,
+        "features": profile.features_in(flow),
     })
 }
 

@@ -222,11 +222,15 @@ pub enum OptionField {
     PointerCa,
     /// How soon before expiry a certificate is flagged (`ValidateOptions::warn_within`).
     WarnWithin,
+    /// `Options::model.single_node`: make the single-node live-ISO config.
+    SingleNode,
+    /// `Options::model.installation_disk`: the single node's installation disk.
+    InstallationDisk,
 }
 
 impl OptionField {
     /// Every setting, for front ends that map them.
-    pub const ALL: [OptionField; 23] = [
+    pub const ALL: [OptionField; 25] = [
         OptionField::Arch,
         OptionField::BootstrapArch,
         OptionField::ReleaseImage,
@@ -250,6 +254,8 @@ impl OptionField {
         OptionField::PointerUrl,
         OptionField::PointerCa,
         OptionField::WarnWithin,
+        OptionField::SingleNode,
+        OptionField::InstallationDisk,
     ];
 
     /// The setting as the library spells it: the field path below `Options`, or the argument.
@@ -278,6 +284,8 @@ impl OptionField {
             OptionField::PointerUrl => "pointer URL",
             OptionField::PointerCa => "pointer CA bundle",
             OptionField::WarnWithin => "warn_within",
+            OptionField::SingleNode => "model.single_node",
+            OptionField::InstallationDisk => "model.installation_disk",
         }
     }
 

@@ -111,6 +111,42 @@ pub struct Generated {
     pub changes: Vec<Change>,
 }
 
+/// The name of the config a node boots from: `bootstrap.ign` for a bootstrap machine,
+/// `bootstrap-in-place-for-live-iso.ign` for a single node (it goes into the live ISO).
+pub const BOOTSTRAP_CONFIG: &str = "bootstrap.ign";
+/// See [`BOOTSTRAP_CONFIG`].
+pub const LIVE_ISO_CONFIG: &str = "bootstrap-in-place-for-live-iso.ign";
+
+impl Generated {
+    /// The file name of [`Generated::bootstrap`] in the output directory.
+    pub fn bootstrap_name(&self) -> &'static str {
+        if self.model.single_node.is_some() {
+            LIVE_ISO_CONFIG
+        } else {
+            BOOTSTRAP_CONFIG
+        }
+    }
+
+    /// Whether the output directory gets `master.ign`: a single node makes its own on the node.
+    pub fn writes_master(&self) -> bool {
+        self.model.single_node.is_none()
+    }
+
+    /// Whether the output directory gets `worker.ign` (a single node's, from 4.11 on, for
+    /// workers added later).
+    pub fn writes_worker(&self) -> bool {
+        self.model.single_node.is_none()
+            || self
+                .model
+                .release
+                .profile
+                .features_in(crate::release::Flow::InPlace)
+                .get("single_node_worker_config")
+                .copied()
+                .unwrap_or(false)
+    }
+}
+
 /// Runs the whole pipeline.
 pub fn generate(loaded: &LoadedConfig, options: &Options) -> Result<Generated> {
     let model = Model::new(loaded, &options.model)?;
@@ -284,6 +320,14 @@ fn collect(
     }
     for unit in assets::node_units(renderer)? {
         set.add_unit(unit);
+    }
+    if model.single_node.is_some() {
+        for file in assets::single_node_files(renderer)? {
+            set.add_file(file);
+        }
+        for unit in assets::single_node_units(renderer)? {
+            set.add_unit(unit);
+        }
     }
     let mut keys = Vec::new();
     if !model.ssh_key.trim().is_empty() {

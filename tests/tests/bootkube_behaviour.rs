@@ -118,6 +118,31 @@ pub fn scripts_of(release: Option<&str>, cluster_profile: &str) -> Vec<(String, 
         .collect()
 }
 
+/// The scripts of a single node (bootstrap in place) of `release`, installing to `/dev/vda`:
+/// those of [`scripts_of`] plus the in-place stages and the install to disk.
+fn single_node_scripts(release: &str) -> Vec<(String, String)> {
+    let loaded = bootgen::config::load_default_single_node().unwrap();
+    let now = time::OffsetDateTime::from_unix_timestamp(1_767_229_200).unwrap();
+    let mut options = bootgen::Options::new(now);
+    options.key_algorithm = "ecdsa-p256".parse().unwrap();
+    options.model.release_version = Some(release.to_string());
+    options.model.installation_disk = Some("/dev/vda".into());
+    let generated = bootgen::generate(&loaded, &options).unwrap();
+    let decoded = bootgen::inspect::decode(&generated.bootstrap).unwrap();
+    SCRIPTS
+        .iter()
+        .chain(&["bootstrap-in-place.sh", "install-to-disk.sh"])
+        .filter_map(|name| {
+            let path = format!("/usr/local/bin/{name}");
+            let file = decoded.files.iter().find(|f| f.path == path)?;
+            Some((
+                name.to_string(),
+                String::from_utf8(file.contents.clone().unwrap()).unwrap(),
+            ))
+        })
+        .collect()
+}
+
 fn scripts(cluster_profile: &str) -> Vec<(String, String)> {
     scripts_of(None, cluster_profile)
 }
@@ -214,7 +239,7 @@ produce() {
 				return 1
 			fi
 			case "$stage" in
-			auth-api-bootstrap | ingress-operator-bootstrap | node-tuning-bootstrap) write "$out/$stage-rendered.yaml" "kind: Stub # $stage" ;;
+			auth-api-bootstrap | ingress-operator-bootstrap | node-tuning-bootstrap | cmdbootline-nto-bootstrap) write "$out/$stage-rendered.yaml" "kind: Stub # $stage" ;;
 			*) write "$out/manifests/$stage-rendered.yaml" "kind: Stub # $stage" ;;
 			esac
 			;;
@@ -251,6 +276,10 @@ produce() {
 	cco-bootstrap)
 		# Overwrites an installer manifest, so the tests see an undo put the original back.
 		write "$(host_path /assets/cco-bootstrap)/manifests/cluster-config.yaml" "overwritten by cco"
+		;;
+	master-ignition)
+		# cluster-bootstrap bootstrap-in-place translates the Butane config into master.ign.
+		write "$(host_path /assets)/master.ign" '{"ignition":{"version":"3.1.0"}}'
 		;;
 	cb-bootstrap)
 		# cluster-bootstrap starts the control plane from the bootstrap manifests.
@@ -295,7 +324,23 @@ printf 'dig %s %s\n' "${BOOTKUBE_STAGE:--}" "$*" >>"${STUB_LOG:?}"
 const STUB_CURL: &str = r##"#!/usr/bin/env bash
 printf 'curl %s %s\n' "${BOOTKUBE_STAGE:--}" "$*" >>"${STUB_LOG:?}"
 if [ "${STUB_FAIL_STAGE:-}" = "${BOOTKUBE_STAGE:-}" ]; then echo "curl: (7) Failed to connect" >&2; exit 7; fi
-printf ok
+out=
+while [ $# -gt 0 ]; do
+	case "$1" in --output | -o) out=$2; shift ;; esac
+	shift
+done
+if [ -n "$out" ]; then printf '{"ignition":{"version":"3.2.0"}}\n' >"$out"; else printf ok; fi
+"##;
+
+/// A single node's tools: crictl (no etcd container left running), coreos-installer and shutdown
+/// (both only log).
+const STUB_CRICTL: &str = r##"#!/usr/bin/env bash
+printf 'crictl %s %s\n' "${BOOTKUBE_STAGE:--}" "$*" >>"${STUB_LOG:?}"
+echo '{"containers":[]}'
+"##;
+
+const STUB_LOGGER: &str = r##"#!/usr/bin/env bash
+printf '%s %s\n' "$(basename "$0")" "$*" >>"${STUB_LOG:?}"
 "##;
 
 const STUB_JOURNALCTL: &str = r##"#!/usr/bin/env bash
@@ -377,6 +422,9 @@ impl Node {
             ("curl", STUB_CURL),
             ("journalctl", STUB_JOURNALCTL),
             ("systemctl", STUB_SYSTEMCTL),
+            ("crictl", STUB_CRICTL),
+            ("coreos-installer", STUB_LOGGER),
+            ("shutdown", STUB_LOGGER),
         ] {
             write_file(&node.root.join("bin").join(name), text, 0o755);
         }
@@ -1105,21 +1153,25 @@ fn record_library_records_explicit_results_and_pre_commands() {
     assert!(records[1].get("errorLine").is_none() && records[1].get("result").is_none());
 }
 
-#[test]
-fn scripts_pass_shellcheck() {
+/// Runs shellcheck on `scripts` (name, text) together, so sourced libraries are followed.
+fn shellcheck(scripts: &[(String, String)]) -> Output {
     let dir = tempfile::tempdir().unwrap();
     let mut paths = Vec::new();
-    for (name, text) in scripts("") {
+    for (name, text) in scripts {
         let path = dir.path().join(name);
         fs::write(&path, text).unwrap();
         paths.push(path);
     }
-    let output = Command::new("shellcheck")
+    Command::new("shellcheck")
         .arg("--external-sources")
         .args(&paths)
         .output()
-        .expect("shellcheck must be installed (.ci/run installs it)");
-    assert_status(&output, true);
+        .expect("shellcheck must be installed (.ci/run installs it)")
+}
+
+#[test]
+fn scripts_pass_shellcheck() {
+    assert_status(&shellcheck(&scripts("")), true);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1256,4 +1308,193 @@ fn every_release_runs_the_installers_commands() {
         checked.push(minor);
     }
     assert!(checked.len() >= 15, "{checked:?}");
+}
+
+// ---------------------------------------------------------------------------------------------
+// A single node: bootkube in place, then the install to disk
+
+#[derive(serde::Deserialize)]
+struct SingleNodeExpectation {
+    in_place_after_cb_bootstrap: Vec<String>,
+    not_in_place: Vec<String>,
+    master_ignition: Vec<String>,
+    cmdbootline: Vec<String>,
+    release: Vec<SingleNodeRelease>,
+}
+
+#[derive(serde::Deserialize)]
+struct SingleNodeRelease {
+    minor: String,
+    installer: Vec<String>,
+    cmdbootline: bool,
+}
+
+/// The in-place stages of `minor`: the bootstrap machine's (tests/expectations/releases) with the
+/// single node's changes (tests/expectations/single-node.toml) applied.
+fn in_place_stages(minor: &str, rules: &SingleNodeExpectation) -> Vec<String> {
+    let path =
+        bootgen_conformance::repo().join(format!("tests/expectations/releases/{minor}.toml"));
+    let cluster: Expectation = toml::from_str(&fs::read_to_string(path).unwrap()).unwrap();
+    let row = rules.release.iter().find(|r| r.minor == minor).unwrap();
+    let mut stages = cluster.stages.clone();
+    stages.dedup();
+    let mut out = Vec::new();
+    for stage in stages {
+        if rules.not_in_place.contains(&stage) {
+            continue;
+        }
+        out.push(stage.clone());
+        if stage == "node-tuning-bootstrap" && row.cmdbootline {
+            out.push("cmdbootline-nto-bootstrap".into());
+        }
+        if stage == "cb-bootstrap" {
+            out.extend(rules.in_place_after_cb_bootstrap.iter().cloned());
+        }
+    }
+    out
+}
+
+fn single_node_rules() -> SingleNodeExpectation {
+    let path = bootgen_conformance::repo().join("tests/expectations/single-node.toml");
+    toml::from_str(&fs::read_to_string(path).unwrap()).unwrap()
+}
+
+/// The words after the image of the container a stage ran, from the stub log.
+fn command_of(log: &[String], stage: &str) -> Option<Vec<String>> {
+    log.iter()
+        .find_map(|l| l.strip_prefix(&format!("command stage={stage} ")))
+        .map(|rest| rest.split(' ').skip(1).map(String::from).collect())
+}
+
+/// For every release: bootkube runs in place (cluster-bootstrap waits for no pods, the
+/// continuation's stages follow it, the bootstrap machine's hand-over does not run), then
+/// install-to-disk.sh runs coreos-installer with that release's flags, the disk and master.ign,
+/// and schedules the reboot; shellcheck accepts the scripts.
+#[test]
+fn single_node_bootstraps_in_place_then_installs_to_disk() {
+    let rules = single_node_rules();
+    for row in &rules.release {
+        let minor = &row.minor;
+        let scripts = single_node_scripts(&format!("{minor}.0"));
+        let node = Node::with_scripts(scripts.clone());
+        write_file(
+            &node.asset().join("bootstrap-in-place/master-update.fcc"),
+            "variant: fcos\n",
+            0o600,
+        );
+        let output = node.bootkube(&[]);
+        assert_status(&output, true);
+        let run = &node.runs()[0];
+        assert_eq!(
+            started(run),
+            in_place_stages(minor, &rules),
+            "{minor}: stages"
+        );
+        let log = node.stub_log();
+        let cb = command_of(&log, "cb-bootstrap").unwrap();
+        assert_eq!(
+            cb.last().map(String::as_str),
+            Some("--required-pods="),
+            "{minor}: {cb:?}"
+        );
+        assert_eq!(
+            command_of(&log, "master-ignition"),
+            Some(rules.master_ignition.clone()),
+            "{minor}"
+        );
+        assert_eq!(
+            command_of(&log, "cmdbootline-nto-bootstrap"),
+            row.cmdbootline.then(|| rules.cmdbootline.clone()),
+            "{minor}"
+        );
+        // etcd was stopped by taking its static pod away, and master.ign was made.
+        assert!(node.kube().join("etcd-member-pod.yaml").exists(), "{minor}");
+        assert!(
+            !node.kube().join("manifests/etcd-member-pod.yaml").exists(),
+            "{minor}"
+        );
+        assert!(node.asset().join("master.ign").exists(), "{minor}");
+        assert!(
+            node.asset().join("log-bundle-bootstrap.tar.gz").exists(),
+            "{minor}"
+        );
+        assert!(node.asset().join("original-master.ign").exists(), "{minor}");
+
+        let output = node
+            .command(
+                "install-to-disk.sh",
+                &[],
+                &[("INSTALL_TO_DISK_RETRY_DELAY", "0")],
+            )
+            .output()
+            .unwrap();
+        assert_status(&output, true);
+        let master = node.asset().join("master.ign").display().to_string();
+        let mut want = row.installer.clone();
+        *want
+            .iter_mut()
+            .find(|w| *w == "/opt/openshift/master.ign")
+            .unwrap() = master;
+        want.push("/dev/vda".into());
+        let installs: Vec<String> = node
+            .stub_log()
+            .into_iter()
+            .filter(|l| l.starts_with("coreos-installer "))
+            .collect();
+        assert_eq!(
+            installs,
+            [format!("coreos-installer {}", want.join(" "))],
+            "{minor}"
+        );
+        assert!(
+            node.stub_log()
+                .iter()
+                .any(|l| l.starts_with("shutdown -r +1 ")),
+            "{minor}"
+        );
+        assert!(node.asset().join(".install-to-disk.done").exists());
+        let records: Value = serde_json::from_str(
+            &fs::read_to_string(node.root.join("var/log/openshift/install-to-disk.json")).unwrap(),
+        )
+        .unwrap();
+        assert_eq!(
+            started(records.as_array().unwrap()),
+            ["wait-for-bootkube", "coreos-installer", "reboot"],
+            "{minor}"
+        );
+
+        // shellcheck on this release's single-node scripts.
+        assert_status(&shellcheck(&scripts), true);
+    }
+}
+
+/// The debugging loop works in place: a reset of stop-etcd gives etcd its static pod back and
+/// takes master.ign away; the next run redoes only those stages.
+#[test]
+fn single_node_reset_reruns_the_in_place_stages() {
+    let node = Node::with_scripts(single_node_scripts("4.22.0"));
+    write_file(
+        &node.asset().join("bootstrap-in-place/master-update.fcc"),
+        "variant: fcos\n",
+        0o600,
+    );
+    assert_status(&node.bootkube(&[]), true);
+    let output = node.reset(&["stop-etcd"]);
+    assert_status(&output, true);
+    assert!(node.kube().join("manifests/etcd-member-pod.yaml").exists());
+    assert!(!node.kube().join("etcd-member-pod.yaml").exists());
+    assert!(!node.asset().join("master.ign").exists());
+    for marker in ["stop-etcd.done", "master-ignition.done", ".bootkube.done"] {
+        assert!(!node.asset().join(marker).exists(), "{marker}");
+    }
+    assert!(node.asset().join("cb-bootstrap.done").exists());
+    assert_status(&node.bootkube(&[]), true);
+    let runs = node.runs();
+    let second: Vec<String> = started(&runs[1])
+        .into_iter()
+        .filter(|s| !s.contains("api"))
+        .collect();
+    // etcd is back, so bootkube waits for it again before stopping it.
+    assert_eq!(second, ["wait-for-etcd", "stop-etcd", "master-ignition"]);
+    assert!(node.asset().join("master.ign").exists());
 }

@@ -137,9 +137,24 @@ fn base_context() -> Json {
         "kubeadmin_hash": "$2a$10$abcdefghijklmnopqrstuuJ8Zl9wq1XW1z7Jc3cR8mP0nQ2sT4vUy",
         "release_channel": "stable-4.22",
         "release": release("4.22.0"),
+        "single_node": null,
         "installer_version": "0.1.0",
         "pki": {},
     })
+}
+
+/// A single node (bootstrap in place) of `version`: the in-place stages and switches of the
+/// library's release table, and an installation disk.
+fn single_node_context(version: &str) -> Json {
+    let mut ctx = base_context();
+    ctx["release"] = bootgen::context::release_context_in(
+        &bootgen::release::select(Some(version), None).unwrap(),
+        bootgen::release::Flow::InPlace,
+    );
+    ctx["single_node"] = json!({ "installation_disk": "/dev/disk/by-id/wwn-0x5000c500a0b1c2d3" });
+    ctx["control_plane"]["replicas"] = json!(1);
+    ctx["compute"][0]["replicas"] = json!(0);
+    ctx
 }
 
 /// Two mirrored sources: the first blocked with an insecure second mirror, the second an
@@ -288,10 +303,27 @@ fn scripts_pass_shellcheck() -> TestResult {
             .any(|rel| rel.ends_with("release-image-download.sh.j2")),
         "no scripts found under templates/node"
     );
+    // A single node's own scripts need its context; the common ones are checked with it too.
+    let single_node_scripts: Vec<String> = files_under("single-node/node")?
+        .into_iter()
+        .filter(|rel| is_script(rel) || destination(rel).ends_with(".sh"))
+        .collect();
+    assert!(single_node_scripts.len() >= 3, "{single_node_scripts:?}");
+    let all: Vec<String> = scripts
+        .iter()
+        .chain(&single_node_scripts)
+        .cloned()
+        .collect();
     let dir = tempfile::tempdir()?;
     let mut failures = Vec::new();
-    for (label, ctx) in [("base", base_context()), ("rich", rich_context())] {
-        for rel in &scripts {
+    for (label, ctx, scripts) in [
+        ("base", base_context(), &scripts),
+        ("rich", rich_context(), &scripts),
+        ("single-node-4.22", single_node_context("4.22.0"), &all),
+        ("single-node-4.12", single_node_context("4.12.0"), &all),
+        ("single-node-4.9", single_node_context("4.9.0"), &all),
+    ] {
+        for rel in scripts {
             let rendered = render_file(rel, &ctx)?;
             if rendered.trim().is_empty() {
                 continue; // e.g. proxy.sh without a proxy: nothing to check
@@ -402,11 +434,28 @@ fn build_unit_root(root: &Path) -> Result<Vec<String>, Box<dyn StdError>> {
         }
     }
 
+    // A single node's scripts and units, rendered for one.
+    let single_node = single_node_context("4.22.0");
+    for rel in files_under("single-node/node")? {
+        let dest = destination(&rel).trim_start_matches("single-node/node/");
+        if is_script(&rel) {
+            write_file(&root.join(dest), &render_file(&rel, &single_node)?, 0o755)?;
+        }
+    }
+
     // Ignition units: units/<name> and drop-ins units/<name>.d/<file>. A unit with empty
     // contents is not written by Ignition (only enabled), so the OS unit stays.
-    for rel in files_under("units")? {
-        let dest = destination(rel.trim_start_matches("units/")).to_owned();
-        let rendered = render_file(&rel, &ctx)?;
+    let unit_templates = files_under("units")?
+        .into_iter()
+        .map(|rel| (rel, "units/", &ctx))
+        .chain(
+            files_under("single-node/units")?
+                .into_iter()
+                .map(|rel| (rel, "single-node/units/", &single_node)),
+        );
+    for (rel, prefix, ctx) in unit_templates {
+        let dest = destination(rel.trim_start_matches(prefix)).to_owned();
+        let rendered = render_file(&rel, ctx)?;
         let unit_name = match dest.split_once(".d/") {
             Some((unit, _)) => unit.to_owned(),
             None => dest.clone(),

@@ -51,7 +51,11 @@ fn compare_dirs(old: &Path, new: &Path) -> anyhow::Result<Vec<ConfigDiff>> {
     refuse_interrupted(new, new)?;
     let (old_name, new_name) = (old.display().to_string(), new.display().to_string());
     let mut diffs = Vec::new();
-    for name in bootgen::golden::CONFIGS {
+    // Either kind of config, whichever the directories hold (both exist for a diff across kinds).
+    let names = bootgen::golden::CONFIGS
+        .into_iter()
+        .chain([bootgen::generate::LIVE_ISO_CONFIG]);
+    for name in names {
         let (a, b) = (old.join(name), new.join(name));
         diffs.push(match (a.exists(), b.exists()) {
             (true, true) => compare_configs(&a, &b)?,

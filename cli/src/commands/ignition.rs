@@ -48,6 +48,27 @@ fn kill_switch() -> impl FnMut(&output::WriteStep) {
     }
 }
 
+/// Refuses to write one kind of config into a directory holding the other: a directory with
+/// both `bootstrap.ign` and `bootstrap-in-place-for-live-iso.ign` would leave the user to guess
+/// which one is current.
+fn refuse_other_kind(dir: &std::path::Path, writing: &str) -> anyhow::Result<()> {
+    let (other, what) = if writing == bootgen::generate::LIVE_ISO_CONFIG {
+        (
+            bootgen::generate::BOOTSTRAP_CONFIG,
+            "a cluster with a bootstrap machine",
+        )
+    } else {
+        (bootgen::generate::LIVE_ISO_CONFIG, "a single-node cluster")
+    };
+    if dir.join(other).exists() {
+        anyhow::bail!(
+            "{} holds {other}, the config of {what}; write this one ({writing}) into another --output directory",
+            dir.display()
+        );
+    }
+    Ok(())
+}
+
 /// Runs `bootgen ignition`.
 pub fn run(args: IgnitionArgs) -> anyhow::Result<ExitCode> {
     finish_interrupted_write(&args.output)?;
@@ -61,6 +82,11 @@ pub fn run(args: IgnitionArgs) -> anyhow::Result<ExitCode> {
             ));
             config::load(local)?
         }
+        None if args.single_node => {
+            warn("no --install-config given: using the embedded single-node example `sno.example.com`");
+            warn("its pull secret and SSH key are placeholders: the cluster cannot pull images and nobody can log in with that key");
+            config::load_default_single_node()?
+        }
         None => {
             warn("no --install-config given: using the embedded example cluster `example.example.com`");
             warn("its pull secret and SSH key are placeholders: the cluster cannot pull images and nobody can log in with that key");
@@ -69,6 +95,7 @@ pub fn run(args: IgnitionArgs) -> anyhow::Result<ExitCode> {
     };
     let options = crate::options::ignition_options(&args)?;
     let generated = bootgen::generate(&loaded, &options)?;
+    refuse_other_kind(&args.output, generated.bootstrap_name())?;
     let release = &generated.model.release;
     if release.defaulted {
         notice(format!(
@@ -104,11 +131,13 @@ pub fn run(args: IgnitionArgs) -> anyhow::Result<ExitCode> {
         .map_or_else(|| generated.model.release_image.clone(), |r| r.reference);
     // What --compress would make of it, for the size budget (the generated config goes next).
     let compressed = bootgen::inspect::budget::compressed_size(&generated.bootstrap);
+    let config_name = generated.bootstrap_name();
+    let single_node = generated.model.single_node.clone();
     let files = output::into_output_files(generated);
     // The budget comes from the bytes about to be written, not from serializing the config again.
     let budget = files
         .iter()
-        .find(|f| f.relative == "bootstrap.ign")
+        .find(|f| f.relative == config_name)
         .map(|f| bootgen::inspect::budget::SizeBudget::of_config(&f.contents, compressed));
     let size = budget.as_ref().map_or(0, |b| b.size);
     let mut stop = kill_switch();
@@ -118,7 +147,7 @@ pub fn run(args: IgnitionArgs) -> anyhow::Result<ExitCode> {
     crate::report::emit(
         format!(
             "wrote {} ({} files, {} units, {} KiB) for {} ({}), release {}",
-            args.output.join("bootstrap.ign").display(),
+            args.output.join(config_name).display(),
             file_count,
             unit_count,
             size.div_ceil(1024),
@@ -135,14 +164,26 @@ pub fn run(args: IgnitionArgs) -> anyhow::Result<ExitCode> {
             args.output.display()
         ) + "\n",
     )?;
+    let node = if single_node.is_some() {
+        "the node (while it runs the live ISO)"
+    } else {
+        "the bootstrap node"
+    };
     crate::report::emit(
         format!(
-            "log in to the bootstrap node with: ssh -i {} core@<bootstrap-ip>",
+            "log in to {node} with: ssh -i {} core@<node-ip>",
             args.output.join("auth/bootstrap-ssh-key").display()
         ) + "\n",
     )?;
     if let Some(budget) = budget {
         crate::report::emit(budget.to_string())?;
+    }
+    if let Some(single) = &single_node {
+        crate::report::emit(format!(
+            "single node: embed the config in the RHCOS live ISO and boot the node from it; it installs itself to {} and reboots:\n  coreos-installer iso ignition embed --force --ignition-file {} rhcos-live.iso\n",
+            single.installation_disk,
+            args.output.join(config_name).display()
+        ))?;
     }
     if let Some(package) = &args.package {
         crate::pack::package(&args.output, package)?;

@@ -55,7 +55,7 @@ fn golden(args: &InspectArgs) -> anyhow::Result<ExitCode> {
     let dir = &args.input;
     if !dir.is_dir() {
         anyhow::bail!(
-            "{}: --golden takes an output directory (with bootstrap.ign, master.ign, worker.ign, metadata.json, auth/)",
+            "{}: --golden takes an output directory (with bootstrap.ign or bootstrap-in-place-for-live-iso.ign, worker.ign, metadata.json, auth/)",
             dir.display()
         );
     }

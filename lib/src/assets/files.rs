@@ -167,6 +167,28 @@ pub fn node_files(renderer: &Renderer, context: &serde_json::Value) -> Result<Ve
     Ok(files)
 }
 
+/// Renders the files a single node adds (`templates/single-node/node`): the install to disk,
+/// bootkube's in-place stages and the installed node's config.
+pub fn single_node_files(renderer: &Renderer) -> Result<Vec<File>> {
+    let mut files = Vec::new();
+    for template in files_under("single-node/node") {
+        let path = format!(
+            "/{}",
+            template
+                .output_name()
+                .trim_start_matches("single-node/node/")
+        );
+        let (mode, append) = mode_for(&path);
+        files.push(File {
+            contents: renderer.render(&template)?,
+            path,
+            mode,
+            append,
+        });
+    }
+    Ok(files)
+}
+
 fn applies(path: &str, context: &serde_json::Value) -> bool {
     let feature = |name: &str| {
         context

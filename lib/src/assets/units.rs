@@ -15,11 +15,25 @@ pub const ENABLED_UNITS: &[&str] = &[
     "systemd-journal-gatewayd.socket",
 ];
 
+/// Units a single node adds, enabled: install-to-disk.service pulls bootkube.service in and
+/// installs the node once bootkube is done.
+pub const SINGLE_NODE_ENABLED_UNITS: &[&str] = &["install-to-disk.service"];
+
 /// Renders every unit and drop-in of `templates/units`, sorted by name.
 pub fn node_units(renderer: &Renderer) -> Result<Vec<Unit>> {
+    units_under(renderer, "units", ENABLED_UNITS)
+}
+
+/// Renders the units a single node adds (`templates/single-node/units`).
+pub fn single_node_units(renderer: &Renderer) -> Result<Vec<Unit>> {
+    units_under(renderer, "single-node/units", SINGLE_NODE_ENABLED_UNITS)
+}
+
+fn units_under(renderer: &Renderer, prefix: &str, enabled: &[&str]) -> Result<Vec<Unit>> {
     let mut units: Vec<Unit> = Vec::new();
-    for template in files_under("units") {
-        let relative = template.output_name().trim_start_matches("units/");
+    let strip = format!("{prefix}/");
+    for template in files_under(prefix) {
+        let relative = template.output_name().trim_start_matches(strip.as_str());
         let text = String::from_utf8(renderer.render(&template)?).map_err(|_| Error::Template {
             name: template.name.into(),
             message: "renders to non-UTF-8 text".into(),
@@ -33,7 +47,7 @@ pub fn node_units(renderer: &Renderer) -> Result<Vec<Unit>> {
             None => {
                 units.push(Unit {
                     name: unit_name.clone(),
-                    enabled: ENABLED_UNITS.contains(&unit_name.as_str()).then_some(true),
+                    enabled: enabled.contains(&unit_name.as_str()).then_some(true),
                     contents: None,
                     dropins: Vec::new(),
                 });

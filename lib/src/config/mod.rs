@@ -109,6 +109,19 @@ pub fn load_default() -> Result<LoadedConfig> {
     parse(DEFAULT_INSTALL_CONFIG, DEFAULT_NAME)
 }
 
+/// The embedded single-node example: one control-plane machine, no compute, no installation
+/// disk (the caller gives one).
+pub const DEFAULT_SINGLE_NODE_INSTALL_CONFIG: &str =
+    include_str!("default-single-node-install-config.yaml");
+
+/// The embedded single-node example install-config.
+pub fn load_default_single_node() -> Result<LoadedConfig> {
+    parse(
+        DEFAULT_SINGLE_NODE_INSTALL_CONFIG,
+        "<embedded single-node install-config>",
+    )
+}
+
 /// The first line (1-based) whose indentation contains a tab.
 fn tab_indented_line(text: &str) -> Option<usize> {
     text.lines()

@@ -58,6 +58,18 @@ pub struct InstallConfig {
     /// Feature set, e.g. `TechPreviewNoUpgrade`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub feature_set: Option<String>,
+    /// Single-node OpenShift installed from the live ISO (bootstrap in place).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bootstrap_in_place: Option<BootstrapInPlace>,
+}
+
+/// `bootstrapInPlace`: where the single node installs itself.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BootstrapInPlace {
+    /// The disk coreos-installer writes RHCOS to, e.g. `/dev/sda`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub installation_disk: Option<String>,
 }
 
 /// `metadata`.

@@ -28,6 +28,18 @@ use std::path::Path;
 
 /// The configs of an output directory, in the order the view shows them.
 pub const CONFIGS: [&str; 3] = ["bootstrap.ign", "master.ign", "worker.ign"];
+/// The configs of a single node's output directory (it has no master.ign: the node makes its
+/// own).
+pub const SINGLE_NODE_CONFIGS: [&str; 2] = [crate::generate::LIVE_ISO_CONFIG, "worker.ign"];
+
+/// The configs the view of `dir` shows: a single node's when it holds the live-ISO config.
+fn configs_of(dir: &Path) -> &'static [&'static str] {
+    if dir.join(crate::generate::LIVE_ISO_CONFIG).exists() {
+        &SINGLE_NODE_CONFIGS
+    } else {
+        &CONFIGS
+    }
+}
 
 /// Placeholders for the values of this directory that depend on its PKI or clock: the cluster
 /// and infra IDs (from `metadata.json`, derived from the root CA), the kubeadmin password and
@@ -94,7 +106,7 @@ pub fn view_dir(dir: &Path) -> Result<String> {
         });
     }
     let mut configs = Vec::new();
-    for name in CONFIGS {
+    for &name in configs_of(dir) {
         let path = dir.join(name);
         let doc = match std::fs::read(&path) {
             Ok(bytes) => Some(IgnitionDoc::parse(&bytes, &path.display().to_string())?),

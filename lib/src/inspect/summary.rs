@@ -78,6 +78,42 @@ pub struct Summary {
     pub budget: SizeBudget,
     /// The OpenShift release the config was made for, when it can tell, and how it knows.
     pub release: Option<ReleaseGuess>,
+    /// bootkube's stages in run order, when the config has bootgen's stage list.
+    pub bootkube_stages: Vec<String>,
+    /// A single node's installation disk, when the config installs a single node in place.
+    pub installation_disk: Option<String>,
+}
+
+/// bootkube's stages, in run order, from the table in bootgen's `bootkube-stages.sh`.
+pub fn bootkube_stages(doc: &IgnitionDoc) -> Vec<String> {
+    let Some(text) = crate::passes::file_text(doc, "/usr/local/bin/bootkube-stages.sh") else {
+        return Vec::new();
+    };
+    let Some((_, table)) = text.split_once("cat <<'EOF'\n") else {
+        return Vec::new();
+    };
+    table
+        .lines()
+        .take_while(|l| *l != "EOF")
+        .filter(|l| !l.starts_with('#'))
+        .filter_map(|l| l.split_whitespace().next().map(String::from))
+        .collect()
+}
+
+/// The disk a single-node (bootstrap-in-place) config installs to, from its install-to-disk.sh:
+/// bootgen's `INSTALLATION_DISK=` line, or the installer's `coreos-installer install` line.
+pub fn installation_disk(doc: &IgnitionDoc) -> Option<String> {
+    let text = crate::passes::file_text(doc, "/usr/local/bin/install-to-disk.sh")?;
+    if let Some(value) = text
+        .lines()
+        .find_map(|l| l.strip_prefix("INSTALLATION_DISK="))
+    {
+        return Some(value.trim().trim_matches('\'').to_string());
+    }
+    text.lines()
+        .find(|l| l.trim_start().starts_with("coreos-installer install"))
+        .and_then(|l| l.split_whitespace().last())
+        .map(|d| d.trim_matches(['\'', '"']).to_string())
 }
 
 /// Which release a config was made for, and the evidence.
@@ -204,6 +240,8 @@ pub fn summarize(doc: &IgnitionDoc, config: &[u8]) -> Result<Summary> {
         units,
         budget: super::budget::of_doc(doc, config),
         release: release_of(doc),
+        bootkube_stages: bootkube_stages(doc),
+        installation_disk: installation_disk(doc),
     })
 }
 
@@ -235,6 +273,15 @@ impl fmt::Display for Summary {
                 "made for OpenShift {} (from {})",
                 release.version, release.from
             );
+        }
+        if let Some(disk) = &self.installation_disk {
+            let _ = writeln!(
+                out,
+                "single node (bootstrap in place): boots the live ISO, then installs itself to {disk}"
+            );
+        }
+        if !self.bootkube_stages.is_empty() {
+            let _ = writeln!(out, "bootkube stages: {}", self.bootkube_stages.join(" → "));
         }
         if !self.users.is_empty() {
             let _ = writeln!(out, "\nusers:");

@@ -6,11 +6,13 @@ pub mod fields;
 pub mod mirrors;
 pub mod network;
 mod proxy;
+mod single_node;
 
 pub use arch::{Arch, PayloadArch};
 pub use mirrors::{MirrorKind, Registry};
 pub use network::Networks;
 pub use proxy::ProxySettings;
+pub use single_node::SingleNode;
 
 use crate::config::{InstallConfig, LoadedConfig, Warning};
 use crate::error::{Error, OptionField, Result, OPTIONS_SOURCE};
@@ -36,6 +38,11 @@ pub struct ModelOptions {
     /// The release image is a multi-architecture payload even though its reference cannot say
     /// so (a digest, or a tag without an architecture suffix).
     pub multi_arch_payload: bool,
+    /// Make the single-node live-ISO config (bootstrap in place), even when the install-config
+    /// does not say so by itself.
+    pub single_node: bool,
+    /// The single node's installation disk; overrides `bootstrapInPlace.installationDisk`.
+    pub installation_disk: Option<String>,
 }
 
 /// A machine pool after defaults.
@@ -98,6 +105,8 @@ pub struct Model {
     pub feature_set: String,
     /// The install-config as stored in the cluster (pull secret removed).
     pub stored_install_config: String,
+    /// The single-node (bootstrap-in-place) settings, when this is a single-node cluster.
+    pub single_node: Option<SingleNode>,
     /// Warnings gathered while loading and validating.
     pub warnings: Vec<Warning>,
 }
@@ -154,6 +163,8 @@ impl Model {
         let base_domain = base_domain.trim_end_matches('.').to_string();
 
         let (control_plane, compute) = pools(loaded, options)?;
+        let single_node =
+            single_node::settings(loaded, options, &control_plane, &compute, &mut warnings)?;
         // The release decides what the bootstrap node gets: from the version given, or the
         // release image's tag, or the default (said in a notice by the caller).
         let release = crate::release::select(
@@ -234,8 +245,14 @@ impl Model {
         let proxy = proxy::settings(loaded, &cluster_name, &base_domain, &networks)?;
         let (registries, mirror_kind) = mirror_rules(loaded)?;
         let capabilities = ic.capabilities.clone().unwrap_or_default();
-        let stored_install_config =
-            stored_install_config(ic, &control_plane, &compute, &networks, release.profile);
+        let stored_install_config = stored_install_config(
+            ic,
+            &control_plane,
+            &compute,
+            &networks,
+            release.profile,
+            single_node.as_ref(),
+        );
         Ok(Model {
             cluster_name,
             base_domain,
@@ -259,6 +276,7 @@ impl Model {
             capabilities_additional: capabilities.additional_enabled_capabilities,
             feature_set: ic.feature_set.clone().unwrap_or_default(),
             stored_install_config,
+            single_node,
             warnings,
         })
     }
@@ -601,6 +619,7 @@ fn stored_install_config(
     compute: &[Pool],
     networks: &Networks,
     profile: &crate::release::Profile,
+    single_node: Option<&SingleNode>,
 ) -> String {
     use crate::config::{ClusterNetwork, MachineNetwork, Networking};
     let mut stored = ic.clone();
@@ -643,6 +662,12 @@ fn stored_install_config(
     // The field exists from 4.12 on, with this default.
     if profile.has("trust_bundle_policy") && stored.additional_trust_bundle_policy.is_none() {
         stored.additional_trust_bundle_policy = Some("Proxyonly".into());
+    }
+    // The disk may have come from an option: the cluster records the one it was installed to.
+    if let Some(single) = single_node {
+        stored.bootstrap_in_place = Some(crate::config::BootstrapInPlace {
+            installation_disk: Some(single.installation_disk.clone()),
+        });
     }
     serde_yaml_ng::to_string(&stored).unwrap_or_default()
 }

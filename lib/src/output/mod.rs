@@ -27,7 +27,13 @@ pub struct OutputFile {
 }
 
 /// Files whose presence means "there is work here" (replaced only with `force`).
-pub const CONFIG_FILES: &[&str] = &["bootstrap.ign", "master.ign", "worker.ign", "metadata.json"];
+pub const CONFIG_FILES: &[&str] = &[
+    "bootstrap.ign",
+    "bootstrap-in-place-for-live-iso.ign",
+    "master.ign",
+    "worker.ign",
+    "metadata.json",
+];
 
 /// Everything a generation writes, sorted by path.
 pub fn output_files(generated: &Generated) -> Vec<OutputFile> {
@@ -49,10 +55,14 @@ pub fn into_output_files(mut generated: Generated) -> Vec<OutputFile> {
 }
 
 fn files_with(generated: &Generated, bootstrap: Vec<u8>) -> Vec<OutputFile> {
-    let mut files = vec![
-        file("bootstrap.ign", bootstrap, 0o600),
-        file("master.ign", generated.master.to_bytes(), 0o644),
-        file("worker.ign", generated.worker.to_bytes(), 0o644),
+    let mut files = vec![file(generated.bootstrap_name(), bootstrap, 0o600)];
+    if generated.writes_master() {
+        files.push(file("master.ign", generated.master.to_bytes(), 0o644));
+    }
+    if generated.writes_worker() {
+        files.push(file("worker.ign", generated.worker.to_bytes(), 0o644));
+    }
+    files.extend([
         file(
             "metadata.json",
             serde_json::to_vec(&generated.metadata).unwrap_or_default(),
@@ -78,7 +88,7 @@ fn files_with(generated: &Generated, bootstrap: Vec<u8>) -> Vec<OutputFile> {
             generated.pki.bootstrap_ssh_public_key().into_bytes(),
             0o644,
         ),
-    ];
+    ]);
     let cache = crate::identity::hash_cache(
         &generated.identity,
         &crate::generate::root_ca_key(&generated.pki),

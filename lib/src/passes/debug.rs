@@ -13,6 +13,8 @@ const KUBELET_SCRIPT: &str = "/usr/local/bin/kubelet.sh";
 
 /// The bootkube reset tool bootgen's own configs ship.
 const RESET_SCRIPT: &str = "/usr/local/bin/bootkube-reset.sh";
+/// A single node's installer: its presence makes the config a bootstrap-in-place one.
+const INSTALL_TO_DISK: &str = "/usr/local/bin/install-to-disk.sh";
 /// The progress-record library; where it is, services write `/var/log/openshift/*.json`.
 const RECORD_LIBRARY: &str = "/usr/local/bin/bootstrap-service-record.sh";
 
@@ -47,6 +49,18 @@ pub fn debug_motd(held: &[String], has: &dyn Fn(&str) -> bool) -> String {
         text.push_str(
             "\nStage markers: /opt/openshift/*.done (bootkube skips a stage whose marker exists)\n",
         );
+    }
+    if has(INSTALL_TO_DISK) {
+        text.push_str(
+            "\nSingle node: install-to-disk.service waits for bootkube to finish, then writes RHCOS\n\
+             and /opt/openshift/master.ign to the installation disk and reboots. Follow it with:\n\
+             \x20 journalctl -b -f -u install-to-disk.service\n",
+        );
+        if !held.iter().any(|u| u == "install-to-disk.service") {
+            text.push_str(
+                "To stay on the live ISO, make the config with install-to-disk.service held as well.\n",
+            );
+        }
     }
     let others: Vec<&String> = held.iter().filter(|u| *u != "bootkube.service").collect();
     if !others.is_empty() {

@@ -26,8 +26,21 @@ pub struct Profile {
     pub images: Vec<ImageName>,
     /// bootkube's stages, in run order.
     pub stages: Vec<Stage>,
-    /// Switches for files, units and manifests that come and go between releases.
+    /// Switches for files, units and manifests that come and go between releases, for a
+    /// cluster with a bootstrap machine.
     pub features: BTreeMap<String, bool>,
+    /// The same switches for a single node bootstrapping in place.
+    pub in_place_features: BTreeMap<String, bool>,
+}
+
+/// How the cluster bootstraps: some stages and switches hold for only one of them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Flow {
+    /// A separate bootstrap machine that hands over to the control plane.
+    Cluster,
+    /// A single node that bootstraps from the live ISO and installs itself to disk.
+    InPlace,
 }
 
 /// A payload image bootkube looks up by name.
@@ -58,6 +71,8 @@ pub struct Stage {
     pub image: Option<String>,
     /// The command inside the container, then its arguments, as shell words.
     pub command: Vec<String>,
+    /// The one flow the stage belongs to; `None`: both.
+    pub flow: Option<Flow>,
 }
 
 impl Stage {
@@ -82,6 +97,21 @@ impl Profile {
     /// Whether a feature switch is on for this release (unknown switches are off).
     pub fn has(&self, feature: &str) -> bool {
         self.features.get(feature).copied().unwrap_or(false)
+    }
+
+    /// The stages bootkube runs in `flow`, in order.
+    pub fn stages_in(&self, flow: Flow) -> impl Iterator<Item = &Stage> {
+        self.stages
+            .iter()
+            .filter(move |s| s.flow.is_none_or(|f| f == flow))
+    }
+
+    /// The feature switches of `flow`.
+    pub fn features_in(&self, flow: Flow) -> &BTreeMap<String, bool> {
+        match flow {
+            Flow::Cluster => &self.features,
+            Flow::InPlace => &self.in_place_features,
+        }
     }
 }
 
@@ -141,6 +171,7 @@ struct StageRow {
     image: Option<String>,
     #[serde(default)]
     command: Vec<Word>,
+    flow: Option<Flow>,
 }
 
 fn same_as_marker() -> String {
@@ -165,6 +196,8 @@ struct FeatureRow {
     name: String,
     since: Option<String>,
     until: Option<String>,
+    /// Only in this flow; a switch on in any of its rows is on.
+    flow: Option<Flow>,
 }
 
 fn holds(minor: Minor, since: &Option<String>, until: &Option<String>) -> bool {
@@ -209,6 +242,7 @@ fn build(table: &Table) -> Vec<Profile> {
                         kind: r.kind.clone(),
                         options: r.options.clone(),
                         image: r.image.clone(),
+                        flow: r.flow,
                         command: r
                             .command
                             .iter()
@@ -221,14 +255,21 @@ fn build(table: &Table) -> Vec<Profile> {
                             .collect(),
                     })
                     .collect(),
-                features: table
-                    .feature
-                    .iter()
-                    .map(|f| (f.name.clone(), holds(minor, &f.since, &f.until)))
-                    .collect(),
+                features: features_of(table, minor, Flow::Cluster),
+                in_place_features: features_of(table, minor, Flow::InPlace),
             })
         })
         .collect()
+}
+
+/// The switches of `minor` in `flow`: every name the table knows, on when one of its rows holds.
+fn features_of(table: &Table, minor: Minor, flow: Flow) -> BTreeMap<String, bool> {
+    let mut features = BTreeMap::new();
+    for row in &table.feature {
+        let on = holds(minor, &row.since, &row.until) && row.flow.is_none_or(|f| f == flow);
+        *features.entry(row.name.clone()).or_insert(false) |= on;
+    }
+    features
 }
 
 /// Every supported release's profile, oldest first.

@@ -1,0 +1,536 @@
+//! Single-node OpenShift (`bootgen ignition --single-node`, bootstrap in place): the live-ISO
+//! config for every supported release checked against `tests/expectations/single-node.toml`,
+//! validated by `ignition-validate` and applied by the real Ignition; the refusals; and the
+//! rest of bootgen composing with it (arm64, mirrors, holds, debug, compress, patch, inspect,
+//! validate, golden view). bootkube's in-place run itself is in `bootkube_behaviour.rs`.
+
+use std::collections::BTreeMap;
+use std::error::Error;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+use bootgen_conformance::{check_applied, ignition_validate, repo, run, BaseRoot, IgnitionView};
+use serde::Deserialize;
+
+type TestResult = Result<(), Box<dyn Error>>;
+
+const LIVE_ISO: &str = "bootstrap-in-place-for-live-iso.ign";
+const DISK: &str = "/dev/disk/by-id/nvme-eui.0025388b91b1f2a3";
+
+#[derive(Deserialize)]
+struct Expectations {
+    files: Vec<(String, String)>,
+    enabled_units: Vec<String>,
+    release: Vec<ReleaseExpectation>,
+}
+
+#[derive(Deserialize)]
+struct ReleaseExpectation {
+    minor: String,
+    installer: Vec<String>,
+    outputs: Vec<String>,
+    cvo_patch: bool,
+    etcd_member_dir: bool,
+    post_reboot: Vec<String>,
+}
+
+fn expectations() -> Expectations {
+    let path = repo().join("tests/expectations/single-node.toml");
+    toml::from_str(&fs::read_to_string(&path).unwrap()).unwrap()
+}
+
+fn fixture() -> PathBuf {
+    repo().join("fixtures/install-configs/single-node/edge-arm64.yaml")
+}
+
+/// `bootgen ignition` with `args` into `out`; the output, whatever the exit.
+fn ignition(out: &Path, args: &[&str]) -> Output {
+    bootgen_conformance::bootgen!()
+        .arg("ignition")
+        .args(args)
+        .arg("--output")
+        .arg(out)
+        .arg("--key-algorithm")
+        .arg("ecdsa-p256")
+        .output()
+        .unwrap()
+}
+
+fn ok(output: &Output) {
+    assert!(
+        output.status.success(),
+        "exit {:?}\nstdout:\n{}\nstderr:\n{}",
+        output.status.code(),
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
+/// Files of the output directory, `auth/` and `tls/` left out.
+fn outputs(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap())
+        .filter(|e| e.file_type().unwrap().is_file())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+fn file_text(view: &IgnitionView, path: &str) -> String {
+    let file = view
+        .files
+        .get(path)
+        .unwrap_or_else(|| panic!("{path} is not in the config"));
+    String::from_utf8(file.contents.clone().expect("contents")).unwrap()
+}
+
+/// The steps the post-reboot script runs: its lines after the last function body that are
+/// plain calls.
+fn post_reboot_steps(script: &str) -> Vec<String> {
+    let tail = script.rsplit_once("\n}\n").map_or(script, |(_, t)| t);
+    tail.lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .map(String::from)
+        .collect()
+}
+
+/// Every release: the outputs, the files and units the single node adds, coreos-installer's
+/// flags, the installed node's Butane config and the post-reboot steps match what that
+/// release's installer writes; ignition-validate accepts the configs and the real Ignition
+/// writes the live-ISO config exactly as it says.
+#[test]
+fn every_release_makes_its_installers_live_iso_config() -> TestResult {
+    let expected = expectations();
+    let minors: Vec<String> = bootgen::release::PROFILES
+        .iter()
+        .map(|p| p.minor.to_string())
+        .collect();
+    let covered: Vec<&String> = expected.release.iter().map(|r| &r.minor).collect();
+    assert_eq!(
+        covered,
+        minors.iter().collect::<Vec<_>>(),
+        "one row per supported release"
+    );
+    let mut problems = Vec::new();
+    for release in &expected.release {
+        let scratch = tempfile::tempdir()?;
+        let out = scratch.path().join("out");
+        let version = format!("{}.0", release.minor);
+        let fixture = fixture();
+        let output = ignition(
+            &out,
+            &[
+                "--install-config",
+                fixture.to_str().unwrap(),
+                "--release-version",
+                &version,
+            ],
+        );
+        ok(&output);
+        let minor = &release.minor;
+        assert_eq!(outputs(&out), release.outputs, "{minor}: output files");
+        for name in &release.outputs {
+            if name.ends_with(".ign") {
+                let (clean, report) = ignition_validate(&out.join(name));
+                if !clean {
+                    problems.push(format!("{minor}: ignition-validate {name}: {report}"));
+                }
+            }
+        }
+        let config = out.join(LIVE_ISO);
+        let view = IgnitionView::load(&config)?;
+        for (path, mode) in &expected.files {
+            match view.files.get(path) {
+                Some(file) if format!("{:04o}", file.mode) == *mode => {}
+                Some(file) => problems.push(format!(
+                    "{minor}: {path} has mode {:04o}, not {mode}",
+                    file.mode
+                )),
+                None => problems.push(format!("{minor}: {path} is missing")),
+            }
+        }
+        for unit in &expected.enabled_units {
+            if view.units.get(unit).and_then(|u| u.enabled) != Some(true) {
+                problems.push(format!("{minor}: {unit} is not enabled"));
+            }
+        }
+        // coreos-installer: the installer's words, with bootgen's asset directory variable.
+        let install = file_text(&view, "/usr/local/bin/install-to-disk.sh");
+        let line = install
+            .lines()
+            .map(str::trim)
+            .find(|l| l.starts_with("coreos-installer "))
+            .unwrap_or_default()
+            .replace("\"$ASSET_DIR/master.ign\"", "/opt/openshift/master.ign");
+        let mut want = vec!["coreos-installer".to_string()];
+        want.extend(release.installer.iter().cloned());
+        want.push("\"$INSTALLATION_DISK\"".into());
+        if line.split_whitespace().collect::<Vec<_>>() != want {
+            problems.push(format!(
+                "{minor}: coreos-installer line `{line}`, want {want:?}"
+            ));
+        }
+        if !install.contains(&format!("INSTALLATION_DISK='{DISK}'")) {
+            problems.push(format!(
+                "{minor}: install-to-disk.sh does not install to {DISK}"
+            ));
+        }
+        let fcc = file_text(&view, "/opt/openshift/bootstrap-in-place/master-update.fcc");
+        let butane: serde_yaml_ng::Value = serde_yaml_ng::from_str(&fcc)?;
+        let files: Vec<&str> = butane["storage"]["files"]
+            .as_sequence()
+            .unwrap()
+            .iter()
+            .filter_map(|f| f["path"].as_str())
+            .collect();
+        if files.contains(&"/opt/openshift/original_cvo_overrides.patch") != release.cvo_patch {
+            problems.push(format!("{minor}: master-update.fcc CVO patch: {files:?}"));
+        }
+        if view
+            .files
+            .contains_key("/opt/openshift/original_cvo_overrides.patch")
+            != release.cvo_patch
+        {
+            problems.push(format!("{minor}: original_cvo_overrides.patch presence"));
+        }
+        let member_dir = butane["storage"]["directories"]
+            .as_sequence()
+            .is_some_and(|d| d.iter().any(|d| d["path"] == "/var/lib/etcd/member"));
+        if member_dir != release.etcd_member_dir {
+            problems.push(format!("{minor}: etcd member directory: {member_dir}"));
+        }
+        let post = file_text(
+            &view,
+            "/opt/openshift/bootstrap-in-place/bootstrap-in-place-post-reboot.sh",
+        );
+        if post_reboot_steps(&post) != release.post_reboot {
+            problems.push(format!(
+                "{minor}: post-reboot steps {:?}",
+                post_reboot_steps(&post)
+            ));
+        }
+        // The real Ignition writes it all.
+        if let Some(root) = BaseRoot::new()
+            .seed("/etc/motd", b"Red Hat Enterprise Linux CoreOS\n")
+            .apply(&config)?
+        {
+            problems.extend(
+                check_applied(&view, &root)?
+                    .into_iter()
+                    .map(|p| format!("{minor}: applied: {p}")),
+            );
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+    Ok(())
+}
+
+/// What cannot make a working single node is refused before anything is written, naming the
+/// field or flag.
+#[test]
+fn impossible_single_nodes_are_refused_before_writing() -> TestResult {
+    let base = fs::read_to_string(fixture())?;
+    let cases: Vec<(&str, String, Vec<&str>, Vec<&str>)> = vec![
+        (
+            "three control-plane replicas",
+            base.replace("  replicas: 1\n", "  replicas: 3\n"),
+            vec!["--single-node"],
+            vec!["controlPlane.replicas", "line 10", "replicas: 1"],
+        ),
+        (
+            "compute replicas",
+            base.replace("  replicas: 0\n", "  replicas: 2\n"),
+            vec!["--single-node"],
+            vec!["compute[0].replicas", "is 2", "replicas: 0"],
+        ),
+        (
+            "no installation disk",
+            base.replace(&format!("  installationDisk: {DISK}\n"), ""),
+            vec![],
+            vec![
+                "bootstrapInPlace.installationDisk",
+                "is required",
+                "--installation-disk",
+            ],
+        ),
+        (
+            "a relative installation disk",
+            base.replace(DISK, "sda"),
+            vec![],
+            vec!["bootstrapInPlace.installationDisk", "`sda`", "/dev/sda"],
+        ),
+        (
+            "a relative --installation-disk",
+            base.clone(),
+            vec!["--installation-disk", "vda"],
+            vec!["--installation-disk", "/dev/vda"],
+        ),
+        (
+            "another platform",
+            base.replace("  none: {}", "  baremetal: {}"),
+            vec!["--single-node"],
+            vec!["platform.baremetal", "not supported"],
+        ),
+        (
+            "an installation disk without a single node",
+            base.replace("  replicas: 1\n", "  replicas: 3\n")
+                .replace("bootstrapInPlace:\n", "")
+                .replace(&format!("  installationDisk: {DISK}\n"), ""),
+            vec!["--installation-disk", "/dev/sda"],
+            vec!["--installation-disk", "--single-node"],
+        ),
+    ];
+    for (name, yaml, args, fragments) in cases {
+        let scratch = tempfile::tempdir()?;
+        let config = scratch.path().join("install-config.yaml");
+        fs::write(&config, yaml)?;
+        let out = scratch.path().join("out");
+        let mut all = vec!["--install-config", config.to_str().unwrap()];
+        all.extend(args);
+        let output = ignition(&out, &all);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(1), "{name}: {stderr}");
+        for fragment in fragments {
+            assert!(
+                stderr.contains(fragment),
+                "{name}: no `{fragment}` in: {stderr}"
+            );
+        }
+        assert!(!out.exists(), "{name}: the output directory was created");
+    }
+    Ok(())
+}
+
+/// A bootstrap-machine install-config that happens to carry bootstrapInPlace still makes a
+/// bootstrap machine's config, with a warning naming the field; and the two kinds of config never
+/// share an output directory.
+#[test]
+fn the_two_kinds_of_config_do_not_mix() -> TestResult {
+    let scratch = tempfile::tempdir()?;
+    let config = scratch.path().join("install-config.yaml");
+    fs::write(
+        &config,
+        fs::read_to_string(fixture())?.replace("  replicas: 1\n", "  replicas: 3\n"),
+    )?;
+    let out = scratch.path().join("out");
+    let output = ignition(&out, &["--install-config", config.to_str().unwrap()]);
+    ok(&output);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("bootstrapInPlace") && stderr.contains("ignored"),
+        "{stderr}"
+    );
+    assert!(out.join("bootstrap.ign").exists() && !out.join(LIVE_ISO).exists());
+
+    let fixture = fixture();
+    let output = ignition(&out, &["--install-config", fixture.to_str().unwrap()]);
+    assert_eq!(output.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("bootstrap.ign") && stderr.contains("another --output"),
+        "{stderr}"
+    );
+    assert!(!out.join(LIVE_ISO).exists());
+    Ok(())
+}
+
+/// One command from nothing: the embedded single-node example with a disk.
+#[test]
+fn the_embedded_single_node_example_needs_only_a_disk() -> TestResult {
+    let scratch = tempfile::tempdir()?;
+    let out = scratch.path().join("out");
+    let output = ignition(&out, &["--single-node"]);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("--installation-disk"));
+    let output = ignition(&out, &["--single-node", "--installation-disk", "/dev/vda"]);
+    ok(&output);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        stdout.contains("coreos-installer iso ignition embed") && stdout.contains(LIVE_ISO),
+        "{stdout}"
+    );
+    let view = IgnitionView::load(&out.join(LIVE_ISO))?;
+    assert!(file_text(&view, "/usr/local/bin/install-to-disk.sh")
+        .contains("INSTALLATION_DISK='/dev/vda'"));
+    // The cluster records the disk it was installed to.
+    let stored = file_text(&view, "/opt/openshift/manifests/cluster-config.yaml");
+    assert!(stored.contains("installationDisk: /dev/vda"), "{stored}");
+    Ok(())
+}
+
+/// Everything else composes: arm64, a mirror that must never contact the source, holds of
+/// bootkube and install-to-disk with debug mode, compression; then inspect, validate --strict,
+/// patch and the golden view read it, and the real Ignition applies it.
+#[test]
+fn single_node_composes_with_the_rest_of_bootgen() -> TestResult {
+    let scratch = tempfile::tempdir()?;
+    let out = scratch.path().join("out");
+    let fixture = fixture();
+    let output = ignition(
+        &out,
+        &[
+            "--install-config",
+            fixture.to_str().unwrap(),
+            "--mirror",
+            "quay.io/openshift-release-dev/ocp-release=mirror.lab.example.org:5000/ocp/release",
+            "--mirror",
+            "quay.io/openshift-release-dev/ocp-v4.0-art-dev=mirror.lab.example.org:5000/ocp/release",
+            "--block-source",
+            "--debug",
+            "--disable-unit",
+            "install-to-disk.service",
+            "--compress",
+        ],
+    );
+    ok(&output);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!stderr.contains("ineffective"), "{stderr}");
+    let config = out.join(LIVE_ISO);
+    let (clean, report) = ignition_validate(&config);
+    assert!(clean, "{report}");
+    let view = IgnitionView::load(&config)?;
+    for unit in ["bootkube.service", "install-to-disk.service"] {
+        let dropins = &view.units[unit].dropins;
+        assert!(
+            dropins.contains_key("10-bootgen-hold.conf"),
+            "{unit}: {dropins:?}"
+        );
+    }
+    assert_eq!(view.units["install-to-disk.service"].enabled, Some(false));
+    let motd = String::from_utf8(view.files["/etc/motd"].append.concat())?;
+    assert!(
+        motd.contains("install-to-disk.service") && motd.contains("bootkube-reset.sh"),
+        "{motd}"
+    );
+    let registries = String::from_utf8(
+        view.files["/etc/containers/registries.conf"]
+            .contents
+            .clone()
+            .unwrap(),
+    )?;
+    assert!(registries.contains("mirror.lab.example.org:5000/ocp/release"));
+    if let Some(root) = BaseRoot::new()
+        .seed("/etc/motd", b"Red Hat Enterprise Linux CoreOS\n")
+        .apply(&config)?
+    {
+        let problems = check_applied(&view, &root)?;
+        assert!(problems.is_empty(), "{}", problems.join("\n"));
+    }
+
+    let inspect = run(bootgen_conformance::bootgen!().arg("inspect").arg(&config))?;
+    let text = String::from_utf8_lossy(&inspect.stdout);
+    assert!(
+        text.contains(&format!("installs itself to {DISK}")),
+        "{text}"
+    );
+    assert!(
+        text.contains("cb-bootstrap → stop-etcd → master-ignition"),
+        "{text}"
+    );
+    assert!(text.contains("live ISO embed area"), "{text}");
+    run(bootgen_conformance::bootgen!()
+        .args(["validate", "--strict"])
+        .arg(&config))?;
+
+    // patch: the user releases the install-to-disk hold in the config itself.
+    let patched = scratch.path().join("patched.ign");
+    run(bootgen_conformance::bootgen!()
+        .arg("patch")
+        .arg(&config)
+        .args(["--mask-unit", "zincati.service", "-o"])
+        .arg(&patched))?;
+    let (clean, report) = ignition_validate(&patched);
+    assert!(clean, "{report}");
+
+    // The golden view shows the live-ISO config (not an absent bootstrap.ign) and is stable.
+    let golden = run(bootgen_conformance::bootgen!()
+        .args(["inspect", "--golden"])
+        .arg(&out))?;
+    let golden = String::from_utf8(golden.stdout)?;
+    assert!(
+        golden.contains(&format!("######## {LIVE_ISO}")),
+        "{}",
+        &golden[..400.min(golden.len())]
+    );
+    assert!(!golden.contains("######## bootstrap.ign"));
+    assert!(golden.contains("/usr/local/bin/install-to-disk.sh"));
+    Ok(())
+}
+
+/// The single node's Butane config is Butane: every local file it names is one bootkube's
+/// stages or the config itself put under /opt/openshift (or the directories mounted beside it).
+#[test]
+fn master_update_names_only_what_the_node_has() -> TestResult {
+    let scratch = tempfile::tempdir()?;
+    let out = scratch.path().join("out");
+    let fixture = fixture();
+    ok(&ignition(
+        &out,
+        &["--install-config", fixture.to_str().unwrap()],
+    ));
+    let view = IgnitionView::load(&out.join(LIVE_ISO))?;
+    let fcc: serde_yaml_ng::Value = serde_yaml_ng::from_str(&file_text(
+        &view,
+        "/opt/openshift/bootstrap-in-place/master-update.fcc",
+    ))?;
+    assert_eq!(fcc["variant"], "fcos");
+    assert_eq!(fcc["version"], "1.1.0");
+    // Made by bootkube's stages (their outputs in bootkube.sh), or in the config, or mounted.
+    let made_on_the_node: BTreeMap<&str, &str> = [
+        ("original-master.ign", "master-ignition"),
+        ("log-bundle-bootstrap.tar.gz", "master-ignition"),
+        ("kubernetes/bootstrap-configs", "the bootstrap configs"),
+        (
+            "etcd-bootstrap/etc-kubernetes/static-pod-resources/etcd-member/",
+            "etcd-bootstrap",
+        ),
+        (
+            "etcd-bootstrap/etc-kubernetes/manifests/etcd-member-pod.yaml",
+            "etcd-bootstrap",
+        ),
+        ("etcd-data", "etcd"),
+        (
+            "bootstrap-manifests/kube-apiserver-pod.yaml",
+            "kube-apiserver-bootstrap",
+        ),
+        (
+            "bootstrap-manifests/kube-controller-manager-pod.yaml",
+            "kube-controller-manager-bootstrap",
+        ),
+        (
+            "bootstrap-manifests/kube-scheduler-pod.yaml",
+            "kube-scheduler-bootstrap",
+        ),
+        ("tls/", "the config's tls directory"),
+    ]
+    .into_iter()
+    .collect();
+    let mut locals: Vec<String> = vec![fcc["ignition"]["config"]["merge"][0]["local"]
+        .as_str()
+        .unwrap()
+        .to_string()];
+    for section in ["trees", "files"] {
+        for entry in fcc["storage"][section].as_sequence().unwrap() {
+            let local = entry["local"]
+                .as_str()
+                .or_else(|| entry["contents"]["local"].as_str())
+                .unwrap();
+            locals.push(local.to_string());
+        }
+    }
+    for local in locals {
+        let in_config = view.files.contains_key(&format!("/opt/openshift/{local}"))
+            || local
+                .strip_prefix("bin/")
+                .is_some_and(|b| view.files.contains_key(&format!("/usr/local/bin/{b}")));
+        assert!(
+            in_config || made_on_the_node.contains_key(local.as_str()),
+            "master-update.fcc names {local}, which nothing puts on the node"
+        );
+    }
+    Ok(())
+}
