@@ -282,7 +282,7 @@ fn collect(
             });
         }
     }
-    for unit in assets::node_units(renderer)? {
+    for unit in assets::node_units(renderer, context)? {
         set.add_unit(unit);
     }
     let mut keys = Vec::new();

@@ -9,16 +9,6 @@ use crate::render::{files_under, Renderer};
 /// equals `value`, or for `value = "!empty"` when the value is a non-empty string.
 const CONDITIONAL: &[(&str, &str, &str)] = &[
     (
-        "/opt/openshift/manifests/image-content-source-policy.yaml",
-        "mirror_kind",
-        "ImageContentSourcePolicy",
-    ),
-    (
-        "/opt/openshift/manifests/image-digest-mirror-set.yaml",
-        "mirror_kind",
-        "ImageDigestMirrorSet",
-    ),
-    (
         "/opt/openshift/manifests/user-ca-bundle-config.yaml",
         "trust_bundle",
         "!empty",
@@ -32,6 +22,20 @@ const CONDITIONAL: &[(&str, &str, &str)] = &[
         "/opt/openshift/openshift/99_openshift-machineconfig_99-worker-ssh.yaml",
         "ssh_key",
         "!empty",
+    ),
+];
+
+/// Templates rendered once per entry of the context's `mirror_manifests` of their kind (none,
+/// one, or one per mirrored source), each at the entry's path with the entry's `registries`
+/// and its object name as `mirror_name`: (template's node path, kind).
+const MIRROR_MANIFESTS: &[(&str, &str)] = &[
+    (
+        "/opt/openshift/manifests/image-content-source-policy.yaml",
+        "ImageContentSourcePolicy",
+    ),
+    (
+        "/opt/openshift/manifests/image-digest-mirror-set.yaml",
+        "ImageDigestMirrorSet",
     ),
 ];
 
@@ -71,6 +75,35 @@ const RELEASE_FILES: &[(&str, &str)] = &[
     (
         "/opt/openshift/openshift/99_openshift-cluster-api_master-user-data-secret.yaml",
         "user_data_secrets",
+    ),
+    (
+        "/opt/openshift/manifests/machine-config-server-ca-configmap.yaml",
+        "mcs_ca",
+    ),
+    (
+        "/opt/openshift/manifests/machine-config-server-ca-secret.yaml",
+        "mcs_ca",
+    ),
+    (
+        "/opt/openshift/manifests/cluster-network-01-crd.yml",
+        "network_crd",
+    ),
+    (
+        "/opt/openshift/manifests/04-openshift-machine-config-operator.yaml",
+        "namespace_manifests",
+    ),
+    (
+        "/opt/openshift/manifests/openshift-kubevirt-infra-namespace.yaml",
+        "namespace_manifests",
+    ),
+    (
+        "/etc/systemd/system.conf.d/10-default-env-godebug.conf",
+        "godebug_x509_cn",
+    ),
+    ("/usr/local/bin/bootstrap-pivot.sh", "pivot"),
+    (
+        "/etc/systemd/system/var-ostreecontainer.mount",
+        "node_image_tmpfs",
     ),
     (
         "/opt/openshift/openshift/99_openshift-cluster-api_worker-user-data-secret.yaml",
@@ -148,6 +181,10 @@ pub fn node_files(renderer: &Renderer, context: &serde_json::Value) -> Result<Ve
         if !applies(&path, context) {
             continue;
         }
+        if let Some((_, kind)) = MIRROR_MANIFESTS.iter().find(|(p, _)| *p == path) {
+            files.extend(mirror_manifests(&template, kind, context)?);
+            continue;
+        }
         let contents = renderer.render(&template)?;
         let (_, append) = mode_for(&path);
         let mut mode = manifest_mode(&path, &contents);
@@ -162,6 +199,33 @@ pub fn node_files(renderer: &Renderer, context: &serde_json::Value) -> Result<Ve
             mode,
             contents,
             append,
+        });
+    }
+    Ok(files)
+}
+
+/// The files of one mirror-manifest template: one per `mirror_manifests` entry of `kind`.
+fn mirror_manifests(
+    template: &crate::render::TemplateFile,
+    kind: &str,
+    context: &serde_json::Value,
+) -> Result<Vec<File>> {
+    let entries = context["mirror_manifests"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    let mut files = Vec::new();
+    for entry in entries.iter().filter(|e| e["kind"] == kind) {
+        let mut part = context.clone();
+        part["registries"] = entry["registries"].clone();
+        part["mirror_name"] = entry["name"].clone();
+        let contents = Renderer::new(&part).render(template)?;
+        let path = entry["path"].as_str().unwrap_or_default().to_string();
+        files.push(File {
+            mode: manifest_mode(&path, &contents),
+            path,
+            contents,
+            append: false,
         });
     }
     Ok(files)
@@ -241,15 +305,7 @@ mod tests {
 
     #[test]
     fn conditional_files_follow_the_context() {
-        let ctx = serde_json::json!({"mirror_kind": "ImageDigestMirrorSet", "trust_bundle": "", "ssh_key": "k"});
-        assert!(applies(
-            "/opt/openshift/manifests/image-digest-mirror-set.yaml",
-            &ctx
-        ));
-        assert!(!applies(
-            "/opt/openshift/manifests/image-content-source-policy.yaml",
-            &ctx
-        ));
+        let ctx = serde_json::json!({"trust_bundle": "", "ssh_key": "k"});
         assert!(!applies(
             "/opt/openshift/manifests/user-ca-bundle-config.yaml",
             &ctx

@@ -15,11 +15,31 @@ pub const ENABLED_UNITS: &[&str] = &[
     "systemd-journal-gatewayd.socket",
 ];
 
-/// Renders every unit and drop-in of `templates/units`, sorted by name.
-pub fn node_units(renderer: &Renderer) -> Result<Vec<Unit>> {
+/// Units that only some releases have: (unit name, feature switch of the release table).
+pub const RELEASE_UNITS: &[(&str, &str)] = &[("release-image-pivot.service", "pivot")];
+
+/// Renders every unit and drop-in of `templates/units` that the release has (see
+/// [`RELEASE_UNITS`]; `context` is the template context), sorted by name.
+pub fn node_units(renderer: &Renderer, context: &serde_json::Value) -> Result<Vec<Unit>> {
     let mut units: Vec<Unit> = Vec::new();
     for template in files_under("units") {
         let relative = template.output_name().trim_start_matches("units/");
+        let unit = relative
+            .split_once(".d/")
+            .map_or(relative, |(unit, _)| unit);
+        let in_release =
+            RELEASE_UNITS
+                .iter()
+                .filter(|(name, _)| *name == unit)
+                .all(|(_, feature)| {
+                    context
+                        .pointer(&format!("/release/features/{feature}"))
+                        .and_then(serde_json::Value::as_bool)
+                        .unwrap_or(false)
+                });
+        if !in_release {
+            continue;
+        }
         let text = String::from_utf8(renderer.render(&template)?).map_err(|_| Error::Template {
             name: template.name.into(),
             message: "renders to non-UTF-8 text".into(),
