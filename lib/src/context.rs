@@ -169,6 +169,8 @@ pub fn release_context(release: &crate::release::SelectedRelease) -> Value {
         "run": run,
         "images": profile.images,
         "features": profile.features,
+        "files": profile.files,
+        "units": profile.units,
     })
 }
 

@@ -8,7 +8,7 @@
 //! The scripts are the ones `bootgen::generate` puts in `bootstrap.ign` for a release (the default
 //! one unless a test names another), decoded from the config.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
@@ -1424,4 +1424,87 @@ fn every_release_writes_the_installers_files_and_units() {
         }
     }
     assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Every flag of bootkube is declared
+
+/// Flags of the tools bootkube.sh drives itself (podman, oc, curl, ...), as opposed to the
+/// payload's operators, whose flags the release table declares per release.
+const TOOL_FLAGS: &[&str] = &[
+    // podman: bootkube_podman_run's own options, and finding/removing a stage's containers.
+    "--quiet",
+    "--net",
+    "--rm",
+    "--label",
+    "--log-driver",
+    "--all",
+    "--filter",
+    "--force",
+    // oc: reading the payload's version, and giving the user's CVO overrides back.
+    "--registry-config",
+    "--output",
+    "--icsp-file",
+    "--idms-file",
+    "--type",
+    "--patch-file",
+    // bootkube-reset.sh's own options, named in bootkube-stages.sh's comments and messages.
+    "--list",
+    "--help",
+];
+
+/// The `--flag` words in `text` (the part before any `=`).
+fn flags_in(text: &str) -> BTreeSet<String> {
+    let mut flags = BTreeSet::new();
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    while let Some(at) = text[i..].find("--") {
+        let start = i + at;
+        let boundary = start == 0 || {
+            let c = bytes[start - 1];
+            !(c.is_ascii_alphanumeric() || c == b'-' || c == b'_')
+        };
+        let mut end = start + 2;
+        while end < bytes.len() && (bytes[end].is_ascii_alphanumeric() || bytes[end] == b'-') {
+            end += 1;
+        }
+        if boundary && end > start + 2 && bytes[start + 2].is_ascii_lowercase() {
+            flags.insert(text[start..end].to_string());
+        }
+        i = end.max(start + 2);
+    }
+    flags
+}
+
+/// For every supported release, every `--flag` in bootkube.sh and bootkube-stages.sh as bootgen
+/// renders them is either declared by that release's table rows (a stage's podman options,
+/// command words or optional flags) or a flag of a tool bootkube drives itself: a template
+/// cannot hand an operator a flag that no release declares.
+#[test]
+fn every_bootkube_flag_is_declared_by_the_release() {
+    let mut problems = Vec::new();
+    for profile in bootgen::release::PROFILES.iter() {
+        let minor = profile.minor.to_string();
+        let declared: BTreeSet<String> = profile
+            .stages
+            .iter()
+            .flat_map(|s| s.options.iter().chain(&s.command).chain(&s.optional_flags))
+            .flat_map(|w| flags_in(w))
+            .collect();
+        for (name, text) in scripts_of(Some(&format!("{minor}.0")), "") {
+            if !name.starts_with("bootkube") {
+                continue;
+            }
+            for flag in flags_in(&text) {
+                if !declared.contains(&flag) && !TOOL_FLAGS.contains(&flag.as_str()) {
+                    problems.push(format!("{minor}: {name} uses {flag}"));
+                }
+            }
+        }
+    }
+    assert!(
+        problems.is_empty(),
+        "flags no release row declares:\n{}",
+        problems.join("\n")
+    );
 }

@@ -39,78 +39,6 @@ const MIRROR_MANIFESTS: &[(&str, &str)] = &[
     ),
 ];
 
-/// Files that only some releases have: (node path, feature switch of the release table).
-const RELEASE_FILES: &[(&str, &str)] = &[
-    (
-        "/etc/systemd/system-generators/node-image-overlay-generator",
-        "node_image_overlay",
-    ),
-    (
-        "/etc/systemd/system/node-image-finish.service",
-        "node_image_overlay",
-    ),
-    (
-        "/etc/systemd/system/node-image-overlay.service",
-        "node_image_overlay",
-    ),
-    (
-        "/etc/systemd/system/node-image-overlay.target",
-        "node_image_overlay",
-    ),
-    (
-        "/etc/systemd/system/node-image-pull.service",
-        "node_image_overlay",
-    ),
-    ("/usr/local/bin/node-image-overlay.sh", "node_image_overlay"),
-    ("/usr/local/bin/node-image-pull.sh", "node_image_overlay"),
-    (
-        "/opt/openshift/original_cvo_overrides.patch",
-        "cvo_overrides",
-    ),
-    ("/usr/local/bin/wait-for-ha-api.sh", "wait_for_ha_api"),
-    (
-        "/usr/local/bin/bootstrap-verify-api-server-urls.sh",
-        "api_url_checks",
-    ),
-    (
-        "/opt/openshift/openshift/99_openshift-cluster-api_master-user-data-secret.yaml",
-        "user_data_secrets",
-    ),
-    (
-        "/opt/openshift/manifests/machine-config-server-ca-configmap.yaml",
-        "mcs_ca",
-    ),
-    (
-        "/opt/openshift/manifests/machine-config-server-ca-secret.yaml",
-        "mcs_ca",
-    ),
-    (
-        "/opt/openshift/manifests/cluster-network-01-crd.yml",
-        "network_crd",
-    ),
-    (
-        "/opt/openshift/manifests/04-openshift-machine-config-operator.yaml",
-        "namespace_manifests",
-    ),
-    (
-        "/opt/openshift/manifests/openshift-kubevirt-infra-namespace.yaml",
-        "namespace_manifests",
-    ),
-    (
-        "/etc/systemd/system.conf.d/10-default-env-godebug.conf",
-        "godebug_x509_cn",
-    ),
-    ("/usr/local/bin/bootstrap-pivot.sh", "pivot"),
-    (
-        "/etc/systemd/system/var-ostreecontainer.mount",
-        "node_image_tmpfs",
-    ),
-    (
-        "/opt/openshift/openshift/99_openshift-cluster-api_worker-user-data-secret.yaml",
-        "user_data_secrets",
-    ),
-];
-
 /// The FeatureGate manifest: written from 4.14 on, and in 4.12-4.13 only with a feature set.
 const FEATURE_GATE: &str = "/opt/openshift/openshift/99_feature-gate.yaml";
 
@@ -243,10 +171,11 @@ fn applies(path: &str, context: &serde_json::Value) -> bool {
         return feature("feature_gate_always")
             || (feature("feature_gate_with_feature_set") && !feature_set.is_empty());
     }
-    let in_release = RELEASE_FILES
-        .iter()
-        .filter(|(p, _)| *p == path)
-        .all(|(_, name)| feature(name));
+    // The release table lists every file and the releases that have it.
+    let in_release = context
+        .pointer("/release/files")
+        .and_then(serde_json::Value::as_array)
+        .is_some_and(|files| files.iter().any(|f| f == path));
     in_release
         && CONDITIONAL
             .iter()
@@ -305,7 +234,13 @@ mod tests {
 
     #[test]
     fn conditional_files_follow_the_context() {
-        let ctx = serde_json::json!({"trust_bundle": "", "ssh_key": "k"});
+        let files = [
+            "/etc/motd",
+            "/opt/openshift/manifests/user-ca-bundle-config.yaml",
+            "/opt/openshift/openshift/99_openshift-machineconfig_99-master-ssh.yaml",
+        ];
+        let ctx =
+            serde_json::json!({"trust_bundle": "", "ssh_key": "k", "release": {"files": files}});
         assert!(!applies(
             "/opt/openshift/manifests/user-ca-bundle-config.yaml",
             &ctx
@@ -315,5 +250,9 @@ mod tests {
             &ctx
         ));
         assert!(applies("/etc/motd", &ctx));
+        assert!(
+            !applies("/etc/hosts", &ctx),
+            "a file the release does not list"
+        );
     }
 }

@@ -5,7 +5,7 @@ mod units;
 mod user_manifests;
 
 pub use files::{manifest_mode, mode_for, node_files};
-pub use units::{node_units, ENABLED_UNITS, RELEASE_UNITS};
+pub use units::{node_units, ENABLED_UNITS};
 pub use user_manifests::{read_manifest_dir, UserManifest};
 
 /// A file to place on the node.

@@ -15,11 +15,8 @@ pub const ENABLED_UNITS: &[&str] = &[
     "systemd-journal-gatewayd.socket",
 ];
 
-/// Units that only some releases have: (unit name, feature switch of the release table).
-pub const RELEASE_UNITS: &[(&str, &str)] = &[("release-image-pivot.service", "pivot")];
-
-/// Renders every unit and drop-in of `templates/units` that the release has (see
-/// [`RELEASE_UNITS`]; `context` is the template context), sorted by name.
+/// Renders every unit and drop-in of `templates/units` that the release has (the release
+/// table's `[[unit]]` rows, as the context's `release.units`), sorted by name.
 pub fn node_units(renderer: &Renderer, context: &serde_json::Value) -> Result<Vec<Unit>> {
     let mut units: Vec<Unit> = Vec::new();
     for template in files_under("units") {
@@ -27,16 +24,10 @@ pub fn node_units(renderer: &Renderer, context: &serde_json::Value) -> Result<Ve
         let unit = relative
             .split_once(".d/")
             .map_or(relative, |(unit, _)| unit);
-        let in_release =
-            RELEASE_UNITS
-                .iter()
-                .filter(|(name, _)| *name == unit)
-                .all(|(_, feature)| {
-                    context
-                        .pointer(&format!("/release/features/{feature}"))
-                        .and_then(serde_json::Value::as_bool)
-                        .unwrap_or(false)
-                });
+        let in_release = context
+            .pointer("/release/units")
+            .and_then(serde_json::Value::as_array)
+            .is_some_and(|units| units.iter().any(|u| u == unit));
         if !in_release {
             continue;
         }
