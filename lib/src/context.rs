@@ -165,6 +165,7 @@ pub fn release_context(release: &crate::release::SelectedRelease) -> Value {
         "version": release.version.to_string(),
         "minor": profile.minor.to_string(),
         "development": profile.development,
+        "os_image_stream": profile.os_image_stream,
         "stages": stages,
         "run": run,
         "images": profile.images,

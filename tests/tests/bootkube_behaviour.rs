@@ -1333,11 +1333,6 @@ const KNOWN_GAPS: &[(&str, &str, &str)] = &[
         "/usr/local/bin/konnectivity.sh",
         "konnectivity, as above",
     ),
-    (
-        "5.0",
-        "/opt/openshift/openshift/99_osimagestream.yaml",
-        "bootgen does not model osImageStream yet",
-    ),
 ];
 
 /// For every supported release: bootstrap.ign of the default cluster has exactly the files

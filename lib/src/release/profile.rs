@@ -22,6 +22,8 @@ pub struct Profile {
     pub source: String,
     /// Ignition spec version of bootstrap.ign and the pointer configs.
     pub ignition_spec: String,
+    /// The node image's OS stream by default (`rhel-9`), `""` before releases had streams.
+    pub os_image_stream: String,
     /// The payload images bootkube resolves: shell variable to `image_for` name, in order.
     pub images: Vec<ImageName>,
     /// bootkube's stages, in run order.
@@ -99,6 +101,8 @@ impl Profile {
 struct Table {
     release: Vec<ReleaseRow>,
     ignition_spec: Vec<Ranged<String>>,
+    #[serde(default)]
+    os_image_stream: Vec<Ranged<String>>,
     image: Vec<ImageRow>,
     stage: Vec<StageRow>,
     #[serde(default)]
@@ -241,6 +245,13 @@ fn build(table: &Table) -> Vec<Profile> {
                     .rev()
                     .find(|r| holds(minor, &r.since, &r.until))
                     .map_or_else(|| "3.2.0".into(), |r| r.value.clone()),
+                os_image_stream: table
+                    .os_image_stream
+                    .iter()
+                    .rev()
+                    .find(|r| holds(minor, &r.since, &r.until))
+                    .map(|r| r.value.clone())
+                    .unwrap_or_default(),
                 images: table
                     .image
                     .iter()
@@ -318,6 +329,7 @@ mod tests {
             .chain(table.image.iter().map(|i| [&i.since, &i.until]))
             .chain(table.feature.iter().map(|f| [&f.since, &f.until]))
             .chain(table.ignition_spec.iter().map(|r| [&r.since, &r.until]))
+            .chain(table.os_image_stream.iter().map(|r| [&r.since, &r.until]))
             .chain(table.file.iter().map(|r| [&r.since, &r.until]))
             .chain(table.unit.iter().map(|r| [&r.since, &r.until]))
             .flatten()
