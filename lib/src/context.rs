@@ -2,7 +2,7 @@
 //! `templates/README.md` documents. Keep the two in step.
 
 use crate::identity::Identity;
-use crate::model::Model;
+use crate::model::{MirrorKind, Model};
 use crate::release::Flow;
 use serde_json::{json, Value};
 
@@ -30,7 +30,8 @@ pub fn template_context(model: &Model, identity: &Identity, pki: Value, debug: b
         "trust_bundle_policy": model.trust_bundle_policy,
         "proxy": model.proxy,
         "registries": model.registries,
-        "mirror_kind": model.mirror_kind.map(|k| k.as_str()).unwrap_or_default(),
+        "mirror_kind": mirror_kind(model).map(|k| k.as_str()).unwrap_or_default(),
+        "mirror_manifests": mirror_manifests(model),
         "node_ip": {
             "use_ipv6": nets.ipv6_primary(),
             "bootstrap_ip": "",
@@ -67,6 +68,64 @@ pub fn template_context(model: &Model, identity: &Identity, pki: Value, debug: b
         "installer_version": env!("CARGO_PKG_VERSION"),
         "pki": pki,
     })
+}
+
+/// The kind of the cluster's mirror manifests: the install-config's, except that a release
+/// without ImageDigestMirrorSet support in its installer gets ImageContentSourcePolicies.
+fn mirror_kind(model: &Model) -> Option<MirrorKind> {
+    match model.mirror_kind {
+        Some(MirrorKind::ImageDigestMirrorSet)
+            if !model.release.profile.has("image_digest_mirror_set") =>
+        {
+            Some(MirrorKind::ImageContentSourcePolicy)
+        }
+        kind => kind,
+    }
+}
+
+/// The mirror manifests of the release (the context's `mirror_manifests`): one entry per
+/// manifest file, with its path, kind, API group, object name and the mirrored sources it
+/// holds. Releases without ImageDigestMirrorSet support wrote one ImageContentSourcePolicy per
+/// source, numbered from 0 and zero-padded to the digits of the count.
+fn mirror_manifests(model: &Model) -> Vec<Value> {
+    const DIR: &str = "/opt/openshift/manifests";
+    let all = &model.registries;
+    match mirror_kind(model) {
+        None => Vec::new(),
+        Some(MirrorKind::ImageDigestMirrorSet) => vec![json!({
+            "path": format!("{DIR}/image-digest-mirror-set.yaml"),
+            "kind": "ImageDigestMirrorSet",
+            "group": "config.openshift.io",
+            "name": "image-digest-mirror",
+            "registries": all,
+        })],
+        Some(MirrorKind::ImageContentSourcePolicy)
+            if model.release.profile.has("image_digest_mirror_set") =>
+        {
+            vec![json!({
+                "path": format!("{DIR}/image-content-source-policy.yaml"),
+                "kind": "ImageContentSourcePolicy",
+                "group": "operator.openshift.io",
+                "name": "image-policy",
+                "registries": all,
+            })]
+        }
+        Some(MirrorKind::ImageContentSourcePolicy) => {
+            let width = all.len().to_string().len();
+            all.iter()
+                .enumerate()
+                .map(|(i, registry)| {
+                    json!({
+                        "path": format!("{DIR}/image-content-source-policy-{i:0width$}.yaml"),
+                        "kind": "ImageContentSourcePolicy",
+                        "group": "operator.openshift.io",
+                        "name": format!("image-policy-{i:0width$}"),
+                        "registries": [registry],
+                    })
+                })
+                .collect()
+        }
+    }
 }
 
 /// The context's `user_data`: base64 of master.ign and worker.ign exactly as written, for the
@@ -120,10 +179,13 @@ pub fn release_context_in(release: &crate::release::SelectedRelease, flow: Flow)
         "version": release.version.to_string(),
         "minor": profile.minor.to_string(),
         "development": profile.development,
+        "os_image_stream": profile.os_image_stream,
         "stages": stages,
         "run": run,
         "images": profile.images,
         "features": profile.features_in(flow),
+        "files": profile.files_in(flow),
+        "units": profile.units_in(flow),
     })
 }
 

@@ -318,7 +318,7 @@ fn collect(
             });
         }
     }
-    for unit in assets::node_units(renderer)? {
+    for unit in assets::node_units(renderer, context)? {
         set.add_unit(unit);
     }
     if model.single_node.is_some() {

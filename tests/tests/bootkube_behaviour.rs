@@ -8,7 +8,7 @@
 //! The scripts are the ones `bootgen::generate` puts in `bootstrap.ign` for a release (the default
 //! one unless a test names another), decoded from the config.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
@@ -1182,6 +1182,12 @@ fn scripts_pass_shellcheck() {
 #[derive(serde::Deserialize)]
 struct Expectation {
     minor: String,
+    /// The Ignition spec version of bootstrap.ign.
+    ignition_spec: String,
+    /// Every file of bootstrap.ign for the default install-config, and its mode.
+    files: BTreeMap<String, u32>,
+    /// Every unit of bootstrap.ign, and whether it is enabled.
+    units: BTreeMap<String, bool>,
     images: Vec<String>,
     stages: Vec<String>,
     commands: BTreeMap<String, Vec<String>>,
@@ -1497,4 +1503,244 @@ fn single_node_reset_reruns_the_in_place_stages() {
     // etcd is back, so bootkube waits for it again before stopping it.
     assert_eq!(second, ["wait-for-etcd", "stop-etcd", "master-ignition"]);
     assert!(node.asset().join("master.ign").exists());
+}
+
+// ---------------------------------------------------------------------------------------------
+// Every release against the installer's own files and units
+
+/// Files bootgen writes that the installer does not: (path, why).
+const BOOTGEN_ONLY_FILES: &[(&str, &str)] = &[
+    (
+        "/usr/local/bin/bootkube-reset.sh",
+        "bootgen's own: undoes bootkube stages so a failed bootstrap can be resumed",
+    ),
+    (
+        "/usr/local/bin/bootkube-stages.sh",
+        "bootgen's own: bootkube.sh's stages as a library (markers, records, reset order)",
+    ),
+];
+
+/// Secret manifests, which the installer writes at 0644: bootgen keeps them 0600 on purpose
+/// (the pull secret, keys and the kubeadmin hash are not for every user on the node).
+const PRIVATE_SECRETS: &[&str] = &[
+    "/opt/openshift/manifests/kube-cloud-config.yaml",
+    "/opt/openshift/manifests/machine-config-server-ca-secret.yaml",
+    "/opt/openshift/manifests/machine-config-server-tls-secret.yaml",
+    "/opt/openshift/manifests/openshift-config-secret-pull-secret.yaml",
+    "/opt/openshift/openshift/99_kubeadmin-password-secret.yaml",
+    "/opt/openshift/openshift/99_openshift-cluster-api_master-user-data-secret.yaml",
+    "/opt/openshift/openshift/99_openshift-cluster-api_worker-user-data-secret.yaml",
+];
+
+/// Files the installer writes that bootgen does not write yet: (minor, path, why).
+const KNOWN_GAPS: &[(&str, &str, &str)] = &[
+    (
+        "5.0",
+        "/opt/openshift/egress-selector-config.yaml",
+        "5.0's konnectivity files are not written yet (used only when konnectivity is enabled)",
+    ),
+    (
+        "5.0",
+        "/opt/openshift/konnectivity-agent-certs-secret.yaml",
+        "konnectivity, as above",
+    ),
+    (
+        "5.0",
+        "/opt/openshift/konnectivity-agent-daemonset.yaml",
+        "konnectivity, as above",
+    ),
+    (
+        "5.0",
+        "/opt/openshift/konnectivity-config-override.yaml",
+        "konnectivity, as above",
+    ),
+    (
+        "5.0",
+        "/opt/openshift/konnectivity-namespace.yaml",
+        "konnectivity, as above",
+    ),
+    (
+        "5.0",
+        "/opt/openshift/konnectivity-server-pod.yaml",
+        "konnectivity, as above",
+    ),
+    (
+        "5.0",
+        "/usr/local/bin/konnectivity-certs.sh",
+        "konnectivity, as above",
+    ),
+    (
+        "5.0",
+        "/usr/local/bin/konnectivity.sh",
+        "konnectivity, as above",
+    ),
+];
+
+/// For every supported release: bootstrap.ign of the default cluster has exactly the files
+/// (with their modes) and units (with their enablement) that release's installer writes, as
+/// `tests/expectations/releases/<minor>.toml` lists them, and its Ignition spec; the only
+/// differences are the ones listed above, each with its reason. Read from the JSON itself, not
+/// through the library's decoder.
+#[test]
+fn every_release_writes_the_installers_files_and_units() {
+    let dir = bootgen_conformance::repo().join("tests/expectations/releases");
+    let loaded = bootgen::config::load_default().unwrap();
+    let now = time::OffsetDateTime::from_unix_timestamp(1_767_229_200).unwrap();
+    let mut problems = Vec::new();
+    for profile in bootgen::release::PROFILES.iter() {
+        let minor = profile.minor.to_string();
+        let text = fs::read_to_string(dir.join(format!("{minor}.toml"))).unwrap();
+        let expected: Expectation = toml::from_str(&text).unwrap();
+
+        let mut options = bootgen::Options::new(now);
+        options.key_algorithm = "ecdsa-p256".parse().unwrap();
+        options.model.release_version = Some(format!("{minor}.0"));
+        let generated = bootgen::generate(&loaded, &options).unwrap();
+        let doc: Value = serde_json::from_slice(&generated.bootstrap.to_bytes()).unwrap();
+
+        let spec = doc["ignition"]["version"].as_str().unwrap_or_default();
+        if spec != expected.ignition_spec {
+            problems.push(format!(
+                "{minor}: Ignition spec {spec}, expected {}",
+                expected.ignition_spec
+            ));
+        }
+
+        let files: BTreeMap<String, u32> = doc["storage"]["files"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| {
+                let mode = f["mode"].as_u64().unwrap_or_default();
+                (
+                    f["path"].as_str().unwrap().to_string(),
+                    u32::try_from(mode).unwrap(),
+                )
+            })
+            .collect();
+        for (path, want) in &expected.files {
+            let gap = KNOWN_GAPS.iter().any(|(m, p, _)| *m == minor && p == path);
+            match files.get(path) {
+                None if gap => {}
+                None => problems.push(format!("{minor}: {path} is missing")),
+                Some(_) if gap => problems.push(format!(
+                    "{minor}: {path} is written now; take it off KNOWN_GAPS"
+                )),
+                Some(&mode) if mode == *want => {}
+                Some(&0o600) if *want == 0o644 && PRIVATE_SECRETS.contains(&path.as_str()) => {}
+                Some(mode) => problems.push(format!(
+                    "{minor}: {path} has mode {mode:o}, the installer's is {want:o}"
+                )),
+            }
+        }
+        for path in files.keys() {
+            if !expected.files.contains_key(path)
+                && !BOOTGEN_ONLY_FILES.iter().any(|(p, _)| p == path)
+            {
+                problems.push(format!("{minor}: {path} is not written by the installer"));
+            }
+        }
+
+        let units: BTreeMap<String, bool> = doc["systemd"]["units"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|u| {
+                (
+                    u["name"].as_str().unwrap().to_string(),
+                    u["enabled"].as_bool().unwrap_or(false),
+                )
+            })
+            .collect();
+        if units != expected.units {
+            problems.push(format!(
+                "{minor}: units {units:?}, the installer's are {:?}",
+                expected.units
+            ));
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Every flag of bootkube is declared
+
+/// Flags of the tools bootkube.sh drives itself (podman, oc, curl, ...), as opposed to the
+/// payload's operators, whose flags the release table declares per release.
+const TOOL_FLAGS: &[&str] = &[
+    // podman: bootkube_podman_run's own options, and finding/removing a stage's containers.
+    "--quiet",
+    "--net",
+    "--rm",
+    "--label",
+    "--log-driver",
+    "--all",
+    "--filter",
+    "--force",
+    // oc: reading the payload's version, and giving the user's CVO overrides back.
+    "--registry-config",
+    "--output",
+    "--icsp-file",
+    "--idms-file",
+    "--type",
+    "--patch-file",
+    // bootkube-reset.sh's own options, named in bootkube-stages.sh's comments and messages.
+    "--list",
+    "--help",
+];
+
+/// The `--flag` words in `text` (the part before any `=`).
+fn flags_in(text: &str) -> BTreeSet<String> {
+    let mut flags = BTreeSet::new();
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    while let Some(at) = text[i..].find("--") {
+        let start = i + at;
+        let boundary = start == 0 || {
+            let c = bytes[start - 1];
+            !(c.is_ascii_alphanumeric() || c == b'-' || c == b'_')
+        };
+        let mut end = start + 2;
+        while end < bytes.len() && (bytes[end].is_ascii_alphanumeric() || bytes[end] == b'-') {
+            end += 1;
+        }
+        if boundary && end > start + 2 && bytes[start + 2].is_ascii_lowercase() {
+            flags.insert(text[start..end].to_string());
+        }
+        i = end.max(start + 2);
+    }
+    flags
+}
+
+/// For every supported release, every `--flag` in bootkube.sh and bootkube-stages.sh as bootgen
+/// renders them is either declared by that release's table rows (a stage's podman options,
+/// command words or optional flags) or a flag of a tool bootkube drives itself: a template
+/// cannot hand an operator a flag that no release declares.
+#[test]
+fn every_bootkube_flag_is_declared_by_the_release() {
+    let mut problems = Vec::new();
+    for profile in bootgen::release::PROFILES.iter() {
+        let minor = profile.minor.to_string();
+        let declared: BTreeSet<String> = profile
+            .stages
+            .iter()
+            .flat_map(|s| s.options.iter().chain(&s.command).chain(&s.optional_flags))
+            .flat_map(|w| flags_in(w))
+            .collect();
+        for (name, text) in scripts_of(Some(&format!("{minor}.0")), "") {
+            if !name.starts_with("bootkube") {
+                continue;
+            }
+            for flag in flags_in(&text) {
+                if !declared.contains(&flag) && !TOOL_FLAGS.contains(&flag.as_str()) {
+                    problems.push(format!("{minor}: {name} uses {flag}"));
+                }
+            }
+        }
+    }
+    assert!(
+        problems.is_empty(),
+        "flags no release row declares:\n{}",
+        problems.join("\n")
+    );
 }

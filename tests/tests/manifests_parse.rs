@@ -196,7 +196,7 @@ fn install_config_yaml(
 
 /// A plain three-master, two-worker cluster: no proxy, no mirrors, no trust bundle, no SSH key.
 fn minimal() -> Result<Json, Box<dyn StdError>> {
-    Ok(json!({
+    Ok(with_mirror_manifests(json!({
         "cluster": {
             "name": "demo",
             "base_domain": "example.com",
@@ -238,7 +238,7 @@ fn minimal() -> Result<Json, Box<dyn StdError>> {
         "release": bootgen::context::release_context(&bootgen::release::select(Some("4.22.0"), None).unwrap()),
         "user_data": {"master": "eyJpZ25pdGlvbiI6e319", "worker": "eyJpZ25pdGlvbiI6e319"},
         "installer_version": "0.1.0",
-    }))
+    })))
 }
 
 /// Everything switched on, with strings that break naive YAML: `: #'"`, a proxy password,
@@ -253,7 +253,7 @@ fn awkward() -> Result<Json, Box<dyn StdError>> {
     );
     let trust_bundle = "-----BEGIN CERTIFICATE-----\nMIIBszCCAVmgAwIBAgIUQ2Fub25pY2Fs: #'\"\n-----END CERTIFICATE-----\n\
                         -----BEGIN CERTIFICATE-----\nMIIBtDCCAVqgAwIBAgIUU2Vjb25k\n-----END CERTIFICATE-----";
-    Ok(json!({
+    Ok(with_mirror_manifests(json!({
         "cluster": {
             "name": name,
             "base_domain": base_domain,
@@ -322,7 +322,37 @@ fn awkward() -> Result<Json, Box<dyn StdError>> {
         "release": bootgen::context::release_context(&bootgen::release::select(Some("4.22.0"), None).unwrap()),
         "user_data": {"master": "eyJpZ25pdGlvbiI6e319", "worker": "eyJpZ25pdGlvbiI6e319"},
         "installer_version": "0.1.0-dev+g1234: #'\"",
-    }))
+    })))
+}
+
+/// The context's `mirror_manifests` as the library makes it for 4.22: one manifest of
+/// `mirror_kind` holding every registry, none without mirrors.
+fn with_mirror_manifests(mut ctx: Json) -> Json {
+    let registries = ctx["registries"].clone();
+    let (path, group, name) = match str_of(&ctx, "/mirror_kind") {
+        "ImageDigestMirrorSet" => (
+            "image-digest-mirror-set.yaml",
+            "config.openshift.io",
+            "image-digest-mirror",
+        ),
+        "ImageContentSourcePolicy" => (
+            "image-content-source-policy.yaml",
+            "operator.openshift.io",
+            "image-policy",
+        ),
+        _ => {
+            ctx["mirror_manifests"] = json!([]);
+            return ctx;
+        }
+    };
+    ctx["mirror_manifests"] = json!([{
+        "path": format!("/opt/openshift/manifests/{path}"),
+        "kind": str_of(&ctx, "/mirror_kind"),
+        "group": group,
+        "name": name,
+        "registries": registries,
+    }]);
+    ctx
 }
 
 fn contexts() -> Result<Vec<(&'static str, Json)>, Box<dyn StdError>> {
@@ -835,11 +865,11 @@ fn object_ref(doc: &Json) -> Result<ObjectRef, Box<dyn StdError>> {
 #[test]
 fn cvo_overrides_cover_exactly_the_emitted_objects() -> TestResult {
     let env = environment(false);
-    let with_icsp = with(
+    let with_icsp = with_mirror_manifests(with(
         awkward()?,
         "/mirror_kind",
         json!("ImageContentSourcePolicy"),
-    )?;
+    )?);
     let mut all_contexts = contexts()?;
     all_contexts.push(("awkward with ICSP", with_icsp));
 

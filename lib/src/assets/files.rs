@@ -9,16 +9,6 @@ use crate::render::{files_under, Renderer};
 /// equals `value`, or for `value = "!empty"` when the value is a non-empty string.
 const CONDITIONAL: &[(&str, &str, &str)] = &[
     (
-        "/opt/openshift/manifests/image-content-source-policy.yaml",
-        "mirror_kind",
-        "ImageContentSourcePolicy",
-    ),
-    (
-        "/opt/openshift/manifests/image-digest-mirror-set.yaml",
-        "mirror_kind",
-        "ImageDigestMirrorSet",
-    ),
-    (
         "/opt/openshift/manifests/user-ca-bundle-config.yaml",
         "trust_bundle",
         "!empty",
@@ -35,46 +25,17 @@ const CONDITIONAL: &[(&str, &str, &str)] = &[
     ),
 ];
 
-/// Files that only some releases have: (node path, feature switch of the release table).
-const RELEASE_FILES: &[(&str, &str)] = &[
+/// Templates rendered once per entry of the context's `mirror_manifests` of their kind (none,
+/// one, or one per mirrored source), each at the entry's path with the entry's `registries`
+/// and its object name as `mirror_name`: (template's node path, kind).
+const MIRROR_MANIFESTS: &[(&str, &str)] = &[
     (
-        "/etc/systemd/system-generators/node-image-overlay-generator",
-        "node_image_overlay",
+        "/opt/openshift/manifests/image-content-source-policy.yaml",
+        "ImageContentSourcePolicy",
     ),
     (
-        "/etc/systemd/system/node-image-finish.service",
-        "node_image_overlay",
-    ),
-    (
-        "/etc/systemd/system/node-image-overlay.service",
-        "node_image_overlay",
-    ),
-    (
-        "/etc/systemd/system/node-image-overlay.target",
-        "node_image_overlay",
-    ),
-    (
-        "/etc/systemd/system/node-image-pull.service",
-        "node_image_overlay",
-    ),
-    ("/usr/local/bin/node-image-overlay.sh", "node_image_overlay"),
-    ("/usr/local/bin/node-image-pull.sh", "node_image_overlay"),
-    (
-        "/opt/openshift/original_cvo_overrides.patch",
-        "cvo_overrides",
-    ),
-    ("/usr/local/bin/wait-for-ha-api.sh", "wait_for_ha_api"),
-    (
-        "/usr/local/bin/bootstrap-verify-api-server-urls.sh",
-        "api_url_checks",
-    ),
-    (
-        "/opt/openshift/openshift/99_openshift-cluster-api_master-user-data-secret.yaml",
-        "user_data_secrets",
-    ),
-    (
-        "/opt/openshift/openshift/99_openshift-cluster-api_worker-user-data-secret.yaml",
-        "user_data_secrets",
+        "/opt/openshift/manifests/image-digest-mirror-set.yaml",
+        "ImageDigestMirrorSet",
     ),
 ];
 
@@ -148,6 +109,10 @@ pub fn node_files(renderer: &Renderer, context: &serde_json::Value) -> Result<Ve
         if !applies(&path, context) {
             continue;
         }
+        if let Some((_, kind)) = MIRROR_MANIFESTS.iter().find(|(p, _)| *p == path) {
+            files.extend(mirror_manifests(&template, kind, context)?);
+            continue;
+        }
         let contents = renderer.render(&template)?;
         let (_, append) = mode_for(&path);
         let mut mode = manifest_mode(&path, &contents);
@@ -189,6 +154,33 @@ pub fn single_node_files(renderer: &Renderer) -> Result<Vec<File>> {
     Ok(files)
 }
 
+/// The files of one mirror-manifest template: one per `mirror_manifests` entry of `kind`.
+fn mirror_manifests(
+    template: &crate::render::TemplateFile,
+    kind: &str,
+    context: &serde_json::Value,
+) -> Result<Vec<File>> {
+    let entries = context["mirror_manifests"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    let mut files = Vec::new();
+    for entry in entries.iter().filter(|e| e["kind"] == kind) {
+        let mut part = context.clone();
+        part["registries"] = entry["registries"].clone();
+        part["mirror_name"] = entry["name"].clone();
+        let contents = Renderer::new(&part).render(template)?;
+        let path = entry["path"].as_str().unwrap_or_default().to_string();
+        files.push(File {
+            mode: manifest_mode(&path, &contents),
+            path,
+            contents,
+            append: false,
+        });
+    }
+    Ok(files)
+}
+
 fn applies(path: &str, context: &serde_json::Value) -> bool {
     let feature = |name: &str| {
         context
@@ -201,10 +193,11 @@ fn applies(path: &str, context: &serde_json::Value) -> bool {
         return feature("feature_gate_always")
             || (feature("feature_gate_with_feature_set") && !feature_set.is_empty());
     }
-    let in_release = RELEASE_FILES
-        .iter()
-        .filter(|(p, _)| *p == path)
-        .all(|(_, name)| feature(name));
+    // The release table lists every file and the releases that have it.
+    let in_release = context
+        .pointer("/release/files")
+        .and_then(serde_json::Value::as_array)
+        .is_some_and(|files| files.iter().any(|f| f == path));
     in_release
         && CONDITIONAL
             .iter()
@@ -263,15 +256,13 @@ mod tests {
 
     #[test]
     fn conditional_files_follow_the_context() {
-        let ctx = serde_json::json!({"mirror_kind": "ImageDigestMirrorSet", "trust_bundle": "", "ssh_key": "k"});
-        assert!(applies(
-            "/opt/openshift/manifests/image-digest-mirror-set.yaml",
-            &ctx
-        ));
-        assert!(!applies(
-            "/opt/openshift/manifests/image-content-source-policy.yaml",
-            &ctx
-        ));
+        let files = [
+            "/etc/motd",
+            "/opt/openshift/manifests/user-ca-bundle-config.yaml",
+            "/opt/openshift/openshift/99_openshift-machineconfig_99-master-ssh.yaml",
+        ];
+        let ctx =
+            serde_json::json!({"trust_bundle": "", "ssh_key": "k", "release": {"files": files}});
         assert!(!applies(
             "/opt/openshift/manifests/user-ca-bundle-config.yaml",
             &ctx
@@ -281,5 +272,9 @@ mod tests {
             &ctx
         ));
         assert!(applies("/etc/motd", &ctx));
+        assert!(
+            !applies("/etc/hosts", &ctx),
+            "a file the release does not list"
+        );
     }
 }

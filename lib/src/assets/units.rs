@@ -19,21 +19,44 @@ pub const ENABLED_UNITS: &[&str] = &[
 /// installs the node once bootkube is done.
 pub const SINGLE_NODE_ENABLED_UNITS: &[&str] = &["install-to-disk.service"];
 
-/// Renders every unit and drop-in of `templates/units`, sorted by name.
-pub fn node_units(renderer: &Renderer) -> Result<Vec<Unit>> {
-    units_under(renderer, "units", ENABLED_UNITS)
+/// Renders every unit and drop-in of `templates/units` that the release has (the release
+/// table's `[[unit]]` rows, as the context's `release.units`), sorted by name.
+pub fn node_units(renderer: &Renderer, context: &serde_json::Value) -> Result<Vec<Unit>> {
+    let in_release = |unit: &str| {
+        context
+            .pointer("/release/units")
+            .and_then(serde_json::Value::as_array)
+            .is_some_and(|units| units.iter().any(|u| u == unit))
+    };
+    units_under(renderer, "units", ENABLED_UNITS, &in_release)
 }
 
 /// Renders the units a single node adds (`templates/single-node/units`).
 pub fn single_node_units(renderer: &Renderer) -> Result<Vec<Unit>> {
-    units_under(renderer, "single-node/units", SINGLE_NODE_ENABLED_UNITS)
+    units_under(
+        renderer,
+        "single-node/units",
+        SINGLE_NODE_ENABLED_UNITS,
+        &|_| true,
+    )
 }
 
-fn units_under(renderer: &Renderer, prefix: &str, enabled: &[&str]) -> Result<Vec<Unit>> {
+fn units_under(
+    renderer: &Renderer,
+    prefix: &str,
+    enabled: &[&str],
+    keep: &dyn Fn(&str) -> bool,
+) -> Result<Vec<Unit>> {
     let mut units: Vec<Unit> = Vec::new();
     let strip = format!("{prefix}/");
     for template in files_under(prefix) {
         let relative = template.output_name().trim_start_matches(strip.as_str());
+        let unit = relative
+            .split_once(".d/")
+            .map_or(relative, |(unit, _)| unit);
+        if !keep(unit) {
+            continue;
+        }
         let text = String::from_utf8(renderer.render(&template)?).map_err(|_| Error::Template {
             name: template.name.into(),
             message: "renders to non-UTF-8 text".into(),

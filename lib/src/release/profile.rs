@@ -22,6 +22,8 @@ pub struct Profile {
     pub source: String,
     /// Ignition spec version of bootstrap.ign and the pointer configs.
     pub ignition_spec: String,
+    /// The node image's OS stream by default (`rhel-9`), `""` before releases had streams.
+    pub os_image_stream: String,
     /// The payload images bootkube resolves: shell variable to `image_for` name, in order.
     pub images: Vec<ImageName>,
     /// bootkube's stages, in run order.
@@ -31,6 +33,14 @@ pub struct Profile {
     pub features: BTreeMap<String, bool>,
     /// The same switches for a single node bootstrapping in place.
     pub in_place_features: BTreeMap<String, bool>,
+    /// The node paths of the files of `templates/node` this release has.
+    pub files: Vec<String>,
+    /// The units of `templates/units` this release has.
+    pub units: Vec<String>,
+    /// The same for a single node (files and units that hang on a switch follow its flow).
+    pub in_place_files: Vec<String>,
+    /// See [`Profile::in_place_files`].
+    pub in_place_units: Vec<String>,
 }
 
 /// How the cluster bootstraps: some stages and switches hold for only one of them.
@@ -73,6 +83,9 @@ pub struct Stage {
     pub command: Vec<String>,
     /// The one flow the stage belongs to; `None`: both.
     pub flow: Option<Flow>,
+    /// Flags bootkube.sh adds to the command only when an input is there (a file, a setting),
+    /// through a shell array among the command's words.
+    pub optional_flags: Vec<String>,
 }
 
 impl Stage {
@@ -113,6 +126,22 @@ impl Profile {
             Flow::InPlace => &self.in_place_features,
         }
     }
+
+    /// The node files of `templates/node` this release has in `flow`.
+    pub fn files_in(&self, flow: Flow) -> &[String] {
+        match flow {
+            Flow::Cluster => &self.files,
+            Flow::InPlace => &self.in_place_files,
+        }
+    }
+
+    /// The units of `templates/units` this release has in `flow`.
+    pub fn units_in(&self, flow: Flow) -> &[String] {
+        match flow {
+            Flow::Cluster => &self.units,
+            Flow::InPlace => &self.in_place_units,
+        }
+    }
 }
 
 // ---- the table as written ------------------------------------------------------------------
@@ -122,10 +151,16 @@ impl Profile {
 struct Table {
     release: Vec<ReleaseRow>,
     ignition_spec: Vec<Ranged<String>>,
+    #[serde(default)]
+    os_image_stream: Vec<Ranged<String>>,
     image: Vec<ImageRow>,
     stage: Vec<StageRow>,
     #[serde(default)]
     feature: Vec<FeatureRow>,
+    #[serde(default)]
+    file: Vec<PresenceRow>,
+    #[serde(default)]
+    unit: Vec<PresenceRow>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -172,6 +207,8 @@ struct StageRow {
     #[serde(default)]
     command: Vec<Word>,
     flow: Option<Flow>,
+    #[serde(default)]
+    optional_flags: Vec<Word>,
 }
 
 fn same_as_marker() -> String {
@@ -200,6 +237,41 @@ struct FeatureRow {
     flow: Option<Flow>,
 }
 
+/// A file (`path`) or unit (`name`) and the releases that have it: a range, a feature switch,
+/// or both.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PresenceRow {
+    #[serde(alias = "name")]
+    path: String,
+    since: Option<String>,
+    until: Option<String>,
+    feature: Option<String>,
+}
+
+fn present(rows: &[PresenceRow], minor: Minor, features: &BTreeMap<String, bool>) -> Vec<String> {
+    rows.iter()
+        .filter(|r| holds(minor, &r.since, &r.until))
+        .filter(|r| {
+            r.feature
+                .as_ref()
+                .is_none_or(|f| features.get(f).copied().unwrap_or(false))
+        })
+        .map(|r| r.path.clone())
+        .collect()
+}
+
+/// The words that hold for `minor`.
+fn words(words: &[Word], minor: Minor) -> Vec<String> {
+    words
+        .iter()
+        .filter_map(|w| match w {
+            Word::Always(word) => Some(word.clone()),
+            Word::Ranged { word, since, until } => holds(minor, since, until).then(|| word.clone()),
+        })
+        .collect()
+}
+
 fn holds(minor: Minor, since: &Option<String>, until: &Option<String>) -> bool {
     let bound = |text: &Option<String>| text.as_deref().and_then(|t| t.parse::<Minor>().ok());
     bound(since).is_none_or(|s| minor >= s) && bound(until).is_none_or(|u| minor <= u)
@@ -211,6 +283,8 @@ fn build(table: &Table) -> Vec<Profile> {
         .iter()
         .filter_map(|row| {
             let minor: Minor = row.minor.parse().ok()?;
+            let features = features_of(table, minor, Flow::Cluster);
+            let in_place_features = features_of(table, minor, Flow::InPlace);
             Some(Profile {
                 minor,
                 development: row.development,
@@ -221,6 +295,13 @@ fn build(table: &Table) -> Vec<Profile> {
                     .rev()
                     .find(|r| holds(minor, &r.since, &r.until))
                     .map_or_else(|| "3.2.0".into(), |r| r.value.clone()),
+                os_image_stream: table
+                    .os_image_stream
+                    .iter()
+                    .rev()
+                    .find(|r| holds(minor, &r.since, &r.until))
+                    .map(|r| r.value.clone())
+                    .unwrap_or_default(),
                 images: table
                     .image
                     .iter()
@@ -243,20 +324,16 @@ fn build(table: &Table) -> Vec<Profile> {
                         options: r.options.clone(),
                         image: r.image.clone(),
                         flow: r.flow,
-                        command: r
-                            .command
-                            .iter()
-                            .filter_map(|w| match w {
-                                Word::Always(word) => Some(word.clone()),
-                                Word::Ranged { word, since, until } => {
-                                    holds(minor, since, until).then(|| word.clone())
-                                }
-                            })
-                            .collect(),
+                        command: words(&r.command, minor),
+                        optional_flags: words(&r.optional_flags, minor),
                     })
                     .collect(),
-                features: features_of(table, minor, Flow::Cluster),
-                in_place_features: features_of(table, minor, Flow::InPlace),
+                files: present(&table.file, minor, &features),
+                units: present(&table.unit, minor, &features),
+                in_place_files: present(&table.file, minor, &in_place_features),
+                in_place_units: present(&table.unit, minor, &in_place_features),
+                features,
+                in_place_features,
             })
         })
         .collect()
@@ -303,19 +380,36 @@ mod tests {
             .stage
             .iter()
             .flat_map(|s| {
-                let words = s.command.iter().filter_map(|w| match w {
-                    Word::Ranged { since, until, .. } => Some([since, until]),
-                    Word::Always(_) => None,
-                });
+                let words = s
+                    .command
+                    .iter()
+                    .chain(&s.optional_flags)
+                    .filter_map(|w| match w {
+                        Word::Ranged { since, until, .. } => Some([since, until]),
+                        Word::Always(_) => None,
+                    });
                 std::iter::once([&s.since, &s.until]).chain(words)
             })
             .chain(table.image.iter().map(|i| [&i.since, &i.until]))
             .chain(table.feature.iter().map(|f| [&f.since, &f.until]))
             .chain(table.ignition_spec.iter().map(|r| [&r.since, &r.until]))
+            .chain(table.os_image_stream.iter().map(|r| [&r.since, &r.until]))
+            .chain(table.file.iter().map(|r| [&r.since, &r.until]))
+            .chain(table.unit.iter().map(|r| [&r.since, &r.until]))
             .flatten()
             .flatten();
         for bound in bounds {
             assert!(known.contains(bound), "`{bound}` is not a supported minor");
+        }
+        // Every feature a file or unit names is a switch of the table.
+        for row in table.file.iter().chain(&table.unit) {
+            if let Some(feature) = &row.feature {
+                assert!(
+                    table.feature.iter().any(|f| &f.name == feature),
+                    "{}: no feature {feature}",
+                    row.path
+                );
+            }
         }
         for profile in PROFILES.iter() {
             for stage in &profile.stages {
@@ -330,6 +424,46 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// Every file of templates/node and unit of templates/units has a row saying which releases
+    /// have it, and every row names a template: a new file cannot reach (or miss) the node by
+    /// accident.
+    #[test]
+    fn every_template_is_declared_by_the_release_table() {
+        use crate::render::files_under;
+        use std::collections::BTreeSet;
+        let table: Table = toml::from_str(TABLE).unwrap();
+        let files: BTreeSet<String> = files_under("node")
+            .iter()
+            .map(|t| format!("/{}", t.output_name().trim_start_matches("node/")))
+            .collect();
+        let rows: BTreeSet<String> = table.file.iter().map(|r| r.path.clone()).collect();
+        let undeclared: Vec<&String> = files.difference(&rows).collect();
+        assert!(
+            undeclared.is_empty(),
+            "templates without a [[file]] row in releases.toml: {undeclared:?}"
+        );
+        let stale: Vec<&String> = rows.difference(&files).collect();
+        assert!(
+            stale.is_empty(),
+            "[[file]] rows without a template: {stale:?}"
+        );
+        assert_eq!(rows.len(), table.file.len(), "a [[file]] row is repeated");
+
+        let units: BTreeSet<String> = files_under("units")
+            .iter()
+            .map(|t| {
+                let relative = t.output_name().trim_start_matches("units/");
+                relative
+                    .split_once(".d/")
+                    .map_or(relative, |(unit, _)| unit)
+                    .to_string()
+            })
+            .collect();
+        let rows: BTreeSet<String> = table.unit.iter().map(|r| r.path.clone()).collect();
+        assert_eq!(units, rows, "templates/units and the [[unit]] rows differ");
+        assert_eq!(rows.len(), table.unit.len(), "a [[unit]] row is repeated");
     }
 
     #[test]
