@@ -2,72 +2,324 @@
 //! `templates/README.md` documents. Keep the two in step.
 
 use crate::identity::Identity;
-use crate::model::{MirrorKind, Model};
-use crate::release::Flow;
+use crate::model::arch::ArchFacts;
+use crate::model::{MirrorKind, Model, ProxySettings, Registry};
+use crate::release::{Flow, ImageName};
+use serde::Serialize;
 use serde_json::{json, Value};
+use std::collections::BTreeMap;
 
-/// Builds the context every template sees.
+/// The context every template sees, as a typed value: each field is a top-level template
+/// variable that `templates/README.md` documents (a test keeps the two in step). It is rendered
+/// through serde, so the names here are the names templates use.
+#[derive(Debug, Clone, Serialize)]
+pub struct TemplateContext {
+    /// Names and identities of the cluster.
+    pub cluster: ClusterContext,
+    /// The release payload pull spec the bootstrap pulls.
+    pub release_image: String,
+    /// The bootstrap host's architecture.
+    pub arch: ArchFacts,
+    /// The control plane's architecture.
+    pub cluster_arch: ArchFacts,
+    /// The payload is a multi-arch manifest list.
+    pub payload_multi: bool,
+    /// install-config `fips`.
+    pub fips: bool,
+    /// The pull secret JSON, verbatim.
+    pub pull_secret: String,
+    /// install-config `sshKey`, trimmed.
+    pub ssh_key: String,
+    /// Additional trust bundle PEM, `""` when none.
+    pub trust_bundle: String,
+    /// `Proxyonly` or `Always`.
+    pub trust_bundle_policy: String,
+    /// Proxy settings with the computed noProxy.
+    pub proxy: ProxySettings,
+    /// Mirrored sources.
+    pub registries: Vec<Registry>,
+    /// `""`, `ImageContentSourcePolicy` or `ImageDigestMirrorSet`.
+    pub mirror_kind: &'static str,
+    /// The release's mirror manifests, one per file.
+    pub mirror_manifests: Vec<MirrorManifest>,
+    /// The kubelet's node IP choice.
+    pub node_ip: NodeIp,
+    /// CVO cluster profile, `""` normally.
+    pub cluster_profile: String,
+    /// kubelet `--v`.
+    pub kubelet_verbosity: u8,
+    /// The cluster's networks.
+    pub networking: Networking,
+    /// The control-plane pool.
+    pub control_plane: PoolContext,
+    /// The compute pools.
+    pub compute: Vec<PoolContext>,
+    /// Feature set, `""` when unset.
+    pub feature_set: String,
+    /// CVO capabilities.
+    pub capabilities: Capabilities,
+    /// The install-config as stored in the cluster.
+    pub install_config_yaml: String,
+    /// bcrypt hash of the kubeadmin password.
+    pub kubeadmin_hash: String,
+    /// CVO channel.
+    pub release_channel: String,
+    /// The release and its profile, for the cluster's flow.
+    pub release: ReleaseContext,
+    /// A single node's settings; `None` (null) for a cluster with a bootstrap machine.
+    pub single_node: Option<crate::model::SingleNode>,
+    /// bootgen's version.
+    pub installer_version: &'static str,
+    /// Certificate material for certificate-bearing manifests (see `lib/src/pki`).
+    pub pki: Value,
+    /// base64 of master.ign / worker.ign (`null` until they are made; see [`user_data`]).
+    pub user_data: Value,
+}
+
+/// The context's `cluster`.
+#[derive(Debug, Clone, Serialize)]
+pub struct ClusterContext {
+    /// `metadata.name`.
+    pub name: String,
+    /// `baseDomain` without a trailing dot.
+    pub base_domain: String,
+    /// `<name>.<base_domain>`.
+    pub domain: String,
+    /// `api.<domain>`.
+    pub api_host: String,
+    /// `api-int.<domain>`.
+    pub api_int_host: String,
+    /// Cluster UUID.
+    pub id: String,
+    /// Infrastructure name.
+    pub infra_id: String,
+}
+
+/// The context's `node_ip`.
+#[derive(Debug, Clone, Serialize)]
+pub struct NodeIp {
+    /// The first service network is IPv6.
+    pub use_ipv6: bool,
+    /// A fixed bootstrap node IP, `""` when none.
+    pub bootstrap_ip: String,
+}
+
+/// The context's `networking`.
+#[derive(Debug, Clone, Serialize)]
+pub struct Networking {
+    /// `OVNKubernetes` by default.
+    pub network_type: String,
+    /// Pod networks.
+    pub cluster_networks: Vec<PodNetwork>,
+    /// Service network CIDRs.
+    pub service_networks: Vec<String>,
+    /// Machine network CIDRs.
+    pub machine_networks: Vec<String>,
+}
+
+/// A pod network of `networking.cluster_networks`.
+#[derive(Debug, Clone, Serialize)]
+pub struct PodNetwork {
+    /// The CIDR.
+    pub cidr: String,
+    /// Each node's prefix length.
+    pub host_prefix: u8,
+}
+
+/// A machine pool (`control_plane`, an entry of `compute`).
+#[derive(Debug, Clone, Serialize)]
+pub struct PoolContext {
+    /// Pool name.
+    pub name: String,
+    /// Replicas.
+    pub replicas: u32,
+    /// `Enabled` or `Disabled`.
+    pub hyperthreading: String,
+    /// Go architecture name.
+    pub architecture: &'static str,
+}
+
+/// The context's `capabilities`.
+#[derive(Debug, Clone, Serialize)]
+pub struct Capabilities {
+    /// `baselineCapabilitySet`, `""` when unset.
+    pub baseline: String,
+    /// `additionalEnabledCapabilities`.
+    pub additional: Vec<String>,
+}
+
+/// A mirror manifest of `mirror_manifests`.
+#[derive(Debug, Clone, Serialize)]
+pub struct MirrorManifest {
+    /// Path on the node.
+    pub path: String,
+    /// Kubernetes kind.
+    pub kind: &'static str,
+    /// API group.
+    pub group: &'static str,
+    /// Object name.
+    pub name: String,
+    /// The mirrored sources it holds.
+    pub registries: Vec<Registry>,
+}
+
+/// The context's `release`: the release and what its profile says.
+#[derive(Debug, Clone, Serialize)]
+pub struct ReleaseContext {
+    /// Full version, e.g. `4.16.3`.
+    pub version: String,
+    /// Minor, e.g. `4.16`.
+    pub minor: String,
+    /// Still in development.
+    pub development: bool,
+    /// The node image's default OS stream, `""` before streams.
+    pub os_image_stream: String,
+    /// bootkube's stages in order.
+    pub stages: Vec<StageContext>,
+    /// Stage name to its container's options, image and command as one line of shell words.
+    pub run: BTreeMap<String, String>,
+    /// Payload images bootkube looks up.
+    pub images: Vec<ImageName>,
+    /// The table's switches.
+    pub features: BTreeMap<String, bool>,
+    /// Node paths of the release's files.
+    pub files: Vec<String>,
+    /// The release's units.
+    pub units: Vec<String>,
+}
+
+/// A stage of `release.stages`.
+#[derive(Debug, Clone, Serialize)]
+pub struct StageContext {
+    /// Recorded stage name.
+    pub name: String,
+    /// Marker file, `-` for none.
+    pub marker: String,
+    /// File whose presence skips the stage.
+    pub skip_if: String,
+    /// `files`, `cluster` or `probe`.
+    pub kind: String,
+    /// Options, image and command as one line of shell words.
+    pub run: String,
+}
+
+impl TemplateContext {
+    /// The context of a cluster, before master.ign and worker.ign exist (`user_data` null).
+    pub fn new(model: &Model, identity: &Identity, pki: Value, debug: bool) -> TemplateContext {
+        let nets = &model.networks;
+        let pool = |p: &crate::model::Pool| PoolContext {
+            name: p.name.clone(),
+            replicas: p.replicas,
+            hyperthreading: p.hyperthreading.clone(),
+            architecture: p.architecture.go(),
+        };
+        TemplateContext {
+            cluster: ClusterContext {
+                name: model.cluster_name.clone(),
+                base_domain: model.base_domain.clone(),
+                domain: model.cluster_domain(),
+                api_host: model.api_host(),
+                api_int_host: model.api_int_host(),
+                id: identity.cluster_id.clone(),
+                infra_id: identity.infra_id.clone(),
+            },
+            release_image: model.release_image.clone(),
+            arch: model.bootstrap_arch.facts(),
+            cluster_arch: model.control_plane.architecture.facts(),
+            payload_multi: model.payload_arch == crate::model::PayloadArch::Multi,
+            fips: model.fips,
+            pull_secret: model.pull_secret.clone(),
+            ssh_key: model.ssh_key.trim().to_string(),
+            trust_bundle: model.trust_bundle.trim_end().to_string(),
+            trust_bundle_policy: model.trust_bundle_policy.clone(),
+            proxy: model.proxy.clone(),
+            registries: model.registries.clone(),
+            mirror_kind: mirror_kind(model).map(|k| k.as_str()).unwrap_or_default(),
+            mirror_manifests: mirror_manifests(model),
+            node_ip: NodeIp {
+                use_ipv6: nets.ipv6_primary(),
+                bootstrap_ip: String::new(),
+            },
+            cluster_profile: String::new(),
+            kubelet_verbosity: if debug { 4 } else { 2 },
+            networking: Networking {
+                network_type: nets.network_type.clone(),
+                cluster_networks: nets
+                    .cluster
+                    .iter()
+                    .map(|c| PodNetwork {
+                        cidr: c.cidr.to_string(),
+                        host_prefix: c.host_prefix,
+                    })
+                    .collect(),
+                service_networks: nets.service.iter().map(|n| n.to_string()).collect(),
+                machine_networks: nets.machine.iter().map(|n| n.to_string()).collect(),
+            },
+            control_plane: pool(&model.control_plane),
+            compute: model.compute.iter().map(pool).collect(),
+            feature_set: model.feature_set.clone(),
+            capabilities: Capabilities {
+                baseline: model.capabilities_baseline.clone(),
+                additional: model.capabilities_additional.clone(),
+            },
+            install_config_yaml: model.stored_install_config.clone(),
+            kubeadmin_hash: identity.kubeadmin_hash.clone(),
+            release_channel: model.release_channel(),
+            release: ReleaseContext::new_in(&model.release, flow_of(model)),
+            single_node: model.single_node.clone(),
+            installer_version: env!("CARGO_PKG_VERSION"),
+            pki,
+            user_data: Value::Null,
+        }
+    }
+
+    /// The context as JSON, the form the renderer and the file rules read.
+    pub fn to_value(&self) -> Value {
+        serde_json::to_value(self).unwrap_or(Value::Null)
+    }
+}
+
+impl ReleaseContext {
+    /// What templates know of `release`: its profile's stages (each with its command as one
+    /// line of shell words), images, switches, files and units.
+    pub fn new(release: &crate::release::SelectedRelease) -> ReleaseContext {
+        ReleaseContext::new_in(release, Flow::Cluster)
+    }
+
+    /// What templates know of `release` in `flow` (a single node's stages and switches, or a
+    /// bootstrap machine's).
+    pub fn new_in(release: &crate::release::SelectedRelease, flow: Flow) -> ReleaseContext {
+        let profile = release.profile;
+        ReleaseContext {
+            version: release.version.to_string(),
+            minor: profile.minor.to_string(),
+            development: profile.development,
+            os_image_stream: profile.os_image_stream.clone(),
+            stages: profile
+                .stages_in(flow)
+                .map(|stage| StageContext {
+                    name: stage.name.clone(),
+                    marker: stage.marker.clone(),
+                    skip_if: stage.skip_if.clone(),
+                    kind: stage.kind.clone(),
+                    run: stage.run(),
+                })
+                .collect(),
+            run: profile
+                .stages_in(flow)
+                .map(|stage| (stage.name.clone(), stage.run()))
+                .collect(),
+            images: profile.images.clone(),
+            features: profile.features_in(flow).clone(),
+            files: profile.files_in(flow).to_vec(),
+            units: profile.units_in(flow).to_vec(),
+        }
+    }
+}
+
+/// Builds the context every template sees, as JSON ([`TemplateContext`] serialized).
 pub fn template_context(model: &Model, identity: &Identity, pki: Value, debug: bool) -> Value {
-    let nets = &model.networks;
-    json!({
-        "cluster": {
-            "name": model.cluster_name,
-            "base_domain": model.base_domain,
-            "domain": model.cluster_domain(),
-            "api_host": model.api_host(),
-            "api_int_host": model.api_int_host(),
-            "id": identity.cluster_id,
-            "infra_id": identity.infra_id,
-        },
-        "release_image": model.release_image,
-        "arch": model.bootstrap_arch.facts(),
-        "cluster_arch": model.control_plane.architecture.facts(),
-        "payload_multi": model.payload_arch == crate::model::PayloadArch::Multi,
-        "fips": model.fips,
-        "pull_secret": model.pull_secret,
-        "ssh_key": model.ssh_key.trim(),
-        "trust_bundle": model.trust_bundle.trim_end(),
-        "trust_bundle_policy": model.trust_bundle_policy,
-        "proxy": model.proxy,
-        "registries": model.registries,
-        "mirror_kind": mirror_kind(model).map(|k| k.as_str()).unwrap_or_default(),
-        "mirror_manifests": mirror_manifests(model),
-        "node_ip": {
-            "use_ipv6": nets.ipv6_primary(),
-            "bootstrap_ip": "",
-        },
-        "cluster_profile": "",
-        "kubelet_verbosity": if debug { 4 } else { 2 },
-        "networking": {
-            "network_type": nets.network_type,
-            "cluster_networks": nets.cluster.iter().map(|c| json!({"cidr": c.cidr.to_string(), "host_prefix": c.host_prefix})).collect::<Vec<_>>(),
-            "service_networks": nets.service.iter().map(|n| n.to_string()).collect::<Vec<_>>(),
-            "machine_networks": nets.machine.iter().map(|n| n.to_string()).collect::<Vec<_>>(),
-        },
-        "control_plane": {
-            "replicas": model.control_plane.replicas,
-            "hyperthreading": model.control_plane.hyperthreading,
-            "architecture": model.control_plane.architecture.go(),
-        },
-        "compute": model.compute.iter().map(|p| json!({
-            "name": p.name,
-            "replicas": p.replicas,
-            "hyperthreading": p.hyperthreading,
-            "architecture": p.architecture.go(),
-        })).collect::<Vec<_>>(),
-        "feature_set": model.feature_set,
-        "capabilities": {
-            "baseline": model.capabilities_baseline,
-            "additional": model.capabilities_additional,
-        },
-        "install_config_yaml": model.stored_install_config,
-        "kubeadmin_hash": identity.kubeadmin_hash,
-        "release_channel": model.release_channel(),
-        "release": release_context_in(&model.release, flow_of(model)),
-        "single_node": model.single_node,
-        "installer_version": env!("CARGO_PKG_VERSION"),
-        "pki": pki,
-    })
+    TemplateContext::new(model, identity, pki, debug).to_value()
 }
 
 /// The kind of the cluster's mirror manifests: the install-config's, except that a release
@@ -87,41 +339,40 @@ fn mirror_kind(model: &Model) -> Option<MirrorKind> {
 /// manifest file, with its path, kind, API group, object name and the mirrored sources it
 /// holds. Releases without ImageDigestMirrorSet support wrote one ImageContentSourcePolicy per
 /// source, numbered from 0 and zero-padded to the digits of the count.
-fn mirror_manifests(model: &Model) -> Vec<Value> {
+fn mirror_manifests(model: &Model) -> Vec<MirrorManifest> {
     const DIR: &str = "/opt/openshift/manifests";
+    const ICSP_GROUP: &str = "operator.openshift.io";
     let all = &model.registries;
     match mirror_kind(model) {
         None => Vec::new(),
-        Some(MirrorKind::ImageDigestMirrorSet) => vec![json!({
-            "path": format!("{DIR}/image-digest-mirror-set.yaml"),
-            "kind": "ImageDigestMirrorSet",
-            "group": "config.openshift.io",
-            "name": "image-digest-mirror",
-            "registries": all,
-        })],
+        Some(MirrorKind::ImageDigestMirrorSet) => vec![MirrorManifest {
+            path: format!("{DIR}/image-digest-mirror-set.yaml"),
+            kind: "ImageDigestMirrorSet",
+            group: "config.openshift.io",
+            name: "image-digest-mirror".into(),
+            registries: all.clone(),
+        }],
         Some(MirrorKind::ImageContentSourcePolicy)
             if model.release.profile.has("image_digest_mirror_set") =>
         {
-            vec![json!({
-                "path": format!("{DIR}/image-content-source-policy.yaml"),
-                "kind": "ImageContentSourcePolicy",
-                "group": "operator.openshift.io",
-                "name": "image-policy",
-                "registries": all,
-            })]
+            vec![MirrorManifest {
+                path: format!("{DIR}/image-content-source-policy.yaml"),
+                kind: "ImageContentSourcePolicy",
+                group: ICSP_GROUP,
+                name: "image-policy".into(),
+                registries: all.clone(),
+            }]
         }
         Some(MirrorKind::ImageContentSourcePolicy) => {
             let width = all.len().to_string().len();
             all.iter()
                 .enumerate()
-                .map(|(i, registry)| {
-                    json!({
-                        "path": format!("{DIR}/image-content-source-policy-{i:0width$}.yaml"),
-                        "kind": "ImageContentSourcePolicy",
-                        "group": "operator.openshift.io",
-                        "name": format!("image-policy-{i:0width$}"),
-                        "registries": [registry],
-                    })
+                .map(|(i, registry)| MirrorManifest {
+                    path: format!("{DIR}/image-content-source-policy-{i:0width$}.yaml"),
+                    kind: "ImageContentSourcePolicy",
+                    group: ICSP_GROUP,
+                    name: format!("image-policy-{i:0width$}"),
+                    registries: vec![registry.clone()],
                 })
                 .collect()
         }
@@ -141,6 +392,16 @@ pub fn user_data(
     json!({ "master": encode(master), "worker": encode(worker) })
 }
 
+/// The context's `release` as JSON (see [`ReleaseContext`]), for a bootstrap machine.
+pub fn release_context(release: &crate::release::SelectedRelease) -> Value {
+    release_context_in(release, Flow::Cluster)
+}
+
+/// The context's `release` as JSON in `flow`.
+pub fn release_context_in(release: &crate::release::SelectedRelease, flow: Flow) -> Value {
+    serde_json::to_value(ReleaseContext::new_in(release, flow)).unwrap_or(Value::Null)
+}
+
 /// How `model`'s cluster bootstraps.
 pub fn flow_of(model: &Model) -> Flow {
     if model.single_node.is_some() {
@@ -148,45 +409,6 @@ pub fn flow_of(model: &Model) -> Flow {
     } else {
         Flow::Cluster
     }
-}
-
-/// What templates know of the release for a cluster with a bootstrap machine.
-pub fn release_context(release: &crate::release::SelectedRelease) -> Value {
-    release_context_in(release, Flow::Cluster)
-}
-
-/// What templates know of the release (the context's `release`) in `flow`: its profile's stages
-/// for that flow (each with its command as one line of shell words), images and feature switches.
-pub fn release_context_in(release: &crate::release::SelectedRelease, flow: Flow) -> Value {
-    let profile = release.profile;
-    let stages: Vec<Value> = profile
-        .stages_in(flow)
-        .map(|stage| {
-            json!({
-                "name": stage.name,
-                "marker": stage.marker,
-                "skip_if": stage.skip_if,
-                "kind": stage.kind,
-                "run": stage.run(),
-            })
-        })
-        .collect();
-    let run: serde_json::Map<String, Value> = profile
-        .stages_in(flow)
-        .map(|stage| (stage.name.clone(), Value::String(stage.run())))
-        .collect();
-    json!({
-        "version": release.version.to_string(),
-        "minor": profile.minor.to_string(),
-        "development": profile.development,
-        "os_image_stream": profile.os_image_stream,
-        "stages": stages,
-        "run": run,
-        "images": profile.images,
-        "features": profile.features_in(flow),
-        "files": profile.files_in(flow),
-        "units": profile.units_in(flow),
-    })
 }
 
 #[cfg(test)]
@@ -219,8 +441,7 @@ mod tests {
             kubeadmin_password: String::new(),
             kubeadmin_hash: String::new(),
         };
-        let mut context = template_context(&model, &identity, Value::Null, false);
-        context["user_data"] = json!({});
+        let context = template_context(&model, &identity, Value::Null, false);
         let keys: std::collections::BTreeSet<String> =
             context.as_object().unwrap().keys().cloned().collect();
         assert_eq!(keys, documented);
