@@ -26,11 +26,17 @@ pub fn compare(from: &Profile, to: &Profile) -> ReleaseDiff {
     }
     let names = |p: &Profile| p.stages.iter().map(|s| s.name.clone()).collect::<Vec<_>>();
     let (old_stages, new_stages) = (names(from), names(to));
+    // A stage of one flow only says so.
+    let only = |p: &Profile, name: &str| match p.stage(name).and_then(|s| s.flow) {
+        Some(super::Flow::InPlace) => " (single node only)",
+        Some(super::Flow::Cluster) => " (bootstrap machine only)",
+        None => "",
+    };
     for name in new_stages.iter().filter(|n| !old_stages.contains(n)) {
-        lines.push(format!("stage {name}: added"));
+        lines.push(format!("stage {name}: added{}", only(to, name)));
     }
     for name in old_stages.iter().filter(|n| !new_stages.contains(n)) {
-        lines.push(format!("stage {name}: removed"));
+        lines.push(format!("stage {name}: removed{}", only(from, name)));
     }
     let common = |list: &[String], other: &[String]| {
         list.iter()
