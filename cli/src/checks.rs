@@ -5,6 +5,7 @@ use crate::report::{notice, warn};
 use bootgen::ignition::IgnitionDoc;
 use bootgen::inspect::Severity as LintSeverity;
 use bootgen::passes::mirrors::preflight::{self, Resolution, Severity};
+use std::collections::BTreeSet;
 use std::net::ToSocketAddrs;
 use std::sync::mpsc;
 use std::time::Duration;
@@ -62,7 +63,16 @@ fn resolve(name: &str) -> Resolution {
 
 /// Prints the unit-graph lint of a config bootgen is about to write: warnings and notes.
 pub fn print_unit_lint(doc: &IgnitionDoc) {
-    for problem in bootgen::inspect::lint_units(doc) {
+    print_lint(bootgen::inspect::lint_units(doc));
+}
+
+/// [`print_unit_lint`] of a config whose file paths are `files` (its units are in `doc`).
+pub fn print_unit_lint_with_files(doc: &IgnitionDoc, files: &BTreeSet<&str>) {
+    print_lint(bootgen::inspect::lint_units_with_files(doc, files));
+}
+
+fn print_lint(problems: Vec<bootgen::inspect::Problem>) {
+    for problem in problems {
         let at = problem.location.path.as_deref().unwrap_or("$");
         match problem.severity {
             LintSeverity::Note => notice(format!("{} ({at})", problem.message)),

@@ -48,6 +48,14 @@ pub fn refuse_interrupted(path: &Path, dir: &Path) -> anyhow::Result<()> {
 
 /// Reads and parses a config named on the command line; a directory means its `bootstrap.ign`.
 pub fn load(input: &Path) -> anyhow::Result<(Vec<u8>, IgnitionDoc)> {
+    let (bytes, name) = read_path(input)?;
+    let doc = IgnitionDoc::parse(&bytes, &name)?;
+    Ok((bytes, doc))
+}
+
+/// Reads a config named on the command line (a directory means its `bootstrap.ign`) without
+/// parsing it; returns its bytes and display name.
+pub fn read_path(input: &Path) -> anyhow::Result<(Vec<u8>, String)> {
     let path = if input.is_dir() {
         // A single node's output directory holds the live-ISO config instead.
         let live_iso = input.join(bootgen::generate::LIVE_ISO_CONFIG);
@@ -59,7 +67,5 @@ pub fn load(input: &Path) -> anyhow::Result<(Vec<u8>, IgnitionDoc)> {
     } else {
         input.to_path_buf()
     };
-    let (bytes, name) = read_config(&path)?;
-    let doc = IgnitionDoc::parse(&bytes, &name)?;
-    Ok((bytes, doc))
+    read_config(&path)
 }

@@ -3,6 +3,7 @@
 
 use crate::{EXIT_INPUT, EXIT_INTERNAL};
 use anyhow::Context as _;
+use std::io::Write as _;
 
 /// Prints an error and its causes to stderr; the library's errors name the flags.
 pub fn print_error(error: &anyhow::Error) {
@@ -36,7 +37,6 @@ pub fn notice(message: impl std::fmt::Display) {
 
 /// Writes `text` to standard output; a reader that went away (`| head`) is not an error.
 pub fn emit(text: impl AsRef<str>) -> anyhow::Result<()> {
-    use std::io::Write as _;
     let mut stdout = std::io::stdout().lock();
     match stdout
         .write_all(text.as_ref().as_bytes())
@@ -51,6 +51,28 @@ pub fn emit(text: impl AsRef<str>) -> anyhow::Result<()> {
 
 /// Writes `value` as pretty JSON and a newline.
 pub fn emit_json(value: &impl serde::Serialize) -> anyhow::Result<()> {
-    let text = serde_json::to_string_pretty(value).context("cannot render JSON")?;
-    emit(text + "\n")
+    // Streamed: the text of a large config's report is not held whole.
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    let written = serde_json::to_writer_pretty(&mut out, value)
+        .map_err(std::io::Error::from)
+        .and_then(|()| out.write_all(b"\n"))
+        .and_then(|()| out.flush());
+    finish_stdout(written)
+}
+
+/// Writes `value`'s text (its `Display`) to standard output, streamed rather than built whole.
+pub fn emit_display(value: &impl std::fmt::Display) -> anyhow::Result<()> {
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    let written = write!(out, "{value}").and_then(|()| out.flush());
+    finish_stdout(written)
+}
+
+/// A closed pipe is not an error (`bootgen inspect X | head`); anything else is.
+fn finish_stdout(written: std::io::Result<()>) -> anyhow::Result<()> {
+    match written {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+            Err(e).context("cannot write standard output")
+        }
+        _ => Ok(()),
+    }
 }

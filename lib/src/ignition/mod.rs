@@ -7,6 +7,7 @@
 
 pub mod dataurl;
 pub mod pointer;
+pub mod split;
 
 use crate::assets::AssetSet;
 use crate::error::{Error, Result};
@@ -42,16 +43,6 @@ impl IgnitionDoc {
 
     /// The length of [`IgnitionDoc::to_bytes`], counted without keeping the bytes.
     pub fn serialized_len(&self) -> u64 {
-        struct Count(u64);
-        impl std::io::Write for Count {
-            fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-                self.0 += buf.len() as u64;
-                Ok(buf.len())
-            }
-            fn flush(&mut self) -> std::io::Result<()> {
-                Ok(())
-            }
-        }
         let mut count = Count(0);
         let _ = serde_json::to_writer(&mut count, &self.value);
         count.0
@@ -105,6 +96,19 @@ impl IgnitionDoc {
                 "{w} (not part of the Ignition {version} spec)"
             )));
         }
+        Ok(())
+    }
+}
+
+/// A writer that only counts the bytes written to it.
+struct Count(u64);
+
+impl std::io::Write for Count {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0 += buf.len() as u64;
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
         Ok(())
     }
 }

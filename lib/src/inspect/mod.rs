@@ -16,7 +16,7 @@ pub mod unit_text;
 pub mod validate;
 mod view;
 
-pub use lint::lint_units;
+pub use lint::{lint_units, lint_units_with_files};
 pub use problem::{Check, Problem, Severity};
 pub use view::readable_view;
 
@@ -124,7 +124,8 @@ pub fn decoded_files(doc: &IgnitionDoc) -> impl Iterator<Item = Result<DecodedFi
         .map(|(i, f)| decode_file(i, f))
 }
 
-fn decode_file(i: usize, f: &Value) -> Result<DecodedFile> {
+/// Decodes one file entry; `i` is its index, for errors.
+pub fn decode_file(i: usize, f: &Value) -> Result<DecodedFile> {
     let mut remote = Vec::new();
     let contents = match f.get("contents") {
         Some(resource) => {

@@ -6,11 +6,13 @@ use super::budget::{human_size, SizeBudget};
 use super::kind::{classify, FileKind};
 use super::DecodedFile;
 use crate::error::Result;
+use crate::ignition::split::SplitDoc;
 use crate::ignition::IgnitionDoc;
 use crate::passes::HOLD_DROPIN;
 use serde::Serialize;
 use serde_json::Value;
-use std::fmt::{self, Write as _};
+use std::borrow::Cow;
+use std::fmt;
 
 /// A user.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -86,7 +88,7 @@ pub struct Summary {
 
 /// bootkube's stages, in run order, from the table in bootgen's `bootkube-stages.sh`.
 pub fn bootkube_stages(doc: &IgnitionDoc) -> Vec<String> {
-    let Some(text) = crate::passes::file_text(doc, "/usr/local/bin/bootkube-stages.sh") else {
+    let Some(text) = crate::passes::file_text(doc, BOOTKUBE_STAGES) else {
         return Vec::new();
     };
     let Some((_, table)) = text.split_once("cat <<'EOF'\n") else {
@@ -103,7 +105,7 @@ pub fn bootkube_stages(doc: &IgnitionDoc) -> Vec<String> {
 /// The disk a single-node (bootstrap-in-place) config installs to, from its install-to-disk.sh:
 /// bootgen's `INSTALLATION_DISK=` line, or the installer's `coreos-installer install` line.
 pub fn installation_disk(doc: &IgnitionDoc) -> Option<String> {
-    let text = crate::passes::file_text(doc, "/usr/local/bin/install-to-disk.sh")?;
+    let text = crate::passes::file_text(doc, INSTALL_TO_DISK)?;
     if let Some(value) = text
         .lines()
         .find_map(|l| l.strip_prefix("INSTALLATION_DISK="))
@@ -125,6 +127,9 @@ pub struct ReleaseGuess {
     pub from: String,
 }
 
+/// Where the CVO channel is read from.
+const CVO_OVERRIDES: &str = "/opt/openshift/manifests/cvo-overrides.yaml";
+
 /// The release a config was made for: the version in its release image's tag, else the minor
 /// of its CVO channel (`stable-4.16`).
 pub fn release_of(doc: &IgnitionDoc) -> Option<ReleaseGuess> {
@@ -138,7 +143,7 @@ pub fn release_of(doc: &IgnitionDoc) -> Option<ReleaseGuess> {
             from: format!("the release image tag ({reference})"),
         });
     }
-    let cvo = crate::passes::file_text(doc, "/opt/openshift/manifests/cvo-overrides.yaml")?;
+    let cvo = crate::passes::file_text(doc, CVO_OVERRIDES)?;
     let channel = cvo
         .lines()
         .find_map(|l| l.trim().strip_prefix("channel:"))?
@@ -184,11 +189,47 @@ fn any_compressed(entry: &Value) -> bool {
 
 /// Summarizes `doc`; `config` is the config file's bytes as given.
 pub fn summarize(doc: &IgnitionDoc, config: &[u8]) -> Result<Summary> {
-    let raw_files = crate::passes::file_entries(doc);
-    let files: Vec<FileSummary> = super::decoded_files(doc)
+    let files = crate::passes::file_entries(doc)
+        .into_iter()
+        .map(|f| Ok(Cow::Borrowed(f)));
+    summarize_parts(doc, files, doc.serialized_len(), config)
+}
+
+/// The paths [`summarize_split`] needs as a tree: the files [`release_of`],
+/// [`bootkube_stages`] and [`installation_disk`] read.
+pub fn summary_reads(path: &str) -> bool {
+    crate::passes::mirrors::RELEASE_SCRIPTS.contains(&path)
+        || [CVO_OVERRIDES, BOOTKUBE_STAGES, INSTALL_TO_DISK].contains(&path)
+}
+
+const BOOTKUBE_STAGES: &str = "/usr/local/bin/bootkube-stages.sh";
+const INSTALL_TO_DISK: &str = "/usr/local/bin/install-to-disk.sh";
+
+/// Summarizes a config split with [`summary_reads`] as its `keep` (one file entry parsed at a
+/// time, so a large config is never a JSON tree whole); the same summary as [`summarize`].
+pub fn summarize_split(split: &SplitDoc<'_>, config: &[u8]) -> Result<Summary> {
+    let files = split.input_files().map(|f| f.map(Cow::Owned));
+    summarize_parts(&split.doc, files, split.serialized_len()?, config)
+}
+
+/// The summary of a config whose file entries are `files` (in order) and everything else is in
+/// `doc`; `serialized_len` is the whole config's length as single-line JSON.
+fn summarize_parts<'v>(
+    doc: &IgnitionDoc,
+    files: impl Iterator<Item = Result<Cow<'v, Value>>>,
+    serialized_len: u64,
+    config: &[u8],
+) -> Result<Summary> {
+    // First, while little else is in memory: the compressor is the largest thing summarizing
+    // needs besides the config.
+    let iso_embedded = super::budget::iso_estimate(config);
+    let mut saving = crate::passes::CompressSaving::default();
+    let files: Vec<FileSummary> = files
         .enumerate()
-        .map(|(i, f)| {
-            let f = f?;
+        .map(|(i, entry)| {
+            let entry = entry?;
+            saving.add(&entry);
+            let f = super::decode_file(i, &entry)?;
             let size = f.contents.as_ref().map_or(0, Vec::len)
                 + f.append.iter().map(Vec::len).sum::<usize>();
             let first = if f.contents.is_none() && f.remote_sources.is_empty() {
@@ -207,10 +248,13 @@ pub fn summarize(doc: &IgnitionDoc, config: &[u8]) -> Result<Summary> {
                 mode: f.mode,
                 size: size as u64,
                 kind,
-                compressed: raw_files.get(i).is_some_and(|e| any_compressed(e)),
+                compressed: any_compressed(&entry),
             })
         })
         .collect::<Result<_>>()?;
+    let compressed = saving
+        .total()
+        .map(|saving| serialized_len.saturating_sub(saving));
     let units = super::decode_units(doc)
         .iter()
         .map(|u| UnitSummary {
@@ -238,7 +282,7 @@ pub fn summarize(doc: &IgnitionDoc, config: &[u8]) -> Result<Summary> {
         directories: count(doc, "/storage/directories"),
         links: count(doc, "/storage/links"),
         units,
-        budget: super::budget::of_doc(doc, config),
+        budget: SizeBudget::of_sizes(config.len() as u64, iso_embedded, compressed),
         release: release_of(doc),
         bootkube_stages: bootkube_stages(doc),
         installation_disk: installation_disk(doc),
@@ -255,9 +299,8 @@ fn yes_no(value: bool) -> &'static str {
 
 impl fmt::Display for Summary {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let mut out = String::new();
-        let _ = writeln!(
-            out,
+        writeln!(
+            f,
             "Ignition spec {}: {} files ({} decoded), {} directories, {} links, {} units, {} users",
             self.version,
             self.files.len(),
@@ -266,42 +309,42 @@ impl fmt::Display for Summary {
             self.links,
             self.units.len(),
             self.users.len()
-        );
+        )?;
         if let Some(release) = &self.release {
-            let _ = writeln!(
-                out,
+            writeln!(
+                f,
                 "made for OpenShift {} (from {})",
                 release.version, release.from
-            );
+            )?;
         }
         if let Some(disk) = &self.installation_disk {
-            let _ = writeln!(
-                out,
+            writeln!(
+                f,
                 "single node (bootstrap in place): boots the live ISO, then installs itself to {disk}"
-            );
+            )?;
         }
         if !self.bootkube_stages.is_empty() {
-            let _ = writeln!(out, "bootkube stages: {}", self.bootkube_stages.join(" → "));
+            writeln!(f, "bootkube stages: {}", self.bootkube_stages.join(" → "))?;
         }
         if !self.users.is_empty() {
-            let _ = writeln!(out, "\nusers:");
+            writeln!(f, "\nusers:")?;
             for user in &self.users {
-                let _ = writeln!(
-                    out,
+                writeln!(
+                    f,
                     "  {:<12} {} SSH key(s), password {}",
                     user.name,
                     user.ssh_keys,
                     if user.password { "set" } else { "not set" }
-                );
+                )?;
             }
         }
         if !self.files.is_empty() {
-            let _ = writeln!(out, "\nfiles:");
-            let _ = writeln!(
-                out,
+            writeln!(f, "\nfiles:")?;
+            writeln!(
+                f,
                 "  {:<5} {:>10}  {:<16} {:<21} PATH",
                 "MODE", "SIZE", "WRITE", "KIND"
-            );
+            )?;
             for file in &self.files {
                 let mode = file
                     .mode
@@ -311,22 +354,22 @@ impl fmt::Display for Summary {
                 } else {
                     file.kind.to_string()
                 };
-                let _ = writeln!(
-                    out,
+                writeln!(
+                    f,
                     "  {mode:<5} {:>10}  {:<16} {kind:<21} {}",
                     human_size(file.size),
                     file.write,
                     file.path
-                );
+                )?;
             }
         }
         if !self.units.is_empty() {
-            let _ = writeln!(out, "\nunits:");
-            let _ = writeln!(
-                out,
+            writeln!(f, "\nunits:")?;
+            writeln!(
+                f,
                 "  {:<40} {:<8} {:<6} {:<5} {:<9} DROP-INS",
                 "NAME", "ENABLED", "MASKED", "HELD", "CONTENTS"
-            );
+            )?;
             for unit in &self.units {
                 let enabled = unit.enabled.map_or("-", yes_no);
                 let dropins = if unit.dropins.is_empty() {
@@ -334,18 +377,18 @@ impl fmt::Display for Summary {
                 } else {
                     unit.dropins.join(", ")
                 };
-                let _ = writeln!(
-                    out,
+                writeln!(
+                    f,
                     "  {:<40} {enabled:<8} {:<6} {:<5} {:<9} {dropins}",
                     unit.name,
                     yes_no(unit.masked),
                     yes_no(unit.held),
                     yes_no(unit.has_contents)
-                );
+                )?;
             }
         }
-        let _ = write!(out, "\n{}", self.budget);
-        f.write_str(&out)
+        write!(f, "\n{}", self.budget)?;
+        Ok(())
     }
 }
 

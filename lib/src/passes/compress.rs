@@ -36,6 +36,12 @@ fn gzipped_source(resource: &Map<String, Value>, at: &str) -> Result<Option<Stri
         file: "<config>".into(),
         message: format!("{at}: {e}"),
     })?;
+    // The shortest gzip stream is 20 bytes, 28 in base64: a source no longer than the prefix
+    // and those cannot shrink, so it is not compressed just to find that out (in a config of
+    // many tiny files, setting up the compressor would be most of the work).
+    if source.len() <= GZIP_PREFIX.len() + 28 {
+        return Ok(None);
+    }
     let gz = dataurl::gzip(&bytes);
     let mut compressed = String::with_capacity(GZIP_PREFIX.len() + gz.len() * 4 / 3 + 4);
     compressed.push_str(GZIP_PREFIX);
@@ -64,12 +70,26 @@ fn compress_resource(
 /// What `--compress` would save on `doc`, in bytes of serialized config, worked out one file at
 /// a time without changing (or copying) the config; `None` when nothing would shrink.
 pub fn compress_saving(doc: &IgnitionDoc) -> Option<u64> {
-    // `,"compression":"gzip"` is added to each compressed resource.
-    const ADDED_KEY: usize = r#","compression":"gzip""#.len();
-    let files = doc.value.pointer("/storage/files")?.as_array()?;
-    let mut saving: i64 = 0;
-    let mut any = false;
-    for file in files {
+    let mut saving = CompressSaving::default();
+    for file in doc.value.pointer("/storage/files")?.as_array()? {
+        saving.add(file);
+    }
+    saving.total()
+}
+
+/// [`compress_saving`] summed up one file entry at a time, for a caller that has the entries
+/// one by one.
+#[derive(Debug, Default)]
+pub struct CompressSaving {
+    saving: i64,
+    any: bool,
+}
+
+impl CompressSaving {
+    /// Adds what compressing the file entry `file` would save.
+    pub fn add(&mut self, file: &Value) {
+        // `,"compression":"gzip"` is added to each compressed resource.
+        const ADDED_KEY: usize = r#","compression":"gzip""#.len();
         let resources = file.get("contents").into_iter().chain(
             file.get("append")
                 .and_then(Value::as_array)
@@ -82,12 +102,16 @@ pub fn compress_saving(doc: &IgnitionDoc) -> Option<u64> {
                     .get("source")
                     .and_then(Value::as_str)
                     .map_or(0, str::len);
-                saving += before as i64 - compressed.len() as i64 - ADDED_KEY as i64;
-                any = true;
+                self.saving += before as i64 - compressed.len() as i64 - ADDED_KEY as i64;
+                self.any = true;
             }
         }
     }
-    (any && saving > 0).then_some(saving as u64)
+
+    /// The saving in bytes; `None` when nothing would shrink.
+    pub fn total(&self) -> Option<u64> {
+        (self.any && self.saving > 0).then_some(self.saving as u64)
+    }
 }
 
 /// Gzips every file's contents where that is shorter. Returns one change summing it up, or

@@ -18,6 +18,18 @@ const INSTALL_TO_DISK: &str = "/usr/local/bin/install-to-disk.sh";
 /// The progress-record library; where it is, services write `/var/log/openshift/*.json`.
 const RECORD_LIBRARY: &str = "/usr/local/bin/bootstrap-service-record.sh";
 
+/// The motd the debug pass appends to.
+const MOTD: &str = "/etc/motd";
+
+/// Every file the debug pass reads or changes.
+pub(super) const READS: [&str; 5] = [
+    KUBELET_SCRIPT,
+    RESET_SCRIPT,
+    RECORD_LIBRARY,
+    MOTD,
+    INSTALL_TO_DISK,
+];
+
 /// The motd text for a debug bootstrap. It names only tools the config has (`has` tells
 /// whether a path is in the config): a config made by another tool may have no reset script
 /// and no progress records.
@@ -86,9 +98,9 @@ pub(super) fn apply_debug(doc: &mut IgnitionDoc, held: &[String]) -> Result<Vec<
         }
     }
     let motd = debug_motd(held, &|path| file_text(doc, path).is_some());
-    append_to_file(doc, "/etc/motd", &motd, 0o644)?;
+    append_to_file(doc, MOTD, &motd, 0o644)?;
     changes.push(Change {
-        target: "/etc/motd".into(),
+        target: MOTD.into(),
         action: "debug instructions appended".into(),
     });
     Ok(changes)

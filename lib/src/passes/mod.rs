@@ -8,7 +8,7 @@ mod doc_edit;
 pub mod mirrors;
 mod units;
 
-pub use compress::{compress_files, compress_saving};
+pub use compress::{compress_files, compress_saving, CompressSaving};
 pub use debug::{debug_motd, DEBUG_KUBELET_VERBOSITY};
 pub use doc_edit::{file_entries, file_text, set_file_text, unit_names};
 pub use units::{
@@ -39,6 +39,42 @@ impl PassOptions {
     pub fn is_empty(&self) -> bool {
         *self == PassOptions::default()
     }
+}
+
+/// True when [`apply`] with `options`, followed by the mirror pre-flight
+/// ([`mirrors::preflight::check`]), reads and changes only file entries [`reads_file`] accepts,
+/// so the passes can run on a [`crate::ignition::split::SplitDoc`] kept with it. The mirror
+/// passes and `--compress` read every file.
+pub fn reads_known_files_only(options: &PassOptions) -> bool {
+    options.mirrors.is_empty() && !options.compress
+}
+
+/// The file entries the passes other than the mirror passes and `--compress` read or change
+/// (hold files, the release script, kubelet.sh, /etc/motd and the files whose presence the
+/// debug motd mentions), and those the mirror pre-flight reads.
+pub fn reads_file(path: &str) -> bool {
+    use mirrors::{
+        HOSTS, NODE_PULL_SECRET, PULL_SECRET_MANIFEST, REGISTRIES_CONF, RELEASE_SCRIPTS,
+    };
+    const DIRS: [&str; 3] = [
+        "/etc/pki/ca-trust/source/anchors/",
+        "/etc/containers/certs.d/",
+        "/etc/docker/certs.d/",
+    ];
+    debug::READS.contains(&path)
+        || [
+            RELEASE_SCRIPT,
+            REGISTRIES_CONF,
+            NODE_PULL_SECRET,
+            PULL_SECRET_MANIFEST,
+            HOSTS,
+        ]
+        .contains(&path)
+        || RELEASE_SCRIPTS.contains(&path)
+        || path
+            .strip_prefix(HOLD_DIR)
+            .is_some_and(|rest| rest.starts_with('/'))
+        || DIRS.iter().any(|dir| path.starts_with(dir))
 }
 
 /// One change a pass made, for the report.

@@ -4,7 +4,7 @@
 
 mod units;
 
-pub use units::{lint_units, OS_UNITS};
+pub use units::{lint_units, lint_units_with_files, OS_UNITS};
 
 use super::certs::{CertCollector, CertReport, CertStatus};
 use super::kind::classify;

@@ -191,13 +191,19 @@ fn describe(wanting: &[(&str, &str)]) -> String {
 /// enabled units without an \[Install\] section; references to units or scripts that are neither
 /// in the config nor part of the OS. `bootgen ignition`, `patch` and `validate` all run it.
 pub fn lint_units(doc: &IgnitionDoc) -> Vec<Problem> {
-    let units = lint_units_of(doc);
-    let started = started_at_boot(&units);
-    let names: BTreeSet<&str> = units.iter().map(|u| u.name.as_str()).collect();
     let files: BTreeSet<&str> = crate::passes::file_entries(doc)
         .into_iter()
         .filter_map(|f| f.get("path").and_then(Value::as_str))
         .collect();
+    lint_units_with_files(doc, &files)
+}
+
+/// [`lint_units`] of a config whose file paths are `files` (its units are read from `doc`): for
+/// a [`crate::ignition::split::SplitDoc`], whose `doc` holds only some of its files.
+pub fn lint_units_with_files(doc: &IgnitionDoc, files: &BTreeSet<&str>) -> Vec<Problem> {
+    let units = lint_units_of(doc);
+    let started = started_at_boot(&units);
+    let names: BTreeSet<&str> = units.iter().map(|u| u.name.as_str()).collect();
     let mut problems = Vec::new();
     for unit in &units {
         let at = format!("$.systemd.units[{}]", unit.index);
@@ -258,7 +264,7 @@ pub fn lint_units(doc: &IgnitionDoc) -> Vec<Problem> {
                 ),
             ));
         }
-        problems.extend(missing_references(unit, &names, &files, &at));
+        problems.extend(missing_references(unit, &names, files, &at));
     }
     problems
 }

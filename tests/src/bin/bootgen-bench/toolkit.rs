@@ -90,16 +90,25 @@ pub fn run(bench: &mut Bench) -> Result<()> {
             .arg(bench.path("patched.ign"))
             .arg(&config);
         point.patch_rss = run_child(&mut patch, Stdio::null(), "bootgen patch")?.peak_rss;
+        let goal = |rss: u64| {
+            if (rss as f64 / size as f64) < 10.0 {
+                "< 10x: met"
+            } else {
+                "< 10x: MISSED"
+            }
+        };
         println!(
-            "  {:>7} files ({:>7}): validate {:>9} (ignition-validate {:>9}); peak inspect {} ({:.1}x), patch {} ({:.1}x)",
+            "  {:>7} files ({:>7}): validate {:>9} (ignition-validate {:>9}); peak inspect {} ({:.1}x, {}), patch {} ({:.1}x, {})",
             files,
             mib(size),
             ms(point.ours.median()),
             if have_theirs { ms(point.theirs.median()) } else { "n/a".into() },
             mib(point.inspect_rss),
             point.inspect_rss as f64 / size as f64,
+            goal(point.inspect_rss),
             mib(point.patch_rss),
             point.patch_rss as f64 / size as f64,
+            goal(point.patch_rss),
         );
         points.push(point);
         std::fs::remove_file(&config)?;
@@ -132,6 +141,14 @@ pub fn run(bench: &mut Bench) -> Result<()> {
             1.0 / ratio >= 10.0,
         );
     }
+    println!(
+        "  peak RSS growth from {} to {} files ({:.1}x the input): inspect {:.2}x, patch {:.2}x",
+        first.files,
+        last.files,
+        last.size as f64 / first.size as f64,
+        last.inspect_rss as f64 / first.inspect_rss as f64,
+        last.patch_rss as f64 / first.patch_rss as f64,
+    );
     let worst = points
         .iter()
         .map(|p| p.inspect_rss.max(p.patch_rss) as f64 / p.size as f64)
