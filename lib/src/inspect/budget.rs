@@ -202,7 +202,7 @@ fn xz_cpio(bytes: &[u8]) -> std::io::Result<Vec<u8>> {
 }
 
 /// Configs up to this size are compressed exactly as `xz -9` does; above it, the estimate
-/// looks back a window of an eighth of the config, at least 128 KiB (see [`xz_window`]).
+/// looks back a window of an eighth of the config, at least 128 KiB.
 pub const XZ_EXACT_LIMIT: u64 = 512 * 1024;
 
 /// The LZMA dictionary of the estimate for a config of `size` bytes. Preset 9's dictionary is
