@@ -186,6 +186,8 @@ pub struct ReleaseContext {
     pub files: Vec<String>,
     /// The release's units.
     pub units: Vec<String>,
+    /// The gates the install-config opens (their stages are among `stages`), e.g. `konnectivity`.
+    pub gates: Vec<String>,
 }
 
 /// A stage of `release.stages`.
@@ -265,7 +267,14 @@ impl TemplateContext {
             install_config_yaml: model.stored_install_config.clone(),
             kubeadmin_hash: identity.kubeadmin_hash.clone(),
             release_channel: model.release_channel(),
-            release: ReleaseContext::new_in(&model.release, flow_of(model)),
+            release: ReleaseContext::new_in(
+                &model.release,
+                flow_of(model),
+                &model
+                    .release
+                    .profile
+                    .gates_open(flow_of(model), &model.feature_set),
+            ),
             single_node: model.single_node.clone(),
             installer_version: env!("CARGO_PKG_VERSION"),
             pki,
@@ -283,12 +292,16 @@ impl ReleaseContext {
     /// What templates know of `release`: its profile's stages (each with its command as one
     /// line of shell words), images, switches, files and units.
     pub fn new(release: &crate::release::SelectedRelease) -> ReleaseContext {
-        ReleaseContext::new_in(release, Flow::Cluster)
+        ReleaseContext::new_in(release, Flow::Cluster, &[])
     }
 
     /// What templates know of `release` in `flow` (a single node's stages and switches, or a
-    /// bootstrap machine's).
-    pub fn new_in(release: &crate::release::SelectedRelease, flow: Flow) -> ReleaseContext {
+    /// bootstrap machine's), with the gates `open` (see [`crate::release::Profile::gates_open`]).
+    pub fn new_in(
+        release: &crate::release::SelectedRelease,
+        flow: Flow,
+        open: &[String],
+    ) -> ReleaseContext {
         let profile = release.profile;
         ReleaseContext {
             version: release.version.to_string(),
@@ -296,7 +309,7 @@ impl ReleaseContext {
             development: profile.development,
             os_image_stream: profile.os_image_stream.clone(),
             stages: profile
-                .stages_in(flow)
+                .stages_in(flow, open)
                 .map(|stage| StageContext {
                     name: stage.name.clone(),
                     marker: stage.marker.clone(),
@@ -306,13 +319,14 @@ impl ReleaseContext {
                 })
                 .collect(),
             run: profile
-                .stages_in(flow)
+                .stages_in(flow, open)
                 .map(|stage| (stage.name.clone(), stage.run()))
                 .collect(),
             images: profile.images.clone(),
             features: profile.features_in(flow).clone(),
             files: profile.files_in(flow).to_vec(),
             units: profile.units_in(flow).to_vec(),
+            gates: open.to_vec(),
         }
     }
 }
@@ -394,12 +408,16 @@ pub fn user_data(
 
 /// The context's `release` as JSON (see [`ReleaseContext`]), for a bootstrap machine.
 pub fn release_context(release: &crate::release::SelectedRelease) -> Value {
-    release_context_in(release, Flow::Cluster)
+    release_context_in(release, Flow::Cluster, &[])
 }
 
-/// The context's `release` as JSON in `flow`.
-pub fn release_context_in(release: &crate::release::SelectedRelease, flow: Flow) -> Value {
-    serde_json::to_value(ReleaseContext::new_in(release, flow)).unwrap_or(Value::Null)
+/// The context's `release` as JSON in `flow`, with the gates `open`.
+pub fn release_context_in(
+    release: &crate::release::SelectedRelease,
+    flow: Flow,
+    open: &[String],
+) -> Value {
+    serde_json::to_value(ReleaseContext::new_in(release, flow, open)).unwrap_or(Value::Null)
 }
 
 /// How `model`'s cluster bootstraps.

@@ -72,7 +72,7 @@ const CONTAINER_STAGES: &[&str] = &[
     "wait-for-ceo",
 ];
 
-/// The scripts under test, by their name in `/usr/local/bin`.
+/// The scripts under test, by their name in `/usr/local/bin` (a release may lack some).
 const SCRIPTS: &[&str] = &[
     "bootkube.sh",
     "bootkube-stages.sh",
@@ -80,6 +80,8 @@ const SCRIPTS: &[&str] = &[
     "bootstrap-service-record.sh",
     "bootstrap-cluster-gather.sh",
     "bootstrap-verify-api-server-urls.sh",
+    "konnectivity.sh",
+    "konnectivity-certs.sh",
 ];
 
 /// What the stub journalctl prints; failures quote it as their errorMessage.
@@ -1523,48 +1525,7 @@ const PRIVATE_SECRETS: &[&str] = &[
 ];
 
 /// Files the installer writes that bootgen does not write yet: (minor, path, why).
-const KNOWN_GAPS: &[(&str, &str, &str)] = &[
-    (
-        "5.0",
-        "/opt/openshift/egress-selector-config.yaml",
-        "5.0's konnectivity files are not written yet (used only when konnectivity is enabled)",
-    ),
-    (
-        "5.0",
-        "/opt/openshift/konnectivity-agent-certs-secret.yaml",
-        "konnectivity, as above",
-    ),
-    (
-        "5.0",
-        "/opt/openshift/konnectivity-agent-daemonset.yaml",
-        "konnectivity, as above",
-    ),
-    (
-        "5.0",
-        "/opt/openshift/konnectivity-config-override.yaml",
-        "konnectivity, as above",
-    ),
-    (
-        "5.0",
-        "/opt/openshift/konnectivity-namespace.yaml",
-        "konnectivity, as above",
-    ),
-    (
-        "5.0",
-        "/opt/openshift/konnectivity-server-pod.yaml",
-        "konnectivity, as above",
-    ),
-    (
-        "5.0",
-        "/usr/local/bin/konnectivity-certs.sh",
-        "konnectivity, as above",
-    ),
-    (
-        "5.0",
-        "/usr/local/bin/konnectivity.sh",
-        "konnectivity, as above",
-    ),
-];
+const KNOWN_GAPS: &[(&str, &str, &str)] = &[];
 
 /// For every supported release: bootstrap.ign of the default cluster has exactly the files
 /// (with their modes) and units (with their enablement) that release's installer writes, as
@@ -1733,4 +1694,404 @@ fn every_bootkube_flag_is_declared_by_the_release() {
         "flags no release row declares:\n{}",
         problems.join("\n")
     );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Konnectivity (5.0, behind the konnectivity gate)
+
+/// The scripts and `/opt/openshift` konnectivity files bootgen makes for `release` with
+/// `feature_set` (a cluster with a bootstrap machine unless `single_node`), by node path.
+fn node_files_with(
+    release: &str,
+    feature_set: &str,
+    single_node: bool,
+) -> BTreeMap<String, String> {
+    let mut loaded = if single_node {
+        bootgen::config::load_default_single_node().unwrap()
+    } else {
+        bootgen::config::load_default().unwrap()
+    };
+    loaded.config.feature_set = Some(feature_set.to_string());
+    let now = time::OffsetDateTime::from_unix_timestamp(1_767_229_200).unwrap();
+    let mut options = bootgen::Options::new(now);
+    options.key_algorithm = "ecdsa-p256".parse().unwrap();
+    options.model.release_version = Some(release.to_string());
+    if single_node {
+        options.model.installation_disk = Some("/dev/vda".into());
+    }
+    let generated = bootgen::generate(&loaded, &options).unwrap();
+    let decoded = bootgen::inspect::decode(&generated.bootstrap).unwrap();
+    decoded
+        .files
+        .iter()
+        .filter(|f| f.path.starts_with("/usr/local/bin/") || f.path.starts_with("/opt/openshift/"))
+        .filter_map(|f| {
+            let text = String::from_utf8(f.contents.clone()?).ok()?;
+            Some((f.path.clone(), text))
+        })
+        .collect()
+}
+
+/// The stage names of a bootkube-stages.sh.
+fn stage_table(stages_script: &str) -> Vec<String> {
+    let table = stages_script
+        .split("<<'EOF'\n")
+        .nth(1)
+        .and_then(|t| t.split("\nEOF").next())
+        .unwrap();
+    table
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+        .map(|l| l.split_whitespace().next().unwrap().to_string())
+        .collect()
+}
+
+/// A node with the 5.0 TechPreviewNoUpgrade scripts, the installer-provided konnectivity files
+/// in `/opt/openshift`, and a stub `ip` whose default route leaves from 192.0.2.15.
+fn konnectivity_node() -> (Node, BTreeMap<String, String>) {
+    let files = node_files_with("5.0.0", "TechPreviewNoUpgrade", false);
+    let scripts: Vec<(String, String)> = SCRIPTS
+        .iter()
+        .map(|name| {
+            let text = files[&format!("/usr/local/bin/{name}")].clone();
+            (name.to_string(), text)
+        })
+        .collect();
+    let node = Node::with_scripts(scripts);
+    for (path, text) in &files {
+        if let Some(name) = path.strip_prefix("/opt/openshift/") {
+            if name.starts_with("konnectivity-") || name == "egress-selector-config.yaml" {
+                write_file(&node.asset().join(name), text, 0o600);
+            }
+        }
+    }
+    write_file(
+        &node.root.join("bin/ip"),
+        "#!/usr/bin/env bash\nprintf 'ip %s\\n' \"$*\" >>\"$STUB_LOG\"\n\
+         echo '[{\"dst\":\"1.1.1.1\",\"gateway\":\"192.0.2.1\",\"dev\":\"eth0\",\"prefsrc\":\"192.0.2.15\"}]'\n",
+        0o755,
+    );
+    (node, files)
+}
+
+fn yaml_file(path: &Path) -> serde_json::Value {
+    let text = fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    // Placeholders are __NAME__ words outside comments; the text may hold a key, so only the
+    // offending lines are shown.
+    let unfilled: Vec<&str> = text
+        .lines()
+        .filter(|l| !l.trim_start().starts_with('#') && l.contains("__"))
+        .collect();
+    assert!(
+        unfilled.is_empty(),
+        "{} still has placeholders: {unfilled:?}",
+        path.display()
+    );
+    serde_yaml_ng::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// `openssl` on the konnectivity certificates, as a user checking them by hand would.
+fn openssl(args: &[&str], dir: &Path) -> Output {
+    Command::new("openssl")
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("openssl must be installed")
+}
+
+/// A real mutual-TLS handshake between `openssl s_server` with the konnectivity server's
+/// certificate (requiring a client certificate from the konnectivity CA) and `openssl s_client`
+/// with the agents' certificate, which checks the server certificate names `expect_ip`.
+fn konnectivity_handshake(dir: &Path, expect_ip: &str) -> bool {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let mut server = Command::new("openssl")
+        .args(["s_server", "-accept", &format!("127.0.0.1:{port}")])
+        .args([
+            "-cert",
+            "server.crt",
+            "-key",
+            "server.key",
+            "-CAfile",
+            "ca.crt",
+        ])
+        .args([
+            "-Verify",
+            "1",
+            "-verify_return_error",
+            "-naccept",
+            "1",
+            "-quiet",
+        ])
+        .current_dir(dir)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    // The client retries while the server is not listening yet (connection refused).
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    let client = loop {
+        let client = Command::new("openssl")
+            .args(["s_client", "-connect", &format!("127.0.0.1:{port}")])
+            .args([
+                "-CAfile",
+                "ca.crt",
+                "-cert",
+                "agent.crt",
+                "-key",
+                "agent.key",
+            ])
+            .args(["-verify_ip", expect_ip, "-verify_return_error", "-brief"])
+            .current_dir(dir)
+            .stdin(std::process::Stdio::null())
+            .output()
+            .unwrap();
+        let refused = String::from_utf8_lossy(&client.stderr).contains("onnection refused");
+        if !refused || std::time::Instant::now() > deadline {
+            break client;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    };
+    let _ = server.kill();
+    let _ = server.wait();
+    client.status.success()
+}
+
+/// 5.0 with a preview feature set opens the konnectivity gate: bootkube makes the konnectivity
+/// certificates for the node's address, starts the server's static pod before the API server,
+/// gives the API server the egress selector configuration, hands the agents to cluster-bootstrap
+/// and cleans up at the end, in the installer's order. The certificates pass a real mutual-TLS
+/// handshake; the manifests parse and carry the image, address and certificates.
+#[test]
+fn konnectivity_stages_run_when_a_preview_feature_set_opens_the_gate() {
+    let (node, files) = konnectivity_node();
+    let scripts: Vec<(String, String)> = files
+        .iter()
+        .filter(|(p, _)| {
+            p.starts_with("/usr/local/bin/konnectivity") || p.ends_with("/bootkube.sh")
+        })
+        .map(|(p, t)| (p.rsplit('/').next().unwrap().to_string(), t.clone()))
+        .collect();
+    assert_status(&shellcheck(&scripts), true);
+
+    let output = node.bootkube(&[]);
+    assert_status(&output, true);
+
+    // The installer's stage order, with konnectivity's stages where its bootkube.sh runs them.
+    let text = fs::read_to_string(
+        bootgen_conformance::repo().join("tests/expectations/releases/5.0.toml"),
+    )
+    .unwrap();
+    let expected: Expectation = toml::from_str(&text).unwrap();
+    let mut want = Vec::new();
+    for stage in &expected.stages {
+        match stage.as_str() {
+            "kube-apiserver-bootstrap" => want
+                .extend(["konnectivity-certs", "konnectivity-server-bootstrap"].map(String::from)),
+            "cb-bootstrap" => want.push("konnectivity-agent-manifest".to_string()),
+            _ => {}
+        }
+        want.push(stage.clone());
+    }
+    want.push("konnectivity-cleanup".to_string());
+    let runs = node.runs();
+    assert_eq!(started(&runs[0]), want);
+
+    // The API server's render takes the override; its egress configuration is where it reads it.
+    let log = node.stub_log();
+    let render = command_of(&log, "kube-apiserver-bootstrap").unwrap();
+    assert!(
+        render.contains(
+            &"--config-override-files=/assets/konnectivity-config-override.yaml".to_string()
+        ),
+        "{render:?}"
+    );
+    assert_eq!(
+        fs::read_to_string(
+            node.kube()
+                .join("bootstrap-configs/egress-selector-config.yaml")
+        )
+        .unwrap(),
+        files["/opt/openshift/egress-selector-config.yaml"]
+    );
+
+    // The certificates: one CA, a server certificate for the node's address, an agent client
+    // certificate; they work together in a real handshake, and not for another address.
+    let certs = node.asset().join("tls/konnectivity");
+    assert_eq!(
+        fs::read_to_string(certs.join("node-ip")).unwrap().trim(),
+        "192.0.2.15"
+    );
+    let verify = openssl(
+        &[
+            "verify",
+            "-CAfile",
+            "ca.crt",
+            "-purpose",
+            "sslserver",
+            "server.crt",
+        ],
+        &certs,
+    );
+    assert_status(&verify, true);
+    let verify = openssl(
+        &[
+            "verify",
+            "-CAfile",
+            "ca.crt",
+            "-purpose",
+            "sslclient",
+            "agent.crt",
+        ],
+        &certs,
+    );
+    assert_status(&verify, true);
+    let wrong = openssl(
+        &[
+            "verify",
+            "-CAfile",
+            "ca.crt",
+            "-purpose",
+            "sslserver",
+            "agent.crt",
+        ],
+        &certs,
+    );
+    assert_status(&wrong, false);
+    assert!(konnectivity_handshake(&certs, "192.0.2.15"));
+    assert!(!konnectivity_handshake(&certs, "192.0.2.16"));
+    let key_mode = fs::metadata(certs.join("agent.key"))
+        .unwrap()
+        .permissions()
+        .mode();
+    assert_eq!(key_mode & 0o077, 0, "agent.key is readable by others");
+
+    // The server's static pod, as placed (the cleanup took it out of the manifests again).
+    let image = "quay.example/payload/apiserver-network-proxy@sha256:2222";
+    let pod = yaml_file(
+        &node
+            .asset()
+            .join("konnectivity-bootstrap/konnectivity-server-pod.yaml"),
+    );
+    assert_eq!(pod["spec"]["containers"][0]["image"], image);
+    assert!(!node
+        .kube()
+        .join("manifests/konnectivity-server-pod.yaml")
+        .exists());
+
+    // The agents' manifests, for cluster-bootstrap.
+    let manifests = node.asset().join("manifests");
+    let namespace = yaml_file(&manifests.join("konnectivity-namespace.yaml"));
+    assert_eq!(
+        namespace["metadata"]["name"],
+        "openshift-bootstrap-konnectivity"
+    );
+    let secret = yaml_file(&manifests.join("konnectivity-agent-certs.yaml"));
+    use base64::Engine;
+    for (key, file) in [
+        ("ca.crt", "ca.crt"),
+        ("tls.crt", "agent.crt"),
+        ("tls.key", "agent.key"),
+    ] {
+        let data = base64::engine::general_purpose::STANDARD
+            .decode(secret["data"][key].as_str().unwrap())
+            .unwrap();
+        assert_eq!(data, fs::read(certs.join(file)).unwrap(), "secret's {key}");
+    }
+    let daemonset = yaml_file(&manifests.join("konnectivity-agent-daemonset.yaml"));
+    let agent = &daemonset["spec"]["template"]["spec"]["containers"][0];
+    assert_eq!(agent["image"], image);
+    assert!(agent["args"]
+        .as_array()
+        .unwrap()
+        .contains(&Value::from("--proxy-server-host=192.0.2.15")));
+
+    // The cleanup: the agents' namespace is deleted without waiting.
+    assert!(
+        log.iter().any(|l| l.starts_with(
+            "oc konnectivity-cleanup delete namespace openshift-bootstrap-konnectivity"
+        ) && l.contains("--wait=false")),
+        "{log:#?}"
+    );
+}
+
+/// A konnectivity stage can be reset like any other: its certificates and the server's static
+/// pod go, and the next run makes them again (for the address the node has then).
+#[test]
+fn konnectivity_stages_reset_and_rerun() {
+    let (node, _) = konnectivity_node();
+    let output = node.bootkube(&[("STUB_FAIL_STAGE", "kube-apiserver-bootstrap")]);
+    assert_status(&output, false);
+    assert!(node
+        .kube()
+        .join("manifests/konnectivity-server-pod.yaml")
+        .exists());
+    assert!(node.asset().join("tls/konnectivity/server.crt").exists());
+
+    let output = node.reset(&["konnectivity-certs"]);
+    assert_status(&output, true);
+    assert!(!node
+        .kube()
+        .join("manifests/konnectivity-server-pod.yaml")
+        .exists());
+    assert!(!node
+        .asset()
+        .join("tls/konnectivity")
+        .join("server.crt")
+        .exists());
+    assert!(!node.marker("konnectivity-certs.done"));
+
+    let output = node.bootkube(&[]);
+    assert_status(&output, true);
+    let last = node.runs().pop().unwrap();
+    assert_eq!(
+        started(&last)[..2],
+        ["konnectivity-certs", "konnectivity-server-bootstrap"]
+    );
+    assert!(node.asset().join("tls/konnectivity/server.crt").exists());
+}
+
+/// The gate stays closed without a preview feature set, before 5.0, and on a single node; the
+/// files are on every 5.0 node all the same, as the installer writes them.
+#[test]
+fn konnectivity_gate_opens_only_for_a_preview_feature_set_on_50_clusters() {
+    let konnectivity_stages = |files: &BTreeMap<String, String>| {
+        stage_table(&files["/usr/local/bin/bootkube-stages.sh"])
+            .into_iter()
+            .filter(|s| s.starts_with("konnectivity"))
+            .collect::<Vec<_>>()
+    };
+    let all = [
+        "konnectivity-certs",
+        "konnectivity-server-bootstrap",
+        "konnectivity-agent-manifest",
+        "konnectivity-cleanup",
+    ];
+    for feature_set in ["TechPreviewNoUpgrade", "DevPreviewNoUpgrade"] {
+        let files = node_files_with("5.0.0", feature_set, false);
+        assert_eq!(konnectivity_stages(&files), all, "{feature_set}");
+    }
+    for (release, feature_set, single_node) in [
+        ("5.0.0", "", false),
+        ("5.0.0", "CustomNoUpgrade", false),
+        ("5.0.0", "TechPreviewNoUpgrade", true),
+        ("4.22.0", "TechPreviewNoUpgrade", false),
+    ] {
+        let files = node_files_with(release, feature_set, single_node);
+        assert!(
+            konnectivity_stages(&files).is_empty(),
+            "{release} {feature_set:?} single node {single_node}"
+        );
+        let bootkube = &files["/usr/local/bin/bootkube.sh"];
+        assert!(
+            !bootkube.contains("--config-override-files"),
+            "{release} {feature_set:?}"
+        );
+        let has_files = files.contains_key("/usr/local/bin/konnectivity.sh");
+        assert_eq!(has_files, release == "5.0.0", "{release}: konnectivity.sh");
+    }
 }

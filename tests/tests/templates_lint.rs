@@ -150,6 +150,7 @@ fn single_node_context(version: &str) -> Json {
     ctx["release"] = bootgen::context::release_context_in(
         &bootgen::release::select(Some(version), None).unwrap(),
         bootgen::release::Flow::InPlace,
+        &[],
     );
     ctx["single_node"] = json!({ "installation_disk": "/dev/disk/by-id/wwn-0x5000c500a0b1c2d3" });
     ctx["control_plane"]["replicas"] = json!(1);

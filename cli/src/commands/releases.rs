@@ -20,15 +20,33 @@ fn commands(profile: &Profile) -> String {
     let mut out = format!("OpenShift {} ({}):\n", profile.minor, profile.source);
     for stage in &profile.stages {
         let run = stage.run();
+        let gate = stage
+            .gate
+            .as_ref()
+            .map(|g| format!("[{g} gate] "))
+            .unwrap_or_default();
         let _ = writeln!(
             out,
-            "  {:<34} {}",
+            "  {:<34} {gate}{}",
             stage.name,
             if run.is_empty() {
                 "(no container)"
             } else {
                 &run
             }
+        );
+    }
+    for gate in &profile.gates {
+        let flow = match gate.flow {
+            Some(bootgen::release::Flow::Cluster) => ", with a bootstrap machine",
+            Some(bootgen::release::Flow::InPlace) => ", on a single node",
+            None => "",
+        };
+        let _ = writeln!(
+            out,
+            "  the {} gate opens with featureSet {}{flow}",
+            gate.name,
+            gate.feature_sets.join(" or ")
         );
     }
     out

@@ -27,10 +27,24 @@ pub fn compare(from: &Profile, to: &Profile) -> ReleaseDiff {
     let names = |p: &Profile| p.stages.iter().map(|s| s.name.clone()).collect::<Vec<_>>();
     let (old_stages, new_stages) = (names(from), names(to));
     // A stage of one flow only says so.
-    let only = |p: &Profile, name: &str| match p.stage(name).and_then(|s| s.flow) {
-        Some(super::Flow::InPlace) => " (single node only)",
-        Some(super::Flow::Cluster) => " (bootstrap machine only)",
-        None => "",
+    let only = |p: &Profile, name: &str| {
+        let stage = p.stage(name);
+        let flow = match stage.and_then(|s| s.flow) {
+            Some(super::Flow::InPlace) => " (single node only)",
+            Some(super::Flow::Cluster) => " (bootstrap machine only)",
+            None => "",
+        };
+        let gate = stage
+            .and_then(|s| s.gate.as_ref())
+            .and_then(|name| p.gates.iter().find(|g| &g.name == name));
+        match gate {
+            Some(gate) => format!(
+                "{flow} (only with {}: featureSet {})",
+                gate.name,
+                gate.feature_sets.join(" or ")
+            ),
+            None => flow.to_string(),
+        }
     };
     for name in new_stages.iter().filter(|n| !old_stages.contains(n)) {
         lines.push(format!("stage {name}: added{}", only(to, name)));

@@ -17,6 +17,6 @@ mod select;
 mod version;
 
 pub use compare::{compare, ReleaseDiff};
-pub use profile::{profile_for, Flow, ImageName, Profile, Stage, PROFILES};
+pub use profile::{profile_for, Flow, Gate, ImageName, Profile, Stage, PROFILES};
 pub use select::{default_minor, select, supported_list, SelectedRelease};
 pub use version::{version_of_reference, Minor, ReleaseVersion};

@@ -41,6 +41,20 @@ pub struct Profile {
     pub in_place_files: Vec<String>,
     /// See [`Profile::in_place_files`].
     pub in_place_units: Vec<String>,
+    /// Install-config settings that add stages to this release (e.g. konnectivity with a
+    /// preview feature set).
+    pub gates: Vec<Gate>,
+}
+
+/// A set of stages this release runs only when the install-config asks for it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Gate {
+    /// The name stage rows refer to, e.g. `konnectivity`.
+    pub name: String,
+    /// The one flow it can open in; `None`: both.
+    pub flow: Option<Flow>,
+    /// The install-config `featureSet` values that open it.
+    pub feature_sets: Vec<String>,
 }
 
 /// How the cluster bootstraps: some stages and switches hold for only one of them.
@@ -86,6 +100,8 @@ pub struct Stage {
     /// Flags bootkube.sh adds to the command only when an input is there (a file, a setting),
     /// through a shell array among the command's words.
     pub optional_flags: Vec<String>,
+    /// The gate ([`Gate`]) the stage runs behind; `None`: it always runs.
+    pub gate: Option<String>,
 }
 
 impl Stage {
@@ -112,11 +128,26 @@ impl Profile {
         self.features.get(feature).copied().unwrap_or(false)
     }
 
-    /// The stages bootkube runs in `flow`, in order.
-    pub fn stages_in(&self, flow: Flow) -> impl Iterator<Item = &Stage> {
-        self.stages
+    /// The stages bootkube runs in `flow` with the gates `open` ([`Profile::gates_open`]), in
+    /// order.
+    pub fn stages_in<'a>(
+        &'a self,
+        flow: Flow,
+        open: &'a [String],
+    ) -> impl Iterator<Item = &'a Stage> + 'a {
+        self.stages.iter().filter(move |s| {
+            s.flow.is_none_or(|f| f == flow) && s.gate.as_ref().is_none_or(|g| open.contains(g))
+        })
+    }
+
+    /// The gates an install-config with `feature_set` opens in `flow`.
+    pub fn gates_open(&self, flow: Flow, feature_set: &str) -> Vec<String> {
+        self.gates
             .iter()
-            .filter(move |s| s.flow.is_none_or(|f| f == flow))
+            .filter(|g| g.flow.is_none_or(|f| f == flow))
+            .filter(|g| g.feature_sets.iter().any(|s| s == feature_set))
+            .map(|g| g.name.clone())
+            .collect()
     }
 
     /// The feature switches of `flow`.
@@ -161,6 +192,18 @@ struct Table {
     file: Vec<PresenceRow>,
     #[serde(default)]
     unit: Vec<PresenceRow>,
+    #[serde(default)]
+    gate: Vec<GateRow>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct GateRow {
+    name: String,
+    since: Option<String>,
+    until: Option<String>,
+    flow: Option<Flow>,
+    feature_sets: Vec<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -209,6 +252,7 @@ struct StageRow {
     flow: Option<Flow>,
     #[serde(default)]
     optional_flags: Vec<Word>,
+    gate: Option<String>,
 }
 
 fn same_as_marker() -> String {
@@ -326,6 +370,17 @@ fn build(table: &Table) -> Vec<Profile> {
                         flow: r.flow,
                         command: words(&r.command, minor),
                         optional_flags: words(&r.optional_flags, minor),
+                        gate: r.gate.clone(),
+                    })
+                    .collect(),
+                gates: table
+                    .gate
+                    .iter()
+                    .filter(|r| holds(minor, &r.since, &r.until))
+                    .map(|r| Gate {
+                        name: r.name.clone(),
+                        flow: r.flow,
+                        feature_sets: r.feature_sets.clone(),
                     })
                     .collect(),
                 files: present(&table.file, minor, &features),
@@ -396,6 +451,7 @@ mod tests {
             .chain(table.os_image_stream.iter().map(|r| [&r.since, &r.until]))
             .chain(table.file.iter().map(|r| [&r.since, &r.until]))
             .chain(table.unit.iter().map(|r| [&r.since, &r.until]))
+            .chain(table.gate.iter().map(|r| [&r.since, &r.until]))
             .flatten()
             .flatten();
         for bound in bounds {
@@ -409,6 +465,19 @@ mod tests {
                     "{}: no feature {feature}",
                     row.path
                 );
+            }
+        }
+        // Every gate a stage names is a gate of the table, and the release of the stage has it.
+        for profile in PROFILES.iter() {
+            for stage in &profile.stages {
+                if let Some(gate) = &stage.gate {
+                    assert!(
+                        profile.gates.iter().any(|g| &g.name == gate),
+                        "{}: stage {} is behind gate {gate}, which the release does not have",
+                        profile.minor,
+                        stage.name
+                    );
+                }
             }
         }
         for profile in PROFILES.iter() {
