@@ -2095,3 +2095,27 @@ fn konnectivity_gate_opens_only_for_a_preview_feature_set_on_50_clusters() {
         assert_eq!(has_files, release == "5.0.0", "{release}: konnectivity.sh");
     }
 }
+
+/// The OSImageStream manifest, as the installer writes it: always from 5.0 (rhel-10), in 4.22
+/// only with a preview feature set (rhel-9), never before.
+#[test]
+fn os_image_stream_manifest_follows_the_release_and_feature_set() {
+    const PATH: &str = "/opt/openshift/openshift/99_osimagestream.yaml";
+    for (release, feature_set, want) in [
+        ("5.0.0", "", Some("rhel-10")),
+        ("4.22.0", "TechPreviewNoUpgrade", Some("rhel-9")),
+        ("4.22.0", "DevPreviewNoUpgrade", Some("rhel-9")),
+        ("4.22.0", "", None),
+        ("4.22.0", "CustomNoUpgrade", None),
+        ("4.21.0", "TechPreviewNoUpgrade", None),
+    ] {
+        let files = node_files_with(release, feature_set, false);
+        let stream = files.get(PATH).map(|text| {
+            let doc: Value = serde_yaml_ng::from_str(text).unwrap();
+            assert_eq!(doc["kind"], "OSImageStream");
+            assert_eq!(doc["metadata"]["name"], "cluster");
+            doc["spec"]["defaultStream"].as_str().unwrap().to_string()
+        });
+        assert_eq!(stream.as_deref(), want, "{release} {feature_set:?}");
+    }
+}
