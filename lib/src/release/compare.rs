@@ -39,9 +39,14 @@ pub fn compare(from: &Profile, to: &Profile) -> ReleaseDiff {
             .and_then(|name| p.gates.iter().find(|g| &g.name == name));
         match gate {
             Some(gate) => format!(
-                "{flow} (only with {}: featureSet {})",
+                "{flow} (only with {}: featureSet {}{})",
                 gate.name,
-                gate.feature_sets.join(" or ")
+                gate.feature_sets.join(" or "),
+                match gate.flow {
+                    Some(super::Flow::Cluster) => ", bootstrap machine only",
+                    Some(super::Flow::InPlace) => ", single node only",
+                    None => "",
+                }
             ),
             None => flow.to_string(),
         }
@@ -104,6 +109,16 @@ pub fn compare(from: &Profile, to: &Profile) -> ReleaseDiff {
             lines.push(format!("{feature}: {}", if *on { "yes" } else { "no" }));
         }
     }
+    for gate in to.gates.iter().filter(|g| !from.gates.contains(g)) {
+        lines.push(format!(
+            "gate {}: added (opens with featureSet {})",
+            gate.name,
+            gate.feature_sets.join(" or ")
+        ));
+    }
+    for gate in from.gates.iter().filter(|g| !to.gates.contains(g)) {
+        lines.push(format!("gate {}: removed", gate.name));
+    }
     ReleaseDiff {
         from: from.minor.to_string(),
         to: to.minor.to_string(),
@@ -159,6 +174,14 @@ mod tests {
             text.contains("stage kube-apiserver-bootstrap: + --payload-version="),
             "{text}"
         );
+        // Gates, and the stages behind them, say what opens them.
+        let text = diff((4, 22), (5, 0)).to_string();
+        assert!(
+            text.contains("stage konnectivity-certs: added (only with konnectivity: featureSet TechPreviewNoUpgrade or DevPreviewNoUpgrade, bootstrap machine only)"),
+            "{text}"
+        );
+        assert!(text.contains("gate konnectivity: added (opens with featureSet TechPreviewNoUpgrade or DevPreviewNoUpgrade)"), "{text}");
+        assert!(text.contains("gate os_streams: removed"), "{text}");
         // Two releases with the same bootstrap commands.
         let same = diff((4, 19), (4, 20));
         assert!(same.lines.is_empty(), "{same}");
