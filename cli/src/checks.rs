@@ -16,7 +16,11 @@ const RESOLVE_TIMEOUT: Duration = Duration::from_secs(3);
 /// Prints the mirror pre-flight of the final config; an error when it found problems that
 /// would break the boot (or any warning under `strict`). Call it before writing anything.
 pub fn preflight(doc: &IgnitionDoc, strict: bool) -> anyhow::Result<()> {
-    let report = preflight::check(doc, &mut resolve);
+    print_preflight(&preflight::check(doc, &mut resolve), strict)
+}
+
+/// Prints a pre-flight report (see [`preflight`]).
+pub fn print_preflight(report: &preflight::Report, strict: bool) -> anyhow::Result<()> {
     if report.is_empty() {
         return Ok(());
     }
@@ -44,7 +48,7 @@ pub fn preflight(doc: &IgnitionDoc, strict: bool) -> anyhow::Result<()> {
 
 /// Resolves a name with the system resolver, giving up after [`RESOLVE_TIMEOUT`] (the lookup
 /// thread is left to finish on its own).
-fn resolve(name: &str) -> Resolution {
+pub fn resolve(name: &str) -> Resolution {
     let (send, receive) = mpsc::channel();
     let owned = name.to_string();
     std::thread::spawn(move || {
@@ -61,17 +65,12 @@ fn resolve(name: &str) -> Resolution {
     }
 }
 
-/// Prints the unit-graph lint of a config bootgen is about to write: warnings and notes.
-pub fn print_unit_lint(doc: &IgnitionDoc) {
-    print_lint(bootgen::inspect::lint_units(doc));
-}
-
-/// [`print_unit_lint`] of a config whose file paths are `files` (its units are in `doc`).
+/// The unit-graph lint of a config whose file paths are `files` (its units are in `doc`), printed.
 pub fn print_unit_lint_with_files(doc: &IgnitionDoc, files: &BTreeSet<&str>) {
     print_lint(bootgen::inspect::lint_units_with_files(doc, files));
 }
 
-fn print_lint(problems: Vec<bootgen::inspect::Problem>) {
+pub fn print_lint(problems: Vec<bootgen::inspect::Problem>) {
     for problem in problems {
         let at = problem.location.path.as_deref().unwrap_or("$");
         match problem.severity {

@@ -31,6 +31,8 @@ pub fn ignition_options(args: &IgnitionArgs) -> anyhow::Result<Options> {
         .or_else(|| reuse.is_dir().then_some(reuse));
     options.passes = args.passes.to_options();
     options.passes.mirrors = args.passes.mirror_options()?;
+    // The pre-flight looks mirror names up with the system resolver (with a timeout).
+    options.resolver = Some(bootgen::NameResolver::new(crate::checks::resolve));
     Ok(options)
 }
 

@@ -7,6 +7,7 @@ use crate::error::{Error, OptionField, Result};
 use crate::identity::{derive_identity, Identity, HASH_CACHE_FILE};
 use crate::ignition::{self, IgnitionDoc};
 use crate::model::{Model, ModelOptions};
+use crate::passes::mirrors::preflight::{self, Resolution};
 use crate::passes::{self, Change, PassOptions};
 use crate::pki::{KeyAlgorithm, KubeconfigKind, Pki, PkiNotice, PkiRequest};
 use crate::render::Renderer;
@@ -34,6 +35,31 @@ pub struct Options {
     pub renew_expired: bool,
     /// Unit holds, masks, debug mode.
     pub passes: PassOptions,
+    /// Looks up mirror host names for the pre-flight ([`Generated::preflight`]); `None`: names
+    /// are not looked up (reported as such).
+    pub resolver: Option<NameResolver>,
+}
+
+/// A host-name lookup the caller provides, e.g. the system resolver with a timeout.
+#[derive(Clone)]
+pub struct NameResolver(std::sync::Arc<dyn Fn(&str) -> Resolution + Send + Sync>);
+
+impl NameResolver {
+    /// Wraps `lookup`.
+    pub fn new(lookup: impl Fn(&str) -> Resolution + Send + Sync + 'static) -> NameResolver {
+        NameResolver(std::sync::Arc::new(lookup))
+    }
+
+    /// Looks `name` up.
+    pub fn resolve(&self, name: &str) -> Resolution {
+        (self.0)(name)
+    }
+}
+
+impl std::fmt::Debug for NameResolver {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("NameResolver(..)")
+    }
 }
 
 impl Options {
@@ -49,6 +75,7 @@ impl Options {
             key_algorithm: KeyAlgorithm::Rsa2048,
             renew_expired: false,
             passes: PassOptions::default(),
+            resolver: None,
         }
     }
 }
@@ -109,6 +136,11 @@ pub struct Generated {
     pub pki_notices: Vec<PkiNotice>,
     /// What the passes changed.
     pub changes: Vec<Change>,
+    /// The mirror pre-flight of `bootstrap`: what will fail on the node. Nothing stops
+    /// generation here; check [`preflight::Report::verdict`] before writing the output.
+    pub preflight: preflight::Report,
+    /// The unit-graph lint of `bootstrap` (holds that cannot work, units nothing starts).
+    pub unit_lint: Vec<crate::inspect::Problem>,
 }
 
 /// The name of the config a node boots from: `bootstrap.ign` for a bootstrap machine,
@@ -209,6 +241,13 @@ pub fn generate(loaded: &LoadedConfig, options: &Options) -> Result<Generated> {
         bootgen_version: env!("CARGO_PKG_VERSION").to_string(),
     };
     let warnings = model.warnings.clone();
+    let preflight = preflight::check(&bootstrap, &mut |name: &str| {
+        options
+            .resolver
+            .as_ref()
+            .map_or(Resolution::NotChecked, |r| r.resolve(name))
+    });
+    let unit_lint = crate::inspect::lint_units(&bootstrap);
     Ok(Generated {
         model,
         identity,
@@ -221,6 +260,8 @@ pub fn generate(loaded: &LoadedConfig, options: &Options) -> Result<Generated> {
         warnings,
         pki_notices,
         changes,
+        preflight,
+        unit_lint,
     })
 }
 
@@ -346,4 +387,79 @@ fn collect(
         ssh_authorized_keys: keys,
     });
     Ok(set.sorted())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::passes::mirrors::preflight::NameCheck;
+    use crate::passes::mirrors::MirrorRule;
+    use std::sync::{Arc, Mutex};
+
+    fn options() -> Options {
+        let now = time::OffsetDateTime::from_unix_timestamp(1_767_229_200).unwrap();
+        let mut options = Options::new(now);
+        options.key_algorithm = KeyAlgorithm::EcdsaP256;
+        options
+    }
+
+    /// An embedder gets the mirror pre-flight from `generate`, with mirror names looked up by the
+    /// resolver it passed (or reported as not looked up), and the unit lint of the same config.
+    #[test]
+    fn generate_returns_the_preflight_and_the_unit_lint() {
+        let loaded = crate::config::load_default().unwrap();
+        let fresh = generate(&loaded, &options()).unwrap();
+        assert!(fresh.preflight.is_empty(), "no mirrors, nothing to check");
+        assert!(fresh.unit_lint.is_empty(), "{:?}", fresh.unit_lint);
+
+        let mut mirrored = options();
+        mirrored.passes.mirrors.mirrors =
+            vec![
+                MirrorRule::parse("quay.io/openshift-release-dev=mirror.lab.internal:5000/ocp")
+                    .unwrap(),
+            ];
+        let unchecked = generate(&loaded, &mirrored).unwrap();
+        assert_eq!(unchecked.preflight.hosts.len(), 1);
+        assert_eq!(
+            unchecked.preflight.hosts[0].host,
+            "mirror.lab.internal:5000"
+        );
+        assert_eq!(unchecked.preflight.hosts[0].name, NameCheck::NotChecked);
+        assert!(unchecked.preflight.summary()[0].contains("name not looked up"));
+
+        let asked = Arc::new(Mutex::new(Vec::new()));
+        let seen = Arc::clone(&asked);
+        mirrored.resolver = Some(NameResolver::new(move |name: &str| {
+            seen.lock().unwrap().push(name.to_string());
+            Resolution::Failed("NXDOMAIN".into())
+        }));
+        let checked = generate(&loaded, &mirrored).unwrap();
+        assert_eq!(*asked.lock().unwrap(), ["mirror.lab.internal"]);
+        assert_eq!(
+            checked.preflight.hosts[0].name,
+            NameCheck::Unresolved("NXDOMAIN".into())
+        );
+        assert!(
+            checked
+                .preflight
+                .findings
+                .iter()
+                .any(|f| f.message.contains("mirror.lab.internal")),
+            "{:?}",
+            checked.preflight.findings
+        );
+
+        let mut masked = options();
+        masked.passes.mask_units = vec!["release-image.service".into()];
+        let linted = generate(&loaded, &masked).unwrap();
+        assert!(
+            linted
+                .unit_lint
+                .iter()
+                .any(|p| p.message.contains("release-image.service is masked")
+                    && p.message.contains("crio-configure.service")),
+            "{:?}",
+            linted.unit_lint
+        );
+    }
 }

@@ -27,6 +27,11 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
+//! Before writing, look at what `generate` found: [`Generated::preflight`], the mirror
+//! pre-flight (what will fail on the node; its `verdict(strict)` says whether to stop), with
+//! mirror names looked up by the [`NameResolver`] you set in [`Options::resolver`], and
+//! [`Generated::unit_lint`], holds and masks that will not do what was meant.
+//!
 //! To write the output directory use [`output::write_dir`] with [`output::output_files`]; to
 //! generate again into the same directory, set [`Options::tls_dir`] to its `tls/` so the PKI is
 //! reused (keys are never replaced), as `lib/examples/generate.rs` does.
@@ -121,4 +126,4 @@ pub mod release;
 pub mod render;
 
 pub use error::{Error, InvalidValue, OptionField, Result};
-pub use generate::{generate, Generated, Options};
+pub use generate::{generate, Generated, NameResolver, Options};

@@ -118,8 +118,8 @@ pub fn run(args: IgnitionArgs) -> anyhow::Result<ExitCode> {
     for change in &generated.changes {
         notice(change);
     }
-    crate::checks::preflight(&generated.bootstrap, args.strict)?;
-    crate::checks::print_unit_lint(&generated.bootstrap);
+    crate::checks::print_preflight(&generated.preflight, args.strict)?;
+    crate::checks::print_lint(generated.unit_lint.clone());
     let file_count = bootgen::passes::file_entries(&generated.bootstrap).len();
     let unit_count = bootgen::passes::unit_names(&generated.bootstrap).len();
     let cluster_domain = generated.model.cluster_domain();

@@ -48,6 +48,8 @@ pub enum Resolution {
     Resolved,
     /// It has none (or the lookup failed); the reason.
     Failed(String),
+    /// The name was not looked up (no resolver was given).
+    NotChecked,
 }
 
 /// Whether the CA for a mirror is there.
@@ -72,6 +74,8 @@ pub enum NameCheck {
     Resolves,
     /// It resolves neither way; the reason.
     Unresolved(String),
+    /// It was not looked up (no resolver was given).
+    NotChecked,
 }
 
 /// The checks for one mirror host.
@@ -120,6 +124,7 @@ impl Report {
                     NameCheck::HostsEntry => "/etc/hosts entry".to_string(),
                     NameCheck::Resolves => "resolves here".to_string(),
                     NameCheck::Unresolved(_) => "unresolved".to_string(),
+                    NameCheck::NotChecked => "not looked up".to_string(),
                 };
                 format!(
                     "mirror {}: credentials {}, CA {ca}, name {name}",
@@ -360,5 +365,6 @@ fn name_check(
     match resolve(name) {
         Resolution::Resolved => NameCheck::Resolves,
         Resolution::Failed(reason) => NameCheck::Unresolved(reason),
+        Resolution::NotChecked => NameCheck::NotChecked,
     }
 }
