@@ -39,35 +39,34 @@ pub fn ignition_options(args: &IgnitionArgs) -> anyhow::Result<Options> {
 impl PassArgs {
     /// The library's view of the unit transforms.
     pub fn to_options(&self) -> PassOptions {
-        PassOptions {
-            hold_units: self.disable_units.clone(),
-            mask_units: self.mask_units.clone(),
-            debug: self.debug,
-            compress: self.compress,
-            ..PassOptions::default()
-        }
+        let mut options = PassOptions::default();
+        options.hold_units = self.disable_units.clone();
+        options.mask_units = self.mask_units.clone();
+        options.debug = self.debug;
+        options.compress = self.compress;
+        options
     }
 }
 
 impl PassArgs {
     /// The library's view of the mirror flags; reads `--registry-auth` and `--trust-bundle`.
     pub fn mirror_options(&self) -> anyhow::Result<MirrorOptions> {
-        Ok(MirrorOptions {
-            mirrors: self.mirrors.clone(),
-            block_sources: self.block_source,
-            insecure_registries: self.insecure_registries.clone(),
-            hosts: self.add_hosts.clone(),
-            registry_auth: self
-                .registry_auth
-                .as_deref()
-                .map(RegistryAuth::read)
-                .transpose()?,
-            trust_bundle: self
-                .trust_bundle
-                .as_deref()
-                .map(TrustBundle::read)
-                .transpose()?,
-        })
+        let mut options = MirrorOptions::default();
+        options.mirrors = self.mirrors.clone();
+        options.block_sources = self.block_source;
+        options.insecure_registries = self.insecure_registries.clone();
+        options.hosts = self.add_hosts.clone();
+        options.registry_auth = self
+            .registry_auth
+            .as_deref()
+            .map(RegistryAuth::read)
+            .transpose()?;
+        options.trust_bundle = self
+            .trust_bundle
+            .as_deref()
+            .map(TrustBundle::read)
+            .transpose()?;
+        Ok(options)
     }
 }
 

@@ -13,6 +13,7 @@ use std::collections::BTreeMap;
 /// variable that `templates/README.md` documents (a test keeps the two in step). It is rendered
 /// through serde, so the names here are the names templates use.
 #[derive(Debug, Clone, Serialize)]
+#[non_exhaustive]
 pub struct TemplateContext {
     /// Names and identities of the cluster.
     pub cluster: ClusterContext,
@@ -165,6 +166,7 @@ pub struct MirrorManifest {
 
 /// The context's `release`: the release and what its profile says.
 #[derive(Debug, Clone, Serialize)]
+#[non_exhaustive]
 pub struct ReleaseContext {
     /// Full version, e.g. `4.16.3`.
     pub version: String,

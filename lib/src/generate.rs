@@ -16,6 +16,7 @@ use std::path::PathBuf;
 
 /// Everything `generate` needs besides the install-config.
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct Options {
     /// Architecture and release choices.
     pub model: ModelOptions,
@@ -83,6 +84,7 @@ impl Options {
 /// `metadata.json`.
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct Metadata {
     /// Cluster name.
     pub cluster_name: String,
@@ -113,6 +115,7 @@ pub struct ArchitectureRecord {
 }
 
 /// The result of a generation.
+#[non_exhaustive]
 pub struct Generated {
     /// The validated model.
     pub model: Model,

@@ -47,7 +47,8 @@
 //! let text = br#"{"ignition":{"version":"3.2.0"},"systemd":{"units":[
 //!     {"name":"bootkube.service","contents":"[Service]\nExecStart=/bin/true\n"}]}}"#;
 //! let mut doc = IgnitionDoc::parse(text, "installer.ign")?;
-//! let options = PassOptions { hold_units: vec!["bootkube.service".into()], ..PassOptions::default() };
+//! let mut options = PassOptions::default();
+//! options.hold_units = vec!["bootkube.service".into()];
 //! let changes = apply(&mut doc, &options)?;
 //! assert!(changes.iter().any(|c| c.target == "bootkube.service"));
 //! # Ok::<(), bootgen::Error>(())

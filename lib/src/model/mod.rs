@@ -24,6 +24,7 @@ pub const SUPPORTED_PLATFORMS: &[&str] = &["none"];
 
 /// Choices that come from the command line rather than the install-config.
 #[derive(Debug, Clone, Default)]
+#[non_exhaustive]
 pub struct ModelOptions {
     /// Control-plane architecture; overrides nothing, must agree with the install-config.
     pub arch: Option<Arch>,

@@ -21,6 +21,7 @@ use crate::ignition::IgnitionDoc;
 
 /// Which transforms to apply.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct PassOptions {
     /// Units to hold: not started at boot, startable once released.
     pub hold_units: Vec<String>,

@@ -13,6 +13,7 @@ const TABLE: &str = include_str!("releases.toml");
 
 /// One supported minor's profile.
 #[derive(Debug, Clone, Serialize)]
+#[non_exhaustive]
 pub struct Profile {
     /// The minor.
     pub minor: Minor,
@@ -48,6 +49,7 @@ pub struct Profile {
 
 /// A set of stages this release runs only when the install-config asks for it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct Gate {
     /// The name stage rows refer to, e.g. `konnectivity`.
     pub name: String,
@@ -80,6 +82,7 @@ pub struct ImageName {
 
 /// One bootkube stage of a release.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct Stage {
     /// The recorded stage name, e.g. `kube-apiserver-bootstrap`.
     pub name: String,

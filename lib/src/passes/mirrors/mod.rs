@@ -40,9 +40,10 @@ use crate::render::{Renderer, TemplateFile, TEMPLATES};
 use registries_conf::MergeRequest;
 use serde_json::Value;
 
-/// What `--mirror`, `--block-source`, `--insecure-registry`, `--add-host`, `--registry-auth`
-/// and `--trust-bundle` ask for, already checked.
+/// The disconnected-install settings, already checked: mirrors, blocked sources, insecure
+/// registries, host entries, mirror credentials and a trust bundle.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct MirrorOptions {
     /// `--mirror SOURCE=MIRROR`, in order.
     pub mirrors: Vec<MirrorRule>,

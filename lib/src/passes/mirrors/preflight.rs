@@ -80,6 +80,7 @@ pub enum NameCheck {
 
 /// The checks for one mirror host.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct MirrorHost {
     /// `host[:port]`.
     pub host: String,
@@ -93,6 +94,7 @@ pub struct MirrorHost {
 
 /// The whole pre-flight report.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Report {
     /// The release image the config pulls, when found.
     pub release: Option<ReleaseReference>,
