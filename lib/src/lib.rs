@@ -62,7 +62,7 @@
 //! let error = MirrorRule::parse("quay.io/ocp").unwrap_err();
 //! assert!(matches!(error, bootgen::Error::InvalidOption { option: bootgen::OptionField::Mirror, .. }));
 //! let rule: MirrorRule = "quay.io/ocp=mirror.example.com/ocp".parse()?;
-//! assert_eq!(rule.mirror, "mirror.example.com/ocp");
+//! assert_eq!(rule.mirror(), "mirror.example.com/ocp");
 //! # Ok::<(), bootgen::InvalidValue>(())
 //! ```
 //!

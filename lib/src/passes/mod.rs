@@ -19,7 +19,14 @@ pub use units::{
 use crate::error::Result;
 use crate::ignition::IgnitionDoc;
 
-/// Which transforms to apply.
+/// Which transforms to apply. Start from `PassOptions::default()` and set fields: the struct
+/// grows with new transforms, so a literal does not compile outside bootgen:
+///
+/// ```compile_fail
+/// let options = bootgen::passes::PassOptions {
+///     hold_units: vec![], mask_units: vec![], debug: false, mirrors: Default::default(), compress: false,
+/// };
+/// ```
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct PassOptions {

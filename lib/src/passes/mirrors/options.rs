@@ -15,15 +15,32 @@ fn invalid(option: OptionField, message: String) -> Error {
 }
 
 /// A mirror rule, `SOURCE=MIRROR`: pull `SOURCE/...` from `MIRROR/...`.
+///
+/// Made only by [`MirrorRule::parse`] or `FromStr`, which check both sides; a rule cannot be
+/// put together unchecked:
+///
+/// ```compile_fail
+/// let rule = bootgen::passes::mirrors::MirrorRule { source: "quay.io/ocp".into(), mirror: "".into() };
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct MirrorRule {
     /// The repository prefix images are named by.
-    pub source: String,
+    pub(crate) source: String,
     /// Where they are really pulled from.
-    pub mirror: String,
+    pub(crate) mirror: String,
 }
 
 impl MirrorRule {
+    /// The repository prefix images are named by.
+    pub fn source(&self) -> &str {
+        &self.source
+    }
+
+    /// Where they are really pulled from.
+    pub fn mirror(&self) -> &str {
+        &self.mirror
+    }
+
     /// Parses `SOURCE=MIRROR`; an error names [`OptionField::Mirror`].
     pub fn parse(value: &str) -> Result<MirrorRule> {
         value
@@ -172,16 +189,31 @@ pub fn check_insecure_registry(value: &str) -> std::result::Result<String, Inval
     Ok(value.to_string())
 }
 
-/// A line for the node's /etc/hosts, `IP=NAME[,NAME...]`.
+/// A line for the node's /etc/hosts, `IP=NAME[,NAME...]`, made only by [`HostEntry::parse`] or
+/// `FromStr`:
+///
+/// ```compile_fail
+/// let entry = bootgen::passes::mirrors::HostEntry { ip: "192.0.2.1".parse().unwrap(), names: vec![] };
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct HostEntry {
     /// The address.
-    pub ip: IpAddr,
+    pub(crate) ip: IpAddr,
     /// The names it answers to.
-    pub names: Vec<String>,
+    pub(crate) names: Vec<String>,
 }
 
 impl HostEntry {
+    /// The address.
+    pub fn ip(&self) -> IpAddr {
+        self.ip
+    }
+
+    /// The names it answers to.
+    pub fn names(&self) -> &[String] {
+        &self.names
+    }
+
     /// Parses `IP=NAME[,NAME...]`; an error names [`OptionField::AddHost`].
     pub fn parse(value: &str) -> Result<HostEntry> {
         value
@@ -227,9 +259,9 @@ impl std::str::FromStr for HostEntry {
 #[derive(Clone, PartialEq, Eq)]
 pub struct RegistryAuth {
     /// Where the credentials came from (for messages).
-    pub name: String,
+    pub(crate) name: String,
     /// `auths` entries: registry key (host, host/namespace...) and its entry.
-    pub entries: Vec<(String, Value)>,
+    pub(crate) entries: Vec<(String, Value)>,
 }
 
 impl std::fmt::Debug for RegistryAuth {
@@ -243,6 +275,16 @@ impl std::fmt::Debug for RegistryAuth {
 }
 
 impl RegistryAuth {
+    /// Where the credentials came from.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The registries it has credentials for (its `auths` keys), in file order.
+    pub fn registries(&self) -> impl Iterator<Item = &str> {
+        self.entries.iter().map(|(key, _)| key.as_str())
+    }
+
     /// Reads and checks a docker config JSON file.
     pub fn read(path: &Path) -> Result<RegistryAuth> {
         let bytes = std::fs::read(path).map_err(|e| Error::io("cannot read", path, e))?;
@@ -328,12 +370,22 @@ fn check_auth_entry(key: &str, entry: &Value) -> Result<(), String> {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Certificate {
     /// DER bytes (what de-duplication compares).
-    pub der: Vec<u8>,
+    pub(crate) der: Vec<u8>,
     /// The subject, for messages.
-    pub subject: String,
+    pub(crate) subject: String,
 }
 
 impl Certificate {
+    /// The DER bytes.
+    pub fn der(&self) -> &[u8] {
+        &self.der
+    }
+
+    /// The subject, e.g. `CN=Lab CA`.
+    pub fn subject(&self) -> &str {
+        &self.subject
+    }
+
     /// PEM text with LF line endings and a final newline.
     pub fn pem(&self) -> String {
         let block = pem::Pem::new("CERTIFICATE", self.der.clone());
@@ -348,12 +400,22 @@ impl Certificate {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TrustBundle {
     /// Where the bundle came from (for messages).
-    pub name: String,
+    pub(crate) name: String,
     /// The certificates, in file order.
-    pub certificates: Vec<Certificate>,
+    pub(crate) certificates: Vec<Certificate>,
 }
 
 impl TrustBundle {
+    /// Where the bundle came from.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The certificates, in file order.
+    pub fn certificates(&self) -> &[Certificate] {
+        &self.certificates
+    }
+
     /// Reads and checks a PEM file.
     pub fn read(path: &Path) -> Result<TrustBundle> {
         let bytes = std::fs::read(path).map_err(|e| Error::io("cannot read", path, e))?;
