@@ -107,16 +107,17 @@
 //! # }
 //! ```
 //!
-//! The data flows one way: [`config`] → [`model`] → [`pki`] → [`assets`] → [`ignition`] →
-//! [`passes`] → [`output`] (see ARCHITECTURE.md in the repository).
+//! The data flows one way: [`config`] → [`model`] → [`pki`] → assets (the node's files and
+//! units, internal) → [`ignition`] → [`passes`] → [`output`] (see ARCHITECTURE.md in the
+//! repository).
 
-pub mod assets;
+mod assets;
 pub mod config;
 pub mod context;
 pub mod error;
 pub mod generate;
 pub mod golden;
-pub mod identity;
+mod identity;
 pub mod ignition;
 pub mod inspect;
 pub mod model;
@@ -128,3 +129,4 @@ pub mod render;
 
 pub use error::{Error, InvalidValue, OptionField, Result};
 pub use generate::{generate, Generated, NameResolver, Options};
+pub use identity::Identity;

@@ -4,8 +4,8 @@ mod files;
 mod units;
 mod user_manifests;
 
-pub use files::{manifest_mode, mode_for, node_files, single_node_files};
-pub use units::{node_units, single_node_units, ENABLED_UNITS, SINGLE_NODE_ENABLED_UNITS};
+pub use files::{manifest_mode, node_files, single_node_files};
+pub use units::{node_units, single_node_units};
 pub use user_manifests::{read_manifest_dir, UserManifest};
 
 /// A file to place on the node.
