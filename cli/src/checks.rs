@@ -2,9 +2,9 @@
 //! mirror pre-flight (which can stop the write) and the unit-graph lint.
 
 use crate::report::{notice, warn};
+use bootgen::checks::preflight::{self, Resolution, Severity};
+use bootgen::checks::Severity as LintSeverity;
 use bootgen::ignition::IgnitionDoc;
-use bootgen::inspect::Severity as LintSeverity;
-use bootgen::passes::mirrors::preflight::{self, Resolution, Severity};
 use std::collections::BTreeSet;
 use std::net::ToSocketAddrs;
 use std::sync::mpsc;
@@ -67,10 +67,10 @@ pub fn resolve(name: &str) -> Resolution {
 
 /// The unit-graph lint of a config whose file paths are `files` (its units are in `doc`), printed.
 pub fn print_unit_lint_with_files(doc: &IgnitionDoc, files: &BTreeSet<&str>) {
-    print_lint(bootgen::inspect::lint_units_with_files(doc, files));
+    print_lint(bootgen::checks::lint_units_with_files(doc, files));
 }
 
-pub fn print_lint(problems: Vec<bootgen::inspect::Problem>) {
+pub fn print_lint(problems: Vec<bootgen::checks::Problem>) {
     for problem in problems {
         let at = problem.location.path.as_deref().unwrap_or("$");
         match problem.severity {

@@ -58,11 +58,11 @@ pub fn load(input: &Path) -> anyhow::Result<(Vec<u8>, IgnitionDoc)> {
 pub fn read_path(input: &Path) -> anyhow::Result<(Vec<u8>, String)> {
     let path = if input.is_dir() {
         // A single node's output directory holds the live-ISO config instead.
-        let live_iso = input.join(bootgen::generate::LIVE_ISO_CONFIG);
-        if live_iso.exists() && !input.join(bootgen::generate::BOOTSTRAP_CONFIG).exists() {
+        let live_iso = input.join(bootgen::LIVE_ISO_CONFIG);
+        if live_iso.exists() && !input.join(bootgen::BOOTSTRAP_CONFIG).exists() {
             live_iso
         } else {
-            input.join(bootgen::generate::BOOTSTRAP_CONFIG)
+            input.join(bootgen::BOOTSTRAP_CONFIG)
         }
     } else {
         input.to_path_buf()

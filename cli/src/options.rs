@@ -151,7 +151,7 @@ pub fn describe_error(error: &Error) -> String {
 /// A warning in the CLI's words: one about a setting names its flag.
 pub fn describe_warning(warning: &Warning) -> String {
     match OptionField::from_name(&warning.field) {
-        Some(option) if warning.file == bootgen::error::OPTIONS_SOURCE => {
+        Some(option) if warning.file == bootgen::OPTIONS_SOURCE => {
             format!("{}: {}", flag(option), warning.message)
         }
         _ => warning.to_string(),
@@ -189,7 +189,7 @@ mod tests {
     #[test]
     fn warnings_about_settings_name_the_flag() {
         let warning = Warning {
-            file: bootgen::error::OPTIONS_SOURCE.into(),
+            file: bootgen::OPTIONS_SOURCE.into(),
             field: OptionField::ReleaseImage.name().into(),
             line: None,
             message: "tag names another architecture".into(),

@@ -5,8 +5,7 @@ use std::path::Path;
 
 /// Packs `dir` into `output` and says so.
 pub fn package(dir: &Path, output: &Path) -> anyhow::Result<()> {
-    let report =
-        bootgen::output::package::write_package(dir, output, crate::clock::entry_mtime()?)?;
+    let report = bootgen::output::write_package(dir, output, crate::clock::entry_mtime()?)?;
     crate::report::emit(
         format!(
             "packaged {} files of {} into {} ({} bytes, with {})",
@@ -14,7 +13,7 @@ pub fn package(dir: &Path, output: &Path) -> anyhow::Result<()> {
             dir.display(),
             output.display(),
             report.bytes,
-            bootgen::output::package::CHECKSUMS
+            bootgen::output::CHECKSUMS
         ) + "\n",
     )?;
     Ok(())

@@ -73,7 +73,8 @@ pub struct TemplateContext {
     pub installer_version: &'static str,
     /// Certificate material for certificate-bearing manifests (see `lib/src/pki`).
     pub pki: Value,
-    /// base64 of master.ign / worker.ign (`null` until they are made; see [`user_data`]).
+    /// base64 of master.ign / worker.ign, exactly as written, for the machine API's user-data
+    /// secrets (`null` until they are made).
     pub user_data: Value,
 }
 

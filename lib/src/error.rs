@@ -214,7 +214,7 @@ pub enum OptionField {
     OutputDir,
     /// The `force` argument of `output::write_dir`.
     Force,
-    /// The directory `output::package::write_package` packs.
+    /// The directory `output::write_package` packs.
     PackageDir,
     /// The URL a pointer config fetches its config from.
     PointerUrl,

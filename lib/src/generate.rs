@@ -2,12 +2,12 @@
 //! Ignition → passes. Nothing here touches the output directory (see `output`).
 
 use crate::assets::{self, AssetSet, File, User};
+use crate::checks::preflight::{self, Resolution};
 use crate::config::{LoadedConfig, Warning};
 use crate::error::{Error, OptionField, Result};
 use crate::identity::{derive_identity, Identity, HASH_CACHE_FILE};
 use crate::ignition::{self, IgnitionDoc};
 use crate::model::{Model, ModelOptions};
-use crate::passes::mirrors::preflight::{self, Resolution};
 use crate::passes::{self, Change, PassOptions};
 use crate::pki::{KeyAlgorithm, KubeconfigKind, Pki, PkiNotice, PkiRequest};
 use crate::render::Renderer;
@@ -143,7 +143,7 @@ pub struct Generated {
     /// generation here; check [`preflight::Report::verdict`] before writing the output.
     pub preflight: preflight::Report,
     /// The unit-graph lint of `bootstrap` (holds that cannot work, units nothing starts).
-    pub unit_lint: Vec<crate::inspect::Problem>,
+    pub unit_lint: Vec<crate::checks::Problem>,
 }
 
 /// The name of the config a node boots from: `bootstrap.ign` for a bootstrap machine,
@@ -250,7 +250,7 @@ pub fn generate(loaded: &LoadedConfig, options: &Options) -> Result<Generated> {
             .as_ref()
             .map_or(Resolution::NotChecked, |r| r.resolve(name))
     });
-    let unit_lint = crate::inspect::lint_units(&bootstrap);
+    let unit_lint = crate::checks::lint_units(&bootstrap);
     Ok(Generated {
         model,
         identity,
@@ -395,7 +395,7 @@ fn collect(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::passes::mirrors::preflight::NameCheck;
+    use crate::checks::preflight::NameCheck;
     use crate::passes::mirrors::MirrorRule;
     use std::sync::{Arc, Mutex};
 

@@ -68,9 +68,11 @@
 //!
 //! # Inspect
 //!
-//! [`inspect`] reads configs back: [`inspect::decode`] every file, unit and user;
-//! [`inspect::summary::summarize`], [`inspect::diff::diff`] (semantic: order and encoding do
-//! not matter), the certificate report and the lints.
+//! Any config, whoever wrote it, reads back through [`ignition`]: [`ignition::decode`] every
+//! file, unit and user. [`report`] has what a person reads ([`report::summarize`], the size
+//! budget, the certificate report, [`report::diff`]: semantic, order and encoding do not
+//! matter); [`checks`] has what a program acts on ([`checks::validate`] as Ignition validates,
+//! bootgen's lints, the mirror pre-flight).
 //!
 //! ```
 //! use bootgen::ignition::IgnitionDoc;
@@ -80,9 +82,9 @@
 //!     br#"{"ignition":{"version":"3.2.0"},"storage":{"files":[{"path":"/etc/motd","contents":{"source":"data:,hi"}}]}}"#,
 //!     "new.ign",
 //! )?;
-//! let diff = bootgen::inspect::diff::diff(&old, &new, "old.ign", "new.ign")?;
+//! let diff = bootgen::report::diff(&old, &new, "old.ign", "new.ign")?;
 //! assert!(diff.to_string().contains("+ file /etc/motd"));
-//! assert_eq!(bootgen::inspect::decode(&new)?.files[0].contents.as_deref(), Some(&b"hi"[..]));
+//! assert_eq!(bootgen::ignition::decode(&new)?.files[0].contents.as_deref(), Some(&b"hi"[..]));
 //! # Ok::<(), bootgen::Error>(())
 //! ```
 //!
@@ -108,25 +110,33 @@
 //! ```
 //!
 //! The data flows one way: [`config`] → [`model`] → [`pki`] → assets (the node's files and
-//! units, internal) → [`ignition`] → [`passes`] → [`output`] (see ARCHITECTURE.md in the
-//! repository).
+//! units, rendered from [`templates`]) → [`ignition`] → [`passes`] → [`output`] (see
+//! ARCHITECTURE.md in the repository). [`release`] holds what differs by OpenShift release.
+//! Everything else is internal: the modules listed here are the whole public API.
 
 mod assets;
+pub mod checks;
 pub mod config;
-pub mod context;
-pub mod error;
-pub mod generate;
+mod context;
+mod error;
+mod generate;
 pub mod golden;
 mod identity;
 pub mod ignition;
-pub mod inspect;
 pub mod model;
 pub mod output;
 pub mod passes;
 pub mod pki;
 pub mod release;
-pub mod render;
+mod render;
+pub mod report;
+pub mod templates;
 
-pub use error::{Error, InvalidValue, OptionField, Result};
-pub use generate::{generate, Generated, NameResolver, Options};
+pub use error::{Error, InvalidValue, OptionField, Result, OPTIONS_SOURCE};
+pub use generate::{
+    generate, ArchitectureRecord, Generated, Metadata, NameResolver, Options, BOOTSTRAP_CONFIG,
+    LIVE_ISO_CONFIG,
+};
 pub use identity::Identity;
+pub use model::Arch;
+pub use pki::KeyAlgorithm;

@@ -4,7 +4,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use bootgen::{config, generate, inspect, model::Arch, Options};
+use bootgen::{config, generate, ignition, Arch, Options};
 use std::path::{Path, PathBuf};
 
 fn repo() -> PathBuf {
@@ -21,8 +21,8 @@ fn fixture_options() -> Options {
 
 fn view_of(loaded: &config::LoadedConfig, options: &Options) -> String {
     let generated = generate(loaded, options).expect("fixture generates");
-    let decoded = inspect::decode(&generated.bootstrap).expect("config decodes");
-    inspect::readable_view(&decoded)
+    let decoded = ignition::decode(&generated.bootstrap).expect("config decodes");
+    ignition::readable_view(&decoded)
 }
 
 fn fixture(name: &str) -> config::LoadedConfig {
@@ -130,7 +130,7 @@ fn bootstrap_arch_differs_from_the_cluster() {
         ("arm64", "amd64")
     );
     assert_eq!(arch.compute["worker"], "arm64");
-    let decoded = inspect::decode(&generated.bootstrap).unwrap();
+    let decoded = ignition::decode(&generated.bootstrap).unwrap();
     let text = |path: &str| {
         let file = decoded.files.iter().find(|f| f.path == path).unwrap();
         String::from_utf8(file.contents.clone().unwrap()).unwrap()

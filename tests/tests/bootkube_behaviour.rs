@@ -100,7 +100,7 @@ pub fn scripts_of(release: Option<&str>, cluster_profile: &str) -> Vec<(String, 
     options.key_algorithm = "ecdsa-p256".parse().unwrap();
     options.model.release_version = release.map(str::to_string);
     let generated = bootgen::generate(&loaded, &options).unwrap();
-    let decoded = bootgen::inspect::decode(&generated.bootstrap).unwrap();
+    let decoded = bootgen::ignition::decode(&generated.bootstrap).unwrap();
     // Older releases lack some helpers (bootstrap-verify-api-server-urls.sh before 4.12).
     SCRIPTS
         .iter()
@@ -130,7 +130,7 @@ fn single_node_scripts(release: &str) -> Vec<(String, String)> {
     options.model.release_version = Some(release.to_string());
     options.model.installation_disk = Some("/dev/vda".into());
     let generated = bootgen::generate(&loaded, &options).unwrap();
-    let decoded = bootgen::inspect::decode(&generated.bootstrap).unwrap();
+    let decoded = bootgen::ignition::decode(&generated.bootstrap).unwrap();
     SCRIPTS
         .iter()
         .chain(&["bootstrap-in-place.sh", "install-to-disk.sh"])
@@ -1720,7 +1720,7 @@ fn node_files_with(
         options.model.installation_disk = Some("/dev/vda".into());
     }
     let generated = bootgen::generate(&loaded, &options).unwrap();
-    let decoded = bootgen::inspect::decode(&generated.bootstrap).unwrap();
+    let decoded = bootgen::ignition::decode(&generated.bootstrap).unwrap();
     decoded
         .files
         .iter()

@@ -77,9 +77,9 @@ fn environment(html_safe_json: bool) -> Environment<'static> {
     env.set_auto_escape_callback(|_| minijinja::AutoEscape::None);
     env.set_loader(minijinja::path_loader(templates_dir()));
     env.add_filter("b64encode", |value: String| STANDARD.encode(value));
-    env.add_filter("sh", bootgen::render::quote_sh);
-    env.add_filter("systemd", bootgen::render::quote_systemd);
-    env.add_filter("toml", bootgen::render::quote_toml);
+    env.add_filter("sh", bootgen::templates::quote_sh);
+    env.add_filter("systemd", bootgen::templates::quote_systemd);
+    env.add_filter("toml", bootgen::templates::quote_toml);
     if html_safe_json {
         env.add_filter("tojson", |value: Value| to_json_text(&value, true));
     } else {
@@ -235,7 +235,7 @@ fn minimal() -> Result<Json, Box<dyn StdError>> {
         "kubeadmin_hash": "$2a$10$N9qo8uLOickgx2ZMRZoMyeIjZAgcfl7p92ldGxad68LJZdL17lhWy",
         "release_channel": "stable-4.22",
         // The library's own release entry: the manifests of 4.22.
-        "release": bootgen::context::release_context(&bootgen::release::select(Some("4.22.0"), None).unwrap()),
+        "release": bootgen::templates::release_context(&bootgen::release::select(Some("4.22.0"), None).unwrap()),
         "user_data": {"master": "eyJpZ25pdGlvbiI6e319", "worker": "eyJpZ25pdGlvbiI6e319"},
         "installer_version": "0.1.0",
     })))
@@ -319,7 +319,7 @@ fn awkward() -> Result<Json, Box<dyn StdError>> {
         "kubeadmin_hash": "$2y$10$/kKO: #'\"BSIYW8ZO0ZsMRLu.dlvvjvlWiUb8vlHIPyqPUc0U8RzS",
         "release_channel": "stable-4.22",
         // The library's own release entry: the manifests of 4.22.
-        "release": bootgen::context::release_context(&bootgen::release::select(Some("4.22.0"), None).unwrap()),
+        "release": bootgen::templates::release_context(&bootgen::release::select(Some("4.22.0"), None).unwrap()),
         "user_data": {"master": "eyJpZ25pdGlvbiI6e319", "worker": "eyJpZ25pdGlvbiI6e319"},
         "installer_version": "0.1.0-dev+g1234: #'\"",
     })))
@@ -1023,7 +1023,7 @@ fn every_manifest_in_generated_configs_parses() -> TestResult {
         options.tls_dir = Some(repo.join("fixtures/pki"));
         options.manifests_dir = Some(repo.join("fixtures/manifests/extra"));
         let generated = bootgen::generate(&loaded, &options)?;
-        let decoded = bootgen::inspect::decode(&generated.bootstrap)?;
+        let decoded = bootgen::ignition::decode(&generated.bootstrap)?;
         let mut seen = 0;
         for file in &decoded.files {
             let in_manifests = file.path.starts_with("/opt/openshift/manifests/")

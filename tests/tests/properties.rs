@@ -4,7 +4,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use bootgen::{config, generate, inspect, Options};
+use bootgen::{config, generate, ignition, Options};
 use bootgen_conformance::ignition_validate;
 use proptest::prelude::*;
 use std::collections::BTreeSet;
@@ -86,7 +86,7 @@ proptest! {
         options.tls_dir = Some(bootgen_conformance::repo().join("fixtures/pki"));
         let generated = generate(&loaded, &options).unwrap();
 
-        let decoded = inspect::decode(&generated.bootstrap).unwrap();
+        let decoded = ignition::decode(&generated.bootstrap).unwrap();
         let paths: BTreeSet<_> = decoded.files.iter().map(|f| &f.path).collect();
         prop_assert_eq!(paths.len(), decoded.files.len(), "duplicate file paths");
         let units: BTreeSet<_> = decoded.units.iter().map(|u| &u.name).collect();

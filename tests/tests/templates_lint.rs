@@ -56,9 +56,9 @@ fn environment(trim: bool) -> Environment<'static> {
     env.set_auto_escape_callback(|_| AutoEscape::None);
     env.add_filter("tojson", |value: Value| to_json(&value));
     env.add_filter("b64encode", |value: String| STANDARD.encode(value));
-    env.add_filter("sh", bootgen::render::quote_sh);
-    env.add_filter("systemd", bootgen::render::quote_systemd);
-    env.add_filter("toml", bootgen::render::quote_toml);
+    env.add_filter("sh", bootgen::templates::quote_sh);
+    env.add_filter("systemd", bootgen::templates::quote_systemd);
+    env.add_filter("toml", bootgen::templates::quote_toml);
     env.set_trim_blocks(trim);
     env.set_lstrip_blocks(trim);
     env
@@ -147,7 +147,7 @@ fn base_context() -> Json {
 /// library's release table, and an installation disk.
 fn single_node_context(version: &str) -> Json {
     let mut ctx = base_context();
-    ctx["release"] = bootgen::context::release_context_in(
+    ctx["release"] = bootgen::templates::release_context_in(
         &bootgen::release::select(Some(version), None).unwrap(),
         bootgen::release::Flow::InPlace,
         &[],
@@ -188,7 +188,7 @@ fn two_registries() -> Json {
 /// node IP, FIPS, debug verbosity, a multi-arch payload on arm64.
 /// The library's own `release` entry of the context for `version`.
 fn release(version: &str) -> Json {
-    bootgen::context::release_context(&bootgen::release::select(Some(version), None).unwrap())
+    bootgen::templates::release_context(&bootgen::release::select(Some(version), None).unwrap())
 }
 
 /// Everything optional set, for an older release whose renders take the feature set as a flag.

@@ -241,7 +241,7 @@ fn the_live_iso_budget_is_the_compressed_archive() {
         .trim()
         .parse()
         .unwrap();
-    let ours = bootgen::inspect::budget::xz_cpio_size(&std::fs::read(&config).unwrap());
+    let ours = bootgen::report::xz_cpio_size(&std::fs::read(&config).unwrap());
     let ratio = ours as f64 / real as f64;
     assert!(
         (0.98..1.02).contains(&ratio),

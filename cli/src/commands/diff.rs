@@ -4,7 +4,7 @@
 
 use crate::args::DiffArgs;
 use crate::input::{load, refuse_interrupted};
-use bootgen::inspect::diff::{diff, diff_file, ConfigDiff};
+use bootgen::report::{diff, diff_file, ConfigDiff};
 use std::path::Path;
 use std::process::ExitCode;
 
@@ -54,7 +54,7 @@ fn compare_dirs(old: &Path, new: &Path) -> anyhow::Result<Vec<ConfigDiff>> {
     // Either kind of config, whichever the directories hold (both exist for a diff across kinds).
     let names = bootgen::golden::CONFIGS
         .into_iter()
-        .chain([bootgen::generate::LIVE_ISO_CONFIG]);
+        .chain([bootgen::LIVE_ISO_CONFIG]);
     for name in names {
         let (a, b) = (old.join(name), new.join(name));
         diffs.push(match (a.exists(), b.exists()) {

@@ -7,7 +7,7 @@ use std::process::ExitCode;
 /// Runs `bootgen extract`.
 pub fn run(args: ExtractArgs) -> anyhow::Result<ExitCode> {
     let (_, doc) = load(&args.input)?;
-    let report = bootgen::inspect::extract::extract(&doc, &args.output)?;
+    let report = bootgen::output::extract(&doc, &args.output)?;
     for skipped in &report.skipped {
         crate::report::notice(format!("not extracted: {skipped}"));
     }

@@ -52,13 +52,13 @@ fn kill_switch() -> impl FnMut(&output::WriteStep) {
 /// both `bootstrap.ign` and `bootstrap-in-place-for-live-iso.ign` would leave the user to guess
 /// which one is current.
 fn refuse_other_kind(dir: &std::path::Path, writing: &str) -> anyhow::Result<()> {
-    let (other, what) = if writing == bootgen::generate::LIVE_ISO_CONFIG {
+    let (other, what) = if writing == bootgen::LIVE_ISO_CONFIG {
         (
-            bootgen::generate::BOOTSTRAP_CONFIG,
+            bootgen::BOOTSTRAP_CONFIG,
             "a cluster with a bootstrap machine",
         )
     } else {
-        (bootgen::generate::LIVE_ISO_CONFIG, "a single-node cluster")
+        (bootgen::LIVE_ISO_CONFIG, "a single-node cluster")
     };
     if dir.join(other).exists() {
         anyhow::bail!(
@@ -130,7 +130,7 @@ pub fn run(args: IgnitionArgs) -> anyhow::Result<ExitCode> {
         .flatten()
         .map_or_else(|| generated.model.release_image.clone(), |r| r.reference);
     // What --compress would make of it, for the size budget (the generated config goes next).
-    let compressed = bootgen::inspect::budget::compressed_size(&generated.bootstrap);
+    let compressed = bootgen::report::compressed_size(&generated.bootstrap);
     let config_name = generated.bootstrap_name();
     let single_node = generated.model.single_node.clone();
     let files = output::into_output_files(generated);
@@ -138,7 +138,7 @@ pub fn run(args: IgnitionArgs) -> anyhow::Result<ExitCode> {
     let budget = files
         .iter()
         .find(|f| f.relative == config_name)
-        .map(|f| bootgen::inspect::budget::SizeBudget::of_config(&f.contents, compressed));
+        .map(|f| bootgen::report::SizeBudget::of_config(&f.contents, compressed));
     let size = budget.as_ref().map_or(0, |b| b.size);
     let mut stop = kill_switch();
     let report = output::write_dir_observed(&args.output, &files, args.force, &mut stop)

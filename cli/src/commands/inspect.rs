@@ -5,9 +5,9 @@ use crate::args::InspectArgs;
 use crate::clock;
 use crate::input::{load, read_path};
 use crate::report::{emit, emit_display, emit_json};
-use bootgen::ignition::split::SplitDoc;
-use bootgen::inspect::certs::{parse_duration, CertCollector, CertReport, CertStatus};
-use bootgen::inspect::summary::{summarize_split, summary_reads};
+use bootgen::ignition::SplitDoc;
+use bootgen::report::{parse_duration, CertCollector, CertReport, CertStatus};
+use bootgen::report::{summarize_split, summary_reads};
 use std::process::ExitCode;
 
 /// Runs `bootgen inspect`.

@@ -4,7 +4,7 @@ use crate::args::PatchArgs;
 use crate::input::{is_stdio, read_config};
 use crate::report::notice;
 use anyhow::Context;
-use bootgen::ignition::split::SplitDoc;
+use bootgen::ignition::SplitDoc;
 use bootgen::passes::{Change, PassOptions};
 use std::collections::BTreeSet;
 use std::io::Write;
@@ -27,7 +27,7 @@ pub fn run(args: PatchArgs) -> anyhow::Result<ExitCode> {
     split
         .input_files()
         .enumerate()
-        .try_for_each(|(i, file)| bootgen::inspect::decode_file(i, &file?).map(drop))
+        .try_for_each(|(i, file)| bootgen::ignition::decode_file(i, &file?).map(drop))
         .map_err(|e| match e {
             bootgen::Error::Ignition { message, .. } => bootgen::Error::Ignition {
                 file: name.clone(),

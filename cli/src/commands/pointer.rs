@@ -2,7 +2,7 @@
 
 use crate::args::PointerArgs;
 use crate::input::load;
-use bootgen::inspect::budget::SizeBudget;
+use bootgen::report::SizeBudget;
 use std::process::ExitCode;
 
 /// Runs `bootgen pointer`.
@@ -16,7 +16,7 @@ pub fn run(args: PointerArgs) -> anyhow::Result<ExitCode> {
         )),
         None => None,
     };
-    let doc = bootgen::ignition::pointer::replace_pointer(
+    let doc = bootgen::ignition::replace_pointer(
         &args.url,
         &bytes,
         ca.as_ref().map(|(pem, name)| (pem.as_str(), name.as_str())),

@@ -3,9 +3,9 @@
 use crate::args::ValidateArgs;
 use crate::clock;
 use crate::input::read_config;
-use bootgen::inspect::certs::parse_duration;
-use bootgen::inspect::validate::{validate, ValidateOptions};
-use bootgen::inspect::Severity;
+use bootgen::checks::Severity;
+use bootgen::checks::{validate, ValidateOptions};
+use bootgen::report::parse_duration;
 use std::process::ExitCode;
 
 /// Runs `bootgen validate`: exit 0 when every config is valid, 1 otherwise.

@@ -9,8 +9,8 @@ fuzz_target!(|data: &[u8]| {
     let Ok(mut doc) = IgnitionDoc::parse(data, "fuzz.ign") else {
         return;
     };
-    if let Ok(decoded) = bootgen::inspect::decode(&doc) {
-        let _ = bootgen::inspect::readable_view(&decoded);
+    if let Ok(decoded) = bootgen::ignition::decode(&doc) {
+        let _ = bootgen::ignition::readable_view(&decoded);
     }
     let units = passes::unit_names(&doc);
     let options = PassOptions {

@@ -3,8 +3,8 @@
 
 use super::text::{self, normalize, Redactions};
 use crate::error::Result;
+use crate::ignition::kind::{classify, FileKind};
 use crate::ignition::{dataurl, IgnitionDoc};
-use crate::inspect::kind::{classify, FileKind};
 use serde_json::Value;
 use std::fmt::Write as _;
 

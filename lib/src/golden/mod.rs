@@ -47,7 +47,7 @@ fn configs_of(dir: &Path) -> &'static [&'static str] {
 /// in `configs` wherever they are written out (annotations, for example).
 pub fn redactions_of_dir(dir: &Path, configs: &[&IgnitionDoc]) -> Result<Redactions> {
     let mut redactions = Redactions::none();
-    let mut certs = crate::inspect::certs::CertCollector::default();
+    let mut certs = crate::report::CertCollector::default();
     for doc in configs {
         certs.scan_config(doc)?;
     }

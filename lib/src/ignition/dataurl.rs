@@ -40,8 +40,7 @@ pub fn decode(url: &str, compression: Option<&str>) -> Result<Vec<u8>, DecodeErr
         .split_once(',')
         .ok_or_else(|| DecodeError("data URL has no ',' before its payload".into()))?;
     let raw = if meta.ends_with(";base64") {
-        base64::engine::general_purpose::STANDARD
-            .decode(payload.trim())
+        base64_payload(payload)
             .map_err(|e| DecodeError(format!("data URL base64 does not decode: {e}")))?
     } else {
         percent_decode(payload)?
@@ -59,7 +58,12 @@ pub fn decode(url: &str, compression: Option<&str>) -> Result<Vec<u8>, DecodeErr
     }
 }
 
-fn percent_decode(text: &str) -> Result<Vec<u8>, DecodeError> {
+/// A data URL's base64 payload: standard alphabet, padded.
+pub(crate) fn base64_payload(payload: &str) -> Result<Vec<u8>, base64::DecodeError> {
+    base64::engine::general_purpose::STANDARD.decode(payload.trim())
+}
+
+pub(crate) fn percent_decode(text: &str) -> Result<Vec<u8>, DecodeError> {
     let bytes = text.as_bytes();
     let mut out = Vec::with_capacity(bytes.len());
     let mut i = 0;

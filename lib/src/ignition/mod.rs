@@ -1,13 +1,28 @@
-//! AssetSet → Ignition (spec 3.2.0, built with the `ignition-config` crate's types), and
-//! parsing of any 3.x config for the passes and the toolkit.
+//! Ignition configs: built from the node's assets (spec 3.2.0, with the `ignition-config`
+//! crate's types), and read back, any 3.x config whoever wrote it: parsed whole or split,
+//! decoded file by file, each file classified, shown as a readable view.
 //!
 //! Configs travel between stages as [`IgnitionDoc`]: the JSON value, with key order kept, so a
 //! config written by someone else comes back out exactly as it went in except where a pass
 //! changed it.
 
-pub mod dataurl;
-pub mod pointer;
-pub mod split;
+pub(crate) mod dataurl;
+mod decode;
+pub(crate) mod kind;
+pub(crate) mod pointer;
+pub(crate) mod split;
+pub(crate) mod unit_text;
+pub(crate) mod view;
+
+pub use dataurl::DecodeError;
+pub use decode::{
+    decode, decode_file, decode_units, decode_users, decoded_files, DecodedConfig, DecodedDropin,
+    DecodedFile, DecodedUnit, DecodedUser,
+};
+pub use kind::{classify, FileKind};
+pub use pointer::replace_pointer;
+pub use split::SplitDoc;
+pub use view::readable_view;
 
 use crate::assets::AssetSet;
 use crate::error::{Error, Result};

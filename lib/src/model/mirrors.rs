@@ -129,17 +129,6 @@ pub fn repository_of(image: &str) -> &str {
     }
 }
 
-/// Marks the registries and mirrors whose host is in `insecure_hosts`.
-pub fn mark_insecure(registries: &mut [Registry], insecure_hosts: &[String]) {
-    let insecure = |loc: &str| insecure_hosts.iter().any(|h| h == host_of(loc));
-    for registry in registries {
-        registry.insecure = insecure(&registry.location);
-        for mirror in &mut registry.mirrors {
-            mirror.insecure = insecure(&mirror.location);
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

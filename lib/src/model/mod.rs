@@ -1,10 +1,10 @@
 //! The validated cluster: every default applied here, once, and every value checked, so the
 //! rest of bootgen never sees an `Option` that means "whatever the default is".
 
-pub mod arch;
-pub mod fields;
-pub mod mirrors;
-pub mod network;
+pub(crate) mod arch;
+pub(crate) mod fields;
+pub(crate) mod mirrors;
+pub(crate) mod network;
 mod proxy;
 mod single_node;
 

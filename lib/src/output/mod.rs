@@ -3,10 +3,13 @@
 //! next run finishes. That works the same for a plain directory, a mount point and a symlink.
 //! Keys are never replaced.
 
+mod extract;
 mod journal;
-pub mod package;
+mod package;
 
+pub use extract::{extract, ExtractReport, UNIT_DIR};
 pub use journal::{interrupted, recover, Recovery, WriteStep, COMMIT_RECORD, STAGING_DIR};
+pub use package::{write_package, PackageReport, CHECKSUMS};
 
 use crate::error::{Error, OptionField, Result};
 use crate::generate::Generated;

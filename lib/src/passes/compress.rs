@@ -161,7 +161,7 @@ pub fn compress_files(doc: &mut IgnitionDoc) -> Result<Vec<Change>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::inspect::decode;
+    use crate::ignition::decode;
     use serde_json::json;
 
     #[test]

@@ -50,7 +50,7 @@ impl PassOptions {
 }
 
 /// True when [`apply`] with `options`, followed by the mirror pre-flight
-/// ([`mirrors::preflight::check`]), reads and changes only file entries [`reads_file`] accepts,
+/// ([`crate::checks::preflight::check`]), reads and changes only file entries [`reads_file`] accepts,
 /// so the passes can run on a [`crate::ignition::split::SplitDoc`] kept with it. The mirror
 /// passes and `--compress` read every file.
 pub fn reads_known_files_only(options: &PassOptions) -> bool {

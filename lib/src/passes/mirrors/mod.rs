@@ -5,15 +5,14 @@
 //! The pass reads what the config already has (`registries.conf`, the pull secret, the anchors,
 //! the cluster manifests), merges the command line in, and writes each file back with
 //! bootgen's own templates. When a file is not what it expects, it says so and fails rather
-//! than guess. [`preflight`] then checks the result.
+//! than guess. [`crate::checks::preflight`] then checks the result.
 
 mod cluster_mirrors;
-mod hosts;
+pub(crate) mod hosts;
 mod options;
-pub mod preflight;
-mod pull_secret;
-mod registries_conf;
-mod release;
+pub(crate) mod pull_secret;
+pub(crate) mod registries_conf;
+pub(crate) mod release;
 
 pub use cluster_mirrors::{ICSP, IDMS};
 pub use hosts::HOSTS;
@@ -29,7 +28,7 @@ pub use release::{
 };
 pub use trust::{ANCHORS, USER_CA_BUNDLE};
 
-mod trust;
+pub(crate) mod trust;
 
 use super::doc_edit::{file_entries, set_file_text};
 use super::Change;

@@ -145,7 +145,7 @@ fn update_manifest(text: &str, auth: &RegistryAuth) -> Result<(String, Vec<Chang
 }
 
 /// The registry keys of a docker config JSON's `auths`, normalized.
-pub(super) fn auth_keys(text: Option<String>) -> Result<Vec<String>, String> {
+pub(crate) fn auth_keys(text: Option<String>) -> Result<Vec<String>, String> {
     let Some(text) = text.filter(|t| !t.trim().is_empty()) else {
         return Ok(Vec::new());
     };
@@ -168,7 +168,7 @@ pub(super) fn auth_keys(text: Option<String>) -> Result<Vec<String>, String> {
 }
 
 /// The cluster pull secret's keys, when the config has that manifest and it can be read.
-pub(super) fn manifest_auth_keys(doc: &IgnitionDoc) -> Option<Vec<String>> {
+pub(crate) fn manifest_auth_keys(doc: &IgnitionDoc) -> Option<Vec<String>> {
     let text = read_text(doc, PULL_SECRET_MANIFEST).ok().flatten()?;
     let manifest: serde_yaml_ng::Value = serde_yaml_ng::from_str(&text).ok()?;
     let encoded = manifest.get("data")?.get(".dockerconfigjson")?.as_str()?;
@@ -180,7 +180,7 @@ pub(super) fn manifest_auth_keys(doc: &IgnitionDoc) -> Option<Vec<String>> {
 
 /// containers-auth.json lookup: an entry for the host, or for a namespace the mirror's
 /// repositories lie under.
-pub(super) fn has_credentials(keys: &[String], host: &str, locations: &[&str]) -> bool {
+pub(crate) fn has_credentials(keys: &[String], host: &str, locations: &[&str]) -> bool {
     keys.iter().any(|key| {
         key == host
             || locations

@@ -1,8 +1,8 @@
 //! The mirror pass and its pre-flight on a config shaped like openshift-install's
 //! (`fixtures/mirrors/installer-shaped.ign`) and on bootgen's own, plus every option parser.
 
-use super::preflight::{self, CaCheck, NameCheck, Resolution, Severity};
 use super::*;
+use crate::checks::preflight::{self, CaCheck, NameCheck, Resolution, Severity};
 use crate::ignition::IgnitionDoc;
 use crate::passes::{file_entries, file_text};
 use base64::Engine;

@@ -108,7 +108,7 @@ fn bundle_of_manifest(text: &str) -> Result<String> {
 
 /// CA certificates the node's container tools will trust for `host`: the system anchors and
 /// the per-registry certs.d directories.
-pub(super) fn ca_count(doc: &IgnitionDoc, host: &str) -> usize {
+pub(crate) fn ca_count(doc: &IgnitionDoc, host: &str) -> usize {
     let dirs = [
         "/etc/pki/ca-trust/source/anchors/".to_string(),
         format!("/etc/containers/certs.d/{host}/"),

@@ -4,18 +4,18 @@
 
 mod units;
 
-pub use units::{lint_units, lint_units_with_files, OS_UNITS};
+pub use units::{lint_units, lint_units_with_files};
 
-use super::certs::{CertCollector, CertReport, CertStatus};
-use super::kind::classify;
 use super::problem::{Check, Problem, Severity};
+use crate::ignition::classify;
 use crate::ignition::IgnitionDoc;
+use crate::report::{CertCollector, CertReport, CertStatus};
 use serde_json::Value;
 
 /// Keys, kubeconfigs, pull secrets and Secret manifests readable by group or others (an unset
 /// mode is Ignition's 0644).
 pub fn lint_secrets(doc: &IgnitionDoc) -> Vec<Problem> {
-    let Ok(decoded) = super::decode(doc) else {
+    let Ok(decoded) = crate::ignition::decode(doc) else {
         return Vec::new();
     };
     let mut problems = Vec::new();
@@ -39,7 +39,7 @@ pub fn lint_secrets(doc: &IgnitionDoc) -> Vec<Problem> {
     problems
 }
 
-fn past_half_life(cert: &crate::inspect::certs::FoundCert, now: time::OffsetDateTime) -> bool {
+fn past_half_life(cert: &crate::report::FoundCert, now: time::OffsetDateTime) -> bool {
     let life = cert.not_after - cert.not_before;
     now - cert.not_before >= life / 2
 }

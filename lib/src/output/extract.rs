@@ -5,9 +5,9 @@
 //! `.`, `//`), a unit name with a `/`, or a symlink anywhere on the way (one already in the
 //! directory) is refused with an error naming it, before anything is written for it.
 
-use super::{decode, DecodedConfig};
 use crate::error::{Error, Result};
 use crate::ignition::IgnitionDoc;
+use crate::ignition::{decode, DecodedConfig};
 use serde_json::Value;
 use std::fs;
 use std::io::Write as _;

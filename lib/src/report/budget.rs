@@ -164,12 +164,6 @@ pub(crate) fn iso_estimate(bytes: &[u8]) -> Option<u64> {
     (bytes.len() as u64 <= XZ_ESTIMATE_LIMIT).then(|| xz_cpio_size(bytes))
 }
 
-/// The budget of a config whose serialized form is `bytes`: also works out what `--compress`
-/// would make of it (unless its contents are already compressed).
-pub fn of_doc(doc: &crate::ignition::IgnitionDoc, bytes: &[u8]) -> SizeBudget {
-    SizeBudget::of_config(bytes, compressed_size(doc))
-}
-
 /// The size `doc` would have with `--compress` (worked out file by file, without a copy of
 /// the config), when anything would shrink.
 pub fn compressed_size(doc: &crate::ignition::IgnitionDoc) -> Option<u64> {

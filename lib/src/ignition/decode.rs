@@ -1,27 +1,9 @@
-//! Reading configs back: the one decoding layer (data URLs, base64, gzip) that every
-//! toolkit command and the golden snapshots share.
+//! Reading configs back: every file, unit and user of a config, decoded (data URLs, base64,
+//! gzip) by the one decoder in `dataurl`. Every toolkit command and the golden view read
+//! configs through here.
 
-pub mod budget;
-pub mod certs;
-pub mod diff;
-pub mod extract;
-pub mod kind;
-pub mod lint;
-mod locate;
-pub mod problem;
-mod rules;
-mod source;
-pub mod summary;
-pub mod unit_text;
-pub mod validate;
-mod view;
-
-pub use lint::{lint_units, lint_units_with_files};
-pub use problem::{Check, Problem, Severity};
-pub use view::readable_view;
-
+use super::{dataurl, IgnitionDoc};
 use crate::error::{Error, Result};
-use crate::ignition::{dataurl, IgnitionDoc};
 use serde::Serialize;
 use serde_json::Value;
 

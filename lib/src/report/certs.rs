@@ -135,7 +135,7 @@ impl CertCollector {
 
     /// Every file of a config, by its path on the node.
     pub fn scan_config(&mut self, doc: &IgnitionDoc) -> Result<()> {
-        let decoded = super::decode(doc)?;
+        let decoded = crate::ignition::decode(doc)?;
         for file in &decoded.files {
             for bytes in file.contents.iter().chain(&file.append) {
                 self.scan(bytes, &file.path);

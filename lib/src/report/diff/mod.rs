@@ -6,8 +6,8 @@
 mod entries;
 mod users;
 
-use super::decode;
 use crate::error::Result;
+use crate::ignition::decode;
 use crate::ignition::IgnitionDoc;
 use entries::Differ;
 use serde::Serialize;
@@ -159,7 +159,7 @@ pub fn diff_file(
         (None, Some(_)) => differ.push(ChangeKind::Added, "file", label, vec![], None),
         (Some(_), None) => differ.push(ChangeKind::Removed, "file", label, vec![], None),
         (Some(a), Some(b)) if a != b => {
-            let kind = super::kind::classify(label, Some(b));
+            let kind = crate::ignition::classify(label, Some(b));
             let mut details = Vec::new();
             let text = differ.text("contents", kind, a, b, &mut details);
             differ.push(ChangeKind::Changed, "file", label, details, text);

@@ -4,9 +4,9 @@
 //! warns about disables that change nothing, enabled units without [Install], and references
 //! to units or scripts that are neither in the config nor part of the OS.
 
+use crate::checks::{Check, Problem, Severity};
+use crate::ignition::unit_text::{list_values, parse_unit, UnitEntry};
 use crate::ignition::IgnitionDoc;
-use crate::inspect::problem::{Check, Problem, Severity};
-use crate::inspect::unit_text::{list_values, parse_unit, UnitEntry};
 use crate::passes::{HOLD_DIR, HOLD_DROPIN};
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet, VecDeque};

@@ -3,7 +3,7 @@
 //! one-line summary (label and SHA-256), so the view stays readable and still changes when a
 //! key or certificate does.
 
-use super::DecodedConfig;
+use super::decode::DecodedConfig;
 use sha2::{Digest, Sha256};
 use std::fmt::Write;
 

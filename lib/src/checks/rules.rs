@@ -4,10 +4,10 @@
 //! what its validator lets through but its `files` stage fails on: a file that is also another
 //! entry's parent directory, and gzip contents that do not decompress.
 
-use super::kind::has_unit_suffix;
 use super::problem::{Check, Problem, Severity};
 use super::source::check_source;
-use super::unit_text::parse_unit;
+use crate::ignition::kind::has_unit_suffix;
+use crate::ignition::unit_text::parse_unit;
 use serde_json::Value;
 use std::collections::{BTreeMap, HashMap};
 use std::io::Read as _;

@@ -2,9 +2,9 @@
 //! unified diff of their decoded text.
 
 use super::{ChangeKind, DiffItem};
-use crate::inspect::kind::{classify, FileKind};
-use crate::inspect::view::summarize_pem;
-use crate::inspect::{DecodedFile, DecodedUnit};
+use crate::ignition::kind::{classify, FileKind};
+use crate::ignition::view::summarize_pem;
+use crate::ignition::{DecodedFile, DecodedUnit};
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 

@@ -3,8 +3,8 @@
 
 use super::entries::Differ;
 use super::ChangeKind;
-use crate::inspect::view::summarize_key;
-use crate::inspect::DecodedUser;
+use crate::ignition::view::summarize_key;
+use crate::ignition::DecodedUser;
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
 

@@ -3,11 +3,11 @@
 //! size budget. Contents are never printed, so the summary is safe to paste into an issue.
 
 use super::budget::{human_size, SizeBudget};
-use super::kind::{classify, FileKind};
-use super::DecodedFile;
 use crate::error::Result;
 use crate::ignition::split::SplitDoc;
+use crate::ignition::DecodedFile;
 use crate::ignition::IgnitionDoc;
+use crate::ignition::{classify, FileKind};
 use crate::passes::HOLD_DROPIN;
 use serde::Serialize;
 use serde_json::Value;
@@ -229,7 +229,7 @@ fn summarize_parts<'v>(
         .map(|(i, entry)| {
             let entry = entry?;
             saving.add(&entry);
-            let f = super::decode_file(i, &entry)?;
+            let f = crate::ignition::decode_file(i, &entry)?;
             let size = f.contents.as_ref().map_or(0, Vec::len)
                 + f.append.iter().map(Vec::len).sum::<usize>();
             let first = if f.contents.is_none() && f.remote_sources.is_empty() {
@@ -255,7 +255,7 @@ fn summarize_parts<'v>(
     let compressed = saving
         .total()
         .map(|saving| serialized_len.saturating_sub(saving));
-    let units = super::decode_units(doc)
+    let units = crate::ignition::decode_units(doc)
         .iter()
         .map(|u| UnitSummary {
             name: u.name.clone(),
@@ -266,7 +266,7 @@ fn summarize_parts<'v>(
             dropins: u.dropins.iter().map(|d| d.name.clone()).collect(),
         })
         .collect();
-    let users = super::decode_users(doc)
+    let users = crate::ignition::decode_users(doc)
         .iter()
         .map(|u| UserSummary {
             name: u.name.clone(),

@@ -6,16 +6,16 @@
 //!
 //! Name resolution is the caller's (the library does no network I/O): pass a resolver.
 
-use super::hosts::{configured_lines, maps_name};
-use super::pull_secret::{auth_keys, has_credentials, manifest_auth_keys};
-use super::registries_conf::registry_for;
-use super::release::{self, ReleaseReference};
-use super::trust::ca_count;
-use super::{read_text, NODE_PULL_SECRET, PULL_SECRET_MANIFEST, REGISTRIES_CONF};
 use crate::error::OptionField;
 use crate::error::{Error, Result};
 use crate::ignition::IgnitionDoc;
 use crate::model::mirrors::{host_of, matches_source, Registry};
+use crate::passes::mirrors::hosts::{configured_lines, maps_name};
+use crate::passes::mirrors::pull_secret::{auth_keys, has_credentials, manifest_auth_keys};
+use crate::passes::mirrors::registries_conf::registry_for;
+use crate::passes::mirrors::release::{self, ReleaseReference};
+use crate::passes::mirrors::trust::ca_count;
+use crate::passes::mirrors::{read_text, NODE_PULL_SECRET, PULL_SECRET_MANIFEST, REGISTRIES_CONF};
 
 /// How bad a finding is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -185,7 +185,7 @@ impl Report {
 pub fn check(doc: &IgnitionDoc, resolve: &mut dyn FnMut(&str) -> Resolution) -> Report {
     let mut report = Report::default();
     let registries = match read_text(doc, REGISTRIES_CONF)
-        .and_then(|t| super::registries_conf::parse(&t.unwrap_or_default()))
+        .and_then(|t| crate::passes::mirrors::registries_conf::parse(&t.unwrap_or_default()))
     {
         Ok(registries) => registries,
         Err(e) => {

@@ -3,8 +3,6 @@
 //! top-level type, `attribute=value` parameters, `;base64` last; padded standard base64; plain
 //! data only in URL characters with valid `%XX` escapes).
 
-use base64::Engine as _;
-
 /// Schemes a resource may use in spec 3.`minor`.
 fn scheme_allowed(scheme: &str, minor: u32) -> bool {
     match scheme {
@@ -119,21 +117,24 @@ pub fn decode_data_url(url: &str) -> Result<Vec<u8>, String> {
     for param in params {
         check_parameter(param)?;
     }
-    if base64 {
-        if !data
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || "+/=".contains(c))
-        {
-            return Err("invalid data character".into());
+    let allowed = |c: char| {
+        if base64 {
+            c.is_ascii_alphanumeric() || "+/=".contains(c)
+        } else {
+            is_url_char(c)
         }
-        return base64::engine::general_purpose::STANDARD
-            .decode(data)
-            .map_err(|e| format!("illegal base64 data: {e}"));
-    }
-    if !data.chars().all(is_url_char) {
+    };
+    if !data.chars().all(allowed) {
         return Err("invalid data character".into());
     }
-    crate::ignition::dataurl::decode(&format!("data:,{data}"), None).map_err(|e| e.0)
+    // The syntax is Ignition's (and so are the messages); the decoding is the one every reader
+    // of configs shares.
+    if base64 {
+        crate::ignition::dataurl::base64_payload(data)
+            .map_err(|e| format!("illegal base64 data: {e}"))
+    } else {
+        crate::ignition::dataurl::percent_decode(data).map_err(|e| e.0)
+    }
 }
 
 #[cfg(test)]

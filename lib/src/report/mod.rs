@@ -1,0 +1,21 @@
+//! Reports on a config for a person: the summary `bootgen inspect` prints (never contents, so
+//! it is safe to paste), the size budget against the user-data limits, the certificate report
+//! with time left, and the semantic diff of two configs.
+
+mod budget;
+mod certs;
+mod diff;
+mod summary;
+
+pub use budget::{
+    compressed_size, human_size, xz_cpio_size, BudgetLine, Carriage, Channel, SizeBudget, WayOut,
+    CHANNELS, XZ_ESTIMATE_LIMIT, XZ_EXACT_LIMIT,
+};
+pub use certs::{
+    human_duration, parse_duration, CertCollector, CertLine, CertReport, CertStatus, FoundCert,
+};
+pub use diff::{diff, diff_file, ChangeKind, ConfigDiff, DiffItem};
+pub use summary::{
+    bootkube_stages, installation_disk, release_of, summarize, summarize_split, summary_reads,
+    FileSummary, ReleaseGuess, Summary, UnitSummary, UserSummary,
+};
