@@ -11,6 +11,7 @@ use crate::model::{Model, ModelOptions};
 use crate::passes::{self, Change, PassOptions};
 use crate::pki::{KeyAlgorithm, KubeconfigKind, Pki, PkiNotice, PkiRequest};
 use crate::render::Renderer;
+use crate::report::SizeBudget;
 use serde::Serialize;
 use std::path::PathBuf;
 
@@ -160,6 +161,25 @@ impl Generated {
         } else {
             BOOTSTRAP_CONFIG
         }
+    }
+
+    /// The size budget of the config the node boots from: its size against the user-data
+    /// limits of the clouds and the live ISO's embed area, with what `PassOptions::compress`
+    /// would make of it and the way out when it does not fit.
+    pub fn size_budget(&self) -> SizeBudget {
+        SizeBudget::of_config(
+            &self.bootstrap.to_bytes(),
+            crate::report::compressed_size(&self.bootstrap),
+        )
+    }
+
+    /// The release image the node pulls: the payload of [`Model::release`], or after a mirror
+    /// rewrite (a blocked source's tag pointed at its mirror) the mirror's reference.
+    pub fn pulled_release_image(&self) -> String {
+        passes::mirrors::find_release(&self.bootstrap)
+            .ok()
+            .flatten()
+            .map_or_else(|| self.model.release_image.clone(), |r| r.reference)
     }
 
     /// Whether the output directory gets `master.ign`: a single node makes its own on the node.
@@ -450,6 +470,23 @@ mod tests {
                 .any(|f| f.message.contains("mirror.lab.internal")),
             "{:?}",
             checked.preflight.findings
+        );
+
+        // The size budget and the pulled image an embedder reads from the same result.
+        let budget = fresh.size_budget();
+        assert_eq!(budget.size, fresh.bootstrap.to_bytes().len() as u64);
+        assert!(budget.to_string().contains("AWS"), "{budget}");
+        assert_eq!(fresh.pulled_release_image(), fresh.model.release_image);
+        let mut blocked = options();
+        blocked.passes.mirrors.mirrors = mirrored.passes.mirrors.mirrors.clone();
+        blocked.passes.mirrors.block_sources = true;
+        let rewritten = generate(&loaded, &blocked).unwrap();
+        assert!(
+            rewritten
+                .pulled_release_image()
+                .starts_with("mirror.lab.internal:5000/ocp/ocp-release:"),
+            "{}",
+            rewritten.pulled_release_image()
         );
 
         let mut masked = options();

@@ -30,7 +30,10 @@
 //! Before writing, look at what `generate` found: [`Generated::preflight`], the mirror
 //! pre-flight (what will fail on the node; its `verdict(strict)` says whether to stop), with
 //! mirror names looked up by the [`NameResolver`] you set in [`Options::resolver`], and
-//! [`Generated::unit_lint`], holds and masks that will not do what was meant.
+//! [`Generated::unit_lint`], holds and masks that will not do what was meant;
+//! [`Generated::size_budget`] says where the config fits (cloud user data, the live ISO) and
+//! [`Generated::pulled_release_image`] what the node will pull. The release it was made for is
+//! [`model::Model::release`], with that release's profile from [`release`].
 //!
 //! To write the output directory use [`output::write_dir`] with [`output::output_files`]; to
 //! generate again into the same directory, set [`Options::tls_dir`] to its `tls/` so the PKI is

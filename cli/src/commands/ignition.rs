@@ -124,17 +124,14 @@ pub fn run(args: IgnitionArgs) -> anyhow::Result<ExitCode> {
     let unit_count = bootgen::passes::unit_names(&generated.bootstrap).len();
     let cluster_domain = generated.model.cluster_domain();
     let architecture = generated.model.control_plane.architecture;
-    // What the node will pull: after a mirror rewrite, the mirror's reference.
-    let release_image = bootgen::passes::mirrors::find_release(&generated.bootstrap)
-        .ok()
-        .flatten()
-        .map_or_else(|| generated.model.release_image.clone(), |r| r.reference);
+    let release_image = generated.pulled_release_image();
     // What --compress would make of it, for the size budget (the generated config goes next).
     let compressed = bootgen::report::compressed_size(&generated.bootstrap);
     let config_name = generated.bootstrap_name();
     let single_node = generated.model.single_node.clone();
     let files = output::into_output_files(generated);
-    // The budget comes from the bytes about to be written, not from serializing the config again.
+    // The budget comes from the bytes about to be written, not from serializing the config again
+    // (as `Generated::size_budget` would).
     let budget = files
         .iter()
         .find(|f| f.relative == config_name)
