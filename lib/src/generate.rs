@@ -4,6 +4,7 @@
 use crate::assets::{self, AssetSet, File, User};
 use crate::checks::preflight::{self, Resolution};
 use crate::config::{LoadedConfig, Warning};
+use crate::context::TemplateContext;
 use crate::error::{Error, OptionField, Result};
 use crate::identity::{derive_identity, Identity, HASH_CACHE_FILE};
 use crate::ignition::{self, IgnitionDoc};
@@ -145,6 +146,8 @@ pub struct Generated {
     pub preflight: preflight::Report,
     /// The unit-graph lint of `bootstrap` (holds that cannot work, units nothing starts).
     pub unit_lint: Vec<crate::checks::Problem>,
+    /// Debug mode was asked for (it changes what the templates see).
+    debug: bool,
 }
 
 /// The name of the config a node boots from: `bootstrap.ign` for a bootstrap machine,
@@ -161,6 +164,20 @@ impl Generated {
         } else {
             BOOTSTRAP_CONFIG
         }
+    }
+
+    /// The context every template of this generation was rendered with (`templates/README.md`
+    /// documents each variable): to render a template of one's own with exactly what
+    /// bootgen's templates saw, or to test a template against a real cluster's values.
+    pub fn template_context(&self) -> TemplateContext {
+        let mut context = TemplateContext::new(
+            &self.model,
+            &self.identity,
+            self.pki.manifest_context(),
+            self.debug,
+        );
+        context.user_data = crate::context::user_data(&self.master, &self.worker);
+        context
     }
 
     /// The size budget of the config the node boots from: its size against the user-data
@@ -285,6 +302,7 @@ pub fn generate(loaded: &LoadedConfig, options: &Options) -> Result<Generated> {
         changes,
         preflight,
         unit_lint,
+        debug: options.passes.debug,
     })
 }
 
@@ -471,6 +489,20 @@ mod tests {
             "{:?}",
             checked.preflight.findings
         );
+
+        // The context it reports is the one its files were rendered with.
+        let context = fresh.template_context();
+        let bootkube = crate::render::files_under("node/usr/local/bin/")
+            .into_iter()
+            .find(|f| f.output_name() == "node/usr/local/bin/bootkube.sh")
+            .unwrap();
+        let rendered = Renderer::new(&context.to_value())
+            .render(&bootkube)
+            .unwrap();
+        let written = crate::passes::file_text(&fresh.bootstrap, "/usr/local/bin/bootkube.sh");
+        assert_eq!(Some(String::from_utf8(rendered).unwrap()), written);
+        assert_eq!(context.cluster.infra_id, fresh.identity.infra_id);
+        assert!(context.user_data["master"].as_str().is_some());
 
         // The size budget and the pulled image an embedder reads from the same result.
         let budget = fresh.size_budget();

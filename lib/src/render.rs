@@ -33,6 +33,15 @@ impl TemplateFile {
     }
 }
 
+/// The embedded file `name` (a path under `templates/`, e.g. `node/etc/motd.j2`).
+pub fn template(name: &str) -> Option<TemplateFile> {
+    let file = TEMPLATES.get_file(name)?;
+    Some(TemplateFile {
+        name: file.path().to_str()?,
+        bytes: file.contents(),
+    })
+}
+
 /// Every embedded file under `prefix` (e.g. `node` or `units`), sorted by name.
 pub fn files_under(prefix: &str) -> Vec<TemplateFile> {
     let mut out = Vec::new();

@@ -8,6 +8,6 @@ pub use crate::context::{
     NodeIp, PodNetwork, PoolContext, ReleaseContext, StageContext, TemplateContext,
 };
 pub use crate::render::{
-    files_under, quote_sh, quote_systemd, quote_toml, Renderer, TemplateFile, TEMPLATES,
+    files_under, quote_sh, quote_systemd, quote_toml, template, Renderer, TemplateFile, TEMPLATES,
     TEMPLATE_SUFFIX,
 };

@@ -23,6 +23,8 @@
 //! # }
 //! ```
 
+pub mod templates;
+
 use std::collections::{BTreeMap, BTreeSet};
 use std::ffi::OsStr;
 use std::fmt;

@@ -1,19 +1,15 @@
-//! Renders the Kubernetes manifest templates under `templates/node/opt/openshift` against test
-//! contexts shaped like the one `lib/src/render.rs` builds (see templates/README.md), parses each
-//! result as YAML and checks the values a user would look for.
-//!
-//! The environment mirrors the library's: strict undefined variables, trailing newline kept, no
-//! auto-escaping, default block whitespace handling, and the `b64encode` / `tojson` filters
-//! (`indent` is minijinja's builtin). `tojson` is checked in two flavours, plain serde_json and
-//! minijinja's HTML-safe one (`<>&'` as `\u00XX`), since both must give valid YAML.
+//! Renders the Kubernetes manifest templates under `templates/node/opt/openshift` with the
+//! library's own renderer, parses each result as YAML and checks the values a user would look
+//! for. Two contexts: the library's own for a plain cluster (a real generation, see
+//! `bootgen_conformance::templates`), and the same with every string a user controls replaced
+//! by one that breaks naive YAML (`: #'"`), to show the templates quote what they insert.
 
 use std::collections::BTreeSet;
 use std::error::Error as StdError;
-use std::path::PathBuf;
+use std::sync::OnceLock;
 
 use base64::engine::general_purpose::STANDARD;
 use base64::Engine as _;
-use minijinja::{Environment, Error, ErrorKind, UndefinedBehavior, Value};
 use serde_json::{json, Value as Json};
 
 type TestResult = Result<(), Box<dyn StdError>>;
@@ -48,55 +44,10 @@ const YAML_TEMPLATES: &[&str] = &[
 const CVO_PATCH: &str = "node/opt/openshift/original_cvo_overrides.patch.j2";
 
 // ---------------------------------------------------------------------------------------------
-// Environment and helpers
+// Rendering and helpers
 
-fn templates_dir() -> PathBuf {
-    bootgen_conformance::repo().join("templates")
-}
-
-fn to_json_text(value: &Value, html_safe: bool) -> Result<Value, Error> {
-    let text = serde_json::to_string(value).map_err(|err| {
-        Error::new(ErrorKind::InvalidOperation, "cannot serialize to JSON").with_source(err)
-    })?;
-    let text = if html_safe {
-        text.replace('<', "\\u003c")
-            .replace('>', "\\u003e")
-            .replace('&', "\\u0026")
-            .replace('\'', "\\u0027")
-    } else {
-        text
-    };
-    Ok(Value::from_safe_string(text))
-}
-
-fn environment(html_safe_json: bool) -> Environment<'static> {
-    let mut env = Environment::new();
-    env.set_undefined_behavior(UndefinedBehavior::Strict);
-    env.set_keep_trailing_newline(true);
-    // As in the library: nothing is escaped (minijinja would JSON-escape *.yaml by default).
-    env.set_auto_escape_callback(|_| minijinja::AutoEscape::None);
-    env.set_loader(minijinja::path_loader(templates_dir()));
-    env.add_filter("b64encode", |value: String| STANDARD.encode(value));
-    env.add_filter("sh", bootgen::templates::quote_sh);
-    env.add_filter("systemd", bootgen::templates::quote_systemd);
-    env.add_filter("toml", bootgen::templates::quote_toml);
-    if html_safe_json {
-        env.add_filter("tojson", |value: Value| to_json_text(&value, true));
-    } else {
-        env.add_filter("tojson", |value: Value| to_json_text(&value, false));
-    }
-    env
-}
-
-fn environments() -> [Environment<'static>; 2] {
-    [environment(false), environment(true)]
-}
-
-fn render(env: &Environment<'_>, name: &str, ctx: &Json) -> Result<String, Box<dyn StdError>> {
-    let template = env.get_template(name)?;
-    let text = template
-        .render(Value::from_serialize(ctx))
-        .map_err(|err| format!("rendering {name}: {err:#}"))?;
+fn render(name: &str, ctx: &Json) -> Result<String, Box<dyn StdError>> {
+    let text = bootgen_conformance::templates::render(name, ctx)?;
     if !text.ends_with('\n') {
         return Err(format!("{name}: output does not end with a newline").into());
     }
@@ -110,8 +61,8 @@ fn parse_yaml(name: &str, text: &str) -> Result<Json, Box<dyn StdError>> {
     Ok(serde_json::to_value(yaml)?)
 }
 
-fn render_yaml(env: &Environment<'_>, name: &str, ctx: &Json) -> Result<Json, Box<dyn StdError>> {
-    let text = render(env, name, ctx)?;
+fn render_yaml(name: &str, ctx: &Json) -> Result<Json, Box<dyn StdError>> {
+    let text = render(name, ctx)?;
     parse_yaml(name, &text)
 }
 
@@ -195,50 +146,36 @@ fn install_config_yaml(
 }
 
 /// A plain three-master, two-worker cluster: no proxy, no mirrors, no trust bundle, no SSH key.
+const MINIMAL_INSTALL_CONFIG: &str = r#"apiVersion: v1
+metadata:
+  name: demo
+baseDomain: example.com
+controlPlane:
+  name: master
+  replicas: 3
+compute:
+- name: worker
+  replicas: 2
+networking:
+  networkType: OVNKubernetes
+  clusterNetwork:
+  - cidr: 10.128.0.0/14
+    hostPrefix: 23
+  serviceNetwork:
+  - 172.30.0.0/16
+platform:
+  none: {}
+pullSecret: '{"auths":{"quay.io":{"auth":"dXNlcjpwYXNz"}}}'
+"#;
+
+/// The library's context for the minimal cluster of 4.22, made once.
 fn minimal() -> Result<Json, Box<dyn StdError>> {
-    Ok(with_mirror_manifests(json!({
-        "cluster": {
-            "name": "demo",
-            "base_domain": "example.com",
-            "domain": "demo.example.com",
-            "api_host": "api.demo.example.com",
-            "api_int_host": "api-int.demo.example.com",
-            "id": "0b3e6a52-5d0c-4f7e-9a54-1f2d3c4b5a69",
-            "infra_id": "demo-7xk2p",
-        },
-        "release_image": "quay.io/openshift-release-dev/ocp-release@sha256:0000000000000000000000000000000000000000000000000000000000000000",
-        "arch": { "go": "amd64", "kernel": "x86_64" },
-        "cluster_arch": { "go": "amd64", "kernel": "x86_64" },
-        "payload_multi": false,
-        "fips": false,
-        "pull_secret": "{\"auths\":{\"quay.io\":{\"auth\":\"dXNlcjpwYXNz\"}}}",
-        "ssh_key": "",
-        "trust_bundle": "",
-        "trust_bundle_policy": "Proxyonly",
-        "proxy": { "enabled": false, "http_proxy": "", "https_proxy": "", "no_proxy": "", "user_no_proxy": "" },
-        "registries": [],
-        "mirror_kind": "",
-        "node_ip": { "use_ipv6": false, "bootstrap_ip": "" },
-        "cluster_profile": "",
-        "kubelet_verbosity": 2,
-        "networking": {
-            "network_type": "OVNKubernetes",
-            "cluster_networks": [ { "cidr": "10.128.0.0/14", "host_prefix": 23 } ],
-            "service_networks": [ "172.30.0.0/16" ],
-            "machine_networks": [ "10.0.0.0/16" ],
-        },
-        "control_plane": { "replicas": 3, "hyperthreading": "Enabled" },
-        "compute": [ { "name": "worker", "replicas": 2, "hyperthreading": "Enabled", "architecture": "amd64" } ],
-        "feature_set": "",
-        "capabilities": { "baseline": "", "additional": [] },
-        "install_config_yaml": install_config_yaml("demo", "example.com", "")?,
-        "kubeadmin_hash": "$2a$10$N9qo8uLOickgx2ZMRZoMyeIjZAgcfl7p92ldGxad68LJZdL17lhWy",
-        "release_channel": "stable-4.22",
-        // The library's own release entry: the manifests of 4.22.
-        "release": bootgen::templates::release_context(&bootgen::release::select(Some("4.22.0"), None).unwrap()),
-        "user_data": {"master": "eyJpZ25pdGlvbiI6e319", "worker": "eyJpZ25pdGlvbiI6e319"},
-        "installer_version": "0.1.0",
-    })))
+    static MADE: OnceLock<Json> = OnceLock::new();
+    if let Some(ctx) = MADE.get() {
+        return Ok(ctx.clone());
+    }
+    let ctx = bootgen_conformance::templates::context_of(MINIMAL_INSTALL_CONFIG, "4.22.0")?;
+    Ok(MADE.get_or_init(|| ctx).clone())
 }
 
 /// Everything switched on, with strings that break naive YAML: `: #'"`, a proxy password,
@@ -253,7 +190,7 @@ fn awkward() -> Result<Json, Box<dyn StdError>> {
     );
     let trust_bundle = "-----BEGIN CERTIFICATE-----\nMIIBszCCAVmgAwIBAgIUQ2Fub25pY2Fs: #'\"\n-----END CERTIFICATE-----\n\
                         -----BEGIN CERTIFICATE-----\nMIIBtDCCAVqgAwIBAgIUU2Vjb25k\n-----END CERTIFICATE-----";
-    Ok(with_mirror_manifests(json!({
+    let awkward = json!({
         "cluster": {
             "name": name,
             "base_domain": base_domain,
@@ -322,7 +259,13 @@ fn awkward() -> Result<Json, Box<dyn StdError>> {
         "release": bootgen::templates::release_context(&bootgen::release::select(Some("4.22.0"), None).unwrap()),
         "user_data": {"master": "eyJpZ25pdGlvbiI6e319", "worker": "eyJpZ25pdGlvbiI6e319"},
         "installer_version": "0.1.0-dev+g1234: #'\"",
-    })))
+    });
+    // Everything the overlay does not name stays the library's.
+    let mut ctx = minimal()?;
+    for (key, value) in awkward.as_object().into_iter().flatten() {
+        ctx[key] = value.clone();
+    }
+    Ok(with_mirror_manifests(ctx))
 }
 
 /// The context's `mirror_manifests` as the library makes it for 4.22: one manifest of
@@ -372,11 +315,10 @@ fn with(mut ctx: Json, pointer: &str, value: Json) -> Result<Json, Box<dyn StdEr
 
 #[test]
 fn every_manifest_renders_to_one_yaml_object() -> TestResult {
-    for env in environments() {
+    {
         for (label, ctx) in contexts()? {
             for name in YAML_TEMPLATES {
-                let doc =
-                    render_yaml(&env, name, &ctx).map_err(|err| format!("[{label}] {err}"))?;
+                let doc = render_yaml(name, &ctx).map_err(|err| format!("[{label}] {err}"))?;
                 for pointer in ["/apiVersion", "/kind", "/metadata/name"] {
                     let value =
                         text_at(&doc, pointer).map_err(|err| format!("[{label}] {name}: {err}"))?;
@@ -390,9 +332,9 @@ fn every_manifest_renders_to_one_yaml_object() -> TestResult {
 
 #[test]
 fn cvo_patch_is_exact_json() -> TestResult {
-    for env in environments() {
+    {
         for (_, ctx) in contexts()? {
-            let text = render(&env, CVO_PATCH, &ctx)?;
+            let text = render(CVO_PATCH, &ctx)?;
             let patch: Json = serde_json::from_str(&text)?;
             assert_eq!(patch, json!({ "spec": { "overrides": null } }));
         }
@@ -405,9 +347,9 @@ fn cvo_patch_is_exact_json() -> TestResult {
 
 #[test]
 fn cluster_config_carries_the_install_config() -> TestResult {
-    for env in environments() {
+    {
         for (label, ctx) in contexts()? {
-            let doc = render_yaml(&env, &manifest("cluster-config.yaml"), &ctx)?;
+            let doc = render_yaml(&manifest("cluster-config.yaml"), &ctx)?;
             assert_object(
                 &doc,
                 "v1",
@@ -439,13 +381,9 @@ fn cluster_config_carries_the_install_config() -> TestResult {
 
 #[test]
 fn pull_secret_decodes_to_the_input() -> TestResult {
-    for env in environments() {
+    {
         for (label, ctx) in contexts()? {
-            let doc = render_yaml(
-                &env,
-                &manifest("openshift-config-secret-pull-secret.yaml"),
-                &ctx,
-            )?;
+            let doc = render_yaml(&manifest("openshift-config-secret-pull-secret.yaml"), &ctx)?;
             assert_object(
                 &doc,
                 "v1",
@@ -467,11 +405,7 @@ fn pull_secret_decodes_to_the_input() -> TestResult {
 #[test]
 fn kube_cloud_config_is_empty() -> TestResult {
     for (_, ctx) in contexts()? {
-        let doc = render_yaml(
-            &environment(false),
-            &manifest("kube-cloud-config.yaml"),
-            &ctx,
-        )?;
+        let doc = render_yaml(&manifest("kube-cloud-config.yaml"), &ctx)?;
         assert_object(&doc, "v1", "Secret", Some("kube-system"), "kube-cloud-cfg")?;
         assert_eq!(text_at(&doc, "/data/config")?, "");
     }
@@ -480,10 +414,10 @@ fn kube_cloud_config_is_empty() -> TestResult {
 
 #[test]
 fn ingress_and_dns_use_the_cluster_domain() -> TestResult {
-    for env in environments() {
+    {
         for (label, ctx) in contexts()? {
             let domain = str_of(&ctx, "/cluster/domain");
-            let ingress = render_yaml(&env, &manifest("cluster-ingress-02-config.yml"), &ctx)?;
+            let ingress = render_yaml(&manifest("cluster-ingress-02-config.yml"), &ctx)?;
             assert_object(
                 &ingress,
                 "config.openshift.io/v1",
@@ -496,7 +430,7 @@ fn ingress_and_dns_use_the_cluster_domain() -> TestResult {
                 format!("apps.{domain}"),
                 "[{label}]"
             );
-            let dns = render_yaml(&env, &manifest("cluster-dns-02-config.yml"), &ctx)?;
+            let dns = render_yaml(&manifest("cluster-dns-02-config.yml"), &ctx)?;
             assert_object(&dns, "config.openshift.io/v1", "DNS", None, "cluster")?;
             assert_eq!(text_at(&dns, "/spec/baseDomain")?, domain, "[{label}]");
         }
@@ -506,9 +440,9 @@ fn ingress_and_dns_use_the_cluster_domain() -> TestResult {
 
 #[test]
 fn network_config_lists_every_network() -> TestResult {
-    for env in environments() {
+    {
         for (label, ctx) in contexts()? {
-            let doc = render_yaml(&env, &manifest("cluster-network-02-config.yml"), &ctx)?;
+            let doc = render_yaml(&manifest("cluster-network-02-config.yml"), &ctx)?;
             assert_object(&doc, "config.openshift.io/v1", "Network", None, "cluster")?;
             let expected_cluster: Vec<Json> = at(&ctx, "/networking/cluster_networks")?
                 .as_array()
@@ -538,9 +472,8 @@ fn network_config_lists_every_network() -> TestResult {
 #[test]
 fn infrastructure_names_the_cluster_and_its_topology() -> TestResult {
     let name = manifest("cluster-infrastructure-02-config.yml");
-    let env = environment(false);
     for (label, ctx) in contexts()? {
-        let doc = render_yaml(&env, &name, &ctx)?;
+        let doc = render_yaml(&name, &ctx)?;
         assert_object(
             &doc,
             "config.openshift.io/v1",
@@ -579,7 +512,7 @@ fn infrastructure_names_the_cluster_and_its_topology() -> TestResult {
     for (masters, workers, control_plane, infrastructure) in cases {
         let ctx = with(minimal()?, "/control_plane/replicas", json!(masters))?;
         let ctx = with(ctx, "/compute/0/replicas", json!(workers))?;
-        let doc = render_yaml(&env, &name, &ctx)?;
+        let doc = render_yaml(&name, &ctx)?;
         let case = format!("{masters} masters, {workers} workers");
         assert_eq!(
             text_at(&doc, "/status/controlPlaneTopology")?,
@@ -598,14 +531,14 @@ fn infrastructure_names_the_cluster_and_its_topology() -> TestResult {
 #[test]
 fn proxy_spec_status_and_trusted_ca() -> TestResult {
     let name = manifest("cluster-proxy-01-config.yaml");
-    for env in environments() {
-        let doc = render_yaml(&env, &name, &minimal()?)?;
+    {
+        let doc = render_yaml(&name, &minimal()?)?;
         assert_object(&doc, "config.openshift.io/v1", "Proxy", None, "cluster")?;
         assert_eq!(at(&doc, "/spec")?, &json!({ "trustedCA": { "name": "" } }));
         assert_eq!(at(&doc, "/status")?, &json!({}));
 
         let ctx = awkward()?;
-        let doc = render_yaml(&env, &name, &ctx)?;
+        let doc = render_yaml(&name, &ctx)?;
         for (field, spec_key, status_key) in [
             ("http_proxy", "/spec/httpProxy", "/status/httpProxy"),
             ("https_proxy", "/spec/httpsProxy", "/status/httpsProxy"),
@@ -633,7 +566,6 @@ fn proxy_spec_status_and_trusted_ca() -> TestResult {
         (false, true, "Always", "user-ca-bundle"),
         (false, false, "Always", ""),
     ];
-    let env = environment(false);
     for (enabled, bundle, policy, expected) in cases {
         let ctx = with(awkward()?, "/proxy/enabled", json!(enabled))?;
         let ctx = with(ctx, "/trust_bundle_policy", json!(policy))?;
@@ -642,7 +574,7 @@ fn proxy_spec_status_and_trusted_ca() -> TestResult {
         } else {
             with(ctx, "/trust_bundle", json!(""))?
         };
-        let doc = render_yaml(&env, &name, &ctx)?;
+        let doc = render_yaml(&name, &ctx)?;
         let case = format!("proxy {enabled}, bundle {bundle}, policy {policy}");
         assert_eq!(text_at(&doc, "/spec/trustedCA/name")?, expected, "{case}");
         assert_eq!(doc.pointer("/status/noProxy").is_some(), enabled, "{case}");
@@ -653,12 +585,11 @@ fn proxy_spec_status_and_trusted_ca() -> TestResult {
 #[test]
 fn masters_schedulable_only_without_workers() -> TestResult {
     let name = manifest("cluster-scheduler-02-config.yml");
-    let env = environment(false);
     for (label, ctx, expected) in [
         ("minimal", minimal()?, false),
         ("awkward", awkward()?, true),
     ] {
-        let doc = render_yaml(&env, &name, &ctx)?;
+        let doc = render_yaml(&name, &ctx)?;
         assert_object(&doc, "config.openshift.io/v1", "Scheduler", None, "cluster")?;
         assert_eq!(
             at(&doc, "/spec/mastersSchedulable")?,
@@ -675,16 +606,16 @@ fn masters_schedulable_only_without_workers() -> TestResult {
             { "name": "edge", "replicas": 0, "hyperthreading": "Enabled", "architecture": "amd64" },
         ]),
     )?;
-    let doc = render_yaml(&env, &name, &ctx)?;
+    let doc = render_yaml(&name, &ctx)?;
     assert_eq!(at(&doc, "/spec/mastersSchedulable")?, &json!(true));
     Ok(())
 }
 
 #[test]
 fn mirror_manifests_list_sources_and_mirrors() -> TestResult {
-    for env in environments() {
+    {
         let ctx = awkward()?;
-        let icsp = render_yaml(&env, &manifest("image-content-source-policy.yaml"), &ctx)?;
+        let icsp = render_yaml(&manifest("image-content-source-policy.yaml"), &ctx)?;
         assert_object(
             &icsp,
             "operator.openshift.io/v1alpha1",
@@ -692,7 +623,7 @@ fn mirror_manifests_list_sources_and_mirrors() -> TestResult {
             None,
             "image-policy",
         )?;
-        let idms = render_yaml(&env, &manifest("image-digest-mirror-set.yaml"), &ctx)?;
+        let idms = render_yaml(&manifest("image-digest-mirror-set.yaml"), &ctx)?;
         assert_object(
             &idms,
             "config.openshift.io/v1",
@@ -743,9 +674,9 @@ fn mirror_manifests_list_sources_and_mirrors() -> TestResult {
 
         // Without mirrors both still parse, with an empty list.
         let ctx = minimal()?;
-        let icsp = render_yaml(&env, &manifest("image-content-source-policy.yaml"), &ctx)?;
+        let icsp = render_yaml(&manifest("image-content-source-policy.yaml"), &ctx)?;
         assert_eq!(at(&icsp, "/spec/repositoryDigestMirrors")?, &json!([]));
-        let idms = render_yaml(&env, &manifest("image-digest-mirror-set.yaml"), &ctx)?;
+        let idms = render_yaml(&manifest("image-digest-mirror-set.yaml"), &ctx)?;
         assert_eq!(at(&idms, "/spec/imageDigestMirrors")?, &json!([]));
     }
     Ok(())
@@ -753,9 +684,9 @@ fn mirror_manifests_list_sources_and_mirrors() -> TestResult {
 
 #[test]
 fn user_ca_bundle_keeps_the_pem_exactly() -> TestResult {
-    for env in environments() {
+    {
         let ctx = awkward()?;
-        let doc = render_yaml(&env, &manifest("user-ca-bundle-config.yaml"), &ctx)?;
+        let doc = render_yaml(&manifest("user-ca-bundle-config.yaml"), &ctx)?;
         assert_object(
             &doc,
             "v1",
@@ -774,9 +705,9 @@ fn user_ca_bundle_keeps_the_pem_exactly() -> TestResult {
 #[test]
 fn cluster_version_has_channel_id_and_capabilities() -> TestResult {
     let name = manifest("cvo-overrides.yaml");
-    for env in environments() {
+    {
         for (label, ctx) in contexts()? {
-            let doc = render_yaml(&env, &name, &ctx)?;
+            let doc = render_yaml(&name, &ctx)?;
             assert_object(
                 &doc,
                 "config.openshift.io/v1",
@@ -795,18 +726,18 @@ fn cluster_version_has_channel_id_and_capabilities() -> TestResult {
                 "[{label}]"
             );
         }
-        let doc = render_yaml(&env, &name, &minimal()?)?;
+        let doc = render_yaml(&name, &minimal()?)?;
         assert!(
             doc.pointer("/spec/capabilities").is_none(),
             "no capabilities unless set"
         );
-        let doc = render_yaml(&env, &name, &awkward()?)?;
+        let doc = render_yaml(&name, &awkward()?)?;
         assert_eq!(
             at(&doc, "/spec/capabilities")?,
             &json!({ "baselineCapabilitySet": "None", "additionalEnabledCapabilities": ["baremetal", "MachineAPI"] })
         );
         let only_additional = with(minimal()?, "/capabilities/additional", json!(["Console"]))?;
-        let doc = render_yaml(&env, &name, &only_additional)?;
+        let doc = render_yaml(&name, &only_additional)?;
         assert_eq!(
             at(&doc, "/spec/capabilities")?,
             &json!({ "additionalEnabledCapabilities": ["Console"] })
@@ -864,7 +795,6 @@ fn object_ref(doc: &Json) -> Result<ObjectRef, Box<dyn StdError>> {
 
 #[test]
 fn cvo_overrides_cover_exactly_the_emitted_objects() -> TestResult {
-    let env = environment(false);
     let with_icsp = with_mirror_manifests(with(
         awkward()?,
         "/mirror_kind",
@@ -904,7 +834,7 @@ fn cvo_overrides_cover_exactly_the_emitted_objects() -> TestResult {
     .collect();
 
     for (label, ctx) in all_contexts {
-        let cvo = render_yaml(&env, &manifest("cvo-overrides.yaml"), &ctx)?;
+        let cvo = render_yaml(&manifest("cvo-overrides.yaml"), &ctx)?;
         let overrides = at(&cvo, "/spec/overrides")?
             .as_array()
             .cloned()
@@ -923,7 +853,7 @@ fn cvo_overrides_cover_exactly_the_emitted_objects() -> TestResult {
 
         let mut emitted = pki_objects.clone();
         for name in emitted_templates(&ctx) {
-            emitted.insert(object_ref(&render_yaml(&env, name, &ctx)?)?);
+            emitted.insert(object_ref(&render_yaml(name, &ctx)?)?);
         }
         assert_eq!(listed, emitted, "[{label}] overrides vs emitted objects");
     }
@@ -932,9 +862,9 @@ fn cvo_overrides_cover_exactly_the_emitted_objects() -> TestResult {
 
 #[test]
 fn openshift_objects_carry_the_inputs() -> TestResult {
-    for env in environments() {
+    {
         for (label, ctx) in contexts()? {
-            let doc = render_yaml(&env, &openshift("99_kubeadmin-password-secret.yaml"), &ctx)?;
+            let doc = render_yaml(&openshift("99_kubeadmin-password-secret.yaml"), &ctx)?;
             assert_object(&doc, "v1", "Secret", Some("kube-system"), "kubeadmin")?;
             assert_eq!(
                 decode_at(&doc, "/data/kubeadmin")?,
@@ -942,7 +872,7 @@ fn openshift_objects_carry_the_inputs() -> TestResult {
                 "[{label}]"
             );
 
-            let doc = render_yaml(&env, &openshift("99_feature-gate.yaml"), &ctx)?;
+            let doc = render_yaml(&openshift("99_feature-gate.yaml"), &ctx)?;
             assert_object(
                 &doc,
                 "config.openshift.io/v1",
@@ -956,7 +886,7 @@ fn openshift_objects_carry_the_inputs() -> TestResult {
                 "[{label}]"
             );
 
-            let doc = render_yaml(&env, &openshift("openshift-install-manifests.yaml"), &ctx)?;
+            let doc = render_yaml(&openshift("openshift-install-manifests.yaml"), &ctx)?;
             assert_object(
                 &doc,
                 "v1",
@@ -977,11 +907,11 @@ fn openshift_objects_carry_the_inputs() -> TestResult {
 
 #[test]
 fn ssh_machine_configs_give_core_the_key() -> TestResult {
-    for env in environments() {
+    {
         let ctx = awkward()?;
         for role in ["master", "worker"] {
             let name = openshift(&format!("99_openshift-machineconfig_99-{role}-ssh.yaml"));
-            let doc = render_yaml(&env, &name, &ctx)?;
+            let doc = render_yaml(&name, &ctx)?;
             let object = format!("99-{role}-ssh");
             assert_object(
                 &doc,

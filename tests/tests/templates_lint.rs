@@ -9,21 +9,19 @@
 //!   against stub `podman`/`uname` commands;
 //! - `registries.conf` parses as TOML with the expected structure, and is empty without mirrors.
 //!
-//! Templates are rendered straight from `templates/` with a minijinja environment like the
-//! library's (strict undefined variables, trailing newline kept, no escaping) and a context
-//! shaped as templates/README.md describes. The tools must be installed (`.ci/run` does that);
+//! Templates are rendered by the library's own renderer with the library's own context (a real
+//! generation from a test install-config, see `bootgen_conformance::templates`); a test changes
+//! only the fields it is about. The tools must be installed (`.ci/run` does that);
 //! set `BOOTGEN_SKIP_MISSING_TOOLS=1` to skip, rather than fail, when one is missing.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::error::Error as StdError;
 use std::fs;
 use std::os::unix::fs::{symlink, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
+use std::sync::Mutex;
 
-use base64::engine::general_purpose::STANDARD;
-use base64::Engine as _;
-use minijinja::{AutoEscape, Environment, Error, ErrorKind, UndefinedBehavior, Value};
 use serde_json::{json, Value as Json};
 
 type TestResult = Result<(), Box<dyn StdError>>;
@@ -38,49 +36,9 @@ fn templates_dir() -> PathBuf {
     bootgen_conformance::repo().join("templates")
 }
 
-/// The library's `tojson` filter: plain JSON text.
-fn to_json(value: &Value) -> Result<Value, Error> {
-    serde_json::to_string(value)
-        .map(Value::from_safe_string)
-        .map_err(|err| {
-            Error::new(ErrorKind::InvalidOperation, "cannot serialize to JSON").with_source(err)
-        })
-}
-
-/// `trim` turns on trim_blocks and lstrip_blocks: the config-file templates must give the same
-/// bytes either way, so they do not depend on how the library sets its environment up.
-fn environment(trim: bool) -> Environment<'static> {
-    let mut env = Environment::new();
-    env.set_undefined_behavior(UndefinedBehavior::Strict);
-    env.set_keep_trailing_newline(true);
-    env.set_auto_escape_callback(|_| AutoEscape::None);
-    env.add_filter("tojson", |value: Value| to_json(&value));
-    env.add_filter("b64encode", |value: String| STANDARD.encode(value));
-    env.add_filter("sh", bootgen::templates::quote_sh);
-    env.add_filter("systemd", bootgen::templates::quote_systemd);
-    env.add_filter("toml", bootgen::templates::quote_toml);
-    env.set_trim_blocks(trim);
-    env.set_lstrip_blocks(trim);
-    env
-}
-
-/// Renders `rel` (relative to `templates/`): `.j2` files through minijinja, others verbatim.
+/// Renders `rel` (relative to `templates/`) as the library does.
 fn render_file(rel: &str, ctx: &Json) -> Result<String, Box<dyn StdError>> {
-    render_file_with(&environment(false), rel, ctx)
-}
-
-fn render_file_with(
-    env: &Environment<'_>,
-    rel: &str,
-    ctx: &Json,
-) -> Result<String, Box<dyn StdError>> {
-    let source = fs::read_to_string(templates_dir().join(rel))
-        .map_err(|err| format!("cannot read templates/{rel}: {err}"))?;
-    if !rel.ends_with(".j2") {
-        return Ok(source);
-    }
-    env.render_named_str(rel, &source, Value::from_serialize(ctx))
-        .map_err(|err| format!("cannot render templates/{rel}: {err:#}").into())
+    Ok(bootgen_conformance::templates::render(rel, ctx)?)
 }
 
 /// The destination name of a template: `.j2` dropped.
@@ -88,74 +46,70 @@ fn destination(rel: &str) -> &str {
     rel.strip_suffix(".j2").unwrap_or(rel)
 }
 
-/// A context with the shape of templates/README.md, with nothing optional set.
-fn base_context() -> Json {
-    json!({
-        "cluster": {
-            "name": "demo",
-            "base_domain": "example.com",
-            "domain": "demo.example.com",
-            "api_host": "api.demo.example.com",
-            "api_int_host": "api-int.demo.example.com",
-            "id": "6f1c9d2e-3b4a-4c5d-8e7f-0a1b2c3d4e5f",
-            "infra_id": "demo-x7k2p",
-        },
-        "release_image": RELEASE_IMAGE,
-        "arch": { "go": "amd64", "kernel": "x86_64" },
-        "cluster_arch": { "go": "amd64", "kernel": "x86_64" },
-        "payload_multi": false,
-        "fips": false,
-        "pull_secret": r#"{"auths":{"quay.io":{"auth":"dXNlcjpzZWNyZXQ=","email":"me@example.com"}}}"#,
-        "ssh_key": "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIB0gZXhhbXBsZSBrZXkgZm9yIHRlc3Rz demo@example.com",
-        "trust_bundle": "",
-        "trust_bundle_policy": "Proxyonly",
-        "proxy": {
-            "enabled": false,
-            "http_proxy": "",
-            "https_proxy": "",
-            "no_proxy": "",
-            "user_no_proxy": "",
-        },
-        "registries": [],
-        "mirror_kind": "",
-        "node_ip": { "use_ipv6": false, "bootstrap_ip": "" },
-        "cluster_profile": "",
-        "kubelet_verbosity": 2,
-        "networking": {
-            "network_type": "OVNKubernetes",
-            "cluster_networks": [{ "cidr": "10.128.0.0/14", "host_prefix": 23 }],
-            "service_networks": ["172.30.0.0/16"],
-            "machine_networks": ["10.0.0.0/16"],
-        },
-        "control_plane": { "replicas": 3, "hyperthreading": "Enabled" },
-        "compute": [
-            { "name": "worker", "replicas": 3, "hyperthreading": "Enabled", "architecture": "amd64" }
-        ],
-        "feature_set": "",
-        "capabilities": { "baseline": "", "additional": [] },
-        "install_config_yaml": "apiVersion: v1\nmetadata:\n  name: demo\n",
-        "kubeadmin_hash": "$2a$10$abcdefghijklmnopqrstuuJ8Zl9wq1XW1z7Jc3cR8mP0nQ2sT4vUy",
-        "release_channel": "stable-4.22",
-        "release": release("4.22.0"),
-        "single_node": null,
-        "installer_version": "0.1.0",
-        "pki": {},
-    })
+/// The test cluster: nothing optional set.
+const BASE_INSTALL_CONFIG: &str = r#"apiVersion: v1
+metadata:
+  name: demo
+baseDomain: example.com
+controlPlane:
+  name: master
+  replicas: 3
+compute:
+- name: worker
+  replicas: 3
+platform:
+  none: {}
+pullSecret: '{"auths":{"quay.io":{"auth":"dXNlcjpzZWNyZXQ=","email":"me@example.com"}}}'
+sshKey: ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIAABAgMEBQYHCAkKCwwNDg8QERITFBUWFxgZGhscHR4f demo@example.com
+"#;
+
+/// The same cluster on a single node (bootstrap in place).
+const SINGLE_NODE_INSTALL_CONFIG: &str = r#"apiVersion: v1
+metadata:
+  name: demo
+baseDomain: example.com
+controlPlane:
+  name: master
+  replicas: 1
+compute:
+- name: worker
+  replicas: 0
+platform:
+  none: {}
+bootstrapInPlace:
+  installationDisk: /dev/disk/by-id/wwn-0x5000c500a0b1c2d3
+pullSecret: '{"auths":{"quay.io":{"auth":"dXNlcjpzZWNyZXQ=","email":"me@example.com"}}}'
+sshKey: ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIAABAgMEBQYHCAkKCwwNDg8QERITFBUWFxgZGhscHR4f demo@example.com
+"#;
+
+/// The library's context for `install_config` and `version`, made once per pair.
+fn library_context(install_config: &'static str, version: &str) -> Json {
+    static MADE: Mutex<BTreeMap<(usize, String), Json>> = Mutex::new(BTreeMap::new());
+    let key = (install_config.as_ptr() as usize, version.to_string());
+    let mut made = MADE.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    let ctx = made.entry(key).or_insert_with(|| {
+        bootgen_conformance::templates::context_of(install_config, version)
+            .unwrap_or_else(|err| panic!("{err}"))
+    });
+    let mut ctx = ctx.clone();
+    // A digest, so the scripts' pull and architecture checks see the reference they print.
+    ctx["release_image"] = json!(RELEASE_IMAGE);
+    ctx
 }
 
-/// A single node (bootstrap in place) of `version`: the in-place stages and switches of the
-/// library's release table, and an installation disk.
+/// A cluster with a bootstrap machine, of `version`.
+fn cluster_context(version: &str) -> Json {
+    library_context(BASE_INSTALL_CONFIG, version)
+}
+
+/// The default release's cluster, with nothing optional set.
+fn base_context() -> Json {
+    cluster_context("4.22.0")
+}
+
+/// A single node (bootstrap in place) of `version`, with an installation disk.
 fn single_node_context(version: &str) -> Json {
-    let mut ctx = base_context();
-    ctx["release"] = bootgen::templates::release_context_in(
-        &bootgen::release::select(Some(version), None).unwrap(),
-        bootgen::release::Flow::InPlace,
-        &[],
-    );
-    ctx["single_node"] = json!({ "installation_disk": "/dev/disk/by-id/wwn-0x5000c500a0b1c2d3" });
-    ctx["control_plane"]["replicas"] = json!(1);
-    ctx["compute"][0]["replicas"] = json!(0);
-    ctx
+    library_context(SINGLE_NODE_INSTALL_CONFIG, version)
 }
 
 /// Two mirrored sources: the first blocked with an insecure second mirror, the second an
@@ -186,16 +140,9 @@ fn two_registries() -> Json {
 
 /// Everything optional set: proxy (with a % to escape), trust bundle, mirrors, fixed IPv6
 /// node IP, FIPS, debug verbosity, a multi-arch payload on arm64.
-/// The library's own `release` entry of the context for `version`.
-fn release(version: &str) -> Json {
-    bootgen::templates::release_context(&bootgen::release::select(Some(version), None).unwrap())
-}
-
 /// Everything optional set, for an older release whose renders take the feature set as a flag.
 fn rich_context() -> Json {
-    let mut ctx = base_context();
-    ctx["release"] = release("4.13.5");
-    ctx["release_channel"] = json!("stable-4.13");
+    let mut ctx = cluster_context("4.13.5");
     ctx["feature_set"] = json!("TechPreviewNoUpgrade");
     ctx["arch"] = json!({ "go": "arm64", "kernel": "aarch64" });
     ctx["cluster_arch"] = json!({ "go": "arm64", "kernel": "aarch64" });
@@ -325,10 +272,9 @@ fn scripts_pass_shellcheck() -> TestResult {
         ("rich".to_string(), rich_context(), &scripts),
     ];
     for profile in bootgen::release::PROFILES.iter() {
-        let mut ctx = base_context();
-        ctx["release"] = release(&format!("{}.0", profile.minor));
-        contexts.push((format!("release {}", profile.minor), ctx, &scripts));
         let version = format!("{}.0", profile.minor);
+        let ctx = cluster_context(&version);
+        contexts.push((format!("release {}", profile.minor), ctx, &scripts));
         contexts.push((
             format!("single node {}", profile.minor),
             single_node_context(&version),
@@ -1179,30 +1125,6 @@ fn registries_conf_layout_and_empty_case() -> TestResult {
         \n\
         \n";
     assert_eq!(render_file(REGISTRIES_CONF, &ctx)?, expected);
-    Ok(())
-}
-
-/// The config-file templates give the same bytes whatever the block whitespace settings.
-#[test]
-fn config_templates_do_not_depend_on_whitespace_settings() -> TestResult {
-    let templates = [
-        REGISTRIES_CONF,
-        "node/etc/pki/ca-trust/source/anchors/ca.crt.j2",
-        "node/etc/profile.d/proxy.sh.j2",
-        "node/etc/systemd/system.conf.d/10-default-env.conf.j2",
-        "node/etc/ignition-machine-config-encapsulated.json.j2",
-        "node/root/.docker/config.json.j2",
-    ];
-    for ctx in [base_context(), rich_context()] {
-        for rel in templates {
-            let plain = render_file_with(&environment(false), rel, &ctx)?;
-            let trimmed = render_file_with(&environment(true), rel, &ctx)?;
-            assert_eq!(
-                plain, trimmed,
-                "templates/{rel} depends on trim_blocks/lstrip_blocks"
-            );
-        }
-    }
     Ok(())
 }
 
