@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 fn bootgen() -> Command {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_bootgen-under-test"));
+    let mut cmd = bootgen_conformance::bootgen!();
     cmd.env("SOURCE_DATE_EPOCH", "1767229200");
     cmd
 }
@@ -223,7 +223,9 @@ fn the_live_iso_budget_is_the_compressed_archive() {
         .unwrap();
     assert!(iso_line.contains(" fits ("), "{stdout}");
     assert!(
-        stdout.contains("GCP metadata") && stdout.contains("fits with --compress"),
+        stdout.contains("GCP metadata")
+            && stdout.contains("fits with its files gzipped")
+            && stdout.contains("bootgen ignition (or bootgen patch) with --compress"),
         "{stdout}"
     );
 
