@@ -76,3 +76,31 @@ fn finish_stdout(written: std::io::Result<()>) -> anyhow::Result<()> {
         _ => Ok(()),
     }
 }
+
+/// A size budget (the library's text), then what the CLI can do about it: the flag that gzips
+/// the files, the command that makes a pointer config for `config` (its file name).
+pub fn emit_budget(budget: &bootgen::report::SizeBudget, config: &str) -> anyhow::Result<()> {
+    emit(budget.to_string() + &budget_hints(budget, config))
+}
+
+/// The CLI's ways out of a size budget, one line each (empty when it fits everywhere).
+pub fn budget_hints(budget: &bootgen::report::SizeBudget, config: &str) -> String {
+    use bootgen::report::WayOut;
+    let mut out = String::new();
+    let compress_helps = budget
+        .channels
+        .iter()
+        .any(|line| !line.fits && line.way_out == WayOut::Compress);
+    if compress_helps {
+        out.push_str(
+            "  to gzip its files: bootgen ignition (or bootgen patch) with --compress
+",
+        );
+    }
+    if budget.needs_pointer() {
+        out.push_str(&format!(
+            "  to make a pointer config: bootgen pointer --url https://HOST/{config} [--ca CA.pem] {config} -o pointer.ign\n"
+        ));
+    }
+    out
+}

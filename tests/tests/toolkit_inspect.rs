@@ -66,7 +66,7 @@ fn a_large_config_gets_the_pointer_advice_from_inspect_and_ignition() {
     let generation = stdout(&output);
     assert!(generation.contains("AWS user data"), "{generation}");
     assert!(generation.contains("does not fit"), "{generation}");
-    assert!(generation.contains("bootgen pointer --url"), "{generation}");
+    assert!(generation.contains("bootgen pointer --url https://HOST/bootstrap.ign [--ca CA.pem] bootstrap.ign -o pointer.ign"), "{generation}");
     let config = out.join("bootstrap.ign");
     let inspected = bootgen(&["inspect", config.to_str().unwrap()]);
     let text = stdout(&inspected);

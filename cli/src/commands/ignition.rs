@@ -173,7 +173,7 @@ pub fn run(args: IgnitionArgs) -> anyhow::Result<ExitCode> {
         ) + "\n",
     )?;
     if let Some(budget) = budget {
-        crate::report::emit(budget.to_string())?;
+        crate::report::emit_budget(&budget, config_name)?;
     }
     if let Some(single) = &single_node {
         crate::report::emit(format!(

@@ -31,6 +31,10 @@ pub fn run(args: PointerArgs) -> anyhow::Result<ExitCode> {
             bytes.len()
         ) + "\n",
     )?;
-    crate::report::emit(SizeBudget::of_config(&out, None).to_string())?;
+    let name = args.output.file_name().map_or_else(
+        || "pointer.ign".into(),
+        |name| name.to_string_lossy().into_owned(),
+    );
+    crate::report::emit_budget(&SizeBudget::of_config(&out, None), &name)?;
     Ok(ExitCode::SUCCESS)
 }

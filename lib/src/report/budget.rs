@@ -243,7 +243,7 @@ impl fmt::Display for SizeBudget {
             human_size(self.size),
             self.size,
             self.compressed
-                .map(|c| format!(", {} with --compress", human_size(c)))
+                .map(|c| format!(", {} with its files gzipped", human_size(c)))
                 .unwrap_or_default(),
             self.iso_embedded.map_or_else(
                 || format!("not estimated (over {})", human_size(XZ_ESTIMATE_LIMIT)),
@@ -258,7 +258,7 @@ impl fmt::Display for SizeBudget {
                 )
             } else {
                 let how = match line.way_out {
-                    WayOut::Compress => "; fits with --compress",
+                    WayOut::Compress => "; fits with its files gzipped",
                     _ => "; needs a pointer config",
                 };
                 format!(
@@ -282,7 +282,7 @@ impl fmt::Display for SizeBudget {
         if self.needs_pointer() {
             writeln!(
                 f,
-                "  where it does not fit, serve the config over HTTPS and pass a small pointer config (under {}) instead:\n    bootgen pointer --url https://HOST/bootstrap.ign [--ca CA.pem] bootstrap.ign -o pointer.ign",
+                "  where it does not fit, serve the config over HTTPS and boot from a small pointer config (under {}) that fetches it",
                 human_size(POINTER_SIZE)
             )?;
         }
@@ -343,7 +343,7 @@ mod tests {
     fn says_where_it_fits_and_what_makes_it_fit() {
         let small = SizeBudget::of_config(&incompressible(1000), None);
         assert!(!small.needs_pointer());
-        assert!(!small.to_string().contains("bootgen pointer"));
+        assert!(!small.to_string().contains("pointer config"));
         // 20 KiB that gzip brings to 10 KiB: AWS takes it compressed, the rest as it is.
         let medium = SizeBudget::of_config(&incompressible(20 * 1024), Some(10 * 1024));
         let ways: Vec<WayOut> = medium.channels.iter().map(|c| c.way_out).collect();
@@ -351,14 +351,16 @@ mod tests {
         assert_eq!(ways, vec![WayOut::Compress, fits, fits, fits, fits]);
         let text = medium.to_string();
         assert!(
-            text.contains("does not fit (4.0 KiB over; fits with --compress)"),
+            text.contains("does not fit (4.0 KiB over; fits with its files gzipped)"),
             "{text}"
         );
-        assert!(!text.contains("bootgen pointer --url"), "{text}");
+        assert!(!text.contains("pointer config"), "{text}");
         // Without a smaller compressed form, only a pointer helps.
         let stuck = SizeBudget::of_config(&incompressible(20 * 1024), Some(19 * 1024));
         assert_eq!(stuck.channels[0].way_out, WayOut::Pointer);
-        assert!(stuck.to_string().contains("bootgen pointer --url"));
+        assert!(stuck
+            .to_string()
+            .contains("boot from a small pointer config"));
     }
 
     #[test]

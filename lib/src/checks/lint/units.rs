@@ -252,8 +252,8 @@ pub fn lint_units_with_files(doc: &IgnitionDoc, files: &BTreeSet<&str>) -> Vec<P
                 unit.name, if wanting.is_empty() { "nothing".into() } else { describe(&wanting) })));
         } else if unit.enabled == Some(false) && !wanting.is_empty() {
             problems.push(warn("ineffective-disable", format!(
-                "`enabled: false` does not stop {} from starting: {} pull it in at boot; hold it (bootgen patch --disable-unit {}) or mask it",
-                unit.name, describe(&wanting), unit.name)));
+                "`enabled: false` does not stop {} from starting: {} pull it in at boot; hold it (a drop-in that keeps it from starting until released) or mask it",
+                unit.name, describe(&wanting))));
         }
         if unit.enabled == Some(true) && unit.has_contents && !unit.has_install {
             problems.push(warn(
