@@ -57,6 +57,9 @@ pub struct TemplateContext {
     pub compute: Vec<PoolContext>,
     /// Feature set, `""` when unset.
     pub feature_set: String,
+    /// With feature set CustomNoUpgrade, the feature gates turned on (`enabled`) and off
+    /// (`disabled`); both empty otherwise.
+    pub custom_feature_gates: crate::model::CustomFeatureGates,
     /// CVO capabilities.
     pub capabilities: Capabilities,
     /// The install-config as stored in the cluster.
@@ -263,6 +266,7 @@ impl TemplateContext {
             control_plane: pool(&model.control_plane),
             compute: model.compute.iter().map(pool).collect(),
             feature_set: model.feature_set.clone(),
+            custom_feature_gates: model.custom_feature_gates.clone(),
             capabilities: Capabilities {
                 baseline: model.capabilities_baseline.clone(),
                 additional: model.capabilities_additional.clone(),
@@ -273,10 +277,11 @@ impl TemplateContext {
             release: ReleaseContext::new_in(
                 &model.release,
                 flow_of(model),
-                &model
-                    .release
-                    .profile
-                    .gates_open(flow_of(model), &model.feature_set),
+                &model.release.profile.gates_open(
+                    flow_of(model),
+                    &model.feature_set,
+                    &model.custom_feature_gates.enabled,
+                ),
             ),
             single_node: model.single_node.clone(),
             installer_version: env!("CARGO_PKG_VERSION"),

@@ -91,6 +91,27 @@ fn bad_inputs_fail_clearly_and_write_nothing() {
             ],
         ),
         case(
+            "feature set the release does not have",
+            &[],
+            &[
+                "unknown-feature-set.yaml",
+                "`featureSet`",
+                "line 15",
+                "`TechPreview` is not a feature set of OpenShift 4.22",
+                "TechPreviewNoUpgrade",
+            ],
+        ),
+        case(
+            "custom feature gate that does not parse",
+            &[],
+            &[
+                "bad-feature-gate.yaml",
+                "`featureGates[1]`",
+                "line 18",
+                "<FeatureGateName>=<true|false>",
+            ],
+        ),
+        case(
             "unknown --arch",
             &["--arch", "mips"],
             &["--arch", "mips", "aarch64"],
@@ -181,6 +202,8 @@ fn bad_inputs_fail_clearly_and_write_nothing() {
         "pull-secret-not-json.yaml",
         "unknown-arch.yaml",
         "unsupported-platform.yaml",
+        "unknown-feature-set.yaml",
+        "bad-feature-gate.yaml",
     ];
     for (c, file) in cases.iter_mut().zip(files) {
         let mut args = ic(file);

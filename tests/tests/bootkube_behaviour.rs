@@ -1706,12 +1706,23 @@ fn node_files_with(
     feature_set: &str,
     single_node: bool,
 ) -> BTreeMap<String, String> {
+    node_files_with_gates(release, feature_set, &[], single_node)
+}
+
+/// [`node_files_with`], with the install-config's `featureGates` (for CustomNoUpgrade).
+fn node_files_with_gates(
+    release: &str,
+    feature_set: &str,
+    feature_gates: &[&str],
+    single_node: bool,
+) -> BTreeMap<String, String> {
     let mut loaded = if single_node {
         bootgen::config::load_default_single_node().unwrap()
     } else {
         bootgen::config::load_default().unwrap()
     };
     loaded.config.feature_set = Some(feature_set.to_string());
+    loaded.config.feature_gates = feature_gates.iter().map(|g| g.to_string()).collect();
     let now = time::OffsetDateTime::from_unix_timestamp(1_767_229_200).unwrap();
     let mut options = bootgen::Options::new(now);
     options.key_algorithm = "ecdsa-p256".parse().unwrap();
@@ -2075,6 +2086,32 @@ fn konnectivity_gate_opens_only_for_a_preview_feature_set_on_50_clusters() {
         let files = node_files_with("5.0.0", feature_set, false);
         assert_eq!(konnectivity_stages(&files), all, "{feature_set}");
     }
+    // CustomNoUpgrade opens it with either feature gate the installer asks about, and not
+    // with that gate turned off or another one on.
+    for gates in [
+        &["ClusterAPIMachineManagement=true"][..],
+        &["OSStreams=true", "CRDCompatibilityRequirementOperator=True"],
+    ] {
+        let files = node_files_with_gates("5.0.0", "CustomNoUpgrade", gates, false);
+        assert_eq!(konnectivity_stages(&files), all, "{gates:?}");
+    }
+    for gates in [
+        &["ClusterAPIMachineManagement=false"][..],
+        &["OSStreams=true"],
+    ] {
+        let files = node_files_with_gates("5.0.0", "CustomNoUpgrade", gates, false);
+        assert!(konnectivity_stages(&files).is_empty(), "{gates:?}");
+    }
+    let single = node_files_with_gates(
+        "5.0.0",
+        "CustomNoUpgrade",
+        &["ClusterAPIMachineManagement=true"],
+        true,
+    );
+    assert!(
+        konnectivity_stages(&single).is_empty(),
+        "never on a single node"
+    );
     for (release, feature_set, single_node) in [
         ("5.0.0", "", false),
         ("5.0.0", "CustomNoUpgrade", false),
@@ -2096,26 +2133,93 @@ fn konnectivity_gate_opens_only_for_a_preview_feature_set_on_50_clusters() {
     }
 }
 
-/// The OSImageStream manifest, as the installer writes it: always from 5.0 (rhel-10), in 4.22
-/// only with a preview feature set (rhel-9), never before.
+/// The OSImageStream manifest, as the installer writes it: whenever the OSStreams feature gate
+/// is on: from 5.0 by default (rhel-10), in 4.22 with a preview feature set (rhel-9), and with
+/// CustomNoUpgrade only when `featureGates` turns it on; never before 4.22.
 #[test]
 fn os_image_stream_manifest_follows_the_release_and_feature_set() {
     const PATH: &str = "/opt/openshift/openshift/99_osimagestream.yaml";
-    for (release, feature_set, want) in [
-        ("5.0.0", "", Some("rhel-10")),
-        ("4.22.0", "TechPreviewNoUpgrade", Some("rhel-9")),
-        ("4.22.0", "DevPreviewNoUpgrade", Some("rhel-9")),
-        ("4.22.0", "", None),
-        ("4.22.0", "CustomNoUpgrade", None),
-        ("4.21.0", "TechPreviewNoUpgrade", None),
+    for (release, feature_set, gates, want) in [
+        ("5.0.0", "", &[][..], Some("rhel-10")),
+        ("5.0.0", "TechPreviewNoUpgrade", &[], Some("rhel-10")),
+        // CustomNoUpgrade turns on only the gates it lists, OSStreams included.
+        ("5.0.0", "CustomNoUpgrade", &[], None),
+        (
+            "5.0.0",
+            "CustomNoUpgrade",
+            &["OSStreams=true"],
+            Some("rhel-10"),
+        ),
+        ("5.0.0", "CustomNoUpgrade", &["OSStreams=false"], None),
+        ("4.22.0", "TechPreviewNoUpgrade", &[], Some("rhel-9")),
+        ("4.22.0", "DevPreviewNoUpgrade", &[], Some("rhel-9")),
+        ("4.22.0", "", &[], None),
+        ("4.22.0", "CustomNoUpgrade", &[], None),
+        (
+            "4.22.0",
+            "CustomNoUpgrade",
+            &["OSStreams=t"],
+            Some("rhel-9"),
+        ),
+        ("4.21.0", "TechPreviewNoUpgrade", &[], None),
+        ("4.21.0", "CustomNoUpgrade", &["OSStreams=true"], None),
     ] {
-        let files = node_files_with(release, feature_set, false);
+        let files = node_files_with_gates(release, feature_set, gates, false);
         let stream = files.get(PATH).map(|text| {
             let doc: Value = serde_yaml_ng::from_str(text).unwrap();
             assert_eq!(doc["kind"], "OSImageStream");
             assert_eq!(doc["metadata"]["name"], "cluster");
             doc["spec"]["defaultStream"].as_str().unwrap().to_string()
         });
-        assert_eq!(stream.as_deref(), want, "{release} {feature_set:?}");
+        assert_eq!(
+            stream.as_deref(),
+            want,
+            "{release} {feature_set:?} {gates:?}"
+        );
+        // Every manifest the installer writes is unmanaged in the CVO overrides.
+        let overrides = &files["/opt/openshift/manifests/cvo-overrides.yaml"];
+        assert_eq!(
+            overrides.contains("kind: OSImageStream"),
+            want.is_some(),
+            "{release} {feature_set:?} {gates:?}"
+        );
     }
+}
+
+/// The feature gates of a CustomNoUpgrade install-config reach the cluster's FeatureGate
+/// manifest, turned on and off as listed, as the installer writes them; other feature sets
+/// carry no custom lists.
+#[test]
+fn custom_feature_gates_reach_the_feature_gate_manifest() {
+    const PATH: &str = "/opt/openshift/openshift/99_feature-gate.yaml";
+    let files = node_files_with_gates(
+        "4.22.0",
+        "CustomNoUpgrade",
+        &["OSStreams=true", "GatewayAPI=False", "NewOLM=1"],
+        false,
+    );
+    let doc: Value = serde_yaml_ng::from_str(&files[PATH]).unwrap();
+    assert_eq!(doc["kind"], "FeatureGate");
+    assert_eq!(doc["spec"]["featureSet"], "CustomNoUpgrade");
+    assert_eq!(
+        doc["spec"]["customNoUpgrade"]["enabled"],
+        serde_json::json!(["OSStreams", "NewOLM"])
+    );
+    assert_eq!(
+        doc["spec"]["customNoUpgrade"]["disabled"],
+        serde_json::json!(["GatewayAPI"])
+    );
+    let only_on = node_files_with_gates("5.0.0", "CustomNoUpgrade", &["OSStreams=true"], false);
+    let doc: Value = serde_yaml_ng::from_str(&only_on[PATH]).unwrap();
+    assert_eq!(
+        doc["spec"]["customNoUpgrade"]["enabled"],
+        serde_json::json!(["OSStreams"])
+    );
+    assert!(
+        doc["spec"]["customNoUpgrade"].get("disabled").is_none(),
+        "{doc}"
+    );
+    let preview = node_files_with("4.22.0", "TechPreviewNoUpgrade", false);
+    let doc: Value = serde_yaml_ng::from_str(&preview[PATH]).unwrap();
+    assert!(doc["spec"].get("customNoUpgrade").is_none(), "{doc}");
 }

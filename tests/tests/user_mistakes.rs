@@ -398,6 +398,10 @@ fn awkward_values_arrive_unchanged_in_every_language() {
         ))
         .unwrap();
         config["proxy"] = proxy_yaml;
+        // A custom feature gate's name is free text up to its `=`.
+        let gate = comment.replace('=', "");
+        config["featureSet"] = "CustomNoUpgrade".into();
+        config["featureGates"] = vec![serde_yaml_ng::Value::from(format!("{gate}=true"))].into();
         let path = write_config(dir.path(), &serde_yaml_ng::to_string(&config).unwrap());
         let output = generate(dir.path(), &["--install-config", path.to_str().unwrap()]);
         assert!(output.status.success(), "{proxy}: {}", stderr(&output));
@@ -484,6 +488,13 @@ fn awkward_values_arrive_unchanged_in_every_language() {
             serde_yaml_ng::from_str(stored["data"]["install-config"].as_str().unwrap()).unwrap();
         assert_eq!(install_config["sshKey"].as_str(), Some(ssh_key.as_str()));
         assert_eq!(install_config["proxy"]["httpProxy"].as_str(), Some(proxy));
+        let feature_gate = yaml("/opt/openshift/openshift/99_feature-gate.yaml");
+        let enabled = &feature_gate["spec"]["customNoUpgrade"]["enabled"];
+        assert_eq!(enabled[0].as_str(), Some(gate.as_str()));
+        assert_eq!(
+            install_config["featureGates"][0].as_str(),
+            Some(format!("{gate}=true").as_str())
+        );
         // The core user's key, in Ignition's JSON.
         assert_eq!(view.users["core"].ssh_keys[0], ssh_key);
     }

@@ -44,9 +44,9 @@ fn commands(profile: &Profile) -> String {
         };
         let _ = writeln!(
             out,
-            "  the {} gate opens with featureSet {}{flow}",
+            "  the {} gate opens with {}{flow}",
             gate.name,
-            gate.feature_sets.join(" or ")
+            gate.opens_with()
         );
     }
     out

@@ -194,7 +194,7 @@ fn applies(path: &str, context: &serde_json::Value) -> bool {
             .pointer("/release/gates")
             .and_then(serde_json::Value::as_array)
             .is_some_and(|gates| gates.iter().any(|g| g == "os_streams"));
-        return feature("osimagestream_manifest") || gate_open;
+        return gate_open;
     }
     if path == FEATURE_GATE {
         let feature_set = context["feature_set"].as_str().unwrap_or_default();

@@ -58,6 +58,10 @@ pub struct InstallConfig {
     /// Feature set, e.g. `TechPreviewNoUpgrade`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub feature_set: Option<String>,
+    /// With feature set `CustomNoUpgrade`: the feature gates to turn on or off, each
+    /// `Name=true` or `Name=false`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub feature_gates: Vec<String>,
     /// Single-node OpenShift installed from the live ISO (bootstrap in place).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bootstrap_in_place: Option<BootstrapInPlace>,

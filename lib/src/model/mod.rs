@@ -2,6 +2,7 @@
 //! rest of bootgen never sees an `Option` that means "whatever the default is".
 
 pub(crate) mod arch;
+mod features;
 pub(crate) mod fields;
 pub(crate) mod mirrors;
 pub(crate) mod network;
@@ -9,6 +10,7 @@ mod proxy;
 mod single_node;
 
 pub use arch::{Arch, PayloadArch};
+pub use features::CustomFeatureGates;
 pub use mirrors::{MirrorKind, Registry};
 pub use network::Networks;
 pub use proxy::ProxySettings;
@@ -102,8 +104,10 @@ pub struct Model {
     pub capabilities_baseline: String,
     /// Extra capabilities.
     pub capabilities_additional: Vec<String>,
-    /// Feature set (`""` when unset).
+    /// Feature set (`""` when unset), one the release accepts.
     pub feature_set: String,
+    /// With feature set CustomNoUpgrade, the feature gates `featureGates` turns on and off.
+    pub custom_feature_gates: CustomFeatureGates,
     /// The install-config as stored in the cluster (pull secret removed).
     pub stored_install_config: String,
     /// The single-node (bootstrap-in-place) settings, when this is a single-node cluster.
@@ -246,6 +250,8 @@ impl Model {
         let proxy = proxy::settings(loaded, &cluster_name, &base_domain, &networks)?;
         let (registries, mirror_kind) = mirror_rules(loaded)?;
         let capabilities = ic.capabilities.clone().unwrap_or_default();
+        let (feature_set, custom_feature_gates) =
+            features::feature_selection(loaded, release.profile)?;
         let stored_install_config = stored_install_config(
             ic,
             &control_plane,
@@ -275,7 +281,8 @@ impl Model {
             mirror_kind,
             capabilities_baseline: capabilities.baseline_capability_set.unwrap_or_default(),
             capabilities_additional: capabilities.additional_enabled_capabilities,
-            feature_set: ic.feature_set.clone().unwrap_or_default(),
+            feature_set,
+            custom_feature_gates,
             stored_install_config,
             single_node,
             warnings,

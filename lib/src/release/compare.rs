@@ -39,9 +39,9 @@ pub fn compare(from: &Profile, to: &Profile) -> ReleaseDiff {
             .and_then(|name| p.gates.iter().find(|g| &g.name == name));
         match gate {
             Some(gate) => format!(
-                "{flow} (only with {}: featureSet {}{})",
+                "{flow} (only with {}: {}{})",
                 gate.name,
-                gate.feature_sets.join(" or "),
+                gate.opens_with(),
                 match gate.flow {
                     Some(super::Flow::Cluster) => ", bootstrap machine only",
                     Some(super::Flow::InPlace) => ", single node only",
@@ -109,15 +109,48 @@ pub fn compare(from: &Profile, to: &Profile) -> ReleaseDiff {
             lines.push(format!("{feature}: {}", if *on { "yes" } else { "no" }));
         }
     }
-    for gate in to.gates.iter().filter(|g| !from.gates.contains(g)) {
-        lines.push(format!(
-            "gate {}: added (opens with featureSet {})",
-            gate.name,
-            gate.feature_sets.join(" or ")
-        ));
+    for gate in &to.gates {
+        match from.gates.iter().find(|g| g.name == gate.name) {
+            None => lines.push(format!(
+                "gate {}: added (opens with {})",
+                gate.name,
+                gate.opens_with()
+            )),
+            Some(old) if old != gate => lines.push(format!(
+                "gate {}: now opens with {}",
+                gate.name,
+                gate.opens_with()
+            )),
+            Some(_) => {}
+        }
     }
-    for gate in from.gates.iter().filter(|g| !to.gates.contains(g)) {
+    for gate in from
+        .gates
+        .iter()
+        .filter(|g| !to.gates.iter().any(|t| t.name == g.name))
+    {
         lines.push(format!("gate {}: removed", gate.name));
+    }
+    let shown = |set: &String| {
+        if set.is_empty() {
+            "(unset)".to_string()
+        } else {
+            set.clone()
+        }
+    };
+    for set in to
+        .feature_sets
+        .iter()
+        .filter(|s| !from.feature_sets.contains(s))
+    {
+        lines.push(format!("featureSet {}: accepted", shown(set)));
+    }
+    for set in from
+        .feature_sets
+        .iter()
+        .filter(|s| !to.feature_sets.contains(s))
+    {
+        lines.push(format!("featureSet {}: no longer accepted", shown(set)));
     }
     ReleaseDiff {
         from: from.minor.to_string(),
@@ -177,11 +210,24 @@ mod tests {
         // Gates, and the stages behind them, say what opens them.
         let text = diff((4, 22), (5, 0)).to_string();
         assert!(
-            text.contains("stage konnectivity-certs: added (only with konnectivity: featureSet TechPreviewNoUpgrade or DevPreviewNoUpgrade, bootstrap machine only)"),
+            text.contains("stage konnectivity-certs: added (only with konnectivity: featureSet TechPreviewNoUpgrade or DevPreviewNoUpgrade, or CustomNoUpgrade with ClusterAPIMachineManagement or CRDCompatibilityRequirementOperator, bootstrap machine only)"),
             "{text}"
         );
-        assert!(text.contains("gate konnectivity: added (opens with featureSet TechPreviewNoUpgrade or DevPreviewNoUpgrade)"), "{text}");
-        assert!(text.contains("gate os_streams: removed"), "{text}");
+        assert!(text.contains("gate konnectivity: added (opens with featureSet TechPreviewNoUpgrade or DevPreviewNoUpgrade, or CustomNoUpgrade with ClusterAPIMachineManagement or CRDCompatibilityRequirementOperator)"), "{text}");
+        assert!(
+            text.contains("gate os_streams: now opens with featureSet unset or TechPreviewNoUpgrade or DevPreviewNoUpgrade, or CustomNoUpgrade with OSStreams"),
+            "{text}"
+        );
+        // The feature sets each release accepts.
+        let text = diff((4, 15), (4, 16)).to_string();
+        assert!(
+            text.contains("featureSet DevPreviewNoUpgrade: accepted"),
+            "{text}"
+        );
+        assert!(
+            text.contains("featureSet LatencySensitive: no longer accepted"),
+            "{text}"
+        );
         // Two releases with the same bootstrap commands.
         let same = diff((4, 19), (4, 20));
         assert!(same.lines.is_empty(), "{same}");

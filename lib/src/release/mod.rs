@@ -17,6 +17,8 @@ mod select;
 mod version;
 
 pub use compare::{compare, ReleaseDiff};
-pub use profile::{profile_for, Flow, Gate, ImageName, Profile, Stage, PROFILES};
+pub use profile::{
+    profile_for, Flow, Gate, ImageName, Profile, Stage, CUSTOM_FEATURE_SET, PROFILES,
+};
 pub use select::{default_minor, select, supported_list, SelectedRelease};
 pub use version::{version_of_reference, Minor, ReleaseVersion};

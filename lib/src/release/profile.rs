@@ -45,6 +45,8 @@ pub struct Profile {
     /// Install-config settings that add stages to this release (e.g. konnectivity with a
     /// preview feature set).
     pub gates: Vec<Gate>,
+    /// The install-config `featureSet` values this release accepts (`""`: unset, the default).
+    pub feature_sets: Vec<String>,
 }
 
 /// A set of stages this release runs only when the install-config asks for it.
@@ -55,9 +57,35 @@ pub struct Gate {
     pub name: String,
     /// The one flow it can open in; `None`: both.
     pub flow: Option<Flow>,
-    /// The install-config `featureSet` values that open it.
+    /// The install-config `featureSet` values that open it (`""`: unset, the default).
     pub feature_sets: Vec<String>,
+    /// The cluster feature gates it stands for: with featureSet CustomNoUpgrade, any of them
+    /// enabled in the install-config's `featureGates` opens it.
+    pub feature_gates: Vec<String>,
 }
+
+impl Gate {
+    /// What opens it, for a person: `featureSet TechPreviewNoUpgrade or DevPreviewNoUpgrade, or
+    /// CustomNoUpgrade with OSStreams`.
+    pub fn opens_with(&self) -> String {
+        let sets: Vec<&str> = self
+            .feature_sets
+            .iter()
+            .map(|s| if s.is_empty() { "unset" } else { s.as_str() })
+            .collect();
+        let mut text = format!("featureSet {}", sets.join(" or "));
+        if !self.feature_gates.is_empty() {
+            text.push_str(&format!(
+                ", or {CUSTOM_FEATURE_SET} with {}",
+                self.feature_gates.join(" or ")
+            ));
+        }
+        text
+    }
+}
+
+/// The feature set that turns on exactly the feature gates the install-config lists.
+pub const CUSTOM_FEATURE_SET: &str = "CustomNoUpgrade";
 
 /// How the cluster bootstraps: some stages and switches hold for only one of them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -143,12 +171,20 @@ impl Profile {
         })
     }
 
-    /// The gates an install-config with `feature_set` opens in `flow`.
-    pub fn gates_open(&self, flow: Flow, feature_set: &str) -> Vec<String> {
+    /// The gates an install-config with `feature_set` (and, for CustomNoUpgrade, the feature
+    /// gates `enabled` in its `featureGates`) opens in `flow`.
+    pub fn gates_open(&self, flow: Flow, feature_set: &str, enabled: &[String]) -> Vec<String> {
+        let opens = |gate: &Gate| {
+            if feature_set == CUSTOM_FEATURE_SET {
+                gate.feature_gates.iter().any(|g| enabled.contains(g))
+            } else {
+                gate.feature_sets.iter().any(|s| s == feature_set)
+            }
+        };
         self.gates
             .iter()
             .filter(|g| g.flow.is_none_or(|f| f == flow))
-            .filter(|g| g.feature_sets.iter().any(|s| s == feature_set))
+            .filter(|g| opens(g))
             .map(|g| g.name.clone())
             .collect()
     }
@@ -197,6 +233,8 @@ struct Table {
     unit: Vec<PresenceRow>,
     #[serde(default)]
     gate: Vec<GateRow>,
+    #[serde(default)]
+    feature_set: Vec<Ranged<String>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -207,6 +245,8 @@ struct GateRow {
     until: Option<String>,
     flow: Option<Flow>,
     feature_sets: Vec<String>,
+    #[serde(default)]
+    feature_gates: Vec<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -384,7 +424,14 @@ fn build(table: &Table) -> Vec<Profile> {
                         name: r.name.clone(),
                         flow: r.flow,
                         feature_sets: r.feature_sets.clone(),
+                        feature_gates: r.feature_gates.clone(),
                     })
+                    .collect(),
+                feature_sets: table
+                    .feature_set
+                    .iter()
+                    .filter(|r| holds(minor, &r.since, &r.until))
+                    .map(|r| r.value.clone())
                     .collect(),
                 files: present(&table.file, minor, &features),
                 units: present(&table.unit, minor, &features),
@@ -455,6 +502,7 @@ mod tests {
             .chain(table.file.iter().map(|r| [&r.since, &r.until]))
             .chain(table.unit.iter().map(|r| [&r.since, &r.until]))
             .chain(table.gate.iter().map(|r| [&r.since, &r.until]))
+            .chain(table.feature_set.iter().map(|r| [&r.since, &r.until]))
             .flatten()
             .flatten();
         for bound in bounds {
@@ -482,6 +530,29 @@ mod tests {
                     );
                 }
             }
+        }
+        // A gate opens only with feature sets its release accepts (CustomNoUpgrade opens gates
+        // through their feature gates, never as a listed set), and at most one row per name.
+        for profile in PROFILES.iter() {
+            let mut names = std::collections::BTreeSet::new();
+            for gate in &profile.gates {
+                assert!(
+                    names.insert(&gate.name),
+                    "{}: two {} gates",
+                    profile.minor,
+                    gate.name
+                );
+                for set in &gate.feature_sets {
+                    assert!(
+                        profile.feature_sets.contains(set) && set != CUSTOM_FEATURE_SET,
+                        "{}: gate {} opens with `{set}`, not a feature set the release lists",
+                        profile.minor,
+                        gate.name
+                    );
+                }
+            }
+            assert!(profile.feature_sets.iter().any(|s| s.is_empty()));
+            assert!(profile.feature_sets.iter().any(|s| s == CUSTOM_FEATURE_SET));
         }
         for profile in PROFILES.iter() {
             for stage in &profile.stages {
