@@ -60,6 +60,9 @@ pub struct TemplateContext {
     /// With feature set CustomNoUpgrade, the feature gates turned on (`enabled`) and off
     /// (`disabled`); both empty otherwise.
     pub custom_feature_gates: crate::model::CustomFeatureGates,
+    /// The node image's OS stream: install-config `osImageStream` or the release's default,
+    /// `""` before releases had streams.
+    pub os_image_stream: String,
     /// CVO capabilities.
     pub capabilities: Capabilities,
     /// The install-config as stored in the cluster.
@@ -267,6 +270,7 @@ impl TemplateContext {
             compute: model.compute.iter().map(pool).collect(),
             feature_set: model.feature_set.clone(),
             custom_feature_gates: model.custom_feature_gates.clone(),
+            os_image_stream: model.os_image_stream.clone(),
             capabilities: Capabilities {
                 baseline: model.capabilities_baseline.clone(),
                 additional: model.capabilities_additional.clone(),

@@ -112,6 +112,17 @@ fn bad_inputs_fail_clearly_and_write_nothing() {
             ],
         ),
         case(
+            "OS stream the release does not let the cluster choose",
+            &["--release-version", "4.22.0"],
+            &[
+                "os-stream-without-feature.yaml",
+                "`osImageStream`",
+                "line 16",
+                "`rhel-10` is not OpenShift 4.22's default stream (rhel-9)",
+                "featureSet TechPreviewNoUpgrade or DevPreviewNoUpgrade",
+            ],
+        ),
+        case(
             "unknown --arch",
             &["--arch", "mips"],
             &["--arch", "mips", "aarch64"],
@@ -204,6 +215,7 @@ fn bad_inputs_fail_clearly_and_write_nothing() {
         "unsupported-platform.yaml",
         "unknown-feature-set.yaml",
         "bad-feature-gate.yaml",
+        "os-stream-without-feature.yaml",
     ];
     for (c, file) in cases.iter_mut().zip(files) {
         let mut args = ic(file);

@@ -1716,13 +1716,24 @@ fn node_files_with_gates(
     feature_gates: &[&str],
     single_node: bool,
 ) -> BTreeMap<String, String> {
+    node_files_where(release, single_node, |config| {
+        config.feature_set = Some(feature_set.to_string());
+        config.feature_gates = feature_gates.iter().map(|g| g.to_string()).collect();
+    })
+}
+
+/// The node files for `release` from the embedded install-config as `edit` changes it.
+fn node_files_where(
+    release: &str,
+    single_node: bool,
+    edit: impl FnOnce(&mut bootgen::config::InstallConfig),
+) -> BTreeMap<String, String> {
     let mut loaded = if single_node {
         bootgen::config::load_default_single_node().unwrap()
     } else {
         bootgen::config::load_default().unwrap()
     };
-    loaded.config.feature_set = Some(feature_set.to_string());
-    loaded.config.feature_gates = feature_gates.iter().map(|g| g.to_string()).collect();
+    edit(&mut loaded.config);
     let now = time::OffsetDateTime::from_unix_timestamp(1_767_229_200).unwrap();
     let mut options = bootgen::Options::new(now);
     options.key_algorithm = "ecdsa-p256".parse().unwrap();
@@ -2183,6 +2194,105 @@ fn os_image_stream_manifest_follows_the_release_and_feature_set() {
             want.is_some(),
             "{release} {feature_set:?} {gates:?}"
         );
+    }
+}
+
+/// A machine-config-osimagestream that records its arguments and names a node image.
+const STUB_OSIMAGESTREAM: &str = r##"#!/usr/bin/env bash
+printf 'machine-config-osimagestream %s\n' "$*" >>"${STUB_LOG:?}"
+echo quay.example/payload/rhel-coreos-for-stream@sha256:3333
+"##;
+
+/// A podman that can create a container from an image and copy the osimagestream tool out of
+/// it, as node-image-pull.sh does.
+const STUB_PODMAN_TOOL_COPY: &str = r##"#!/usr/bin/env bash
+printf 'podman %s\n' "$*" >>"${STUB_LOG:?}"
+case "$1" in
+    create) echo container-1 ;;
+    cp) cp "${STUB_TOOL:?}" "$3/machine-config-osimagestream" ;;
+esac
+"##;
+
+/// The node image is looked up for the cluster's OS stream: the install-config's
+/// `osImageStream` when the OSStreams feature lets it choose, else the release's default; the
+/// OSImageStream manifest names the same stream. Runs node-image-pull.sh's lookup with a stub
+/// podman and a stub machine-config-osimagestream.
+#[test]
+fn node_image_pull_asks_for_the_clusters_os_image_stream() {
+    const MANIFEST: &str = "/opt/openshift/openshift/99_osimagestream.yaml";
+    for (release, feature_set, asked, want) in [
+        ("4.22.0", "", None, "rhel-9"),
+        ("4.22.0", "TechPreviewNoUpgrade", Some("rhel-10"), "rhel-10"),
+        ("4.22.0", "DevPreviewNoUpgrade", Some("rhel-9"), "rhel-9"),
+        ("5.0.0", "", None, "rhel-10"),
+        ("5.0.0", "", Some("rhel-9"), "rhel-9"),
+    ] {
+        let files = node_files_where(release, false, |config| {
+            config.feature_set = Some(feature_set.to_string());
+            config.os_image_stream = asked.map(String::from);
+        });
+        let script = &files["/usr/local/bin/node-image-pull.sh"];
+        let start = script.find("resolve_node_image() {").unwrap();
+        let end = start + script[start..].find("\n}\n").unwrap() + 3;
+        let function = &script[start..end];
+
+        let dir = tempfile::tempdir().unwrap();
+        let bin = dir.path().join("bin");
+        write_file(&bin.join("podman"), STUB_PODMAN_TOOL_COPY, 0o755);
+        let tool = dir.path().join("tool");
+        write_file(&tool, STUB_OSIMAGESTREAM, 0o755);
+        let log = dir.path().join("stub.log");
+        let program = format!(
+            "set -euo pipefail\n\
+             RELEASE_IMAGE_DIGEST=quay.example/ocp-release@sha256:1111\n\
+             AUTH_FILE=/root/.docker/config.json\n\
+             image_for() {{ echo \"quay.example/payload/$1@sha256:2222\"; }}\n\
+             {function}\n\
+             resolve_node_image\n"
+        );
+        let output = Command::new("bash")
+            .args(["-c", &program])
+            .env_clear()
+            .env("PATH", format!("{}:/usr/bin:/bin", bin.display()))
+            .env("STUB_LOG", &log)
+            .env("STUB_TOOL", &tool)
+            .output()
+            .unwrap();
+        let case = format!("{release} {feature_set:?} {asked:?}");
+        assert_status(&output, true);
+        assert_eq!(
+            String::from_utf8_lossy(&output.stdout).trim(),
+            "quay.example/payload/rhel-coreos-for-stream@sha256:3333",
+            "{case}"
+        );
+        let calls = fs::read_to_string(&log).unwrap();
+        let tool_call = calls
+            .lines()
+            .find(|l| l.starts_with("machine-config-osimagestream "))
+            .unwrap_or_else(|| panic!("{case}: the tool never ran: {calls}"));
+        let args: Vec<&str> = tool_call.split_whitespace().collect();
+        let stream_arg = args
+            .windows(2)
+            .find(|w| w[0] == "--osimagestream-name")
+            .map(|w| w[1]);
+        assert_eq!(stream_arg, Some(want), "{case}: {tool_call}");
+        assert!(
+            calls.contains(
+                "podman create --quiet quay.example/payload/machine-config-operator@sha256:2222"
+            ),
+            "{case}: {calls}"
+        );
+        // The cluster's OSImageStream says the same, when the release writes one.
+        if let Some(text) = files.get(MANIFEST) {
+            let doc: Value = serde_yaml_ng::from_str(text).unwrap();
+            assert_eq!(doc["spec"]["defaultStream"], want, "{case}");
+        } else {
+            assert_eq!(
+                (release, feature_set),
+                ("4.22.0", ""),
+                "{case}: no manifest"
+            );
+        }
     }
 }
 

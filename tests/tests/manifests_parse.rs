@@ -379,6 +379,33 @@ fn cluster_config_carries_the_install_config() -> TestResult {
     Ok(())
 }
 
+/// The stored install-config carries the OS stream as the release's installer defaults it
+/// (from 4.22 on); an older installer does not know the key and stores nothing of it.
+#[test]
+fn stored_install_config_records_the_os_image_stream() -> TestResult {
+    for (version, extra, want) in [
+        ("4.21.0", "osImageStream: rhel-10\n", None),
+        ("4.22.0", "", Some("rhel-9")),
+        (
+            "4.22.0",
+            "featureSet: TechPreviewNoUpgrade\nosImageStream: rhel-10\n",
+            Some("rhel-10"),
+        ),
+        ("5.0.0", "", Some("rhel-10")),
+    ] {
+        let text = format!("{MINIMAL_INSTALL_CONFIG}{extra}");
+        let ctx = bootgen_conformance::templates::context_of(&text, version)?;
+        let doc = render_yaml(&manifest("cluster-config.yaml"), &ctx)?;
+        let stored = parse_yaml("install-config", text_at(&doc, "/data/install-config")?)?;
+        assert_eq!(
+            stored.get("osImageStream").and_then(Json::as_str),
+            want,
+            "{version} {extra:?}"
+        );
+    }
+    Ok(())
+}
+
 #[test]
 fn pull_secret_decodes_to_the_input() -> TestResult {
     {

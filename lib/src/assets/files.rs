@@ -193,7 +193,7 @@ fn applies(path: &str, context: &serde_json::Value) -> bool {
         let gate_open = context
             .pointer("/release/gates")
             .and_then(serde_json::Value::as_array)
-            .is_some_and(|gates| gates.iter().any(|g| g == "os_streams"));
+            .is_some_and(|gates| gates.iter().any(|g| g == crate::release::OS_STREAMS_GATE));
         return gate_open;
     }
     if path == FEATURE_GATE {

@@ -62,6 +62,9 @@ pub struct InstallConfig {
     /// `Name=true` or `Name=false`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub feature_gates: Vec<String>,
+    /// The OS stream of the cluster's node image (`rhel-9`, `rhel-10`), from 4.22 on.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub os_image_stream: Option<String>,
     /// Single-node OpenShift installed from the live ISO (bootstrap in place).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bootstrap_in_place: Option<BootstrapInPlace>,

@@ -1,10 +1,12 @@
 //! The install-config's `featureSet` and, with `CustomNoUpgrade`, its `featureGates`, checked
 //! against what the release's installer accepts: a cluster asked for a feature set its release
 //! does not have never comes up, and a custom gate the installer cannot parse is refused there.
+//! The node image's `osImageStream` hangs on them: a stream other than the release's default
+//! needs the OSStreams feature.
 
-use crate::config::LoadedConfig;
+use crate::config::{LoadedConfig, Warning};
 use crate::error::Result;
-use crate::release::{Profile, CUSTOM_FEATURE_SET, PROFILES};
+use crate::release::{Profile, CUSTOM_FEATURE_SET, OS_STREAMS_GATE, PROFILES};
 use serde::Serialize;
 
 /// The feature gates `featureGates` turns on and off (only with `CustomNoUpgrade`), in the
@@ -93,6 +95,66 @@ pub(crate) fn feature_selection(
     Ok((feature_set, gates))
 }
 
+/// The OS stream of the node image: the install-config's `osImageStream`, or the release's
+/// default. Before the installer read the field it is ignored with a warning, as that
+/// installer ignores unknown keys.
+pub(crate) fn os_image_stream(
+    loaded: &LoadedConfig,
+    profile: &Profile,
+    feature_set: &str,
+    custom: &CustomFeatureGates,
+    warnings: &mut Vec<Warning>,
+) -> Result<String> {
+    let default = profile.os_image_stream.clone();
+    let Some(asked) = loaded
+        .config
+        .os_image_stream
+        .as_deref()
+        .filter(|s| !s.is_empty())
+    else {
+        return Ok(default);
+    };
+    if profile.os_image_streams.is_empty() {
+        let first = PROFILES
+            .iter()
+            .find(|p| !p.os_image_streams.is_empty())
+            .map_or_else(String::new, |p| format!(" (it arrived in {})", p.minor));
+        warnings.push(loaded.warning(
+            "osImageStream",
+            format!(
+                "the OpenShift {} installer does not read osImageStream{first}; ignored",
+                profile.minor
+            ),
+        ));
+        return Ok(default);
+    }
+    if !profile.os_image_streams.iter().any(|s| s == asked) {
+        return Err(loaded.field_error(
+            "osImageStream",
+            format!(
+                "`{asked}` is not an OS image stream of OpenShift {}; use one of: {}",
+                profile.minor,
+                profile.os_image_streams.join(", ")
+            ),
+        ));
+    }
+    if asked != default {
+        let gate = profile.gates.iter().find(|g| g.name == OS_STREAMS_GATE);
+        if !gate.is_some_and(|g| g.opens(feature_set, &custom.enabled)) {
+            let how = gate.map_or_else(String::new, |g| format!(": {}", g.opens_with()));
+            return Err(loaded.field_error(
+                "osImageStream",
+                format!(
+                    "`{asked}` is not OpenShift {}'s default stream ({default}): choosing another \
+                     needs the OSStreams feature gate{how}",
+                    profile.minor
+                ),
+            ));
+        }
+    }
+    Ok(asked.to_string())
+}
+
 /// A boolean as the installer parses it (Go's `strconv.ParseBool`).
 fn parse_go_bool(text: &str) -> Option<bool> {
     match text {
@@ -113,6 +175,83 @@ mod tests {
         let loaded = crate::config::parse(&text, "install-config.yaml").unwrap();
         let release = crate::release::select(Some(version), None).unwrap();
         feature_selection(&loaded, release.profile)
+    }
+
+    fn stream(version: &str, yaml_tail: &str) -> (Result<String>, Vec<Warning>) {
+        let text = format!(
+            "apiVersion: v1\nmetadata:\n  name: demo\nbaseDomain: example.com\nplatform:\n  none: {{}}\npullSecret: '{{}}'\n{yaml_tail}"
+        );
+        let loaded = crate::config::parse(&text, "install-config.yaml").unwrap();
+        let release = crate::release::select(Some(version), None).unwrap();
+        let mut warnings = Vec::new();
+        let chosen = feature_selection(&loaded, release.profile).and_then(|(set, custom)| {
+            os_image_stream(&loaded, release.profile, &set, &custom, &mut warnings)
+        });
+        (chosen, warnings)
+    }
+
+    #[test]
+    fn os_image_stream_is_the_release_default_unless_the_feature_lets_a_cluster_choose() {
+        let chosen = |version: &str, tail: &str| stream(version, tail).0.unwrap();
+        let refused = |version: &str, tail: &str| stream(version, tail).0.unwrap_err().to_string();
+        assert_eq!(chosen("4.21.0", ""), "");
+        assert_eq!(chosen("4.22.0", ""), "rhel-9");
+        assert_eq!(chosen("5.0.0", ""), "rhel-10");
+        // The default may always be named; 4.22 lets preview clusters try RHEL 10.
+        assert_eq!(chosen("4.22.0", "osImageStream: rhel-9\n"), "rhel-9");
+        assert_eq!(
+            chosen(
+                "4.22.0",
+                "featureSet: TechPreviewNoUpgrade\nosImageStream: rhel-10\n"
+            ),
+            "rhel-10"
+        );
+        assert_eq!(
+            chosen(
+                "4.22.0",
+                "featureSet: CustomNoUpgrade\nfeatureGates:\n- OSStreams=true\nosImageStream: rhel-10\n"
+            ),
+            "rhel-10"
+        );
+        // 5.0 has the feature by default, so staying on RHEL 9 needs no preview set.
+        assert_eq!(chosen("5.0.0", "osImageStream: rhel-9\n"), "rhel-9");
+        let off = refused("4.22.0", "osImageStream: rhel-10\n");
+        assert!(
+            off.contains("osImageStream") && off.contains("line 8"),
+            "{off}"
+        );
+        assert!(
+            off.contains("not OpenShift 4.22's default stream (rhel-9)")
+                && off.contains("featureSet TechPreviewNoUpgrade or DevPreviewNoUpgrade, or CustomNoUpgrade with OSStreams"),
+            "{off}"
+        );
+        let custom_off = refused(
+            "5.0.0",
+            "featureSet: CustomNoUpgrade\nfeatureGates:\n- OSStreams=false\nosImageStream: rhel-9\n",
+        );
+        assert!(
+            custom_off.contains("needs the OSStreams feature gate"),
+            "{custom_off}"
+        );
+        let unknown = refused("5.0.0", "osImageStream: rhel-8\n");
+        assert!(
+            unknown.contains(
+                "`rhel-8` is not an OS image stream of OpenShift 5.0; use one of: rhel-9, rhel-10"
+            ),
+            "{unknown}"
+        );
+        // Before 4.22 the installer warns that the key is unknown and goes on without it.
+        let (old, warnings) = stream("4.21.0", "osImageStream: rhel-10\n");
+        assert_eq!(old.unwrap(), "");
+        assert_eq!(warnings.len(), 1);
+        assert_eq!(warnings[0].field, "osImageStream");
+        assert!(
+            warnings[0]
+                .message
+                .contains("does not read osImageStream (it arrived in 4.22)"),
+            "{:?}",
+            warnings[0]
+        );
     }
 
     #[test]

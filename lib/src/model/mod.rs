@@ -108,6 +108,9 @@ pub struct Model {
     pub feature_set: String,
     /// With feature set CustomNoUpgrade, the feature gates `featureGates` turns on and off.
     pub custom_feature_gates: CustomFeatureGates,
+    /// The OS stream of the node image (install-config `osImageStream` or the release's
+    /// default), `""` before releases had streams.
+    pub os_image_stream: String,
     /// The install-config as stored in the cluster (pull secret removed).
     pub stored_install_config: String,
     /// The single-node (bootstrap-in-place) settings, when this is a single-node cluster.
@@ -252,6 +255,13 @@ impl Model {
         let capabilities = ic.capabilities.clone().unwrap_or_default();
         let (feature_set, custom_feature_gates) =
             features::feature_selection(loaded, release.profile)?;
+        let os_image_stream = features::os_image_stream(
+            loaded,
+            release.profile,
+            &feature_set,
+            &custom_feature_gates,
+            &mut warnings,
+        )?;
         let stored_install_config = stored_install_config(
             ic,
             &control_plane,
@@ -259,6 +269,7 @@ impl Model {
             &networks,
             release.profile,
             single_node.as_ref(),
+            &os_image_stream,
         );
         Ok(Model {
             cluster_name,
@@ -283,6 +294,7 @@ impl Model {
             capabilities_additional: capabilities.additional_enabled_capabilities,
             feature_set,
             custom_feature_gates,
+            os_image_stream,
             stored_install_config,
             single_node,
             warnings,
@@ -628,6 +640,7 @@ fn stored_install_config(
     networks: &Networks,
     profile: &crate::release::Profile,
     single_node: Option<&SingleNode>,
+    os_image_stream: &str,
 ) -> String {
     use crate::config::{ClusterNetwork, MachineNetwork, Networking};
     let mut stored = ic.clone();
@@ -671,6 +684,9 @@ fn stored_install_config(
     if profile.has("trust_bundle_policy") && stored.additional_trust_bundle_policy.is_none() {
         stored.additional_trust_bundle_policy = Some("Proxyonly".into());
     }
+    // From 4.22 the installer stores the stream it defaulted; older ones drop the unknown key.
+    stored.os_image_stream =
+        (!profile.os_image_streams.is_empty()).then(|| os_image_stream.to_string());
     // The disk may have come from an option: the cluster records the one it was installed to.
     if let Some(single) = single_node {
         stored.bootstrap_in_place = Some(crate::config::BootstrapInPlace {

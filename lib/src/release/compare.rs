@@ -152,6 +152,34 @@ pub fn compare(from: &Profile, to: &Profile) -> ReleaseDiff {
     {
         lines.push(format!("featureSet {}: no longer accepted", shown(set)));
     }
+    if from.os_image_stream != to.os_image_stream {
+        let stream = |s: &str| {
+            if s.is_empty() {
+                "none".to_string()
+            } else {
+                s.to_string()
+            }
+        };
+        lines.push(format!(
+            "node image OS stream by default: {} -> {}",
+            stream(&from.os_image_stream),
+            stream(&to.os_image_stream)
+        ));
+    }
+    for stream in to
+        .os_image_streams
+        .iter()
+        .filter(|s| !from.os_image_streams.contains(s))
+    {
+        lines.push(format!("osImageStream {stream}: accepted"));
+    }
+    for stream in from
+        .os_image_streams
+        .iter()
+        .filter(|s| !to.os_image_streams.contains(s))
+    {
+        lines.push(format!("osImageStream {stream}: no longer accepted"));
+    }
     ReleaseDiff {
         from: from.minor.to_string(),
         to: to.minor.to_string(),
@@ -218,6 +246,19 @@ mod tests {
             text.contains("gate os_streams: now opens with featureSet unset or TechPreviewNoUpgrade or DevPreviewNoUpgrade, or CustomNoUpgrade with OSStreams"),
             "{text}"
         );
+        // The node image's streams.
+        let text = diff((4, 21), (4, 22)).to_string();
+        assert!(
+            text.contains("node image OS stream by default: none -> rhel-9"),
+            "{text}"
+        );
+        assert!(text.contains("osImageStream rhel-10: accepted"), "{text}");
+        let text = diff((4, 22), (5, 0)).to_string();
+        assert!(
+            text.contains("node image OS stream by default: rhel-9 -> rhel-10"),
+            "{text}"
+        );
+        assert!(!text.contains("osImageStream rhel"), "{text}");
         // The feature sets each release accepts.
         let text = diff((4, 15), (4, 16)).to_string();
         assert!(

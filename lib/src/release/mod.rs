@@ -18,7 +18,8 @@ mod version;
 
 pub use compare::{compare, ReleaseDiff};
 pub use profile::{
-    profile_for, Flow, Gate, ImageName, Profile, Stage, CUSTOM_FEATURE_SET, PROFILES,
+    profile_for, Flow, Gate, ImageName, Profile, Stage, CUSTOM_FEATURE_SET, OS_STREAMS_GATE,
+    PROFILES,
 };
 pub use select::{default_minor, select, supported_list, SelectedRelease};
 pub use version::{version_of_reference, Minor, ReleaseVersion};

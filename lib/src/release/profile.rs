@@ -25,6 +25,9 @@ pub struct Profile {
     pub ignition_spec: String,
     /// The node image's OS stream by default (`rhel-9`), `""` before releases had streams.
     pub os_image_stream: String,
+    /// The install-config `osImageStream` values this release accepts; empty before the
+    /// installer read the field.
+    pub os_image_streams: Vec<String>,
     /// The payload images bootkube resolves: shell variable to `image_for` name, in order.
     pub images: Vec<ImageName>,
     /// bootkube's stages, in run order.
@@ -65,6 +68,16 @@ pub struct Gate {
 }
 
 impl Gate {
+    /// Whether an install-config with `feature_set` (and, for CustomNoUpgrade, the feature
+    /// gates `enabled` in its `featureGates`) opens it, as the installer's `Enabled()` says.
+    pub fn opens(&self, feature_set: &str, enabled: &[String]) -> bool {
+        if feature_set == CUSTOM_FEATURE_SET {
+            self.feature_gates.iter().any(|g| enabled.contains(g))
+        } else {
+            self.feature_sets.iter().any(|s| s == feature_set)
+        }
+    }
+
     /// What opens it, for a person: `featureSet TechPreviewNoUpgrade or DevPreviewNoUpgrade, or
     /// CustomNoUpgrade with OSStreams`.
     pub fn opens_with(&self) -> String {
@@ -86,6 +99,10 @@ impl Gate {
 
 /// The feature set that turns on exactly the feature gates the install-config lists.
 pub const CUSTOM_FEATURE_SET: &str = "CustomNoUpgrade";
+
+/// The gate that stands for the cluster's OSStreams feature: the OSImageStream manifest, and
+/// an `osImageStream` other than the release's default.
+pub const OS_STREAMS_GATE: &str = "os_streams";
 
 /// How the cluster bootstraps: some stages and switches hold for only one of them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -174,17 +191,10 @@ impl Profile {
     /// The gates an install-config with `feature_set` (and, for CustomNoUpgrade, the feature
     /// gates `enabled` in its `featureGates`) opens in `flow`.
     pub fn gates_open(&self, flow: Flow, feature_set: &str, enabled: &[String]) -> Vec<String> {
-        let opens = |gate: &Gate| {
-            if feature_set == CUSTOM_FEATURE_SET {
-                gate.feature_gates.iter().any(|g| enabled.contains(g))
-            } else {
-                gate.feature_sets.iter().any(|s| s == feature_set)
-            }
-        };
         self.gates
             .iter()
             .filter(|g| g.flow.is_none_or(|f| f == flow))
-            .filter(|g| opens(g))
+            .filter(|g| g.opens(feature_set, enabled))
             .map(|g| g.name.clone())
             .collect()
     }
@@ -223,6 +233,8 @@ struct Table {
     ignition_spec: Vec<Ranged<String>>,
     #[serde(default)]
     os_image_stream: Vec<Ranged<String>>,
+    #[serde(default)]
+    os_image_stream_choice: Vec<Ranged<String>>,
     image: Vec<ImageRow>,
     stage: Vec<StageRow>,
     #[serde(default)]
@@ -389,6 +401,12 @@ fn build(table: &Table) -> Vec<Profile> {
                     .find(|r| holds(minor, &r.since, &r.until))
                     .map(|r| r.value.clone())
                     .unwrap_or_default(),
+                os_image_streams: table
+                    .os_image_stream_choice
+                    .iter()
+                    .filter(|r| holds(minor, &r.since, &r.until))
+                    .map(|r| r.value.clone())
+                    .collect(),
                 images: table
                     .image
                     .iter()
@@ -499,6 +517,12 @@ mod tests {
             .chain(table.feature.iter().map(|f| [&f.since, &f.until]))
             .chain(table.ignition_spec.iter().map(|r| [&r.since, &r.until]))
             .chain(table.os_image_stream.iter().map(|r| [&r.since, &r.until]))
+            .chain(
+                table
+                    .os_image_stream_choice
+                    .iter()
+                    .map(|r| [&r.since, &r.until]),
+            )
             .chain(table.file.iter().map(|r| [&r.since, &r.until]))
             .chain(table.unit.iter().map(|r| [&r.since, &r.until]))
             .chain(table.gate.iter().map(|r| [&r.since, &r.until]))
@@ -553,6 +577,24 @@ mod tests {
             }
             assert!(profile.feature_sets.iter().any(|s| s.is_empty()));
             assert!(profile.feature_sets.iter().any(|s| s == CUSTOM_FEATURE_SET));
+        }
+        // A release that reads osImageStream has a default stream among the ones it accepts,
+        // and the OSStreams gate that lets a cluster choose another.
+        for profile in PROFILES.iter() {
+            if profile.os_image_streams.is_empty() {
+                continue;
+            }
+            assert!(
+                profile.os_image_streams.contains(&profile.os_image_stream),
+                "{}: default stream `{}` is not one it accepts",
+                profile.minor,
+                profile.os_image_stream
+            );
+            assert!(
+                profile.gates.iter().any(|g| g.name == OS_STREAMS_GATE),
+                "{}: accepts osImageStream but has no {OS_STREAMS_GATE} gate",
+                profile.minor
+            );
         }
         for profile in PROFILES.iter() {
             for stage in &profile.stages {
