@@ -2,7 +2,8 @@
 //! config for every supported release checked against `tests/expectations/single-node.toml`,
 //! validated by `ignition-validate` and applied by the real Ignition; the refusals; and the
 //! rest of bootgen composing with it (arm64, mirrors, holds, debug, compress, patch, inspect,
-//! validate, golden view). bootkube's in-place run itself is in `bootkube_behaviour.rs`.
+//! validate, golden view); the post-reboot step run against a stub cluster. bootkube's
+//! in-place run itself is in `bootkube_behaviour.rs`.
 
 use std::collections::BTreeMap;
 use std::error::Error;
@@ -531,6 +532,279 @@ fn master_update_names_only_what_the_node_has() -> TestResult {
             in_config || made_on_the_node.contains_key(local.as_str()),
             "master-update.fcc names {local}, which nothing puts on the node"
         );
+    }
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------------------------
+// The post-reboot step on the installed node
+
+/// An `oc` that plays the single node's cluster after the reboot: the API answers from its
+/// second try; two new certificate requests (and one approved long ago); the node is Ready once
+/// both are approved; the bootstrap's leases and config maps exist until deleted; the cluster
+/// version becomes available on its second check. Every call goes to STUB_LOG; what changed
+/// goes to STUB_STATE.
+const STUB_OC: &str = r##"#!/usr/bin/env bash
+printf 'oc %s\n' "$*" >>"${STUB_LOG:?}"
+state=${STUB_STATE:?}
+approved() { grep -qx "$1" "$state/approved" 2>/dev/null; }
+csr() {
+    if approved "$1"; then
+        printf '{"metadata":{"name":"%s"},"status":{"conditions":[{"type":"Approved"}]}}' "$1"
+    else
+        printf '{"metadata":{"name":"%s"}%s}' "$1" "$2"
+    fi
+}
+case "$1" in
+get)
+    case "$2" in
+    csr)
+        if [ "$#" -eq 2 ]; then
+            [ -e "$state/api-up" ] && exit 0
+            touch "$state/api-up"
+            echo "The connection to the server was refused" >&2
+            exit 1
+        fi
+        printf '{"items":[%s,%s,%s]}\n' "$(csr csr-kubelet-client '')" "$(csr csr-kubelet-serving ',"status":{}')" \
+            '{"metadata":{"name":"csr-from-the-live-iso"},"status":{"conditions":[{"type":"Approved"}]}}'
+        ;;
+    nodes)
+        if approved csr-kubelet-client && approved csr-kubelet-serving; then echo True; else echo False; fi
+        ;;
+    configmap)
+        if [ "$3" = bootstrap ]; then [ -e "$state/created-configmap-bootstrap" ]; else [ ! -e "$state/deleted-configmap-$5-$3" ]; fi
+        ;;
+    lease) [ ! -e "$state/deleted-lease-$5-$3" ] ;;
+    pods) echo True ;;
+    --raw=/readyz) echo ok ;;
+    clusterversion)
+        if [ -e "$state/cvo-checked" ]; then echo True; else touch "$state/cvo-checked"; echo False; fi
+        ;;
+    clusteroperators) printf 'etcd False\nnetwork True\n' ;;
+    *) echo "stub oc: unexpected $*" >&2; exit 2 ;;
+    esac
+    ;;
+create) printf '%s\n' "$*" >"$state/created-configmap-$3" ;;
+delete) touch "$state/deleted-$2-$5-$3" ;;
+patch)
+    for arg in "$@"; do
+        case "$arg" in --patch-file=*) cp "${arg#--patch-file=}" "$state/cvo-patch" ;; esac
+    done
+    ;;
+adm) shift 3; printf '%s\n' "$@" >>"$state/approved" ;;
+*) echo "stub oc: unexpected $*" >&2; exit 2 ;;
+esac
+"##;
+
+/// A systemctl that records its calls; restarting the kubelet marks it restarted.
+const STUB_SYSTEMCTL: &str = r##"#!/usr/bin/env bash
+printf 'systemctl %s\n' "$*" >>"${STUB_LOG:?}"
+if [ "$*" = "restart kubelet" ]; then touch "${STUB_STATE:?}/kubelet-restarted"; fi
+"##;
+
+/// A sleep that returns at once; while it sleeps after a kubelet restart, the cluster's
+/// kube-apiserver operator replaces the bootstrap kube-apiserver pod.
+const STUB_SLEEP: &str = r##"#!/usr/bin/env bash
+if [ -e "${STUB_STATE:?}/kubelet-restarted" ]; then
+    printf 'metadata:\n  name: kube-apiserver\n' >"${STUB_POD:?}"
+fi
+"##;
+
+fn write_executable(path: &Path, text: &str) {
+    use std::os::unix::fs::PermissionsExt;
+    fs::create_dir_all(path.parent().unwrap()).unwrap();
+    fs::write(path, text).unwrap();
+    fs::set_permissions(path, fs::Permissions::from_mode(0o755)).unwrap();
+}
+
+/// After the reboot the installed node's bootkube.service runs the post-reboot script. Run for
+/// every release against a stub cluster, it waits for the API, signals the end of the bootstrap
+/// and gives back the user's CVO overrides and the bootstrap's leases where that release does,
+/// approves exactly the node's pending certificate requests, restarts the kubelet twice (the
+/// second time once the bootstrap kube-apiserver pod is gone), waits for the cluster version,
+/// and removes the bootstrap's secrets and tools, leaving the node's own files.
+#[test]
+fn post_reboot_step_finishes_the_bootstrap_on_the_installed_node() -> TestResult {
+    let expected = expectations();
+    for release in &expected.release {
+        let minor = &release.minor;
+        let loaded = bootgen::config::load_default_single_node()?;
+        let mut options =
+            bootgen::Options::new(time::OffsetDateTime::from_unix_timestamp(1_767_229_200)?);
+        options.key_algorithm = bootgen::KeyAlgorithm::EcdsaP256;
+        options.model.release_version = Some(format!("{minor}.0"));
+        options.model.installation_disk = Some(DISK.into());
+        let generated = bootgen::generate(&loaded, &options)?;
+        let view = IgnitionView::parse(&generated.bootstrap.to_bytes())?;
+        let script = file_text(
+            &view,
+            "/opt/openshift/bootstrap-in-place/bootstrap-in-place-post-reboot.sh",
+        );
+
+        // The installed node as master-update.fcc leaves it.
+        let node = tempfile::tempdir()?;
+        let root = node.path();
+        let node_file = |path: &str, text: &str| {
+            let full = root.join(path.trim_start_matches('/'));
+            fs::create_dir_all(full.parent().unwrap()).unwrap();
+            fs::write(full, text).unwrap();
+        };
+        let bootstrap_paths = [
+            "/etc/kubernetes/bootstrap-configs/kube-apiserver-config.yaml",
+            "/etc/kubernetes/bootstrap-secrets/kubeconfig",
+            "/etc/kubernetes/bootstrap-manifests/kube-apiserver-pod.yaml",
+            "/usr/local/bin/installer-gather.sh",
+            "/usr/local/bin/installer-masters-gather.sh",
+            "/var/log/log-bundle-bootstrap.tar.gz",
+            "/opt/openshift/original_cvo_overrides.patch",
+        ];
+        for path in bootstrap_paths {
+            node_file(path, &format!("{path} of the bootstrap\n"));
+        }
+        let cvo_patch = view
+            .files
+            .get("/opt/openshift/original_cvo_overrides.patch")
+            .and_then(|f| f.contents.clone())
+            .map(|c| String::from_utf8(c).unwrap());
+        if let Some(patch) = &cvo_patch {
+            node_file("/opt/openshift/original_cvo_overrides.patch", patch);
+        }
+        let pod = "/etc/kubernetes/manifests/kube-apiserver-pod.yaml";
+        node_file(pod, "metadata:\n  name: bootstrap-kube-apiserver\n");
+        let kept = [
+            "/etc/kubernetes/kubelet.conf",
+            "/usr/local/bin/node-tool.sh",
+        ];
+        for path in kept {
+            node_file(path, "the node's own\n");
+        }
+        node_file("/usr/local/bin/bootstrap-in-place-post-reboot.sh", &script);
+
+        let stubs = node.path().join("stub-bin");
+        write_executable(&stubs.join("oc"), STUB_OC);
+        write_executable(&stubs.join("systemctl"), STUB_SYSTEMCTL);
+        write_executable(&stubs.join("sleep"), STUB_SLEEP);
+        let state = node.path().join("stub-state");
+        fs::create_dir_all(&state)?;
+        let log = node.path().join("stub.log");
+        let output = std::process::Command::new("bash")
+            .arg(root.join("usr/local/bin/bootstrap-in-place-post-reboot.sh"))
+            .env_clear()
+            .env("PATH", format!("{}:/usr/bin:/bin", stubs.display()))
+            .env("POST_REBOOT_ROOT", root)
+            .env("POST_REBOOT_RETRY_DELAY", "0")
+            .env("STUB_LOG", &log)
+            .env("STUB_STATE", &state)
+            .env("STUB_POD", root.join(pod.trim_start_matches('/')))
+            .output()?;
+        ok(&output);
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        let calls: Vec<String> = fs::read_to_string(&log)?
+            .lines()
+            .map(String::from)
+            .collect();
+        let position = |call: &str| {
+            calls
+                .iter()
+                .position(|c| c.starts_with(call))
+                .unwrap_or_else(|| panic!("{minor}: `{call}` never ran:\n{}", calls.join("\n")))
+        };
+
+        // The API is waited for; the node's two new requests are approved, the old one is not.
+        assert!(
+            stdout.contains("waiting for the API server"),
+            "{minor}: {stdout}"
+        );
+        let approved = fs::read_to_string(state.join("approved"))?;
+        assert_eq!(
+            approved.lines().collect::<Vec<_>>(),
+            ["csr-kubelet-client", "csr-kubelet-serving"],
+            "{minor}"
+        );
+        assert!(stdout.contains("the node is Ready"), "{minor}: {stdout}");
+
+        // The end of the bootstrap and the user's overrides, in the releases that do it.
+        let signals = release
+            .post_reboot
+            .iter()
+            .any(|s| s == "signal_bootstrap_complete");
+        let created = fs::read_to_string(state.join("created-configmap-bootstrap")).ok();
+        assert_eq!(
+            created.as_deref(),
+            signals.then_some(
+                "create configmap bootstrap --namespace kube-system --from-literal status=complete\n"
+            ),
+            "{minor}"
+        );
+        let restored = fs::read_to_string(state.join("cvo-patch")).ok();
+        if release
+            .post_reboot
+            .iter()
+            .any(|s| s == "restore_cvo_overrides")
+        {
+            assert!(
+                cvo_patch.is_some(),
+                "{minor}: no overrides patch to restore"
+            );
+            assert_eq!(restored, cvo_patch, "{minor}: the patch restored");
+        } else {
+            assert_eq!(restored, None, "{minor}");
+        }
+        let leases = release
+            .post_reboot
+            .iter()
+            .any(|s| s.starts_with("release_lease"));
+        for (namespace, name) in [
+            ("openshift-cluster-version", "version"),
+            ("kube-system", "cluster-policy-controller-lock"),
+        ] {
+            for kind in ["lease", "configmap"] {
+                assert_eq!(
+                    state
+                        .join(format!("deleted-{kind}-{namespace}-{name}"))
+                        .exists(),
+                    leases,
+                    "{minor}: {kind} {namespace}/{name}"
+                );
+            }
+        }
+
+        // Kubelet restarts after the approvals, the second once the bootstrap pod is gone;
+        // the cluster version is awaited (naming operators not yet available) before cleaning.
+        let systemctl: Vec<&String> = calls
+            .iter()
+            .filter(|c| c.starts_with("systemctl"))
+            .collect();
+        assert_eq!(
+            systemctl,
+            [
+                "systemctl daemon-reload",
+                "systemctl restart kubelet",
+                "systemctl restart kubelet",
+                "systemctl disable bootkube.service"
+            ],
+            "{minor}"
+        );
+        assert!(position("oc adm certificate approve") < position("systemctl restart kubelet"));
+        assert!(position("systemctl restart kubelet") < position("oc get clusterversion"));
+        assert!(position("oc get clusterversion") < position("systemctl disable"));
+        assert!(stdout.contains("etcd False"), "{minor}: {stdout}");
+        assert!(!stdout.contains("network True"), "{minor}: {stdout}");
+
+        // The bootstrap's secrets and tools are gone; the node's own files stay.
+        for path in bootstrap_paths {
+            assert!(
+                !root.join(path.trim_start_matches('/')).exists(),
+                "{minor}: {path} left behind"
+            );
+        }
+        assert!(!root.join("opt/openshift").exists(), "{minor}");
+        for path in kept.iter().chain([&pod]) {
+            assert!(
+                root.join(path.trim_start_matches('/')).exists(),
+                "{minor}: {path} removed"
+            );
+        }
     }
     Ok(())
 }
