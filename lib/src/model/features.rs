@@ -6,7 +6,7 @@
 
 use crate::config::{LoadedConfig, Warning};
 use crate::error::Result;
-use crate::release::{Profile, CUSTOM_FEATURE_SET, OS_STREAMS_GATE, PROFILES};
+use crate::release::{feature_set_label, Profile, CUSTOM_FEATURE_SET, OS_STREAMS_GATE, PROFILES};
 use serde::Serialize;
 
 /// The feature gates `featureGates` turns on and off (only with `CustomNoUpgrade`), in the
@@ -37,7 +37,7 @@ pub(crate) fn feature_selection(
         let choices: Vec<&str> = profile
             .feature_sets
             .iter()
-            .map(|s| if s.is_empty() { "(unset)" } else { s.as_str() })
+            .map(|s| feature_set_label(s))
             .collect();
         let okd = if feature_set == "OKD" {
             " (OKD is for OKD's installer: OpenShift's refuses it)"
@@ -58,10 +58,7 @@ pub(crate) fn feature_selection(
         return Ok((feature_set, gates));
     }
     if !profile.has("custom_feature_gates") {
-        let first = PROFILES
-            .iter()
-            .find(|p| p.has("custom_feature_gates"))
-            .map_or_else(String::new, |p| format!(" (it arrived in {})", p.minor));
+        let first = arrived_in(|p| p.has("custom_feature_gates"));
         return Err(loaded.field_error(
             "featureGates",
             format!(
@@ -115,10 +112,7 @@ pub(crate) fn os_image_stream(
         return Ok(default);
     };
     if profile.os_image_streams.is_empty() {
-        let first = PROFILES
-            .iter()
-            .find(|p| !p.os_image_streams.is_empty())
-            .map_or_else(String::new, |p| format!(" (it arrived in {})", p.minor));
+        let first = arrived_in(|p| !p.os_image_streams.is_empty());
         warnings.push(loaded.warning(
             "osImageStream",
             format!(
@@ -155,6 +149,14 @@ pub(crate) fn os_image_stream(
     Ok(asked.to_string())
 }
 
+/// ` (it arrived in 4.N)`, naming the oldest release that has what `has` asks about.
+fn arrived_in(has: impl Fn(&Profile) -> bool) -> String {
+    PROFILES
+        .iter()
+        .find(|p| has(p))
+        .map_or_else(String::new, |p| format!(" (it arrived in {})", p.minor))
+}
+
 /// A boolean as the installer parses it (Go's `strconv.ParseBool`).
 fn parse_go_bool(text: &str) -> Option<bool> {
     match text {
@@ -168,24 +170,27 @@ fn parse_go_bool(text: &str) -> Option<bool> {
 mod tests {
     use super::*;
 
-    fn selection(version: &str, yaml_tail: &str) -> Result<(String, CustomFeatureGates)> {
+    /// A minimal install-config ending in `yaml_tail` (which starts on line 8), and the
+    /// profile of `version`.
+    fn config(version: &str, yaml_tail: &str) -> (LoadedConfig, &'static Profile) {
         let text = format!(
             "apiVersion: v1\nmetadata:\n  name: demo\nbaseDomain: example.com\nplatform:\n  none: {{}}\npullSecret: '{{}}'\n{yaml_tail}"
         );
         let loaded = crate::config::parse(&text, "install-config.yaml").unwrap();
         let release = crate::release::select(Some(version), None).unwrap();
-        feature_selection(&loaded, release.profile)
+        (loaded, release.profile)
+    }
+
+    fn selection(version: &str, yaml_tail: &str) -> Result<(String, CustomFeatureGates)> {
+        let (loaded, profile) = config(version, yaml_tail);
+        feature_selection(&loaded, profile)
     }
 
     fn stream(version: &str, yaml_tail: &str) -> (Result<String>, Vec<Warning>) {
-        let text = format!(
-            "apiVersion: v1\nmetadata:\n  name: demo\nbaseDomain: example.com\nplatform:\n  none: {{}}\npullSecret: '{{}}'\n{yaml_tail}"
-        );
-        let loaded = crate::config::parse(&text, "install-config.yaml").unwrap();
-        let release = crate::release::select(Some(version), None).unwrap();
+        let (loaded, profile) = config(version, yaml_tail);
         let mut warnings = Vec::new();
-        let chosen = feature_selection(&loaded, release.profile).and_then(|(set, custom)| {
-            os_image_stream(&loaded, release.profile, &set, &custom, &mut warnings)
+        let chosen = feature_selection(&loaded, profile).and_then(|(set, custom)| {
+            os_image_stream(&loaded, profile, &set, &custom, &mut warnings)
         });
         (chosen, warnings)
     }

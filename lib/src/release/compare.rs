@@ -1,7 +1,7 @@
 //! What differs between two releases' bootstraps: stages, their order, each command's words,
 //! the payload images looked up, feature switches and the Ignition spec.
 
-use super::profile::Profile;
+use super::profile::{feature_set_label, Profile};
 use std::fmt::{self, Write as _};
 
 /// The differences going from `from` to `to`.
@@ -13,6 +13,14 @@ pub struct ReleaseDiff {
     pub to: String,
     /// One line per difference, in a stable order.
     pub lines: Vec<String>,
+}
+
+/// The entries of `new` that `old` lacks, then those of `old` that `new` lacks, each in order.
+fn added_removed<'a, T: PartialEq>(old: &'a [T], new: &'a [T]) -> (Vec<&'a T>, Vec<&'a T>) {
+    (
+        new.iter().filter(|n| !old.contains(n)).collect(),
+        old.iter().filter(|o| !new.contains(o)).collect(),
+    )
 }
 
 /// Compares two profiles.
@@ -51,10 +59,11 @@ pub fn compare(from: &Profile, to: &Profile) -> ReleaseDiff {
             None => flow.to_string(),
         }
     };
-    for name in new_stages.iter().filter(|n| !old_stages.contains(n)) {
+    let (added, removed) = added_removed(&old_stages, &new_stages);
+    for name in added {
         lines.push(format!("stage {name}: added{}", only(to, name)));
     }
-    for name in old_stages.iter().filter(|n| !new_stages.contains(n)) {
+    for name in removed {
         lines.push(format!("stage {name}: removed{}", only(from, name)));
     }
     let common = |list: &[String], other: &[String]| {
@@ -98,10 +107,11 @@ pub fn compare(from: &Profile, to: &Profile) -> ReleaseDiff {
     }
     let image_names = |p: &Profile| p.images.iter().map(|i| i.name.clone()).collect::<Vec<_>>();
     let (old_images, new_images) = (image_names(from), image_names(to));
-    for name in new_images.iter().filter(|n| !old_images.contains(n)) {
+    let (added, removed) = added_removed(&old_images, &new_images);
+    for name in added {
         lines.push(format!("image {name}: looked up"));
     }
-    for name in old_images.iter().filter(|n| !new_images.contains(n)) {
+    for name in removed {
         lines.push(format!("image {name}: no longer looked up"));
     }
     for (feature, on) in &to.features {
@@ -131,26 +141,15 @@ pub fn compare(from: &Profile, to: &Profile) -> ReleaseDiff {
     {
         lines.push(format!("gate {}: removed", gate.name));
     }
-    let shown = |set: &String| {
-        if set.is_empty() {
-            "(unset)".to_string()
-        } else {
-            set.clone()
-        }
-    };
-    for set in to
-        .feature_sets
-        .iter()
-        .filter(|s| !from.feature_sets.contains(s))
-    {
-        lines.push(format!("featureSet {}: accepted", shown(set)));
+    let (added, removed) = added_removed(&from.feature_sets, &to.feature_sets);
+    for set in added {
+        lines.push(format!("featureSet {}: accepted", feature_set_label(set)));
     }
-    for set in from
-        .feature_sets
-        .iter()
-        .filter(|s| !to.feature_sets.contains(s))
-    {
-        lines.push(format!("featureSet {}: no longer accepted", shown(set)));
+    for set in removed {
+        lines.push(format!(
+            "featureSet {}: no longer accepted",
+            feature_set_label(set)
+        ));
     }
     if from.os_image_stream != to.os_image_stream {
         let stream = |s: &str| {
@@ -166,18 +165,11 @@ pub fn compare(from: &Profile, to: &Profile) -> ReleaseDiff {
             stream(&to.os_image_stream)
         ));
     }
-    for stream in to
-        .os_image_streams
-        .iter()
-        .filter(|s| !from.os_image_streams.contains(s))
-    {
+    let (added, removed) = added_removed(&from.os_image_streams, &to.os_image_streams);
+    for stream in added {
         lines.push(format!("osImageStream {stream}: accepted"));
     }
-    for stream in from
-        .os_image_streams
-        .iter()
-        .filter(|s| !to.os_image_streams.contains(s))
-    {
+    for stream in removed {
         lines.push(format!("osImageStream {stream}: no longer accepted"));
     }
     ReleaseDiff {

@@ -17,6 +17,7 @@ mod select;
 mod version;
 
 pub use compare::{compare, ReleaseDiff};
+pub(crate) use profile::feature_set_label;
 pub use profile::{
     profile_for, Flow, Gate, ImageName, Profile, Stage, CUSTOM_FEATURE_SET, OS_STREAMS_GATE,
     PROFILES,

@@ -100,6 +100,15 @@ impl Gate {
 /// The feature set that turns on exactly the feature gates the install-config lists.
 pub const CUSTOM_FEATURE_SET: &str = "CustomNoUpgrade";
 
+/// A `featureSet` value as messages show it: the default (unset) as `(unset)`.
+pub(crate) fn feature_set_label(set: &str) -> &str {
+    if set.is_empty() {
+        "(unset)"
+    } else {
+        set
+    }
+}
+
 /// The gate that stands for the cluster's OSStreams feature: the OSImageStream manifest, and
 /// an `osImageStream` other than the release's default.
 pub const OS_STREAMS_GATE: &str = "os_streams";
@@ -360,6 +369,14 @@ fn present(rows: &[PresenceRow], minor: Minor, features: &BTreeMap<String, bool>
         .collect()
 }
 
+/// The values of the rows that hold for `minor`, in table order.
+fn values_in(rows: &[Ranged<String>], minor: Minor) -> Vec<String> {
+    rows.iter()
+        .filter(|r| holds(minor, &r.since, &r.until))
+        .map(|r| r.value.clone())
+        .collect()
+}
+
 /// The words that hold for `minor`.
 fn words(words: &[Word], minor: Minor) -> Vec<String> {
     words
@@ -388,25 +405,14 @@ fn build(table: &Table) -> Vec<Profile> {
                 minor,
                 development: row.development,
                 source: row.source.clone(),
-                ignition_spec: table
-                    .ignition_spec
-                    .iter()
-                    .rev()
-                    .find(|r| holds(minor, &r.since, &r.until))
-                    .map_or_else(|| "3.2.0".into(), |r| r.value.clone()),
-                os_image_stream: table
-                    .os_image_stream
-                    .iter()
-                    .rev()
-                    .find(|r| holds(minor, &r.since, &r.until))
-                    .map(|r| r.value.clone())
+                // Where rows overlap, the last one that holds wins.
+                ignition_spec: values_in(&table.ignition_spec, minor)
+                    .pop()
+                    .unwrap_or_else(|| "3.2.0".into()),
+                os_image_stream: values_in(&table.os_image_stream, minor)
+                    .pop()
                     .unwrap_or_default(),
-                os_image_streams: table
-                    .os_image_stream_choice
-                    .iter()
-                    .filter(|r| holds(minor, &r.since, &r.until))
-                    .map(|r| r.value.clone())
-                    .collect(),
+                os_image_streams: values_in(&table.os_image_stream_choice, minor),
                 images: table
                     .image
                     .iter()
@@ -445,12 +451,7 @@ fn build(table: &Table) -> Vec<Profile> {
                         feature_gates: r.feature_gates.clone(),
                     })
                     .collect(),
-                feature_sets: table
-                    .feature_set
-                    .iter()
-                    .filter(|r| holds(minor, &r.since, &r.until))
-                    .map(|r| r.value.clone())
-                    .collect(),
+                feature_sets: values_in(&table.feature_set, minor),
                 files: present(&table.file, minor, &features),
                 units: present(&table.unit, minor, &features),
                 in_place_files: present(&table.file, minor, &in_place_features),
