@@ -83,6 +83,14 @@ pub fn emit_budget(budget: &bootgen::report::SizeBudget, config: &str) -> anyhow
     emit(budget.to_string() + &budget_hints(budget, config))
 }
 
+/// The name a budget's hints give `config`: its file name, or `config.ign` for standard input.
+pub fn config_name(config: &std::path::Path) -> String {
+    match config.file_name() {
+        Some(name) if name != "-" => name.to_string_lossy().into_owned(),
+        _ => "config.ign".into(),
+    }
+}
+
 /// The CLI's ways out of a size budget, one line each (empty when it fits everywhere).
 pub fn budget_hints(budget: &bootgen::report::SizeBudget, config: &str) -> String {
     use bootgen::report::WayOut;
@@ -92,10 +100,7 @@ pub fn budget_hints(budget: &bootgen::report::SizeBudget, config: &str) -> Strin
         .iter()
         .any(|line| !line.fits && line.way_out == WayOut::Compress);
     if compress_helps {
-        out.push_str(
-            "  to gzip its files: bootgen ignition (or bootgen patch) with --compress
-",
-        );
+        out.push_str("  to gzip its files: bootgen ignition (or bootgen patch) with --compress\n");
     }
     if budget.needs_pointer() {
         out.push_str(&format!(

@@ -29,10 +29,7 @@ pub fn run(args: InspectArgs) -> anyhow::Result<ExitCode> {
         emit_json(&summary)?;
     } else {
         emit_display(&summary)?;
-        let name = match args.input.file_name() {
-            Some(name) if name != "-" => name.to_string_lossy().into_owned(),
-            _ => "config.ign".into(),
-        };
+        let name = crate::report::config_name(&args.input);
         emit(crate::report::budget_hints(&summary.budget, &name))?;
     }
     Ok(ExitCode::SUCCESS)

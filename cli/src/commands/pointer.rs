@@ -31,10 +31,7 @@ pub fn run(args: PointerArgs) -> anyhow::Result<ExitCode> {
             bytes.len()
         ) + "\n",
     )?;
-    let name = args.output.file_name().map_or_else(
-        || "pointer.ign".into(),
-        |name| name.to_string_lossy().into_owned(),
-    );
+    let name = crate::report::config_name(&args.output);
     crate::report::emit_budget(&SizeBudget::of_config(&out, None), &name)?;
     Ok(ExitCode::SUCCESS)
 }

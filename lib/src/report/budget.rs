@@ -62,7 +62,7 @@ pub const CHANNELS: &[Channel] = &[
 pub enum WayOut {
     /// It fits as it is.
     None,
-    /// Gzipping file contents (`--compress`) makes it fit.
+    /// Gzipping file contents (`PassOptions::compress`) makes it fit.
     Compress,
     /// Only a small pointer config fits: serve the config over HTTPS.
     Pointer,
@@ -90,7 +90,7 @@ pub struct SizeBudget {
     /// The size embedded in a live ISO: `config.ign` in a cpio archive, xz-compressed; `None`
     /// for a config over [`XZ_ESTIMATE_LIMIT`], whose raw size is counted instead.
     pub iso_embedded: Option<u64>,
-    /// The size with file contents gzipped (`--compress`), when known and smaller.
+    /// The size with file contents gzipped (`PassOptions::compress`), when known and smaller.
     pub compressed: Option<u64>,
     /// One line per channel.
     pub channels: Vec<BudgetLine>,
@@ -105,7 +105,7 @@ const POINTER_SIZE: u64 = 4 * 1024;
 
 impl SizeBudget {
     /// Checks the config's bytes against every channel; `compressed` is the size the same
-    /// config has with `--compress`, when the caller knows it.
+    /// config has with `PassOptions::compress`, when the caller knows it.
     pub fn of_config(bytes: &[u8], compressed: Option<u64>) -> SizeBudget {
         SizeBudget::of_sizes(bytes.len() as u64, iso_estimate(bytes), compressed)
     }
@@ -164,8 +164,8 @@ pub(crate) fn iso_estimate(bytes: &[u8]) -> Option<u64> {
     (bytes.len() as u64 <= XZ_ESTIMATE_LIMIT).then(|| xz_cpio_size(bytes))
 }
 
-/// The size `doc` would have with `--compress` (worked out file by file, without a copy of
-/// the config), when anything would shrink.
+/// The size `doc` would have with `PassOptions::compress` (worked out file by file, without a
+/// copy of the config), when anything would shrink.
 pub fn compressed_size(doc: &crate::ignition::IgnitionDoc) -> Option<u64> {
     let saving = crate::passes::compress_saving(doc)?;
     Some(doc.serialized_len().saturating_sub(saving))
