@@ -45,6 +45,17 @@ pub const IGNITION_VALIDATE: &str = "/usr/bin/ignition-validate";
 /// The preset file Ignition writes for units with `enabled` set.
 pub const IGNITION_PRESET: &str = "etc/systemd/system-preset/20-ignition.preset";
 
+/// Library options for a test generation: `release` (`None`: the default one), keys that are
+/// quick to make (ECDSA P-256) and a fixed clock (2026-01-01 01:00 UTC), so a test pays little
+/// for its PKI and sees the same dates every run.
+pub fn quick_options(release: Option<&str>) -> bootgen::Options {
+    let now = time::OffsetDateTime::from_unix_timestamp(1_767_229_200).expect("a valid time");
+    let mut options = bootgen::Options::new(now);
+    options.key_algorithm = bootgen::KeyAlgorithm::EcdsaP256;
+    options.model.release_version = release.map(str::to_string);
+    options
+}
+
 /// A harness failure: what was being done and what went wrong, with any tool output.
 pub struct HarnessError(pub String);
 
@@ -87,6 +98,14 @@ fn write(path: &Path, contents: &[u8]) -> Result<()> {
     }
     fs::write(path, contents)
         .map_err(|err| HarnessError(format!("cannot write {}: {err}", path.display())))
+}
+
+/// Writes `contents` to `path` with `mode`, making its parent directories: a stub, a script
+/// or a scratch node's file.
+pub fn write_file(path: &Path, contents: impl AsRef<[u8]>, mode: u32) -> Result<()> {
+    write(path, contents.as_ref())?;
+    fs::set_permissions(path, fs::Permissions::from_mode(mode))
+        .map_err(|err| HarnessError(format!("cannot set the mode of {}: {err}", path.display())))
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -5,6 +5,8 @@
 //! changes only the fields it is about.
 
 use serde_json::Value;
+use std::collections::BTreeMap;
+use std::sync::Mutex;
 
 use crate::{HarnessError, Result};
 
@@ -20,16 +22,25 @@ pub fn render(rel: &str, context: &Value) -> Result<String> {
 }
 
 /// The context a generation from `install_config` (YAML) gives its templates, for release
-/// `version`, with keys fast to make (ECDSA) and a fixed clock.
+/// `version`, with [`crate::quick_options`]. Each pair is generated once per test binary.
 pub fn context_of(install_config: &str, version: &str) -> Result<Value> {
+    static MADE: Mutex<BTreeMap<(String, String), Value>> = Mutex::new(BTreeMap::new());
+    let key = (install_config.to_string(), version.to_string());
+    if let Some(context) = lock(&MADE).get(&key) {
+        return Ok(context.clone());
+    }
     let loaded = bootgen::config::parse(install_config, "install-config.yaml")
         .map_err(|err| HarnessError(format!("install-config: {err}")))?;
-    let now = time::OffsetDateTime::from_unix_timestamp(1_767_229_200)
-        .map_err(|err| HarnessError(err.to_string()))?;
-    let mut options = bootgen::Options::new(now);
-    options.key_algorithm = bootgen::KeyAlgorithm::EcdsaP256;
-    options.model.release_version = Some(version.to_string());
-    let generated = bootgen::generate(&loaded, &options)
+    let generated = bootgen::generate(&loaded, &crate::quick_options(Some(version)))
         .map_err(|err| HarnessError(format!("generating for {version}: {err}")))?;
-    Ok(generated.template_context().to_value())
+    let context = generated.template_context().to_value();
+    lock(&MADE).insert(key, context.clone());
+    Ok(context)
+}
+
+/// The cache, even after a test panicked holding it (its entries are still whole).
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }

@@ -95,10 +95,7 @@ const JOURNAL: &str = "journal line 1\njournal line 2\njournal line 3";
 /// installer's environment sets, is written into bootkube.sh's assignment.
 pub fn scripts_of(release: Option<&str>, cluster_profile: &str) -> Vec<(String, String)> {
     let loaded = bootgen::config::load_default().unwrap();
-    let now = time::OffsetDateTime::from_unix_timestamp(1_767_229_200).unwrap();
-    let mut options = bootgen::Options::new(now);
-    options.key_algorithm = "ecdsa-p256".parse().unwrap();
-    options.model.release_version = release.map(str::to_string);
+    let options = bootgen_conformance::quick_options(release);
     let generated = bootgen::generate(&loaded, &options).unwrap();
     let decoded = bootgen::ignition::decode(&generated.bootstrap).unwrap();
     // Older releases lack some helpers (bootstrap-verify-api-server-urls.sh before 4.12).
@@ -124,10 +121,7 @@ pub fn scripts_of(release: Option<&str>, cluster_profile: &str) -> Vec<(String, 
 /// those of [`scripts_of`] plus the in-place stages and the install to disk.
 fn single_node_scripts(release: &str) -> Vec<(String, String)> {
     let loaded = bootgen::config::load_default_single_node().unwrap();
-    let now = time::OffsetDateTime::from_unix_timestamp(1_767_229_200).unwrap();
-    let mut options = bootgen::Options::new(now);
-    options.key_algorithm = "ecdsa-p256".parse().unwrap();
-    options.model.release_version = Some(release.to_string());
+    let mut options = bootgen_conformance::quick_options(Some(release));
     options.model.installation_disk = Some("/dev/vda".into());
     let generated = bootgen::generate(&loaded, &options).unwrap();
     let decoded = bootgen::ignition::decode(&generated.bootstrap).unwrap();
@@ -382,11 +376,7 @@ struct Node {
 }
 
 fn write_file(path: &Path, contents: &str, mode: u32) {
-    if let Some(parent) = path.parent() {
-        fs::create_dir_all(parent).unwrap();
-    }
-    fs::write(path, contents).unwrap();
-    fs::set_permissions(path, fs::Permissions::from_mode(mode)).unwrap();
+    bootgen_conformance::write_file(path, contents, mode).unwrap();
 }
 
 impl Node {
@@ -1536,16 +1526,13 @@ const KNOWN_GAPS: &[(&str, &str, &str)] = &[];
 fn every_release_writes_the_installers_files_and_units() {
     let dir = bootgen_conformance::repo().join("tests/expectations/releases");
     let loaded = bootgen::config::load_default().unwrap();
-    let now = time::OffsetDateTime::from_unix_timestamp(1_767_229_200).unwrap();
     let mut problems = Vec::new();
     for profile in bootgen::release::PROFILES.iter() {
         let minor = profile.minor.to_string();
         let text = fs::read_to_string(dir.join(format!("{minor}.toml"))).unwrap();
         let expected: Expectation = toml::from_str(&text).unwrap();
 
-        let mut options = bootgen::Options::new(now);
-        options.key_algorithm = "ecdsa-p256".parse().unwrap();
-        options.model.release_version = Some(format!("{minor}.0"));
+        let options = bootgen_conformance::quick_options(Some(&format!("{minor}.0")));
         let generated = bootgen::generate(&loaded, &options).unwrap();
         let doc: Value = serde_json::from_slice(&generated.bootstrap.to_bytes()).unwrap();
 
@@ -1734,10 +1721,7 @@ fn node_files_where(
         bootgen::config::load_default().unwrap()
     };
     edit(&mut loaded.config);
-    let now = time::OffsetDateTime::from_unix_timestamp(1_767_229_200).unwrap();
-    let mut options = bootgen::Options::new(now);
-    options.key_algorithm = "ecdsa-p256".parse().unwrap();
-    options.model.release_version = Some(release.to_string());
+    let mut options = bootgen_conformance::quick_options(Some(release));
     if single_node {
         options.model.installation_disk = Some("/dev/vda".into());
     }

@@ -6,7 +6,6 @@
 
 use std::collections::BTreeSet;
 use std::error::Error as StdError;
-use std::sync::OnceLock;
 
 use base64::engine::general_purpose::STANDARD;
 use base64::Engine as _;
@@ -168,14 +167,12 @@ platform:
 pullSecret: '{"auths":{"quay.io":{"auth":"dXNlcjpwYXNz"}}}'
 "#;
 
-/// The library's context for the minimal cluster of 4.22, made once.
+/// The library's context for the minimal cluster of 4.22.
 fn minimal() -> Result<Json, Box<dyn StdError>> {
-    static MADE: OnceLock<Json> = OnceLock::new();
-    if let Some(ctx) = MADE.get() {
-        return Ok(ctx.clone());
-    }
-    let ctx = bootgen_conformance::templates::context_of(MINIMAL_INSTALL_CONFIG, "4.22.0")?;
-    Ok(MADE.get_or_init(|| ctx).clone())
+    Ok(bootgen_conformance::templates::context_of(
+        MINIMAL_INSTALL_CONFIG,
+        "4.22.0",
+    )?)
 }
 
 /// Everything switched on, with strings that break naive YAML: `: #'"`, a proxy password,

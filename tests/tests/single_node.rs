@@ -610,13 +610,6 @@ if [ -e "${STUB_STATE:?}/kubelet-restarted" ]; then
 fi
 "##;
 
-fn write_executable(path: &Path, text: &str) {
-    use std::os::unix::fs::PermissionsExt;
-    fs::create_dir_all(path.parent().unwrap()).unwrap();
-    fs::write(path, text).unwrap();
-    fs::set_permissions(path, fs::Permissions::from_mode(0o755)).unwrap();
-}
-
 /// After the reboot the installed node's bootkube.service runs the post-reboot script. Run for
 /// every release against a stub cluster, it waits for the API, signals the end of the bootstrap
 /// and gives back the user's CVO overrides and the bootstrap's leases where that release does,
@@ -629,10 +622,7 @@ fn post_reboot_step_finishes_the_bootstrap_on_the_installed_node() -> TestResult
     for release in &expected.release {
         let minor = &release.minor;
         let loaded = bootgen::config::load_default_single_node()?;
-        let mut options =
-            bootgen::Options::new(time::OffsetDateTime::from_unix_timestamp(1_767_229_200)?);
-        options.key_algorithm = bootgen::KeyAlgorithm::EcdsaP256;
-        options.model.release_version = Some(format!("{minor}.0"));
+        let mut options = bootgen_conformance::quick_options(Some(&format!("{minor}.0")));
         options.model.installation_disk = Some(DISK.into());
         let generated = bootgen::generate(&loaded, &options)?;
         let view = IgnitionView::parse(&generated.bootstrap.to_bytes())?;
@@ -681,9 +671,9 @@ fn post_reboot_step_finishes_the_bootstrap_on_the_installed_node() -> TestResult
         node_file("/usr/local/bin/bootstrap-in-place-post-reboot.sh", &script);
 
         let stubs = node.path().join("stub-bin");
-        write_executable(&stubs.join("oc"), STUB_OC);
-        write_executable(&stubs.join("systemctl"), STUB_SYSTEMCTL);
-        write_executable(&stubs.join("sleep"), STUB_SLEEP);
+        bootgen_conformance::write_file(&stubs.join("oc"), STUB_OC, 0o755)?;
+        bootgen_conformance::write_file(&stubs.join("systemctl"), STUB_SYSTEMCTL, 0o755)?;
+        bootgen_conformance::write_file(&stubs.join("sleep"), STUB_SLEEP, 0o755)?;
         let state = node.path().join("stub-state");
         fs::create_dir_all(&state)?;
         let log = node.path().join("stub.log");

@@ -14,13 +14,13 @@
 //! only the fields it is about. The tools must be installed (`.ci/run` does that);
 //! set `BOOTGEN_SKIP_MISSING_TOOLS=1` to skip, rather than fail, when one is missing.
 
-use std::collections::{BTreeMap, BTreeSet};
+use bootgen_conformance::write_file;
+use std::collections::BTreeSet;
 use std::error::Error as StdError;
 use std::fs;
-use std::os::unix::fs::{symlink, PermissionsExt};
+use std::os::unix::fs::symlink;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
-use std::sync::Mutex;
 
 use serde_json::{json, Value as Json};
 
@@ -82,16 +82,10 @@ pullSecret: '{"auths":{"quay.io":{"auth":"dXNlcjpzZWNyZXQ=","email":"me@example.
 sshKey: ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIAABAgMEBQYHCAkKCwwNDg8QERITFBUWFxgZGhscHR4f demo@example.com
 "#;
 
-/// The library's context for `install_config` and `version`, made once per pair.
-fn library_context(install_config: &'static str, version: &str) -> Json {
-    static MADE: Mutex<BTreeMap<(usize, String), Json>> = Mutex::new(BTreeMap::new());
-    let key = (install_config.as_ptr() as usize, version.to_string());
-    let mut made = MADE.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-    let ctx = made.entry(key).or_insert_with(|| {
-        bootgen_conformance::templates::context_of(install_config, version)
-            .unwrap_or_else(|err| panic!("{err}"))
-    });
-    let mut ctx = ctx.clone();
+/// The library's context for `install_config` and `version`.
+fn library_context(install_config: &str, version: &str) -> Json {
+    let mut ctx = bootgen_conformance::templates::context_of(install_config, version)
+        .unwrap_or_else(|err| panic!("{err}"));
     // A digest, so the scripts' pull and architecture checks see the reference they print.
     ctx["release_image"] = json!(RELEASE_IMAGE);
     ctx
@@ -219,14 +213,6 @@ fn tool_available(tool: &str) -> Result<bool, String> {
     Err(format!(
         "{tool} is not installed (run .ci/run, or set BOOTGEN_SKIP_MISSING_TOOLS=1)"
     ))
-}
-
-fn write_file(path: &Path, contents: &str, mode: u32) -> std::io::Result<()> {
-    if let Some(parent) = path.parent() {
-        fs::create_dir_all(parent)?;
-    }
-    fs::write(path, contents)?;
-    fs::set_permissions(path, fs::Permissions::from_mode(mode))
 }
 
 fn text(bytes: &[u8]) -> String {
