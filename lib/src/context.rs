@@ -191,9 +191,9 @@ pub struct ReleaseContext {
     pub images: Vec<ImageName>,
     /// The table's switches.
     pub features: BTreeMap<String, bool>,
-    /// Node paths of the release's files.
+    /// Node paths of the release's files (those behind a gate only when it is open).
     pub files: Vec<String>,
-    /// The release's units.
+    /// The release's units (those behind a gate only when it is open).
     pub units: Vec<String>,
     /// The gates the install-config opens (their stages are among `stages`), e.g. `konnectivity`.
     pub gates: Vec<String>,
@@ -336,8 +336,8 @@ impl ReleaseContext {
                 .collect(),
             images: profile.images.clone(),
             features: profile.features_in(flow).clone(),
-            files: profile.files_in(flow).to_vec(),
-            units: profile.units_in(flow).to_vec(),
+            files: profile.behind_open_gates(profile.files_in(flow), open),
+            units: profile.behind_open_gates(profile.units_in(flow), open),
             gates: open.to_vec(),
         }
     }

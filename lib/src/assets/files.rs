@@ -41,7 +41,6 @@ const MIRROR_MANIFESTS: &[(&str, &str)] = &[
 
 /// The FeatureGate manifest: written from 4.14 on, and in 4.12-4.13 only with a feature set.
 const FEATURE_GATE: &str = "/opt/openshift/openshift/99_feature-gate.yaml";
-const OS_IMAGE_STREAM: &str = "/opt/openshift/openshift/99_osimagestream.yaml";
 
 /// The mode of a node file, by the installer's rules (0555 under a `bin`, `dispatcher.d` or
 /// `system-generators` directory; 0644 for `motd`, `containers.conf`, `registries.conf` and
@@ -189,13 +188,6 @@ fn applies(path: &str, context: &serde_json::Value) -> bool {
             .and_then(serde_json::Value::as_bool)
             .unwrap_or(false)
     };
-    if path == OS_IMAGE_STREAM {
-        let gate_open = context
-            .pointer("/release/gates")
-            .and_then(serde_json::Value::as_array)
-            .is_some_and(|gates| gates.iter().any(|g| g == crate::release::OS_STREAMS_GATE));
-        return gate_open;
-    }
     if path == FEATURE_GATE {
         let feature_set = context["feature_set"].as_str().unwrap_or_default();
         return feature("feature_gate_always")

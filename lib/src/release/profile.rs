@@ -48,6 +48,10 @@ pub struct Profile {
     /// Install-config settings that add stages to this release (e.g. konnectivity with a
     /// preview feature set).
     pub gates: Vec<Gate>,
+    /// Files and units (node path or unit name) that the node gets only behind an open gate,
+    /// to that gate's name.
+    #[serde(skip)]
+    pub(crate) gated: BTreeMap<String, String>,
     /// The install-config `featureSet` values this release accepts (`""`: unset, the default).
     pub feature_sets: Vec<String>,
 }
@@ -231,6 +235,15 @@ impl Profile {
             Flow::InPlace => &self.in_place_units,
         }
     }
+
+    /// Of `names` (files or units of this release), those the gates `open` let onto the node.
+    pub(crate) fn behind_open_gates(&self, names: &[String], open: &[String]) -> Vec<String> {
+        names
+            .iter()
+            .filter(|name| self.gated.get(*name).is_none_or(|gate| open.contains(gate)))
+            .cloned()
+            .collect()
+    }
 }
 
 // ---- the table as written ------------------------------------------------------------------
@@ -355,6 +368,8 @@ struct PresenceRow {
     since: Option<String>,
     until: Option<String>,
     feature: Option<String>,
+    /// Only when this gate is open.
+    gate: Option<String>,
 }
 
 fn present(rows: &[PresenceRow], minor: Minor, features: &BTreeMap<String, bool>) -> Vec<String> {
@@ -452,6 +467,13 @@ fn build(table: &Table) -> Vec<Profile> {
                     })
                     .collect(),
                 feature_sets: values_in(&table.feature_set, minor),
+                gated: table
+                    .file
+                    .iter()
+                    .chain(&table.unit)
+                    .filter(|r| holds(minor, &r.since, &r.until))
+                    .filter_map(|r| Some((r.path.clone(), r.gate.clone()?)))
+                    .collect(),
                 files: present(&table.file, minor, &features),
                 units: present(&table.unit, minor, &features),
                 in_place_files: present(&table.file, minor, &in_place_features),
@@ -543,8 +565,16 @@ mod tests {
                 );
             }
         }
-        // Every gate a stage names is a gate of the table, and the release of the stage has it.
+        // Every gate a stage, file or unit names is a gate of the table, and the release of the
+        // stage, file or unit has it.
         for profile in PROFILES.iter() {
+            for (name, gate) in &profile.gated {
+                assert!(
+                    profile.gates.iter().any(|g| &g.name == gate),
+                    "{}: {name} is behind gate {gate}, which the release does not have",
+                    profile.minor
+                );
+            }
             for stage in &profile.stages {
                 if let Some(gate) = &stage.gate {
                     assert!(
