@@ -46,7 +46,8 @@ pub enum Command {
 /// `bootgen releases`.
 #[derive(Debug, Args)]
 pub struct ReleasesArgs {
-    /// Two minors to compare (e.g. `4.16 4.19`); none lists every supported release.
+    /// Two releases to compare (`4.16 4.19`, or patch releases such as `4.9.0 4.9.5` where a
+    /// fact changed within a minor); none lists every supported release and z-stream change.
     #[arg(value_name = "MINOR", num_args = 0..=2)]
     pub minors: Vec<String>,
     /// With one or two minors: also print each release's stages and commands.
@@ -232,6 +233,10 @@ pub struct InspectArgs {
     /// for golden-file tests.
     #[arg(long, conflicts_with_all = ["certs", "json"])]
     pub golden: bool,
+    /// Print the config's objects view as JSON (what `diff --objects` compares): files with
+    /// modes and parsed, normalized objects, units with enablement and dependencies, users.
+    #[arg(long, conflicts_with_all = ["certs", "golden"])]
+    pub objects: bool,
     /// With --golden: write the view to FILE instead of standard output.
     #[arg(long, short = 'o', value_name = "FILE", requires = "golden")]
     pub output: Option<PathBuf>,
@@ -250,6 +255,13 @@ pub struct DiffArgs {
     /// Print JSON instead of text.
     #[arg(long)]
     pub json: bool,
+    /// Compare what the node and its operators read instead of bytes: each file's path and
+    /// mode, the parsed objects of every manifest, kubeconfig and JSON/TOML file (keys,
+    /// certificates, secrets and per-run IDs as placeholders), each unit's enablement and
+    /// dependencies. Two runs of the same cluster compare equal; so does a bootgen config and
+    /// the installer's for the same install-config and release, where they agree.
+    #[arg(long)]
+    pub objects: bool,
 }
 
 /// `bootgen extract`.

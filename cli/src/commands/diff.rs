@@ -1,10 +1,11 @@
-//! `bootgen diff`: a semantic diff of two configs, or of every output two directories hold.
+//! `bootgen diff`: a semantic diff of two configs, or of every output two directories hold;
+//! with `--objects`, the objects the node and its operators read.
 //! Exit 0 when they are the same, 1 when they differ, 2 when either cannot be read (as `diff`
 //! and `cmp` do).
 
 use crate::args::DiffArgs;
 use crate::input::{load, refuse_interrupted};
-use bootgen::report::{diff, diff_file, ConfigDiff};
+use bootgen::report::{diff, diff_file, diff_objects, object_view, ConfigDiff, ObjectDiff};
 use std::path::Path;
 use std::process::ExitCode;
 
@@ -83,7 +84,69 @@ fn compare_dirs(old: &Path, new: &Path) -> anyhow::Result<Vec<ConfigDiff>> {
     Ok(diffs)
 }
 
+fn compare_objects(old: &Path, new: &Path) -> anyhow::Result<ObjectDiff> {
+    let (_, old_doc) = load(old)?;
+    let (_, new_doc) = load(new)?;
+    Ok(diff_objects(
+        &object_view(&old_doc)?,
+        &object_view(&new_doc)?,
+        &old.display().to_string(),
+        &new.display().to_string(),
+    ))
+}
+
+/// `--objects`: the configs' objects; for two directories, each config both hold (a config
+/// only one holds is named as such).
+fn compare_objects_of(args: &DiffArgs) -> anyhow::Result<bool> {
+    let pairs: Vec<(std::path::PathBuf, std::path::PathBuf)> =
+        if args.old.is_dir() && args.new.is_dir() {
+            refuse_interrupted(&args.old, &args.old)?;
+            refuse_interrupted(&args.new, &args.new)?;
+            let mut pairs = Vec::new();
+            for name in bootgen::golden::CONFIGS
+                .into_iter()
+                .chain([bootgen::LIVE_ISO_CONFIG])
+            {
+                let (a, b) = (args.old.join(name), args.new.join(name));
+                match (a.exists(), b.exists()) {
+                    (true, true) => pairs.push((a, b)),
+                    (false, false) => {}
+                    (true, false) => anyhow::bail!(
+                        "{} has {name} but {} does not",
+                        args.old.display(),
+                        args.new.display()
+                    ),
+                    (false, true) => anyhow::bail!(
+                        "{} has {name} but {} does not",
+                        args.new.display(),
+                        args.old.display()
+                    ),
+                }
+            }
+            pairs
+        } else {
+            vec![(args.old.clone(), args.new.clone())]
+        };
+    let diffs = pairs
+        .iter()
+        .map(|(a, b)| compare_objects(a, b))
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    let same = diffs.iter().all(ObjectDiff::is_empty);
+    if args.json {
+        match diffs.as_slice() {
+            [one] => crate::report::emit_json(one)?,
+            all => crate::report::emit_json(&all)?,
+        }
+    } else {
+        crate::report::emit(diffs.iter().map(ToString::to_string).collect::<String>())?;
+    }
+    Ok(same)
+}
+
 fn compare(args: &DiffArgs) -> anyhow::Result<bool> {
+    if args.objects {
+        return compare_objects_of(args);
+    }
     let diffs = if args.old.is_dir() && args.new.is_dir() {
         compare_dirs(&args.old, &args.new)?
     } else {

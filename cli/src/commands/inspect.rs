@@ -1,5 +1,5 @@
-//! `bootgen inspect`: the summary and size budget of a config, its certificate report, or the
-//! golden view of an output directory.
+//! `bootgen inspect`: the summary and size budget of a config, its certificate report, its
+//! objects view, or the golden view of an output directory.
 
 use crate::args::InspectArgs;
 use crate::clock;
@@ -17,6 +17,11 @@ pub fn run(args: InspectArgs) -> anyhow::Result<ExitCode> {
     }
     if args.golden {
         return golden(&args);
+    }
+    if args.objects {
+        let (_, doc) = load(&args.input)?;
+        emit_json(&bootgen::report::object_view(&doc)?)?;
+        return Ok(ExitCode::SUCCESS);
     }
     let (bytes, name) = read_path(&args.input)?;
     // The file entries stay raw JSON, parsed one at a time: a JSON tree of a config costs

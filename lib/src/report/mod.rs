@@ -5,6 +5,7 @@
 mod budget;
 mod certs;
 mod diff;
+mod objects;
 mod summary;
 
 pub use budget::{
@@ -15,6 +16,9 @@ pub use certs::{
     human_duration, parse_duration, CertCollector, CertLine, CertReport, CertStatus, FoundCert,
 };
 pub use diff::{diff, diff_file, ChangeKind, ConfigDiff, DiffItem};
+pub use objects::{
+    diff_objects, object_view, FileObject, ObjectChange, ObjectDiff, ObjectView, UnitObject,
+};
 pub use summary::{
     bootkube_stages, installation_disk, release_of, summarize, summarize_split, summary_reads,
     FileSummary, ReleaseGuess, Summary, UnitSummary, UserSummary,

@@ -1,0 +1,191 @@
+//! The objects view of a config: what operators and the node actually read, with everything that
+//! legitimately differs between two runs taken out. Each file keeps its path and mode; a
+//! structured file (YAML, JSON, TOML, a kubeconfig) also keeps its parsed objects, with keys,
+//! certificates, passwords, pull secrets and per-run IDs (cluster ID, infra ID) replaced by
+//! placeholders and Go's empty values (null, false, 0, "", {}, []) dropped, since a Go reader
+//! cannot tell them from an absent field. A unit keeps its enablement and its dependency
+//! directives. Two views compare equal exactly when the nodes they describe should behave the
+//! same; `bootgen diff --objects` and the installer-as-oracle tests compare them.
+
+mod compare;
+mod normalize;
+
+pub use compare::{diff_objects, ObjectChange, ObjectDiff};
+
+use crate::error::Result;
+use crate::ignition::unit_text::parse_unit;
+use crate::ignition::{decode, IgnitionDoc};
+use normalize::Normalizer;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use std::collections::{BTreeMap, BTreeSet};
+
+/// One file of the view.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FileObject {
+    /// The mode, in octal (`0644`); absent when the entry sets none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mode: Option<String>,
+    /// True when the entry appends to the file instead of writing it.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub append: bool,
+    /// The parsed, normalized objects of a structured file (a list for a multi-document YAML
+    /// file); absent for scripts, certificates and other text.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub object: Option<Value>,
+    /// For a script: the container image pull specs it names (the release image, for one),
+    /// which is where a mirror rewrite must reach.
+    #[serde(default, skip_serializing_if = "BTreeSet::is_empty")]
+    pub images: BTreeSet<String>,
+}
+
+/// One unit or drop-in of the view.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub struct UnitObject {
+    /// `enabled` as the config sets it (absent: left to presets).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub enabled: Option<bool>,
+    /// True when masked.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub mask: bool,
+    /// The dependency and ordering directives (`Requires`, `Wants`, `After`, `Before`,
+    /// `Condition*`, `WantedBy`, ...), each as `Section.Key` with its sorted values.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub directives: BTreeMap<String, Vec<String>>,
+    /// Drop-ins by name, with their directives.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub dropins: BTreeMap<String, BTreeMap<String, Vec<String>>>,
+}
+
+/// The objects view of a whole config.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub struct ObjectView {
+    /// Files by path.
+    pub files: BTreeMap<String, FileObject>,
+    /// Units by name.
+    pub units: BTreeMap<String, UnitObject>,
+    /// Users by name, with the number of SSH keys each may log in with.
+    pub users: BTreeMap<String, usize>,
+}
+
+/// Unit directives that shape the boot: which units start, in what order, and when.
+const GRAPH_KEYS: &[&str] = &[
+    "Requires",
+    "Requisite",
+    "Wants",
+    "BindsTo",
+    "PartOf",
+    "Conflicts",
+    "After",
+    "Before",
+    "WantedBy",
+    "RequiredBy",
+    "Also",
+];
+
+fn graph_directives(text: &str) -> BTreeMap<String, Vec<String>> {
+    let mut out: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    // Ignition refuses a unit it cannot parse; a view of such a config keeps no directives.
+    for entry in parse_unit(text).unwrap_or_default() {
+        let key = entry.key.as_str();
+        if !(GRAPH_KEYS.contains(&key) || key.starts_with("Condition") || key.starts_with("Assert"))
+        {
+            continue;
+        }
+        let values = out.entry(format!("{}.{}", entry.section, key)).or_default();
+        if key.starts_with("Condition") || key.starts_with("Assert") {
+            values.push(entry.value.trim().to_string());
+        } else {
+            values.extend(entry.value.split_whitespace().map(str::to_string));
+        }
+    }
+    for values in out.values_mut() {
+        values.sort();
+        values.dedup();
+    }
+    out
+}
+
+/// Whether `token` is a container image pull spec: a registry host (a dot or a port before
+/// the first `/`), a path, and a tag or digest.
+fn is_pull_spec(token: &str) -> bool {
+    let Some((host, rest)) = token.split_once('/') else {
+        return false;
+    };
+    let host_like = (host.contains('.') || host.contains(':'))
+        && host
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | ':'));
+    let last = rest.rsplit('/').next().unwrap_or_default();
+    let referenced = rest.contains("@sha256:") || last.contains(':');
+    host_like && !rest.is_empty() && referenced && !token.contains('$')
+}
+
+/// The image pull specs a shell script names outside its comments: the images the node pulls
+/// through it, and where a mirror rewrite must reach.
+fn script_images(bytes: &[u8]) -> BTreeSet<String> {
+    let Ok(text) = std::str::from_utf8(bytes) else {
+        return BTreeSet::new();
+    };
+    if !text.starts_with("#!") {
+        return BTreeSet::new();
+    }
+    text.lines()
+        .filter(|line| !line.trim_start().starts_with('#'))
+        .flat_map(|line| line.split(|c: char| c.is_whitespace() || "\"'=(){};,".contains(c)))
+        .filter(|token| is_pull_spec(token))
+        .map(str::to_string)
+        .collect()
+}
+
+/// Builds the objects view of `doc`.
+pub fn object_view(doc: &IgnitionDoc) -> Result<ObjectView> {
+    let decoded = decode(doc)?;
+    let normalizer = Normalizer::for_config(&decoded);
+    let mut view = ObjectView::default();
+    for file in &decoded.files {
+        let append = file.contents.is_none() && !file.append.is_empty();
+        let bytes = match &file.contents {
+            Some(bytes) => bytes.clone(),
+            None => file.append.concat(),
+        };
+        let object = normalizer.object_of(&file.path, &bytes);
+        let images = if object.is_none() {
+            script_images(&bytes)
+        } else {
+            BTreeSet::new()
+        };
+        // Ignition merges a path written twice into its last entry; so does the view.
+        view.files.insert(
+            file.path.clone(),
+            FileObject {
+                mode: file.mode.map(|m| format!("{m:04o}")),
+                append,
+                object,
+                images,
+            },
+        );
+    }
+    for unit in &decoded.units {
+        let entry = view.units.entry(unit.name.clone()).or_default();
+        entry.enabled = unit.enabled.or(entry.enabled);
+        entry.mask |= unit.mask.unwrap_or(false);
+        if let Some(text) = &unit.contents {
+            entry.directives = graph_directives(text);
+        }
+        for dropin in &unit.dropins {
+            let text = dropin.contents.as_deref().unwrap_or_default();
+            entry
+                .dropins
+                .insert(dropin.name.clone(), graph_directives(text));
+        }
+    }
+    for user in &decoded.users {
+        view.users
+            .insert(user.name.clone(), user.ssh_authorized_keys.len());
+    }
+    Ok(view)
+}
+
+#[cfg(test)]
+mod tests;

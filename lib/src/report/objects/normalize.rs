@@ -1,0 +1,235 @@
+//! Turning a structured file into comparable objects: parse it, replace what differs from run
+//! to run by a placeholder, drop Go's empty values.
+
+use crate::ignition::DecodedConfig;
+use base64::Engine;
+use serde_json::Value;
+
+/// Keys whose values are secrets wherever they appear.
+const SECRET_KEYS: &[&str] = &[
+    "auth",
+    "password",
+    "token",
+    "pullSecret",
+    ".dockerconfigjson",
+    "client-key-data",
+    "identitytoken",
+];
+
+/// The per-config knowledge a file needs: the run's IDs, found in the config's own manifests.
+pub(super) struct Normalizer {
+    /// (value, placeholder), longest first so a longer ID is replaced before a shorter one.
+    ids: Vec<(String, &'static str)>,
+}
+
+impl Normalizer {
+    /// Finds the cluster ID (the ClusterVersion's `spec.clusterID`) and the infra ID (the
+    /// Infrastructure's `status.infrastructureName`) among the config's files.
+    pub(super) fn for_config(config: &DecodedConfig) -> Normalizer {
+        let mut ids = Vec::new();
+        for file in &config.files {
+            let name = file.path.rsplit('/').next().unwrap_or_default();
+            let (pointer, placeholder) = match name {
+                "cvo-overrides.yaml" => ("/spec/clusterID", "<clusterID>"),
+                "cluster-infrastructure-02-config.yml" => {
+                    ("/status/infrastructureName", "<infraID>")
+                }
+                _ => continue,
+            };
+            let Some(bytes) = &file.contents else {
+                continue;
+            };
+            for doc in parse_documents(&file.path, bytes).unwrap_or_default() {
+                if let Some(id) = doc.pointer(pointer).and_then(Value::as_str) {
+                    if id.len() >= 4 {
+                        ids.push((id.to_string(), placeholder));
+                    }
+                }
+            }
+        }
+        ids.sort_by_key(|(id, _)| std::cmp::Reverse(id.len()));
+        Normalizer { ids }
+    }
+
+    /// The normalized objects of a file at `path`, or None when it is not structured.
+    pub(super) fn object_of(&self, path: &str, bytes: &[u8]) -> Option<Value> {
+        let mut docs = parse_documents(path, bytes)?;
+        for doc in &mut docs {
+            self.normalize(doc, None, false);
+        }
+        docs.retain(|d| !is_go_empty(d));
+        Some(match docs.len() {
+            // Parsed, and says nothing (comments only).
+            0 => Value::Object(serde_json::Map::new()),
+            1 => docs.pop().unwrap_or(Value::Null),
+            _ => Value::Array(docs),
+        })
+    }
+
+    /// Normalizes `value` in place. `key` is the key it sits under; `in_secret_data` is true
+    /// inside a Secret's `data`/`stringData`, where every value is a secret.
+    fn normalize(&self, value: &mut Value, key: Option<&str>, in_secret_data: bool) {
+        match value {
+            Value::Object(map) => {
+                let is_secret = map.get("kind").and_then(Value::as_str) == Some("Secret");
+                for (k, v) in map.iter_mut() {
+                    let secret_data = is_secret && (k == "data" || k == "stringData");
+                    self.normalize(v, Some(k), in_secret_data || secret_data);
+                }
+                map.retain(|_, v| !is_go_empty(v));
+            }
+            Value::Array(items) => {
+                for item in items.iter_mut() {
+                    self.normalize(item, key, in_secret_data);
+                }
+            }
+            Value::String(text) => {
+                let key = key.unwrap_or_default();
+                *value = if in_secret_data && !matches!(key, "data" | "stringData") {
+                    self.secret_or_document(text)
+                } else if SECRET_KEYS.contains(&key) {
+                    Value::String("<secret>".into())
+                } else if key.ends_with("/description") {
+                    // Prose for people (`kubernetes.io/description`); no component reads it.
+                    Value::String("<description>".into())
+                } else {
+                    self.string(text)
+                };
+            }
+            _ => {}
+        }
+    }
+
+    /// A Secret's value: certificates and keys by kind, anything else a plain secret.
+    fn secret_or_document(&self, text: &str) -> Value {
+        match pem_placeholder(text).or_else(|| pem_placeholder(&decoded_base64(text)?)) {
+            Some(p) => Value::String(p.into()),
+            None => Value::String("<secret>".into()),
+        }
+    }
+
+    /// A plain string: PEM, base64 PEM, SSH keys, bcrypt hashes and embedded documents
+    /// normalized; the run's IDs replaced.
+    fn string(&self, text: &str) -> Value {
+        if let Some(p) = pem_placeholder(text) {
+            return Value::String(p.into());
+        }
+        if let Some(p) = decoded_base64(text).as_deref().and_then(pem_placeholder) {
+            return Value::String(p.into());
+        }
+        if ["ssh-rsa ", "ssh-ed25519 ", "ecdsa-sha2-"]
+            .iter()
+            .any(|p| text.trim_start().starts_with(p))
+        {
+            return Value::String("<ssh public key>".into());
+        }
+        if text.starts_with("$2a$") || text.starts_with("$2b$") || text.starts_with("$2y$") {
+            return Value::String("<secret>".into());
+        }
+        // A point in time (a certificate's validity in an annotation): when the run happened.
+        if time::OffsetDateTime::parse(text, &time::format_description::well_known::Rfc3339).is_ok()
+        {
+            return Value::String("<time>".into());
+        }
+        // A ConfigMap value holding a whole document (the stored install-config, a JSON
+        // config): compare what it says, not how it is spelled.
+        if text.contains('\n') || text.trim_start().starts_with('{') {
+            if let Some(mut doc) = embedded_document(text) {
+                self.normalize(&mut doc, None, false);
+                return doc;
+            }
+        }
+        let mut out = text.to_string();
+        for (id, placeholder) in &self.ids {
+            if out.contains(id.as_str()) {
+                out = out.replace(id.as_str(), placeholder);
+            }
+        }
+        Value::String(out)
+    }
+}
+
+/// `<certificate>`, `<private key>` or `<public key>` for PEM text.
+fn pem_placeholder(text: &str) -> Option<&'static str> {
+    let text = text.trim_start();
+    if !text.starts_with("-----BEGIN ") {
+        return None;
+    }
+    Some(if text.contains("PRIVATE KEY-----") {
+        "<private key>"
+    } else if text.contains("PUBLIC KEY-----") {
+        "<public key>"
+    } else {
+        "<certificate>"
+    })
+}
+
+fn decoded_base64(text: &str) -> Option<String> {
+    if text.len() < 40 || text.contains(char::is_whitespace) {
+        return None;
+    }
+    let bytes = base64::engine::general_purpose::STANDARD
+        .decode(text.as_bytes())
+        .ok()?;
+    String::from_utf8(bytes).ok()
+}
+
+/// A string that is itself a YAML mapping or JSON object.
+fn embedded_document(text: &str) -> Option<Value> {
+    let value: Value = serde_yaml_ng::from_str(text).ok()?;
+    value.is_object().then_some(value)
+}
+
+/// Go's zero values: a Go program reading the object cannot tell them from an absent field.
+fn is_go_empty(value: &Value) -> bool {
+    match value {
+        Value::Null => true,
+        Value::Bool(b) => !b,
+        Value::Number(n) => n.as_f64() == Some(0.0),
+        Value::String(s) => s.is_empty(),
+        Value::Array(a) => a.is_empty(),
+        Value::Object(o) => o.is_empty(),
+    }
+}
+
+/// How a file at `path` is parsed, if it is structured.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Syntax {
+    Yaml,
+    Json,
+    Toml,
+}
+
+fn syntax_of(path: &str) -> Option<Syntax> {
+    let name = path.rsplit('/').next().unwrap_or_default();
+    let ext = name.rsplit_once('.').map(|(_, e)| e);
+    match ext {
+        Some("yaml" | "yml") => Some(Syntax::Yaml),
+        Some("json") => Some(Syntax::Json),
+        Some("toml") => Some(Syntax::Toml),
+        _ if name == "registries.conf" => Some(Syntax::Toml),
+        _ if name.contains("kubeconfig") => Some(Syntax::Yaml),
+        _ => None,
+    }
+}
+
+/// The documents of a structured file, or None when it is not one (or does not parse: its
+/// mode is still compared).
+fn parse_documents(path: &str, bytes: &[u8]) -> Option<Vec<Value>> {
+    let text = std::str::from_utf8(bytes).ok()?;
+    match syntax_of(path)? {
+        Syntax::Json => serde_json::from_str(text).ok().map(|v| vec![v]),
+        Syntax::Toml => {
+            let table: toml::Table = toml::from_str(text).ok()?;
+            serde_json::to_value(table).ok().map(|v| vec![v])
+        }
+        Syntax::Yaml => {
+            let mut docs = Vec::new();
+            for doc in serde_yaml_ng::Deserializer::from_str(text) {
+                let value: Value = serde::Deserialize::deserialize(doc).ok()?;
+                docs.push(value);
+            }
+            Some(docs)
+        }
+    }
+}

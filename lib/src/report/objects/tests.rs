@@ -1,0 +1,156 @@
+use super::*;
+use crate::ignition::dataurl;
+use serde_json::json;
+
+fn config(files: &[(&str, u32, &str)], units: Value) -> IgnitionDoc {
+    let files: Vec<Value> = files
+        .iter()
+        .map(|(path, mode, text)| {
+            json!({"path": path, "mode": mode,
+                   "contents": {"source": dataurl::encode(text.as_bytes())}})
+        })
+        .collect();
+    IgnitionDoc {
+        value: json!({"ignition": {"version": "3.2.0"},
+                      "storage": {"files": files}, "systemd": {"units": units}}),
+    }
+}
+
+const INFRA: &str = "/opt/openshift/manifests/cluster-infrastructure-02-config.yml";
+
+fn infra(infra_id: &str, key: &str) -> String {
+    format!(
+        "apiVersion: config.openshift.io/v1\nkind: Infrastructure\nmetadata:\n  name: cluster\n  \
+         creationTimestamp: null\nspec:\n  cloudConfig:\n    name: \"\"\nstatus:\n  \
+         infrastructureName: {infra_id}\n  {key}: https://api-int.c.example.com:6443\n"
+    )
+}
+
+#[test]
+fn per_run_ids_and_secrets_become_placeholders_and_go_empty_values_go() {
+    let secret = "apiVersion: v1\nkind: Secret\nmetadata:\n  name: s\ndata:\n  \
+                  tls.key: LS0tLS1CRUdJTiBQUklWQVRFIEtFWS0tLS0tCmFiYwo=\n  other: c2VjcmV0\n";
+    let doc = config(
+        &[
+            (INFRA, 0o644, &infra("c-x7k2p", "apiServerInternalURI")),
+            ("/opt/openshift/manifests/s.yaml", 0o600, secret),
+            ("/usr/local/bin/run.sh", 0o555, "#!/bin/bash\n"),
+        ],
+        json!([]),
+    );
+    let view = object_view(&doc).unwrap();
+    let object = view.files[INFRA].object.clone().unwrap();
+    assert_eq!(object["status"]["infrastructureName"], "<infraID>");
+    assert!(object["metadata"].get("creationTimestamp").is_none());
+    assert!(object["spec"].get("cloudConfig").is_none(), "{object}");
+    let s = view.files["/opt/openshift/manifests/s.yaml"]
+        .object
+        .clone()
+        .unwrap();
+    assert_eq!(s["data"]["tls.key"], "<private key>");
+    assert_eq!(s["data"]["other"], "<secret>");
+    assert_eq!(view.files["/usr/local/bin/run.sh"].object, None);
+    assert_eq!(
+        view.files["/usr/local/bin/run.sh"].mode.as_deref(),
+        Some("0555")
+    );
+}
+
+#[test]
+fn another_run_of_the_same_cluster_has_the_same_view_and_a_renamed_field_shows() {
+    let a = config(
+        &[(INFRA, 0o644, &infra("c-aaaaa", "apiServerInternalURI"))],
+        json!([]),
+    );
+    let b = config(
+        &[(INFRA, 0o644, &infra("c-bbbbb", "apiServerInternalURI"))],
+        json!([]),
+    );
+    let c = config(
+        &[(INFRA, 0o644, &infra("c-ccccc", "apiServerInternalURL"))],
+        json!([]),
+    );
+    let (a, b, c) = (
+        object_view(&a).unwrap(),
+        object_view(&b).unwrap(),
+        object_view(&c).unwrap(),
+    );
+    assert!(diff_objects(&a, &b, "a", "b").is_empty());
+    let d = diff_objects(&a, &c, "a", "c");
+    let fields: Vec<&str> = d.changes.iter().map(|c| c.field.as_str()).collect();
+    assert_eq!(
+        fields,
+        [
+            "object.status.apiServerInternalURI",
+            "object.status.apiServerInternalURL"
+        ]
+    );
+    assert!(d.to_string().contains("(absent)"), "{d}");
+}
+
+#[test]
+fn embedded_documents_compare_by_content_and_units_by_their_graph() {
+    let stored = |body: &str| {
+        format!(
+            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cluster-config-v1\ndata:\n  \
+             install-config: |\n{}",
+            body.lines()
+                .map(|l| format!("    {l}\n"))
+                .collect::<String>()
+        )
+    };
+    let unit = |after: &str| {
+        json!([{"name": "a.service", "enabled": true,
+                "contents": format!("[Unit]\nAfter={after}\nDescription=x\n[Service]\nExecStart=/bin/true\n[Install]\nWantedBy=multi-user.target\n")}])
+    };
+    let path = "/opt/openshift/manifests/cluster-config.yaml";
+    let a = config(
+        &[(path, 0o644, &stored("baseDomain: x\npublish: External\n"))],
+        unit("b.service c.service"),
+    );
+    let b = config(
+        &[(path, 0o644, &stored("publish: External\nbaseDomain: x\n"))],
+        unit("c.service b.service"),
+    );
+    let c = config(
+        &[(path, 0o644, &stored("baseDomain: x\n"))],
+        unit("c.service"),
+    );
+    let (a, b, c) = (
+        object_view(&a).unwrap(),
+        object_view(&b).unwrap(),
+        object_view(&c).unwrap(),
+    );
+    assert!(diff_objects(&a, &b, "a", "b").is_empty());
+    let d = diff_objects(&a, &c, "a", "c");
+    let fields: Vec<&str> = d.changes.iter().map(|c| c.field.as_str()).collect();
+    assert_eq!(
+        fields,
+        [
+            "object.data.install-config.publish",
+            "directives.Unit.After"
+        ]
+    );
+}
+
+#[test]
+fn scripts_keep_the_images_they_pull_and_nothing_else() {
+    let script = "#!/usr/bin/env bash\nset -eu\n# e.g. example.com/not/this:1\n\
+                  RELEASE_IMAGE=quay.io/openshift-release-dev/ocp-release:4.22.0-x86_64\n\
+                  podman inspect \"registry.example.com:5000/a/b@sha256:abcd\" --format json\n\
+                  TOOL=/usr/bin/x\nURL=https://x.example.com/a\nDERIVED=${RELEASE_IMAGE}\n";
+    let doc = config(&[("/usr/local/bin/pull.sh", 0o555, script)], json!([]));
+    let view = object_view(&doc).unwrap();
+    let images: Vec<&str> = view.files["/usr/local/bin/pull.sh"]
+        .images
+        .iter()
+        .map(String::as_str)
+        .collect();
+    assert_eq!(
+        images,
+        [
+            "quay.io/openshift-release-dev/ocp-release:4.22.0-x86_64",
+            "registry.example.com:5000/a/b@sha256:abcd"
+        ]
+    );
+}
