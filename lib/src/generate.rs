@@ -102,6 +102,13 @@ pub struct Metadata {
     pub release_image: String,
     /// bootgen's version.
     pub bootgen_version: String,
+    /// The install-config's feature set (`""` when unset), as the installer records it from
+    /// 4.15; absent before.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub feature_set: Option<String>,
+    /// With `CustomNoUpgrade`: the gates turned on and off (from 4.15; `null` otherwise).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub custom_feature_set: Option<Option<crate::model::CustomFeatureGates>>,
 }
 
 /// The architectures in `metadata.json`.
@@ -279,6 +286,14 @@ pub fn generate(loaded: &LoadedConfig, options: &Options) -> Result<Generated> {
         },
         release_image: model.release_image.clone(),
         bootgen_version: env!("CARGO_PKG_VERSION").to_string(),
+        feature_set: model
+            .release
+            .profile
+            .has("metadata_feature_set")
+            .then(|| model.feature_set.clone()),
+        custom_feature_set: model.release.profile.has("metadata_feature_set").then(|| {
+            (!model.custom_feature_gates.is_empty()).then(|| model.custom_feature_gates.clone())
+        }),
     };
     let warnings = model.warnings.clone();
     let preflight = preflight::check(&bootstrap, &mut |name: &str| {
@@ -399,6 +414,9 @@ fn collect(
                 append: false,
             });
         }
+    }
+    if let Some(file) = assets::cvo_overrides::render(&set, context)? {
+        set.add_file(file);
     }
     for unit in assets::node_units(renderer, context)? {
         set.add_unit(unit);

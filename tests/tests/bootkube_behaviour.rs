@@ -2172,9 +2172,15 @@ fn os_image_stream_manifest_follows_the_release_and_feature_set() {
             "{release} {feature_set:?} {gates:?}"
         );
         // Every manifest the installer writes is unmanaged in the CVO overrides.
-        let overrides = &files["/opt/openshift/manifests/cvo-overrides.yaml"];
+        let cvo: Value =
+            serde_yaml_ng::from_str(&files["/opt/openshift/manifests/cvo-overrides.yaml"]).unwrap();
+        let overridden = cvo["spec"]["overrides"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .any(|o| o["kind"] == "OSImageStream" && o["name"] == "cluster");
         assert_eq!(
-            overrides.contains("kind: OSImageStream"),
+            overridden,
             want.is_some(),
             "{release} {feature_set:?} {gates:?}"
         );

@@ -2,13 +2,26 @@
 
 use crate::args::ReleasesArgs;
 use crate::report::emit;
-use bootgen::release::{compare, default_minor, profile_for, Minor, Profile, PROFILES};
+use bootgen::release::{
+    compare, default_minor, profile_for, profile_for_patch, z_stream_profiles, Minor, Profile,
+    ReleaseVersion, PROFILES,
+};
 use std::fmt::Write as _;
 use std::process::ExitCode;
 
+/// A minor (`4.9`: as of its first release) or a patch release (`4.9.5`).
 fn profile(text: &str) -> anyhow::Result<&'static Profile> {
-    let minor: Minor = text.parse().map_err(anyhow::Error::msg)?;
-    profile_for(minor).ok_or_else(|| {
+    let (minor, found) = match text.parse::<ReleaseVersion>() {
+        Ok(version) => (
+            version.minor,
+            profile_for_patch(version.minor, version.patch),
+        ),
+        Err(_) => {
+            let minor: Minor = text.parse().map_err(anyhow::Error::msg)?;
+            (minor, profile_for(minor))
+        }
+    };
+    found.ok_or_else(|| {
         anyhow::anyhow!(
             "OpenShift {minor} is not supported; bootgen makes bootstraps for {}",
             bootgen::release::supported_list()
@@ -16,8 +29,16 @@ fn profile(text: &str) -> anyhow::Result<&'static Profile> {
     })
 }
 
+/// `4.9`, or `4.9.5+` for a z-stream profile.
+fn label(profile: &Profile) -> String {
+    match profile.from_patch {
+        0 => profile.minor.to_string(),
+        patch => format!("{}.{patch}+", profile.minor),
+    }
+}
+
 fn commands(profile: &Profile) -> String {
-    let mut out = format!("OpenShift {} ({}):\n", profile.minor, profile.source);
+    let mut out = format!("OpenShift {} ({}):\n", label(profile), profile.source);
     for stage in &profile.stages {
         let run = stage.run();
         let gate = stage
@@ -57,8 +78,14 @@ pub fn run(args: ReleasesArgs) -> anyhow::Result<ExitCode> {
     match args.minors.as_slice() {
         [] => {
             let mut out = String::from("RELEASE  STAGES  IMAGES  IGNITION  SOURCE\n");
-            for p in PROFILES.iter() {
-                let mark = if p.development {
+            let z_streams: Vec<&Profile> = z_stream_profiles().collect();
+            let rows = PROFILES.iter().flat_map(|p| {
+                std::iter::once(p).chain(z_streams.iter().copied().filter(|z| z.minor == p.minor))
+            });
+            for p in rows {
+                let mark = if p.from_patch > 0 {
+                    " (z-stream)"
+                } else if p.development {
                     " (development)"
                 } else if p.minor == default_minor() {
                     " (default)"
@@ -68,7 +95,7 @@ pub fn run(args: ReleasesArgs) -> anyhow::Result<ExitCode> {
                 let _ = writeln!(
                     out,
                     "{:<8} {:>6}  {:>6}  {:<8}  {}{mark}",
-                    p.minor.to_string(),
+                    label(p),
                     p.stages.len(),
                     p.images.len(),
                     p.ignition_spec,

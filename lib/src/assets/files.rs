@@ -4,24 +4,68 @@ use super::File;
 use crate::error::Result;
 use crate::render::{files_under, Renderer};
 
-/// Files that exist only in some configurations: (node path, context key, value it needs).
-/// The context key is a top-level template variable; the file is kept when the key's value
-/// equals `value`, or for `value = "!empty"` when the value is a non-empty string.
-const CONDITIONAL: &[(&str, &str, &str)] = &[
+/// What a conditional file needs of the context value at its JSON pointer.
+#[derive(Debug, Clone, Copy)]
+enum Needs {
+    /// A string with more than white space.
+    Text,
+    /// `true`.
+    True,
+    /// This string.
+    Equal(&'static str),
+    /// A list of this many entries.
+    Entries(usize),
+}
+
+/// Files that exist only in some configurations: (node path, context JSON pointer, what the
+/// value there must be).
+const CONDITIONAL: &[(&str, &str, Needs)] = &[
     (
         "/opt/openshift/manifests/user-ca-bundle-config.yaml",
-        "trust_bundle",
-        "!empty",
+        "/trust_bundle",
+        Needs::Text,
     ),
     (
         "/opt/openshift/openshift/99_openshift-machineconfig_99-master-ssh.yaml",
-        "ssh_key",
-        "!empty",
+        "/ssh_key",
+        Needs::Text,
     ),
     (
         "/opt/openshift/openshift/99_openshift-machineconfig_99-worker-ssh.yaml",
-        "ssh_key",
-        "!empty",
+        "/ssh_key",
+        Needs::Text,
+    ),
+    (
+        "/opt/openshift/openshift/99_openshift-machineconfig_99-master-fips.yaml",
+        "/fips",
+        Needs::True,
+    ),
+    (
+        "/opt/openshift/openshift/99_openshift-machineconfig_99-worker-fips.yaml",
+        "/fips",
+        Needs::True,
+    ),
+    (
+        "/opt/openshift/openshift/99_openshift-machineconfig_99-master-disable-hyperthreading.yaml",
+        "/control_plane/hyperthreading",
+        Needs::Equal("Disabled"),
+    ),
+    // The installer's worker machine configs follow the first compute pool (`worker`).
+    (
+        "/opt/openshift/openshift/99_openshift-machineconfig_99-worker-disable-hyperthreading.yaml",
+        "/compute/0/hyperthreading",
+        Needs::Equal("Disabled"),
+    ),
+    // Dual stack: an IPv4 and an IPv6 service network.
+    (
+        "/opt/openshift/openshift/99_openshift-machineconfig_99-dual-stack-master.yaml",
+        "/networking/service_networks",
+        Needs::Entries(2),
+    ),
+    (
+        "/opt/openshift/openshift/99_openshift-machineconfig_99-dual-stack-worker.yaml",
+        "/networking/service_networks",
+        Needs::Entries(2),
     ),
 ];
 
@@ -106,7 +150,8 @@ pub fn node_files(renderer: &Renderer, context: &serde_json::Value) -> Result<Ve
     let mut files = Vec::new();
     for template in files_under("node") {
         let path = format!("/{}", template.output_name().trim_start_matches("node/"));
-        if !applies(&path, context) {
+        // Rendered once every other manifest is known (it lists their objects).
+        if !applies(&path, context) || path == super::cvo_overrides::PATH {
             continue;
         }
         if let Some((_, kind)) = MIRROR_MANIFESTS.iter().find(|(p, _)| *p == path) {
@@ -202,15 +247,14 @@ fn applies(path: &str, context: &serde_json::Value) -> bool {
         && CONDITIONAL
             .iter()
             .filter(|(p, _, _)| *p == path)
-            .all(|(_, key, wanted)| {
-                let value = context
-                    .get(*key)
-                    .and_then(|v| v.as_str())
-                    .unwrap_or_default();
-                if *wanted == "!empty" {
-                    !value.trim().is_empty()
-                } else {
-                    value == *wanted
+            .all(|(_, pointer, needs)| {
+                let value = context.pointer(pointer);
+                let text = value.and_then(|v| v.as_str()).unwrap_or_default();
+                match needs {
+                    Needs::Text => !text.trim().is_empty(),
+                    Needs::True => value == Some(&serde_json::Value::Bool(true)),
+                    Needs::Equal(wanted) => text == *wanted,
+                    Needs::Entries(n) => value.and_then(|v| v.as_array()).map(Vec::len) == Some(*n),
                 }
             })
 }

@@ -1,5 +1,6 @@
 //! `AssetSet`: the files, units and users of a bootstrap node, before they become Ignition.
 
+pub(crate) mod cvo_overrides;
 mod files;
 mod units;
 mod user_manifests;

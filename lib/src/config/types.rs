@@ -58,6 +58,10 @@ pub struct InstallConfig {
     /// Feature set, e.g. `TechPreviewNoUpgrade`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub feature_set: Option<String>,
+    /// How the cluster's endpoints are published: `External` (the default), or `Internal` and
+    /// `Mixed`, which need a cloud platform's load balancers.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub publish: Option<String>,
     /// With feature set `CustomNoUpgrade`: the feature gates to turn on or off, each
     /// `Name=true` or `Name=false`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -85,6 +89,9 @@ pub struct Metadata {
     /// Cluster name.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
+    /// Annotations; the installer records in them what it did not check.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub annotations: std::collections::BTreeMap<String, String>,
 }
 
 /// A machine pool (`controlPlane` or an entry of `compute`).

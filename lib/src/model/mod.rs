@@ -250,6 +250,7 @@ impl Model {
                 ));
             }
         };
+        check_publish(loaded)?;
         let proxy = proxy::settings(loaded, &cluster_name, &base_domain, &networks)?;
         let (registries, mirror_kind) = mirror_rules(loaded)?;
         let capabilities = ic.capabilities.clone().unwrap_or_default();
@@ -628,6 +629,24 @@ fn mirror_rules(loaded: &LoadedConfig) -> Result<(Vec<Registry>, Option<MirrorKi
     Ok((registries, kind))
 }
 
+/// `publish`: External, the installer's default and the only strategy platform none has (the
+/// installer refuses Internal and Mixed there: they need a cloud's private load balancers).
+fn check_publish(loaded: &LoadedConfig) -> Result<()> {
+    match loaded.config.publish.as_deref() {
+        None | Some("External") => Ok(()),
+        Some(strategy @ ("Internal" | "Mixed")) => Err(loaded.field_error(
+            "publish",
+            format!(
+                "`{strategy}` is not supported on platform none (it needs a cloud's private load balancers): write `publish: External` or leave it out"
+            ),
+        )),
+        Some(other) => Err(loaded.field_error(
+            "publish",
+            format!("`{other}` is not a publishing strategy: write `External` (or leave it out)"),
+        )),
+    }
+}
+
 /// The install-config as the cluster stores it: the user's document with the pull secret
 /// removed (it must not land in a world-readable ConfigMap) and every pool's architecture
 /// written out, so the cluster says arm64 even when only `--arch arm64` said so.
@@ -645,6 +664,15 @@ fn stored_install_config(
     use crate::config::{ClusterNetwork, MachineNetwork, Networking};
     let mut stored = ic.clone();
     stored.pull_secret = Some(String::new());
+    stored.publish = Some(stored.publish.unwrap_or_else(|| "External".into()));
+    // bootgen never checks that the host it runs on uses FIPS-validated crypto; from 4.16 the
+    // installer records a skipped check in the stored install-config, so the cluster knows.
+    if stored.fips == Some(true) && profile.has("hostcrypt_bypass_annotation") {
+        stored.metadata.annotations.insert(
+            "install.openshift.io/hostcrypt-check-bypassed".into(),
+            "true".into(),
+        );
+    }
     let write_pool = |raw: &mut crate::config::MachinePool, pool: &Pool| {
         raw.name = Some(pool.name.clone());
         raw.replicas = Some(i64::from(pool.replicas));

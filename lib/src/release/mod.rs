@@ -19,8 +19,8 @@ mod version;
 pub use compare::{compare, ReleaseDiff};
 pub(crate) use profile::feature_set_label;
 pub use profile::{
-    profile_for, Flow, Gate, ImageName, Profile, Stage, CUSTOM_FEATURE_SET, OS_STREAMS_GATE,
-    PROFILES,
+    profile_for, profile_for_patch, z_stream_profiles, Flow, Gate, ImageName, Profile, Stage,
+    CUSTOM_FEATURE_SET, OS_STREAMS_GATE, PROFILES,
 };
 pub use select::{default_minor, select, supported_list, SelectedRelease};
 pub use version::{version_of_reference, Minor, ReleaseVersion};

@@ -17,6 +17,9 @@ const TABLE: &str = include_str!("releases.toml");
 pub struct Profile {
     /// The minor.
     pub minor: Minor,
+    /// The first patch release of the minor this profile holds for: 0, or a z-stream from
+    /// which a fact changed (e.g. a backported file).
+    pub from_patch: u32,
     /// A release still in development (its installer's `main`), not generally available.
     pub development: bool,
     /// Which installer tree the facts were read from.
@@ -372,7 +375,7 @@ struct PresenceRow {
     gate: Option<String>,
 }
 
-fn present(rows: &[PresenceRow], minor: Minor, features: &BTreeMap<String, bool>) -> Vec<String> {
+fn present(rows: &[PresenceRow], minor: Point, features: &BTreeMap<String, bool>) -> Vec<String> {
     rows.iter()
         .filter(|r| holds(minor, &r.since, &r.until))
         .filter(|r| {
@@ -385,7 +388,7 @@ fn present(rows: &[PresenceRow], minor: Minor, features: &BTreeMap<String, bool>
 }
 
 /// The values of the rows that hold for `minor`, in table order.
-fn values_in(rows: &[Ranged<String>], minor: Minor) -> Vec<String> {
+fn values_in(rows: &[Ranged<String>], minor: Point) -> Vec<String> {
     rows.iter()
         .filter(|r| holds(minor, &r.since, &r.until))
         .map(|r| r.value.clone())
@@ -393,7 +396,7 @@ fn values_in(rows: &[Ranged<String>], minor: Minor) -> Vec<String> {
 }
 
 /// The words that hold for `minor`.
-fn words(words: &[Word], minor: Minor) -> Vec<String> {
+fn words(words: &[Word], minor: Point) -> Vec<String> {
     words
         .iter()
         .filter_map(|w| match w {
@@ -403,21 +406,106 @@ fn words(words: &[Word], minor: Minor) -> Vec<String> {
         .collect()
 }
 
-fn holds(minor: Minor, since: &Option<String>, until: &Option<String>) -> bool {
-    let bound = |text: &Option<String>| text.as_deref().and_then(|t| t.parse::<Minor>().ok());
-    bound(since).is_none_or(|s| minor >= s) && bound(until).is_none_or(|u| minor <= u)
+/// Where a profile sits in the release line: a minor, from one of its patch releases on (a
+/// fact can change within a minor when a fix is backported to a z-stream).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+struct Point {
+    minor: Minor,
+    patch: u32,
+}
+
+/// A row's bound: a minor (`4.9`, every patch of it) or a patch release (`4.9.5`).
+fn bound(text: &str) -> Option<(Minor, Option<u32>)> {
+    match text.parse::<Minor>() {
+        Ok(minor) => Some((minor, None)),
+        Err(_) => {
+            let (minor, patch) = text.rsplit_once('.')?;
+            Some((minor.parse().ok()?, Some(patch.parse().ok()?)))
+        }
+    }
+}
+
+fn holds(at: Point, since: &Option<String>, until: &Option<String>) -> bool {
+    let since_ok = since
+        .as_deref()
+        .and_then(bound)
+        .is_none_or(|(m, p)| (at.minor, at.patch) >= (m, p.unwrap_or(0)));
+    let until_ok = until
+        .as_deref()
+        .and_then(bound)
+        .is_none_or(|(m, p)| match p {
+            Some(p) => (at.minor, at.patch) <= (m, p),
+            None => at.minor <= m,
+        });
+    since_ok && until_ok
+}
+
+/// Every row's `[since, until]` bounds, for z-stream points and checks.
+fn all_bounds(table: &Table) -> Vec<[&Option<String>; 2]> {
+    let mut out: Vec<[&Option<String>; 2]> = Vec::new();
+    for s in &table.stage {
+        out.push([&s.since, &s.until]);
+        for w in s.command.iter().chain(&s.optional_flags) {
+            if let Word::Ranged { since, until, .. } = w {
+                out.push([since, until]);
+            }
+        }
+    }
+    out.extend(table.image.iter().map(|r| [&r.since, &r.until]));
+    out.extend(table.feature.iter().map(|r| [&r.since, &r.until]));
+    out.extend(
+        table
+            .ignition_spec
+            .iter()
+            .chain(&table.os_image_stream)
+            .chain(&table.os_image_stream_choice)
+            .chain(&table.feature_set)
+            .map(|r| [&r.since, &r.until]),
+    );
+    out.extend(
+        table
+            .file
+            .iter()
+            .chain(&table.unit)
+            .map(|r| [&r.since, &r.until]),
+    );
+    out.extend(table.gate.iter().map(|r| [&r.since, &r.until]));
+    out
+}
+
+/// The points of `minor` that need a profile: its first release, every patch release from
+/// which a row starts, and every one after a row stops.
+fn points_of(table: &Table, minor: Minor) -> Vec<Point> {
+    let mut patches = vec![0];
+    let patch_of = |text: &Option<String>| match text.as_deref().and_then(bound) {
+        Some((m, Some(p))) if m == minor => Some(p),
+        _ => None,
+    };
+    for [since, until] in all_bounds(table) {
+        patches.extend(patch_of(since));
+        patches.extend(patch_of(until).map(|p| p + 1));
+    }
+    patches.sort_unstable();
+    patches.dedup();
+    patches
+        .into_iter()
+        .map(|patch| Point { minor, patch })
+        .collect()
 }
 
 fn build(table: &Table) -> Vec<Profile> {
     table
         .release
         .iter()
-        .filter_map(|row| {
-            let minor: Minor = row.minor.parse().ok()?;
+        .filter_map(|row| Some((row, row.minor.parse::<Minor>().ok()?)))
+        .flat_map(|(row, minor)| points_of(table, minor).into_iter().map(move |at| (row, at)))
+        .map(|(row, at)| {
+            let minor = at;
             let features = features_of(table, minor, Flow::Cluster);
             let in_place_features = features_of(table, minor, Flow::InPlace);
-            Some(Profile {
-                minor,
+            Profile {
+                minor: at.minor,
+                from_patch: at.patch,
                 development: row.development,
                 source: row.source.clone(),
                 // Where rows overlap, the last one that holds wins.
@@ -480,13 +568,13 @@ fn build(table: &Table) -> Vec<Profile> {
                 in_place_units: present(&table.unit, minor, &in_place_features),
                 features,
                 in_place_features,
-            })
+            }
         })
         .collect()
 }
 
 /// The switches of `minor` in `flow`: every name the table knows, on when one of its rows holds.
-fn features_of(table: &Table, minor: Minor, flow: Flow) -> BTreeMap<String, bool> {
+fn features_of(table: &Table, minor: Point, flow: Flow) -> BTreeMap<String, bool> {
     let mut features = BTreeMap::new();
     for row in &table.feature {
         let on = holds(minor, &row.since, &row.until) && row.flow.is_none_or(|f| f == flow);
@@ -495,16 +583,41 @@ fn features_of(table: &Table, minor: Minor, flow: Flow) -> BTreeMap<String, bool
     features
 }
 
-/// Every supported release's profile, oldest first.
-pub static PROFILES: LazyLock<Vec<Profile>> = LazyLock::new(|| match toml::from_str(TABLE) {
+/// Every profile: each supported minor's, and after it those of the patch releases from which
+/// a fact of that minor changed.
+static ALL_PROFILES: LazyLock<Vec<Profile>> = LazyLock::new(|| match toml::from_str(TABLE) {
     Ok(table) => build(&table),
     // The table is ours and checked by the tests below; an unreadable one supports nothing.
     Err(_) => Vec::new(),
 });
 
-/// The profile of `minor`, when it is supported.
+/// Every supported release's profile (as of its first release, `X.Y.0`), oldest first.
+pub static PROFILES: LazyLock<Vec<Profile>> = LazyLock::new(|| {
+    ALL_PROFILES
+        .iter()
+        .filter(|p| p.from_patch == 0)
+        .cloned()
+        .collect()
+});
+
+/// The profile of `minor` (as of `X.Y.0`), when it is supported.
 pub fn profile_for(minor: Minor) -> Option<&'static Profile> {
     PROFILES.iter().find(|p| p.minor == minor)
+}
+
+/// The z-stream profiles: for each minor where a fact changed within it, one profile from
+/// that patch release on (`from_patch` > 0), oldest first.
+pub fn z_stream_profiles() -> impl Iterator<Item = &'static Profile> {
+    ALL_PROFILES.iter().filter(|p| p.from_patch > 0)
+}
+
+/// The profile of one patch release of `minor`: the minor's own, or that of the latest
+/// z-stream point at or before `patch` where a fact changed.
+pub fn profile_for_patch(minor: Minor, patch: u32) -> Option<&'static Profile> {
+    ALL_PROFILES
+        .iter()
+        .filter(|p| p.minor == minor && p.from_patch <= patch)
+        .max_by_key(|p| p.from_patch)
 }
 
 #[cfg(test)]
@@ -520,40 +633,15 @@ mod tests {
         sorted.sort();
         sorted.dedup();
         assert_eq!(minors, sorted);
-        // Every bound names a supported minor: a typo would silently change a range.
+        // Every bound names a supported minor, or a patch release of one: a typo would
+        // silently change a range.
         let known: Vec<String> = table.release.iter().map(|r| r.minor.clone()).collect();
-        let bounds = table
-            .stage
-            .iter()
-            .flat_map(|s| {
-                let words = s
-                    .command
-                    .iter()
-                    .chain(&s.optional_flags)
-                    .filter_map(|w| match w {
-                        Word::Ranged { since, until, .. } => Some([since, until]),
-                        Word::Always(_) => None,
-                    });
-                std::iter::once([&s.since, &s.until]).chain(words)
-            })
-            .chain(table.image.iter().map(|i| [&i.since, &i.until]))
-            .chain(table.feature.iter().map(|f| [&f.since, &f.until]))
-            .chain(table.ignition_spec.iter().map(|r| [&r.since, &r.until]))
-            .chain(table.os_image_stream.iter().map(|r| [&r.since, &r.until]))
-            .chain(
-                table
-                    .os_image_stream_choice
-                    .iter()
-                    .map(|r| [&r.since, &r.until]),
-            )
-            .chain(table.file.iter().map(|r| [&r.since, &r.until]))
-            .chain(table.unit.iter().map(|r| [&r.since, &r.until]))
-            .chain(table.gate.iter().map(|r| [&r.since, &r.until]))
-            .chain(table.feature_set.iter().map(|r| [&r.since, &r.until]))
-            .flatten()
-            .flatten();
-        for bound in bounds {
-            assert!(known.contains(bound), "`{bound}` is not a supported minor");
+        for text in all_bounds(&table).into_iter().flatten().flatten() {
+            let named = bound(text).map(|(minor, _)| minor.to_string());
+            assert!(
+                named.is_some_and(|m| known.contains(&m)),
+                "`{text}` is not a supported minor or a patch release of one"
+            );
         }
         // Every feature a file or unit names is a switch of the table.
         for row in table.file.iter().chain(&table.unit) {
@@ -683,11 +771,40 @@ mod tests {
     }
 
     #[test]
+    fn a_patch_bound_splits_its_minor_at_that_z_stream() {
+        let at = |minor: &str, patch| Point {
+            minor: minor.parse().unwrap(),
+            patch,
+        };
+        let from = Some("4.9.5".to_string());
+        assert!(!holds(at("4.9", 4), &from, &None));
+        assert!(holds(at("4.9", 5), &from, &None));
+        assert!(holds(at("4.10", 0), &from, &None));
+        let until = Some("4.9.4".to_string());
+        assert!(holds(at("4.9", 4), &None, &until));
+        assert!(!holds(at("4.9", 5), &None, &until));
+        // The z-stream's profile exists and differs from the minor's where the table says so.
+        let first = profile_for_patch(Minor::new(4, 9), 0).unwrap();
+        let later = profile_for_patch(Minor::new(4, 9), 7).unwrap();
+        assert_eq!(first.from_patch, 0);
+        assert_eq!(later.from_patch, 5);
+        assert!(!first.features["cvo_overrides"] && later.features["cvo_overrides"]);
+        assert!(later
+            .files
+            .iter()
+            .any(|f| f.ends_with("original_cvo_overrides.patch")));
+    }
+
+    #[test]
     fn ranges_are_inclusive() {
         let m = |t: &str| Some(t.to_string());
-        assert!(holds(Minor::new(4, 12), &m("4.12"), &None));
-        assert!(!holds(Minor::new(4, 11), &m("4.12"), &None));
-        assert!(holds(Minor::new(4, 12), &None, &m("4.12")));
-        assert!(!holds(Minor::new(4, 13), &None, &m("4.12")));
+        let at = |minor, patch| Point {
+            minor: Minor::new(4, minor),
+            patch,
+        };
+        assert!(holds(at(12, 0), &m("4.12"), &None));
+        assert!(!holds(at(11, 9), &m("4.12"), &None));
+        assert!(holds(at(12, 30), &None, &m("4.12")));
+        assert!(!holds(at(13, 0), &None, &m("4.12")));
     }
 }

@@ -2,7 +2,7 @@
 //! image's tag, and never a guess. A digest says nothing about its version, so it needs one; a
 //! tag and a version that disagree, and versions bootgen has no profile for, are errors.
 
-use super::profile::{profile_for, Profile, PROFILES};
+use super::profile::{profile_for_patch, Profile, PROFILES};
 use super::version::{version_of_reference, Minor, ReleaseVersion};
 use crate::error::{Error, OptionField, Result};
 
@@ -86,14 +86,15 @@ pub fn select(version: Option<&str>, image: Option<&str>) -> Result<SelectedRele
             true,
         ),
     };
-    let profile = profile_for(chosen.minor).ok_or_else(|| Error::InvalidOption {
-        option: OptionField::ReleaseVersion,
-        message: format!(
-            "OpenShift {} is not supported; bootgen makes bootstraps for {}",
-            chosen.minor,
-            supported_list()
-        ),
-    })?;
+    let profile =
+        profile_for_patch(chosen.minor, chosen.patch).ok_or_else(|| Error::InvalidOption {
+            option: OptionField::ReleaseVersion,
+            message: format!(
+                "OpenShift {} is not supported; bootgen makes bootstraps for {}",
+                chosen.minor,
+                supported_list()
+            ),
+        })?;
     Ok(SelectedRelease {
         version: chosen,
         profile,

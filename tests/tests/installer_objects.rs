@@ -1,0 +1,272 @@
+//! bootgen against the real installer: for every release and case recorded under
+//! `tests/expectations/installer/` (the objects view of what that release's openshift-install
+//! wrote for one of our install-configs), bootgen generates for the same install-config and
+//! release, and the two views must be equal but for the differences listed, each with its
+//! reason, in `known-differences.toml`. A listed difference that no longer occurs fails too, so
+//! the list only shrinks.
+
+use bootgen::report::{diff_objects, ObjectChange, ObjectView};
+use bootgen_conformance::{bootgen, repo, run, HarnessError, Result};
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+fn oracle_dir() -> PathBuf {
+    repo().join("tests/expectations/installer")
+}
+
+/// `<minor>/recorded.toml`: which installer made the recordings, for which version.
+#[derive(Deserialize)]
+struct Recorded {
+    version: String,
+}
+
+#[derive(Deserialize)]
+struct KnownDifferences {
+    difference: Vec<Known>,
+}
+
+/// A difference bootgen has on purpose or has not closed yet.
+#[derive(Deserialize, Debug)]
+struct Known {
+    /// Minors it applies to; empty: all.
+    #[serde(default)]
+    releases: Vec<String>,
+    /// Cases it applies to; empty: all.
+    #[serde(default)]
+    cases: Vec<String>,
+    what: String,
+    /// The file's path or unit's name; `*` matches any run of characters.
+    name: String,
+    /// The field; empty matches the whole entry and every field of it; `*` matches any run
+    /// of characters.
+    #[serde(default)]
+    field: String,
+    reason: String,
+}
+
+/// A glob with `*` for any run of characters.
+fn matches(pattern: &str, text: &str) -> bool {
+    match pattern.split_once('*') {
+        None => pattern == text,
+        Some((head, rest)) => {
+            let Some(mut text) = text.strip_prefix(head) else {
+                return false;
+            };
+            if rest.is_empty() {
+                return true;
+            }
+            loop {
+                if matches(rest, text) {
+                    return true;
+                }
+                let mut chars = text.chars();
+                if chars.next().is_none() {
+                    return false;
+                }
+                text = chars.as_str();
+            }
+        }
+    }
+}
+
+impl Known {
+    fn covers(&self, minor: &str, case: &str, change: &ObjectChange) -> bool {
+        (self.releases.is_empty() || self.releases.iter().any(|r| r == minor))
+            && (self.cases.is_empty() || self.cases.iter().any(|c| c == case))
+            && self.what == change.what
+            && matches(&self.name, &change.name)
+            && (self.field.is_empty() || matches(&self.field, &change.field))
+    }
+}
+
+fn bootgen_view(minor: &str, version: &str, case: &str, out: &Path) -> Result<ObjectView> {
+    let case_dir = oracle_dir().join("cases").join(case);
+    let config = case_dir.join("install-config.yaml");
+    let text = fs::read_to_string(&config)?;
+    let suffix = if text.contains("architecture: arm64") {
+        "aarch64"
+    } else {
+        "x86_64"
+    };
+    let mut cmd = bootgen(env!("CARGO_BIN_EXE_bootgen-under-test"));
+    cmd.args(["ignition", "--install-config"])
+        .arg(&config)
+        .args(["--key-algorithm", "ecdsa-p256", "--release-image"])
+        .arg(format!(
+            "quay.io/openshift-release-dev/ocp-release:{version}-{suffix}"
+        ))
+        .arg("--output")
+        .arg(out);
+    for (flag, sub) in [
+        ("--manifests-dir", "manifests"),
+        ("--openshift-dir", "openshift"),
+    ] {
+        if case_dir.join(sub).is_dir() {
+            cmd.arg(flag).arg(case_dir.join(sub));
+        }
+    }
+    run(&mut cmd).map_err(|e| HarnessError(format!("{minor} {case}: {e}")))?;
+    let name = if out.join("bootstrap.ign").exists() {
+        "bootstrap.ign"
+    } else {
+        "bootstrap-in-place-for-live-iso.ign"
+    };
+    let bytes = fs::read(out.join(name))?;
+    let doc = bootgen::ignition::IgnitionDoc::parse(&bytes, name)
+        .map_err(|e| HarnessError(e.to_string()))?;
+    bootgen::report::object_view(&doc).map_err(|e| HarnessError(e.to_string()))
+}
+
+fn recorded_minors() -> Result<Vec<(String, String)>> {
+    let mut minors = Vec::new();
+    for entry in fs::read_dir(oracle_dir())? {
+        let path = entry?.path();
+        let recorded = path.join("recorded.toml");
+        if recorded.is_file() {
+            let r: Recorded = toml::from_str(&fs::read_to_string(&recorded)?)
+                .map_err(|e| HarnessError(format!("{}: {e}", recorded.display())))?;
+            let minor = path
+                .file_name()
+                .and_then(|n| n.to_str())
+                .unwrap_or_default()
+                .to_string();
+            minors.push((minor, r.version));
+        }
+    }
+    minors.sort();
+    Ok(minors)
+}
+
+#[test]
+fn bootgen_writes_the_objects_the_installer_writes() -> Result<()> {
+    let known: KnownDifferences = toml::from_str(&fs::read_to_string(
+        oracle_dir().join("known-differences.toml"),
+    )?)
+    .map_err(|e| HarnessError(format!("known-differences.toml: {e}")))?;
+    let mut used = vec![false; known.difference.len()];
+    let mut unexplained = Vec::new();
+    let minors = recorded_minors()?;
+    assert!(
+        !minors.is_empty(),
+        "no recorded release under {}",
+        oracle_dir().display()
+    );
+    let mut compared = 0;
+    for (minor, version) in &minors {
+        let mut cases: Vec<PathBuf> = fs::read_dir(oracle_dir().join(minor))?
+            .map(|e| e.map(|e| e.path()))
+            .collect::<std::io::Result<_>>()?;
+        cases.sort();
+        for path in cases {
+            let Some(case) = path
+                .file_name()
+                .and_then(|n| n.to_str())
+                .and_then(|n| n.strip_suffix(".json"))
+                .filter(|n| !n.contains('.'))
+            else {
+                continue;
+            };
+            let expected: ObjectView = serde_json::from_slice(&fs::read(&path)?)
+                .map_err(|e| HarnessError(format!("{}: {e}", path.display())))?;
+            let out = tempfile::tempdir()?;
+            let actual = bootgen_view(minor, version, case, &out.path().join("out"))?;
+            compared += 1;
+            let diff = diff_objects(&expected, &actual, "installer", "bootgen");
+            for change in &diff.changes {
+                match known
+                    .difference
+                    .iter()
+                    .position(|k| k.covers(minor, case, change))
+                {
+                    Some(i) => used[i] = true,
+                    None => unexplained.push(format!(
+                        "{minor} {case}: {} {} {}: installer {} / bootgen {}",
+                        change.what,
+                        change.name,
+                        change.field,
+                        change
+                            .old
+                            .as_ref()
+                            .map_or("(absent)".into(), |v| v.to_string()),
+                        change
+                            .new
+                            .as_ref()
+                            .map_or("(absent)".into(), |v| v.to_string()),
+                    )),
+                }
+            }
+        }
+    }
+    let stale: Vec<String> = known
+        .difference
+        .iter()
+        .zip(&used)
+        .filter(|(_, used)| !**used)
+        .map(|(k, _)| format!("{} {} {} ({})", k.what, k.name, k.field, k.reason))
+        .collect();
+    assert!(compared > 0, "no recorded case was compared");
+    assert!(
+        unexplained.is_empty(),
+        "{} differences from the installer that known-differences.toml does not explain:\n{}",
+        unexplained.len(),
+        unexplained.join("\n")
+    );
+    assert!(
+        stale.is_empty(),
+        "known differences that no longer occur (remove them):\n{}",
+        stale.join("\n")
+    );
+    Ok(())
+}
+
+/// The comparison itself must see a difference: a recorded view with one field changed is
+/// reported at that field.
+#[test]
+fn a_changed_object_is_reported_at_its_field() -> Result<()> {
+    let (minor, _) = recorded_minors()?
+        .pop()
+        .ok_or_else(|| HarnessError("no recorded release".into()))?;
+    let path = oracle_dir().join(&minor).join("compact.json");
+    let expected: ObjectView = serde_json::from_slice(&fs::read(&path)?)
+        .map_err(|e| HarnessError(format!("{}: {e}", path.display())))?;
+    let mut changed = expected.clone();
+    let infra = "/opt/openshift/manifests/cluster-infrastructure-02-config.yml";
+    let object = changed
+        .files
+        .get_mut(infra)
+        .and_then(|f| f.object.as_mut())
+        .and_then(|o| o.pointer_mut("/status"))
+        .and_then(|s| s.as_object_mut())
+        .ok_or_else(|| HarnessError(format!("{infra} has no status in {}", path.display())))?;
+    let uri = object
+        .remove("apiServerInternalURI")
+        .ok_or_else(|| HarnessError("no apiServerInternalURI recorded".into()))?;
+    object.insert("apiServerInternalURL".into(), uri);
+    let diff = diff_objects(&expected, &changed, "installer", "bootgen");
+    let fields: BTreeMap<&str, &str> = diff
+        .changes
+        .iter()
+        .map(|c| (c.field.as_str(), c.name.as_str()))
+        .collect();
+    assert_eq!(fields.len(), 2, "{diff}");
+    assert_eq!(fields["object.status.apiServerInternalURI"], infra);
+    assert_eq!(fields["object.status.apiServerInternalURL"], infra);
+    Ok(())
+}
+
+#[test]
+fn known_difference_patterns_are_globs() {
+    assert!(matches(
+        "/a/*-secret.yaml",
+        "/a/master-user-data-secret.yaml"
+    ));
+    assert!(matches(
+        "/usr/local/bin/release-image*",
+        "/usr/local/bin/release-image.sh"
+    ));
+    assert!(matches("images*", "images[0]"));
+    assert!(!matches("/a/*-secret.yaml", "/a/master-secret.yml"));
+    assert!(matches("exact", "exact") && !matches("exact", "exact2"));
+}
