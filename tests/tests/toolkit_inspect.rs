@@ -66,8 +66,17 @@ fn a_large_config_gets_the_pointer_advice_from_inspect_and_ignition() {
     let generation = stdout(&output);
     assert!(generation.contains("AWS user data"), "{generation}");
     assert!(generation.contains("does not fit"), "{generation}");
-    assert!(generation.contains("bootgen pointer --url https://HOST/bootstrap.ign [--ca CA.pem] bootstrap.ign -o pointer.ign"), "{generation}");
+    // The printed command can be pasted: it reads the config where it was written, and serves
+    // it under the config's own name.
     let config = out.join("bootstrap.ign");
+    let pointer = format!(
+        "bootgen pointer --url https://HOST/bootstrap.ign [--ca CA.pem] {} -o pointer.ign",
+        config.display()
+    );
+    assert!(generation.contains(&pointer), "{generation}");
+    // inspect of the directory names the same config, not the directory, in the URL.
+    let of_dir = stdout(&bootgen(&["inspect", out.to_str().unwrap()]));
+    assert!(of_dir.contains(&pointer), "{of_dir}");
     let inspected = bootgen(&["inspect", config.to_str().unwrap()]);
     let text = stdout(&inspected);
     // The same report, for the same bytes.

@@ -173,7 +173,7 @@ pub fn run(args: IgnitionArgs) -> anyhow::Result<ExitCode> {
         ) + "\n",
     )?;
     if let Some(budget) = budget {
-        crate::report::emit_budget(&budget, config_name)?;
+        crate::report::emit_budget(&budget, &args.output.join(config_name))?;
     }
     if let Some(single) = &single_node {
         crate::report::emit(format!(

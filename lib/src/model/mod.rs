@@ -208,6 +208,27 @@ impl Model {
             }
             known => known,
         };
+        if payload_arch == PayloadArch::Multi && !release.profile.has("multi_arch_payload") {
+            let option = if options.multi_arch_payload {
+                OptionField::MultiArchPayload
+            } else if options.release_image.is_some() {
+                OptionField::ReleaseImage
+            } else {
+                OptionField::ReleaseVersion
+            };
+            let why = if heterogeneous && options.release_image.is_none() {
+                " (mixed architectures need one)"
+            } else {
+                ""
+            };
+            return Err(Error::InvalidOption {
+                option,
+                message: format!(
+                    "`{release_image}` is a multi-architecture payload{why}, but release {} has none: they start with 4.11",
+                    release.profile.minor
+                ),
+            });
+        }
         check_payload(
             &control_plane,
             &compute,
