@@ -273,6 +273,23 @@ impl Model {
         };
         let proxy = proxy::settings(loaded, &cluster_name, &base_domain, &networks)?;
         let (registries, mirror_kind) = mirror_rules(loaded)?;
+        if !release.profile.has("image_digest_mirror_set") {
+            // Before 4.14 the installer writes ImageContentSourcePolicies, which cannot say
+            // NeverContactSource: the cluster would contact the source after all.
+            let blocked = ic
+                .image_digest_sources
+                .iter()
+                .position(|e| e.source_policy.as_deref() == Some("NeverContactSource"));
+            if let Some(i) = blocked {
+                return Err(loaded.field_error(
+                    &format!("imageDigestSources.{i}.sourcePolicy"),
+                    format!(
+                        "release {} cannot keep the cluster from contacting a mirrored source: its installer writes ImageContentSourcePolicy manifests, which cannot say NeverContactSource (ImageDigestMirrorSet manifests come with 4.14); drop the sourcePolicy, or make the config for 4.14 or later",
+                        release.profile.minor
+                    ),
+                ));
+            }
+        }
         let capabilities = ic.capabilities.clone().unwrap_or_default();
         let (feature_set, custom_feature_gates) =
             features::feature_selection(loaded, release.profile)?;
