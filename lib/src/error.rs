@@ -224,7 +224,7 @@ pub enum OptionField {
     TrustBundle,
     /// The directory `output::write_dir` writes into.
     OutputDir,
-    /// The `force` argument of `output::write_dir`.
+    /// The `existing` argument of `output::write_dir` (`ExistingConfigs::Replace`).
     Force,
     /// The directory `output::write_package` packs.
     PackageDir,

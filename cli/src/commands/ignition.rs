@@ -138,7 +138,12 @@ pub fn run(args: IgnitionArgs) -> anyhow::Result<ExitCode> {
         .map(|f| bootgen::report::SizeBudget::of_config(&f.contents, compressed));
     let size = budget.as_ref().map_or(0, |b| b.size);
     let mut stop = kill_switch();
-    let report = output::write_dir_observed(&args.output, &files, args.force, &mut stop)
+    let existing = if args.force {
+        output::ExistingConfigs::Replace
+    } else {
+        output::ExistingConfigs::Refuse
+    };
+    let report = output::write_dir_observed(&args.output, &files, existing, &mut stop)
         .with_context(|| format!("writing {}", args.output.display()))?;
     drop(files);
     crate::report::emit(

@@ -9,7 +9,7 @@ pub(crate) mod network;
 mod proxy;
 mod single_node;
 
-pub use arch::{Arch, PayloadArch};
+pub use arch::{Arch, PayloadArch, UnknownArch};
 pub use features::CustomFeatureGates;
 pub use mirrors::{MirrorKind, Registry};
 pub use network::Networks;
