@@ -182,12 +182,18 @@ impl Generated {
 
     /// The size budget of the config the node boots from: its size against the user-data
     /// limits of the clouds and the live ISO's embed area, with what `PassOptions::compress`
-    /// would make of it and the way out when it does not fit.
+    /// would make of it and the way out when it does not fit. A single node's config travels
+    /// only in the live ISO: its budget is that area's alone ([`SizeBudget::live_iso_only`]).
     pub fn size_budget(&self) -> SizeBudget {
-        SizeBudget::of_config(
+        let budget = SizeBudget::of_config(
             &self.bootstrap.to_bytes(),
             crate::report::compressed_size(&self.bootstrap),
-        )
+        );
+        if self.model.single_node.is_some() {
+            budget.live_iso_only()
+        } else {
+            budget
+        }
     }
 
     /// The release image the node pulls: the payload of [`Model::release`], or after a mirror

@@ -135,7 +135,15 @@ pub fn run(args: IgnitionArgs) -> anyhow::Result<ExitCode> {
     let budget = files
         .iter()
         .find(|f| f.relative == config_name)
-        .map(|f| bootgen::report::SizeBudget::of_config(&f.contents, compressed));
+        .map(|f| bootgen::report::SizeBudget::of_config(&f.contents, compressed))
+        // A single node's config travels only in the live ISO, where gzip does not help.
+        .map(|b| {
+            if single_node.is_some() {
+                b.live_iso_only()
+            } else {
+                b
+            }
+        });
     let size = budget.as_ref().map_or(0, |b| b.size);
     let mut stop = kill_switch();
     let existing = if args.force {

@@ -141,6 +141,24 @@ impl CertCollector {
                 self.scan(bytes, &file.path);
             }
         }
+        // The CAs Ignition itself trusts to fetch configs (a pointer config's root CA).
+        let authorities = doc
+            .value
+            .pointer("/ignition/security/tls/certificateAuthorities")
+            .and_then(serde_json::Value::as_array);
+        for (i, ca) in authorities.into_iter().flatten().enumerate() {
+            let Some(source) = ca.get("source").and_then(serde_json::Value::as_str) else {
+                continue;
+            };
+            let compression = ca.get("compression").and_then(serde_json::Value::as_str);
+            // Only data URLs carry the certificate; a fetched one is not in the config.
+            if let Ok(bytes) = crate::ignition::dataurl::decode(source, compression) {
+                self.scan(
+                    &bytes,
+                    &format!("$.ignition.security.tls.certificateAuthorities[{i}]"),
+                );
+            }
+        }
         Ok(())
     }
 

@@ -16,6 +16,7 @@ pub use certs::{
 };
 pub use diff::{diff, diff_file, ChangeKind, ConfigDiff, DiffItem};
 pub use summary::{
-    bootkube_stages, installation_disk, release_of, summarize, summarize_split, summary_reads,
-    FileSummary, ReleaseGuess, Summary, UnitSummary, UserSummary,
+    architecture_of, bootkube_stages, fetches_of, installation_disk, mirrors_of, release_of,
+    summarize, summarize_split, summary_reads, ArchGuess, FetchSummary, FileSummary, MirrorSummary,
+    ReleaseGuess, Summary, UnitSummary, UserSummary,
 };
