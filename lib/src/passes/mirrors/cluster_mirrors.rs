@@ -79,7 +79,7 @@ pub(crate) enum ManifestStyle {
     /// write (the cluster has no ImageDigestMirrorSet before 4.13, and 4.13 refuses both kinds
     /// at once); `release` names the release in messages.
     PerSourcePolicies {
-        /// `4.12`, or a description when the config does not say its version.
+        /// `4.12`, or `of this config (...)` when the config does not say its version.
         release: String,
     },
 }
@@ -117,7 +117,7 @@ pub(crate) fn style_of(doc: &IgnitionDoc, release: Option<Minor>) -> ManifestSty
         }
         Some(_) => ManifestStyle::DigestMirrorSet,
         None if !numbered_policies(doc).is_empty() => ManifestStyle::PerSourcePolicies {
-            release: "this config's release (it has one ImageContentSourcePolicy per source, as installers before 4.14 write)".into(),
+            release: "of this config (it has one ImageContentSourcePolicy per source, as installers before 4.14 write)".into(),
         },
         None => ManifestStyle::DigestMirrorSet,
     }
@@ -314,6 +314,60 @@ mod tests {
             .to_string();
         assert!(
             err.contains(IDMS) && err.contains("found a ImageContentSourcePolicy"),
+            "{err}"
+        );
+    }
+
+    /// A config that says no release but carries numbered ICSPs (as installers before 4.14
+    /// write) keeps that kind: merged into numbered ICSPs, never an IDMS beside them, and
+    /// blocking is refused.
+    #[test]
+    fn numbered_policies_without_a_release_stay_per_source() {
+        let icsp = "apiVersion: operator.openshift.io/v1alpha1\nkind: ImageContentSourcePolicy\nmetadata:\n  name: image-policy-0\nspec:\n  repositoryDigestMirrors:\n  - source: a.io/x\n    mirrors:\n    - m.io/x\n";
+        let mut doc = IgnitionDoc {
+            value: serde_json::json!({"ignition": {"version": "3.2.0"}}),
+        };
+        set_file_text(
+            &mut doc,
+            &format!("{DIR}image-content-source-policy-0.yaml"),
+            icsp,
+            0o644,
+        )
+        .unwrap();
+        let style = style_of(&doc, None);
+        assert!(
+            matches!(style, ManifestStyle::PerSourcePolicies { .. }),
+            "{style:?}"
+        );
+        let registry = |location: &str, blocked: bool| Registry {
+            location: location.into(),
+            insecure: false,
+            blocked,
+            mirror_by_digest_only: true,
+            mirrors: vec![crate::model::mirrors::Mirror {
+                location: format!("m.io/{location}"),
+                insecure: false,
+            }],
+        };
+        let mut merged = doc.clone();
+        apply(&mut merged, &[registry("b.io/y", false)], &style).unwrap();
+        let paths: Vec<String> = file_entries(&merged)
+            .iter()
+            .filter_map(|f| f.get("path").and_then(serde_json::Value::as_str))
+            .map(str::to_string)
+            .collect();
+        assert_eq!(
+            paths,
+            [
+                format!("{DIR}image-content-source-policy-0.yaml"),
+                format!("{DIR}image-content-source-policy-1.yaml")
+            ]
+        );
+        let err = apply(&mut doc, &[registry("b.io/y", true)], &style)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.starts_with("release of this config") && err.contains("b.io/y"),
             "{err}"
         );
     }
