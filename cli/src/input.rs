@@ -56,7 +56,13 @@ pub fn load(input: &Path) -> anyhow::Result<(Vec<u8>, IgnitionDoc)> {
 /// Reads a config named on the command line (a directory means its `bootstrap.ign`) without
 /// parsing it; returns its bytes and display name.
 pub fn read_path(input: &Path) -> anyhow::Result<(Vec<u8>, String)> {
-    let path = if input.is_dir() {
+    read_config(&config_path(input))
+}
+
+/// The config file a command-line argument names: a directory means its `bootstrap.ign` (or a
+/// single node's live-ISO config), anything else itself.
+pub fn config_path(input: &Path) -> std::path::PathBuf {
+    if input.is_dir() {
         // A single node's output directory holds the live-ISO config instead.
         let live_iso = input.join(bootgen::LIVE_ISO_CONFIG);
         if live_iso.exists() && !input.join(bootgen::BOOTSTRAP_CONFIG).exists() {
@@ -66,6 +72,5 @@ pub fn read_path(input: &Path) -> anyhow::Result<(Vec<u8>, String)> {
         }
     } else {
         input.to_path_buf()
-    };
-    read_config(&path)
+    }
 }

@@ -4,6 +4,7 @@
 use crate::{EXIT_INPUT, EXIT_INTERNAL};
 use anyhow::Context as _;
 use std::io::Write as _;
+use std::path::Path;
 
 /// Prints an error and its causes to stderr; the library's errors name the flags.
 pub fn print_error(error: &anyhow::Error) {
@@ -78,21 +79,25 @@ fn finish_stdout(written: std::io::Result<()>) -> anyhow::Result<()> {
 }
 
 /// A size budget (the library's text), then what the CLI can do about it: the flag that gzips
-/// the files, the command that makes a pointer config for `config` (its file name).
-pub fn emit_budget(budget: &bootgen::report::SizeBudget, config: &str) -> anyhow::Result<()> {
+/// the files, the command that makes a pointer config for the config at `config`.
+pub fn emit_budget(budget: &bootgen::report::SizeBudget, config: &Path) -> anyhow::Result<()> {
     emit(budget.to_string() + &budget_hints(budget, config))
 }
 
-/// The name a budget's hints give `config`: its file name, or `config.ign` for standard input.
-pub fn config_name(config: &std::path::Path) -> String {
-    match config.file_name() {
-        Some(name) if name != "-" => name.to_string_lossy().into_owned(),
-        _ => "config.ign".into(),
+/// `path` as one shell word, quoted only when it must be, so a printed command can be pasted.
+pub fn shell_word(path: &str) -> String {
+    let plain = |c: char| c.is_ascii_alphanumeric() || "/._-+:@%,=".contains(c);
+    if !path.is_empty() && path.chars().all(plain) {
+        path.to_string()
+    } else {
+        format!("'{}'", path.replace('\'', "'\\''"))
     }
 }
 
-/// The CLI's ways out of a size budget, one line each (empty when it fits everywhere).
-pub fn budget_hints(budget: &bootgen::report::SizeBudget, config: &str) -> String {
+/// The CLI's ways out of a size budget, one line each (empty when it fits everywhere), for the
+/// config file at `config` (`-`: standard input, named `config.ign` in the hints). The pointer
+/// command reads the config from that path and names the file's own name in the URL.
+pub fn budget_hints(budget: &bootgen::report::SizeBudget, config: &Path) -> String {
     use bootgen::report::WayOut;
     let mut out = String::new();
     let compress_helps = budget
@@ -103,8 +108,17 @@ pub fn budget_hints(budget: &bootgen::report::SizeBudget, config: &str) -> Strin
         out.push_str("  to gzip its files: bootgen ignition (or bootgen patch) with --compress\n");
     }
     if budget.needs_pointer() {
+        let (path, served) = match config.file_name() {
+            Some(name) if !crate::input::is_stdio(config) => (
+                config.display().to_string(),
+                name.to_string_lossy().into_owned(),
+            ),
+            _ => ("config.ign".to_string(), "config.ign".to_string()),
+        };
         out.push_str(&format!(
-            "  to make a pointer config: bootgen pointer --url https://HOST/{config} [--ca CA.pem] {config} -o pointer.ign\n"
+            "  to make a pointer config: bootgen pointer --url https://HOST/{} [--ca CA.pem] {} -o pointer.ign\n",
+            shell_word(&served),
+            shell_word(&path)
         ));
     }
     out

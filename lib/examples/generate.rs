@@ -19,7 +19,7 @@ fn run() -> Result<(), bootgen::Error> {
     };
     let out = PathBuf::from(args.next().unwrap_or_else(|| "bootgen-example-out".into()));
     // The library never reads the clock itself: the caller decides what "now" is.
-    let mut options = Options::new(time::OffsetDateTime::now_utc());
+    let mut options = Options::new(bootgen::time::OffsetDateTime::now_utc());
     // A directory written before holds the PKI its configs were made with: reuse it.
     let tls = out.join("tls");
     options.tls_dir = tls.is_dir().then_some(tls);
@@ -32,7 +32,11 @@ fn run() -> Result<(), bootgen::Error> {
     }
     let size = generated.bootstrap.to_bytes().len();
     let domain = generated.model.cluster_domain();
-    let report = output::write_dir(&out, &output::output_files(&generated), true)?;
+    let report = output::write_dir(
+        &out,
+        &output::output_files(&generated),
+        output::ExistingConfigs::Replace,
+    )?;
     println!(
         "{}: {size} bytes of Ignition for {domain} ({} files written, {} unchanged)",
         out.join("bootstrap.ign").display(),

@@ -113,9 +113,21 @@ pub enum Error {
         message: String,
     },
 
+    /// The release a config is made for cannot express what was asked for (blocking a mirrored
+    /// source before ImageDigestMirrorSet, ...).
+    #[error("release {release} cannot {message}")]
+    ReleaseCannot {
+        /// The release (`4.12`), or how the config was recognized.
+        release: String,
+        /// What it cannot do, why, and the ways out.
+        message: String,
+    },
+
     /// The mirror pre-flight found problems that would break the boot (or warnings under
     /// `--strict`).
-    #[error("pre-flight: {count} problem(s) with the mirror setup (listed above); nothing was written. First: {first}")]
+    #[error(
+        "pre-flight: {count} problem(s) with the mirror setup; nothing was written. First: {first}"
+    )]
     Preflight {
         /// How many problems.
         count: usize,
@@ -212,7 +224,7 @@ pub enum OptionField {
     TrustBundle,
     /// The directory `output::write_dir` writes into.
     OutputDir,
-    /// The `force` argument of `output::write_dir`.
+    /// The `existing` argument of `output::write_dir` (`ExistingConfigs::Replace`).
     Force,
     /// The directory `output::write_package` packs.
     PackageDir,

@@ -189,12 +189,18 @@ impl Generated {
 
     /// The size budget of the config the node boots from: its size against the user-data
     /// limits of the clouds and the live ISO's embed area, with what `PassOptions::compress`
-    /// would make of it and the way out when it does not fit.
+    /// would make of it and the way out when it does not fit. A single node's config travels
+    /// only in the live ISO: its budget is that area's alone ([`SizeBudget::live_iso_only`]).
     pub fn size_budget(&self) -> SizeBudget {
-        SizeBudget::of_config(
+        let budget = SizeBudget::of_config(
             &self.bootstrap.to_bytes(),
             crate::report::compressed_size(&self.bootstrap),
-        )
+        );
+        if self.model.single_node.is_some() {
+            budget.live_iso_only()
+        } else {
+            budget
+        }
     }
 
     /// The release image the node pulls: the payload of [`Model::release`], or after a mirror
@@ -228,7 +234,15 @@ impl Generated {
 
 /// Runs the whole pipeline.
 pub fn generate(loaded: &LoadedConfig, options: &Options) -> Result<Generated> {
-    let model = Model::new(loaded, &options.model)?;
+    let mut model = Model::new(loaded, &options.model)?;
+    if model.single_node.is_some() && !options.passes.mirrors.hosts.is_empty() {
+        model.warnings.push(Warning {
+            file: crate::error::OPTIONS_SOURCE.into(),
+            field: OptionField::AddHost.name().into(),
+            line: None,
+            message: passes::mirrors::hosts::LIVE_ISO_ONLY.into(),
+        });
+    }
     if options.strict {
         if let Some(first) = model.warnings.first() {
             return Err(Error::StrictWarnings {
@@ -262,7 +276,11 @@ pub fn generate(loaded: &LoadedConfig, options: &Options) -> Result<Generated> {
     let renderer = Renderer::new(&context);
     let assets = collect(&model, &pki, &renderer, &context, user_manifests)?;
     let mut bootstrap = ignition::build(assets)?;
-    let mut changes = passes::apply(&mut bootstrap, &options.passes)?;
+    let mut changes = passes::apply_for(
+        &mut bootstrap,
+        &options.passes,
+        Some(model.release.profile.minor),
+    )?;
     changes.extend(passes::mirrors::point_blocked_tag_at_mirror(
         &mut bootstrap,
         &model.registries,
@@ -551,5 +569,161 @@ mod tests {
             "{:?}",
             linted.unit_lint
         );
+    }
+
+    /// Each release gets the mirror manifests its installer writes for the same mirrors: one
+    /// ImageContentSourcePolicy per source before 4.14 (no ImageDigestMirrorSet beside them),
+    /// an ImageDigestMirrorSet from 4.14; blocking a source before 4.14 is refused naming the
+    /// release, whether the config is generated or patched.
+    #[test]
+    fn mirror_manifests_follow_the_release() {
+        let loaded = crate::config::load_default().unwrap();
+        let manifests = |doc: &IgnitionDoc| -> Vec<String> {
+            crate::passes::file_entries(doc)
+                .iter()
+                .filter_map(|f| f.get("path").and_then(serde_json::Value::as_str))
+                .filter(|p| p.contains("image-content-source") || p.contains("image-digest"))
+                .map(str::to_string)
+                .collect()
+        };
+        let rules = vec![
+            MirrorRule::parse(
+                "quay.io/openshift-release-dev/ocp-release=mirror.lab.internal:5000/ocp/release",
+            )
+            .unwrap(),
+            MirrorRule::parse(
+                "quay.io/openshift-release-dev/ocp-v4.0-art-dev=mirror.lab.internal:5000/ocp/art",
+            )
+            .unwrap(),
+        ];
+        for version in ["4.9.0", "4.12.0", "4.13.0", "4.14.0", "4.16.0"] {
+            let mut mirrored = options();
+            mirrored.model.release_version = Some(version.into());
+            mirrored.passes.mirrors.mirrors = rules.clone();
+            let generated = generate(&loaded, &mirrored).unwrap();
+            let paths = manifests(&generated.bootstrap);
+            let legacy = ["4.9.0", "4.12.0", "4.13.0"].contains(&version);
+            if legacy {
+                assert_eq!(
+                    paths,
+                    [
+                        "/opt/openshift/manifests/image-content-source-policy-0.yaml",
+                        "/opt/openshift/manifests/image-content-source-policy-1.yaml"
+                    ],
+                    "{version}"
+                );
+                let second = crate::passes::file_text(&generated.bootstrap, &paths[1]).unwrap();
+                assert!(
+                    second.contains("kind: ImageContentSourcePolicy"),
+                    "{second}"
+                );
+                assert!(second.contains("name: image-policy-1"), "{second}");
+                assert!(second.contains("ocp-v4.0-art-dev"), "{second}");
+            } else {
+                assert_eq!(
+                    paths,
+                    ["/opt/openshift/manifests/image-digest-mirror-set.yaml"],
+                    "{version}"
+                );
+            }
+
+            // Patching the unmirrored config of that release gives the same manifests.
+            let mut plain = options();
+            plain.model.release_version = Some(version.into());
+            let mut patched = generate(&loaded, &plain).unwrap().bootstrap;
+            crate::passes::mirrors::apply(&mut patched, &mirrored.passes.mirrors).unwrap();
+            assert_eq!(manifests(&patched), paths, "patched {version}");
+
+            let mut blocked = mirrored.clone();
+            blocked.passes.mirrors.block_sources = true;
+            let result = generate(&loaded, &blocked);
+            let patch_result = crate::passes::mirrors::apply(
+                &mut generate(&loaded, &plain).unwrap().bootstrap,
+                &blocked.passes.mirrors,
+            );
+            if legacy {
+                let minor = &version[..version.len() - 2];
+                for err in [result.err().unwrap(), patch_result.unwrap_err()] {
+                    let text = err.to_string();
+                    assert!(
+                        matches!(err, Error::ReleaseCannot { .. })
+                            && text.starts_with(&format!("release {minor} cannot"))
+                            && text.contains("NeverContactSource"),
+                        "{text}"
+                    );
+                }
+            } else {
+                assert!(result.is_ok() && patch_result.is_ok(), "{version}");
+            }
+        }
+
+        // The install-config's way of asking (imageDigestSources with NeverContactSource) is
+        // refused the same, naming the field and the release.
+        let text = format!(
+            "{}imageDigestSources:\n- source: quay.io/openshift-release-dev/ocp-release\n  mirrors:\n  - mirror.lab.internal:5000/ocp/release\n  sourcePolicy: NeverContactSource\n",
+            crate::config::DEFAULT_INSTALL_CONFIG
+        );
+        let blocking = crate::config::parse(&text, "ic.yaml").unwrap();
+        let mut old = options();
+        old.model.release_version = Some("4.12.0".into());
+        let err = generate(&blocking, &old).err().unwrap().to_string();
+        assert!(
+            err.contains("imageDigestSources[0].sourcePolicy")
+                && err.contains("release 4.12 cannot"),
+            "{err}"
+        );
+        let mut new = options();
+        new.model.release_version = Some("4.14.0".into());
+        assert!(generate(&blocking, &new).is_ok());
+    }
+
+    /// A single node's /etc/hosts entries live on the live ISO's system only: the installed
+    /// system boots from the control-plane config the node makes itself, which does not carry
+    /// them. The user is warned (an error under `strict`), and so is a patch of such a config.
+    #[test]
+    fn single_node_host_entries_are_said_to_stay_on_the_live_iso() {
+        let loaded = crate::config::load_default_single_node().unwrap();
+        let mut single = options();
+        single.model.installation_disk = Some("/dev/vda".into());
+        single.passes.mirrors.hosts =
+            vec![crate::passes::mirrors::HostEntry::parse("192.0.2.10=mirror.lab").unwrap()];
+        let generated = generate(&loaded, &single).unwrap();
+        let warning = generated
+            .warnings
+            .iter()
+            .find(|w| w.field == OptionField::AddHost.name())
+            .unwrap();
+        assert!(warning.message.contains("installed"), "{warning}");
+        let change = generated
+            .changes
+            .iter()
+            .find(|c| c.target == "/etc/hosts")
+            .unwrap();
+        assert!(
+            change.action.contains("mirror.lab") && change.action.contains("installed"),
+            "{change}"
+        );
+
+        single.strict = true;
+        assert!(matches!(
+            generate(&loaded, &single),
+            Err(Error::StrictWarnings { .. })
+        ));
+
+        // A cluster's bootstrap node is not installed to disk: nothing to say.
+        let mut cluster = options();
+        cluster.passes.mirrors.hosts = single.passes.mirrors.hosts.clone();
+        let loaded = crate::config::load_default().unwrap();
+        let generated = generate(&loaded, &cluster).unwrap();
+        assert!(generated
+            .warnings
+            .iter()
+            .all(|w| w.field != OptionField::AddHost.name()));
+        let change = generated
+            .changes
+            .iter()
+            .find(|c| c.target == "/etc/hosts")
+            .unwrap();
+        assert!(!change.action.contains("installed"), "{change}");
     }
 }

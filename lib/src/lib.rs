@@ -101,10 +101,13 @@
 //! use bootgen::{config, generate, golden, output, Options};
 //!
 //! let loaded = config::load_default()?;
-//! let mut options = Options::new(time::OffsetDateTime::UNIX_EPOCH + time::Duration::days(20_000));
+//! let now = bootgen::time::OffsetDateTime::UNIX_EPOCH + bootgen::time::Duration::days(20_000);
+//! let mut options = Options::new(now);
 //! options.key_algorithm = "ecdsa-p256".parse()?;
+//! options.model.arch = Some("arm64".parse()?);
 //! let out = tempfile::tempdir()?;
-//! output::write_dir(out.path(), &output::output_files(&generate(&loaded, &options)?), false)?;
+//! let files = output::output_files(&generate(&loaded, &options)?);
+//! output::write_dir(out.path(), &files, output::ExistingConfigs::Refuse)?;
 //! let view = golden::view_dir(out.path())?;
 //! assert!(view.contains("\"infraID\": \"<infra-id>\""));
 //! assert!(!view.contains("PRIVATE KEY-----"));
@@ -141,5 +144,9 @@ pub use generate::{
     LIVE_ISO_CONFIG,
 };
 pub use identity::Identity;
-pub use model::Arch;
+pub use model::{Arch, UnknownArch};
+pub use output::ExistingConfigs;
 pub use pki::KeyAlgorithm;
+/// The `time` crate, whose [`time::OffsetDateTime`] is the clock [`Options::new`] takes:
+/// re-exported so an embedder uses the same version bootgen does.
+pub use time;

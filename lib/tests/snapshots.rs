@@ -91,7 +91,7 @@ fn golden_view_of_the_default_cluster() {
     bootgen::output::write_dir(
         out.path(),
         &bootgen::output::output_files(&generated),
-        false,
+        bootgen::output::ExistingConfigs::Refuse,
     )
     .unwrap();
     insta::assert_snapshot!(bootgen::golden::view_dir(out.path()).unwrap());

@@ -1003,6 +1003,45 @@ fn reset_all_returns_the_node_to_its_installed_state() {
     );
 }
 
+/// bootkube held by bootgen skips `systemctl start` while its hold file exists, so the reset
+/// tells a held node to release it instead; an unheld node is told to start it.
+#[test]
+fn reset_names_the_command_that_really_starts_bootkube() {
+    let node = Node::new();
+    let holds = node.root.join("etc/bootgen/hold");
+    fs::create_dir_all(&holds).unwrap();
+    let hold_dir = holds.display().to_string();
+    let run = |node: &Node| {
+        let output = node
+            .command(
+                "bootkube-reset.sh",
+                &["all"],
+                &[
+                    ("BOOTKUBE_RESET_NO_SYSTEMCTL", "1"),
+                    ("BOOTGEN_HOLD_DIR", &hold_dir),
+                ],
+            )
+            .output()
+            .unwrap();
+        assert_status(&output, true);
+        String::from_utf8_lossy(&output.stdout).into_owned()
+    };
+    let unheld = run(&node);
+    assert!(
+        unheld.contains("systemctl start bootkube.service && journalctl"),
+        "{unheld}"
+    );
+    assert!(!unheld.contains("bootgen-release"), "{unheld}");
+
+    fs::write(holds.join("bootkube.service"), "held\n").unwrap();
+    let held = run(&node);
+    assert!(
+        held.contains("bootgen-release bootkube.service && journalctl -f -u bootkube.service"),
+        "{held}"
+    );
+    assert!(!held.contains("systemctl start bootkube.service"), "{held}");
+}
+
 #[test]
 fn reset_refuses_an_unknown_stage_and_lists_the_known_ones() {
     let node = Node::new();

@@ -163,6 +163,17 @@ const CASES: &[Case] = &[
         &["missing-dir", "not a directory"],
     ),
     case("completions tcsh", 1, &["tcsh", "possible values"]),
+    // Multi-architecture payloads start with 4.11: none exists for an older release.
+    case(
+        "ignition -o {}/out2 --key-algorithm ecdsa-p256 --release-image quay.io/openshift-release-dev/ocp-release:4.9.0-multi",
+        1,
+        &["--release-image", "4.9.0-multi", "release 4.9 has none", "4.11"],
+    ),
+    case(
+        "ignition -o {}/out2 --key-algorithm ecdsa-p256 --release-version 4.10.3 --bootstrap-arch arm64",
+        1,
+        &["--release-version", "4.10.3-multi", "release 4.10 has none"],
+    ),
     case(
         "ignition -o {}/out2 --now yesterday",
         1,

@@ -354,6 +354,24 @@ fn the_embedded_single_node_example_needs_only_a_disk() -> TestResult {
         stdout.contains("coreos-installer iso ignition embed") && stdout.contains(LIVE_ISO),
         "{stdout}"
     );
+    // The config travels only in the live ISO: its budget is the embed area's, and gzip (which
+    // makes the xz-compressed embed bigger) is not recommended.
+    for text in [
+        stdout.to_string(),
+        String::from_utf8_lossy(
+            &run(bootgen_conformance::bootgen!()
+                .arg("inspect")
+                .arg(out.join(LIVE_ISO)))?
+            .stdout,
+        )
+        .into_owned(),
+    ] {
+        assert!(text.contains("live ISO embed area"), "{text}");
+        assert!(
+            !text.contains("--compress") && !text.contains("gzip") && !text.contains("AWS"),
+            "{text}"
+        );
+    }
     let view = IgnitionView::load(&out.join(LIVE_ISO))?;
     assert!(file_text(&view, "/usr/local/bin/install-to-disk.sh")
         .contains("INSTALLATION_DISK='/dev/vda'"));

@@ -20,6 +20,34 @@ fn stdout(output: &Output) -> String {
     String::from_utf8(output.stdout.clone()).unwrap()
 }
 
+/// `bootgen ignition` into `out` with the fixture PKI, a fixed clock and `extra`; its output.
+fn generate_with_fixture_pki(out: &std::path::Path, extra: &[&str]) -> Output {
+    let output = bootgen_conformance::bootgen!()
+        .args(["ignition", "--now", "2026-01-01T00:00:00Z", "--tls-dir"])
+        .arg(repo().join("fixtures/pki"))
+        .args(extra)
+        .arg("-o")
+        .arg(out)
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{output:?}");
+    output
+}
+
+/// `inspect --certs --json` of `input` at `now`, which must succeed.
+fn cert_report(now: &str, input: &std::path::Path) -> Value {
+    let output = bootgen(&[
+        "inspect",
+        "--certs",
+        "--json",
+        "--now",
+        now,
+        input.to_str().unwrap(),
+    ]);
+    assert!(output.status.success(), "{output:?}");
+    serde_json::from_slice(&output.stdout).unwrap()
+}
+
 #[test]
 fn inspect_summarizes_files_units_users_and_the_size_budget() {
     for (name, file) in [
@@ -55,19 +83,20 @@ fn inspect_json_holds_what_the_text_says() {
 fn a_large_config_gets_the_pointer_advice_from_inspect_and_ignition() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out");
-    let output = bootgen_conformance::bootgen!()
-        .args(["ignition", "--now", "2026-01-01T00:00:00Z", "--tls-dir"])
-        .arg(repo().join("fixtures/pki"))
-        .arg("-o")
-        .arg(&out)
-        .output()
-        .unwrap();
-    assert!(output.status.success(), "{output:?}");
-    let generation = stdout(&output);
+    let generation = stdout(&generate_with_fixture_pki(&out, &[]));
     assert!(generation.contains("AWS user data"), "{generation}");
     assert!(generation.contains("does not fit"), "{generation}");
-    assert!(generation.contains("bootgen pointer --url https://HOST/bootstrap.ign [--ca CA.pem] bootstrap.ign -o pointer.ign"), "{generation}");
+    // The printed command can be pasted: it reads the config where it was written, and serves
+    // it under the config's own name.
     let config = out.join("bootstrap.ign");
+    let pointer = format!(
+        "bootgen pointer --url https://HOST/bootstrap.ign [--ca CA.pem] {} -o pointer.ign",
+        config.display()
+    );
+    assert!(generation.contains(&pointer), "{generation}");
+    // inspect of the directory names the same config, not the directory, in the URL.
+    let of_dir = stdout(&bootgen(&["inspect", out.to_str().unwrap()]));
+    assert!(of_dir.contains(&pointer), "{of_dir}");
     let inspected = bootgen(&["inspect", config.to_str().unwrap()]);
     let text = stdout(&inspected);
     // The same report, for the same bytes.
@@ -130,24 +159,8 @@ fn certificate_report_flags_expiring_and_expired_and_fails_when_expired() {
 fn certificate_report_reads_an_output_directory() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out");
-    let generated = bootgen_conformance::bootgen!()
-        .args(["ignition", "--now", "2026-01-01T00:00:00Z", "--tls-dir"])
-        .arg(repo().join("fixtures/pki"))
-        .arg("-o")
-        .arg(&out)
-        .output()
-        .unwrap();
-    assert!(generated.status.success());
-    let output = bootgen(&[
-        "inspect",
-        "--certs",
-        "--json",
-        "--now",
-        "2026-01-01T00:00:00Z",
-        out.to_str().unwrap(),
-    ]);
-    assert!(output.status.success(), "{output:?}");
-    let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+    generate_with_fixture_pki(&out, &[]);
+    let report = cert_report("2026-01-01T00:00:00Z", &out);
     let certs = report["certificates"].as_array().unwrap();
     // 11 signers and 13 leaves, each once however many files carry it.
     assert_eq!(certs.len(), 24, "{report:#}");
@@ -279,4 +292,112 @@ fn diff_of_two_output_directories_compares_every_output() {
 
     std::fs::write(dir("renamed").join("master.ign"), "{not json").unwrap();
     assert_eq!(diff("a", "renamed").status.code(), Some(2));
+}
+
+/// inspect says what a user asks first of a config: which release image it pulls, for which
+/// architecture, through which mirrors; and of a pointer config, what it fetches and which CA it
+/// trusts (which `--certs` reports).
+#[test]
+fn inspect_says_release_architecture_mirrors_and_what_a_pointer_fetches() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    generate_with_fixture_pki(
+        &out,
+        &[
+            "--arch",
+            "arm64",
+            "--release-version",
+            "4.16.3",
+            "--mirror",
+            "quay.io/openshift-release-dev/ocp-release=mirror.lab.example:5000/ocp/release",
+            "--block-source",
+            "--add-host",
+            "192.0.2.10=mirror.lab.example",
+        ],
+    );
+    let pulled = "mirror.lab.example:5000/ocp/release:4.16.3-aarch64";
+
+    let text = stdout(&bootgen(&["inspect", out.to_str().unwrap()]));
+    for line in [
+        format!("release image {pulled}\n"),
+        "architecture arm64 (control plane, from controlPlane.architecture in /opt/openshift/manifests/cluster-config.yaml)\n".to_string(),
+        "mirror: quay.io/openshift-release-dev/ocp-release from mirror.lab.example:5000/ocp/release (source never contacted)\n".to_string(),
+    ] {
+        assert!(text.contains(&line), "lacks {line}:\n{text}");
+    }
+    let json: Value =
+        serde_json::from_slice(&bootgen(&["inspect", "--json", out.to_str().unwrap()]).stdout)
+            .unwrap();
+    assert_eq!(json["release_image"], pulled);
+    assert_eq!(json["architecture"]["control_plane"], "arm64");
+    assert_eq!(
+        json["mirrors"][0]["source"],
+        "quay.io/openshift-release-dev/ocp-release"
+    );
+    assert_eq!(
+        json["mirrors"][0]["mirrors"][0],
+        "mirror.lab.example:5000/ocp/release"
+    );
+    assert_eq!(json["mirrors"][0]["blocked"], true);
+
+    // master.ign: a pointer config that merges the machine-config server's config, trusting
+    // the root CA.
+    let master = out.join("master.ign");
+    let text = stdout(&bootgen(&["inspect", master.to_str().unwrap()]));
+    assert!(
+        text.contains("pointer config: Ignition fetches https://api-int.")
+            && text.contains(":22623/config/master and merges it into this config"),
+        "{text}"
+    );
+    assert!(
+        text.contains("Ignition trusts 1 CA certificate(s)"),
+        "{text}"
+    );
+    let json: Value =
+        serde_json::from_slice(&bootgen(&["inspect", "--json", master.to_str().unwrap()]).stdout)
+            .unwrap();
+    assert_eq!(json["fetches"][0]["how"], "merge");
+    assert_eq!(json["trusted_cas"], 1);
+    let report = cert_report("2026-01-01T00:01:00Z", &master);
+    let found = report["certificates"].as_array().unwrap();
+    assert_eq!(found.len(), 1, "{report}");
+    assert_eq!(found[0]["is_ca"], true, "{report}");
+}
+
+/// A fresh output's one-day bootstrap certificates are not "expiring" to `inspect --certs`, as
+/// they are not to `validate`; twelve hours on, both say so.
+#[test]
+fn inspect_certs_and_validate_agree_on_fresh_certificates() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let output = bootgen_conformance::bootgen!()
+        .args([
+            "ignition",
+            "--now",
+            "2026-01-01T00:00:00Z",
+            "--key-algorithm",
+            "ecdsa-p256",
+            "-o",
+        ])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{output:?}");
+    let config = out.join("bootstrap.ign");
+    let expiring = |now: &str| -> usize {
+        cert_report(now, &config)["certificates"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|c| c["status"] == "expiring")
+            .count()
+    };
+    let validate_warns = |now: &str| -> bool {
+        let output = bootgen(&["validate", "--now", now, config.to_str().unwrap()]);
+        stdout(&output).contains("expiring-certificate")
+    };
+    assert_eq!(expiring("2026-01-01T00:05:00Z"), 0);
+    assert!(!validate_warns("2026-01-01T00:05:00Z"));
+    assert!(expiring("2026-01-01T13:00:00Z") > 0);
+    assert!(validate_warns("2026-01-01T13:00:00Z"));
 }

@@ -205,6 +205,52 @@ fn validate_at(config: &Path, now: &str, extra: &[&str]) -> (Option<i32>, String
     )
 }
 
+/// As the README says for every toolkit command, a directory means its bootstrap.ign: validate
+/// and patch read it rather than failing on the directory.
+#[test]
+fn validate_and_patch_take_an_output_directory() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = generated(dir.path(), &[]);
+    let out = config.parent().unwrap();
+    let (code, text) = validate_at(out, "2026-01-01T01:00:00Z", &[]);
+    assert_eq!(code, Some(0), "{text}");
+    assert!(
+        text.contains(&config.display().to_string()),
+        "names the config it read:\n{text}"
+    );
+
+    let patched = dir.path().join("patched.ign");
+    let output = bootgen_conformance::bootgen!()
+        .arg("patch")
+        .arg(out)
+        .arg("-o")
+        .arg(&patched)
+        .arg("--debug")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    assert!(!stderr.contains("Is a directory"), "{stderr}");
+    let doc: Value = serde_json::from_slice(&std::fs::read(&patched).unwrap()).unwrap();
+    let original: Value = serde_json::from_slice(&std::fs::read(&config).unwrap()).unwrap();
+    let paths = |doc: &Value| -> Vec<String> {
+        doc["storage"]["files"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| f["path"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let patched_paths = paths(&doc);
+    for path in paths(&original) {
+        assert!(patched_paths.contains(&path), "{path} lost");
+    }
+    assert!(
+        patched_paths.contains(&"/etc/bootgen/hold/bootkube.service".to_string()),
+        "{patched_paths:?}"
+    );
+}
+
 #[test]
 fn lints_flag_expiring_and_expired_certificates_and_holds() {
     let dir = tempfile::tempdir().unwrap();

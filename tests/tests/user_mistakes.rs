@@ -499,3 +499,29 @@ fn awkward_values_arrive_unchanged_in_every_language() {
         assert_eq!(view.users["core"].ssh_keys[0], ssh_key);
     }
 }
+
+/// A mistyped key is answered with the key meant, and the default it falls back to is not a
+/// surprise; a bare unsupported minor is told it is unsupported, not to add `.0`.
+#[test]
+fn mistyped_keys_and_bare_minors_get_answers_that_lead_somewhere() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = default_config().replace("controlPlane:", "controlplane:");
+    assert_ne!(text, default_config(), "the example has a controlPlane key");
+    let config = write_config(dir.path(), &text);
+    let output = generate(dir.path(), &["--install-config", config.to_str().unwrap()]);
+    let warnings = stderr(&output);
+    assert!(
+        warnings.contains("controlplane") && warnings.contains("did you mean `controlPlane`?"),
+        "{warnings}"
+    );
+
+    let output = generate(dir.path(), &["--release-version", "3.11", "--force"]);
+    assert_eq!(output.status.code(), Some(1));
+    let message = stderr(&output);
+    assert!(
+        message.contains("--release-version")
+            && message.contains("OpenShift 3.11 is not supported"),
+        "{message}"
+    );
+    assert!(!message.contains("3.11.0"), "{message}");
+}

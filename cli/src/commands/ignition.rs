@@ -135,10 +135,23 @@ pub fn run(args: IgnitionArgs) -> anyhow::Result<ExitCode> {
     let budget = files
         .iter()
         .find(|f| f.relative == config_name)
-        .map(|f| bootgen::report::SizeBudget::of_config(&f.contents, compressed));
+        .map(|f| bootgen::report::SizeBudget::of_config(&f.contents, compressed))
+        // A single node's config travels only in the live ISO, where gzip does not help.
+        .map(|b| {
+            if single_node.is_some() {
+                b.live_iso_only()
+            } else {
+                b
+            }
+        });
     let size = budget.as_ref().map_or(0, |b| b.size);
     let mut stop = kill_switch();
-    let report = output::write_dir_observed(&args.output, &files, args.force, &mut stop)
+    let existing = if args.force {
+        output::ExistingConfigs::Replace
+    } else {
+        output::ExistingConfigs::Refuse
+    };
+    let report = output::write_dir_observed(&args.output, &files, existing, &mut stop)
         .with_context(|| format!("writing {}", args.output.display()))?;
     drop(files);
     crate::report::emit(
@@ -173,7 +186,7 @@ pub fn run(args: IgnitionArgs) -> anyhow::Result<ExitCode> {
         ) + "\n",
     )?;
     if let Some(budget) = budget {
-        crate::report::emit_budget(&budget, config_name)?;
+        crate::report::emit_budget(&budget, &args.output.join(config_name))?;
     }
     if let Some(single) = &single_node {
         crate::report::emit(format!(

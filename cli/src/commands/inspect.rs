@@ -34,8 +34,8 @@ pub fn run(args: InspectArgs) -> anyhow::Result<ExitCode> {
         emit_json(&summary)?;
     } else {
         emit_display(&summary)?;
-        let name = crate::report::config_name(&args.input);
-        emit(crate::report::budget_hints(&summary.budget, &name))?;
+        let config = crate::input::config_path(&args.input);
+        emit(crate::report::budget_hints(&summary.budget, &config))?;
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -1,7 +1,7 @@
 //! `bootgen patch`: the same transforms as `bootgen ignition`, on any Ignition config.
 
 use crate::args::PatchArgs;
-use crate::input::{is_stdio, read_config};
+use crate::input::{is_stdio, read_path};
 use crate::report::notice;
 use anyhow::Context;
 use bootgen::ignition::SplitDoc;
@@ -12,7 +12,7 @@ use std::process::ExitCode;
 
 /// Runs `bootgen patch`.
 pub fn run(args: PatchArgs) -> anyhow::Result<ExitCode> {
-    let (bytes, name) = read_config(&args.input)?;
+    let (bytes, name) = read_path(&args.input)?;
     // Most passes read and change a few well-known files: the config's other file entries stay
     // raw JSON (a JSON tree of a config costs about ten times its size), parsed one at a time
     // when checked and written. The mirror passes and --compress read every file.

@@ -31,7 +31,6 @@ pub fn run(args: PointerArgs) -> anyhow::Result<ExitCode> {
             bytes.len()
         ) + "\n",
     )?;
-    let name = crate::report::config_name(&args.output);
-    crate::report::emit_budget(&SizeBudget::of_config(&out, None), &name)?;
+    crate::report::emit_budget(&SizeBudget::of_config(&out, None), &args.output)?;
     Ok(ExitCode::SUCCESS)
 }

@@ -2,7 +2,7 @@
 
 use crate::args::ValidateArgs;
 use crate::clock;
-use crate::input::read_config;
+use crate::input::read_path;
 use bootgen::checks::Severity;
 use bootgen::checks::{validate, ValidateOptions};
 use bootgen::report::parse_duration;
@@ -17,7 +17,7 @@ pub fn run(args: ValidateArgs) -> anyhow::Result<ExitCode> {
     };
     let mut results = Vec::new();
     for input in &args.inputs {
-        let (bytes, name) = read_config(input)?;
+        let (bytes, name) = read_path(input)?;
         results.push(validate(&bytes, &name, &options));
     }
     if args.json {

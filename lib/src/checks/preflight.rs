@@ -26,11 +26,67 @@ pub enum Severity {
     Error,
 }
 
+/// Which check a finding comes from, with the host or image it is about: what a program
+/// matches on (the message is for people and may be reworded).
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum FindingKind {
+    /// registries.conf could not be read, so nothing was checked.
+    Skipped,
+    /// The node's pull secret is not a docker config JSON.
+    UnreadablePullSecret,
+    /// The node's pull secret has no credentials for the mirror host.
+    NoCredentials {
+        /// `host[:port]`.
+        host: String,
+    },
+    /// The node's pull secret has credentials for the mirror host, the cluster's does not.
+    NoClusterCredentials {
+        /// `host[:port]`.
+        host: String,
+    },
+    /// No CA certificate for the (secure) mirror host.
+    NoCa {
+        /// `host[:port]`.
+        host: String,
+    },
+    /// The mirror's name has no /etc/hosts entry and did not resolve.
+    Unresolved {
+        /// `host[:port]`.
+        host: String,
+    },
+    /// The release-image scripts could not be read.
+    ReleaseUnreadable,
+    /// The release is a tag under a blocked source: it cannot be pulled.
+    TagPastBlockedSource {
+        /// The release pull spec.
+        reference: String,
+    },
+    /// The release is a tag under a mirrored source: the mirrors are skipped for it.
+    TagSkipsMirrors {
+        /// The release pull spec.
+        reference: String,
+    },
+    /// The release is pulled from a mirror by tag, which can move.
+    TagOnMirror {
+        /// The release pull spec.
+        reference: String,
+    },
+    /// The release lies under no mirrored source.
+    ReleaseNotMirrored {
+        /// The release pull spec.
+        reference: String,
+    },
+}
+
 /// One problem found.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Finding {
     /// Warning or error.
     pub severity: Severity,
+    /// Which check, and about what.
+    pub kind: FindingKind,
     /// What is wrong and what to do, naming the host or image (never a credential).
     pub message: String,
 }
@@ -165,16 +221,18 @@ impl Report {
         }
     }
 
-    fn warn(&mut self, message: String) {
+    fn warn(&mut self, kind: FindingKind, message: String) {
         self.findings.push(Finding {
             severity: Severity::Warning,
+            kind,
             message,
         });
     }
 
-    fn error(&mut self, message: String) {
+    fn error(&mut self, kind: FindingKind, message: String) {
         self.findings.push(Finding {
             severity: Severity::Error,
+            kind,
             message,
         });
     }
@@ -189,7 +247,10 @@ pub fn check(doc: &IgnitionDoc, resolve: &mut dyn FnMut(&str) -> Resolution) -> 
     {
         Ok(registries) => registries,
         Err(e) => {
-            report.warn(format!("mirror pre-flight skipped: {e}"));
+            report.warn(
+                FindingKind::Skipped,
+                format!("mirror pre-flight skipped: {e}"),
+            );
             return report;
         }
     };
@@ -215,9 +276,10 @@ fn check_hosts(
     let node_keys = match auth_keys(read_text(doc, NODE_PULL_SECRET).ok().flatten()) {
         Ok(keys) => keys,
         Err(m) => {
-            report.error(format!(
-                "{NODE_PULL_SECRET}: {m}: the node cannot pull anything"
-            ));
+            report.error(
+                FindingKind::UnreadablePullSecret,
+                format!("{NODE_PULL_SECRET}: {m}: the node cannot pull anything"),
+            );
             Vec::new()
         }
     };
@@ -242,13 +304,13 @@ fn check_hosts(
             .any(|m| host_of(&m.location) == host && m.insecure);
         let credentials = has_credentials(&node_keys, &host, &locations);
         if !credentials {
-            report.warn(format!(
+            report.warn(FindingKind::NoCredentials { host: host.clone() }, format!(
                 "mirror {host}: no credentials for {host} in {NODE_PULL_SECRET}; if the mirror needs a login, pulls fail with `unauthorized: authentication required` (give {} FILE with an `auths` entry for {host})",
                 OptionField::RegistryAuth
             ));
         } else if let Some(keys) = &cluster_keys {
             if !has_credentials(keys, &host, &locations) {
-                report.warn(format!(
+                report.warn(FindingKind::NoClusterCredentials { host: host.clone() }, format!(
                     "mirror {host}: the node's pull secret has credentials for it but the cluster's ({PULL_SECRET_MANIFEST}) does not; the control-plane nodes will not be able to pull from it"
                 ));
             }
@@ -258,7 +320,7 @@ fn check_hosts(
         } else {
             match ca_count(doc, &host) {
                 0 => {
-                    report.warn(format!(
+                    report.warn(FindingKind::NoCa { host: host.clone() }, format!(
                         "mirror {host}: no CA certificate in /etc/pki/ca-trust/source/anchors/ or /etc/containers/certs.d/{host}/; unless a public CA signed its certificate, pulls fail with `x509: certificate signed by unknown authority` (give {} FILE, or {} {host} for a plain-HTTP mirror)",
                         OptionField::TrustBundle,
                         OptionField::InsecureRegistry
@@ -271,7 +333,7 @@ fn check_hosts(
         let name = name_check(&host, &hosts_lines, resolve);
         if let NameCheck::Unresolved(reason) = &name {
             let bare = bare_name(&host);
-            report.warn(format!(
+            report.warn(FindingKind::Unresolved { host: host.clone() }, format!(
                 "mirror {host}: {bare} has no /etc/hosts entry in the config and does not resolve here ({reason}); the bootstrap node needs DNS for it, or give {} IP={bare}",
                 OptionField::AddHost
             ));
@@ -290,7 +352,10 @@ fn check_release(doc: &IgnitionDoc, mirrored: &[Registry], report: &mut Report) 
         Ok(Some(release)) => release,
         Ok(None) => return,
         Err(e) => {
-            report.warn(format!("cannot check the release image: {e}"));
+            report.warn(
+                FindingKind::ReleaseUnreadable,
+                format!("cannot check the release image: {e}"),
+            );
             return;
         }
     };
@@ -312,12 +377,12 @@ fn check_release(doc: &IgnitionDoc, mirrored: &[Registry], report: &mut Report) 
             crate::model::mirrors::repository_of(&reference)
         );
         if source.blocked {
-            report.error(format!(
+            report.error(FindingKind::TagPastBlockedSource { reference: reference.clone() }, format!(
                 "release image {reference} is a tag: mirror-by-digest-only sends tag pulls past the mirrors to {}, which is blocked, so the pull cannot succeed; {advice}",
                 source.location
             ));
         } else {
-            report.warn(format!(
+            report.warn(FindingKind::TagSkipsMirrors { reference: reference.clone() }, format!(
                 "release image {reference} is a tag: mirror-by-digest-only skips the mirrors for tags, so the node pulls it from {} itself; {advice}",
                 source.location
             ));
@@ -330,13 +395,13 @@ fn check_release(doc: &IgnitionDoc, mirrored: &[Registry], report: &mut Report) 
         .any(|m| matches_source(&reference, &m.location));
     if on_mirror {
         if !digest {
-            report.warn(format!(
+            report.warn(FindingKind::TagOnMirror { reference: reference.clone() }, format!(
                 "release image {reference} is pulled from the mirror by tag; a tag can be moved, so pin its digest ({} ...@sha256:...)",
                 OptionField::ReleaseImage
             ));
         }
     } else {
-        report.warn(format!(
+        report.warn(FindingKind::ReleaseNotMirrored { reference: reference.clone() }, format!(
             "release image {reference} lies under no mirrored source, so the node pulls it from {} directly; add {} for its repository if that registry is out of reach",
             OptionField::Mirror,
             host_of(&reference)

@@ -1,6 +1,7 @@
 //! Loading `install-config.yaml`: the document as the user wrote it, with warnings for keys
 //! bootgen does not know, each with its line.
 
+mod known_keys;
 mod locate;
 mod types;
 
@@ -172,7 +173,11 @@ pub fn parse(text: &str, source_name: &str) -> Result<LoadedConfig> {
             .filter(|part| !part.is_empty())
             .collect::<Vec<_>>()
             .join(".");
-        let warning = loaded.warning(&dotted, "unknown key, ignored");
+        let message = match known_keys::suggestion(&dotted) {
+            Some(meant) => format!("unknown key, ignored; did you mean `{meant}`?"),
+            None => "unknown key, ignored".to_string(),
+        };
+        let warning = loaded.warning(&dotted, message);
         loaded.warnings.push(warning);
     }
     Ok(loaded)

@@ -189,7 +189,12 @@ mod tests {
         let mut options = Options::new(now);
         options.key_algorithm = crate::pki::KeyAlgorithm::EcdsaP256;
         let generated = generate(&loaded, &options).unwrap();
-        output::write_dir(dir, &output::output_files(&generated), false).unwrap();
+        output::write_dir(
+            dir,
+            &output::output_files(&generated),
+            output::ExistingConfigs::Refuse,
+        )
+        .unwrap();
     }
 
     #[test]

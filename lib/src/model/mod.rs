@@ -9,7 +9,7 @@ pub(crate) mod network;
 mod proxy;
 mod single_node;
 
-pub use arch::{Arch, PayloadArch};
+pub use arch::{Arch, PayloadArch, UnknownArch};
 pub use features::CustomFeatureGates;
 pub use mirrors::{MirrorKind, Registry};
 pub use network::Networks;
@@ -208,6 +208,27 @@ impl Model {
             }
             known => known,
         };
+        if payload_arch == PayloadArch::Multi && !release.profile.has("multi_arch_payload") {
+            let option = if options.multi_arch_payload {
+                OptionField::MultiArchPayload
+            } else if options.release_image.is_some() {
+                OptionField::ReleaseImage
+            } else {
+                OptionField::ReleaseVersion
+            };
+            let why = if heterogeneous && options.release_image.is_none() {
+                " (mixed architectures need one)"
+            } else {
+                ""
+            };
+            return Err(Error::InvalidOption {
+                option,
+                message: format!(
+                    "`{release_image}` is a multi-architecture payload{why}, but release {} has none: they start with 4.11",
+                    release.profile.minor
+                ),
+            });
+        }
         check_payload(
             &control_plane,
             &compute,
@@ -253,6 +274,23 @@ impl Model {
         check_publish(loaded)?;
         let proxy = proxy::settings(loaded, &cluster_name, &base_domain, &networks)?;
         let (registries, mirror_kind) = mirror_rules(loaded)?;
+        if !release.profile.has("image_digest_mirror_set") {
+            // Before 4.14 the installer writes ImageContentSourcePolicies, which cannot say
+            // NeverContactSource: the cluster would contact the source after all.
+            let blocked = ic
+                .image_digest_sources
+                .iter()
+                .position(|e| e.source_policy.as_deref() == Some("NeverContactSource"));
+            if let Some(i) = blocked {
+                return Err(loaded.field_error(
+                    &format!("imageDigestSources.{i}.sourcePolicy"),
+                    format!(
+                        "release {} cannot keep the cluster from contacting a mirrored source: its installer writes ImageContentSourcePolicy manifests, which cannot say NeverContactSource (ImageDigestMirrorSet manifests come with 4.14); drop the sourcePolicy, or make the config for 4.14 or later",
+                        release.profile.minor
+                    ),
+                ));
+            }
+        }
         let capabilities = ic.capabilities.clone().unwrap_or_default();
         let (feature_set, custom_feature_gates) =
             features::feature_selection(loaded, release.profile)?;

@@ -131,18 +131,31 @@ pub struct WriteReport {
     pub unchanged: Vec<String>,
 }
 
-/// Writes `files` into `dir`. Refuses to replace existing configs without `force`, and never
-/// replaces a key with different bytes. An earlier write that was interrupted is finished or
-/// undone first (see [`recover`]).
-pub fn write_dir(dir: &Path, files: &[OutputFile], force: bool) -> Result<WriteReport> {
-    write_dir_observed(dir, files, force, &mut |_| {})
+/// What [`write_dir`] does when the directory already holds configs (`bootstrap.ign`, ...).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ExistingConfigs {
+    /// Refuse: an error naming the config ([`crate::Error::WouldOverwrite`]), nothing written.
+    Refuse,
+    /// Replace them (the `force` of the error messages). Keys are never replaced either way.
+    Replace,
+}
+
+/// Writes `files` into `dir`. Refuses to replace existing configs unless `existing` says
+/// [`ExistingConfigs::Replace`], and never replaces a key with different bytes. An earlier
+/// write that was interrupted is finished or undone first (see [`recover`]).
+pub fn write_dir(
+    dir: &Path,
+    files: &[OutputFile],
+    existing: ExistingConfigs,
+) -> Result<WriteReport> {
+    write_dir_observed(dir, files, existing, &mut |_| {})
 }
 
 /// [`write_dir`], telling `observe` of each step of the write before it happens.
 pub fn write_dir_observed(
     dir: &Path,
     files: &[OutputFile],
-    force: bool,
+    existing: ExistingConfigs,
     observe: &mut dyn FnMut(&WriteStep),
 ) -> Result<WriteReport> {
     match fs::metadata(dir) {
@@ -157,7 +170,7 @@ pub fn write_dir_observed(
         }
         Err(_) => {}
     }
-    if !force {
+    if existing == ExistingConfigs::Refuse {
         for name in CONFIG_FILES {
             let path = dir.join(name);
             if path.exists() {
@@ -260,16 +273,16 @@ mod tests {
     #[test]
     fn refuses_to_overwrite_without_force_and_keeps_modes() {
         let dir = tempfile::tempdir().unwrap();
-        write_dir(dir.path(), &files(1), false).unwrap();
+        write_dir(dir.path(), &files(1), ExistingConfigs::Refuse).unwrap();
         let mode = fs::metadata(dir.path().join("tls/a.key"))
             .unwrap()
             .permissions()
             .mode();
         assert_eq!(mode & 0o777, 0o600);
-        let err = write_dir(dir.path(), &files(2), false).unwrap_err();
+        let err = write_dir(dir.path(), &files(2), ExistingConfigs::Refuse).unwrap_err();
         assert!(matches!(err, Error::WouldOverwrite { .. }));
         assert_eq!(fs::read(dir.path().join("bootstrap.ign")).unwrap(), vec![1]);
-        let report = write_dir(dir.path(), &files(2), true).unwrap();
+        let report = write_dir(dir.path(), &files(2), ExistingConfigs::Replace).unwrap();
         assert_eq!(report.written, vec!["bootstrap.ign"]);
         assert_eq!(report.unchanged, vec!["tls/a.key"]);
         // no staging directory is left behind
@@ -284,10 +297,10 @@ mod tests {
     #[test]
     fn never_replaces_a_key() {
         let dir = tempfile::tempdir().unwrap();
-        write_dir(dir.path(), &files(1), false).unwrap();
+        write_dir(dir.path(), &files(1), ExistingConfigs::Refuse).unwrap();
         let mut changed = files(2);
         changed[1].contents = vec![9];
-        assert!(write_dir(dir.path(), &changed, true).is_err());
+        assert!(write_dir(dir.path(), &changed, ExistingConfigs::Replace).is_err());
         assert_eq!(fs::read(dir.path().join("tls/a.key")).unwrap(), vec![1]);
         assert_eq!(fs::read(dir.path().join("bootstrap.ign")).unwrap(), vec![1]);
     }

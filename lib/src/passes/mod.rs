@@ -102,6 +102,16 @@ impl std::fmt::Display for Change {
 
 /// Applies the passes in a fixed order and returns what changed.
 pub fn apply(doc: &mut IgnitionDoc, options: &PassOptions) -> Result<Vec<Change>> {
+    apply_for(doc, options, None)
+}
+
+/// [`apply`] for a config made for `release`, when the caller knows it (the mirror manifests
+/// depend on it); otherwise the passes read it from the config.
+pub(crate) fn apply_for(
+    doc: &mut IgnitionDoc,
+    options: &PassOptions,
+    release: Option<crate::release::Minor>,
+) -> Result<Vec<Change>> {
     let mut changes = Vec::new();
     let mut holds = options.hold_units.clone();
     if options.debug && !holds.iter().any(|u| u == "bootkube.service") {
@@ -117,7 +127,7 @@ pub fn apply(doc: &mut IgnitionDoc, options: &PassOptions) -> Result<Vec<Change>
         changes.extend(debug::apply_debug(doc, &holds)?);
     }
     if !options.mirrors.is_empty() {
-        changes.extend(mirrors::apply(doc, &options.mirrors)?);
+        changes.extend(mirrors::apply_for(doc, &options.mirrors, release)?);
     }
     if options.compress {
         changes.extend(compress_files(doc)?);

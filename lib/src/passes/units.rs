@@ -174,4 +174,19 @@ mod tests {
             "{err}"
         );
     }
+
+    /// bootkube-reset.sh checks for bootkube's hold file where the hold pass puts it.
+    #[test]
+    fn the_reset_script_looks_for_holds_where_they_are() {
+        let script = crate::render::TEMPLATES
+            .get_file("node/usr/local/bin/bootkube-reset.sh")
+            .and_then(|f| f.contents_utf8())
+            .unwrap();
+        assert!(
+            script.contains(&format!(
+                "${{BOOTGEN_HOLD_DIR:-{HOLD_DIR}}}/bootkube.service"
+            )),
+            "{script}"
+        );
+    }
 }

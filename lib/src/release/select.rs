@@ -2,7 +2,7 @@
 //! image's tag, and never a guess. A digest says nothing about its version, so it needs one; a
 //! tag and a version that disagree, and versions bootgen has no profile for, are errors.
 
-use super::profile::{profile_for_patch, Profile, PROFILES};
+use super::profile::{profile_for, profile_for_patch, Profile, PROFILES};
 use super::version::{version_of_reference, Minor, ReleaseVersion};
 use crate::error::{Error, OptionField, Result};
 
@@ -41,15 +41,29 @@ pub fn supported_list() -> String {
         .join(", ")
 }
 
+fn unsupported(minor: Minor) -> String {
+    format!(
+        "OpenShift {minor} is not supported; bootgen makes bootstraps for {}",
+        supported_list()
+    )
+}
+
 /// Chooses the release from an explicit version and/or the release image reference.
 pub fn select(version: Option<&str>, image: Option<&str>) -> Result<SelectedRelease> {
     let given = version
         .map(|text| {
-            text.parse::<ReleaseVersion>()
-                .map_err(|message| Error::InvalidOption {
+            text.parse::<ReleaseVersion>().map_err(|message| {
+                // A bare minor bootgen has no profile for (`3.11`) is not supported whatever
+                // patch is added: say that, rather than suggest `3.11.0`.
+                let message = match text.parse::<Minor>() {
+                    Ok(minor) if profile_for(minor).is_none() => unsupported(minor),
+                    _ => message,
+                };
+                Error::InvalidOption {
                     option: OptionField::ReleaseVersion,
                     message,
-                })
+                }
+            })
         })
         .transpose()?;
     let tagged = image.and_then(version_of_reference);
@@ -89,11 +103,7 @@ pub fn select(version: Option<&str>, image: Option<&str>) -> Result<SelectedRele
     let profile =
         profile_for_patch(chosen.minor, chosen.patch).ok_or_else(|| Error::InvalidOption {
             option: OptionField::ReleaseVersion,
-            message: format!(
-                "OpenShift {} is not supported; bootgen makes bootstraps for {}",
-                chosen.minor,
-                supported_list()
-            ),
+            message: unsupported(chosen.minor),
         })?;
     Ok(SelectedRelease {
         version: chosen,
@@ -143,5 +153,15 @@ mod tests {
         }
         let bare = message(select(Some("4.16"), None));
         assert!(bare.contains("4.16.0"), "{bare}");
+        // A bare minor without a profile is not sent to a patch version that is refused too.
+        for bare in ["3.11", "4.99", "6.0"] {
+            let text = message(select(Some(bare), None));
+            assert!(
+                text.contains(&format!("OpenShift {bare} is not supported"))
+                    && text.contains("4.12"),
+                "{text}"
+            );
+            assert!(!text.contains(&format!("{bare}.0")), "{text}");
+        }
     }
 }

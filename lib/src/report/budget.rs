@@ -151,6 +151,17 @@ impl SizeBudget {
         }
     }
 
+    /// The budget of a config that only ever travels embedded in a live ISO (a single node's
+    /// `bootstrap-in-place-for-live-iso.ign`): the embed area alone counts, and gzipping its
+    /// files is not offered, since the area's xz compresses the config better without it
+    /// (gzip inside xz makes the embedded archive bigger).
+    pub fn live_iso_only(mut self) -> SizeBudget {
+        self.channels
+            .retain(|line| line.channel.carriage == Carriage::XzCpio);
+        self.compressed = None;
+        self
+    }
+
     /// True when some channel is too small.
     pub fn needs_pointer(&self) -> bool {
         self.channels.iter().any(|c| c.way_out == WayOut::Pointer)
@@ -398,5 +409,36 @@ mod tests {
         assert_eq!(read_back, config);
         let rest = reader.finish().unwrap();
         assert!(cpio::newc::Reader::new(rest).unwrap().entry().is_trailer());
+    }
+
+    /// A live-ISO config is judged by the embed area only: no cloud user-data limit, and no
+    /// gzip, which makes the embedded archive bigger rather than smaller.
+    #[test]
+    fn a_live_iso_config_is_judged_by_the_embed_area_only() {
+        use std::io::Write;
+        // Text that gzip shrinks a lot and xz more: the shape of a real config's scripts.
+        let text = (0..6000)
+            .map(|i| format!("line {i}: kubelet --node-ip=10.0.{}.{}\n", i % 7, i % 251))
+            .collect::<String>();
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+        gz.write_all(text.as_bytes()).unwrap();
+        let gzipped = gz.finish().unwrap();
+        // Gzip inside xz: bigger embedded than the plain text embedded.
+        assert!(xz_cpio_size(&gzipped) > xz_cpio_size(text.as_bytes()));
+
+        let everywhere = SizeBudget::of_config(text.as_bytes(), Some(gzipped.len() as u64));
+        assert!(everywhere
+            .channels
+            .iter()
+            .any(|c| c.way_out == WayOut::Compress));
+        let live_iso = everywhere.live_iso_only();
+        let names: Vec<&str> = live_iso.channels.iter().map(|c| c.channel.name).collect();
+        assert_eq!(names, ["live ISO embed area"]);
+        assert!(live_iso
+            .channels
+            .iter()
+            .all(|c| c.way_out != WayOut::Compress));
+        let shown = live_iso.to_string();
+        assert!(!shown.contains("gzip") && !shown.contains("AWS"), "{shown}");
     }
 }

@@ -141,6 +141,24 @@ impl CertCollector {
                 self.scan(bytes, &file.path);
             }
         }
+        // The CAs Ignition itself trusts to fetch configs (a pointer config's root CA).
+        let authorities = doc
+            .value
+            .pointer("/ignition/security/tls/certificateAuthorities")
+            .and_then(serde_json::Value::as_array);
+        for (i, ca) in authorities.into_iter().flatten().enumerate() {
+            let Some(source) = ca.get("source").and_then(serde_json::Value::as_str) else {
+                continue;
+            };
+            let compression = ca.get("compression").and_then(serde_json::Value::as_str);
+            // Only data URLs carry the certificate; a fetched one is not in the config.
+            if let Ok(bytes) = crate::ignition::dataurl::decode(source, compression) {
+                self.scan(
+                    &bytes,
+                    &format!("$.ignition.security.tls.certificateAuthorities[{i}]"),
+                );
+            }
+        }
         Ok(())
     }
 
@@ -199,7 +217,7 @@ fn ip_text(bytes: &[u8]) -> String {
 pub enum CertStatus {
     /// Valid for longer than the warning window.
     Valid,
-    /// Valid, but expires within the warning window.
+    /// Valid, but expires within the warning window and has used half its life.
     Expiring,
     /// Past its not-after time.
     Expired,
@@ -234,7 +252,10 @@ pub struct CertReport {
 }
 
 impl CertReport {
-    /// Builds the report at `now`, warning for certificates expiring within `warn_within`.
+    /// Builds the report at `now`, warning for certificates expiring within `warn_within` that
+    /// have used half their life. A certificate that has not is fresh whatever its length: the
+    /// bootstrap's one-day certificates of a config made a minute ago are not "expiring"; twelve
+    /// hours later they are (the rule `validate` applies too).
     pub fn new(found: CertCollector, now: OffsetDateTime, warn_within: Duration) -> CertReport {
         let mut certificates: Vec<CertLine> = found
             .certs
@@ -245,7 +266,9 @@ impl CertReport {
                     CertStatus::Expired
                 } else if cert.not_before > now {
                     CertStatus::NotYetValid
-                } else if left <= warn_within {
+                } else if left <= warn_within
+                    && now - cert.not_before >= (cert.not_after - cert.not_before) / 2
+                {
                     CertStatus::Expiring
                 } else {
                     CertStatus::Valid
@@ -418,5 +441,29 @@ mod tests {
         assert!(parse_duration("3y").is_err());
         assert_eq!(human_duration(90_000), "1d 1h");
         assert_eq!(human_duration(-3_700), "1h 1m");
+    }
+
+    /// inspect --certs and validate agree: a one-day certificate is fresh while it has more
+    /// than half its life left, even inside a 24-hour warning window, and expiring after.
+    #[test]
+    fn young_certificates_are_not_expiring() {
+        let mut found = CertCollector::default();
+        found.scan(CA.as_bytes(), "/a.crt");
+        let mut cert = found.certs[0].clone();
+        cert.not_after = cert.not_before + Duration::hours(24);
+        found.certs = vec![cert.clone()];
+        let at = |hours: i64| {
+            CertReport::new(
+                found.clone(),
+                cert.not_before + Duration::hours(hours),
+                Duration::hours(24),
+            )
+            .certificates[0]
+                .status
+        };
+        assert_eq!(at(0), CertStatus::Valid);
+        assert_eq!(at(11), CertStatus::Valid);
+        assert_eq!(at(13), CertStatus::Expiring);
+        assert_eq!(at(25), CertStatus::Expired);
     }
 }

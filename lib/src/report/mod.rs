@@ -20,6 +20,7 @@ pub use objects::{
     diff_objects, object_view, FileObject, ObjectChange, ObjectDiff, ObjectView, UnitObject,
 };
 pub use summary::{
-    bootkube_stages, installation_disk, release_of, summarize, summarize_split, summary_reads,
-    FileSummary, ReleaseGuess, Summary, UnitSummary, UserSummary,
+    architecture_of, bootkube_stages, fetches_of, installation_disk, mirrors_of, release_of,
+    summarize, summarize_split, summary_reads, ArchGuess, FetchSummary, FileSummary, MirrorSummary,
+    ReleaseGuess, Summary, UnitSummary, UserSummary,
 };

@@ -84,6 +84,136 @@ pub struct Summary {
     pub bootkube_stages: Vec<String>,
     /// A single node's installation disk, when the config installs a single node in place.
     pub installation_disk: Option<String>,
+    /// The release image the config pulls (its release-image scripts), when they say.
+    pub release_image: Option<String>,
+    /// The cluster's architecture, when the config says, and how it is known.
+    pub architecture: Option<ArchGuess>,
+    /// The mirrored sources of the node's registries.conf.
+    pub mirrors: Vec<MirrorSummary>,
+    /// The configs Ignition fetches before anything else (a pointer config's merge or
+    /// replace), in order.
+    pub fetches: Vec<FetchSummary>,
+    /// How many CA certificates Ignition trusts for those fetches.
+    pub trusted_cas: usize,
+}
+
+/// The architecture a config was made for.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ArchGuess {
+    /// The control plane's architecture (`amd64`, `arm64`, ...), or `multi`.
+    pub control_plane: String,
+    /// Where it was read.
+    pub from: String,
+}
+
+/// One mirrored source of the node's registries.conf.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct MirrorSummary {
+    /// The source repository prefix.
+    pub source: String,
+    /// Its mirrors, in the order they are tried.
+    pub mirrors: Vec<String>,
+    /// The source itself is never contacted.
+    pub blocked: bool,
+}
+
+/// A config Ignition fetches (`ignition.config.merge` or `.replace`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct FetchSummary {
+    /// `merge` or `replace`.
+    pub how: &'static str,
+    /// The URL.
+    pub source: String,
+    /// Whether a hash (`verification.hash`) pins it.
+    pub verified: bool,
+}
+
+/// Where the cluster's install-config is stored in a bootstrap config.
+const CLUSTER_CONFIG: &str = "/opt/openshift/manifests/cluster-config.yaml";
+
+/// The control plane's architecture: from the install-config the cluster stores
+/// (`controlPlane.architecture`), else from the release image's tag (`...-aarch64`).
+pub fn architecture_of(doc: &IgnitionDoc, release_image: Option<&str>) -> Option<ArchGuess> {
+    let stored = crate::passes::file_text(doc, CLUSTER_CONFIG).and_then(|text| {
+        let manifest: serde_yaml_ng::Value = serde_yaml_ng::from_str(&text).ok()?;
+        let install_config = manifest.get("data")?.get("install-config")?.as_str()?;
+        let config: serde_yaml_ng::Value = serde_yaml_ng::from_str(install_config).ok()?;
+        let name = config
+            .get("controlPlane")?
+            .get("architecture")?
+            .as_str()?
+            .to_string();
+        let arch = name.parse::<crate::Arch>().ok()?;
+        Some(ArchGuess {
+            control_plane: arch.to_string(),
+            from: format!("controlPlane.architecture in {CLUSTER_CONFIG}"),
+        })
+    });
+    if stored.is_some() {
+        return stored;
+    }
+    let reference = release_image?;
+    if reference.contains('@') {
+        return None;
+    }
+    let tag = reference.rsplit('/').next()?.split_once(':')?.1;
+    let suffix = tag.rsplit('-').next()?;
+    let control_plane = if suffix == crate::model::arch::MULTI_SUFFIX {
+        suffix.to_string()
+    } else {
+        suffix.parse::<crate::Arch>().ok()?.to_string()
+    };
+    Some(ArchGuess {
+        control_plane,
+        from: format!("the release image tag ({reference})"),
+    })
+}
+
+/// The mirrored sources of the node's registries.conf (none when it has none, or settings
+/// bootgen does not read).
+pub fn mirrors_of(doc: &IgnitionDoc) -> Vec<MirrorSummary> {
+    let Some(text) = crate::passes::file_text(doc, crate::passes::mirrors::REGISTRIES_CONF) else {
+        return Vec::new();
+    };
+    crate::passes::mirrors::parse_registries_conf(&text)
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|r| !r.mirrors.is_empty())
+        .map(|r| MirrorSummary {
+            source: r.location,
+            mirrors: r.mirrors.into_iter().map(|m| m.location).collect(),
+            blocked: r.blocked,
+        })
+        .collect()
+}
+
+/// The configs Ignition fetches first: `ignition.config.replace`, then each `merge`.
+pub fn fetches_of(doc: &IgnitionDoc) -> Vec<FetchSummary> {
+    let entry = |how: &'static str, value: &Value| {
+        value
+            .get("source")
+            .and_then(Value::as_str)
+            .map(|source| FetchSummary {
+                how,
+                source: source.to_string(),
+                verified: value
+                    .pointer("/verification/hash")
+                    .and_then(Value::as_str)
+                    .is_some(),
+            })
+    };
+    let replace = doc
+        .value
+        .pointer("/ignition/config/replace")
+        .and_then(|v| entry("replace", v));
+    let merges = doc
+        .value
+        .pointer("/ignition/config/merge")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|v| entry("merge", v));
+    replace.into_iter().chain(merges).collect()
 }
 
 /// bootkube's stages, in run order, from the table in bootgen's `bootkube-stages.sh`.
@@ -199,7 +329,14 @@ pub fn summarize(doc: &IgnitionDoc, config: &[u8]) -> Result<Summary> {
 /// [`bootkube_stages`] and [`installation_disk`] read.
 pub fn summary_reads(path: &str) -> bool {
     crate::passes::mirrors::RELEASE_SCRIPTS.contains(&path)
-        || [CVO_OVERRIDES, BOOTKUBE_STAGES, INSTALL_TO_DISK].contains(&path)
+        || [
+            CVO_OVERRIDES,
+            BOOTKUBE_STAGES,
+            INSTALL_TO_DISK,
+            CLUSTER_CONFIG,
+            crate::passes::mirrors::REGISTRIES_CONF,
+        ]
+        .contains(&path)
 }
 
 const BOOTKUBE_STAGES: &str = "/usr/local/bin/bootkube-stages.sh";
@@ -266,6 +403,19 @@ fn summarize_parts<'v>(
             dropins: u.dropins.iter().map(|d| d.name.clone()).collect(),
         })
         .collect();
+    // A config that installs itself to disk is a single node's live-ISO config: it is only
+    // ever embedded in the ISO.
+    let installation_disk = installation_disk(doc);
+    let release_image = crate::passes::mirrors::find_release(doc)
+        .ok()
+        .flatten()
+        .map(|r| r.reference);
+    let budget = SizeBudget::of_sizes(config.len() as u64, iso_embedded, compressed);
+    let budget = if installation_disk.is_some() {
+        budget.live_iso_only()
+    } else {
+        budget
+    };
     let users = crate::ignition::decode_users(doc)
         .iter()
         .map(|u| UserSummary {
@@ -282,10 +432,15 @@ fn summarize_parts<'v>(
         directories: count(doc, "/storage/directories"),
         links: count(doc, "/storage/links"),
         units,
-        budget: SizeBudget::of_sizes(config.len() as u64, iso_embedded, compressed),
+        budget,
         release: release_of(doc),
         bootkube_stages: bootkube_stages(doc),
-        installation_disk: installation_disk(doc),
+        installation_disk,
+        release_image: release_image.clone(),
+        architecture: architecture_of(doc, release_image.as_deref()),
+        mirrors: mirrors_of(doc),
+        fetches: fetches_of(doc),
+        trusted_cas: count(doc, "/ignition/security/tls/certificateAuthorities"),
     })
 }
 
@@ -315,6 +470,53 @@ impl fmt::Display for Summary {
                 f,
                 "made for OpenShift {} (from {})",
                 release.version, release.from
+            )?;
+        }
+        if let Some(image) = &self.release_image {
+            writeln!(f, "release image {image}")?;
+        }
+        if let Some(arch) = &self.architecture {
+            writeln!(
+                f,
+                "architecture {} (control plane, from {})",
+                arch.control_plane, arch.from
+            )?;
+        }
+        for mirror in &self.mirrors {
+            writeln!(
+                f,
+                "mirror: {} from {}{}",
+                mirror.source,
+                mirror.mirrors.join(", "),
+                if mirror.blocked {
+                    " (source never contacted)"
+                } else {
+                    ""
+                }
+            )?;
+        }
+        for fetch in &self.fetches {
+            writeln!(
+                f,
+                "pointer config: Ignition fetches {} and {}{}",
+                fetch.source,
+                if fetch.how == "merge" {
+                    "merges it into this config"
+                } else {
+                    "replaces this config with it"
+                },
+                if fetch.verified {
+                    ", checked by its hash"
+                } else {
+                    ""
+                }
+            )?;
+        }
+        if self.trusted_cas > 0 {
+            writeln!(
+                f,
+                "Ignition trusts {} CA certificate(s) for its fetches (the certificate report lists them)",
+                self.trusted_cas
             )?;
         }
         if let Some(disk) = &self.installation_disk {

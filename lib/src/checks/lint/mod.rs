@@ -13,35 +13,57 @@ use crate::report::{CertCollector, CertReport, CertStatus};
 use serde_json::Value;
 
 /// Keys, kubeconfigs, pull secrets and Secret manifests readable by group or others (an unset
-/// mode is Ignition's 0644).
+/// mode is Ignition's 0644). Secret manifests of the cluster (under `/opt/openshift/manifests/`
+/// and `/opt/openshift/openshift/`) at 0644 are how openshift-install writes every one of them:
+/// they get one note for all, at the first, rather than a warning each on every read.
 pub fn lint_secrets(doc: &IgnitionDoc) -> Vec<Problem> {
     let Ok(decoded) = crate::ignition::decode(doc) else {
         return Vec::new();
     };
     let mut problems = Vec::new();
+    let mut installer_manifests: Vec<(usize, String)> = Vec::new();
     for (i, file) in decoded.files.iter().enumerate() {
         let bytes = file.contents.as_ref().or(file.append.first());
         let kind = classify(&file.path, bytes.map(Vec::as_slice));
         let mode = file.mode.unwrap_or(0o644);
-        if kind.is_secret() && mode & 0o044 != 0 {
-            problems.push(Problem::new(
-                Severity::Warning,
-                Check::Lint,
-                "secret-readable",
-                format!("$.storage.files[{i}].mode"),
-                format!(
-                    "{} is a {kind} with mode {mode:04o}: group and others can read it; use 0600",
-                    file.path
-                ),
-            ));
+        if !kind.is_secret() || mode & 0o044 == 0 {
+            continue;
         }
+        let cluster_manifest = file.path.starts_with("/opt/openshift/manifests/")
+            || file.path.starts_with("/opt/openshift/openshift/");
+        if kind == crate::ignition::FileKind::SecretManifest && cluster_manifest && mode == 0o644 {
+            installer_manifests.push((i, file.path.clone()));
+            continue;
+        }
+        problems.push(Problem::new(
+            Severity::Warning,
+            Check::Lint,
+            "secret-readable",
+            format!("$.storage.files[{i}].mode"),
+            format!(
+                "{} is a {kind} with mode {mode:04o}: group and others can read it; use 0600",
+                file.path
+            ),
+        ));
+    }
+    if let Some((first, _)) = installer_manifests.first() {
+        let paths: Vec<&str> = installer_manifests
+            .iter()
+            .map(|(_, p)| p.as_str())
+            .collect();
+        problems.push(Problem::new(
+            Severity::Note,
+            Check::Lint,
+            "secret-manifests-readable",
+            format!("$.storage.files[{first}].mode"),
+            format!(
+                "{} Secret manifest(s) with mode 0644, as openshift-install writes them: any user on the bootstrap node can read them ({}); mode 0600 keeps them to root",
+                paths.len(),
+                paths.join(", ")
+            ),
+        ));
     }
     problems
-}
-
-fn past_half_life(cert: &crate::report::FoundCert, now: time::OffsetDateTime) -> bool {
-    let life = cert.not_after - cert.not_before;
-    now - cert.not_before >= life / 2
 }
 
 /// Expired certificates (errors) and certificates expiring within `warn_within` (warnings).
@@ -71,7 +93,6 @@ pub fn lint_certificates(
     for line in &report.certificates {
         let (severity, rule, what) = match line.status {
             CertStatus::Expired => (Severity::Error, "expired-certificate", "expired"),
-            CertStatus::Expiring if !past_half_life(&line.cert, now) => continue,
             CertStatus::Expiring => (Severity::Warning, "expiring-certificate", "expires soon"),
             CertStatus::NotYetValid => {
                 (Severity::Warning, "future-certificate", "is not valid yet")
@@ -104,4 +125,54 @@ pub fn lint_certificates(
         ));
     }
     problems
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// openshift-install writes its Secret manifests 0644: one note for them all, not a warning
+    /// each; a readable key elsewhere is still a warning.
+    #[test]
+    fn installer_secret_manifests_get_one_note() {
+        let secret =
+            "data:,apiVersion%3A%20v1%0Akind%3A%20Secret%0Ametadata%3A%0A%20%20name%3A%20x%0A";
+        let files: Vec<Value> = (0..6)
+            .map(|i| {
+                serde_json::json!({
+                    "path": format!("/opt/openshift/manifests/secret-{i}.yaml"),
+                    "mode": 0o644,
+                    "contents": {"source": secret}
+                })
+            })
+            .chain([serde_json::json!({
+                "path": "/root/.docker/config.json",
+                "mode": 0o644,
+                "contents": {"source": "data:,%7B%22auths%22%3A%7B%7D%7D"}
+            })])
+            .collect();
+        let doc = IgnitionDoc {
+            value: serde_json::json!({"ignition": {"version": "3.2.0"}, "storage": {"files": files}}),
+        };
+        let problems = lint_secrets(&doc);
+        let warnings: Vec<&Problem> = problems
+            .iter()
+            .filter(|p| p.severity == Severity::Warning)
+            .collect();
+        assert_eq!(warnings.len(), 1, "{problems:?}");
+        assert!(warnings[0].message.contains("/root/.docker/config.json"));
+        let notes: Vec<&Problem> = problems
+            .iter()
+            .filter(|p| p.severity == Severity::Note)
+            .collect();
+        assert_eq!(notes.len(), 1, "{problems:?}");
+        assert!(
+            notes[0].message.starts_with("6 Secret manifest(s)"),
+            "{}",
+            notes[0].message
+        );
+        assert!(notes[0]
+            .message
+            .contains("/opt/openshift/manifests/secret-5.yaml"));
+    }
 }

@@ -6,8 +6,9 @@ use super::{has_manifests, read_text, remove_file, render_template};
 use crate::error::{Error, Result};
 use crate::ignition::IgnitionDoc;
 use crate::model::mirrors::{merge, Registry};
-use crate::passes::doc_edit::set_file_text;
+use crate::passes::doc_edit::{file_entries, set_file_text};
 use crate::passes::Change;
+use crate::release::{profile_for, Minor};
 use serde::Deserialize;
 
 /// The IDMS manifest.
@@ -68,12 +69,77 @@ fn rules_of(path: &str, text: &str, kind: &str) -> Result<Vec<(String, Vec<Strin
         .collect())
 }
 
-/// Brings the cluster manifests in line with the node's registries: the existing manifest's
-/// rules first, then the node's, merged. An ICSP is kept while nothing must be blocked;
-/// NeverContactSource needs an IDMS, so the ICSP is then replaced by one (a cluster must not
-/// carry both kinds).
-pub fn apply(doc: &mut IgnitionDoc, registries: &[Registry]) -> Result<Vec<Change>> {
-    let node_rules = registries
+/// Which mirror manifests the config's release takes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum ManifestStyle {
+    /// An ImageDigestMirrorSet (or one ImageContentSourcePolicy the config already has), as
+    /// installers from 4.14 write.
+    DigestMirrorSet,
+    /// One ImageContentSourcePolicy per mirrored source, numbered, as installers before 4.14
+    /// write (the cluster has no ImageDigestMirrorSet before 4.13, and 4.13 refuses both kinds
+    /// at once); `release` names the release in messages.
+    PerSourcePolicies {
+        /// `4.12`, or `of this config (...)` when the config does not say its version.
+        release: String,
+    },
+}
+
+const DIR: &str = "/opt/openshift/manifests/";
+
+/// The numbered ICSP manifests installers before 4.14 write (`image-content-source-policy-0.yaml`).
+fn numbered_policies(doc: &IgnitionDoc) -> Vec<String> {
+    file_entries(doc)
+        .iter()
+        .filter_map(|f| f.get("path").and_then(serde_json::Value::as_str))
+        .filter(|p| {
+            p.strip_prefix(DIR)
+                .and_then(|n| n.strip_prefix("image-content-source-policy-"))
+                .and_then(|n| n.strip_suffix(".yaml"))
+                .is_some_and(|n| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()))
+        })
+        .map(str::to_string)
+        .collect()
+}
+
+/// The style of the config's release: from `release` when the caller knows it, else from the
+/// release the config says it was made for, else from the manifests it already has.
+pub(crate) fn style_of(doc: &IgnitionDoc, release: Option<Minor>) -> ManifestStyle {
+    let minor = release.or_else(|| {
+        let guess = crate::report::release_of(doc)?;
+        let mut parts = guess.version.split('.');
+        format!("{}.{}", parts.next()?, parts.next()?).parse().ok()
+    });
+    match minor.and_then(profile_for) {
+        Some(profile) if !profile.has("image_digest_mirror_set") => {
+            ManifestStyle::PerSourcePolicies {
+                release: profile.minor.to_string(),
+            }
+        }
+        Some(_) => ManifestStyle::DigestMirrorSet,
+        None if !numbered_policies(doc).is_empty() => ManifestStyle::PerSourcePolicies {
+            release: "of this config (it has one ImageContentSourcePolicy per source, as installers before 4.14 write)".into(),
+        },
+        None => ManifestStyle::DigestMirrorSet,
+    }
+}
+
+/// Brings the cluster manifests in line with the node's registries: the existing manifests'
+/// rules first, then the node's, merged, in the kind the config's release takes (`style`).
+pub(crate) fn apply(
+    doc: &mut IgnitionDoc,
+    registries: &[Registry],
+    style: &ManifestStyle,
+) -> Result<Vec<Change>> {
+    match style {
+        ManifestStyle::DigestMirrorSet => apply_digest_mirror_set(doc, registries),
+        ManifestStyle::PerSourcePolicies { release } => {
+            apply_per_source_policies(doc, registries, release)
+        }
+    }
+}
+
+fn node_rules(registries: &[Registry]) -> impl Iterator<Item = (String, Vec<String>, bool)> + '_ {
+    registries
         .iter()
         .filter(|r| !r.mirrors.is_empty())
         .map(|r| {
@@ -82,7 +148,98 @@ pub fn apply(doc: &mut IgnitionDoc, registries: &[Registry]) -> Result<Vec<Chang
                 r.mirrors.iter().map(|m| m.location.clone()).collect(),
                 r.blocked,
             )
+        })
+}
+
+/// Before 4.14: one ImageContentSourcePolicy per source, as that release's installer writes
+/// them. A blocked source cannot be said in one, and the release's cluster either has no
+/// ImageDigestMirrorSet or refuses it beside the policies: that is an error naming the release.
+fn apply_per_source_policies(
+    doc: &mut IgnitionDoc,
+    registries: &[Registry],
+    release: &str,
+) -> Result<Vec<Change>> {
+    let existing = numbered_policies(doc);
+    let idms_text = read_text(doc, IDMS)?;
+    let icsp_text = read_text(doc, ICSP)?;
+    if existing.is_empty() && idms_text.is_none() && icsp_text.is_none() && !has_manifests(doc) {
+        return Ok(Vec::new());
+    }
+    let mut rules = Vec::new();
+    let mut before = Vec::new();
+    for path in &existing {
+        let text = read_text(doc, path)?.unwrap_or_default();
+        rules.extend(rules_of(path, &text, "ImageContentSourcePolicy")?);
+        before.push((path.clone(), text));
+    }
+    if let Some(text) = &icsp_text {
+        rules.extend(rules_of(ICSP, text, "ImageContentSourcePolicy")?);
+    }
+    if let Some(text) = &idms_text {
+        rules.extend(rules_of(IDMS, text, "ImageDigestMirrorSet")?);
+    }
+    rules.extend(node_rules(registries));
+    let merged = merge(rules);
+    if let Some(blocked) = merged.iter().find(|r| r.blocked) {
+        return Err(Error::ReleaseCannot {
+            release: release.to_string(),
+            message: format!(
+                "keep the cluster from contacting {}: its installer writes ImageContentSourcePolicy manifests, which cannot say NeverContactSource (ImageDigestMirrorSet manifests come with 4.14); mirror without blocking the source, or make the config for 4.14 or later",
+                blocked.location
+            ),
         });
+    }
+    let width = merged.len().to_string().len();
+    let mut written = Vec::new();
+    for (i, registry) in merged.iter().enumerate() {
+        let context = serde_json::json!({
+            "registries": [registry],
+            "mirror_name": format!("image-policy-{i:0width$}"),
+        });
+        let path = format!("{DIR}image-content-source-policy-{i:0width$}.yaml");
+        written.push((path, render_template(ICSP_TEMPLATE, &context)?));
+    }
+    if written == before && idms_text.is_none() && icsp_text.is_none() {
+        return Ok(Vec::new());
+    }
+    let mut changes = Vec::new();
+    let stale = existing
+        .iter()
+        .map(String::as_str)
+        .chain([ICSP, IDMS])
+        .filter(|path| !written.iter().any(|(p, _)| p == path))
+        .map(str::to_string)
+        .collect::<Vec<_>>();
+    for path in stale {
+        if read_text(doc, &path)?.is_some() {
+            remove_file(doc, &path);
+            changes.push(Change {
+                target: path,
+                action: format!(
+                    "removed: release {release} takes one ImageContentSourcePolicy per mirrored source"
+                ),
+            });
+        }
+    }
+    for ((path, text), registry) in written.into_iter().zip(&merged) {
+        if !before.contains(&(path.clone(), text.clone())) {
+            set_file_text(doc, &path, &text, 0o644)?;
+            changes.push(Change {
+                target: path,
+                action: format!(
+                    "ImageContentSourcePolicy for {} (release {release})",
+                    registry.location
+                ),
+            });
+        }
+    }
+    Ok(changes)
+}
+
+/// From 4.14: an ICSP is kept while nothing must be blocked; NeverContactSource needs an
+/// IDMS, so the ICSP is then replaced by one (a cluster must not carry both kinds).
+fn apply_digest_mirror_set(doc: &mut IgnitionDoc, registries: &[Registry]) -> Result<Vec<Change>> {
+    let node_rules = node_rules(registries);
     let idms_text = read_text(doc, IDMS)?;
     let icsp_text = read_text(doc, ICSP)?;
     if idms_text.is_none() && icsp_text.is_none() && !has_manifests(doc) {
@@ -157,6 +314,60 @@ mod tests {
             .to_string();
         assert!(
             err.contains(IDMS) && err.contains("found a ImageContentSourcePolicy"),
+            "{err}"
+        );
+    }
+
+    /// A config that says no release but carries numbered ICSPs (as installers before 4.14
+    /// write) keeps that kind: merged into numbered ICSPs, never an IDMS beside them, and
+    /// blocking is refused.
+    #[test]
+    fn numbered_policies_without_a_release_stay_per_source() {
+        let icsp = "apiVersion: operator.openshift.io/v1alpha1\nkind: ImageContentSourcePolicy\nmetadata:\n  name: image-policy-0\nspec:\n  repositoryDigestMirrors:\n  - source: a.io/x\n    mirrors:\n    - m.io/x\n";
+        let mut doc = IgnitionDoc {
+            value: serde_json::json!({"ignition": {"version": "3.2.0"}}),
+        };
+        set_file_text(
+            &mut doc,
+            &format!("{DIR}image-content-source-policy-0.yaml"),
+            icsp,
+            0o644,
+        )
+        .unwrap();
+        let style = style_of(&doc, None);
+        assert!(
+            matches!(style, ManifestStyle::PerSourcePolicies { .. }),
+            "{style:?}"
+        );
+        let registry = |location: &str, blocked: bool| Registry {
+            location: location.into(),
+            insecure: false,
+            blocked,
+            mirror_by_digest_only: true,
+            mirrors: vec![crate::model::mirrors::Mirror {
+                location: format!("m.io/{location}"),
+                insecure: false,
+            }],
+        };
+        let mut merged = doc.clone();
+        apply(&mut merged, &[registry("b.io/y", false)], &style).unwrap();
+        let paths: Vec<String> = file_entries(&merged)
+            .iter()
+            .filter_map(|f| f.get("path").and_then(serde_json::Value::as_str))
+            .map(str::to_string)
+            .collect();
+        assert_eq!(
+            paths,
+            [
+                format!("{DIR}image-content-source-policy-0.yaml"),
+                format!("{DIR}image-content-source-policy-1.yaml")
+            ]
+        );
+        let err = apply(&mut doc, &[registry("b.io/y", true)], &style)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.starts_with("release of this config") && err.contains("b.io/y"),
             "{err}"
         );
     }

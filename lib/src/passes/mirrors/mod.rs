@@ -35,6 +35,7 @@ use super::Change;
 use crate::error::{Error, Result};
 use crate::ignition::{dataurl, IgnitionDoc};
 use crate::model::mirrors::Registry;
+use crate::release::Minor;
 use crate::render::{Renderer, TemplateFile, TEMPLATES};
 use registries_conf::MergeRequest;
 use serde_json::Value;
@@ -70,11 +71,22 @@ impl MirrorOptions {
 }
 
 /// Applies the mirror options: registries.conf, the release image, the cluster's mirror
-/// manifest, /etc/hosts, the pull secret and the trust bundle, in that order.
+/// manifest, /etc/hosts, the pull secret and the trust bundle, in that order. The mirror
+/// manifests are those the config's release takes (read from the config).
 pub fn apply(doc: &mut IgnitionDoc, options: &MirrorOptions) -> Result<Vec<Change>> {
+    apply_for(doc, options, None)
+}
+
+/// [`apply`] for a config made for `release` (when the caller knows it; else the config says).
+pub(crate) fn apply_for(
+    doc: &mut IgnitionDoc,
+    options: &MirrorOptions,
+    release: Option<Minor>,
+) -> Result<Vec<Change>> {
     let mut changes = Vec::new();
     if options.touches_registries() {
-        changes.extend(apply_registries(doc, options)?);
+        let style = cluster_mirrors::style_of(doc, release);
+        changes.extend(apply_registries(doc, options, &style)?);
     }
     if !options.hosts.is_empty() {
         changes.extend(hosts::apply(doc, &options.hosts)?);
@@ -88,7 +100,11 @@ pub fn apply(doc: &mut IgnitionDoc, options: &MirrorOptions) -> Result<Vec<Chang
     Ok(changes)
 }
 
-fn apply_registries(doc: &mut IgnitionDoc, options: &MirrorOptions) -> Result<Vec<Change>> {
+fn apply_registries(
+    doc: &mut IgnitionDoc,
+    options: &MirrorOptions,
+    style: &cluster_mirrors::ManifestStyle,
+) -> Result<Vec<Change>> {
     let existing_text = read_text(doc, REGISTRIES_CONF)?.unwrap_or_default();
     let existing = registries_conf::parse(&existing_text)?;
     let merged = registries_conf::merge(
@@ -121,7 +137,7 @@ fn apply_registries(doc: &mut IgnitionDoc, options: &MirrorOptions) -> Result<Ve
     }
     if merged.iter().any(|r| !r.mirrors.is_empty()) {
         changes.extend(release::rewrite(doc, &merged)?);
-        changes.extend(cluster_mirrors::apply(doc, &merged)?);
+        changes.extend(cluster_mirrors::apply(doc, &merged, style)?);
     }
     Ok(changes)
 }

@@ -79,21 +79,52 @@ fn cannot(path: &str, message: String) -> Error {
     }
 }
 
+/// Where a script names the release image: its `RELEASE_IMAGE=` values when it has any;
+/// otherwise every place it spells `reference` out whole. openshift-install's
+/// `release-image.sh` has no assignment: it names the payload twice (in `podman inspect` and as
+/// the digest's fallback), and `release-image-download.sh` alone says `RELEASE_IMAGE=`.
+fn spans(text: &str, reference: &str) -> Vec<Range<usize>> {
+    let assigned = assignments(text);
+    if !assigned.is_empty() {
+        return assigned.into_iter().map(|(range, _)| range).collect();
+    }
+    mentions(text, reference)
+}
+
+/// Every occurrence of `reference` in `text` that is a whole pull spec: neither the character
+/// before nor the one after could continue it.
+fn mentions(text: &str, reference: &str) -> Vec<Range<usize>> {
+    let continues = |c: char| c.is_ascii_alphanumeric() || "._-/:@".contains(c);
+    text.match_indices(reference)
+        .filter(|(at, _)| {
+            let before = text[..*at].chars().next_back();
+            let after = text[at + reference.len()..].chars().next();
+            !before.is_some_and(continues) && !after.is_some_and(continues)
+        })
+        .map(|(at, _)| at..at + reference.len())
+        .collect()
+}
+
 /// Finds the release image in the config's release-image scripts. `None` when the config has
-/// neither script; an error when a script is there but does not say `RELEASE_IMAGE=<pull
-/// spec>`, or when the scripts disagree.
+/// neither script. The scripts that say `RELEASE_IMAGE=<pull spec>` give it (they must agree);
+/// a script without that line must name the same pull spec (as the installer's
+/// `release-image.sh` does). Anything else is an error: no script says which image it pulls,
+/// the scripts disagree, or a script names something else.
 pub fn find(doc: &IgnitionDoc) -> Result<Option<ReleaseReference>> {
-    let mut found: Option<ReleaseReference> = None;
+    let mut texts = Vec::new();
     for path in RELEASE_SCRIPTS {
-        let Some(text) = read_text(doc, path)? else {
-            continue;
-        };
-        let values = assignments(&text);
+        if let Some(text) = read_text(doc, path)? {
+            texts.push((path, text));
+        }
+    }
+    if texts.is_empty() {
+        return Ok(None);
+    }
+    let mut found: Option<ReleaseReference> = None;
+    for (path, text) in &texts {
+        let values = assignments(text);
         let Some((_, first)) = values.first() else {
-            return Err(cannot(
-                path,
-                "the script has no RELEASE_IMAGE=<pull spec> line, so bootgen cannot tell which release image it pulls; is it an unexpected script?".into(),
-            ));
+            continue;
         };
         if let Some((_, other)) = values.iter().find(|(_, v)| v != first) {
             return Err(cannot(
@@ -127,7 +158,36 @@ pub fn find(doc: &IgnitionDoc) -> Result<Option<ReleaseReference>> {
             }
         }
     }
-    Ok(found)
+    let Some(mut release) = found else {
+        let names: Vec<&str> = texts.iter().map(|(path, _)| *path).collect();
+        return Err(cannot(
+            names[0],
+            format!(
+                "no RELEASE_IMAGE=<pull spec> line in {}, so bootgen cannot tell which release image the config pulls; is it an unexpected script?",
+                names.join(" or ")
+            ),
+        ));
+    };
+    for (path, text) in &texts {
+        if release.scripts.contains(path) {
+            continue;
+        }
+        if mentions(text, &release.reference).is_empty() {
+            return Err(cannot(
+                path,
+                format!(
+                    "the script neither sets RELEASE_IMAGE nor names {}, which {} pulls; is it an unexpected script?",
+                    release.reference,
+                    release.scripts.join(", ")
+                ),
+            ));
+        }
+        release.scripts.push(path);
+    }
+    release
+        .scripts
+        .sort_by_key(|path| RELEASE_SCRIPTS.iter().position(|p| p == path));
+    Ok(Some(release))
 }
 
 /// The reference rewritten to the first mirror of the most specific source it lies under
@@ -167,7 +227,7 @@ pub fn rewrite(doc: &mut IgnitionDoc, registries: &[Registry]) -> Result<Vec<Cha
         let Some(mut text) = read_text(doc, path)? else {
             continue;
         };
-        for (range, _) in assignments(&text).into_iter().rev() {
+        for range in spans(&text, &release.reference).into_iter().rev() {
             text.replace_range(range, &rewritten);
         }
         set_file_text(doc, path, &text, 0o555)?;

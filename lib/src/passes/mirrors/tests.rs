@@ -295,6 +295,57 @@ fn with_release(reference: &str) -> IgnitionDoc {
     doc
 }
 
+/// The fixture with `release-image.sh` laid out as openshift-install writes it (4.9 to 5.0): no
+/// `RELEASE_IMAGE=` line; the pull spec appears twice, as the argument of `podman inspect` and as
+/// the fallback when no digest is recorded. Only `release-image-download.sh` assigns it.
+fn installer_release_library(reference: &str) -> IgnitionDoc {
+    let mut doc = with_release(reference);
+    let library = format!(
+        "#!/usr/bin/env bash\n# Test library: which image a release component is.\nif ! RELEASE_IMAGE_DIGEST=$( podman inspect {reference} --format '{{{{ index .RepoDigests 0 }}}}' ) || [[ -z \"${{RELEASE_IMAGE_DIGEST}}\" ]]; then\n\techo \"no digest recorded\" 2>&1\n\tRELEASE_IMAGE_DIGEST=\"{reference}\"\nfi\n\nimage_for() {{\n    podman run --quiet --rm --net=none \"${{RELEASE_IMAGE_DIGEST}}\" image \"${{1}}\"\n}}\n"
+    );
+    set_file_text(&mut doc, RELEASE_SCRIPTS[0], &library, 0o555).unwrap();
+    doc
+}
+
+#[test]
+fn installer_release_library_without_an_assignment_is_rewritten() {
+    for (reference, mirrored) in [
+        (
+            format!("quay.io/openshift-release-dev/ocp-release{FIXTURE_RELEASE_DIGEST}"),
+            format!("registry.lab.example:5000/ocp4/release{FIXTURE_RELEASE_DIGEST}"),
+        ),
+        (
+            "quay.io/openshift-release-dev/ocp-release:4.16.3-x86_64".to_string(),
+            "registry.lab.example:5000/ocp4/release:4.16.3-x86_64".to_string(),
+        ),
+    ] {
+        let mut doc = installer_release_library(&reference);
+        let found = find_release(&doc).unwrap().unwrap();
+        assert_eq!(found.reference, reference);
+        assert_eq!(found.scripts, RELEASE_SCRIPTS.to_vec());
+
+        let options = MirrorOptions {
+            block_sources: true,
+            ..MirrorOptions::default()
+        };
+        let changes = apply(&mut doc, &options).unwrap();
+        // Both scripts now pull from the mirror: the assignment, and both places the library
+        // names the payload.
+        let download = file_text(&doc, RELEASE_SCRIPTS[1]).unwrap();
+        let library = file_text(&doc, RELEASE_SCRIPTS[0]).unwrap();
+        assert!(
+            download.contains(&format!("RELEASE_IMAGE={mirrored}\n")),
+            "{download}"
+        );
+        assert!(!library.contains(&reference), "{library}");
+        assert!(library.contains(&format!("podman inspect {mirrored} --format")));
+        assert!(library.contains(&format!("RELEASE_IMAGE_DIGEST=\"{mirrored}\"\n")));
+        for script in RELEASE_SCRIPTS {
+            assert!(changes.iter().any(|c| c.target == script), "{changes:?}");
+        }
+    }
+}
+
 #[test]
 fn a_tag_past_a_blocked_source_is_an_error() {
     let tag = "quay.io/openshift-release-dev/ocp-release:4.19.0-x86_64";
@@ -363,7 +414,22 @@ fn unexpected_release_scripts_fail_naming_them() {
     };
     let err = apply(&mut doc.clone(), &options).unwrap_err().to_string();
     assert!(
-        err.contains(RELEASE_SCRIPTS[1]) && err.contains("no RELEASE_IMAGE="),
+        err.contains(RELEASE_SCRIPTS[1]) && err.contains("neither sets RELEASE_IMAGE nor names"),
+        "{err}"
+    );
+
+    let mut neither = doc.clone();
+    set_file_text(
+        &mut neither,
+        RELEASE_SCRIPTS[0],
+        "#!/bin/sh
+",
+        0o555,
+    )
+    .unwrap();
+    let err = apply(&mut neither, &options).unwrap_err().to_string();
+    assert!(
+        err.contains(RELEASE_SCRIPTS[0]) && err.contains("no RELEASE_IMAGE="),
         "{err}"
     );
 

@@ -32,7 +32,12 @@ pub fn generate_into(
     options.manifests_dir = manifests_dir.map(Path::to_path_buf);
     let generated = bootgen::generate(&loaded, &options)?;
     let files = output::output_files(&generated);
-    output::write_dir(out, &files, force)?;
+    let existing = if force {
+        output::ExistingConfigs::Replace
+    } else {
+        output::ExistingConfigs::Refuse
+    };
+    output::write_dir(out, &files, existing)?;
     Ok(())
 }
 

@@ -12,6 +12,7 @@
 #
 # Environment: BOOTKUBE_LIB_DIR (/usr/local/bin), the directories of bootkube-stages.sh, and
 #   BOOTKUBE_RESET_NO_SYSTEMCTL=1   do not stop bootkube.service (for a run outside systemd)
+#   BOOTGEN_HOLD_DIR                where bootgen's hold files are (/etc/bootgen/hold)
 set -euo pipefail
 
 LIB_DIR=${BOOTKUBE_LIB_DIR:-/usr/local/bin}
@@ -79,10 +80,17 @@ for stage in "${undo[@]}"; do
 done
 rm -f "$ASSET_DIR/.bootkube.done"
 
+# A held bootkube (generated or patched with a hold, or in debug mode) skips every
+# `systemctl start` while its hold file exists: releasing the hold is what starts it.
+start='systemctl start bootkube.service'
+if [ -e "${BOOTGEN_HOLD_DIR:-/etc/bootgen/hold}/bootkube.service" ]; then
+	start='bootgen-release bootkube.service'
+fi
+
 cat <<EOF
 
 bootkube will start again at stage $from. Run it with:
-  systemctl start bootkube.service && journalctl -f -u bootkube.service
+  $start && journalctl -f -u bootkube.service
 or, in the foreground with a trace:
   cd $ASSET_DIR && bash -x $LIB_DIR/bootkube.sh
 EOF

@@ -1,0 +1,180 @@
+//! The keys bootgen reads at each level of an install-config, so a mistyped one (`controlplane`)
+//! is answered with the key that was meant. The test below checks that every key listed is one
+//! the install-config types read.
+
+/// (parent path with `*` for list indexes, the keys read there).
+const KNOWN: &[(&str, &[&str])] = &[
+    (
+        "",
+        &[
+            "apiVersion",
+            "metadata",
+            "baseDomain",
+            "controlPlane",
+            "compute",
+            "networking",
+            "platform",
+            "fips",
+            "pullSecret",
+            "sshKey",
+            "additionalTrustBundle",
+            "additionalTrustBundlePolicy",
+            "proxy",
+            "imageContentSources",
+            "imageDigestSources",
+            "capabilities",
+            "featureSet",
+            "featureGates",
+            "osImageStream",
+            "bootstrapInPlace",
+        ],
+    ),
+    ("metadata", &["name"]),
+    (
+        "controlPlane",
+        &[
+            "name",
+            "replicas",
+            "architecture",
+            "hyperthreading",
+            "platform",
+        ],
+    ),
+    (
+        "compute.*",
+        &[
+            "name",
+            "replicas",
+            "architecture",
+            "hyperthreading",
+            "platform",
+        ],
+    ),
+    (
+        "networking",
+        &[
+            "networkType",
+            "clusterNetwork",
+            "serviceNetwork",
+            "machineNetwork",
+        ],
+    ),
+    ("networking.clusterNetwork.*", &["cidr", "hostPrefix"]),
+    ("networking.machineNetwork.*", &["cidr"]),
+    ("proxy", &["httpProxy", "httpsProxy", "noProxy"]),
+    (
+        "imageContentSources.*",
+        &["source", "mirrors", "sourcePolicy"],
+    ),
+    (
+        "imageDigestSources.*",
+        &["source", "mirrors", "sourcePolicy"],
+    ),
+    (
+        "capabilities",
+        &["baselineCapabilitySet", "additionalEnabledCapabilities"],
+    ),
+    ("bootstrapInPlace", &["installationDisk"]),
+];
+
+/// The key at the same level as the unknown `dotted` path (`networking.netwrokType`) that was
+/// most likely meant: the same letters in another case, or at most two edits away (one for
+/// short keys).
+pub fn suggestion(dotted: &str) -> Option<&'static str> {
+    let (parent, key) = dotted.rsplit_once('.').unwrap_or(("", dotted));
+    let parent: Vec<&str> = parent
+        .split('.')
+        .filter(|p| !p.is_empty())
+        .map(|p| if p.parse::<usize>().is_ok() { "*" } else { p })
+        .collect();
+    let parent = parent.join(".");
+    let (_, keys) = KNOWN.iter().find(|(p, _)| *p == parent)?;
+    if let Some(same) = keys.iter().find(|k| k.eq_ignore_ascii_case(key)) {
+        return Some(same);
+    }
+    let limit = if key.len() <= 4 { 1 } else { 2 };
+    keys.iter()
+        .map(|k| {
+            (
+                distance(&k.to_ascii_lowercase(), &key.to_ascii_lowercase()),
+                *k,
+            )
+        })
+        .filter(|(d, _)| *d <= limit)
+        .min()
+        .map(|(_, k)| k)
+}
+
+/// Edit distance (insertions, deletions, substitutions, and swaps of neighbours).
+fn distance(a: &str, b: &str) -> usize {
+    let a: Vec<char> = a.chars().collect();
+    let b: Vec<char> = b.chars().collect();
+    let mut rows = vec![vec![0usize; b.len() + 1]; a.len() + 1];
+    for (i, row) in rows.iter_mut().enumerate() {
+        row[0] = i;
+    }
+    for (j, cell) in rows[0].iter_mut().enumerate() {
+        *cell = j;
+    }
+    for i in 1..=a.len() {
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            let mut best = (rows[i - 1][j] + 1)
+                .min(rows[i][j - 1] + 1)
+                .min(rows[i - 1][j - 1] + cost);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                best = best.min(rows[i - 2][j - 2] + 1);
+            }
+            rows[i][j] = best;
+        }
+    }
+    rows[a.len()][b.len()]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn mistyped_keys_get_the_key_meant() {
+        assert_eq!(suggestion("controlplane"), Some("controlPlane"));
+        assert_eq!(suggestion("basedomain"), Some("baseDomain"));
+        assert_eq!(suggestion("networking.netwrokType"), Some("networkType"));
+        assert_eq!(suggestion("compute.1.replcias"), Some("replicas"));
+        assert_eq!(suggestion("colour"), None);
+        assert_eq!(suggestion("networking.colour"), None);
+    }
+
+    /// Every key listed is one the install-config types read: set at its place to a value of
+    /// a shape it takes, it is not reported as unknown.
+    #[test]
+    fn every_listed_key_is_read() {
+        for (parent, keys) in KNOWN {
+            for key in *keys {
+                let mut read = false;
+                for value in ["null", "[]", "{}", "x", "1"] {
+                    let mut yaml = format!("{key}: {value}\n");
+                    for part in parent.split('.').filter(|p| !p.is_empty()).rev() {
+                        let indented: String = yaml.lines().map(|l| format!("  {l}\n")).collect();
+                        yaml = if part == "*" {
+                            format!("-{}", &indented[1..])
+                        } else {
+                            format!("{part}:\n{indented}")
+                        };
+                    }
+                    if let Ok(loaded) = super::super::parse(&yaml, "keys.yaml") {
+                        assert!(
+                            loaded.warnings.is_empty(),
+                            "{parent} {key}:\n{yaml}\n{:?}",
+                            loaded.warnings
+                        );
+                        read = true;
+                    }
+                }
+                assert!(read, "{parent} {key}: no value of any shape parses");
+            }
+        }
+        let loaded = super::super::parse("networking:\n  zzz: 1\n", "keys.yaml").unwrap();
+        assert_eq!(loaded.warnings.len(), 1);
+    }
+}
