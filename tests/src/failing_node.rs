@@ -165,6 +165,15 @@ impl FailingNode {
         Ok(node)
     }
 
+    /// A node of the default release whose release-image.service pulled the image: the start
+    /// of most scenarios.
+    pub fn release_pulled() -> Result<FailingNode> {
+        FailingNode::new(None)?.service(
+            "release-image",
+            "record_service_stage_start pull-release-image\nrecord_service_stage_success",
+        )
+    }
+
     /// The scratch root: the node's `/` and the stubs' data live below it.
     pub fn root(&self) -> &Path {
         self.dir.path()

@@ -112,12 +112,7 @@ fn entries_of(name: &str, contents: &[u8]) -> Vec<Value> {
 
 /// A node whose release image was pulled and whose bootkube failed in etcd-bootstrap.
 fn failed_node() -> FailingNode {
-    FailingNode::new(None)
-        .unwrap()
-        .service(
-            "release-image",
-            "record_service_stage_start pull-release-image\nrecord_service_stage_success",
-        )
+    FailingNode::release_pulled()
         .unwrap()
         .journal(
             "bootkube.service",
