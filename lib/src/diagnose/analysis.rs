@@ -5,8 +5,9 @@
 use std::collections::{BTreeMap, VecDeque};
 use std::io::{self, BufRead};
 
-use super::causes::{self, Cause};
+use super::causes::Cause;
 use super::lines::for_each_line;
+use super::matcher;
 use super::records::{self, Record};
 use super::Evidence;
 
@@ -120,12 +121,8 @@ impl Analysis {
         self.files_read += 1;
         let failed_units = classify(path) == FileKind::FailedUnits;
         let lower_path = path.to_ascii_lowercase();
-        let mut lower = String::with_capacity(512);
         let (read, cut) = for_each_line(reader, limit, |number, line| {
-            lower.clear();
-            lower.push_str(line);
-            lower.make_ascii_lowercase();
-            self.scan_line(path, &lower_path, number, line, &lower, failed_units);
+            self.scan_line(path, &lower_path, number, line, failed_units);
         })?;
         if cut {
             self.note(format!(
@@ -142,7 +139,6 @@ impl Analysis {
         lower_path: &str,
         number: u64,
         line: &str,
-        lower: &str,
         failed_units: bool,
     ) {
         let evidence = || Evidence {
@@ -161,7 +157,8 @@ impl Analysis {
             }
         }
         let mut matched = false;
-        for cause in causes::matching(lower_path, lower) {
+        let found = matcher::scan(line);
+        for cause in found.causes(lower_path) {
             matched = true;
             let list = self.evidence.entry(cause).or_default();
             let text = evidence();
@@ -169,7 +166,7 @@ impl Analysis {
                 list.push(text);
             }
         }
-        if matched || lower.contains("error") || lower.contains("fail") || lower.contains("fatal") {
+        if matched || found.is_error_line() {
             let text = evidence();
             if !self.last_errors.iter().any(|e| e.text == text.text) {
                 if self.last_errors.len() == LAST_ERRORS {

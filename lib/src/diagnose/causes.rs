@@ -44,7 +44,8 @@ pub enum Cause {
     ApiUnreachable,
 }
 
-/// One way a cause shows: every fragment must be in the line (compared in lower case).
+/// One way a cause shows: every fragment must be in the line (ignoring ASCII case; written in
+/// lower case, at least two bytes each).
 type Pattern = &'static [&'static str];
 
 /// A cause's row: its patterns, and the files they apply to (`None`: any text file).
@@ -201,25 +202,6 @@ pub(crate) const TABLE: &[Row] = &[
     },
 ];
 
-/// The causes whose patterns match `lower_line` (a line in lower case) of the file
-/// `lower_path` (its path in lower case).
-pub(crate) fn matching<'a>(
-    lower_path: &'a str,
-    lower_line: &'a str,
-) -> impl Iterator<Item = Cause> + 'a {
-    TABLE
-        .iter()
-        .filter(move |row| {
-            row.only_in
-                .is_none_or(|names| names.iter().any(|n| lower_path.contains(n)))
-                && row
-                    .patterns
-                    .iter()
-                    .any(|pattern| pattern.iter().all(|fragment| lower_line.contains(fragment)))
-        })
-        .map(|row| row.cause)
-}
-
 /// Where `cause` stands in the priority order (lower first).
 pub(crate) fn priority(cause: Cause) -> usize {
     TABLE
@@ -233,7 +215,9 @@ mod tests {
     use super::*;
 
     fn causes(path: &str, line: &str) -> Vec<Cause> {
-        matching(&path.to_ascii_lowercase(), &line.to_ascii_lowercase()).collect()
+        crate::diagnose::matcher::scan(line)
+            .causes(&path.to_ascii_lowercase())
+            .collect()
     }
 
     #[test]

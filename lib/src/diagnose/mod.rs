@@ -26,6 +26,7 @@ mod causes;
 mod conclude;
 mod explain;
 mod lines;
+mod matcher;
 mod node;
 mod records;
 mod text;
