@@ -563,3 +563,36 @@ fn on_the_node_the_same_causes_are_named() {
         "{timeline}"
     );
 }
+
+#[test]
+fn a_single_node_after_its_reboot_shows_the_pre_reboot_failure() {
+    let failed = release_pull_fails(
+        "Error: initializing source docker://quay.io/openshift-release-dev/ocp-release@sha256:4f1e: reading manifest sha256:4f1e in quay.io/openshift-release-dev/ocp-release: unauthorized: authentication required",
+    );
+    // bootstrap-in-place.sh gathers with the ID "bootstrap" before the reboot; the node after
+    // it carries that bundle in /var/log.
+    let before = failed.gather("bootstrap").unwrap();
+    let after = FailingNode::new(None).unwrap();
+    std::fs::copy(
+        &before,
+        after.node_path("/var/log/log-bundle-bootstrap.tar.gz"),
+    )
+    .unwrap();
+    // No control-plane gather here: it writes to the real /tmp.
+    std::fs::remove_file(after.node_path("/usr/local/bin/installer-masters-gather.sh")).unwrap();
+    let bundle = after.gather("20260101020000").unwrap();
+    let (output, report) = diagnose(&bundle);
+    assert_eq!(output.status.code(), Some(1), "{report:#}");
+    let failure = &report["failure"];
+    assert_eq!(
+        failure["what"],
+        "release-image.service (before the reboot) failed in stage pull-release-image"
+    );
+    assert_eq!(failure["cause"], "pull-unauthorized");
+    assert!(
+        failure["evidence"]
+            .to_string()
+            .contains("log-bundle-bootstrap/"),
+        "{report:#}"
+    );
+}

@@ -59,6 +59,14 @@ pub(crate) fn conclude(mut analysis: Analysis) -> Diagnosis {
     }
 }
 
+/// The unit of a service as a person names it; a single node's pre-reboot bundle says so.
+fn unit_name(service: &str) -> String {
+    match service.strip_prefix("log-bundle-bootstrap/") {
+        Some(base) => format!("{base}.service (before the reboot)"),
+        None => format!("{service}.service"),
+    }
+}
+
 fn describe(record: &Record) -> String {
     let phase = record.phase.as_deref().unwrap_or("entry");
     let mut what = match (&record.stage, phase) {
@@ -84,7 +92,7 @@ fn timeline(analysis: &mut Analysis) -> Vec<Event> {
                     .timestamp
                     .as_deref()
                     .and_then(super::records::normalize_time),
-                source: format!("{service}.service"),
+                source: unit_name(service),
                 what: describe(record),
             });
         }
@@ -154,8 +162,8 @@ fn first_failure(analysis: &Analysis) -> Option<FirstFailure> {
     failures.sort_by(|a, b| a.0.cmp(&b.0));
     if let Some((time, service, record)) = failures.into_iter().next() {
         let what = match &record.stage {
-            Some(stage) => format!("{service}.service failed in stage {stage}"),
-            None => format!("{service}.service failed"),
+            Some(stage) => format!("{} failed in stage {stage}", unit_name(service)),
+            None => format!("{} failed", unit_name(service)),
         };
         return first(what, Some(service.clone()), record.stage.clone(), time);
     }
@@ -167,8 +175,11 @@ fn first_failure(analysis: &Analysis) -> Option<FirstFailure> {
     let has_evidence = !analysis.evidence.is_empty();
     if let Some((service, stage, time)) = running.filter(|_| has_evidence) {
         let what = match &stage {
-            Some(stage) => format!("{service}.service never finished: stage {stage} did not end"),
-            None => format!("{service}.service never finished"),
+            Some(stage) => format!(
+                "{} never finished: stage {stage} did not end",
+                unit_name(&service)
+            ),
+            None => format!("{} never finished", unit_name(&service)),
         };
         return first(what, Some(service), stage, time);
     }
@@ -216,7 +227,8 @@ fn stuck_service(analysis: &Analysis) -> Option<(String, Option<String>, Option<
 fn still_running(analysis: &mut Analysis) {
     if let Some((service, stage, time)) = stuck_service(analysis) {
         analysis.note(format!(
-            "{service}.service is still running{}{}; nothing failed so far",
+            "{} is still running{}{}; nothing failed so far",
+            unit_name(&service),
             stage.map(|s| format!(" (stage {s})")).unwrap_or_default(),
             time.map(|t| format!(", last record at {t}"))
                 .unwrap_or_default()
