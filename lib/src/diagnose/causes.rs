@@ -273,6 +273,15 @@ mod tests {
     }
 
     #[test]
+    fn a_masked_unit_is_a_held_unit() {
+        let line = "Failed to start bootkube.service: Unit bootkube.service is masked.";
+        assert_eq!(
+            causes("bootstrap/journals/bootkube.log", line),
+            vec![Cause::UnitHeld]
+        );
+    }
+
+    #[test]
     fn an_ordinary_line_matches_nothing() {
         assert!(causes("bootkube.log", "Starting etcd-bootstrap").is_empty());
     }

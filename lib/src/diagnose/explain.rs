@@ -211,6 +211,17 @@ mod tests {
     }
 
     #[test]
+    fn a_masked_unit_is_named() {
+        let line = "Failed to start bootkube.service: Unit bootkube.service is masked.";
+        let (sentence, fix) = explain(Cause::UnitHeld, line);
+        assert!(sentence.starts_with("bootkube.service "), "{sentence}");
+        assert!(
+            fix.contains("systemctl unmask --now bootkube.service"),
+            "{fix}"
+        );
+    }
+
+    #[test]
     fn without_details_the_sentence_stays_general() {
         let (sentence, _) = explain(
             Cause::NameResolution,
