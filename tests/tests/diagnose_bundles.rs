@@ -596,3 +596,39 @@ fn a_single_node_after_its_reboot_shows_the_pre_reboot_failure() {
         "{report:#}"
     );
 }
+
+#[test]
+fn on_the_node_a_busy_service_is_not_a_failure() {
+    // bootkube is waiting with nothing wrong in sight: a bundle of this node would count it
+    // (bundles are gathered because the bootstrap did not complete), the node itself does not.
+    let node = FailingNode::release_pulled()
+        .unwrap()
+        .journal(
+            "bootkube.service",
+            &line(
+                "bootkube.sh[2001]",
+                "Waiting for the control plane to join...",
+            ),
+        )
+        .unwrap()
+        .service(
+            "bootkube",
+            "record_service_stage_start cb-bootstrap\nkill -KILL $$",
+        )
+        .unwrap();
+    let (output, report) = diagnose_node(&node);
+    assert_eq!(output.status.code(), Some(0), "{report:#}");
+    assert!(
+        report["notes"]
+            .to_string()
+            .contains("bootkube.service is still running (stage cb-bootstrap)"),
+        "{report:#}"
+    );
+    let bundle = node.gather("20260101011000").unwrap();
+    let (output, report) = diagnose(&bundle);
+    assert_eq!(output.status.code(), Some(1), "{report:#}");
+    assert_eq!(
+        report["failure"]["what"],
+        "bootkube.service never finished: stage cb-bootstrap did not end"
+    );
+}

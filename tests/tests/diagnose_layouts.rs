@@ -278,17 +278,19 @@ fn a_truncated_bundle_gives_a_partial_report() {
     fs::write(&bundle, &full[..full.len() / 2]).unwrap();
     let (output, report) = diagnose(&bundle, dir.path());
     let report = report.unwrap();
-    assert_eq!(output.status.code(), Some(0), "{report:#}");
     let notes = report["notes"].to_string();
     assert!(
         notes.contains("cut.tar.gz: cannot read bootstrap/journals/u"),
         "{notes}"
     );
-    // What came before the cut is reported: the records, and that bootkube had not finished.
-    assert!(
-        notes.contains("bootkube.service is still running (stage cb-bootstrap)"),
-        "{notes}"
+    // What came before the cut is reported: the records, where bootkube had not finished when
+    // the bundle was gathered, which is the failure, with no known cause.
+    assert_eq!(output.status.code(), Some(1), "{report:#}");
+    assert_eq!(
+        report["failure"]["what"],
+        "bootkube.service never finished: stage cb-bootstrap did not end"
     );
+    assert!(report["failure"]["cause"].is_null(), "{report:#}");
     assert!(!report["timeline"].as_array().unwrap().is_empty());
 }
 

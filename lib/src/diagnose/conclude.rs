@@ -9,10 +9,21 @@ use super::{Diagnosis, Event, Evidence, Failure};
 /// Timeline events kept; a bundle with more says so in its notes.
 const MAX_EVENTS: usize = 2000;
 
+/// Where the files came from, which decides what a service that never finished means.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Source {
+    /// A log bundle: it was gathered because the bootstrap did not complete, so a service
+    /// still running then is the failure.
+    Bundle,
+    /// The node now: a service still running may just be busy, so it is a failure only with
+    /// evidence of a cause.
+    Node,
+}
+
 /// The report for everything `analysis` kept.
-pub(crate) fn conclude(mut analysis: Analysis) -> Diagnosis {
+pub(crate) fn conclude(mut analysis: Analysis, source: Source) -> Diagnosis {
     let timeline = timeline(&mut analysis);
-    let failure = first_failure(&analysis).map(|first| {
+    let failure = first_failure(&analysis, source).map(|first| {
         let FirstFailure {
             what,
             service,
@@ -145,7 +156,7 @@ fn first(
 
 /// The earliest failure: a failing record, else a unit systemd lists as failed, else a bootstrap
 /// service that never finished or never started while evidence of a cause is at hand.
-fn first_failure(analysis: &Analysis) -> Option<FirstFailure> {
+fn first_failure(analysis: &Analysis, source: Source) -> Option<FirstFailure> {
     let mut failures: Vec<(Option<String>, &String, &Record)> = analysis
         .records
         .iter()
@@ -172,8 +183,8 @@ fn first_failure(analysis: &Analysis) -> Option<FirstFailure> {
         return first(format!("{unit} failed"), service, None, None);
     }
     let running = stuck_service(analysis);
-    let has_evidence = !analysis.evidence.is_empty();
-    if let Some((service, stage, time)) = running.filter(|_| has_evidence) {
+    let counts = source == Source::Bundle || !analysis.evidence.is_empty();
+    if let Some((service, stage, time)) = running.filter(|_| counts) {
         let what = match &stage {
             Some(stage) => format!(
                 "{} never finished: stage {stage} did not end",
@@ -200,7 +211,18 @@ fn first_failure(analysis: &Analysis) -> Option<FirstFailure> {
 
 /// A service whose last run started and never ended: (service, open stage, time of the last entry).
 fn stuck_service(analysis: &Analysis) -> Option<(String, Option<String>, Option<String>)> {
-    analysis.records.iter().find_map(|(service, (_, entries))| {
+    // The services the bootstrap waits on first, then the rest in name order.
+    let first = ["release-image", "bootkube"];
+    let ordered = first
+        .iter()
+        .filter_map(|name| analysis.records.get_key_value(*name))
+        .chain(
+            analysis
+                .records
+                .iter()
+                .filter(|(name, _)| !first.contains(&name.as_str())),
+        );
+    ordered.into_iter().find_map(|(service, (_, entries))| {
         let last_start = entries
             .iter()
             .rposition(|r| r.phase.as_deref() == Some("service start"))?;

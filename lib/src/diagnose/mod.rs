@@ -132,17 +132,19 @@ pub struct Evidence {
 }
 
 /// Diagnoses a `.tar.gz` bundle read from `reader`, in one pass; `name` names it in messages.
+/// A bundle is gathered because the bootstrap did not complete, so a service that had not
+/// finished is taken for the failure.
 pub fn diagnose_archive(reader: impl Read, name: &str, limits: &Limits) -> Result<Diagnosis> {
     let mut analysis = analysis::Analysis::default();
     bundle::read_archive(reader, name, limits, &mut analysis)?;
-    Ok(conclude::conclude(analysis))
+    Ok(conclude::conclude(analysis, conclude::Source::Bundle))
 }
 
 /// Diagnoses an unpacked bundle directory.
 pub fn diagnose_dir(dir: &Path, limits: &Limits) -> Result<Diagnosis> {
     let mut analysis = analysis::Analysis::default();
     bundle::read_dir(dir, limits, &mut analysis)?;
-    Ok(conclude::conclude(analysis))
+    Ok(conclude::conclude(analysis, conclude::Source::Bundle))
 }
 
 /// Diagnoses a bundle given by path: a directory, or else a `.tar.gz` archive.
@@ -159,9 +161,10 @@ pub fn diagnose_path(path: &Path, limits: &Limits) -> Result<Diagnosis> {
     )
 }
 
-/// Diagnoses the state the caller collected on the node itself.
+/// Diagnoses the state the caller collected on the node itself. Unlike a bundle's, a service
+/// still running here is a failure only when there is evidence of a cause: it may be busy.
 pub fn diagnose_node(state: &NodeState, limits: &Limits) -> Diagnosis {
     let mut analysis = analysis::Analysis::default();
     node::read_node(state, limits, &mut analysis);
-    conclude::conclude(analysis)
+    conclude::conclude(analysis, conclude::Source::Node)
 }
