@@ -1,6 +1,7 @@
 //! Collecting the bootstrap node's state for `bootgen diagnose --node`: the service records, the
 //! `.done` markers, the journal of the bootstrap units (`journalctl --output=json`), failed
-//! units, and the logs of CRI-O's and podman's containers, named as in a log bundle. A tool that
+//! units, the logs of CRI-O's and podman's containers, and cluster-bootstrap's dump of the API,
+//! named as in a log bundle. A tool that
 //! is missing or fails leaves its part out, with a note.
 //!
 //! `BOOTGEN_NODE_ROOT` (tests only) puts the node's files under another root.
@@ -76,6 +77,20 @@ pub fn collect() -> (NodeState, Vec<String>) {
                     path: format!("rendered-assets/openshift/{name}"),
                     contents: Vec::new(),
                     mtime,
+                });
+            }
+        }
+    }
+    // What cluster-bootstrap's failure handler dumped from the API (CSRs, nodes, operators).
+    let dump = root.join("tmp/artifacts-api-server-temp");
+    if let Ok(entries) = std::fs::read_dir(&dump) {
+        for entry in entries.flatten() {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if let (true, Ok(contents)) = (name.ends_with(".yaml"), std::fs::read(entry.path())) {
+                files.push(NodeFile {
+                    path: format!("resources/{name}"),
+                    contents,
+                    mtime: None,
                 });
             }
         }

@@ -1,7 +1,8 @@
 //! `bootgen diagnose` on log bundles made the way real ones are: bootgen's real
 //! `installer-gather.sh` run against a scripted failing node (`failing_node`), whose service
 //! records come from bootgen's real `bootstrap-service-record.sh` and whose journals and
-//! container logs carry the messages the failing component prints. One node per cause.
+//! container logs carry the messages the failing component prints. One node per cause, each
+//! diagnosed from its bundle and again with `--node` on the node's own files and stub tools.
 
 use std::path::Path;
 use std::process::Output;
@@ -58,6 +59,10 @@ fn check(node: &FailingNode, expect: &Expect<'_>) -> Value {
     );
     let fix = failure["fix"].as_str().unwrap();
     assert!(fix.contains(expect.fix), "{fix}");
+    // The node itself, read where it lies, gives the same cause.
+    let (output, on_node) = diagnose_node(node);
+    assert_eq!(output.status.code(), Some(1), "{on_node:#}");
+    assert_eq!(on_node["failure"]["cause"], expect.cause, "{on_node:#}");
     report
 }
 
