@@ -304,6 +304,36 @@ fn crio_does_not_start() {
 }
 
 #[test]
+fn kubelet_does_not_start() {
+    let node = FailingNode::release_pulled()
+        .unwrap()
+        .journal(
+            "kubelet.service",
+            &(line(
+                "kubenswrapper[1800]",
+                "E0101 01:05:00.000000    1800 run.go:74] \"command failed\" err=\"failed to run Kubelet: failed to construct kubelet dependencies: unable to load client CA file /etc/kubernetes/kubelet-ca.crt: open /etc/kubernetes/kubelet-ca.crt: no such file or directory\"",
+            ) + &line("systemd[1]", "kubelet.service: Main process exited, code=exited, status=1/FAILURE")
+                + &line("systemd[1]", "kubelet.service: Failed with result 'exit-code'.")
+                + &line("systemd[1]", "Failed to start Kubernetes Kubelet.")),
+        )
+        .unwrap()
+        .failed_unit("kubelet.service")
+        .unwrap()
+        .service("bootkube", "record_service_stage_start wait-for-etcd\nkill -KILL $$")
+        .unwrap();
+    let report = check(
+        &node,
+        &Expect {
+            cause: "runtime-failed",
+            sentence: "kubelet.service",
+            evidence_in: "kubelet.service",
+            fix: "journalctl -b -u kubelet.service",
+        },
+    );
+    assert_eq!(report["failure"]["what"], "kubelet.service failed");
+}
+
+#[test]
 fn etcd_without_quorum() {
     let node = bootkube_fails(
         "wait-for-etcd",
