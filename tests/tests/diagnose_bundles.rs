@@ -273,64 +273,73 @@ fn operator_rejects_a_render_flag() {
     );
 }
 
-#[test]
-fn crio_does_not_start() {
-    let node = FailingNode::new(None)
-        .unwrap()
-        .journal(
-            "crio.service",
-            &(line("crio[1500]", "time=\"2026-01-01 01:05:00Z\" level=fatal msg=\"validating runtime config: invalid conmon path\"")
-                + &line("systemd[1]", "crio.service: Main process exited, code=exited, status=1/FAILURE")
-                + &line("systemd[1]", "crio.service: Failed with result 'exit-code'.")
-                + &line("systemd[1]", "Failed to start Container Runtime Interface for OCI (CRI-O).")),
+/// A node where `unit` failed to start after printing `own_line`, and systemd said so (its
+/// unit's `description`), while bootkube was still waiting for etcd.
+fn runtime_unit_fails(unit: &str, own_line: &str, description: &str) -> FailingNode {
+    let journal = own_line.to_string()
+        + &line(
+            "systemd[1]",
+            &format!("{unit}: Main process exited, code=exited, status=1/FAILURE"),
         )
+        + &line(
+            "systemd[1]",
+            &format!("{unit}: Failed with result 'exit-code'."),
+        )
+        + &line("systemd[1]", &format!("Failed to start {description}."));
+    FailingNode::release_pulled()
         .unwrap()
-        .failed_unit("crio.service")
+        .journal(unit, &journal)
+        .unwrap()
+        .failed_unit(unit)
         .unwrap()
         // Still waiting when the node was gathered: killed, so no EXIT trap closes the run.
-        .service("bootkube", "record_service_stage_start wait-for-etcd\nkill -KILL $$")
-        .unwrap();
+        .service(
+            "bootkube",
+            "record_service_stage_start wait-for-etcd\nkill -KILL $$",
+        )
+        .unwrap()
+}
+
+/// What the diagnosis of [`runtime_unit_fails`] must say.
+fn check_runtime_unit(node: &FailingNode, unit: &str) {
+    let fix = format!("journalctl -b -u {unit}");
     let report = check(
-        &node,
+        node,
         &Expect {
             cause: "runtime-failed",
-            sentence: "crio.service",
-            // The same lines are in bootstrap/journals/crio.log; evidence is kept once.
-            evidence_in: "unit-status/crio.service.log",
-            fix: "journalctl -b -u crio.service",
+            sentence: unit,
+            // The same lines are in bootstrap/journals/; evidence is kept once, first seen.
+            evidence_in: &format!("unit-status/{unit}.log"),
+            fix: &fix,
         },
     );
-    assert_eq!(report["failure"]["what"], "crio.service failed");
+    assert_eq!(report["failure"]["what"], format!("{unit} failed"));
+}
+
+#[test]
+fn crio_does_not_start() {
+    let node = runtime_unit_fails(
+        "crio.service",
+        &line(
+            "crio[1500]",
+            "time=\"2026-01-01 01:05:00Z\" level=fatal msg=\"validating runtime config: invalid conmon path\"",
+        ),
+        "Container Runtime Interface for OCI (CRI-O)",
+    );
+    check_runtime_unit(&node, "crio.service");
 }
 
 #[test]
 fn kubelet_does_not_start() {
-    let node = FailingNode::release_pulled()
-        .unwrap()
-        .journal(
-            "kubelet.service",
-            &(line(
-                "kubenswrapper[1800]",
-                "E0101 01:05:00.000000    1800 run.go:74] \"command failed\" err=\"failed to run Kubelet: failed to construct kubelet dependencies: unable to load client CA file /etc/kubernetes/kubelet-ca.crt: open /etc/kubernetes/kubelet-ca.crt: no such file or directory\"",
-            ) + &line("systemd[1]", "kubelet.service: Main process exited, code=exited, status=1/FAILURE")
-                + &line("systemd[1]", "kubelet.service: Failed with result 'exit-code'.")
-                + &line("systemd[1]", "Failed to start Kubernetes Kubelet.")),
-        )
-        .unwrap()
-        .failed_unit("kubelet.service")
-        .unwrap()
-        .service("bootkube", "record_service_stage_start wait-for-etcd\nkill -KILL $$")
-        .unwrap();
-    let report = check(
-        &node,
-        &Expect {
-            cause: "runtime-failed",
-            sentence: "kubelet.service",
-            evidence_in: "kubelet.service",
-            fix: "journalctl -b -u kubelet.service",
-        },
+    let node = runtime_unit_fails(
+        "kubelet.service",
+        &line(
+            "kubenswrapper[1800]",
+            "E0101 01:05:00.000000    1800 run.go:74] \"command failed\" err=\"failed to run Kubelet: failed to construct kubelet dependencies: unable to load client CA file /etc/kubernetes/kubelet-ca.crt: open /etc/kubernetes/kubelet-ca.crt: no such file or directory\"",
+        ),
+        "Kubernetes Kubelet",
     );
-    assert_eq!(report["failure"]["what"], "kubelet.service failed");
+    check_runtime_unit(&node, "kubelet.service");
 }
 
 #[test]
