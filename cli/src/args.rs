@@ -41,6 +41,29 @@ pub enum Command {
     Man(ManArgs),
     /// List the supported OpenShift releases, or what differs between two of them.
     Releases(ReleasesArgs),
+    /// Say why a bootstrap failed, from a log bundle or on the node (exit 0 no failure found,
+    /// 1 a failure explained, 2 unreadable input).
+    Diagnose(DiagnoseArgs),
+}
+
+/// `bootgen diagnose`.
+#[derive(Debug, Args)]
+pub struct DiagnoseArgs {
+    /// A log bundle (`log-bundle-*.tar.gz` from `openshift-install gather bootstrap` or the
+    /// node's installer-gather.sh) or its unpacked directory.
+    #[arg(
+        value_name = "BUNDLE|DIR",
+        required_unless_present = "node",
+        conflicts_with = "node"
+    )]
+    pub bundle: Option<PathBuf>,
+    /// Diagnose this node: read /var/log/openshift, the .done markers in /opt/openshift, the
+    /// journal, crictl and podman (run it as root on the bootstrap node).
+    #[arg(long)]
+    pub node: bool,
+    /// Print JSON instead of text.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// `bootgen releases`.

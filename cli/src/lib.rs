@@ -6,6 +6,7 @@ mod checks;
 mod clock;
 mod commands;
 mod input;
+mod node;
 mod options;
 mod pack;
 mod report;

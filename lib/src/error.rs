@@ -159,6 +159,16 @@ pub enum Error {
         /// Why it is refused.
         reason: String,
     },
+
+    /// A log bundle cannot be read at all (not a gzip-compressed tar archive, or not a
+    /// directory); one that breaks part way gives a partial diagnosis instead.
+    #[error("{file}: not a readable log bundle: {message}")]
+    UnreadableBundle {
+        /// The bundle (archive or directory) as given.
+        file: String,
+        /// What is wrong with it.
+        message: String,
+    },
 }
 
 impl Error {

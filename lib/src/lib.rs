@@ -124,6 +124,7 @@ mod assets;
 pub mod checks;
 pub mod config;
 mod context;
+pub mod diagnose;
 mod error;
 mod generate;
 pub mod golden;

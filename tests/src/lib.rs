@@ -23,6 +23,7 @@
 //! # }
 //! ```
 
+pub mod failing_node;
 pub mod templates;
 
 use std::collections::{BTreeMap, BTreeSet};

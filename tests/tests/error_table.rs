@@ -1,6 +1,6 @@
 //! Bad input across every command (patch, inspect, validate, diff, extract, pointer, package,
-//! the mirror flags): each case gives its exit code and a message naming what is at fault, never
-//! panics, and leaves no output behind. `bad_input.rs` holds the install-config cases.
+//! diagnose, the mirror flags): each case gives its exit code and a message naming what is at
+//! fault, never panics, and leaves no output behind. `bad_input.rs` holds the install-config cases.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
@@ -179,6 +179,13 @@ const CASES: &[Case] = &[
         1,
         &["--now", "RFC 3339"],
     ),
+    // A config is not a log bundle; diagnose says 2 (unreadable), as diff does.
+    case(
+        "diagnose {}/good.ign",
+        2,
+        &["good.ign", "not a readable log bundle"],
+    ),
+    case("diagnose {}/missing.tar.gz", 2, &["missing.tar.gz"]),
 ];
 
 fn setup(dir: &Path) {

@@ -1,6 +1,7 @@
 //! One module per subcommand.
 
 mod completions;
+mod diagnose;
 mod diff;
 mod extract;
 mod ignition;
@@ -28,5 +29,6 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Completions(args) => completions::run(args),
         Command::Man(args) => completions::run_man(args),
         Command::Releases(args) => releases::run(args),
+        Command::Diagnose(args) => diagnose::run(args),
     }
 }

@@ -15,11 +15,13 @@
 //! 5. `patch`: `bootgen patch --disable-unit` against the equivalent `jq` program.
 //! 6. `toolkit`: validate, inspect and patch on configs of 20,000 to 200,000 files, against
 //!    `ignition-validate`.
+//! 7. `diagnose`: `bootgen diagnose` on a 1 GiB log bundle: time and peak memory.
 //!
 //! Child processes run the real CLI: this binary re-executes itself with [`CLI_ENV`] set and
 //! then calls `bootgen_cli::main_entry`, the same function the `bootgen` binary's `main` calls.
 //! That avoids timing a stale `bootgen` left over from an earlier build.
 
+mod diagnose;
 mod fresh;
 mod manifests;
 mod measure;
@@ -40,7 +42,9 @@ pub const CLI_ENV: &str = "BOOTGEN_BENCH_RUN_CLI";
 pub type Result<T> = std::result::Result<T, Box<dyn std::error::Error>>;
 
 /// The benchmarks, by the name `--only` takes.
-const ALL: [&str; 6] = ["openssl", "floor", "reused", "scale", "patch", "toolkit"];
+const ALL: [&str; 7] = [
+    "openssl", "floor", "reused", "scale", "patch", "toolkit", "diagnose",
+];
 
 /// One goal and how this run did against it.
 pub struct Verdict {
@@ -122,7 +126,7 @@ struct Args {
 }
 
 const USAGE: &str = "usage: bootgen-bench [--quick] [--only NAME[,NAME...]]
-  names: openssl, floor, reused, scale, patch, toolkit (default: all)
+  names: openssl, floor, reused, scale, patch, toolkit, diagnose (default: all)
   --quick  few iterations and 1/10 of the scale counts: checks that it runs, not figures";
 
 fn parse_args() -> Result<Option<Args>> {
@@ -199,6 +203,9 @@ fn run() -> Result<()> {
     }
     if wants("toolkit") {
         toolkit::run(&mut bench)?;
+    }
+    if wants("diagnose") {
+        diagnose::run(&mut bench)?;
     }
     println!(
         "\nSummary (load average at the end: {}; whole run {:.0} s)",

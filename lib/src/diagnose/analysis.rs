@@ -1,0 +1,275 @@
+//! The one pass over a bundle's files: each file is offered once, in whatever order the archive
+//! or directory gives, and only what the report needs is kept (records, markers, a few evidence
+//! lines per cause, the last error lines), so memory does not grow with the bundle.
+
+use std::collections::{BTreeMap, VecDeque};
+use std::io::{self, BufRead};
+
+use super::causes::Cause;
+use super::lines::for_each_line;
+use super::matcher;
+use super::records::{self, Record};
+use super::Evidence;
+
+/// Evidence lines kept per cause.
+const EVIDENCE_PER_CAUSE: usize = 5;
+/// Error lines kept for a failure no cause explains.
+const LAST_ERRORS: usize = 10;
+/// The longest evidence text shown, in characters.
+const EVIDENCE_CHARS: usize = 400;
+
+/// What the pass has kept so far.
+#[derive(Default)]
+pub(crate) struct Analysis {
+    /// Service name (prefixed with `log-bundle-bootstrap/` for a single node's pre-reboot
+    /// bundle) to its record file and entries.
+    pub(crate) records: BTreeMap<String, (String, Vec<Record>)>,
+    /// `.done` markers: name, time, where they were seen.
+    pub(crate) markers: Vec<(String, Option<String>, String)>,
+    /// Units systemd listed as failed, with the line that says so.
+    pub(crate) failed_units: Vec<(String, Evidence)>,
+    /// Evidence per cause, in the order found.
+    pub(crate) evidence: BTreeMap<Cause, Vec<Evidence>>,
+    /// The last lines that look like errors.
+    pub(crate) last_errors: VecDeque<Evidence>,
+    /// Why the report is partial, or what was skipped.
+    pub(crate) notes: Vec<String>,
+    /// Files looked at.
+    pub(crate) files_read: u64,
+}
+
+/// What kind of file a bundle path is, by its place in the layout.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum FileKind {
+    /// Service records of the named service.
+    Records(String),
+    /// `ls -la --time-style=full-iso` of the asset directory.
+    MarkerListing,
+    /// A `.done` marker itself (its time is the entry's mtime).
+    Marker(String),
+    /// systemd's list of failed units.
+    FailedUnits,
+    /// A gzip-compressed journal.
+    GzipText,
+    /// Logs and other text worth scanning.
+    Text,
+    /// Not read (manifests, inspect dumps, binaries).
+    Skip,
+}
+
+/// Classifies `path`, relative to the bundle's top directory.
+pub(crate) fn classify(path: &str) -> FileKind {
+    let (prefix, inner) = match path.strip_prefix("log-bundle-bootstrap/") {
+        Some(rest) => ("log-bundle-bootstrap/", rest),
+        None => ("", path),
+    };
+    let file = inner.rsplit('/').next().unwrap_or(inner);
+    for dir in ["bootstrap/services/", "bootstrap/progress/"] {
+        if let Some(name) = inner
+            .strip_prefix(dir)
+            .and_then(|f| f.strip_suffix(".json"))
+        {
+            if !name.is_empty() && !name.contains('/') {
+                return FileKind::Records(format!("{prefix}{name}"));
+            }
+        }
+    }
+    if inner == "bootstrap/done-markers.txt" || inner == "bootstrap/progress/done-markers.txt" {
+        return FileKind::MarkerListing;
+    }
+    if inner.starts_with("rendered-assets/") {
+        if file.ends_with(".done") && inner.matches('/').count() == 2 {
+            return FileKind::Marker(file.to_string());
+        }
+        return FileKind::Skip;
+    }
+    if file == "failed-units.txt" {
+        return FileKind::FailedUnits;
+    }
+    if file.ends_with(".log.gz") {
+        return FileKind::GzipText;
+    }
+    if file.ends_with(".inspect") || file == "gather.log" || inner.contains("/rpm-ostree/") {
+        return FileKind::Skip;
+    }
+    let text_like = [".log", ".txt", ".yaml", ".err", ".conf", ".json"]
+        .iter()
+        .any(|ext| file.ends_with(ext))
+        || !file.contains('.');
+    if text_like {
+        FileKind::Text
+    } else {
+        FileKind::Skip
+    }
+}
+
+impl Analysis {
+    /// Notes why the report is partial or what was left out.
+    pub(crate) fn note(&mut self, message: String) {
+        if self.notes.len() < 50 {
+            self.notes.push(message);
+        }
+    }
+
+    /// Scans the text of `path` for causes and error lines, at most `limit` bytes of it.
+    pub(crate) fn scan_text(
+        &mut self,
+        path: &str,
+        reader: &mut dyn BufRead,
+        limit: u64,
+    ) -> io::Result<u64> {
+        self.files_read += 1;
+        let failed_units = classify(path) == FileKind::FailedUnits;
+        let lower_path = path.to_ascii_lowercase();
+        let (read, cut) = for_each_line(reader, limit, |number, line| {
+            self.scan_line(path, &lower_path, number, line, failed_units);
+        })?;
+        if cut {
+            self.note(format!(
+                "{path}: only the first {} MiB were read",
+                limit / (1024 * 1024)
+            ));
+        }
+        Ok(read)
+    }
+
+    fn scan_line(
+        &mut self,
+        path: &str,
+        lower_path: &str,
+        number: u64,
+        line: &str,
+        failed_units: bool,
+    ) {
+        let evidence = || Evidence {
+            file: path.to_string(),
+            line: number,
+            text: line.trim().chars().take(EVIDENCE_CHARS).collect(),
+        };
+        if failed_units {
+            if let Some(unit) = line
+                .split_whitespace()
+                .find(|w| w.ends_with(".service") || w.ends_with(".socket"))
+            {
+                if line.contains("failed") && self.failed_units.len() < 50 {
+                    self.failed_units.push((unit.to_string(), evidence()));
+                }
+            }
+        }
+        let mut matched = false;
+        let found = matcher::scan(line);
+        for cause in found.causes(lower_path) {
+            matched = true;
+            let list = self.evidence.entry(cause).or_default();
+            let text = evidence();
+            if list.len() < EVIDENCE_PER_CAUSE && !list.iter().any(|e| e.text == text.text) {
+                list.push(text);
+            }
+        }
+        if matched || found.is_error_line() {
+            let text = evidence();
+            if !self.last_errors.iter().any(|e| e.text == text.text) {
+                if self.last_errors.len() == LAST_ERRORS {
+                    self.last_errors.pop_front();
+                }
+                self.last_errors.push_back(text);
+            }
+        }
+    }
+
+    /// Reads a service record file (already bounded by the caller) and scans its text.
+    pub(crate) fn add_records(&mut self, path: &str, service: &str, bytes: &[u8]) {
+        // The text too: a failure's errorMessage quotes the journal, with its evidence.
+        let _ = self.scan_text(path, &mut &bytes[..], u64::MAX);
+        match records::parse(bytes) {
+            Ok(entries) => {
+                self.records
+                    .insert(service.to_string(), (path.to_string(), entries));
+            }
+            Err(message) => self.note(format!("{path}: {message}; its records are left out")),
+        }
+    }
+
+    /// Reads an `ls -la --time-style=full-iso` listing for `.done` markers.
+    pub(crate) fn add_marker_listing(&mut self, path: &str, reader: &mut dyn BufRead, limit: u64) {
+        self.files_read += 1;
+        let mut found = Vec::new();
+        let result = for_each_line(reader, limit, |_, line| {
+            if let Some(marker) = records::done_marker_in_listing(line) {
+                if found.len() < 1000 {
+                    found.push(marker);
+                }
+            }
+        });
+        if let Err(err) = result {
+            self.note(format!("{path}: cannot be read ({err})"));
+        }
+        for (name, time) in found {
+            self.add_marker(name, time, path);
+        }
+    }
+
+    /// Records a `.done` marker, once per name.
+    pub(crate) fn add_marker(&mut self, name: String, time: Option<String>, source: &str) {
+        if self.markers.len() < 1000 && !self.markers.iter().any(|(n, _, _)| *n == name) {
+            self.markers.push((name, time, source.to_string()));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn classifies_both_layouts() {
+        assert_eq!(
+            classify("bootstrap/services/bootkube.json"),
+            FileKind::Records("bootkube".into())
+        );
+        assert_eq!(
+            classify("bootstrap/progress/bootkube.json"),
+            FileKind::Records("bootkube".into())
+        );
+        assert_eq!(
+            classify("log-bundle-bootstrap/bootstrap/services/bootkube.json"),
+            FileKind::Records("log-bundle-bootstrap/bootkube".into())
+        );
+        assert_eq!(
+            classify("rendered-assets/openshift/etcd-bootstrap.done"),
+            FileKind::Marker("etcd-bootstrap.done".into())
+        );
+        assert_eq!(
+            classify("rendered-assets/openshift/manifests/a.yaml"),
+            FileKind::Skip
+        );
+        assert_eq!(
+            classify("bootstrap/journals/journal.log.gz"),
+            FileKind::GzipText
+        );
+        assert_eq!(classify("bootstrap/journals/crio.log"), FileKind::Text);
+        assert_eq!(classify("failed-units.txt"), FileKind::FailedUnits);
+        assert_eq!(
+            classify("bootstrap/containers/etcd-1.inspect"),
+            FileKind::Skip
+        );
+    }
+
+    #[test]
+    fn keeps_a_bounded_number_of_lines() {
+        let mut analysis = Analysis::default();
+        let mut text = String::new();
+        for i in 0..1000 {
+            text.push_str(&format!("error {i}: no space left on device\n"));
+        }
+        analysis
+            .scan_text("a.log", &mut text.as_bytes(), u64::MAX)
+            .unwrap();
+        assert_eq!(
+            analysis.evidence[&Cause::DiskFull].len(),
+            EVIDENCE_PER_CAUSE
+        );
+        assert_eq!(analysis.last_errors.len(), LAST_ERRORS);
+        assert_eq!(analysis.last_errors.back().unwrap().line, 1000);
+    }
+}

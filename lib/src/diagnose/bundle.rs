@@ -1,0 +1,355 @@
+//! Walking a log bundle, a `.tar.gz` read as a stream (nothing is unpacked; nothing is written)
+//! or an unpacked directory, and offering each file to the [`Analysis`] once, within [`Limits`].
+
+use std::cell::Cell;
+use std::fs;
+use std::io::{self, BufReader, Read};
+use std::path::Path;
+use std::rc::Rc;
+
+use flate2::read::GzDecoder;
+
+use super::analysis::{classify, Analysis, FileKind};
+use super::records::time_of_epoch;
+use super::Limits;
+use crate::error::{Error, Result};
+
+/// A reader that counts the bytes that pass through it.
+struct Counting<R> {
+    inner: R,
+    count: Rc<Cell<u64>>,
+}
+
+impl<R: Read> Read for Counting<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.count.set(self.count.get() + n as u64);
+        Ok(n)
+    }
+}
+
+/// A bundle path made relative to the bundle's top, or why it is refused. The top directory
+/// (`log-bundle-ID/`, or bootgen's older `artifacts-ID/`) is dropped; `log-bundle-bootstrap/`
+/// (a single node's pre-reboot bundle inside the later one) is kept.
+pub(crate) fn bundle_path(raw: &str) -> std::result::Result<Option<String>, String> {
+    if raw.starts_with('/') {
+        return Err("an absolute path".into());
+    }
+    let mut parts = Vec::new();
+    for part in raw.split('/') {
+        match part {
+            "" | "." => {}
+            ".." => return Err("a path that leaves the bundle (..)".into()),
+            part => parts.push(part),
+        }
+    }
+    if let Some(first) = parts.first() {
+        let top = (first.starts_with("log-bundle-") && *first != "log-bundle-bootstrap")
+            || first.starts_with("artifacts-");
+        if top {
+            parts.remove(0);
+        }
+    }
+    Ok((!parts.is_empty()).then(|| parts.join("/")))
+}
+
+/// What the walk has used of its limits.
+struct Budget<'a> {
+    limits: &'a Limits,
+    /// Uncompressed bytes read: the tar stream, plus compressed journals inside it.
+    used: u64,
+    entries: u64,
+}
+
+impl Budget<'_> {
+    fn file_limit(&self) -> u64 {
+        self.limits
+            .max_file_bytes
+            .min(self.limits.max_total_bytes.saturating_sub(self.used))
+    }
+}
+
+/// Offers one file to the analysis. `mtime` dates a `.done` marker. Returns the bytes read
+/// beyond the reader's own (decompressed journals), or the error that stopped the reading.
+fn offer(
+    analysis: &mut Analysis,
+    path: &str,
+    reader: &mut dyn Read,
+    mtime: Option<i64>,
+    budget: &Budget<'_>,
+) -> io::Result<u64> {
+    match classify(path) {
+        FileKind::Records(service) => {
+            let mut bytes = Vec::new();
+            reader
+                .take(budget.limits.max_records_bytes + 1)
+                .read_to_end(&mut bytes)?;
+            if bytes.len() as u64 > budget.limits.max_records_bytes {
+                analysis.note(format!(
+                    "{path}: larger than {} MiB; its records are left out",
+                    budget.limits.max_records_bytes / (1024 * 1024)
+                ));
+            } else {
+                analysis.add_records(path, &service, &bytes);
+            }
+            Ok(0)
+        }
+        FileKind::MarkerListing => {
+            analysis.add_marker_listing(path, &mut BufReader::new(reader), budget.file_limit());
+            Ok(0)
+        }
+        FileKind::Marker(name) => {
+            analysis.add_marker(name, mtime.and_then(time_of_epoch), path);
+            Ok(0)
+        }
+        FileKind::Text | FileKind::FailedUnits => {
+            analysis.scan_text(path, &mut BufReader::new(reader), budget.file_limit())?;
+            Ok(0)
+        }
+        FileKind::GzipText => {
+            let mut decoder = BufReader::new(GzDecoder::new(reader));
+            match analysis.scan_text(path, &mut decoder, budget.file_limit()) {
+                Ok(read) => Ok(read),
+                Err(err)
+                    if err.kind() == io::ErrorKind::InvalidInput
+                        || err.kind() == io::ErrorKind::InvalidData =>
+                {
+                    analysis.note(format!("{path}: not valid gzip ({err}); read up to there"));
+                    Ok(0)
+                }
+                Err(err) => Err(err),
+            }
+        }
+        FileKind::Skip => Ok(0),
+    }
+}
+
+/// Offers one file that is not in an archive (the node's state) to the analysis.
+pub(crate) fn offer_file(
+    analysis: &mut Analysis,
+    raw: &str,
+    reader: &mut dyn Read,
+    mtime: Option<i64>,
+    limits: &Limits,
+) {
+    let path = match bundle_path(raw) {
+        Ok(Some(path)) => path,
+        Ok(None) => return,
+        Err(reason) => {
+            analysis.note(format!("skipped {raw:?}: {reason}"));
+            return;
+        }
+    };
+    let budget = Budget {
+        limits,
+        used: 0,
+        entries: 0,
+    };
+    if let Err(err) = offer(analysis, &path, reader, mtime, &budget) {
+        analysis.note(format!("{path}: cannot be read ({err})"));
+    }
+}
+
+/// Reads a `.tar.gz` bundle from `reader` in one pass. `name` names it in messages. Fails only
+/// when nothing of it can be read; damage further on ends the pass with a note.
+pub(crate) fn read_archive(
+    reader: impl Read,
+    name: &str,
+    limits: &Limits,
+    analysis: &mut Analysis,
+) -> Result<()> {
+    let compressed = Rc::new(Cell::new(0u64));
+    let uncompressed = Rc::new(Cell::new(0u64));
+    let gzip = GzDecoder::new(Counting {
+        inner: reader,
+        count: Rc::clone(&compressed),
+    });
+    let mut archive = tar::Archive::new(Counting {
+        inner: gzip,
+        count: Rc::clone(&uncompressed),
+    });
+    let unreadable = |err: io::Error| Error::UnreadableBundle {
+        file: name.to_string(),
+        message: err.to_string(),
+    };
+    let entries = archive.entries().map_err(unreadable)?;
+    let mut budget = Budget {
+        limits,
+        used: 0,
+        entries: 0,
+    };
+    let mut extra = 0u64;
+    for entry in entries {
+        let mut entry = match entry {
+            Ok(entry) => entry,
+            Err(err) if budget.entries == 0 => return Err(unreadable(err)),
+            Err(err) => {
+                analysis.note(format!(
+                    "{name}: damaged after {} entries ({err}); the report covers what came before",
+                    budget.entries
+                ));
+                break;
+            }
+        };
+        budget.entries += 1;
+        budget.used = uncompressed.get() + extra;
+        if let Some(reason) = over_limits(&budget, compressed.get()) {
+            analysis.note(format!(
+                "{name}: {reason}; the report covers what came before"
+            ));
+            break;
+        }
+        if !entry.header().entry_type().is_file() {
+            continue;
+        }
+        let raw = String::from_utf8_lossy(&entry.path_bytes()).into_owned();
+        let path = match bundle_path(&raw) {
+            Ok(Some(path)) => path,
+            Ok(None) => continue,
+            Err(reason) => {
+                analysis.note(format!("skipped {raw:?}: {reason}"));
+                continue;
+            }
+        };
+        let mtime = entry
+            .header()
+            .mtime()
+            .ok()
+            .and_then(|t| i64::try_from(t).ok());
+        match offer(analysis, &path, &mut entry, mtime, &budget) {
+            Ok(read) => extra += read,
+            Err(err) => {
+                analysis.note(format!(
+                    "{name}: cannot read {path} ({err}); the report covers what came before"
+                ));
+                break;
+            }
+        }
+        // Checked again before the archive skips the rest of this entry, which it must
+        // decompress to do so: one endless entry must not be read to its end.
+        budget.used = uncompressed.get() + extra;
+        if let Some(reason) = over_limits(&budget, compressed.get()) {
+            analysis.note(format!(
+                "{name}: {reason}; the report covers what came before"
+            ));
+            break;
+        }
+    }
+    Ok(())
+}
+
+/// Why the walk must stop, if it must: too many bytes or entries, or a compression ratio no log
+/// bundle has (an archive bomb).
+fn over_limits(budget: &Budget<'_>, compressed: u64) -> Option<String> {
+    let limits = budget.limits;
+    if budget.used >= limits.max_total_bytes {
+        return Some(format!(
+            "stopped after {} MiB of uncompressed data (the limit)",
+            budget.used / (1024 * 1024)
+        ));
+    }
+    if budget.entries > limits.max_entries {
+        return Some(format!(
+            "stopped after {} entries (the limit)",
+            limits.max_entries
+        ));
+    }
+    let ratio_floor = limits.ratio_applies_after;
+    if budget.used > ratio_floor && budget.used / compressed.max(1) > limits.max_ratio {
+        return Some(format!(
+            "stopped: {} MiB came out of {} KiB, more than {}:1 (an archive bomb?)",
+            budget.used / (1024 * 1024),
+            compressed / 1024,
+            limits.max_ratio
+        ));
+    }
+    None
+}
+
+/// Reads an unpacked bundle directory. Links are not followed; nothing outside `dir` is read.
+pub(crate) fn read_dir(dir: &Path, limits: &Limits, analysis: &mut Analysis) -> Result<()> {
+    let meta = fs::metadata(dir).map_err(|err| Error::io("cannot read", dir, err))?;
+    if !meta.is_dir() {
+        return Err(Error::UnreadableBundle {
+            file: dir.display().to_string(),
+            message: "not a directory".into(),
+        });
+    }
+    let mut budget = Budget {
+        limits,
+        used: 0,
+        entries: 0,
+    };
+    for entry in walkdir::WalkDir::new(dir)
+        .follow_links(false)
+        .sort_by_file_name()
+    {
+        let entry = match entry {
+            Ok(entry) => entry,
+            Err(err) => {
+                analysis.note(format!("{}: {err}", dir.display()));
+                continue;
+            }
+        };
+        budget.entries += 1;
+        if let Some(reason) = over_limits(&budget, u64::MAX) {
+            analysis.note(format!("{}: {reason}", dir.display()));
+            break;
+        }
+        let relative = entry.path().strip_prefix(dir).unwrap_or(entry.path());
+        let raw = relative.to_string_lossy().into_owned();
+        if entry.path_is_symlink() {
+            analysis.note(format!("skipped {raw}: a symbolic link"));
+            continue;
+        }
+        if !entry.file_type().is_file() {
+            continue;
+        }
+        let Ok(Some(path)) = bundle_path(&raw) else {
+            continue;
+        };
+        let mtime = entry
+            .metadata()
+            .ok()
+            .and_then(|m| m.modified().ok())
+            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+            .and_then(|d| i64::try_from(d.as_secs()).ok());
+        let mut file = match fs::File::open(entry.path()) {
+            Ok(file) => file,
+            Err(err) => {
+                analysis.note(format!("{raw}: cannot be read ({err})"));
+                continue;
+            }
+        };
+        let size = entry.metadata().map(|m| m.len()).unwrap_or(0);
+        match offer(analysis, &path, &mut file, mtime, &budget) {
+            Ok(read) => budget.used += size.min(limits.max_file_bytes) + read,
+            Err(err) => analysis.note(format!("{raw}: cannot be read ({err})")),
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paths_lose_the_top_directory_and_never_escape() {
+        assert_eq!(
+            bundle_path("log-bundle-1/bootstrap/services/a.json").unwrap(),
+            Some("bootstrap/services/a.json".into())
+        );
+        assert_eq!(
+            bundle_path("./artifacts-1/bootstrap/x.log").unwrap(),
+            Some("bootstrap/x.log".into())
+        );
+        assert_eq!(
+            bundle_path("log-bundle-1/log-bundle-bootstrap/bootstrap/services/a.json").unwrap(),
+            Some("log-bundle-bootstrap/bootstrap/services/a.json".into())
+        );
+        assert_eq!(bundle_path("log-bundle-1/").unwrap(), None);
+        assert!(bundle_path("log-bundle-1/../../etc/passwd").is_err());
+        assert!(bundle_path("/etc/passwd").is_err());
+    }
+}

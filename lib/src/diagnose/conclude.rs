@@ -1,0 +1,292 @@
+//! From what the pass kept to the report: the timeline, the first failure, its cause.
+
+use super::analysis::Analysis;
+use super::causes::{self, Cause};
+use super::explain::explain;
+use super::records::Record;
+use super::{Diagnosis, Event, Evidence, Failure};
+
+/// Timeline events kept; a bundle with more says so in its notes.
+const MAX_EVENTS: usize = 2000;
+
+/// Where the files came from, which decides what a service that never finished means.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Source {
+    /// A log bundle: it was gathered because the bootstrap did not complete, so a service
+    /// still running then is the failure.
+    Bundle,
+    /// The node now: a service still running may just be busy, so it is a failure only with
+    /// evidence of a cause.
+    Node,
+}
+
+/// The report for everything `analysis` kept.
+pub(crate) fn conclude(mut analysis: Analysis, source: Source) -> Diagnosis {
+    let timeline = timeline(&mut analysis);
+    let failure = first_failure(&analysis, source).map(|first| {
+        let FirstFailure {
+            what,
+            service,
+            stage,
+            time,
+        } = first;
+        let (cause, evidence) = best_cause(&analysis, service.as_deref());
+        let (sentence, fix) = match (cause, evidence.first()) {
+            (Some(cause), Some(first)) => {
+                let (sentence, fix) = explain(cause, &first.text);
+                (sentence, Some(fix))
+            }
+            _ => (
+                "No known cause matched; the last error lines are below.".to_string(),
+                None,
+            ),
+        };
+        Failure {
+            what,
+            service,
+            stage,
+            time,
+            cause,
+            sentence,
+            evidence,
+            fix,
+            last_errors: analysis.last_errors.iter().cloned().collect(),
+        }
+    });
+    if failure.is_none() {
+        still_running(&mut analysis);
+    }
+    if analysis.records.is_empty() {
+        analysis.note(
+            "no service records (bootstrap/services/*.json): the node may not have started its services, or this is not a bootstrap log bundle"
+                .to_string(),
+        );
+    }
+    Diagnosis {
+        timeline,
+        failure,
+        notes: analysis.notes,
+        files_read: analysis.files_read,
+    }
+}
+
+/// The unit of a service as a person names it; a single node's pre-reboot bundle says so.
+fn unit_name(service: &str) -> String {
+    match service.strip_prefix("log-bundle-bootstrap/") {
+        Some(base) => format!("{base}.service (before the reboot)"),
+        None => format!("{service}.service"),
+    }
+}
+
+fn describe(record: &Record) -> String {
+    let phase = record.phase.as_deref().unwrap_or("entry");
+    let mut what = match (&record.stage, phase) {
+        (Some(stage), "stage start") => format!("stage {stage} started"),
+        (Some(stage), "stage end") => format!("stage {stage} ended"),
+        (_, phase) => phase.to_string(),
+    };
+    if let Some(command) = record.pre_command.as_ref().or(record.post_command.as_ref()) {
+        what.push_str(&format!(" ({command})"));
+    }
+    if let Some(result) = &record.result {
+        what.push_str(&format!(": {result}"));
+    }
+    what
+}
+
+fn timeline(analysis: &mut Analysis) -> Vec<Event> {
+    let mut events = Vec::new();
+    for (service, (_, entries)) in &analysis.records {
+        for record in entries {
+            events.push(Event {
+                time: record
+                    .timestamp
+                    .as_deref()
+                    .and_then(super::records::normalize_time),
+                source: unit_name(service),
+                what: describe(record),
+            });
+        }
+    }
+    for (name, time, _) in &analysis.markers {
+        events.push(Event {
+            time: time.clone(),
+            source: "marker".to_string(),
+            what: format!("{name} written"),
+        });
+    }
+    // Stable: entries of one file keep their order within a second.
+    events.sort_by(|a, b| match (&a.time, &b.time) {
+        (Some(x), Some(y)) => x.cmp(y),
+        (Some(_), None) => std::cmp::Ordering::Less,
+        (None, Some(_)) => std::cmp::Ordering::Greater,
+        (None, None) => std::cmp::Ordering::Equal,
+    });
+    if events.len() > MAX_EVENTS {
+        analysis.note(format!(
+            "the timeline has {} events; the first {MAX_EVENTS} are shown",
+            events.len()
+        ));
+        events.truncate(MAX_EVENTS);
+    }
+    events
+}
+
+/// What failed first, before its cause is looked for.
+struct FirstFailure {
+    what: String,
+    service: Option<String>,
+    stage: Option<String>,
+    time: Option<String>,
+}
+
+fn first(
+    what: String,
+    service: Option<String>,
+    stage: Option<String>,
+    time: Option<String>,
+) -> Option<FirstFailure> {
+    Some(FirstFailure {
+        what,
+        service,
+        stage,
+        time,
+    })
+}
+
+/// The earliest failure: a failing record, else a unit systemd lists as failed, else a bootstrap
+/// service that never finished or never started while evidence of a cause is at hand.
+fn first_failure(analysis: &Analysis, source: Source) -> Option<FirstFailure> {
+    let mut failures: Vec<(Option<String>, &String, &Record)> = analysis
+        .records
+        .iter()
+        .flat_map(|(service, (_, entries))| {
+            entries.iter().filter(|r| r.failed()).map(move |r| {
+                let time = r
+                    .timestamp
+                    .as_deref()
+                    .and_then(super::records::normalize_time);
+                (time, service, r)
+            })
+        })
+        .collect();
+    failures.sort_by(|a, b| a.0.cmp(&b.0));
+    if let Some((time, service, record)) = failures.into_iter().next() {
+        let what = match &record.stage {
+            Some(stage) => format!("{} failed in stage {stage}", unit_name(service)),
+            None => format!("{} failed", unit_name(service)),
+        };
+        return first(what, Some(service.clone()), record.stage.clone(), time);
+    }
+    if let Some((unit, _)) = analysis.failed_units.first() {
+        let service = unit.strip_suffix(".service").map(str::to_string);
+        return first(format!("{unit} failed"), service, None, None);
+    }
+    let running = stuck_service(analysis);
+    let counts = source == Source::Bundle || !analysis.evidence.is_empty();
+    if let Some((service, stage, time)) = running.filter(|_| counts) {
+        let what = match &stage {
+            Some(stage) => format!(
+                "{} never finished: stage {stage} did not end",
+                unit_name(&service)
+            ),
+            None => format!("{} never finished", unit_name(&service)),
+        };
+        return first(what, Some(service), stage, time);
+    }
+    if analysis.evidence.contains_key(&Cause::UnitHeld) {
+        for service in ["release-image", "bootkube"] {
+            if !analysis.records.contains_key(service) {
+                return first(
+                    format!("{service}.service never started"),
+                    Some(service.to_string()),
+                    None,
+                    None,
+                );
+            }
+        }
+    }
+    None
+}
+
+/// A service whose last run started and never ended: (service, open stage, time of the last entry).
+fn stuck_service(analysis: &Analysis) -> Option<(String, Option<String>, Option<String>)> {
+    // The services the bootstrap waits on first, then the rest in name order.
+    let first = ["release-image", "bootkube"];
+    let ordered = first
+        .iter()
+        .filter_map(|name| analysis.records.get_key_value(*name))
+        .chain(
+            analysis
+                .records
+                .iter()
+                .filter(|(name, _)| !first.contains(&name.as_str())),
+        );
+    ordered.into_iter().find_map(|(service, (_, entries))| {
+        let last_start = entries
+            .iter()
+            .rposition(|r| r.phase.as_deref() == Some("service start"))?;
+        let run = &entries[last_start..];
+        if run
+            .iter()
+            .any(|r| r.phase.as_deref() == Some("service end"))
+        {
+            return None;
+        }
+        let open_stage = run.iter().rev().find_map(|r| match r.phase.as_deref() {
+            Some("stage start") => Some(r.stage.clone()),
+            Some("stage end") => Some(None),
+            _ => None,
+        });
+        let time = run
+            .last()
+            .and_then(|r| r.timestamp.as_deref())
+            .and_then(super::records::normalize_time);
+        Some((service.clone(), open_stage.flatten(), time))
+    })
+}
+
+fn still_running(analysis: &mut Analysis) {
+    if let Some((service, stage, time)) = stuck_service(analysis) {
+        analysis.note(format!(
+            "{} is still running{}{}; nothing failed so far",
+            unit_name(&service),
+            stage.map(|s| format!(" (stage {s})")).unwrap_or_default(),
+            time.map(|t| format!(", last record at {t}"))
+                .unwrap_or_default()
+        ));
+    }
+}
+
+/// Whether `file` belongs to `service`: its records, journal or unit status.
+fn belongs_to(file: &str, service: &str) -> bool {
+    let base = service.rsplit('/').next().unwrap_or(service);
+    let name = file.rsplit('/').next().unwrap_or(file);
+    name == format!("{base}.json")
+        || name == format!("{base}.log")
+        || name.starts_with(&format!("{base}.service"))
+}
+
+/// The highest-priority cause with evidence in the failing service's own files, else anywhere.
+fn best_cause(analysis: &Analysis, service: Option<&str>) -> (Option<Cause>, Vec<Evidence>) {
+    let mut ranked: Vec<(&Cause, &Vec<Evidence>)> = analysis.evidence.iter().collect();
+    ranked.sort_by_key(|(cause, _)| causes::priority(**cause));
+    if let Some(service) = service {
+        for (cause, evidence) in &ranked {
+            let own: Vec<Evidence> = evidence
+                .iter()
+                .filter(|e| belongs_to(&e.file, service))
+                .cloned()
+                .collect();
+            if !own.is_empty() {
+                let others = evidence.iter().filter(|e| !belongs_to(&e.file, service));
+                let all = own.iter().cloned().chain(others.cloned()).collect();
+                return (Some(**cause), all);
+            }
+        }
+    }
+    match ranked.first() {
+        Some((cause, evidence)) => (Some(**cause), (*evidence).clone()),
+        None => (None, Vec::new()),
+    }
+}

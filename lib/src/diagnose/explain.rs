@@ -1,0 +1,232 @@
+//! From a cause and its first evidence line to the sentence a person reads and the command that
+//! fixes it. Details (the registry, the name, the flag, the unit) are taken from the evidence
+//! itself; when a line does not carry one, the sentence says so in general words.
+
+use super::causes::Cause;
+
+/// The sentence explaining `cause` and the command that fixes it, from the first evidence line.
+pub(crate) fn explain(cause: Cause, line: &str) -> (String, String) {
+    match cause {
+        Cause::DiskFull => (
+            "A filesystem of the node is full (no space left on device), so images, containers or logs could not be written.".into(),
+            "df -h / /var /sysroot && sudo podman image prune --all   # then give the node a larger disk".into(),
+        ),
+        Cause::CertificateNotYetValid => (
+            format!(
+                "A certificate is not valid yet{}: the node's clock is behind the machine that made the certificates.",
+                times(line).map(|t| format!(" ({t})")).unwrap_or_default()
+            ),
+            "timedatectl && chronyc tracking   # then fix the node's time source (NTP) and restart: sudo systemctl restart bootkube.service".into(),
+        ),
+        Cause::CertificateExpired => (
+            format!(
+                "A certificate has expired{}: the bootstrap certificates last 24 hours, so the configs are older than that or the node's clock is ahead.",
+                times(line).map(|t| format!(" ({t})")).unwrap_or_default()
+            ),
+            "bootgen ignition --renew-expired -o bootgen-out   # new certificates, the same keys; then boot the new bootstrap.ign".into(),
+        ),
+        Cause::ArchitectureMismatch => (
+            "The release payload's binaries are for another CPU architecture than this host (exec format error).".into(),
+            "bootgen ignition --arch $(uname -m) --release-image <a payload for this architecture, or -multi>".into(),
+        ),
+        Cause::TagFromBlockedSource => (
+            format!(
+                "The release image was pulled by tag from {}, whose source is blocked: mirrors serve digests only, so a tag cannot be pulled at all.",
+                registry(line).unwrap_or_else(|| "a registry".into())
+            ),
+            "bootgen ignition --release-image <repository>@sha256:<digest> ...   # pin the release image by digest".into(),
+        ),
+        Cause::PullUnauthorized => {
+            let registry = registry(line);
+            (
+                format!(
+                    "The registry {} refused the pull (unauthorized): the pull secret or the mirror's credentials do not cover it.",
+                    registry.as_deref().unwrap_or("of the release image")
+                ),
+                "bootgen patch bootstrap.ign --registry-auth auth.json -o bootstrap.ign   # auth.json with credentials for that registry".into(),
+            )
+        }
+        Cause::UnknownAuthority => (
+            format!(
+                "The certificate of {} is signed by an authority the node does not trust: the mirror's CA is missing from the trust bundle.",
+                registry(line).unwrap_or_else(|| "a registry".into())
+            ),
+            "bootgen patch bootstrap.ign --trust-bundle mirror-ca.pem -o bootstrap.ign".into(),
+        ),
+        Cause::MachineConfigServerUnreachable => (
+            format!(
+                "The control-plane machines could not fetch their config from the machine-config server on port 22623{}: check the load balancer's 22623 backend and the api-int DNS record.",
+                name(line).map(|n| format!(" (at {n})")).unwrap_or_default()
+            ),
+            "curl -k -o /dev/null -w '%{http_code}\\n' https://api-int.<cluster>.<domain>:22623/config/master   # from a control-plane host".into(),
+        ),
+        Cause::NameResolution => {
+            let host = name(line);
+            let fix = match &host {
+                Some(h) => format!("dig +short {h}   # add the DNS record, or: bootgen patch bootstrap.ign --add-host <ip>={h} -o bootstrap.ign"),
+                None => "bootgen patch bootstrap.ign --add-host <ip>=<name> -o bootstrap.ign   # or add the DNS record".into(),
+            };
+            (
+                format!(
+                    "The name {} does not resolve from the node.",
+                    host.as_deref().unwrap_or("the node needed")
+                ),
+                fix,
+            )
+        }
+        Cause::UnknownFlag => (
+            format!(
+                "An operator in the payload rejected the flag {} that bootkube passed: the bootstrap was made for another release than the payload.",
+                flag(line).unwrap_or_else(|| "bootkube passed".into())
+            ),
+            "oc adm release info <release image> | head -3   # then: bootgen ignition --release-image <that release image>".into(),
+        ),
+        Cause::RuntimeFailed => {
+            let unit = if line.to_ascii_lowercase().contains("kubelet") { "kubelet.service" } else { "crio.service" };
+            (
+                format!("{unit} failed to start, so no container or static pod could run."),
+                format!("sudo journalctl -b -u {unit} --no-pager | tail -50 && sudo systemctl restart {unit}"),
+            )
+        }
+        Cause::EtcdUnhealthy => (
+            "etcd has no quorum or cannot reach its members (ports 2379/2380 between the bootstrap and control-plane hosts).".into(),
+            "sudo crictl logs $(sudo crictl ps -a --name etcd -q | head -1) 2>&1 | tail -30".into(),
+        ),
+        Cause::UnitHeld => {
+            let unit = held_unit(line);
+            let fix = match &unit {
+                Some(u) => format!("sudo bootgen-release {u}   # or, if masked: sudo systemctl unmask --now {u}"),
+                None => "sudo bootgen-release <unit>   # or, if masked: sudo systemctl unmask --now <unit>".into(),
+            };
+            (
+                format!(
+                    "{} was held or masked and never released, so it never ran.",
+                    unit.as_deref().unwrap_or("A unit")
+                ),
+                fix,
+            )
+        }
+        Cause::CsrPending => (
+            "Certificate signing requests are pending: the control-plane kubelets cannot join until they are approved.".into(),
+            "oc get csr -o name | xargs oc adm certificate approve".into(),
+        ),
+        Cause::ApiUnreachable => (
+            "Nothing answered on the API's port 6443: the bootstrap kube-apiserver is not running or the load balancer does not reach it.".into(),
+            "sudo crictl ps -a --name kube-apiserver && curl -k https://localhost:6443/readyz".into(),
+        ),
+    }
+}
+
+/// The word after `marker` in `line`, up to a character in `stops`.
+fn after(line: &str, marker: &str, stops: &[char]) -> Option<String> {
+    let lower = line.to_ascii_lowercase();
+    let at = lower.find(&marker.to_ascii_lowercase())? + marker.len();
+    let rest = line.get(at..)?;
+    let word: String = rest
+        .chars()
+        .take_while(|c| !c.is_whitespace() && !stops.contains(c))
+        .collect();
+    (!word.is_empty()).then_some(word)
+}
+
+/// The registry (host and port, as pull secrets name it) in an image reference or registry URL
+/// in `line`.
+fn registry(line: &str) -> Option<String> {
+    after(line, "docker://", &['/', '"', '\''])
+        .or_else(|| after(line, "pinging container registry ", &['/', '"']))
+        .or_else(|| after(line, "registry ", &['/', '"']).filter(|h| h.contains('.')))
+        .or_else(|| after(line, "https://", &['/', '"']))
+        .map(|registry| registry.trim_end_matches(':').to_string())
+}
+
+/// The host name a resolver or client failed on.
+fn name(line: &str) -> Option<String> {
+    after(line, "lookup ", &[':', '"'])
+        .or_else(|| after(line, "could not resolve host: ", &[':', '"']))
+        .or_else(|| after(line, "https://", &['/', ':', '"']))
+        .or_else(|| {
+            line.to_ascii_lowercase()
+                .contains("does not resolve yet")
+                .then(|| {
+                    let before =
+                        &line[..line.to_ascii_lowercase().find(" does not resolve yet")?];
+                    before.split_whitespace().last().map(str::to_string)
+                })
+                .flatten()
+        })
+}
+
+/// The flag an operator rejected.
+fn flag(line: &str) -> Option<String> {
+    after(line, "unknown flag: ", &['"'])
+        .or_else(|| after(line, "flag provided but not defined: ", &['"']))
+        .or_else(|| after(line, "unknown shorthand flag: ", &['"']))
+}
+
+/// The unit named by a hold condition or a mask message.
+fn held_unit(line: &str) -> Option<String> {
+    after(line, "/etc/bootgen/hold/", &[')', '"'])
+        .or_else(|| after(line, "unit ", &['"']).filter(|u| u.contains('.')))
+}
+
+/// "current time A is after/before B" from Go's x509 message.
+fn times(line: &str) -> Option<String> {
+    let lower = line.to_ascii_lowercase();
+    let at = lower.find("current time ")?;
+    Some(line[at..].trim_end().to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn details_come_from_the_evidence() {
+        let (sentence, fix) = explain(
+            Cause::PullUnauthorized,
+            "Error: initializing source docker://mirror.lab:8443/ocp/release@sha256:1: reading manifest: unauthorized: authentication required",
+        );
+        assert!(sentence.contains("mirror.lab:8443 "), "{sentence}");
+        assert!(fix.contains("--registry-auth"));
+        let (sentence, fix) = explain(
+            Cause::NameResolution,
+            "dial tcp: lookup api-int.ostest.example.com on 192.0.2.53:53: no such host",
+        );
+        assert!(
+            sentence.contains("api-int.ostest.example.com "),
+            "{sentence}"
+        );
+        assert!(
+            fix.contains("--add-host <ip>=api-int.ostest.example.com"),
+            "{fix}"
+        );
+        let (sentence, _) = explain(Cause::UnknownFlag, "Error: unknown flag: --payload-version");
+        assert!(sentence.contains("--payload-version"), "{sentence}");
+        let (sentence, fix) = explain(
+            Cause::UnitHeld,
+            "bootkube.service was skipped because of an unmet condition check (ConditionPathExists=!/etc/bootgen/hold/bootkube.service)",
+        );
+        assert!(sentence.starts_with("bootkube.service "), "{sentence}");
+        assert!(fix.contains("bootgen-release bootkube.service"));
+    }
+
+    #[test]
+    fn a_masked_unit_is_named() {
+        let line = "Failed to start bootkube.service: Unit bootkube.service is masked.";
+        let (sentence, fix) = explain(Cause::UnitHeld, line);
+        assert!(sentence.starts_with("bootkube.service "), "{sentence}");
+        assert!(
+            fix.contains("systemctl unmask --now bootkube.service"),
+            "{fix}"
+        );
+    }
+
+    #[test]
+    fn without_details_the_sentence_stays_general() {
+        let (sentence, _) = explain(
+            Cause::NameResolution,
+            "temporary failure in name resolution",
+        );
+        assert!(sentence.contains("the node needed"), "{sentence}");
+    }
+}

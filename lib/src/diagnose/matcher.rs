@@ -1,0 +1,142 @@
+//! Finding the cause table's fragments in a line in one pass. A bundle holds gigabytes of
+//! journal, almost none of it evidence; testing each of the table's ~70 fragments against each
+//! line would read every line ~70 times. Instead every position of the line is looked up once
+//! in a table of the fragments' first two bytes (ASCII case folded), and only a hit is compared
+//! in full.
+
+use std::sync::OnceLock;
+
+use super::causes::{Cause, TABLE};
+
+/// Words that make a line an error line worth showing when no cause matches.
+const ERROR_WORDS: &[&str] = &["error", "fail", "fatal"];
+
+/// The fragments of every pattern and the error words, indexed by their first two bytes.
+struct Index {
+    fragments: Vec<&'static str>,
+    /// For each two-byte prefix (lower case), the fragments that start with it.
+    by_prefix: Vec<Vec<u16>>,
+}
+
+fn prefix_key(a: u8, b: u8) -> usize {
+    (usize::from(a.to_ascii_lowercase()) << 8) | usize::from(b.to_ascii_lowercase())
+}
+
+fn index() -> &'static Index {
+    static INDEX: OnceLock<Index> = OnceLock::new();
+    INDEX.get_or_init(|| {
+        let mut fragments: Vec<&'static str> = ERROR_WORDS.to_vec();
+        for row in TABLE {
+            for pattern in row.patterns {
+                for fragment in *pattern {
+                    if !fragments.contains(fragment) {
+                        fragments.push(fragment);
+                    }
+                }
+            }
+        }
+        let mut by_prefix = vec![Vec::new(); 1 << 16];
+        for (i, fragment) in fragments.iter().enumerate() {
+            let bytes = fragment.as_bytes();
+            // Every fragment has at least two bytes (a test below keeps it so).
+            if let (Some(&a), Some(&b), Ok(i)) = (bytes.first(), bytes.get(1), u16::try_from(i)) {
+                by_prefix[prefix_key(a, b)].push(i);
+            }
+        }
+        Index {
+            fragments,
+            by_prefix,
+        }
+    })
+}
+
+/// Which fragments a line holds.
+pub(crate) struct Found {
+    present: Vec<bool>,
+    any: bool,
+}
+
+impl Found {
+    fn has(&self, fragment: &str) -> bool {
+        let index = index();
+        index
+            .fragments
+            .iter()
+            .position(|f| *f == fragment)
+            .is_some_and(|i| self.present[i])
+    }
+
+    /// Whether the line looks like an error (or matched a cause).
+    pub(crate) fn is_error_line(&self) -> bool {
+        self.any && ERROR_WORDS.iter().any(|w| self.has(w))
+    }
+
+    /// The causes the line shows, in the file `lower_path` (its path in lower case).
+    pub(crate) fn causes<'a>(&'a self, lower_path: &'a str) -> impl Iterator<Item = Cause> + 'a {
+        TABLE
+            .iter()
+            .filter(move |row| {
+                self.any
+                    && row
+                        .only_in
+                        .is_none_or(|names| names.iter().any(|n| lower_path.contains(n)))
+                    && row
+                        .patterns
+                        .iter()
+                        .any(|pattern| pattern.iter().all(|fragment| self.has(fragment)))
+            })
+            .map(|row| row.cause)
+    }
+}
+
+/// Looks for every fragment in `line`, ignoring ASCII case.
+pub(crate) fn scan(line: &str) -> Found {
+    let index = index();
+    let bytes = line.as_bytes();
+    let mut found = Found {
+        present: vec![false; index.fragments.len()],
+        any: false,
+    };
+    for start in 0..bytes.len().saturating_sub(1) {
+        let candidates = &index.by_prefix[prefix_key(bytes[start], bytes[start + 1])];
+        for &i in candidates {
+            let i = usize::from(i);
+            if found.present[i] {
+                continue;
+            }
+            let fragment = index.fragments[i].as_bytes();
+            let end = start + fragment.len();
+            if end <= bytes.len() && bytes[start..end].eq_ignore_ascii_case(fragment) {
+                found.present[i] = true;
+                found.any = true;
+            }
+        }
+    }
+    found
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_fragment_is_lower_case_and_two_bytes_or_more() {
+        for fragment in &index().fragments {
+            assert!(fragment.len() >= 2, "{fragment:?}");
+            assert_eq!(*fragment, fragment.to_ascii_lowercase(), "{fragment:?}");
+        }
+    }
+
+    #[test]
+    fn finds_fragments_in_any_case_and_at_the_ends() {
+        let found = scan("Error: No space left on device");
+        assert!(found.is_error_line());
+        assert_eq!(
+            found.causes("a.log").collect::<Vec<_>>(),
+            vec![Cause::DiskFull]
+        );
+        let found = scan("all is well");
+        assert!(!found.is_error_line());
+        assert_eq!(found.causes("a.log").count(), 0);
+    }
+}

@@ -1,0 +1,341 @@
+//! A scripted bootstrap node for the log-bundle tests: a scratch tree standing in for the node's
+//! files, stub tools (journalctl, systemctl, crictl, podman, oc, ...) that print what a scenario
+//! says, service records written by bootgen's real `bootstrap-service-record.sh`, and bootgen's
+//! real `installer-gather.sh` run against it to make a log bundle.
+//!
+//! ```no_run
+//! use bootgen_conformance::failing_node::FailingNode;
+//!
+//! # fn demo() -> bootgen_conformance::Result<()> {
+//! let node = FailingNode::new(None)?
+//!     .journal("release-image.service", "2026-01-01T01:00:00+0000 bootstrap podman[10]: Error: ...\n")?
+//!     .service("release-image", "record_service_stage_start pull-release-image\nexit 1\n")?;
+//! let bundle = node.gather("20260101010000")?;
+//! # Ok(())
+//! # }
+//! ```
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use crate::{write_file, HarnessError, Result};
+
+/// The scripts a node runs, by their name in `/usr/local/bin`.
+const SCRIPTS: &[&str] = &[
+    "installer-gather.sh",
+    "installer-masters-gather.sh",
+    "bootstrap-service-record.sh",
+];
+
+/// journalctl: `--unit=U` prints the scenario's journal of U; `_SYSTEMD_INVOCATION_ID=U` (the
+/// record script's query; the driver sets the invocation ID to the unit's name) its last lines;
+/// no unit, every journal.
+const STUB_JOURNALCTL: &str = r##"#!/usr/bin/env bash
+dir="${STUB_DIR:?}/journal"
+unit="" lines=""
+for arg in "$@"; do
+    case "$arg" in
+        --unit=*) unit="${arg#--unit=}" ;;
+        _SYSTEMD_INVOCATION_ID=*) unit="${arg#_SYSTEMD_INVOCATION_ID=}" ;;
+        --lines=*) lines="${arg#--lines=}" ;;
+    esac
+done
+if [ -z "$unit" ]; then
+    cat "$dir"/* 2>/dev/null
+    exit 0
+fi
+case "$unit" in *.*) ;; *) unit="$unit.service" ;; esac
+[ -f "$dir/$unit" ] || { echo "-- No entries --"; exit 0; }
+if [ -n "$lines" ]; then tail -n "$lines" "$dir/$unit"; else cat "$dir/$unit"; fi |
+    if [[ " $* " == *" --output=json "* ]]; then
+        jq -cR '{__REALTIME_TIMESTAMP: "1767229500000000", _HOSTNAME: "bootstrap", SYSLOG_IDENTIFIER: "stub", MESSAGE: .}'
+    else
+        cat
+    fi
+"##;
+
+/// systemctl: the failed units the scenario names, in systemd's table.
+const STUB_SYSTEMCTL: &str = r##"#!/usr/bin/env bash
+failed="${STUB_DIR:?}/failed-units"
+case "$*" in
+    *list-units*--state=failed*)
+        echo "  UNIT LOAD ACTIVE SUB DESCRIPTION"
+        [ -f "$failed" ] && sed 's/^\(.*\)$/● \1 loaded failed failed \1/' "$failed"
+        ;;
+    *list-units*) echo "  UNIT LOAD ACTIVE SUB DESCRIPTION" ;;
+    *status*) echo "× ${*: -1} - stub"; echo "     Active: failed (Result: exit-code)"; exit 3 ;;
+esac
+exit 0
+"##;
+
+/// crictl and podman: the scenario's containers (`crio/NAME-ID.log` for CRI-O,
+/// `podman/NAME-ID.log` for podman), listed as JSON in each tool's own shape.
+const STUB_RUNTIME: &str = r##"#!/usr/bin/env bash
+tool=$(basename "$0")
+if [ "$tool" = crictl ]; then dir="${STUB_DIR:?}/crio"; else dir="${STUB_DIR:?}/podman"; fi
+case "$1 ${2:-} ${3:-}" in
+    "ps --all --output=json" | "ps --all --format=json")
+        items=""
+        for f in "$dir"/*.log; do
+            [ -e "$f" ] || continue
+            base=$(basename "$f" .log)
+            if [ "$tool" = crictl ]; then
+                item=$(printf '{"id":"%s","metadata":{"name":"%s"}}' "${base##*-}" "${base%-*}")
+            else
+                item=$(printf '{"Id":"%s","Names":["%s"]}' "${base##*-}" "${base%-*}")
+            fi
+            items="${items:+$items,}$item"
+        done
+        if [ "$tool" = crictl ]; then echo "{\"containers\":[$items]}"; else echo "[$items]"; fi
+        ;;
+    logs*) cat "$dir"/*-"${*: -1}".log ;;
+    inspect*) echo '{"State":{"Status":"exited"}}' ;;
+    *) echo "CONTAINER IMAGE CREATED STATE NAME" ;;
+esac
+"##;
+
+/// Any other tool: prints `out/TOOL` when the scenario wrote one, else nothing.
+const STUB_OUTPUT: &str = r##"#!/usr/bin/env bash
+cat "${STUB_DIR:?}/out/$(basename "$0")" 2>/dev/null
+exit 0
+"##;
+
+/// The API never answers (the scenarios are of failed bootstraps).
+const STUB_OC: &str = r##"#!/usr/bin/env bash
+echo "The connection to the server localhost:6443 was refused - did you specify the right host or port?" >&2
+exit 1
+"##;
+
+/// A scratch bootstrap node: build it with a scenario, then [`FailingNode::gather`].
+pub struct FailingNode {
+    dir: tempfile::TempDir,
+}
+
+impl FailingNode {
+    /// A node with bootgen's scripts for `release` (`None`: the default release).
+    pub fn new(release: Option<&str>) -> Result<FailingNode> {
+        let dir = tempfile::tempdir()?;
+        let node = FailingNode { dir };
+        let loaded = bootgen::config::load_default()
+            .map_err(|err| HarnessError(format!("default install-config: {err}")))?;
+        let options = crate::quick_options(release);
+        let generated = bootgen::generate(&loaded, &options)
+            .map_err(|err| HarnessError(format!("generate: {err}")))?;
+        let decoded = bootgen::ignition::decode(&generated.bootstrap)
+            .map_err(|err| HarnessError(format!("decode: {err}")))?;
+        for name in SCRIPTS {
+            let path = format!("/usr/local/bin/{name}");
+            let file = decoded
+                .files
+                .iter()
+                .find(|f| f.path == path)
+                .ok_or_else(|| HarnessError(format!("bootstrap.ign has no {path}")))?;
+            let contents = file.contents.clone().unwrap_or_default();
+            write_file(&node.node_path(&path), contents, 0o755)?;
+        }
+        for (name, text) in [
+            ("journalctl", STUB_JOURNALCTL),
+            ("systemctl", STUB_SYSTEMCTL),
+            ("crictl", STUB_RUNTIME),
+            ("podman", STUB_RUNTIME),
+            ("oc", STUB_OC),
+        ] {
+            write_file(&node.stub_bin().join(name), text, 0o755)?;
+        }
+        for name in [
+            "ip",
+            "ss",
+            "hostname",
+            "rpm-ostree",
+            "df",
+            "findmnt",
+            "scp",
+            "ssh",
+        ] {
+            write_file(&node.stub_bin().join(name), STUB_OUTPUT, 0o755)?;
+        }
+        fs::create_dir_all(node.node_path("/opt/openshift"))?;
+        fs::create_dir_all(node.node_path("/var/log/openshift"))?;
+        write_file(
+            &node.node_path("/etc/resolv.conf"),
+            "nameserver 192.0.2.53\n",
+            0o644,
+        )?;
+        Ok(node)
+    }
+
+    /// A node of the default release whose release-image.service pulled the image: the start
+    /// of most scenarios.
+    pub fn release_pulled() -> Result<FailingNode> {
+        FailingNode::new(None)?.service(
+            "release-image",
+            "record_service_stage_start pull-release-image\nrecord_service_stage_success",
+        )
+    }
+
+    /// The scratch root: the node's `/` and the stubs' data live below it.
+    pub fn root(&self) -> &Path {
+        self.dir.path()
+    }
+
+    /// Where the node's file `path` (absolute on the node) is in the scratch tree.
+    pub fn node_path(&self, path: &str) -> PathBuf {
+        self.root().join("node").join(path.trim_start_matches('/'))
+    }
+
+    fn stub_bin(&self) -> PathBuf {
+        self.root().join("bin")
+    }
+
+    fn stub_dir(&self) -> PathBuf {
+        self.root().join("stub")
+    }
+
+    /// Appends `text` (journal lines, `short-iso` format) to the journal of `unit`.
+    pub fn journal(self, unit: &str, text: &str) -> Result<FailingNode> {
+        let path = self.stub_dir().join("journal").join(unit);
+        let mut all = fs::read_to_string(&path).unwrap_or_default();
+        all.push_str(text);
+        write_file(&path, all, 0o644)?;
+        Ok(self)
+    }
+
+    /// Runs `body` as the service `service` (bash, after sourcing bootgen's real
+    /// `bootstrap-service-record.sh`), so its records are what that script writes; a failure's
+    /// message is the last lines of the unit's journal, as under systemd.
+    pub fn service(self, service: &str, body: &str) -> Result<FailingNode> {
+        let script = format!(". \"$RECORD_SCRIPT\"\n{body}\n",);
+        let output = Command::new("bash")
+            .arg("-c")
+            .arg(script)
+            .env_clear()
+            .env("PATH", self.path_var())
+            .env("STUB_DIR", self.stub_dir())
+            .env(
+                "RECORD_SCRIPT",
+                self.node_path("/usr/local/bin/bootstrap-service-record.sh"),
+            )
+            .env("SERVICE_RECORD_NAME", service)
+            .env(
+                "SERVICE_RECORDS_DIR",
+                format!("{}/", self.node_path("/var/log/openshift").display()),
+            )
+            .env("INVOCATION_ID", service)
+            .output()?;
+        let records = self
+            .node_path("/var/log/openshift")
+            .join(format!("{service}.json"));
+        if !records.exists() {
+            return Err(HarnessError(format!(
+                "{service} wrote no records: {}",
+                String::from_utf8_lossy(&output.stderr)
+            )));
+        }
+        Ok(self)
+    }
+
+    /// Writes the node's file `path` (a `.done` marker, a config).
+    pub fn file(self, path: &str, contents: &str) -> Result<FailingNode> {
+        write_file(&self.node_path(path), contents, 0o644)?;
+        Ok(self)
+    }
+
+    /// A CRI-O container `name` whose log is `log`.
+    pub fn crio_container(self, name: &str, id: &str, log: &str) -> Result<FailingNode> {
+        write_file(
+            &self
+                .stub_dir()
+                .join("crio")
+                .join(format!("{name}-{id}.log")),
+            log,
+            0o644,
+        )?;
+        Ok(self)
+    }
+
+    /// A podman container `name` whose log is `log`.
+    pub fn podman_container(self, name: &str, id: &str, log: &str) -> Result<FailingNode> {
+        write_file(
+            &self
+                .stub_dir()
+                .join("podman")
+                .join(format!("{name}-{id}.log")),
+            log,
+            0o644,
+        )?;
+        Ok(self)
+    }
+
+    /// `unit` is listed as failed by systemctl.
+    pub fn failed_unit(self, unit: &str) -> Result<FailingNode> {
+        let path = self.stub_dir().join("failed-units");
+        let mut all = fs::read_to_string(&path).unwrap_or_default();
+        all.push_str(unit);
+        all.push('\n');
+        write_file(&path, all, 0o644)?;
+        Ok(self)
+    }
+
+    /// What `tool` (ip, ss, df, hostname, rpm-ostree, findmnt) prints.
+    pub fn tool_output(self, tool: &str, text: &str) -> Result<FailingNode> {
+        write_file(&self.stub_dir().join("out").join(tool), text, 0o644)?;
+        Ok(self)
+    }
+
+    /// The environment under which `bootgen diagnose --node` sees this node: its files under
+    /// `BOOTGEN_NODE_ROOT`, its stub tools first on `PATH`.
+    pub fn node_env(&self) -> Vec<(&'static str, String)> {
+        vec![
+            (
+                "BOOTGEN_NODE_ROOT",
+                self.root().join("node").display().to_string(),
+            ),
+            ("PATH", self.path_var()),
+            ("STUB_DIR", self.stub_dir().display().to_string()),
+        ]
+    }
+
+    fn path_var(&self) -> String {
+        format!("{}:/usr/bin:/bin", self.stub_bin().display())
+    }
+
+    /// Runs bootgen's real `installer-gather.sh --id ID` against the node and returns the
+    /// bundle it wrote. Its scratch directory must be empty again afterwards.
+    pub fn gather(&self, id: &str) -> Result<PathBuf> {
+        let work = self.root().join("work");
+        let out = self.root().join("out");
+        fs::create_dir_all(&work)?;
+        fs::create_dir_all(&out)?;
+        let bundle = out.join(format!("log-bundle-{id}.tar.gz"));
+        let output = Command::new("bash")
+            .arg(self.node_path("/usr/local/bin/installer-gather.sh"))
+            .args(["--id", id])
+            .env_clear()
+            .env("PATH", self.path_var())
+            .env("HOME", self.root())
+            .env("STUB_DIR", self.stub_dir())
+            .env("GATHER_NODE_ROOT", self.root().join("node"))
+            .env("GATHER_WORK_DIR", &work)
+            .env("GATHER_NO_SUDO", "1")
+            .env("TAR_FILE", &bundle)
+            .current_dir(&out)
+            .output()?;
+        if !output.status.success() || !bundle.exists() {
+            return Err(HarnessError(format!(
+                "installer-gather.sh failed ({}): {}{}",
+                output.status,
+                String::from_utf8_lossy(&output.stdout),
+                String::from_utf8_lossy(&output.stderr)
+            )));
+        }
+        let left: Vec<_> = fs::read_dir(&work)?.collect();
+        if !left.is_empty() {
+            return Err(HarnessError(format!(
+                "installer-gather.sh left {} entries in its work directory",
+                left.len()
+            )));
+        }
+        Ok(bundle)
+    }
+}

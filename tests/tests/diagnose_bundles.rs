@@ -1,0 +1,678 @@
+//! `bootgen diagnose` on log bundles made the way real ones are: bootgen's real
+//! `installer-gather.sh` run against a scripted failing node (`failing_node`), whose service
+//! records come from bootgen's real `bootstrap-service-record.sh` and whose journals and
+//! container logs carry the messages the failing component prints. One node per cause, each
+//! diagnosed from its bundle and again with `--node` on the node's own files and stub tools.
+
+use std::path::Path;
+use std::process::Output;
+
+use bootgen_conformance::failing_node::FailingNode;
+use serde_json::Value;
+
+/// A journal line as `journalctl --output=short-iso` prints it.
+fn line(ident: &str, message: &str) -> String {
+    format!("2026-01-01T01:05:00+0000 bootstrap {ident}: {message}\n")
+}
+
+fn diagnose(bundle: &Path) -> (Output, Value) {
+    let output = bootgen_conformance::bootgen!()
+        .args(["diagnose", "--json"])
+        .arg(bundle)
+        .output()
+        .unwrap();
+    let report: Value = serde_json::from_slice(&output.stdout).unwrap_or_else(|err| {
+        panic!(
+            "no JSON ({err}): {}{}",
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        )
+    });
+    (output, report)
+}
+
+/// What a diagnosis must say: its cause, a fragment of the sentence, the file of some
+/// evidence, a fragment of the fix.
+struct Expect<'a> {
+    cause: &'a str,
+    sentence: &'a str,
+    evidence_in: &'a str,
+    fix: &'a str,
+}
+
+fn check(node: &FailingNode, expect: &Expect<'_>) -> Value {
+    let bundle = node.gather("20260101011000").unwrap();
+    let (output, report) = diagnose(&bundle);
+    assert_eq!(output.status.code(), Some(1), "{report:#}");
+    let failure = &report["failure"];
+    assert_eq!(failure["cause"], expect.cause, "{report:#}");
+    let sentence = failure["sentence"].as_str().unwrap();
+    assert!(sentence.contains(expect.sentence), "{sentence}");
+    let evidence = failure["evidence"].as_array().unwrap();
+    assert!(
+        evidence
+            .iter()
+            .any(|e| e["file"].as_str().unwrap().contains(expect.evidence_in)
+                && e["line"].as_u64().unwrap() >= 1),
+        "no evidence in {}: {report:#}",
+        expect.evidence_in
+    );
+    let fix = failure["fix"].as_str().unwrap();
+    assert!(fix.contains(expect.fix), "{fix}");
+    // The node itself, read where it lies, gives the same cause.
+    let (output, on_node) = diagnose_node(node);
+    assert_eq!(output.status.code(), Some(1), "{on_node:#}");
+    assert_eq!(on_node["failure"]["cause"], expect.cause, "{on_node:#}");
+    report
+}
+
+/// A node whose release image pull fails with `message` in release-image.service's journal.
+fn release_pull_fails(message: &str) -> FailingNode {
+    FailingNode::new(None)
+        .unwrap()
+        .journal(
+            "release-image.service",
+            &line("release-image-download.sh[1201]", &format!(
+                "Pull of release image quay.io/openshift-release-dev/ocp-release@sha256:4f1e failed (attempt 3): {message}"
+            )),
+        )
+        .unwrap()
+        .journal("release-image.service", &line("release-image-download.sh[1201]", "Giving up after 3 attempts."))
+        .unwrap()
+        .service("release-image", "record_service_stage_start pull-release-image\nexit 1")
+        .unwrap()
+        .failed_unit("release-image.service")
+        .unwrap()
+}
+
+/// A node whose bootkube failed in `stage` after the earlier ones, with `journal` in its
+/// journal.
+fn bootkube_fails(stage: &str, journal: &str) -> FailingNode {
+    FailingNode::release_pulled()
+        .unwrap()
+        .journal("bootkube.service", journal)
+        .unwrap()
+        .service(
+            "bootkube",
+            &format!(
+                "record_service_stage_start openshift-manifests\nrecord_service_stage_success\n\
+                 record_service_stage_start {stage}\nexit 1"
+            ),
+        )
+        .unwrap()
+        .file("/opt/openshift/openshift-manifests.done", "")
+        .unwrap()
+        .failed_unit("bootkube.service")
+        .unwrap()
+}
+
+#[test]
+fn pull_refused_names_the_registry() {
+    let node = release_pull_fails(
+        "Error: initializing source docker://quay.io/openshift-release-dev/ocp-release@sha256:4f1e: reading manifest sha256:4f1e in quay.io/openshift-release-dev/ocp-release: unauthorized: access to the requested resource is not authorized",
+    );
+    let report = check(
+        &node,
+        &Expect {
+            cause: "pull-unauthorized",
+            sentence: "quay.io",
+            evidence_in: "release-image",
+            fix: "--registry-auth",
+        },
+    );
+    let failure = &report["failure"];
+    assert_eq!(failure["service"], "release-image");
+    assert_eq!(failure["stage"], "pull-release-image");
+    // The timeline has the records of both the stage and the service.
+    let timeline = report["timeline"].as_array().unwrap();
+    assert!(timeline
+        .iter()
+        .any(|e| e["what"] == "stage pull-release-image ended: failure"));
+}
+
+#[test]
+fn mirror_ca_missing() {
+    let node = release_pull_fails(
+        "Error: initializing source docker://mirror.lab:8443/ocp/release@sha256:4f1e: pinging container registry mirror.lab:8443: Get \"https://mirror.lab:8443/v2/\": tls: failed to verify certificate: x509: certificate signed by unknown authority",
+    );
+    check(
+        &node,
+        &Expect {
+            cause: "unknown-authority",
+            sentence: "mirror.lab",
+            evidence_in: "release-image",
+            fix: "--trust-bundle",
+        },
+    );
+}
+
+#[test]
+fn mirror_name_does_not_resolve() {
+    let node = release_pull_fails(
+        "Error: initializing source docker://mirror.lab:8443/ocp/release@sha256:4f1e: pinging container registry mirror.lab:8443: Get \"https://mirror.lab:8443/v2/\": dial tcp: lookup mirror.lab on 192.0.2.53:53: no such host",
+    );
+    check(
+        &node,
+        &Expect {
+            cause: "name-resolution",
+            sentence: "mirror.lab ",
+            evidence_in: "release-image",
+            fix: "--add-host <ip>=mirror.lab",
+        },
+    );
+}
+
+#[test]
+fn api_int_does_not_resolve() {
+    let node = bootkube_fails(
+        "resolve-api-int-url",
+        &(line(
+            "bootkube.sh[2001]",
+            "api-int.ostest.example.com does not resolve yet (attempt 60)",
+        ) + &line(
+            "bootkube.sh[2001]",
+            "lookup api-int.ostest.example.com on 192.0.2.53:53: no such host",
+        )),
+    );
+    check(
+        &node,
+        &Expect {
+            cause: "name-resolution",
+            sentence: "api-int.ostest.example.com",
+            evidence_in: "bootkube",
+            fix: "api-int.ostest.example.com",
+        },
+    );
+}
+
+#[test]
+fn tag_from_a_blocked_source() {
+    let node = release_pull_fails(
+        "Error: initializing source docker://quay.io/openshift-release-dev/ocp-release:4.16.0-x86_64: registry quay.io/openshift-release-dev/ocp-release is blocked in /etc/containers/registries.conf or /etc/containers/registries.conf.d",
+    );
+    check(
+        &node,
+        &Expect {
+            cause: "tag-from-blocked-source",
+            sentence: "quay.io",
+            evidence_in: "release-image",
+            fix: "@sha256:",
+        },
+    );
+}
+
+#[test]
+fn payload_of_another_architecture() {
+    let message = "Release image architecture mismatch: quay.io/openshift-release-dev/ocp-release@sha256:4f1e is a single-architecture arm64 payload, but this host is amd64 (the config was generated for amd64). Its containers cannot run here.";
+    let node = FailingNode::new(None)
+        .unwrap()
+        .service(
+            "release-image",
+            &format!(
+                "record_service_stage_start pull-release-image\nrecord_service_stage_success\n\
+                 record_service_stage_start image-metadata-arches-match\n\
+                 record_service_stage_failure '{message}'\nexit 1"
+            ),
+        )
+        .unwrap();
+    check(
+        &node,
+        &Expect {
+            cause: "architecture-mismatch",
+            sentence: "another CPU architecture",
+            evidence_in: "bootstrap/services/release-image.json",
+            fix: "--arch",
+        },
+    );
+}
+
+#[test]
+fn exec_format_error_in_a_container() {
+    let node = bootkube_fails(
+        "cvo-bootstrap",
+        &line("bootkube.sh[2001]", "Rendering Cluster Version Operator Manifests..."),
+    )
+    .podman_container(
+        "cvo-render",
+        "5e6f7a8b9c0d",
+        "{\"msg\":\"exec container process `/usr/bin/cluster-version-operator`: Exec format error\",\"level\":\"error\"}\n",
+    )
+    .unwrap();
+    check(
+        &node,
+        &Expect {
+            cause: "architecture-mismatch",
+            sentence: "exec format error",
+            evidence_in: "bootstrap/pods/cvo-render-5e6f7a8b9c0d.log",
+            fix: "--release-image",
+        },
+    );
+}
+
+#[test]
+fn operator_rejects_a_render_flag() {
+    let node = bootkube_fails(
+        "etcd-bootstrap",
+        &(line("bootkube.sh[2001]", "Rendering CEO Manifests...")
+            + &line("bootkube.sh[2001]", "Error: unknown flag: --cluster-configmap-file")),
+    )
+    .podman_container(
+        "etcd-render",
+        "0f1e2d3c4b5a",
+        "Error: unknown flag: --cluster-configmap-file\nUsage:\n  cluster-etcd-operator render [flags]\n",
+    )
+    .unwrap();
+    check(
+        &node,
+        &Expect {
+            cause: "unknown-flag",
+            sentence: "--cluster-configmap-file",
+            evidence_in: "bootkube",
+            fix: "oc adm release info",
+        },
+    );
+}
+
+/// A node where `unit` failed to start after printing `own_line`, and systemd said so (its
+/// unit's `description`), while bootkube was still waiting for etcd.
+fn runtime_unit_fails(unit: &str, own_line: &str, description: &str) -> FailingNode {
+    let journal = own_line.to_string()
+        + &line(
+            "systemd[1]",
+            &format!("{unit}: Main process exited, code=exited, status=1/FAILURE"),
+        )
+        + &line(
+            "systemd[1]",
+            &format!("{unit}: Failed with result 'exit-code'."),
+        )
+        + &line("systemd[1]", &format!("Failed to start {description}."));
+    FailingNode::release_pulled()
+        .unwrap()
+        .journal(unit, &journal)
+        .unwrap()
+        .failed_unit(unit)
+        .unwrap()
+        // Still waiting when the node was gathered: killed, so no EXIT trap closes the run.
+        .service(
+            "bootkube",
+            "record_service_stage_start wait-for-etcd\nkill -KILL $$",
+        )
+        .unwrap()
+}
+
+/// What the diagnosis of [`runtime_unit_fails`] must say.
+fn check_runtime_unit(node: &FailingNode, unit: &str) {
+    let fix = format!("journalctl -b -u {unit}");
+    let report = check(
+        node,
+        &Expect {
+            cause: "runtime-failed",
+            sentence: unit,
+            // The same lines are in bootstrap/journals/; evidence is kept once, first seen.
+            evidence_in: &format!("unit-status/{unit}.log"),
+            fix: &fix,
+        },
+    );
+    assert_eq!(report["failure"]["what"], format!("{unit} failed"));
+}
+
+#[test]
+fn crio_does_not_start() {
+    let node = runtime_unit_fails(
+        "crio.service",
+        &line(
+            "crio[1500]",
+            "time=\"2026-01-01 01:05:00Z\" level=fatal msg=\"validating runtime config: invalid conmon path\"",
+        ),
+        "Container Runtime Interface for OCI (CRI-O)",
+    );
+    check_runtime_unit(&node, "crio.service");
+}
+
+#[test]
+fn kubelet_does_not_start() {
+    let node = runtime_unit_fails(
+        "kubelet.service",
+        &line(
+            "kubenswrapper[1800]",
+            "E0101 01:05:00.000000    1800 run.go:74] \"command failed\" err=\"failed to run Kubelet: failed to construct kubelet dependencies: unable to load client CA file /etc/kubernetes/kubelet-ca.crt: open /etc/kubernetes/kubelet-ca.crt: no such file or directory\"",
+        ),
+        "Kubernetes Kubelet",
+    );
+    check_runtime_unit(&node, "kubelet.service");
+}
+
+#[test]
+fn etcd_without_quorum() {
+    let node = bootkube_fails(
+        "wait-for-etcd",
+        &line("bootkube.sh[2001]", "Waiting for etcd cluster..."),
+    )
+    .crio_container(
+        "etcd",
+        "9a8b7c6d5e4f",
+        "{\"level\":\"warn\",\"ts\":\"2026-01-01T01:05:00.000Z\",\"caller\":\"rafthttp/probing_status.go:68\",\"msg\":\"prober detected unhealthy status\",\"round-tripper-name\":\"ROUND_TRIPPER_RAFT_MESSAGE\",\"remote-peer-id\":\"2c5b4d\",\"rtt\":\"0s\",\"error\":\"dial tcp 192.0.2.11:2380: connect: connection refused\"}\n\
+         {\"level\":\"warn\",\"ts\":\"2026-01-01T01:05:07.000Z\",\"caller\":\"etcdserver/server.go:2104\",\"msg\":\"failed to publish local member to cluster through raft\",\"error\":\"etcdserver: request timed out\"}\n",
+    )
+    .unwrap();
+    check(
+        &node,
+        &Expect {
+            cause: "etcd-unhealthy",
+            sentence: "quorum",
+            evidence_in: "bootstrap/containers/etcd-9a8b7c6d5e4f.log",
+            fix: "crictl",
+        },
+    );
+}
+
+#[test]
+fn api_never_answers() {
+    let node = bootkube_fails(
+        "cb-bootstrap",
+        &line("bootkube.sh[2001]", "Starting cluster-bootstrap..."),
+    )
+    .podman_container(
+        "cluster-bootstrap",
+        "1a2b3c4d5e6f",
+        "Starting temporary bootstrap control plane...\n\
+         E0101 01:05:00.000000       1 reflector.go:140] failed to list *v1.Pod: Get \"https://localhost:6443/api/v1/pods\": dial tcp [::1]:6443: connect: connection refused\n",
+    )
+    .unwrap();
+    check(
+        &node,
+        &Expect {
+            cause: "api-unreachable",
+            sentence: "6443",
+            evidence_in: "bootstrap/pods/cluster-bootstrap-1a2b3c4d5e6f.log",
+            fix: "kube-apiserver",
+        },
+    );
+}
+
+#[test]
+fn csrs_left_pending() {
+    let csr = "apiVersion: v1\nitems:\n- apiVersion: certificates.k8s.io/v1\n  kind: CertificateSigningRequest\n  metadata:\n    name: csr-8vnps\n  spec:\n    signerName: kubernetes.io/kube-apiserver-client-kubelet\n    username: system:serviceaccount:openshift-machine-config-operator:node-bootstrapper\n  status: {}\nkind: List\n";
+    let node = bootkube_fails(
+        "cb-bootstrap",
+        &line(
+            "bootkube.sh[2001]",
+            "Waiting for the control plane to join...",
+        ),
+    )
+    .file(
+        "/tmp/artifacts-api-server-temp/certificatesigningrequests.yaml",
+        csr,
+    )
+    .unwrap();
+    check(
+        &node,
+        &Expect {
+            cause: "csr-pending",
+            sentence: "pending",
+            evidence_in: "resources/certificatesigningrequests.yaml",
+            fix: "oc adm certificate approve",
+        },
+    );
+}
+
+#[test]
+fn certificate_expired() {
+    let node = bootkube_fails(
+        "cb-bootstrap",
+        &line(
+            "bootkube.sh[2001]",
+            "Error: Get \"https://localhost:6443/api?timeout=32s\": tls: failed to verify certificate: x509: certificate has expired or is not yet valid: current time 2026-01-03T01:05:00Z is after 2026-01-02T01:00:00Z",
+        ),
+    );
+    check(
+        &node,
+        &Expect {
+            cause: "certificate-expired",
+            sentence: "is after 2026-01-02T01:00:00Z",
+            evidence_in: "bootkube",
+            fix: "--renew-expired",
+        },
+    );
+}
+
+#[test]
+fn clock_behind() {
+    let node = bootkube_fails(
+        "cb-bootstrap",
+        &line(
+            "bootkube.sh[2001]",
+            "Error: Get \"https://localhost:6443/api?timeout=32s\": tls: failed to verify certificate: x509: certificate has expired or is not yet valid: current time 2025-12-31T23:00:00Z is before 2026-01-01T01:00:00Z",
+        ),
+    );
+    check(
+        &node,
+        &Expect {
+            cause: "certificate-not-yet-valid",
+            sentence: "clock",
+            evidence_in: "bootkube",
+            fix: "chronyc",
+        },
+    );
+}
+
+#[test]
+fn disk_full() {
+    let node = release_pull_fails(
+        "Error: writing blob: storing blob to file \"/var/tmp/storage2841/1\": write /var/tmp/storage2841/1: no space left on device",
+    );
+    check(
+        &node,
+        &Expect {
+            cause: "disk-full",
+            sentence: "full",
+            evidence_in: "release-image",
+            fix: "df -h",
+        },
+    );
+}
+
+#[test]
+fn held_unit_never_released() {
+    let node = FailingNode::release_pulled().unwrap()
+        .journal(
+            "bootkube.service",
+            &line(
+                "systemd[1]",
+                "bootkube.service was skipped because of an unmet condition check (ConditionPathExists=!/etc/bootgen/hold/bootkube.service).",
+            ),
+        )
+        .unwrap();
+    let report = check(
+        &node,
+        &Expect {
+            cause: "unit-held",
+            sentence: "bootkube.service",
+            evidence_in: "bootstrap/journals/bootkube.log",
+            fix: "bootgen-release bootkube.service",
+        },
+    );
+    assert_eq!(report["failure"]["what"], "bootkube.service never started");
+}
+
+#[test]
+fn unknown_failure_gets_the_timeline_and_last_error_lines() {
+    let node = bootkube_fails(
+        "mco-bootstrap",
+        &(line("bootkube.sh[2001]", "Rendering MCO manifests...")
+            + &line("bootkube.sh[2001]", "F0101 01:05:00.000000 1 render.go:77] error: the payload's machine-config image is not a valid reference")),
+    );
+    let bundle = node.gather("20260101011000").unwrap();
+    let (output, report) = diagnose(&bundle);
+    assert_eq!(output.status.code(), Some(1), "{report:#}");
+    let failure = &report["failure"];
+    assert!(failure["cause"].is_null(), "{report:#}");
+    assert_eq!(
+        failure["what"],
+        "bootkube.service failed in stage mco-bootstrap"
+    );
+    let last = failure["last_errors"].as_array().unwrap();
+    assert!(
+        last.iter().any(|e| e["text"]
+            .as_str()
+            .unwrap()
+            .contains("not a valid reference")),
+        "{report:#}"
+    );
+    assert!(!report["timeline"].as_array().unwrap().is_empty());
+}
+
+#[test]
+fn a_successful_bootstrap_has_no_failure() {
+    let node = FailingNode::release_pulled()
+        .unwrap()
+        .service(
+            "bootkube",
+            "record_service_stage_start openshift-manifests\nrecord_service_stage_success",
+        )
+        .unwrap()
+        .file("/opt/openshift/openshift-manifests.done", "")
+        .unwrap()
+        .file("/opt/openshift/.bootkube.done", "")
+        .unwrap();
+    let bundle = node.gather("20260101011000").unwrap();
+    let (output, report) = diagnose(&bundle);
+    assert_eq!(output.status.code(), Some(0), "{report:#}");
+    assert!(report["failure"].is_null());
+    let timeline = report["timeline"].as_array().unwrap();
+    assert!(
+        timeline
+            .iter()
+            .any(|e| e["what"] == "openshift-manifests.done written"),
+        "{report:#}"
+    );
+    // The text report says so too.
+    let text = bootgen_conformance::bootgen!()
+        .arg("diagnose")
+        .arg(&bundle)
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&text.stdout).contains("No failure found."));
+}
+
+/// `bootgen diagnose --node` on the node itself: the same node, read where it lies.
+fn diagnose_node(node: &FailingNode) -> (Output, Value) {
+    let mut cmd = bootgen_conformance::bootgen!();
+    cmd.args(["diagnose", "--node", "--json"]).env_clear();
+    for (key, value) in node.node_env() {
+        cmd.env(key, value);
+    }
+    let output = cmd.output().unwrap();
+    let report: Value = serde_json::from_slice(&output.stdout).unwrap_or_else(|err| {
+        panic!(
+            "no JSON ({err}): {}",
+            String::from_utf8_lossy(&output.stderr)
+        )
+    });
+    (output, report)
+}
+
+#[test]
+fn on_the_node_the_same_causes_are_named() {
+    let pull = release_pull_fails(
+        "Error: initializing source docker://quay.io/openshift-release-dev/ocp-release@sha256:4f1e: reading manifest sha256:4f1e in quay.io/openshift-release-dev/ocp-release: unauthorized: access to the requested resource is not authorized",
+    );
+    let (output, report) = diagnose_node(&pull);
+    assert_eq!(output.status.code(), Some(1), "{report:#}");
+    assert_eq!(
+        report["failure"]["cause"], "pull-unauthorized",
+        "{report:#}"
+    );
+    assert_eq!(report["failure"]["stage"], "pull-release-image");
+
+    let etcd = bootkube_fails("wait-for-etcd", &line("bootkube.sh[2001]", "Waiting for etcd cluster..."))
+        .crio_container(
+            "etcd",
+            "9a8b7c6d5e4f",
+            "{\"level\":\"warn\",\"msg\":\"failed to publish local member to cluster through raft\",\"error\":\"etcdserver: request timed out\"}\n",
+        )
+        .unwrap();
+    let (output, report) = diagnose_node(&etcd);
+    assert_eq!(output.status.code(), Some(1), "{report:#}");
+    assert_eq!(report["failure"]["cause"], "etcd-unhealthy", "{report:#}");
+    let evidence = report["failure"]["evidence"].to_string();
+    assert!(
+        evidence.contains("bootstrap/containers/etcd-9a8b7c6d5e4f.log"),
+        "{evidence}"
+    );
+    // The .done marker, dated by its mtime.
+    let timeline = report["timeline"].to_string();
+    assert!(
+        timeline.contains("openshift-manifests.done written"),
+        "{timeline}"
+    );
+}
+
+#[test]
+fn a_single_node_after_its_reboot_shows_the_pre_reboot_failure() {
+    let failed = release_pull_fails(
+        "Error: initializing source docker://quay.io/openshift-release-dev/ocp-release@sha256:4f1e: reading manifest sha256:4f1e in quay.io/openshift-release-dev/ocp-release: unauthorized: authentication required",
+    );
+    // bootstrap-in-place.sh gathers with the ID "bootstrap" before the reboot; the node after
+    // it carries that bundle in /var/log.
+    let before = failed.gather("bootstrap").unwrap();
+    let after = FailingNode::new(None).unwrap();
+    std::fs::copy(
+        &before,
+        after.node_path("/var/log/log-bundle-bootstrap.tar.gz"),
+    )
+    .unwrap();
+    // No control-plane gather here: it writes to the real /tmp.
+    std::fs::remove_file(after.node_path("/usr/local/bin/installer-masters-gather.sh")).unwrap();
+    let bundle = after.gather("20260101020000").unwrap();
+    let (output, report) = diagnose(&bundle);
+    assert_eq!(output.status.code(), Some(1), "{report:#}");
+    let failure = &report["failure"];
+    assert_eq!(
+        failure["what"],
+        "release-image.service (before the reboot) failed in stage pull-release-image"
+    );
+    assert_eq!(failure["cause"], "pull-unauthorized");
+    assert!(
+        failure["evidence"]
+            .to_string()
+            .contains("log-bundle-bootstrap/"),
+        "{report:#}"
+    );
+}
+
+#[test]
+fn on_the_node_a_busy_service_is_not_a_failure() {
+    // bootkube is waiting with nothing wrong in sight: a bundle of this node would count it
+    // (bundles are gathered because the bootstrap did not complete), the node itself does not.
+    let node = FailingNode::release_pulled()
+        .unwrap()
+        .journal(
+            "bootkube.service",
+            &line(
+                "bootkube.sh[2001]",
+                "Waiting for the control plane to join...",
+            ),
+        )
+        .unwrap()
+        .service(
+            "bootkube",
+            "record_service_stage_start cb-bootstrap\nkill -KILL $$",
+        )
+        .unwrap();
+    let (output, report) = diagnose_node(&node);
+    assert_eq!(output.status.code(), Some(0), "{report:#}");
+    assert!(
+        report["notes"]
+            .to_string()
+            .contains("bootkube.service is still running (stage cb-bootstrap)"),
+        "{report:#}"
+    );
+    let bundle = node.gather("20260101011000").unwrap();
+    let (output, report) = diagnose(&bundle);
+    assert_eq!(output.status.code(), Some(1), "{report:#}");
+    assert_eq!(
+        report["failure"]["what"],
+        "bootkube.service never finished: stage cb-bootstrap did not end"
+    );
+}
