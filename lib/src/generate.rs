@@ -658,23 +658,34 @@ mod tests {
         }
 
         // The install-config's way of asking (imageDigestSources with NeverContactSource) is
-        // refused the same, naming the field and the release.
+        // read from 4.21, as the installer reads it; before, it is ignored with a warning
+        // naming the field and the release, and the source stays reachable.
         let text = format!(
             "{}imageDigestSources:\n- source: quay.io/openshift-release-dev/ocp-release\n  mirrors:\n  - mirror.lab.internal:5000/ocp/release\n  sourcePolicy: NeverContactSource\n",
             crate::config::DEFAULT_INSTALL_CONFIG
         );
         let blocking = crate::config::parse(&text, "ic.yaml").unwrap();
-        let mut old = options();
-        old.model.release_version = Some("4.12.0".into());
-        let err = generate(&blocking, &old).err().unwrap().to_string();
-        assert!(
-            err.contains("imageDigestSources[0].sourcePolicy")
-                && err.contains("release 4.12 cannot"),
-            "{err}"
-        );
-        let mut new = options();
-        new.model.release_version = Some("4.14.0".into());
-        assert!(generate(&blocking, &new).is_ok());
+        let registries_conf = |generated: &Generated| {
+            crate::passes::file_text(&generated.bootstrap, "/etc/containers/registries.conf")
+                .unwrap_or_default()
+        };
+        for (version, honoured) in [("4.12.0", false), ("4.16.0", false), ("4.21.0", true)] {
+            let mut opts = options();
+            opts.model.release_version = Some(version.into());
+            let generated = generate(&blocking, &opts).unwrap();
+            let warned = generated.warnings.iter().any(|w| {
+                let text = w.to_string();
+                // 4.12 ignores the whole list (imageDigestSources arrived in 4.14), 4.16 the
+                // policy (it arrived in 4.21).
+                text.contains("imageDigestSources") && text.contains("ignored")
+            });
+            assert_eq!(warned, !honoured, "{version}");
+            assert_eq!(
+                registries_conf(&generated).contains("blocked = true"),
+                honoured,
+                "{version}"
+            );
+        }
     }
 
     /// A single node's /etc/hosts entries live on the live ISO's system only: the installed

@@ -81,7 +81,22 @@ impl Known {
     }
 }
 
-fn bootgen_view(minor: &str, version: &str, case: &str, out: &Path) -> Result<ObjectView> {
+/// The objects view of a config bootgen wrote.
+fn view_of(path: &Path) -> Result<ObjectView> {
+    let name = path.display().to_string();
+    let bytes = fs::read(path)?;
+    let doc = bootgen::ignition::IgnitionDoc::parse(&bytes, &name)
+        .map_err(|e| HarnessError(e.to_string()))?;
+    bootgen::report::object_view(&doc).map_err(|e| HarnessError(e.to_string()))
+}
+
+/// bootgen's views of the case: its bootstrap config, and master.ign where it writes one.
+fn bootgen_view(
+    minor: &str,
+    version: &str,
+    case: &str,
+    out: &Path,
+) -> Result<(ObjectView, Option<ObjectView>)> {
     let case_dir = oracle_dir().join("cases").join(case);
     let config = case_dir.join("install-config.yaml");
     let text = fs::read_to_string(&config)?;
@@ -113,10 +128,13 @@ fn bootgen_view(minor: &str, version: &str, case: &str, out: &Path) -> Result<Ob
     } else {
         "bootstrap-in-place-for-live-iso.ign"
     };
-    let bytes = fs::read(out.join(name))?;
-    let doc = bootgen::ignition::IgnitionDoc::parse(&bytes, name)
-        .map_err(|e| HarnessError(e.to_string()))?;
-    bootgen::report::object_view(&doc).map_err(|e| HarnessError(e.to_string()))
+    let master = out.join("master.ign");
+    let master = if master.exists() {
+        Some(view_of(&master)?)
+    } else {
+        None
+    };
+    Ok((view_of(&out.join(name))?, master))
 }
 
 fn recorded_minors() -> Result<Vec<(String, String)>> {
@@ -171,10 +189,23 @@ fn bootgen_writes_the_objects_the_installer_writes() -> Result<()> {
             let expected: ObjectView = serde_json::from_slice(&fs::read(&path)?)
                 .map_err(|e| HarnessError(format!("{}: {e}", path.display())))?;
             let out = tempfile::tempdir()?;
-            let actual = bootgen_view(minor, version, case, &out.path().join("out"))?;
+            let (actual, master) = bootgen_view(minor, version, case, &out.path().join("out"))?;
             compared += 1;
-            let diff = diff_objects(&expected, &actual, "installer", "bootgen");
-            for change in &diff.changes {
+            let mut changes = diff_objects(&expected, &actual, "installer", "bootgen").changes;
+            // The pointer config the control plane boots from, where the installer wrote one.
+            let recorded_master = oracle_dir().join(minor).join(format!("{case}.master.json"));
+            if recorded_master.is_file() {
+                let expected: ObjectView = serde_json::from_slice(&fs::read(&recorded_master)?)
+                    .map_err(|e| HarnessError(format!("{}: {e}", recorded_master.display())))?;
+                let actual = master.ok_or_else(|| {
+                    HarnessError(format!("{minor} {case}: bootgen wrote no master.ign"))
+                })?;
+                for mut change in diff_objects(&expected, &actual, "installer", "bootgen").changes {
+                    change.name = format!("master.ign {}", change.name);
+                    changes.push(change);
+                }
+            }
+            for change in &changes {
                 match known
                     .difference
                     .iter()

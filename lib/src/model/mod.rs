@@ -273,24 +273,7 @@ impl Model {
         };
         check_publish(loaded)?;
         let proxy = proxy::settings(loaded, &cluster_name, &base_domain, &networks)?;
-        let (registries, mirror_kind) = mirror_rules(loaded)?;
-        if !release.profile.has("image_digest_mirror_set") {
-            // Before 4.14 the installer writes ImageContentSourcePolicies, which cannot say
-            // NeverContactSource: the cluster would contact the source after all.
-            let blocked = ic
-                .image_digest_sources
-                .iter()
-                .position(|e| e.source_policy.as_deref() == Some("NeverContactSource"));
-            if let Some(i) = blocked {
-                return Err(loaded.field_error(
-                    &format!("imageDigestSources.{i}.sourcePolicy"),
-                    format!(
-                        "release {} cannot keep the cluster from contacting a mirrored source: its installer writes ImageContentSourcePolicy manifests, which cannot say NeverContactSource (ImageDigestMirrorSet manifests come with 4.14); drop the sourcePolicy, or make the config for 4.14 or later",
-                        release.profile.minor
-                    ),
-                ));
-            }
-        }
+        let (registries, mirror_kind) = mirror_rules(loaded, release.profile, &mut warnings)?;
         let capabilities = ic.capabilities.clone().unwrap_or_default();
         let (feature_set, custom_feature_gates) =
             features::feature_selection(loaded, release.profile)?;
@@ -624,14 +607,37 @@ fn network_settings(loaded: &LoadedConfig, profile: &crate::release::Profile) ->
     })
 }
 
-fn mirror_rules(loaded: &LoadedConfig) -> Result<(Vec<Registry>, Option<MirrorKind>)> {
+/// The install-config's mirrors. `sourcePolicy` is read as the release's installer reads it:
+/// from 4.21 on; older installers do not know the field, warn and ignore it, and so does
+/// bootgen (the source stays reachable).
+fn mirror_rules(
+    loaded: &LoadedConfig,
+    profile: &crate::release::Profile,
+    warnings: &mut Vec<Warning>,
+) -> Result<(Vec<Registry>, Option<MirrorKind>)> {
     let ic = &loaded.config;
     if !ic.image_content_sources.is_empty() && !ic.image_digest_sources.is_empty() {
         return Err(loaded.field_error("imageContentSources", "cannot be used together with imageDigestSources; move the entries to imageDigestSources"));
     }
+    // Before 4.14 the installer does not know imageDigestSources: it warns and ignores them.
+    let digest_sources_known = profile.has("install_config_digest_sources");
+    if !digest_sources_known && !ic.image_digest_sources.is_empty() {
+        warnings.push(loaded.warning(
+            "imageDigestSources",
+            format!(
+                "ignored: OpenShift {}'s installer does not know this field (it arrived in 4.14), so the cluster gets no mirrors from it; write the entries under imageContentSources for this release",
+                profile.minor
+            ),
+        ));
+    }
+    let no_sources = Vec::new();
     let (list, field, kind) = if ic.image_content_sources.is_empty() {
         (
-            &ic.image_digest_sources,
+            if digest_sources_known {
+                &ic.image_digest_sources
+            } else {
+                &no_sources
+            },
             "imageDigestSources",
             MirrorKind::ImageDigestMirrorSet,
         )
@@ -650,12 +656,24 @@ fn mirror_rules(loaded: &LoadedConfig) -> Result<(Vec<Registry>, Option<MirrorKi
             mirrors::check_repository(mirror)
                 .map_err(|m| loaded.field_error(&format!("{field}.{i}.mirrors.{j}"), m))?;
         }
+        let policy_field = format!("{field}.{i}.sourcePolicy");
+        if entry.source_policy.is_some() && !profile.has("install_config_source_policy") {
+            warnings.push(loaded.warning(
+                &policy_field,
+                format!(
+                    "ignored: OpenShift {}'s installer does not know this field (it arrived in 4.21), so the cluster may still contact `{}`; block the source with bootgen's own source blocking instead (ImageDigestMirrorSet releases, 4.14 on)",
+                    profile.minor, entry.source
+                ),
+            ));
+            rules.push((entry.source.clone(), entry.mirrors.clone(), false));
+            continue;
+        }
         let blocked = match entry.source_policy.as_deref() {
             None | Some("AllowContactingSource") => false,
             Some("NeverContactSource") => true,
             Some(other) => {
                 return Err(loaded.field_error(
-                    &format!("{field}.{i}.sourcePolicy"),
+                    &policy_field,
                     format!("`{other}` must be AllowContactingSource or NeverContactSource"),
                 ))
             }
@@ -703,6 +721,15 @@ fn stored_install_config(
     let mut stored = ic.clone();
     stored.pull_secret = Some(String::new());
     stored.publish = Some(stored.publish.unwrap_or_else(|| "External".into()));
+    // An installer that does not know a field drops it with the other unknown keys.
+    if !profile.has("install_config_digest_sources") {
+        stored.image_digest_sources.clear();
+    }
+    if !profile.has("install_config_source_policy") {
+        for source in &mut stored.image_digest_sources {
+            source.source_policy = None;
+        }
+    }
     // bootgen never checks that the host it runs on uses FIPS-validated crypto; from 4.16 the
     // installer records a skipped check in the stored install-config, so the cluster knows.
     if stored.fips == Some(true) && profile.has("hostcrypt_bypass_annotation") {

@@ -89,8 +89,9 @@ impl Normalizer {
                     self.secret_or_document(text)
                 } else if SECRET_KEYS.contains(&key) {
                     Value::String("<secret>".into())
-                } else if key.ends_with("/description") {
-                    // Prose for people (`kubernetes.io/description`); no component reads it.
+                } else if key.ends_with("/description") || key == "description" {
+                    // Prose for people (`kubernetes.io/description`, a schema's field
+                    // descriptions); no component acts on it.
                     Value::String("<description>".into())
                 } else {
                     self.string(text)
