@@ -1,4 +1,4 @@
-//! `bootgen inspect`: the summary and size budget of a config, its certificate report, or the
+//! `bootgen inspect`: the summary and size budget of a config (`--budget`: the budget alone), its certificate report, or the
 //! golden view of an output directory.
 
 use crate::args::InspectArgs;
@@ -25,11 +25,19 @@ pub fn run(args: InspectArgs) -> anyhow::Result<ExitCode> {
     let summary = summarize_split(&split, &bytes)?;
     drop(split);
     drop(bytes);
+    let name = crate::report::config_name(&args.input);
+    if args.budget {
+        if args.json {
+            emit_json(&summary.budget)?;
+        } else {
+            crate::report::emit_budget(&summary.budget, &name)?;
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
     if args.json {
         emit_json(&summary)?;
     } else {
         emit_display(&summary)?;
-        let name = crate::report::config_name(&args.input);
         emit(crate::report::budget_hints(&summary.budget, &name))?;
     }
     Ok(ExitCode::SUCCESS)

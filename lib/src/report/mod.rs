@@ -8,8 +8,8 @@ mod diff;
 mod summary;
 
 pub use budget::{
-    compressed_size, human_size, xz_cpio_size, BudgetLine, Carriage, Channel, SizeBudget, WayOut,
-    CHANNELS, XZ_ESTIMATE_LIMIT, XZ_EXACT_LIMIT,
+    channels_for, compressed_size, human_size, xz_cpio_size, BudgetLine, Carriage, Channel,
+    SizeBudget, WayOut, CHANNELS, XZ_ESTIMATE_LIMIT, XZ_EXACT_LIMIT,
 };
 pub use certs::{
     human_duration, parse_duration, CertCollector, CertLine, CertReport, CertStatus, FoundCert,
