@@ -9,7 +9,7 @@ mod journal;
 mod package;
 
 pub use estimate::{iso_estimate, ISO_ESTIMATE_FILE};
-pub use extract::{extract, ExtractReport, UNIT_DIR};
+pub use extract::{extract, extract_split, ExtractReport, UNIT_DIR};
 pub use journal::{interrupted, recover, Recovery, WriteStep, COMMIT_RECORD, STAGING_DIR};
 pub use package::{write_package, PackageReport, CHECKSUMS};
 

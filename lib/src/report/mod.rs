@@ -14,7 +14,7 @@ pub use budget::{
 pub use certs::{
     human_duration, parse_duration, CertCollector, CertLine, CertReport, CertStatus, FoundCert,
 };
-pub use diff::{diff, diff_file, ChangeKind, ConfigDiff, DiffItem};
+pub use diff::{diff, diff_file, diff_split, ChangeKind, ConfigDiff, DiffItem};
 pub use summary::{
     bootkube_stages, installation_disk, release_of, summarize, summarize_split, summary_reads,
     FileSummary, ReleaseGuess, Summary, UnitSummary, UserSummary,
