@@ -245,6 +245,10 @@ pub struct InspectArgs {
     /// any has expired.
     #[arg(long)]
     pub certs: bool,
+    /// Print only the size budget: the config against every channel (the user-data limits of
+    /// each cloud, the live ISO's embed area, PXE/HTTP), whatever platform it is for.
+    #[arg(long, conflicts_with_all = ["certs", "golden"])]
+    pub budget: bool,
     /// With --certs: flag certificates expiring within this long (e.g. 24h, 90m, 7d).
     #[arg(long, value_name = "DURATION", default_value = "24h")]
     pub warn_within: String,

@@ -19,10 +19,28 @@ pub const EXIT_INPUT: u8 = 1;
 /// Exit code for an internal failure (a bug in bootgen or its environment).
 pub const EXIT_INTERNAL: u8 = 2;
 
+/// What `bootgen --version` prints: the version, the commit it was built from (recorded by
+/// build.rs; `unknown` outside a git checkout and a published package), and the OpenShift
+/// releases it makes bootstraps for.
+pub fn version_text() -> String {
+    format!(
+        "bootgen {} (commit {})\nOpenShift releases: {} (default {})\n",
+        env!("CARGO_PKG_VERSION"),
+        env!("BOOTGEN_COMMIT"),
+        bootgen::release::supported_list(),
+        bootgen::release::default_minor()
+    )
+}
+
 /// Runs the CLI with the process arguments and returns the exit code.
 pub fn main_entry() -> ExitCode {
     let cli = match args::Cli::try_parse() {
         Ok(cli) => cli,
+        // Worked out only when asked for: the release list is read from the release table.
+        Err(e) if e.kind() == clap::error::ErrorKind::DisplayVersion => {
+            let _ = report::emit(version_text());
+            return ExitCode::SUCCESS;
+        }
         Err(e) => {
             let code = if e.use_stderr() { EXIT_INPUT } else { 0 };
             let _ = e.print();

@@ -7,7 +7,7 @@ use minijinja::{Environment, UndefinedBehavior};
 use serde::Serialize;
 
 /// The `templates/` directory of the repository, compiled in.
-pub static TEMPLATES: Dir<'static> = include_dir!("$CARGO_MANIFEST_DIR/../templates");
+pub static TEMPLATES: Dir<'static> = include_dir!("$CARGO_MANIFEST_DIR/templates");
 
 /// Suffix that marks a file as a template.
 pub const TEMPLATE_SUFFIX: &str = ".j2";

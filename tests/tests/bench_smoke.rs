@@ -22,6 +22,7 @@ fn quick_reused_benchmark_runs_and_reports() -> TestResult {
         "3a. reused PKI, same dir, in process: median ",
         "3b. reused PKI, new dir, in process: median ",
         "3c. reused PKI, CLI process: median ",
+        "3d. reused PKI, CLI process / in process: ",
         "Summary",
     ] {
         assert!(

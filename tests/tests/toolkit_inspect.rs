@@ -79,31 +79,153 @@ fn inspect_json_holds_what_the_text_says() {
     assert_eq!(summary["budget"]["channels"][0]["fits"], true);
 }
 
+/// `bootgen ignition` judges the config against what can carry it on its platform (platform
+/// `none`: the live ISO and PXE/HTTP, no cloud's user data); `inspect --budget` against every
+/// channel, with the pointer advice where one does not fit; the lines both print are the same.
 #[test]
-fn a_large_config_gets_the_pointer_advice_from_inspect_and_ignition() {
+fn ignition_prints_the_budgets_of_its_platform_and_inspect_the_full_table() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out");
-    let generation = stdout(&generate_with_fixture_pki(&out, &[]));
-    assert!(generation.contains("AWS user data"), "{generation}");
-    assert!(generation.contains("does not fit"), "{generation}");
-    // The printed command can be pasted: it reads the config where it was written, and serves
-    // it under the config's own name.
+    let output = bootgen_conformance::bootgen!()
+        .args(["ignition", "--now", "2026-01-01T00:00:00Z", "--tls-dir"])
+        .arg(repo().join("fixtures/pki"))
+        .arg("-o")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{output:?}");
+    let generation = stdout(&output);
     let config = out.join("bootstrap.ign");
+    let inspected = bootgen(&["inspect", "--budget", config.to_str().unwrap()]);
+    assert!(inspected.status.success(), "{inspected:?}");
+    let table = stdout(&inspected);
+    let line_of = |text: &str, name: &str| {
+        text.lines()
+            .find(|l| l.trim_start().starts_with(name))
+            .map(str::to_string)
+    };
+    let mut shown = 0;
+    for channel in bootgen::report::CHANNELS {
+        let in_table = line_of(&table, channel.name);
+        assert!(in_table.is_some(), "{} missing:\n{table}", channel.name);
+        let in_generation = line_of(&generation, channel.name);
+        if channel.applies_to("none") {
+            assert_eq!(in_generation, in_table, "{generation}\n---\n{table}");
+            shown += 1;
+        } else {
+            assert_eq!(in_generation, None, "{generation}");
+        }
+    }
+    assert!(shown >= 2, "{generation}");
+    // The default config is over AWS's 16 KiB: only the full table says so, with the way out.
+    assert!(table.contains("does not fit"), "{table}");
+    // The printed command can be pasted: it reads the config where it was written, and serves
+    // it under the config's own name; inspect of the directory names the same config.
     let pointer = format!(
         "bootgen pointer --url https://HOST/bootstrap.ign [--ca CA.pem] {} -o pointer.ign",
         config.display()
     );
-    assert!(generation.contains(&pointer), "{generation}");
-    // inspect of the directory names the same config, not the directory, in the URL.
-    let of_dir = stdout(&bootgen(&["inspect", out.to_str().unwrap()]));
+    assert!(table.contains(&pointer), "{table}");
+    let of_dir = stdout(&bootgen(&["inspect", "--budget", out.to_str().unwrap()]));
     assert!(of_dir.contains(&pointer), "{of_dir}");
-    let inspected = bootgen(&["inspect", config.to_str().unwrap()]);
-    let text = stdout(&inspected);
-    // The same report, for the same bytes.
-    let budget = &text[text.find("size budget").unwrap()..];
-    assert!(generation.contains(budget), "{generation}\n---\n{budget}");
-    assert!(text.contains("kubeconfig"), "{text}");
-    assert!(text.contains("private key"), "{text}");
+    assert!(!generation.contains("does not fit"), "{generation}");
+    assert!(!generation.contains("bootgen pointer"), "{generation}");
+    // The same figures for the same bytes: the header's live-ISO estimate too.
+    let iso = |text: &str| {
+        let header = line_of(text, "size budget").unwrap();
+        header[header.find("in a live ISO").unwrap()..].to_string()
+    };
+    assert_eq!(iso(&generation), iso(&table));
+    // --json: the same table as the summary's budget.
+    let json = bootgen(&["inspect", "--budget", "--json", config.to_str().unwrap()]);
+    let budget: Value = serde_json::from_slice(&json.stdout).unwrap();
+    let summary = bootgen(&["inspect", "--json", config.to_str().unwrap()]);
+    let summary: Value = serde_json::from_slice(&summary.stdout).unwrap();
+    assert_eq!(budget, summary["budget"]);
+    assert_eq!(
+        budget["channels"].as_array().unwrap().len(),
+        bootgen::report::CHANNELS.len()
+    );
+}
+
+/// A re-run into the same directory reads the live-ISO estimate back rather than compressing
+/// the same config again; the figure it prints is the one a fresh computation gives.
+#[test]
+fn a_rerun_reuses_the_live_iso_estimate_of_the_same_config() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let run = |extra: &[&str]| {
+        let output = bootgen_conformance::bootgen!()
+            .args([
+                "ignition",
+                "--now",
+                "2026-01-01T00:00:00Z",
+                "--force",
+                "--tls-dir",
+            ])
+            .arg(repo().join("fixtures/pki"))
+            .args(extra)
+            .arg("-o")
+            .arg(&out)
+            .output()
+            .unwrap();
+        assert!(output.status.success(), "{output:?}");
+        stdout(&output)
+    };
+    let first = run(&[]);
+    let record = out.join(bootgen::output::ISO_ESTIMATE_FILE);
+    let config = std::fs::read(out.join("bootstrap.ign")).unwrap();
+    let estimate = bootgen::report::xz_cpio_size(&config);
+    let text = std::fs::read_to_string(&record).unwrap();
+    assert!(text.contains(&format!(" {estimate}\n")), "{text}");
+    // Plant another figure for the same config: the re-run prints it, so it was read back.
+    let planted = text.replace(&format!(" {estimate}\n"), " 1000\n");
+    std::fs::write(&record, planted).unwrap();
+    let second = run(&[]);
+    assert!(
+        second.contains("(embedded xz-compressed: 1000 B)"),
+        "{second}"
+    );
+    assert!(
+        second.contains("in a live ISO (xz-compressed cpio) 1000 B"),
+        "{second}"
+    );
+    let shown = format!(
+        "in a live ISO (xz-compressed cpio) {}",
+        bootgen::report::human_size(estimate)
+    );
+    assert!(first.contains(&shown), "{first}");
+    // Another config (held bootkube): computed again, and recorded for that config.
+    let third = run(&["--debug"]);
+    let changed = std::fs::read(out.join("bootstrap.ign")).unwrap();
+    let estimate = bootgen::report::xz_cpio_size(&changed);
+    assert!(
+        third.contains(&format!(
+            "(embedded xz-compressed: {})",
+            bootgen::report::human_size(estimate)
+        )),
+        "{third}"
+    );
+    // The record is bootgen's own: not packed.
+    let package = dir.path().join("out.tar.gz");
+    let packed = bootgen(&[
+        "package",
+        out.to_str().unwrap(),
+        "-o",
+        package.to_str().unwrap(),
+    ]);
+    assert!(packed.status.success(), "{packed:?}");
+    let listing = std::process::Command::new("tar")
+        .arg("-tzf")
+        .arg(&package)
+        .output()
+        .unwrap();
+    let listing = String::from_utf8(listing.stdout).unwrap();
+    assert!(listing.contains("bootstrap.ign"), "{listing}");
+    assert!(
+        !listing.contains(bootgen::output::ISO_ESTIMATE_FILE),
+        "{listing}"
+    );
 }
 
 #[test]

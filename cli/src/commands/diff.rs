@@ -4,8 +4,9 @@
 //! and `cmp` do).
 
 use crate::args::DiffArgs;
-use crate::input::{load, refuse_interrupted};
-use bootgen::report::{diff, diff_file, diff_objects, object_view, ConfigDiff, ObjectDiff};
+use crate::input::{load, read_path, refuse_interrupted};
+use bootgen::ignition::SplitDoc;
+use bootgen::report::{diff_file, diff_objects, diff_split, object_view, ConfigDiff, ObjectDiff};
 use std::path::Path;
 use std::process::ExitCode;
 
@@ -17,12 +18,15 @@ const EXIT_TROUBLE: u8 = 2;
 /// Outputs compared as text when both sides are directories (after the configs).
 const TEXT_OUTPUTS: [&str; 2] = ["metadata.json", "auth/kubeconfig"];
 
+/// Both configs split: their file entries stay raw JSON, each decoded when compared.
 fn compare_configs(old: &Path, new: &Path) -> anyhow::Result<ConfigDiff> {
-    let (_, old_doc) = load(old)?;
-    let (_, new_doc) = load(new)?;
-    Ok(diff(
-        &old_doc,
-        &new_doc,
+    let (old_bytes, old_name) = read_path(old)?;
+    let (new_bytes, new_name) = read_path(new)?;
+    let old_split = SplitDoc::parse_checked(&old_bytes, &old_name, |_| false)?;
+    let new_split = SplitDoc::parse_checked(&new_bytes, &new_name, |_| false)?;
+    Ok(diff_split(
+        &old_split,
+        &new_split,
         &old.display().to_string(),
         &new.display().to_string(),
     )?)

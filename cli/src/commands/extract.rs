@@ -1,13 +1,17 @@
 //! `bootgen extract`: every file and unit of a config, decoded, below a directory.
 
 use crate::args::ExtractArgs;
-use crate::input::load;
+use crate::input::read_path;
+use bootgen::ignition::SplitDoc;
 use std::process::ExitCode;
 
 /// Runs `bootgen extract`.
 pub fn run(args: ExtractArgs) -> anyhow::Result<ExitCode> {
-    let (_, doc) = load(&args.input)?;
-    let report = bootgen::output::extract(&doc, &args.output)?;
+    let (bytes, name) = read_path(&args.input)?;
+    // The file entries stay raw JSON, each decoded when written: a large config is never a JSON
+    // tree, nor in memory decoded, whole.
+    let split = SplitDoc::parse_checked(&bytes, &name, |_| false)?;
+    let report = bootgen::output::extract_split(&split, &args.output)?;
     for skipped in &report.skipped {
         crate::report::notice(format!("not extracted: {skipped}"));
     }

@@ -3,6 +3,7 @@
 use crate::args::IgnitionArgs;
 use crate::report::{notice, warn};
 use anyhow::Context;
+use bootgen::report::{Carriage, SizeBudget};
 use bootgen::{config, output};
 use std::process::ExitCode;
 
@@ -125,25 +126,41 @@ pub fn run(args: IgnitionArgs) -> anyhow::Result<ExitCode> {
     let cluster_domain = generated.model.cluster_domain();
     let architecture = generated.model.control_plane.architecture;
     let release_image = generated.pulled_release_image();
-    // What --compress would make of it, for the size budget (the generated config goes next).
-    let compressed = bootgen::report::compressed_size(&generated.bootstrap);
+    // The size budget against what can carry this config on its platform (a node of platform
+    // `none` boots from a live ISO or over PXE/HTTP, never through a cloud's user data), and
+    // only the sizes those channels count: gzipping every file or xz-compressing the config
+    // costs more than the rest of a re-run.
+    let platform = generated.model.platform.clone();
+    let compressed = SizeBudget::counts(&platform, Carriage::Raw)
+        .then(|| bootgen::report::compressed_size(&generated.bootstrap))
+        .flatten();
     let config_name = generated.bootstrap_name();
     let single_node = generated.model.single_node.clone();
-    let files = output::into_output_files(generated);
+    let mut files = output::into_output_files(generated);
     // The budget comes from the bytes about to be written, not from serializing the config again
-    // (as `Generated::size_budget` would).
-    let budget = files
-        .iter()
-        .find(|f| f.relative == config_name)
-        .map(|f| bootgen::report::SizeBudget::of_config(&f.contents, compressed))
+    // (as `Generated::size_budget` would); the live-ISO estimate of the same bytes from an
+    // earlier run is read back, and recorded for the next.
+    let mut remembered = None;
+    let budget = files.iter().find(|f| f.relative == config_name).map(|f| {
+        let iso = if SizeBudget::counts(&platform, Carriage::XzCpio) {
+            let (estimate, record) = output::iso_estimate(&args.output, &f.contents);
+            remembered = Some(record);
+            estimate
+        } else {
+            None
+        };
+        let budget = SizeBudget::for_platform(&platform, f.contents.len() as u64, iso, compressed);
         // A single node's config travels only in the live ISO, where gzip does not help.
-        .map(|b| {
-            if single_node.is_some() {
-                b.live_iso_only()
-            } else {
-                b
-            }
-        });
+        if single_node.is_some() {
+            budget.live_iso_only()
+        } else {
+            budget
+        }
+    });
+    if let Some(record) = remembered {
+        files.push(record);
+        files.sort_by(|a, b| a.relative.cmp(&b.relative));
+    }
     let size = budget.as_ref().map_or(0, |b| b.size);
     let mut stop = kill_switch();
     let existing = if args.force {

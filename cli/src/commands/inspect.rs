@@ -1,5 +1,5 @@
-//! `bootgen inspect`: the summary and size budget of a config, its certificate report, its
-//! objects view, or the golden view of an output directory.
+//! `bootgen inspect`: the summary and size budget of a config (`--budget`: the budget alone),
+//! its certificate report, its objects view, or the golden view of an output directory.
 
 use crate::args::InspectArgs;
 use crate::clock;
@@ -30,11 +30,19 @@ pub fn run(args: InspectArgs) -> anyhow::Result<ExitCode> {
     let summary = summarize_split(&split, &bytes)?;
     drop(split);
     drop(bytes);
+    let config = crate::input::config_path(&args.input);
+    if args.budget {
+        if args.json {
+            emit_json(&summary.budget)?;
+        } else {
+            crate::report::emit_budget(&summary.budget, &config)?;
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
     if args.json {
         emit_json(&summary)?;
     } else {
         emit_display(&summary)?;
-        let config = crate::input::config_path(&args.input);
         emit(crate::report::budget_hints(&summary.budget, &config))?;
     }
     Ok(ExitCode::SUCCESS)
@@ -47,8 +55,9 @@ fn certs(args: &InspectArgs) -> anyhow::Result<ExitCode> {
     if args.input.is_dir() {
         found.scan_output_dir(&args.input)?;
     } else {
-        let (_, doc) = load(&args.input)?;
-        found.scan_config(&doc)?;
+        // One file entry at a time, as the summary reads them.
+        let (bytes, name) = read_path(&args.input)?;
+        found.scan_config_bytes(&bytes, &name)?;
     }
     let report = CertReport::new(found, now, warn_within);
     if args.json {

@@ -4,12 +4,43 @@
 use super::text::{self, normalize, Redactions};
 use crate::error::Result;
 use crate::ignition::kind::{classify, FileKind};
-use crate::ignition::{dataurl, IgnitionDoc};
+use crate::ignition::{dataurl, IgnitionDoc, SplitDoc};
 use serde_json::Value;
+use std::borrow::Cow;
 use std::fmt::Write as _;
 
 /// Appends the view of `doc` to `out`.
 pub(super) fn render(out: &mut String, doc: &IgnitionDoc, redactions: &Redactions) -> Result<()> {
+    let files = entries(doc, "/storage/files")
+        .into_iter()
+        .map(|f| Ok(Cow::Borrowed(f)));
+    render_with(out, doc, files, redactions)
+}
+
+/// [`render`] for a config split with nothing kept: the file entries are read one at a time,
+/// in the same (path) order, so the config is never a JSON tree whole.
+pub(super) fn render_split(
+    out: &mut String,
+    split: &SplitDoc<'_>,
+    redactions: &Redactions,
+) -> Result<()> {
+    let paths = split.paths()?;
+    let mut order: Vec<usize> = (0..paths.len()).collect();
+    // Stable, as `entries` sorts.
+    order.sort_by(|a, b| paths[*a].cmp(&paths[*b]));
+    drop(paths);
+    let files = order
+        .into_iter()
+        .map(|i| split.input_file(i).map(Cow::Owned));
+    render_with(out, &split.doc, files, redactions)
+}
+
+fn render_with<'v>(
+    out: &mut String,
+    doc: &IgnitionDoc,
+    files: impl Iterator<Item = Result<Cow<'v, Value>>>,
+    redactions: &Redactions,
+) -> Result<()> {
     let _ = writeln!(out, "ignition {}", doc.version());
     if let Some(section) = doc.value.get("ignition") {
         let mut lines = Vec::new();
@@ -19,7 +50,7 @@ pub(super) fn render(out: &mut String, doc: &IgnitionDoc, redactions: &Redaction
         }
     }
     users(out, doc, redactions);
-    files(out, doc, redactions)?;
+    write_files(out, doc, files, redactions)?;
     units(out, doc, redactions);
     Ok(())
 }
@@ -169,7 +200,12 @@ fn decode(resource: &Value) -> Result<Option<Vec<u8>>> {
         })
 }
 
-fn files(out: &mut String, doc: &IgnitionDoc, redactions: &Redactions) -> Result<()> {
+fn write_files<'v>(
+    out: &mut String,
+    doc: &IgnitionDoc,
+    files: impl Iterator<Item = Result<Cow<'v, Value>>>,
+    redactions: &Redactions,
+) -> Result<()> {
     for dir in entries(doc, "/storage/directories") {
         let (path, mode, owner) = (str_of(dir, "path"), mode(dir), owner(dir));
         let _ = writeln!(out, "\n== directory {path} mode {mode} owner {owner}");
@@ -188,7 +224,9 @@ fn files(out: &mut String, doc: &IgnitionDoc, redactions: &Redactions) -> Result
             }
         );
     }
-    for file in entries(doc, "/storage/files") {
+    for file in files {
+        let file = file?;
+        let file: &Value = &file;
         let path = str_of(file, "path");
         let _ = writeln!(
             out,

@@ -22,7 +22,7 @@ mod text;
 pub use text::Redactions;
 
 use crate::error::{Error, Result};
-use crate::ignition::IgnitionDoc;
+use crate::ignition::{IgnitionDoc, SplitDoc};
 use std::fmt::Write as _;
 use std::path::Path;
 
@@ -46,11 +46,16 @@ fn configs_of(dir: &Path) -> &'static [&'static str] {
 /// the generated bootstrap SSH key (from `auth/`), and the validity times of the certificates
 /// in `configs` wherever they are written out (annotations, for example).
 pub fn redactions_of_dir(dir: &Path, configs: &[&IgnitionDoc]) -> Result<Redactions> {
-    let mut redactions = Redactions::none();
     let mut certs = crate::report::CertCollector::default();
     for doc in configs {
         certs.scan_config(doc)?;
     }
+    redactions_with(dir, &certs)
+}
+
+/// [`redactions_of_dir`] with the configs' certificates already collected.
+fn redactions_with(dir: &Path, certs: &crate::report::CertCollector) -> Result<Redactions> {
+    let mut redactions = Redactions::none();
     for cert in &certs.certs {
         redactions.add(&crate::pki::rfc3339(cert.not_before), "<not-before>");
         redactions.add(&crate::pki::rfc3339(cert.not_after), "<not-after>");
@@ -105,23 +110,37 @@ pub fn view_dir(dir: &Path) -> Result<String> {
             message: format!("{} is not a directory", dir.display()),
         });
     }
-    let mut configs = Vec::new();
+    // Each config split (its file entries stay raw JSON, read one at a time): a JSON tree of a
+    // large config costs about ten times its size.
+    let mut read = Vec::new();
     for &name in configs_of(dir) {
         let path = dir.join(name);
-        let doc = match std::fs::read(&path) {
-            Ok(bytes) => Some(IgnitionDoc::parse(&bytes, &path.display().to_string())?),
+        let bytes = match std::fs::read(&path) {
+            Ok(bytes) => Some((bytes, path.display().to_string())),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
             Err(e) => return Err(Error::io("cannot read", &path, e)),
         };
-        configs.push((name, doc));
+        read.push((name, bytes));
     }
-    let present: Vec<&IgnitionDoc> = configs.iter().filter_map(|(_, d)| d.as_ref()).collect();
-    let redactions = redactions_of_dir(dir, &present)?;
+    let mut configs = Vec::new();
+    let mut certs = crate::report::CertCollector::default();
+    for (name, bytes) in &read {
+        let split = match bytes {
+            Some((bytes, shown)) => {
+                let split = SplitDoc::parse_checked(bytes, shown, |_| false)?;
+                certs.scan_config_bytes(bytes, shown)?;
+                Some(split)
+            }
+            None => None,
+        };
+        configs.push((name, split));
+    }
+    let redactions = redactions_with(dir, &certs)?;
     let mut out = String::from("bootgen golden view 1\n");
-    for (name, doc) in &configs {
+    for (name, split) in &configs {
         let _ = writeln!(out, "\n######## {name}");
-        match doc {
-            Some(doc) => config::render(&mut out, doc, &redactions)?,
+        match split {
+            Some(split) => config::render_split(&mut out, split, &redactions)?,
             None => out.push_str("(absent)\n"),
         }
     }
@@ -183,6 +202,29 @@ mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used)]
     use super::*;
     use crate::{config, generate, output, Options};
+
+    /// Split, each file entry read when rendered: the same view as from the whole tree, on
+    /// every valid fixture config.
+    #[test]
+    fn a_split_config_renders_as_its_tree() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/ign/valid");
+        let mut compared = 0;
+        for entry in std::fs::read_dir(root).unwrap() {
+            let path = entry.unwrap().path();
+            let bytes = std::fs::read(&path).unwrap();
+            let name = path.display().to_string();
+            let Ok(doc) = IgnitionDoc::parse(&bytes, &name) else {
+                continue;
+            };
+            let split = SplitDoc::parse_checked(&bytes, &name, |_| false).unwrap();
+            let none = text::Redactions::none();
+            let mut from_split = String::new();
+            super::config::render_split(&mut from_split, &split, &none).unwrap();
+            assert_eq!(view_config(&doc, &none).unwrap(), from_split, "{name}");
+            compared += 1;
+        }
+        assert!(compared >= 5, "{compared}");
+    }
 
     fn generate_into(dir: &Path, yaml: &str, now: time::OffsetDateTime) {
         let loaded = config::parse(yaml, "install-config.yaml").unwrap();

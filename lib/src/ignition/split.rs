@@ -212,6 +212,15 @@ impl<'a> SplitDoc<'a> {
             .map(|raw| serde_json::from_str(raw.get()).map_err(|e| json_error("<config>", e)))
     }
 
+    /// The input's file entry `i` (in config order), parsed.
+    pub fn input_file(&self, i: usize) -> Result<Value> {
+        let raw = self.files.get(i).ok_or_else(|| Error::Ignition {
+            file: "<config>".into(),
+            message: format!("no file entry {i} (the config has {})", self.files.len()),
+        })?;
+        serde_json::from_str(raw.get()).map_err(|e| json_error("<config>", e))
+    }
+
     /// The paths of every file entry of the config as it is now: the input's entries not kept,
     /// and the entries of [`SplitDoc::doc`].
     pub fn paths(&self) -> Result<Vec<String>> {

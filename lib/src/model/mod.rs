@@ -74,6 +74,8 @@ pub struct Model {
     pub compute: Vec<Pool>,
     /// The bootstrap host's architecture (normally the control plane's).
     pub bootstrap_arch: Arch,
+    /// The platform (the install-config's one key under `platform`, e.g. `none`).
+    pub platform: String,
     /// Release payload pull spec.
     pub release_image: String,
     /// What the payload reference says about its architecture.
@@ -152,7 +154,7 @@ impl Model {
                 ));
             }
         }
-        check_platform(loaded)?;
+        let platform = check_platform(loaded)?;
         let cluster_name = required(
             loaded,
             ic.metadata.name.as_deref(),
@@ -299,6 +301,7 @@ impl Model {
             control_plane,
             compute,
             bootstrap_arch,
+            platform,
             release_image,
             payload_arch,
             release_version,
@@ -331,7 +334,8 @@ fn required(loaded: &LoadedConfig, value: Option<&str>, field: &str, what: &str)
     }
 }
 
-fn check_platform(loaded: &LoadedConfig) -> Result<()> {
+/// The platform's name, one of [`SUPPORTED_PLATFORMS`].
+fn check_platform(loaded: &LoadedConfig) -> Result<String> {
     let supported = SUPPORTED_PLATFORMS.join(", ");
     let Some(platform) = &loaded.config.platform else {
         return Err(loaded.field_error(
@@ -343,7 +347,7 @@ fn check_platform(loaded: &LoadedConfig) -> Result<()> {
     };
     let names: Vec<&String> = platform.keys().collect();
     match names.as_slice() {
-        [name] if SUPPORTED_PLATFORMS.contains(&name.as_str()) => Ok(()),
+        [name] if SUPPORTED_PLATFORMS.contains(&name.as_str()) => Ok(name.to_string()),
         [name] => Err(loaded.field_error(
             &format!("platform.{name}"),
             format!("platform `{name}` is not supported yet; supported platforms: {supported}"),

@@ -6,9 +6,9 @@
 //! directory) is refused with an error naming it, before anything is written for it.
 
 use crate::error::{Error, Result};
-use crate::ignition::IgnitionDoc;
-use crate::ignition::{decode, DecodedConfig};
+use crate::ignition::{IgnitionDoc, SplitDoc};
 use serde_json::Value;
+use std::borrow::Cow;
 use std::fs;
 use std::io::Write as _;
 use std::os::unix::fs::{OpenOptionsExt as _, PermissionsExt as _};
@@ -26,19 +26,6 @@ pub struct ExtractReport {
     pub directories: Vec<String>,
     /// Entries not written, with the reason.
     pub skipped: Vec<String>,
-}
-
-/// One thing to write.
-enum Item {
-    File {
-        node_path: String,
-        bytes: Vec<u8>,
-        mode: u32,
-    },
-    Directory {
-        node_path: String,
-        mode: u32,
-    },
 }
 
 fn unsafe_path(path: &str, reason: impl Into<String>) -> Error {
@@ -76,69 +63,75 @@ fn unit_component(kind: &str, name: &str) -> Result<()> {
     Ok(())
 }
 
-fn plan(
-    doc: &IgnitionDoc,
-    decoded: &DecodedConfig,
-    report: &mut ExtractReport,
-) -> Result<Vec<Item>> {
-    let mut items = Vec::new();
-    let dirs = doc
+/// What to write for a file entry: its bytes (contents then appended fragments) and mode, or
+/// why it is not written.
+type Written = std::result::Result<(Vec<u8>, u32), String>;
+
+/// A file entry decoded: its node path and what to write.
+fn file_item(i: usize, entry: &Value) -> Result<(String, Written)> {
+    let file = crate::ignition::decode_file(i, entry)?;
+    parts(&file.path)?;
+    if file.contents.is_none() && !file.remote_sources.is_empty() {
+        let reason = format!(
+            "{}: remote contents ({}) are not fetched",
+            file.path,
+            file.remote_sources.join(", ")
+        );
+        return Ok((file.path, Err(reason)));
+    }
+    let mut bytes = file.contents.unwrap_or_default();
+    for fragment in &file.append {
+        bytes.extend_from_slice(fragment);
+    }
+    Ok((file.path, Ok((bytes, file.mode.unwrap_or(0o644)))))
+}
+
+/// Everything but the file list, each checked: directories (node path and mode), units with
+/// their node files, and what is skipped (masks, links).
+struct Rest {
+    directories: Vec<(String, u32)>,
+    unit_files: Vec<(String, Vec<u8>)>,
+    skipped: Vec<String>,
+}
+
+fn rest_of(doc: &IgnitionDoc) -> Result<Rest> {
+    let mut rest = Rest {
+        directories: Vec::new(),
+        unit_files: Vec::new(),
+        skipped: Vec::new(),
+    };
+    for dir in doc
         .value
         .pointer("/storage/directories")
         .and_then(Value::as_array)
-        .cloned()
-        .unwrap_or_default();
-    for dir in &dirs {
+        .into_iter()
+        .flatten()
+    {
         let node_path = dir.get("path").and_then(Value::as_str).unwrap_or_default();
         parts(node_path)?;
         let mode = dir
             .get("mode")
             .and_then(Value::as_u64)
             .map_or(0o755, |m| m as u32);
-        items.push(Item::Directory {
-            node_path: node_path.to_string(),
-            mode,
-        });
+        rest.directories.push((node_path.to_string(), mode));
     }
-    for file in &decoded.files {
-        parts(&file.path)?;
-        if file.contents.is_none() && !file.remote_sources.is_empty() {
-            report.skipped.push(format!(
-                "{}: remote contents ({}) are not fetched",
-                file.path,
-                file.remote_sources.join(", ")
-            ));
-            continue;
-        }
-        let mut bytes = file.contents.clone().unwrap_or_default();
-        for fragment in &file.append {
-            bytes.extend_from_slice(fragment);
-        }
-        items.push(Item::File {
-            node_path: file.path.clone(),
-            bytes,
-            mode: file.mode.unwrap_or(0o644),
-        });
-    }
-    for unit in &decoded.units {
+    for unit in crate::ignition::decode_units(doc) {
         unit_component("unit", &unit.name)?;
         if let Some(text) = &unit.contents {
-            items.push(Item::File {
-                node_path: format!("{UNIT_DIR}/{}", unit.name),
-                bytes: text.clone().into_bytes(),
-                mode: 0o644,
-            });
+            rest.unit_files.push((
+                format!("{UNIT_DIR}/{}", unit.name),
+                text.clone().into_bytes(),
+            ));
         }
         for dropin in &unit.dropins {
             unit_component("drop-in", &dropin.name)?;
-            items.push(Item::File {
-                node_path: format!("{UNIT_DIR}/{}.d/{}", unit.name, dropin.name),
-                bytes: dropin.contents.clone().unwrap_or_default().into_bytes(),
-                mode: 0o644,
-            });
+            rest.unit_files.push((
+                format!("{UNIT_DIR}/{}.d/{}", unit.name, dropin.name),
+                dropin.contents.clone().unwrap_or_default().into_bytes(),
+            ));
         }
         if unit.mask == Some(true) {
-            report.skipped.push(format!(
+            rest.skipped.push(format!(
                 "{}: masked (on the node a link to /dev/null; not created)",
                 unit.name
             ));
@@ -156,11 +149,10 @@ fn plan(
             .get("target")
             .and_then(Value::as_str)
             .unwrap_or_default();
-        report
-            .skipped
+        rest.skipped
             .push(format!("{path}: link to {target} (links are not created)"));
     }
-    Ok(items)
+    Ok(rest)
 }
 
 /// Creates the directories leading to `parts` below `root`, refusing symlinks and non-directories.
@@ -230,28 +222,58 @@ fn write_item(root: &Path, node_path: &str, bytes: &[u8], mode: u32) -> Result<(
 /// Writes every file, unit and drop-in of `doc` below `dir` (created if needed). setuid, setgid
 /// and sticky bits are dropped: extracted files are for reading, not running as someone else.
 pub fn extract(doc: &IgnitionDoc, dir: &Path) -> Result<ExtractReport> {
-    let decoded = decode(doc)?;
+    let files = || {
+        crate::passes::file_entries(doc)
+            .into_iter()
+            .map(|entry| Ok(Cow::Borrowed(entry)))
+    };
+    extract_entries(doc, files, dir)
+}
+
+/// [`extract`] for a config split with nothing kept ([`SplitDoc::parse_checked`] with
+/// `|_| false`): each file entry is parsed and decoded when it is written, and dropped, so a
+/// large config is never in memory decoded, nor as a JSON tree.
+pub fn extract_split(split: &SplitDoc<'_>, dir: &Path) -> Result<ExtractReport> {
+    let files = || split.input_files().map(|entry| entry.map(Cow::Owned));
+    extract_entries(&split.doc, files, dir)
+}
+
+/// Two passes over the file entries: the first checks every path and decodes every source
+/// (keeping nothing), so that a config refused for any entry writes nothing at all; the second
+/// decodes each again and writes it.
+fn extract_entries<'v, I>(
+    doc: &IgnitionDoc,
+    files: impl Fn() -> I,
+    dir: &Path,
+) -> Result<ExtractReport>
+where
+    I: Iterator<Item = Result<Cow<'v, Value>>>,
+{
+    let rest = rest_of(doc)?;
     let mut report = ExtractReport::default();
-    let items = plan(doc, &decoded, &mut report)?;
-    fs::create_dir_all(dir).map_err(|e| Error::io("cannot create", dir, e))?;
-    for item in &items {
-        match item {
-            Item::Directory { node_path, mode } => {
-                let all = parts(node_path)?;
-                let path = ensure_dirs(dir, node_path, &all)?;
-                fs::set_permissions(&path, fs::Permissions::from_mode(mode & 0o777 | 0o700))
-                    .map_err(|e| Error::io("cannot set permissions on", &path, e))?;
-                report.directories.push(node_path.clone());
-            }
-            Item::File {
-                node_path,
-                bytes,
-                mode,
-            } => {
-                write_item(dir, node_path, bytes, mode & 0o777)?;
-                report.written.push(node_path.clone());
-            }
+    for (i, entry) in files().enumerate() {
+        if let (_, Err(reason)) = file_item(i, entry?.as_ref())? {
+            report.skipped.push(reason);
         }
+    }
+    report.skipped.extend(rest.skipped);
+    fs::create_dir_all(dir).map_err(|e| Error::io("cannot create", dir, e))?;
+    for (node_path, mode) in &rest.directories {
+        let all = parts(node_path)?;
+        let path = ensure_dirs(dir, node_path, &all)?;
+        fs::set_permissions(&path, fs::Permissions::from_mode(mode & 0o777 | 0o700))
+            .map_err(|e| Error::io("cannot set permissions on", &path, e))?;
+        report.directories.push(node_path.clone());
+    }
+    for (i, entry) in files().enumerate() {
+        if let (node_path, Ok((bytes, mode))) = file_item(i, entry?.as_ref())? {
+            write_item(dir, &node_path, &bytes, mode & 0o777)?;
+            report.written.push(node_path);
+        }
+    }
+    for (node_path, bytes) in rest.unit_files {
+        write_item(dir, &node_path, &bytes, 0o644)?;
+        report.written.push(node_path);
     }
     Ok(report)
 }
@@ -288,6 +310,59 @@ mod tests {
             .path()
             .join("etc/systemd/system/x.service.d/10-a.conf")
             .is_file());
+    }
+
+    /// Split, one entry at a time, the same files with the same modes and the same report as
+    /// from the whole tree; on every valid fixture config.
+    #[test]
+    fn extracting_a_split_config_writes_what_the_tree_writes() {
+        fn tree(root: &Path) -> Vec<(String, u32, Option<Vec<u8>>)> {
+            let mut found: Vec<_> = walkdir::WalkDir::new(root)
+                .min_depth(1)
+                .into_iter()
+                .map(|e| e.unwrap())
+                .map(|e| {
+                    let meta = e.metadata().unwrap();
+                    let relative = e.path().strip_prefix(root).unwrap().display().to_string();
+                    let bytes = meta.is_file().then(|| fs::read(e.path()).unwrap());
+                    (relative, meta.permissions().mode(), bytes)
+                })
+                .collect();
+            found.sort();
+            found
+        }
+        let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/ign/valid");
+        let mut compared = 0;
+        for entry in fs::read_dir(fixtures).unwrap() {
+            let path = entry.unwrap().path();
+            let bytes = fs::read(&path).unwrap();
+            let name = path.display().to_string();
+            // A config the strict parse refuses (an unknown key) is refused split too.
+            let Ok(whole) = IgnitionDoc::parse(&bytes, &name) else {
+                assert!(SplitDoc::parse_checked(&bytes, &name, |_| false).is_err());
+                continue;
+            };
+            let split = SplitDoc::parse_checked(&bytes, &name, |_| false).unwrap();
+            let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+            let from_tree = extract(&whole, a.path()).unwrap();
+            let from_split = extract_split(&split, b.path()).unwrap();
+            assert_eq!(from_tree, from_split, "{name}");
+            assert_eq!(tree(a.path()), tree(b.path()), "{name}");
+            compared += usize::from(!from_tree.written.is_empty());
+        }
+        assert!(compared >= 5, "{compared}");
+        // Refused for one entry: nothing at all is written, split or not.
+        let bad = doc(
+            json!([{"path": "/etc/a", "contents": {"source": "data:,a"}},
+                   {"path": "/etc/b", "contents": {"source": "data:;base64,%%%"}}]),
+            json!([]),
+        );
+        let bytes = bad.to_bytes();
+        let split = SplitDoc::parse(&bytes, "bad.ign", |_| false).unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("out");
+        assert!(extract_split(&split, &out).is_err());
+        assert!(!out.exists());
     }
 
     #[test]

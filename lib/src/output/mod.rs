@@ -3,11 +3,13 @@
 //! next run finishes. That works the same for a plain directory, a mount point and a symlink.
 //! Keys are never replaced.
 
+mod estimate;
 mod extract;
 mod journal;
 mod package;
 
-pub use extract::{extract, ExtractReport, UNIT_DIR};
+pub use estimate::{iso_estimate, ISO_ESTIMATE_FILE};
+pub use extract::{extract, extract_split, ExtractReport, UNIT_DIR};
 pub use journal::{interrupted, recover, Recovery, WriteStep, COMMIT_RECORD, STAGING_DIR};
 pub use package::{write_package, PackageReport, CHECKSUMS};
 

@@ -1,5 +1,9 @@
 //! The size budget: a config's size against the user-data limits people hit (AWS 16 KiB first),
 //! with the way out when it does not fit: host the config and boot from a pointer config.
+//!
+//! Each channel says which install-config platforms boot through it ([`channels_for`]), so a
+//! generated config is judged only against what can carry it; a config of unknown origin
+//! (`bootgen inspect`) against every channel ([`SizeBudget::of_config`]).
 
 use serde::Serialize;
 use std::fmt;
@@ -13,6 +17,9 @@ pub enum Carriage {
     /// `coreos-installer iso ignition embed`: the config as `config.ign` in a cpio archive,
     /// xz-compressed, written into the ISO's reserved area.
     XzCpio,
+    /// Fetched by the node over the network (PXE or HTTP: `coreos.inst.ignition_url`,
+    /// `ignition.config.url`): no limit.
+    Fetched,
 }
 
 /// One place a config is passed through, and its limit in bytes.
@@ -20,41 +27,70 @@ pub enum Carriage {
 pub struct Channel {
     /// Where, e.g. `AWS user data`.
     pub name: &'static str,
-    /// The limit in bytes.
-    pub limit: u64,
+    /// The limit in bytes; `None` for a channel without one.
+    pub limit: Option<u64>,
     /// What counts against the limit.
     pub carriage: Carriage,
+    /// The install-config platforms (the key under `platform`) whose nodes boot through it.
+    #[serde(skip)]
+    pub platforms: &'static [&'static str],
+}
+
+impl Channel {
+    /// Whether a node of `platform` can get its config through this channel.
+    pub fn applies_to(&self, platform: &str) -> bool {
+        self.platforms.contains(&platform)
+    }
 }
 
 /// The limits users hit: AWS 16 KiB, Azure and OpenStack 64 KiB, GCP 256 KiB, and the
-/// live ISO's embed area of 256 KiB (which holds the config compressed).
+/// live ISO's embed area of 256 KiB (which holds the config compressed); and PXE/HTTP, which
+/// has none. The cloud limits apply on their own platform only; the live ISO and PXE/HTTP are
+/// how a node of platform `none` boots.
 pub const CHANNELS: &[Channel] = &[
     Channel {
         name: "AWS user data",
-        limit: 16 * 1024,
+        limit: Some(16 * 1024),
         carriage: Carriage::Raw,
+        platforms: &["aws"],
     },
     Channel {
         name: "Azure custom data",
-        limit: 64 * 1024,
+        limit: Some(64 * 1024),
         carriage: Carriage::Raw,
+        platforms: &["azure"],
     },
     Channel {
         name: "OpenStack user data",
-        limit: 64 * 1024,
+        limit: Some(64 * 1024),
         carriage: Carriage::Raw,
+        platforms: &["openstack"],
     },
     Channel {
         name: "GCP metadata",
-        limit: 256 * 1024,
+        limit: Some(256 * 1024),
         carriage: Carriage::Raw,
+        platforms: &["gcp"],
     },
     Channel {
         name: "live ISO embed area",
-        limit: 256 * 1024,
+        limit: Some(256 * 1024),
         carriage: Carriage::XzCpio,
+        platforms: &["none"],
+    },
+    Channel {
+        name: "PXE/HTTP",
+        limit: None,
+        carriage: Carriage::Fetched,
+        platforms: &["none"],
     },
 ];
+
+/// The channels a node of `platform` (the install-config's `platform` key) gets its config
+/// through, in [`CHANNELS`] order.
+pub fn channels_for(platform: &str) -> impl Iterator<Item = &'static Channel> + '_ {
+    CHANNELS.iter().filter(move |c| c.applies_to(platform))
+}
 
 /// What gets the config into a channel it does not fit as it is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -110,24 +146,59 @@ impl SizeBudget {
         SizeBudget::of_sizes(bytes.len() as u64, iso_estimate(bytes), compressed)
     }
 
+    /// The budget of a config of `size` bytes against the channels of `platform` only
+    /// ([`channels_for`]). `iso_embedded` is its [`xz_cpio_size`] (`None` over
+    /// [`XZ_ESTIMATE_LIMIT`]) and `compressed` its size with `PassOptions::compress`: each
+    /// is read only when a channel of the platform counts it ([`SizeBudget::counts`]), so a
+    /// caller works out only those.
+    pub fn for_platform(
+        platform: &str,
+        size: u64,
+        iso_embedded: Option<u64>,
+        compressed: Option<u64>,
+    ) -> SizeBudget {
+        let carried = |carriage| SizeBudget::counts(platform, carriage);
+        SizeBudget::of_channels(
+            channels_for(platform),
+            size,
+            iso_embedded.filter(|_| carried(Carriage::XzCpio)),
+            compressed.filter(|_| carried(Carriage::Raw)),
+        )
+    }
+
+    /// Whether a budget for `platform` counts a size carried this way: the live-ISO estimate
+    /// is needed only for [`Carriage::XzCpio`], the gzipped size only for a limited
+    /// [`Carriage::Raw`] channel.
+    pub fn counts(platform: &str, carriage: Carriage) -> bool {
+        channels_for(platform).any(|c| c.carriage == carriage && c.limit.is_some())
+    }
+
     /// [`SizeBudget::of_config`] from the config's size and its [`iso_estimate`].
     pub(crate) fn of_sizes(
         size: u64,
         iso_embedded: Option<u64>,
         compressed: Option<u64>,
     ) -> SizeBudget {
+        SizeBudget::of_channels(CHANNELS.iter(), size, iso_embedded, compressed)
+    }
+
+    fn of_channels<'c>(
+        channels: impl Iterator<Item = &'c Channel>,
+        size: u64,
+        iso_embedded: Option<u64>,
+        compressed: Option<u64>,
+    ) -> SizeBudget {
         let compressed = compressed.filter(|c| *c < size);
-        let channels = CHANNELS
-            .iter()
+        let channels = channels
             .map(|c| {
                 let counted = match c.carriage {
-                    Carriage::Raw => size,
+                    Carriage::Raw | Carriage::Fetched => size,
                     Carriage::XzCpio => iso_embedded.unwrap_or(size),
                 };
-                let fits = counted <= c.limit;
+                let fits = c.limit.is_none_or(|limit| counted <= limit);
                 // The embed area already compresses the whole config harder than gzip would.
-                let compress_fits =
-                    c.carriage == Carriage::Raw && compressed.is_some_and(|bytes| bytes <= c.limit);
+                let compress_fits = c.carriage == Carriage::Raw
+                    && compressed.is_some_and(|bytes| c.limit.is_none_or(|limit| bytes <= limit));
                 let way_out = if fits {
                     WayOut::None
                 } else if compress_fits {
@@ -248,37 +319,49 @@ pub fn human_size(bytes: u64) -> String {
 
 impl fmt::Display for SizeBudget {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let embedded = self
+            .channels
+            .iter()
+            .any(|line| line.channel.carriage == Carriage::XzCpio);
         writeln!(
             f,
-            "size budget: the config is {} ({} bytes){}; in a live ISO (xz-compressed cpio) {}",
+            "size budget: the config is {} ({} bytes){}{}",
             human_size(self.size),
             self.size,
             self.compressed
                 .map(|c| format!(", {} with its files gzipped", human_size(c)))
                 .unwrap_or_default(),
-            self.iso_embedded.map_or_else(
-                || format!("not estimated (over {})", human_size(XZ_ESTIMATE_LIMIT)),
-                human_size
-            ),
-        )?;
-        for line in &self.channels {
-            let verdict = if line.fits {
+            if embedded {
                 format!(
-                    "fits ({} left)",
-                    human_size(line.channel.limit - line.counted)
+                    "; in a live ISO (xz-compressed cpio) {}",
+                    self.iso_embedded.map_or_else(
+                        || format!("not estimated (over {})", human_size(XZ_ESTIMATE_LIMIT)),
+                        human_size
+                    )
                 )
             } else {
-                let how = match line.way_out {
-                    WayOut::Compress => "; fits with its files gzipped",
-                    _ => "; needs a pointer config",
-                };
-                format!(
-                    "does not fit ({} over{how})",
-                    human_size(line.counted - line.channel.limit)
-                )
+                String::new()
+            },
+        )?;
+        for line in &self.channels {
+            let verdict = match line.channel.limit {
+                None => "no limit (the node fetches the config)".to_string(),
+                Some(limit) if line.fits => {
+                    format!("fits ({} left)", human_size(limit - line.counted))
+                }
+                Some(limit) => {
+                    let how = match line.way_out {
+                        WayOut::Compress => "; fits with its files gzipped",
+                        _ => "; needs a pointer config",
+                    };
+                    format!(
+                        "does not fit ({} over{how})",
+                        human_size(line.counted - limit)
+                    )
+                }
             };
             let counted = match line.channel.carriage {
-                Carriage::Raw => String::new(),
+                Carriage::Raw | Carriage::Fetched => String::new(),
                 Carriage::XzCpio => {
                     format!(" (embedded xz-compressed: {})", human_size(line.counted))
                 }
@@ -287,7 +370,9 @@ impl fmt::Display for SizeBudget {
                 f,
                 "  {:<20} {:>9}  {verdict}{counted}",
                 line.channel.name,
-                human_size(line.channel.limit)
+                line.channel
+                    .limit
+                    .map_or_else(|| "-".to_string(), human_size)
             )?;
         }
         if self.needs_pointer() {
@@ -359,7 +444,7 @@ mod tests {
         let medium = SizeBudget::of_config(&incompressible(20 * 1024), Some(10 * 1024));
         let ways: Vec<WayOut> = medium.channels.iter().map(|c| c.way_out).collect();
         let fits = WayOut::None;
-        assert_eq!(ways, vec![WayOut::Compress, fits, fits, fits, fits]);
+        assert_eq!(ways, vec![WayOut::Compress, fits, fits, fits, fits, fits]);
         let text = medium.to_string();
         assert!(
             text.contains("does not fit (4.0 KiB over; fits with its files gzipped)"),
@@ -388,6 +473,47 @@ mod tests {
         assert!(!noise.channels[4].fits);
         assert!(noise.iso_embedded.unwrap() > 256 * 1024);
         assert_eq!(human_size(2 * 1024 * 1024), "2.0 MiB");
+    }
+
+    /// A generated config is judged against the channels of its platform only, and the sizes
+    /// no such channel counts are neither needed nor shown.
+    #[test]
+    fn a_platform_gets_its_own_channels() {
+        let size = 300 * 1024;
+        let none = SizeBudget::for_platform("none", size, Some(30 * 1024), Some(100 * 1024));
+        let names: Vec<&str> = none.channels.iter().map(|l| l.channel.name).collect();
+        let expected: Vec<&str> = CHANNELS
+            .iter()
+            .filter(|c| c.platforms.contains(&"none"))
+            .map(|c| c.name)
+            .collect();
+        assert_eq!(names, expected);
+        assert_eq!(names.len(), 2, "{none}");
+        assert!(none.channels.iter().all(|l| l.fits), "{none}");
+        // No limited raw channel on platform none: the gzipped size is not shown.
+        assert_eq!(none.compressed, None);
+        let text = none.to_string();
+        assert!(
+            text.contains("in a live ISO (xz-compressed cpio) 30.0 KiB"),
+            "{text}"
+        );
+        assert!(text.contains("no limit"), "{text}");
+        assert!(!text.contains("AWS") && !text.contains("gzipped"), "{text}");
+        assert!(SizeBudget::counts("none", Carriage::XzCpio));
+        assert!(!SizeBudget::counts("none", Carriage::Raw));
+
+        let aws = SizeBudget::for_platform("aws", size, Some(30 * 1024), Some(10 * 1024));
+        assert_eq!(aws.channels.len(), 1);
+        assert_eq!(aws.channels[0].way_out, WayOut::Compress);
+        assert_eq!(aws.iso_embedded, None);
+        assert!(!aws.to_string().contains("live ISO"), "{aws}");
+        assert!(!SizeBudget::counts("aws", Carriage::XzCpio));
+        // A platform without a channel here gets an empty table, and needs nothing computed.
+        assert!(SizeBudget::for_platform("vsphere", size, None, None)
+            .channels
+            .is_empty());
+        // Every channel applies somewhere.
+        assert!(CHANNELS.iter().all(|c| !c.platforms.is_empty()));
     }
 
     /// The archive is what coreos-installer's initrd reader sees: one `config.ign`, intact.

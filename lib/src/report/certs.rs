@@ -135,15 +135,38 @@ impl CertCollector {
 
     /// Every file of a config, by its path on the node.
     pub fn scan_config(&mut self, doc: &IgnitionDoc) -> Result<()> {
-        let decoded = crate::ignition::decode(doc)?;
-        for file in &decoded.files {
+        self.scan_files(crate::passes::file_entries(doc).into_iter().map(Ok))?;
+        self.scan_authorities(&doc.value);
+        Ok(())
+    }
+
+    /// [`CertCollector::scan_config`] for a config's bytes (`name` names it in errors),
+    /// checked as [`IgnitionDoc::parse`] checks it, one file entry decoded at a time: a large
+    /// config is never a JSON tree whole.
+    pub fn scan_config_bytes(&mut self, bytes: &[u8], name: &str) -> Result<()> {
+        let split = crate::ignition::SplitDoc::parse_checked(bytes, name, |_| false)?;
+        self.scan_files(split.input_files())?;
+        // The split keeps everything but the file list as a tree.
+        self.scan_authorities(&split.doc.value);
+        Ok(())
+    }
+
+    fn scan_files<V: std::borrow::Borrow<serde_json::Value>>(
+        &mut self,
+        entries: impl Iterator<Item = Result<V>>,
+    ) -> Result<()> {
+        for (i, entry) in entries.enumerate() {
+            let file = crate::ignition::decode_file(i, entry?.borrow())?;
             for bytes in file.contents.iter().chain(&file.append) {
                 self.scan(bytes, &file.path);
             }
         }
-        // The CAs Ignition itself trusts to fetch configs (a pointer config's root CA).
-        let authorities = doc
-            .value
+        Ok(())
+    }
+
+    /// The CAs Ignition itself trusts to fetch configs (a pointer config's root CA).
+    fn scan_authorities(&mut self, config: &serde_json::Value) {
+        let authorities = config
             .pointer("/ignition/security/tls/certificateAuthorities")
             .and_then(serde_json::Value::as_array);
         for (i, ca) in authorities.into_iter().flatten().enumerate() {
@@ -159,7 +182,6 @@ impl CertCollector {
                 );
             }
         }
-        Ok(())
     }
 
     /// An output directory: `bootstrap.ign` (every file inside), `tls/` and `auth/kubeconfig`.
@@ -167,9 +189,7 @@ impl CertCollector {
         let config = dir.join("bootstrap.ign");
         if config.is_file() {
             let bytes = std::fs::read(&config).map_err(|e| Error::io("cannot read", &config, e))?;
-            let name = config.display().to_string();
-            let doc = IgnitionDoc::parse(&bytes, &name)?;
-            self.scan_config(&doc)?;
+            self.scan_config_bytes(&bytes, &config.display().to_string())?;
         }
         let mut extra: Vec<std::path::PathBuf> = Vec::new();
         let tls = dir.join("tls");

@@ -9,13 +9,13 @@ mod objects;
 mod summary;
 
 pub use budget::{
-    compressed_size, human_size, xz_cpio_size, BudgetLine, Carriage, Channel, SizeBudget, WayOut,
-    CHANNELS, XZ_ESTIMATE_LIMIT, XZ_EXACT_LIMIT,
+    channels_for, compressed_size, human_size, xz_cpio_size, BudgetLine, Carriage, Channel,
+    SizeBudget, WayOut, CHANNELS, XZ_ESTIMATE_LIMIT, XZ_EXACT_LIMIT,
 };
 pub use certs::{
     human_duration, parse_duration, CertCollector, CertLine, CertReport, CertStatus, FoundCert,
 };
-pub use diff::{diff, diff_file, ChangeKind, ConfigDiff, DiffItem};
+pub use diff::{diff, diff_file, diff_split, ChangeKind, ConfigDiff, DiffItem};
 pub use objects::{
     diff_objects, object_view, FileObject, ObjectChange, ObjectDiff, ObjectView, UnitObject,
 };

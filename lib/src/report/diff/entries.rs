@@ -1,7 +1,8 @@
 //! Files, units and drop-ins matched by path or name and compared field by field, with a
 //! unified diff of their decoded text.
 
-use super::{ChangeKind, DiffItem};
+use super::{ChangeKind, DiffItem, Files};
+use crate::error::Result;
 use crate::ignition::kind::{classify, FileKind};
 use crate::ignition::view::summarize_pem;
 use crate::ignition::{DecodedFile, DecodedUnit};
@@ -109,12 +110,11 @@ impl Differ<'_> {
         Some(diff)
     }
 
-    pub(super) fn files(&mut self, a: &[DecodedFile], b: &[DecodedFile]) {
-        let a: BTreeMap<&str, &DecodedFile> = a.iter().map(|f| (f.path.as_str(), f)).collect();
-        let b: BTreeMap<&str, &DecodedFile> = b.iter().map(|f| (f.path.as_str(), f)).collect();
-        let paths: BTreeSet<&str> = a.keys().chain(b.keys()).copied().collect();
+    /// Files matched by path, each side's entry decoded only when its path is reached.
+    pub(super) fn files(&mut self, a: &Files<'_>, b: &Files<'_>) -> Result<()> {
+        let paths: BTreeSet<&str> = a.paths().chain(b.paths()).collect();
         for path in paths {
-            match (a.get(path), b.get(path)) {
+            match (a.get(path)?.as_ref(), b.get(path)?.as_ref()) {
                 (None, Some(f)) => self.push(
                     ChangeKind::Added,
                     "file",
@@ -183,6 +183,7 @@ impl Differ<'_> {
                 (None, None) => {}
             }
         }
+        Ok(())
     }
 
     pub(super) fn units(&mut self, a: &[DecodedUnit], b: &[DecodedUnit]) {

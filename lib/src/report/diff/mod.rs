@@ -7,13 +7,65 @@ mod entries;
 mod users;
 
 use crate::error::Result;
-use crate::ignition::decode;
-use crate::ignition::IgnitionDoc;
+use crate::ignition::{decode_file, decode_units, decode_users, DecodedFile};
+use crate::ignition::{IgnitionDoc, SplitDoc};
 use entries::Differ;
 use serde::Serialize;
 use serde_json::Value;
-use std::collections::BTreeSet;
+use std::borrow::Cow;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
+
+/// One side's file entries: an index from path to entry (the last entry of a path wins, as it
+/// would in a map of the decoded files), each entry read and decoded again when compared, so
+/// that a large config is never in memory decoded whole.
+pub(super) struct Files<'a> {
+    by_path: BTreeMap<String, usize>,
+    entry: Box<dyn Fn(usize) -> Result<Cow<'a, Value>> + 'a>,
+}
+
+impl<'a> Files<'a> {
+    /// Every entry is decoded once here (and dropped), so that an entry that does not decode is
+    /// an error whatever its path, as when the whole config is decoded.
+    fn new<I>(entries: I, entry: Box<dyn Fn(usize) -> Result<Cow<'a, Value>> + 'a>) -> Result<Self>
+    where
+        I: Iterator<Item = Result<Cow<'a, Value>>>,
+    {
+        let mut by_path = BTreeMap::new();
+        for (i, value) in entries.enumerate() {
+            by_path.insert(decode_file(i, value?.as_ref())?.path, i);
+        }
+        Ok(Files { by_path, entry })
+    }
+
+    fn of_doc(doc: &'a IgnitionDoc) -> Result<Self> {
+        let list = crate::passes::file_entries(doc);
+        let entries = list.clone().into_iter().map(|v| Ok(Cow::Borrowed(v)));
+        Files::new(
+            entries,
+            Box::new(move |i| Ok(Cow::Borrowed(list.get(i).copied().unwrap_or(&Value::Null)))),
+        )
+    }
+
+    fn of_split(split: &'a SplitDoc<'_>) -> Result<Self> {
+        let entries = split.input_files().map(|v| v.map(Cow::Owned));
+        Files::new(
+            entries,
+            Box::new(move |i| split.input_file(i).map(Cow::Owned)),
+        )
+    }
+
+    pub(super) fn paths(&self) -> impl Iterator<Item = &str> {
+        self.by_path.keys().map(String::as_str)
+    }
+
+    pub(super) fn get(&self, path: &str) -> Result<Option<DecodedFile>> {
+        match self.by_path.get(path) {
+            Some(&i) => Ok(Some(decode_file(i, (self.entry)(i)?.as_ref())?)),
+            None => Ok(None),
+        }
+    }
+}
 
 /// Added, removed or changed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -110,24 +162,54 @@ pub fn diff(
     old_name: &str,
     new_name: &str,
 ) -> Result<ConfigDiff> {
-    let (a, b) = (decode(old)?, decode(new)?);
+    let (a, b) = (Files::of_doc(old)?, Files::of_doc(new)?);
+    diff_parts((old, &a), (new, &b), old_name, new_name)
+}
+
+/// [`diff`] for two configs split with nothing kept ([`SplitDoc::parse_checked`] with
+/// `|_| false`): the file entries stay raw JSON, each decoded when compared, so neither config
+/// is a JSON tree, nor decoded, whole. The same result as [`diff`].
+pub fn diff_split(
+    old: &SplitDoc<'_>,
+    new: &SplitDoc<'_>,
+    old_name: &str,
+    new_name: &str,
+) -> Result<ConfigDiff> {
+    let (a, b) = (Files::of_split(old)?, Files::of_split(new)?);
+    diff_parts((&old.doc, &a), (&new.doc, &b), old_name, new_name)
+}
+
+/// The diff of two configs whose file entries are in `Files` and everything else in the doc
+/// (whose own file list is not read).
+fn diff_parts(
+    (old, old_files): (&IgnitionDoc, &Files<'_>),
+    (new, new_files): (&IgnitionDoc, &Files<'_>),
+    old_name: &str,
+    new_name: &str,
+) -> Result<ConfigDiff> {
     let mut differ = Differ {
         old: old_name,
         new: new_name,
         items: Vec::new(),
     };
-    if a.version != b.version {
+    let (a_version, b_version) = (old.version(), new.version());
+    if a_version != b_version {
         differ.push(
             ChangeKind::Changed,
             "version",
             "ignition.version",
-            vec![format!("{} -> {}", a.version, b.version)],
+            vec![format!("{a_version} -> {b_version}")],
             None,
         );
     }
-    differ.users(&a.users, &b.users, &old.value, &new.value);
-    differ.files(&a.files, &b.files);
-    differ.units(&a.units, &b.units);
+    differ.users(
+        &decode_users(old),
+        &decode_users(new),
+        &old.value,
+        &new.value,
+    );
+    differ.files(old_files, new_files)?;
+    differ.units(&decode_units(old), &decode_units(new));
     let mut rest = Vec::new();
     compare_rest("$", Some(&rest_of(old)), Some(&rest_of(new)), &mut rest);
     for (kind, path) in rest {
@@ -247,6 +329,44 @@ mod tests {
             .unwrap_or_default()
             .contains("+other"));
         assert!(d.to_string().ends_with("0 added, 0 removed, 1 changed\n"));
+    }
+
+    /// Split, every file entry decoded when compared: the same diff as from whole trees, for
+    /// every pair of valid fixture configs (and a config against itself).
+    #[test]
+    fn a_split_diff_is_the_diff_of_the_trees() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/ign/valid");
+        // The ones the strict parse takes (not those with an unknown key).
+        let configs: Vec<(String, Vec<u8>)> = std::fs::read_dir(root)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .map(|p| (p.display().to_string(), std::fs::read(&p).unwrap()))
+            .filter(|(name, bytes)| IgnitionDoc::parse(bytes, name).is_ok())
+            .collect();
+        assert!(configs.len() >= 5);
+        let mut differing = 0;
+        for (a_name, a) in &configs {
+            for (b_name, b) in &configs {
+                let whole = diff(
+                    &IgnitionDoc::parse(a, a_name).unwrap(),
+                    &IgnitionDoc::parse(b, b_name).unwrap(),
+                    a_name,
+                    b_name,
+                )
+                .unwrap();
+                let split = diff_split(
+                    &SplitDoc::parse_checked(a, a_name, |_| false).unwrap(),
+                    &SplitDoc::parse_checked(b, b_name, |_| false).unwrap(),
+                    a_name,
+                    b_name,
+                )
+                .unwrap();
+                assert_eq!(whole, split, "{a_name} {b_name}");
+                assert_eq!(whole.is_empty(), a_name == b_name, "{a_name} {b_name}");
+                differing += usize::from(!whole.is_empty());
+            }
+        }
+        assert!(differing > configs.len());
     }
 
     #[test]

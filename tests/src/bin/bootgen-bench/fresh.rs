@@ -14,7 +14,7 @@ use bootgen::{config, output, Options};
 use time::OffsetDateTime;
 
 use crate::measure::{ms, run_child, time, Samples};
-use crate::{openssl, remove_dir, Bench, Result};
+use crate::{openssl, remove_dir, Bench, Ratio, Result};
 
 /// One generation, as `bootgen ignition` does it: embedded install-config, RSA 2048, written
 /// into `out` (which must not hold configs unless `force`).
@@ -110,14 +110,18 @@ pub fn run(bench: &mut Bench, with_openssl: bool, with_floor: bool) -> Result<()
             script.describe()
         );
         let speedup = script.median() / full.median();
-        bench.verdict(
+        bench.ratio_verdict(
             "1. fresh generation vs openssl CLI",
             format!(
                 "{speedup:.1}x faster ({} vs {}; goal >= 5x)",
                 ms(full.median()),
                 ms(script.median())
             ),
-            speedup >= 5.0,
+            Ratio {
+                value: speedup,
+                goal: 5.0,
+                at_least: true,
+            },
         );
     }
     if with_floor {
@@ -130,14 +134,18 @@ pub fn run(bench: &mut Bench, with_openssl: bool, with_floor: bool) -> Result<()
             "  full / floor: {ratio:.3} (ratio of medians); {:.3} (median of per-round ratios)",
             full.paired_ratio(&floor)
         );
-        bench.verdict(
+        bench.ratio_verdict(
             "2. fresh generation vs key-generation floor",
             format!(
                 "{ratio:.2}x the floor ({} vs {}, {FRESH_KEY_COUNT} keys on {cores} cores; goal <= 1.2x)",
                 ms(full.median()),
                 ms(floor.median())
             ),
-            ratio <= 1.2,
+            Ratio {
+                value: ratio,
+                goal: 1.2,
+                at_least: false,
+            },
         );
     }
     Ok(())
@@ -178,21 +186,42 @@ pub fn run_reused(bench: &mut Bench) -> Result<()> {
         "  c. `bootgen ignition --output DIR --force` as a process (exec, parse, generate, lint, print): {}",
         process.describe()
     );
-    for (name, samples) in [
-        ("3a. reused PKI, same dir, in process", &same),
-        ("3b. reused PKI, new dir, in process", &fresh_dir),
-        ("3c. reused PKI, CLI process", &process),
+    // The CLI process against the in-process run: issue 3's 50 ms for the library's share,
+    // issue 25's 25 ms for the command people repeat.
+    for (name, samples, goal) in [
+        ("3a. reused PKI, same dir, in process", &same, 0.050),
+        ("3b. reused PKI, new dir, in process", &fresh_dir, 0.050),
+        ("3c. reused PKI, CLI process", &process, 0.025),
     ] {
         let median = samples.median();
         bench.verdict(
             name,
             format!(
-                "median {}, p90 {} (goal < 50 ms)",
+                "median {}, p90 {} (goal < {})",
                 ms(median),
-                ms(samples.p90())
+                ms(samples.p90()),
+                ms(goal)
             ),
-            median < 0.050,
+            median < goal,
         );
     }
+    // What the CLI adds to the generation itself (exec, arguments, lint, size budget, printing),
+    // as a ratio that holds on any machine: the estimate that made a re-run 4-5x slower
+    // (issue 25) shows here first.
+    let overhead = process.median() / same.median();
+    bench.ratio_verdict(
+        "3d. reused PKI, CLI process / in process",
+        format!(
+            "{overhead:.2}x ({} vs {}; paired {:.2}x; goal <= 1.5x)",
+            ms(process.median()),
+            ms(same.median()),
+            process.paired_ratio(&same)
+        ),
+        Ratio {
+            value: overhead,
+            goal: 1.5,
+            at_least: false,
+        },
+    );
     Ok(())
 }

@@ -54,6 +54,44 @@ pub struct Verdict {
     pub figure: String,
     /// Whether the goal is met.
     pub met: bool,
+    /// For a goal on a ratio (two sides measured side by side), the ratio and its goal:
+    /// what `--check` judges, since a ratio holds on a busy or slow machine where a time does not.
+    pub ratio: Option<Ratio>,
+}
+
+/// A ratio and its goal.
+#[derive(Clone, Copy)]
+pub struct Ratio {
+    /// The measured ratio.
+    pub value: f64,
+    /// The goal.
+    pub goal: f64,
+    /// Whether the goal is a floor (`value >= goal`) rather than a ceiling.
+    pub at_least: bool,
+}
+
+/// How far past its goal `--check` lets a ratio go (a factor, either way): quick runs have few
+/// samples and CI machines are shared, so only a regression of this size is a failure.
+const CHECK_MARGIN: f64 = 2.0;
+
+impl Ratio {
+    /// Whether the goal is met.
+    pub fn met(&self) -> bool {
+        if self.at_least {
+            self.value >= self.goal
+        } else {
+            self.value <= self.goal
+        }
+    }
+
+    /// Whether the ratio is past its goal by more than [`CHECK_MARGIN`].
+    pub fn far_off(&self) -> bool {
+        if self.at_least {
+            self.value < self.goal / CHECK_MARGIN
+        } else {
+            self.value > self.goal * CHECK_MARGIN
+        }
+    }
 }
 
 /// Shared state: options, the clock, the scratch directory and the results so far.
@@ -99,6 +137,15 @@ impl Bench {
 
     /// Records a goal.
     pub fn verdict(&mut self, name: &str, figure: String, met: bool) {
+        self.record(name, figure, met, None);
+    }
+
+    /// Records a goal on a ratio, which `--check` judges.
+    pub fn ratio_verdict(&mut self, name: &str, figure: String, ratio: Ratio) {
+        self.record(name, figure, ratio.met(), Some(ratio));
+    }
+
+    fn record(&mut self, name: &str, figure: String, met: bool, ratio: Option<Ratio>) {
         println!(
             "  => {name}: {figure}: {}",
             if met { "met" } else { "MISSED" }
@@ -107,6 +154,7 @@ impl Bench {
             name: name.to_string(),
             figure,
             met,
+            ratio,
         });
     }
 
@@ -122,22 +170,27 @@ impl Bench {
 
 struct Args {
     quick: bool,
+    check: bool,
     only: Vec<String>,
 }
 
-const USAGE: &str = "usage: bootgen-bench [--quick] [--only NAME[,NAME...]]
+const USAGE: &str = "usage: bootgen-bench [--quick] [--check] [--only NAME[,NAME...]]
   names: openssl, floor, reused, scale, patch, toolkit, diagnose (default: all)
-  --quick  few iterations and 1/10 of the scale counts: checks that it runs, not figures";
+  --quick  few iterations and 1/10 of the scale counts: checks that it runs, not figures
+  --check  exit 1 when a ratio is past its goal by more than a factor of 2 (for CI; absolute
+           times and missed goals within that margin only print)";
 
 fn parse_args() -> Result<Option<Args>> {
     let mut args = Args {
         quick: false,
+        check: false,
         only: ALL.iter().map(|s| s.to_string()).collect(),
     };
     let mut iter = std::env::args().skip(1);
     while let Some(arg) = iter.next() {
         match arg.as_str() {
             "--quick" => args.quick = true,
+            "--check" => args.check = true,
             "--only" => {
                 let list = iter
                     .next()
@@ -161,9 +214,11 @@ fn main() -> ExitCode {
     if std::env::var_os(CLI_ENV).is_some() {
         return bootgen_cli::main_entry();
     }
-    // Missed goals are a result, printed in the summary; only a benchmark that cannot run fails.
+    // Missed goals are a result, printed in the summary; only a benchmark that cannot run fails,
+    // and with --check a ratio far past its goal.
     match run() {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(true) => ExitCode::SUCCESS,
+        Ok(false) => ExitCode::from(1),
         Err(err) => {
             eprintln!("bootgen-bench: error: {err}");
             ExitCode::from(1)
@@ -171,9 +226,10 @@ fn main() -> ExitCode {
     }
 }
 
-fn run() -> Result<()> {
+/// Runs the benchmarks; false when `--check` finds a ratio far past its goal.
+fn run() -> Result<bool> {
     let Some(args) = parse_args()? else {
-        return Ok(());
+        return Ok(true);
     };
     let started = std::time::Instant::now();
     let now = OffsetDateTime::from_unix_timestamp(OffsetDateTime::now_utc().unix_timestamp())?;
@@ -216,7 +272,26 @@ fn run() -> Result<()> {
         let mark = if v.met { "met   " } else { "MISSED" };
         println!("  [{mark}] {}: {}", v.name, v.figure);
     }
-    Ok(())
+    if !args.check {
+        return Ok(true);
+    }
+    let far_off: Vec<&Verdict> = bench
+        .verdicts
+        .iter()
+        .filter(|v| v.ratio.is_some_and(|r| r.far_off()))
+        .collect();
+    let judged = bench.verdicts.iter().filter(|v| v.ratio.is_some()).count();
+    if far_off.is_empty() {
+        println!("check: {judged} ratios, none past its goal by more than {CHECK_MARGIN}x");
+        return Ok(true);
+    }
+    for v in &far_off {
+        eprintln!(
+            "check FAILED: {}: {} (more than {CHECK_MARGIN}x past the goal)",
+            v.name, v.figure
+        );
+    }
+    Ok(false)
 }
 
 fn print_machine(bench: &Bench) {
@@ -267,5 +342,29 @@ pub fn remove_dir(path: &Path) -> Result<()> {
         Ok(()) => Ok(()),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
         Err(e) => Err(format!("cannot remove {}: {e}", path.display()).into()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Ratio;
+
+    #[test]
+    fn check_fails_only_a_ratio_far_past_its_goal() {
+        let floor = |value| Ratio {
+            value,
+            goal: 5.0,
+            at_least: true,
+        };
+        assert!(floor(5.0).met() && !floor(5.0).far_off());
+        assert!(!floor(3.0).met() && !floor(3.0).far_off());
+        assert!(floor(2.4).far_off());
+        let ceiling = |value| Ratio {
+            value,
+            goal: 1.5,
+            at_least: false,
+        };
+        assert!(ceiling(1.5).met() && !ceiling(2.9).far_off());
+        assert!(!ceiling(2.9).met() && ceiling(3.1).far_off());
     }
 }

@@ -11,7 +11,7 @@ use serde_json::Value;
 use crate::fresh::generate_into;
 use crate::manifests::{write_manifests, MANIFEST_BYTES};
 use crate::measure::{mib, ms, run_child, stdout_to, Samples};
-use crate::{Bench, Result};
+use crate::{Bench, Ratio, Result};
 
 const UNIT: &str = "bootkube.service";
 const TARGET_BYTES: u64 = 500 * 1024;
@@ -121,7 +121,7 @@ pub fn run(bench: &mut Bench) -> Result<()> {
         }
     );
     let speedup = jq.median() / bootgen.median();
-    bench.verdict(
+    bench.ratio_verdict(
         "5. bootgen patch vs jq",
         format!(
             "{speedup:.1}x faster ({} vs {} on {}; goal >= 3x)",
@@ -129,7 +129,11 @@ pub fn run(bench: &mut Bench) -> Result<()> {
             ms(jq.median()),
             mib(size)
         ),
-        speedup >= 3.0,
+        Ratio {
+            value: speedup,
+            goal: 3.0,
+            at_least: true,
+        },
     );
     Ok(())
 }

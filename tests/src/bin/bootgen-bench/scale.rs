@@ -8,7 +8,7 @@ use std::process::Stdio;
 
 use crate::manifests::write_manifests;
 use crate::measure::{dir_size, mib, ms, run_child, Samples};
-use crate::{remove_dir, Bench, Result};
+use crate::{remove_dir, Bench, Ratio, Result};
 
 struct Point {
     count: usize,
@@ -140,26 +140,31 @@ pub fn run(bench: &mut Bench) -> Result<()> {
     );
     // Linear: growing no faster than the input, with 25% allowance for noise.
     let limit = factor * 1.25;
-    bench.verdict(
+    let ceiling = |value: f64, goal: f64| Ratio {
+        value,
+        goal,
+        at_least: false,
+    };
+    bench.ratio_verdict(
         "4a. scale: time grows linearly",
         format!(
             "x{time_growth:.2} for x{factor:.0} manifests ({} -> {}; goal <= x{limit:.1})",
             ms(small.wall.median()),
             ms(large.wall.median())
         ),
-        time_growth <= limit,
+        ceiling(time_growth, limit),
     );
-    bench.verdict(
+    bench.ratio_verdict(
         "4b. scale: peak memory grows linearly",
         format!(
             "x{rss_growth:.2} for x{factor:.0} manifests ({} -> {}; goal <= x{limit:.1})",
             mib(small.median_rss()),
             mib(large.median_rss())
         ),
-        rss_growth <= limit,
+        ceiling(rss_growth, limit),
     );
     let ratio = large.median_rss() as f64 / large.output as f64;
-    bench.verdict(
+    bench.ratio_verdict(
         "4c. scale: peak memory / output size",
         format!(
             "{ratio:.2}x at {} manifests ({} peak RSS, {} output; goal < 3x)",
@@ -167,7 +172,7 @@ pub fn run(bench: &mut Bench) -> Result<()> {
             mib(large.median_rss()),
             mib(large.output)
         ),
-        ratio < 3.0,
+        ceiling(ratio, 3.0),
     );
     Ok(())
 }
