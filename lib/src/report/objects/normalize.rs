@@ -82,6 +82,13 @@ impl Normalizer {
                 for item in items.iter_mut() {
                     self.normalize(item, key, in_secret_data);
                 }
+                // A container's flags (`--name=value` each) mean the same in any order.
+                let flags = items
+                    .iter()
+                    .all(|i| i.as_str().is_some_and(|t| t.starts_with("--")));
+                if matches!(key, Some("args" | "command")) && flags {
+                    items.sort_by(|a, b| a.as_str().cmp(&b.as_str()));
+                }
             }
             Value::String(text) => {
                 let key = key.unwrap_or_default();

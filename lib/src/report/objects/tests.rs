@@ -154,3 +154,19 @@ fn scripts_keep_the_images_they_pull_and_nothing_else() {
         ]
     );
 }
+
+#[test]
+fn a_containers_flags_compare_in_any_order_but_not_their_values() {
+    let pod = |args: &str| {
+        format!(
+            "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\nspec:\n  containers:\n  - name: c\n    args: [{args}]\n"
+        )
+    };
+    let path = "/opt/openshift/p.yaml";
+    let view = |args: &str| object_view(&config(&[(path, 0o644, &pod(args))], json!([]))).unwrap();
+    let a = view("--a=1, --b=2");
+    assert!(diff_objects(&a, &view("--b=2, --a=1"), "a", "b").is_empty());
+    assert!(!diff_objects(&a, &view("--b=3, --a=1"), "a", "b").is_empty());
+    // Positional words keep their order.
+    assert!(!diff_objects(&view("run, x"), &view("x, run"), "a", "b").is_empty());
+}
