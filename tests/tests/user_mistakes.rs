@@ -315,7 +315,9 @@ fn debug_motd_names_only_what_a_foreign_config_has() {
 #[test]
 fn blocked_sources_with_a_tagged_release_behave_the_same_either_way() {
     let dir = tempfile::tempdir().unwrap();
-    let tag = "quay.io/openshift-release-dev/ocp-release:4.19.0-x86_64";
+    // 4.21: the first release whose installer reads imageDigestSources' sourcePolicy (before,
+    // it is ignored with a warning, as the installer ignores it).
+    let tag = "quay.io/openshift-release-dev/ocp-release:4.21.0-x86_64";
     let mirror = "mirror.example.com:5000/ocp/release";
     let with_sources = format!(
         "{}imageDigestSources:\n- source: quay.io/openshift-release-dev/ocp-release\n  mirrors:\n  - {mirror}\n  sourcePolicy: NeverContactSource\n",
@@ -355,7 +357,7 @@ fn blocked_sources_with_a_tagged_release_behave_the_same_either_way() {
         );
     }
     let second = IgnitionView::load(&by_flags_dir.path().join("out/bootstrap.ign")).unwrap();
-    let expected = format!("RELEASE_IMAGE='{mirror}:4.19.0-x86_64'");
+    let expected = format!("RELEASE_IMAGE='{mirror}:4.21.0-x86_64'");
     for view in [&first.unwrap(), &second] {
         assert!(file_text(view, "/usr/local/bin/release-image.sh").contains(&expected));
     }
