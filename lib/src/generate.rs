@@ -289,6 +289,8 @@ pub fn generate(loaded: &LoadedConfig, options: &Options) -> Result<Generated> {
         KubeconfigKind::Admin,
         &format!("https://{}:6443", model.api_host()),
     );
+    // From 4.15 the installer records the feature set in metadata.json.
+    let records_features = model.release.profile.has("metadata_feature_set");
     let metadata = Metadata {
         cluster_name: model.cluster_name.clone(),
         cluster_id: identity.cluster_id.clone(),
@@ -304,12 +306,8 @@ pub fn generate(loaded: &LoadedConfig, options: &Options) -> Result<Generated> {
         },
         release_image: model.release_image.clone(),
         bootgen_version: env!("CARGO_PKG_VERSION").to_string(),
-        feature_set: model
-            .release
-            .profile
-            .has("metadata_feature_set")
-            .then(|| model.feature_set.clone()),
-        custom_feature_set: model.release.profile.has("metadata_feature_set").then(|| {
+        feature_set: records_features.then(|| model.feature_set.clone()),
+        custom_feature_set: records_features.then(|| {
             (!model.custom_feature_gates.is_empty()).then(|| model.custom_feature_gates.clone())
         }),
     };
@@ -433,7 +431,7 @@ fn collect(
             });
         }
     }
-    if let Some(file) = assets::cvo_overrides::render(&set, context)? {
+    if let Some(file) = assets::cvo_overrides::render(renderer, &set, context)? {
         set.add_file(file);
     }
     for unit in assets::node_units(renderer, context)? {

@@ -109,12 +109,36 @@ impl Renderer {
 
     /// Renders template text; `name` is used in errors.
     pub fn render_str(&self, name: &str, source: &str) -> Result<String> {
+        self.render_in(name, source, &self.context)
+    }
+
+    /// Renders a template file with `extra` (a map) on top of the renderer's context: its keys
+    /// win. The context is shared, not copied, so a template rendered once per entry (a
+    /// mirror manifest) or after the others (the ClusterVersion) costs only its own render.
+    pub(crate) fn render_with(
+        &self,
+        file: &TemplateFile,
+        extra: &impl Serialize,
+    ) -> Result<Vec<u8>> {
+        let source = std::str::from_utf8(file.bytes).map_err(|_| Error::Template {
+            name: file.name.to_string(),
+            message: "is not UTF-8".into(),
+        })?;
+        let context = minijinja::context! {
+            ..minijinja::Value::from_serialize(extra),
+            ..self.context.clone()
+        };
+        self.render_in(file.name, source, &context)
+            .map(String::into_bytes)
+    }
+
+    fn render_in(&self, name: &str, source: &str, context: &minijinja::Value) -> Result<String> {
         let describe = |e: minijinja::Error| Error::Template {
             name: name.to_string(),
             message: format!("{e:#}"),
         };
         let template = self.env.template_from_str(source).map_err(describe)?;
-        template.render(&self.context).map_err(describe)
+        template.render(context).map_err(describe)
     }
 }
 
@@ -174,6 +198,19 @@ pub fn quote_toml(value: String) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn extra_variables_win_over_the_context() {
+        let renderer = Renderer::new(&serde_json::json!({"a": "base", "b": "kept"}));
+        let file = TemplateFile {
+            name: "t.j2",
+            bytes: b"{{ a }} {{ b }} {{ c }}",
+        };
+        let text = renderer
+            .render_with(&file, &serde_json::json!({"a": "extra", "c": "new"}))
+            .unwrap();
+        assert_eq!(text, b"extra kept new");
+    }
 
     #[test]
     fn quoting_filters_keep_every_character() {

@@ -124,18 +124,13 @@ pub fn unmanaged_objects(set: &AssetSet) -> Vec<Unmanaged> {
 }
 
 /// Renders the ClusterVersion manifest for the manifests already in `set`, when the release
-/// and flow have one (`context.release.files` lists it).
-pub fn render(set: &AssetSet, context: &Value) -> Result<Option<File>> {
-    let listed = context
-        .pointer("/release/files")
-        .and_then(Value::as_array)
-        .is_some_and(|files| files.iter().any(|f| f == PATH));
-    let Some(template) = template(TEMPLATE).filter(|_| listed) else {
+/// and flow have one.
+pub fn render(renderer: &Renderer, set: &AssetSet, context: &Value) -> Result<Option<File>> {
+    let Some(template) = template(TEMPLATE).filter(|_| super::files::applies(PATH, context)) else {
         return Ok(None);
     };
-    let mut context = context.clone();
-    context["unmanaged_objects"] = serde_json::to_value(unmanaged_objects(set)).unwrap_or_default();
-    let contents = Renderer::new(&context).render(&template)?;
+    let extra = serde_json::json!({ "unmanaged_objects": unmanaged_objects(set) });
+    let contents = renderer.render_with(&template, &extra)?;
     Ok(Some(File {
         mode: manifest_mode(PATH, &contents),
         path: PATH.to_string(),

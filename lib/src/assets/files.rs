@@ -155,7 +155,7 @@ pub fn node_files(renderer: &Renderer, context: &serde_json::Value) -> Result<Ve
             continue;
         }
         if let Some((_, kind)) = MIRROR_MANIFESTS.iter().find(|(p, _)| *p == path) {
-            files.extend(mirror_manifests(&template, kind, context)?);
+            files.extend(mirror_manifests(renderer, &template, kind, context)?);
             continue;
         }
         let contents = renderer.render(&template)?;
@@ -201,6 +201,7 @@ pub fn single_node_files(renderer: &Renderer) -> Result<Vec<File>> {
 
 /// The files of one mirror-manifest template: one per `mirror_manifests` entry of `kind`.
 fn mirror_manifests(
+    renderer: &Renderer,
     template: &crate::render::TemplateFile,
     kind: &str,
     context: &serde_json::Value,
@@ -211,10 +212,11 @@ fn mirror_manifests(
         .unwrap_or_default();
     let mut files = Vec::new();
     for entry in entries.iter().filter(|e| e["kind"] == kind) {
-        let mut part = context.clone();
-        part["registries"] = entry["registries"].clone();
-        part["mirror_name"] = entry["name"].clone();
-        let contents = Renderer::new(&part).render(template)?;
+        let extra = serde_json::json!({
+            "registries": entry["registries"],
+            "mirror_name": entry["name"],
+        });
+        let contents = renderer.render_with(template, &extra)?;
         let path = entry["path"].as_str().unwrap_or_default().to_string();
         files.push(File {
             mode: manifest_mode(&path, &contents),
@@ -226,7 +228,9 @@ fn mirror_manifests(
     Ok(files)
 }
 
-fn applies(path: &str, context: &serde_json::Value) -> bool {
+/// Whether the node has the file at `path` in this configuration: the release table lists it
+/// for the release and flow, and its condition holds.
+pub(super) fn applies(path: &str, context: &serde_json::Value) -> bool {
     let feature = |name: &str| {
         context
             .pointer(&format!("/release/features/{name}"))
