@@ -4,7 +4,7 @@
 use crate::identity::Identity;
 use crate::model::arch::ArchFacts;
 use crate::model::{MirrorKind, Model, ProxySettings, Registry};
-use crate::release::{Flow, ImageName};
+use crate::release::{Each, Feature, ImageName, NodeView};
 use serde::Serialize;
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
@@ -189,12 +189,8 @@ pub struct ReleaseContext {
     pub run: BTreeMap<String, String>,
     /// Payload images bootkube looks up.
     pub images: Vec<ImageName>,
-    /// The table's switches.
-    pub features: BTreeMap<String, bool>,
-    /// Node paths of the release's files (those behind a gate only when it is open).
-    pub files: Vec<String>,
-    /// The release's units (those behind a gate only when it is open).
-    pub units: Vec<String>,
+    /// The table's switches for this node, every one by name.
+    pub features: crate::release::FeatureSet,
     /// The gates the install-config opens (their stages are among `stages`), e.g. `konnectivity`.
     pub gates: Vec<String>,
 }
@@ -217,6 +213,7 @@ pub struct StageContext {
 impl TemplateContext {
     /// The context of a cluster, before master.ign and worker.ign exist (`user_data` null).
     pub fn new(model: &Model, identity: &Identity, pki: Value, debug: bool) -> TemplateContext {
+        let view = model.view();
         let nets = &model.networks;
         let pool = |p: &crate::model::Pool| PoolContext {
             name: p.name.clone(),
@@ -246,7 +243,7 @@ impl TemplateContext {
             proxy: model.proxy.clone(),
             registries: model.registries.clone(),
             mirror_kind: mirror_kind(model).map(|k| k.as_str()).unwrap_or_default(),
-            mirror_manifests: mirror_manifests(model),
+            mirror_manifests: mirror_manifests(model, &view),
             node_ip: NodeIp {
                 use_ipv6: nets.ipv6_primary(),
                 bootstrap_ip: String::new(),
@@ -278,15 +275,7 @@ impl TemplateContext {
             install_config_yaml: model.stored_install_config.clone(),
             kubeadmin_hash: identity.kubeadmin_hash.clone(),
             release_channel: model.release_channel(),
-            release: ReleaseContext::new_in(
-                &model.release,
-                flow_of(model),
-                &model.release.profile.gates_open(
-                    flow_of(model),
-                    &model.feature_set,
-                    &model.custom_feature_gates.enabled,
-                ),
-            ),
+            release: ReleaseContext::new(&model.release, &view),
             single_node: model.single_node.clone(),
             installer_version: env!("CARGO_PKG_VERSION"),
             pki,
@@ -301,27 +290,17 @@ impl TemplateContext {
 }
 
 impl ReleaseContext {
-    /// What templates know of `release`: its profile's stages (each with its command as one
-    /// line of shell words), images, switches, files and units.
-    pub fn new(release: &crate::release::SelectedRelease) -> ReleaseContext {
-        ReleaseContext::new_in(release, Flow::Cluster, &[])
-    }
-
-    /// What templates know of `release` in `flow` (a single node's stages and switches, or a
-    /// bootstrap machine's), with the gates `open` (see [`crate::release::Profile::gates_open`]).
-    pub fn new_in(
-        release: &crate::release::SelectedRelease,
-        flow: Flow,
-        open: &[String],
-    ) -> ReleaseContext {
-        let profile = release.profile;
+    /// What templates know of `release` on the node of `view`: its stages (each with its
+    /// command as one line of shell words), images, switches and open gates.
+    pub fn new(release: &crate::release::SelectedRelease, view: &NodeView) -> ReleaseContext {
+        let profile = view.profile;
         ReleaseContext {
             version: release.version.to_string(),
             minor: profile.minor.to_string(),
             development: profile.development,
             os_image_stream: profile.os_image_stream.clone(),
-            stages: profile
-                .stages_in(flow, open)
+            stages: view
+                .stages()
                 .map(|stage| StageContext {
                     name: stage.name.clone(),
                     marker: stage.marker.clone(),
@@ -330,22 +309,25 @@ impl ReleaseContext {
                     run: stage.run(),
                 })
                 .collect(),
-            run: profile
-                .stages_in(flow, open)
+            run: view
+                .stages()
                 .map(|stage| (stage.name.clone(), stage.run()))
                 .collect(),
             images: profile.images.clone(),
-            features: profile.features_in(flow).clone(),
-            files: profile.behind_open_gates(profile.files_in(flow), open),
-            units: profile.behind_open_gates(profile.units_in(flow), open),
-            gates: open.to_vec(),
+            features: view.features.clone(),
+            gates: view.gates.clone(),
         }
     }
 }
 
-/// Builds the context every template sees, as JSON ([`TemplateContext`] serialized).
-pub fn template_context(model: &Model, identity: &Identity, pki: Value, debug: bool) -> Value {
-    TemplateContext::new(model, identity, pki, debug).to_value()
+/// The context's `release` as JSON for a bootstrap machine on platform none with no gate open:
+/// for rendering a template of the release without a whole cluster.
+pub fn release_context(release: &crate::release::SelectedRelease) -> Value {
+    use crate::release::{Distribution, Flow, Platform};
+    let view = release
+        .profile
+        .view(Flow::Cluster, Platform::None, Distribution::Ocp, &[]);
+    serde_json::to_value(ReleaseContext::new(release, &view)).unwrap_or(Value::Null)
 }
 
 /// The kind of the cluster's mirror manifests: the install-config's, except that a release
@@ -353,7 +335,7 @@ pub fn template_context(model: &Model, identity: &Identity, pki: Value, debug: b
 fn mirror_kind(model: &Model) -> Option<MirrorKind> {
     match model.mirror_kind {
         Some(MirrorKind::ImageDigestMirrorSet)
-            if !model.release.profile.has("image_digest_mirror_set") =>
+            if !model.features.has(Feature::ImageDigestMirrorSet) =>
         {
             Some(MirrorKind::ImageContentSourcePolicy)
         }
@@ -361,41 +343,55 @@ fn mirror_kind(model: &Model) -> Option<MirrorKind> {
     }
 }
 
-/// The mirror manifests of the release (the context's `mirror_manifests`): one entry per
-/// manifest file, with its path, kind, API group, object name and the mirrored sources it
-/// holds. Releases without ImageDigestMirrorSet support wrote one ImageContentSourcePolicy per
-/// source, numbered from 0 and zero-padded to the digits of the count.
-fn mirror_manifests(model: &Model) -> Vec<MirrorManifest> {
-    const DIR: &str = "/opt/openshift/manifests";
+/// The mirror manifests of the node (the context's `mirror_manifests`): one entry per manifest
+/// file, with its path, kind, API group, object name and the mirrored sources it holds. The
+/// path is the one of the file row that renders the kind; releases without ImageDigestMirrorSet
+/// support wrote one ImageContentSourcePolicy per source, numbered from 0 and zero-padded to the
+/// digits of the count (`image-content-source-policy-0.yaml`, object `image-policy-0`).
+fn mirror_manifests(model: &Model, view: &NodeView) -> Vec<MirrorManifest> {
     const ICSP_GROUP: &str = "operator.openshift.io";
     let all = &model.registries;
-    match mirror_kind(model) {
-        None => Vec::new(),
-        Some(MirrorKind::ImageDigestMirrorSet) => vec![MirrorManifest {
-            path: format!("{DIR}/image-digest-mirror-set.yaml"),
-            kind: "ImageDigestMirrorSet",
+    let path_of = |each: Each| {
+        view.files
+            .iter()
+            .find(|f| f.each == Some(each))
+            .map(|f| f.path.clone())
+    };
+    let Some(kind) = mirror_kind(model) else {
+        return Vec::new();
+    };
+    let each = match kind {
+        MirrorKind::ImageDigestMirrorSet => Each::ImageDigestMirrorSet,
+        MirrorKind::ImageContentSourcePolicy => Each::ImageContentSourcePolicy,
+    };
+    let Some(path) = path_of(each) else {
+        return Vec::new();
+    };
+    match kind {
+        MirrorKind::ImageDigestMirrorSet => vec![MirrorManifest {
+            path,
+            kind: each.kind(),
             group: "config.openshift.io",
             name: "image-digest-mirror".into(),
             registries: all.clone(),
         }],
-        Some(MirrorKind::ImageContentSourcePolicy)
-            if model.release.profile.has("image_digest_mirror_set") =>
-        {
+        MirrorKind::ImageContentSourcePolicy if view.has(Feature::ImageDigestMirrorSet) => {
             vec![MirrorManifest {
-                path: format!("{DIR}/image-content-source-policy.yaml"),
-                kind: "ImageContentSourcePolicy",
+                path,
+                kind: each.kind(),
                 group: ICSP_GROUP,
                 name: "image-policy".into(),
                 registries: all.clone(),
             }]
         }
-        Some(MirrorKind::ImageContentSourcePolicy) => {
+        MirrorKind::ImageContentSourcePolicy => {
             let width = all.len().to_string().len();
+            let stem = path.strip_suffix(".yaml").unwrap_or(&path).to_string();
             all.iter()
                 .enumerate()
                 .map(|(i, registry)| MirrorManifest {
-                    path: format!("{DIR}/image-content-source-policy-{i:0width$}.yaml"),
-                    kind: "ImageContentSourcePolicy",
+                    path: format!("{stem}-{i:0width$}.yaml"),
+                    kind: each.kind(),
                     group: ICSP_GROUP,
                     name: format!("image-policy-{i:0width$}"),
                     registries: vec![registry.clone()],
@@ -416,29 +412,6 @@ pub fn user_data(
         base64::engine::general_purpose::STANDARD.encode(doc.to_bytes())
     };
     json!({ "master": encode(master), "worker": encode(worker) })
-}
-
-/// The context's `release` as JSON (see [`ReleaseContext`]), for a bootstrap machine.
-pub fn release_context(release: &crate::release::SelectedRelease) -> Value {
-    release_context_in(release, Flow::Cluster, &[])
-}
-
-/// The context's `release` as JSON in `flow`, with the gates `open`.
-pub fn release_context_in(
-    release: &crate::release::SelectedRelease,
-    flow: Flow,
-    open: &[String],
-) -> Value {
-    serde_json::to_value(ReleaseContext::new_in(release, flow, open)).unwrap_or(Value::Null)
-}
-
-/// How `model`'s cluster bootstraps.
-pub fn flow_of(model: &Model) -> Flow {
-    if model.single_node.is_some() {
-        Flow::InPlace
-    } else {
-        Flow::Cluster
-    }
 }
 
 #[cfg(test)]
@@ -471,7 +444,7 @@ mod tests {
             kubeadmin_password: String::new(),
             kubeadmin_hash: String::new(),
         };
-        let context = template_context(&model, &identity, Value::Null, false);
+        let context = TemplateContext::new(&model, &identity, Value::Null, false).to_value();
         let keys: std::collections::BTreeSet<String> =
             context.as_object().unwrap().keys().cloned().collect();
         assert_eq!(keys, documented);

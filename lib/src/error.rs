@@ -81,6 +81,13 @@ pub enum Error {
         message: String,
     },
 
+    /// The embedded release table does not load (a bug in bootgen's data, not in the input).
+    #[error("bootgen's release table (releases.toml) does not load: {fault}")]
+    ReleaseTable {
+        /// What is wrong, naming the row or field.
+        fault: String,
+    },
+
     /// An Ignition config is invalid or cannot be parsed.
     #[error("{file}: {message}")]
     Ignition {
@@ -183,7 +190,7 @@ impl Error {
 
     /// True when the error is the user's input, false when bootgen itself failed.
     pub fn is_input_error(&self) -> bool {
-        !matches!(self, Error::Template { .. })
+        !matches!(self, Error::Template { .. } | Error::ReleaseTable { .. })
     }
 }
 

@@ -1,7 +1,7 @@
 //! The whole pipeline for `bootgen ignition`: install-config → model → PKI → assets →
 //! Ignition → passes. Nothing here touches the output directory (see `output`).
 
-use crate::assets::{self, AssetSet, File, User};
+use crate::assets;
 use crate::checks::preflight::{self, Resolution};
 use crate::config::{LoadedConfig, Warning};
 use crate::context::TemplateContext;
@@ -153,8 +153,8 @@ pub struct Generated {
     pub preflight: preflight::Report,
     /// The unit-graph lint of `bootstrap` (holds that cannot work, units nothing starts).
     pub unit_lint: Vec<crate::checks::Problem>,
-    /// Debug mode was asked for (it changes what the templates see).
-    debug: bool,
+    /// The context the templates were rendered with.
+    context: TemplateContext,
 }
 
 /// The name of the config a node boots from: `bootstrap.ign` for a bootstrap machine,
@@ -176,15 +176,8 @@ impl Generated {
     /// The context every template of this generation was rendered with (`templates/README.md`
     /// documents each variable): to render a template of one's own with exactly what
     /// bootgen's templates saw, or to test a template against a real cluster's values.
-    pub fn template_context(&self) -> TemplateContext {
-        let mut context = TemplateContext::new(
-            &self.model,
-            &self.identity,
-            self.pki.manifest_context(),
-            self.debug,
-        );
-        context.user_data = crate::context::user_data(&self.master, &self.worker);
-        context
+    pub fn template_context(&self) -> &TemplateContext {
+        &self.context
     }
 
     /// The size budget of the config the node boots from: its size against the user-data
@@ -223,12 +216,8 @@ impl Generated {
         self.model.single_node.is_none()
             || self
                 .model
-                .release
-                .profile
-                .features_in(crate::release::Flow::InPlace)
-                .get("single_node_worker_config")
-                .copied()
-                .unwrap_or(false)
+                .features
+                .has(crate::release::Feature::SingleNodeWorkerConfig)
     }
 }
 
@@ -266,15 +255,22 @@ pub fn generate(loaded: &LoadedConfig, options: &Options) -> Result<Generated> {
     // The pointer configs come first: the machine API's user-data secrets carry them.
     let master = pointer_config(&model, &pki, "master")?;
     let worker = pointer_config(&model, &pki, "worker")?;
-    let mut context = crate::context::template_context(
+    let mut context = TemplateContext::new(
         &model,
         &identity,
         pki.manifest_context(),
         options.passes.debug,
     );
-    context["user_data"] = crate::context::user_data(&master, &worker);
+    context.user_data = crate::context::user_data(&master, &worker);
     let renderer = Renderer::new(&context);
-    let assets = collect(&model, &pki, &renderer, &context, user_manifests)?;
+    let assets = assets::collect(
+        &model,
+        &pki,
+        &model.view(),
+        &context,
+        &renderer,
+        user_manifests,
+    )?;
     let mut bootstrap = ignition::build(assets)?;
     let mut changes = passes::apply_for(
         &mut bootstrap,
@@ -290,7 +286,9 @@ pub fn generate(loaded: &LoadedConfig, options: &Options) -> Result<Generated> {
         &format!("https://{}:6443", model.api_host()),
     );
     // From 4.15 the installer records the feature set in metadata.json.
-    let records_features = model.release.profile.has("metadata_feature_set");
+    let records_features = model
+        .features
+        .has(crate::release::Feature::MetadataFeatureSet);
     let metadata = Metadata {
         cluster_name: model.cluster_name.clone(),
         cluster_id: identity.cluster_id.clone(),
@@ -333,7 +331,7 @@ pub fn generate(loaded: &LoadedConfig, options: &Options) -> Result<Generated> {
         changes,
         preflight,
         unit_lint,
-        debug: options.passes.debug,
+        context,
     })
 }
 
@@ -358,110 +356,15 @@ fn pointer_config(model: &Model, pki: &Pki, role: &str) -> Result<IgnitionDoc> {
     ignition::pointer(&url, pki.root_ca_pem())
 }
 
-struct UserManifests {
-    manifests: Vec<assets::UserManifest>,
-    openshift: Vec<assets::UserManifest>,
-}
-
-fn read_user_manifests(options: &Options) -> Result<UserManifests> {
+fn read_user_manifests(options: &Options) -> Result<assets::UserManifests> {
     let read = |dir: &Option<PathBuf>, option: OptionField| match dir {
         Some(dir) => assets::read_manifest_dir(dir, option),
         None => Ok(Vec::new()),
     };
-    Ok(UserManifests {
+    Ok(assets::UserManifests {
         manifests: read(&options.manifests_dir, OptionField::ManifestsDir)?,
         openshift: read(&options.openshift_dir, OptionField::OpenshiftDir)?,
     })
-}
-
-fn collect(
-    model: &Model,
-    pki: &Pki,
-    renderer: &Renderer,
-    context: &serde_json::Value,
-    user: UserManifests,
-) -> Result<AssetSet> {
-    let mut set = AssetSet::default();
-    for file in assets::node_files(renderer, context)? {
-        set.add_file(file);
-    }
-    for tls in pki.shipped_files() {
-        set.add_file(File {
-            path: format!("/opt/openshift/tls/{}", tls.name),
-            mode: tls.mode,
-            contents: tls.contents,
-            append: false,
-        });
-    }
-    let kubeconfigs = [
-        (
-            "kubeconfig",
-            KubeconfigKind::Admin,
-            format!("https://{}:6443", model.api_int_host()),
-        ),
-        (
-            "kubeconfig-kubelet",
-            KubeconfigKind::Kubelet,
-            format!("https://{}:6443", model.api_int_host()),
-        ),
-        (
-            "kubeconfig-loopback",
-            KubeconfigKind::Loopback,
-            "https://localhost:6443".to_string(),
-        ),
-    ];
-    for (name, kind, server) in kubeconfigs {
-        set.add_file(File {
-            path: format!("/opt/openshift/auth/{name}"),
-            mode: 0o600,
-            contents: pki.kubeconfig(kind, &server).into_bytes(),
-            append: false,
-        });
-    }
-    // User manifests come last so they can replace a generated manifest of the same name.
-    // Moved, not copied: with thousands of manifests they are most of the config.
-    for (dir, list) in [("manifests", user.manifests), ("openshift", user.openshift)] {
-        for manifest in list {
-            let path = format!("/opt/openshift/{dir}/{}", manifest.relative);
-            set.add_file(File {
-                mode: assets::manifest_mode(&path, &manifest.contents),
-                path,
-                contents: manifest.contents,
-                append: false,
-            });
-        }
-    }
-    if let Some(file) = assets::cvo_overrides::render(renderer, &set, context)? {
-        set.add_file(file);
-    }
-    for unit in assets::node_units(renderer, context)? {
-        set.add_unit(unit);
-    }
-    if model.single_node.is_some() {
-        for file in assets::single_node_files(renderer)? {
-            set.add_file(file);
-        }
-        for unit in assets::single_node_units(renderer)? {
-            set.add_unit(unit);
-        }
-    }
-    let mut keys = Vec::new();
-    if !model.ssh_key.trim().is_empty() {
-        keys.extend(
-            model
-                .ssh_key
-                .lines()
-                .map(str::trim)
-                .filter(|l| !l.is_empty())
-                .map(str::to_string),
-        );
-    }
-    keys.push(pki.bootstrap_ssh_public_key());
-    set.users.push(User {
-        name: "core".into(),
-        ssh_authorized_keys: keys,
-    });
-    Ok(set.sorted())
 }
 
 #[cfg(test)]

@@ -856,7 +856,10 @@ fn cvo_overrides_cover_exactly_the_manifests_objects() -> TestResult {
             .cloned()
             .unwrap_or_default();
         let label = profile.minor.to_string();
-        if !profile.features["cvo_overrides"] {
+        if !profile
+            .features(Default::default())
+            .has(bootgen::release::Feature::CvoOverrides)
+        {
             assert!(
                 overrides.is_empty(),
                 "[{label}] overrides before the release had them"

@@ -130,8 +130,8 @@ pub fn run(args: IgnitionArgs) -> anyhow::Result<ExitCode> {
     // `none` boots from a live ISO or over PXE/HTTP, never through a cloud's user data), and
     // only the sizes those channels count: gzipping every file or xz-compressing the config
     // costs more than the rest of a re-run.
-    let platform = generated.model.platform.clone();
-    let compressed = SizeBudget::counts(&platform, Carriage::Raw)
+    let platform = generated.model.platform.name();
+    let compressed = SizeBudget::counts(platform, Carriage::Raw)
         .then(|| bootgen::report::compressed_size(&generated.bootstrap))
         .flatten();
     let config_name = generated.bootstrap_name();
@@ -142,14 +142,14 @@ pub fn run(args: IgnitionArgs) -> anyhow::Result<ExitCode> {
     // earlier run is read back, and recorded for the next.
     let mut remembered = None;
     let budget = files.iter().find(|f| f.relative == config_name).map(|f| {
-        let iso = if SizeBudget::counts(&platform, Carriage::XzCpio) {
+        let iso = if SizeBudget::counts(platform, Carriage::XzCpio) {
             let (estimate, record) = output::iso_estimate(&args.output, &f.contents);
             remembered = Some(record);
             estimate
         } else {
             None
         };
-        let budget = SizeBudget::for_platform(&platform, f.contents.len() as u64, iso, compressed);
+        let budget = SizeBudget::for_platform(platform, f.contents.len() as u64, iso, compressed);
         // A single node's config travels only in the live ISO, where gzip does not help.
         if single_node.is_some() {
             budget.live_iso_only()

@@ -6,15 +6,11 @@
 //! except the ClusterVersion itself and the machine manifests of `openshift/` (user-data
 //! secrets, machine configs, machines), which the installer writes from other assets.
 
-use super::{manifest_mode, AssetSet, File};
-use crate::error::Result;
-use crate::render::{template, Renderer};
+use super::{AssetSet, File};
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 
 /// The node path of the ClusterVersion manifest.
 pub const PATH: &str = "/opt/openshift/manifests/cvo-overrides.yaml";
-const TEMPLATE: &str = "node/opt/openshift/manifests/cvo-overrides.yaml.j2";
 
 /// Machine manifests in `openshift/`: written by the installer's machine assets, never
 /// overridden (glob patterns on the file name).
@@ -121,22 +117,6 @@ pub fn unmanaged_objects(set: &AssetSet) -> Vec<Unmanaged> {
         .into_iter()
         .filter_map(|f| first_object(&f.contents))
         .collect()
-}
-
-/// Renders the ClusterVersion manifest for the manifests already in `set`, when the release
-/// and flow have one.
-pub fn render(renderer: &Renderer, set: &AssetSet, context: &Value) -> Result<Option<File>> {
-    let Some(template) = template(TEMPLATE).filter(|_| super::files::applies(PATH, context)) else {
-        return Ok(None);
-    };
-    let extra = serde_json::json!({ "unmanaged_objects": unmanaged_objects(set) });
-    let contents = renderer.render_with(&template, &extra)?;
-    Ok(Some(File {
-        mode: manifest_mode(PATH, &contents),
-        path: PATH.to_string(),
-        contents,
-        append: false,
-    }))
 }
 
 #[cfg(test)]

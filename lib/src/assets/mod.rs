@@ -5,9 +5,110 @@ mod files;
 mod units;
 mod user_manifests;
 
-pub use files::{manifest_mode, node_files, single_node_files};
-pub use units::{node_units, single_node_units};
+pub use files::{manifest_mode, node_files};
+pub use units::node_units;
 pub use user_manifests::{read_manifest_dir, UserManifest};
+
+use crate::context::TemplateContext;
+use crate::error::Result;
+use crate::model::Model;
+use crate::pki::{KubeconfigKind, Pki};
+use crate::release::{NodeView, Order};
+use crate::render::Renderer;
+
+/// The user's manifests, for `/opt/openshift/manifests` and `/opt/openshift/openshift`.
+#[derive(Debug, Default)]
+pub struct UserManifests {
+    /// For `manifests/`.
+    pub manifests: Vec<UserManifest>,
+    /// For `openshift/`.
+    pub openshift: Vec<UserManifest>,
+}
+
+/// Everything the node of `view` gets: the table's files and units, the PKI's files and
+/// kubeconfigs, the user's manifests (which replace a generated one of the same name), the
+/// ClusterVersion that lists them all, and the `core` user.
+pub fn collect(
+    model: &Model,
+    pki: &Pki,
+    view: &NodeView,
+    context: &TemplateContext,
+    renderer: &Renderer,
+    user: UserManifests,
+) -> Result<AssetSet> {
+    let mut set = AssetSet::default();
+    for file in node_files(renderer, view, context, Order::Normal)? {
+        set.add_file(file);
+    }
+    for tls in pki.shipped_files() {
+        set.add_file(File {
+            path: format!("/opt/openshift/tls/{}", tls.name),
+            mode: tls.mode,
+            contents: tls.contents,
+            append: false,
+        });
+    }
+    let internal = format!("https://{}:6443", model.api_int_host());
+    let kubeconfigs = [
+        ("kubeconfig", KubeconfigKind::Admin, internal.clone()),
+        ("kubeconfig-kubelet", KubeconfigKind::Kubelet, internal),
+        (
+            "kubeconfig-loopback",
+            KubeconfigKind::Loopback,
+            "https://localhost:6443".to_string(),
+        ),
+    ];
+    for (name, kind, server) in kubeconfigs {
+        set.add_file(File {
+            path: format!("/opt/openshift/auth/{name}"),
+            mode: 0o600,
+            contents: pki.kubeconfig(kind, &server).into_bytes(),
+            append: false,
+        });
+    }
+    // User manifests come after bootgen's so they can replace a generated manifest of the same
+    // name. Moved, not copied: with thousands of manifests they are most of the config.
+    for (dir, list) in [("manifests", user.manifests), ("openshift", user.openshift)] {
+        for manifest in list {
+            set.add_file(File {
+                mode: manifest_mode(&manifest.contents),
+                path: format!("/opt/openshift/{dir}/{}", manifest.relative),
+                contents: manifest.contents,
+                append: false,
+            });
+        }
+    }
+    // The ClusterVersion lists every manifest's object, the user's included.
+    let extra = serde_json::json!({ "unmanaged_objects": cvo_overrides::unmanaged_objects(&set) });
+    for row in view
+        .files
+        .iter()
+        .filter(|r| r.order == Order::AfterManifests)
+    {
+        set.add_file(File {
+            contents: files::render_row(renderer, row, &extra)?,
+            path: row.path.clone(),
+            mode: row.mode,
+            append: row.append,
+        });
+    }
+    for unit in node_units(renderer, view)? {
+        set.add_unit(unit);
+    }
+    let mut keys: Vec<String> = model
+        .ssh_key
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .map(str::to_string)
+        .collect();
+    keys.push(pki.bootstrap_ssh_public_key());
+    set.users.push(User {
+        name: "core".into(),
+        ssh_authorized_keys: keys,
+    });
+    Ok(set.sorted())
+}
 
 /// A file to place on the node.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -6,7 +6,9 @@
 
 use crate::config::{LoadedConfig, Warning};
 use crate::error::Result;
-use crate::release::{feature_set_label, Profile, CUSTOM_FEATURE_SET, OS_STREAMS_GATE, PROFILES};
+use crate::release::{
+    feature_set_label, Feature, FeatureSet, Profile, CUSTOM_FEATURE_SET, OS_STREAMS_GATE, PROFILES,
+};
 use serde::Serialize;
 
 /// The feature gates `featureGates` turns on and off (only with `CustomNoUpgrade`), in the
@@ -30,6 +32,7 @@ impl CustomFeatureGates {
 pub(crate) fn feature_selection(
     loaded: &LoadedConfig,
     profile: &Profile,
+    features: &FeatureSet,
 ) -> Result<(String, CustomFeatureGates)> {
     let ic = &loaded.config;
     let feature_set = ic.feature_set.clone().unwrap_or_default();
@@ -57,8 +60,11 @@ pub(crate) fn feature_selection(
     if ic.feature_gates.is_empty() {
         return Ok((feature_set, gates));
     }
-    if !profile.has("custom_feature_gates") {
-        let first = arrived_in(|p| p.has("custom_feature_gates"));
+    if !features.has(Feature::CustomFeatureGates) {
+        let first = arrived_in(|p| {
+            p.features(Default::default())
+                .has(Feature::CustomFeatureGates)
+        });
         return Err(loaded.field_error(
             "featureGates",
             format!(
@@ -183,15 +189,16 @@ mod tests {
 
     fn selection(version: &str, yaml_tail: &str) -> Result<(String, CustomFeatureGates)> {
         let (loaded, profile) = config(version, yaml_tail);
-        feature_selection(&loaded, profile)
+        feature_selection(&loaded, profile, &profile.features(Default::default()))
     }
 
     fn stream(version: &str, yaml_tail: &str) -> (Result<String>, Vec<Warning>) {
         let (loaded, profile) = config(version, yaml_tail);
         let mut warnings = Vec::new();
-        let chosen = feature_selection(&loaded, profile).and_then(|(set, custom)| {
-            os_image_stream(&loaded, profile, &set, &custom, &mut warnings)
-        });
+        let chosen = feature_selection(&loaded, profile, &profile.features(Default::default()))
+            .and_then(|(set, custom)| {
+                os_image_stream(&loaded, profile, &set, &custom, &mut warnings)
+            });
         (chosen, warnings)
     }
 

@@ -18,11 +18,13 @@ pub use single_node::SingleNode;
 
 use crate::config::{InstallConfig, LoadedConfig, Warning};
 use crate::error::{Error, OptionField, Result, OPTIONS_SOURCE};
+use crate::release::{Feature, FeatureSet};
 
 /// Where OCP release payloads are published.
 pub const OCP_RELEASE_REPOSITORY: &str = "quay.io/openshift-release-dev/ocp-release";
 /// Platforms bootgen can generate for.
 pub const SUPPORTED_PLATFORMS: &[&str] = &["none"];
+const _: () = assert!(SUPPORTED_PLATFORMS.len() == crate::release::Platform::ALL.len());
 
 /// Choices that come from the command line rather than the install-config.
 #[derive(Debug, Clone, Default)]
@@ -74,8 +76,13 @@ pub struct Model {
     pub compute: Vec<Pool>,
     /// The bootstrap host's architecture (normally the control plane's).
     pub bootstrap_arch: Arch,
-    /// The platform (the install-config's one key under `platform`, e.g. `none`).
-    pub platform: String,
+    /// The platform (the install-config's one key under `platform`).
+    pub platform: crate::release::Platform,
+    /// The distribution the payload belongs to.
+    pub distribution: crate::release::Distribution,
+    /// The release table's switches for this node (its release, flow, platform and
+    /// distribution).
+    pub features: crate::release::FeatureSet,
     /// Release payload pull spec.
     pub release_image: String,
     /// What the payload reference says about its architecture.
@@ -122,6 +129,28 @@ pub struct Model {
 }
 
 impl Model {
+    /// How this cluster bootstraps: on a bootstrap machine, or a single node in place.
+    pub fn flow(&self) -> crate::release::Flow {
+        if self.single_node.is_some() {
+            crate::release::Flow::InPlace
+        } else {
+            crate::release::Flow::Cluster
+        }
+    }
+
+    /// What this cluster's bootstrap node gets of its release: files, units, stages and
+    /// switches for its flow, platform and distribution, with the gates its install-config
+    /// opens.
+    pub fn view(&self) -> crate::release::NodeView<'static> {
+        let profile = self.release.profile;
+        let open = profile.gates_open(
+            self.flow(),
+            &self.feature_set,
+            &self.custom_feature_gates.enabled,
+        );
+        profile.view(self.flow(), self.platform, self.distribution, &open)
+    }
+
     /// `<name>.<baseDomain>`.
     pub fn cluster_domain(&self) -> String {
         format!("{}.{}", self.cluster_name, self.base_domain)
@@ -182,6 +211,16 @@ impl Model {
             options.release_image.as_deref(),
         )?;
         let release_version = release.version.to_string();
+        let distribution = crate::release::Distribution::Ocp;
+        let features = release.profile.features(crate::release::Dimensions {
+            flow: if single_node.is_some() {
+                crate::release::Flow::InPlace
+            } else {
+                crate::release::Flow::Cluster
+            },
+            platform,
+            distribution,
+        });
         let bootstrap_arch = options.bootstrap_arch.unwrap_or(control_plane.architecture);
         let heterogeneous = compute
             .iter()
@@ -210,7 +249,7 @@ impl Model {
             }
             known => known,
         };
-        if payload_arch == PayloadArch::Multi && !release.profile.has("multi_arch_payload") {
+        if payload_arch == PayloadArch::Multi && !features.has(Feature::MultiArchPayload) {
             let option = if options.multi_arch_payload {
                 OptionField::MultiArchPayload
             } else if options.release_image.is_some() {
@@ -241,7 +280,7 @@ impl Model {
             &mut warnings,
         )?;
 
-        let networks = network_settings(loaded, release.profile)?;
+        let networks = network_settings(loaded, &features)?;
         let pull_secret = ic.pull_secret.clone().unwrap_or_default();
         if pull_secret.is_empty() {
             return Err(loaded.field_error(
@@ -275,10 +314,11 @@ impl Model {
         };
         check_publish(loaded)?;
         let proxy = proxy::settings(loaded, &cluster_name, &base_domain, &networks)?;
-        let (registries, mirror_kind) = mirror_rules(loaded, release.profile, &mut warnings)?;
+        let (registries, mirror_kind) =
+            mirror_rules(loaded, release.profile, &features, &mut warnings)?;
         let capabilities = ic.capabilities.clone().unwrap_or_default();
         let (feature_set, custom_feature_gates) =
-            features::feature_selection(loaded, release.profile)?;
+            features::feature_selection(loaded, release.profile, &features)?;
         let os_image_stream = features::os_image_stream(
             loaded,
             release.profile,
@@ -291,9 +331,10 @@ impl Model {
             &control_plane,
             &compute,
             &networks,
-            release.profile,
+            &features,
             single_node.as_ref(),
-            &os_image_stream,
+            // From 4.22 the installer stores the stream it defaulted; older ones drop the key.
+            (!release.profile.os_image_streams.is_empty()).then_some(os_image_stream.as_str()),
         );
         Ok(Model {
             cluster_name,
@@ -302,6 +343,8 @@ impl Model {
             compute,
             bootstrap_arch,
             platform,
+            distribution,
+            features,
             release_image,
             payload_arch,
             release_version,
@@ -334,8 +377,8 @@ fn required(loaded: &LoadedConfig, value: Option<&str>, field: &str, what: &str)
     }
 }
 
-/// The platform's name, one of [`SUPPORTED_PLATFORMS`].
-fn check_platform(loaded: &LoadedConfig) -> Result<String> {
+/// The platform, one of [`SUPPORTED_PLATFORMS`].
+fn check_platform(loaded: &LoadedConfig) -> Result<crate::release::Platform> {
     let supported = SUPPORTED_PLATFORMS.join(", ");
     let Some(platform) = &loaded.config.platform else {
         return Err(loaded.field_error(
@@ -347,7 +390,9 @@ fn check_platform(loaded: &LoadedConfig) -> Result<String> {
     };
     let names: Vec<&String> = platform.keys().collect();
     match names.as_slice() {
-        [name] if SUPPORTED_PLATFORMS.contains(&name.as_str()) => Ok(name.to_string()),
+        [name] if crate::release::Platform::from_name(name).is_some() => {
+            Ok(crate::release::Platform::from_name(name).unwrap_or_default())
+        }
         [name] => Err(loaded.field_error(
             &format!("platform.{name}"),
             format!("platform `{name}` is not supported yet; supported platforms: {supported}"),
@@ -525,7 +570,7 @@ fn check_payload(
     Ok(())
 }
 
-fn network_settings(loaded: &LoadedConfig, profile: &crate::release::Profile) -> Result<Networks> {
+fn network_settings(loaded: &LoadedConfig, features: &FeatureSet) -> Result<Networks> {
     use network::*;
     let raw = loaded.config.networking.clone().unwrap_or_default();
     let parse =
@@ -599,7 +644,7 @@ fn network_settings(loaded: &LoadedConfig, profile: &crate::release::Profile) ->
     Ok(Networks {
         // The installer's default changed in 4.12.
         network_type: raw.network_type.unwrap_or_else(|| {
-            if profile.has("default_network_ovn") {
+            if features.has(Feature::DefaultNetworkOvn) {
                 "OVNKubernetes".to_string()
             } else {
                 "OpenShiftSDN".to_string()
@@ -617,6 +662,7 @@ fn network_settings(loaded: &LoadedConfig, profile: &crate::release::Profile) ->
 fn mirror_rules(
     loaded: &LoadedConfig,
     profile: &crate::release::Profile,
+    features: &FeatureSet,
     warnings: &mut Vec<Warning>,
 ) -> Result<(Vec<Registry>, Option<MirrorKind>)> {
     let ic = &loaded.config;
@@ -624,7 +670,7 @@ fn mirror_rules(
         return Err(loaded.field_error("imageContentSources", "cannot be used together with imageDigestSources; move the entries to imageDigestSources"));
     }
     // Before 4.14 the installer does not know imageDigestSources: it warns and ignores them.
-    let digest_sources_known = profile.has("install_config_digest_sources");
+    let digest_sources_known = features.has(Feature::InstallConfigDigestSources);
     if !digest_sources_known && !ic.image_digest_sources.is_empty() {
         warnings.push(loaded.warning(
             "imageDigestSources",
@@ -661,7 +707,7 @@ fn mirror_rules(
                 .map_err(|m| loaded.field_error(&format!("{field}.{i}.mirrors.{j}"), m))?;
         }
         let policy_field = format!("{field}.{i}.sourcePolicy");
-        if entry.source_policy.is_some() && !profile.has("install_config_source_policy") {
+        if entry.source_policy.is_some() && !features.has(Feature::InstallConfigSourcePolicy) {
             warnings.push(loaded.warning(
                 &policy_field,
                 format!(
@@ -717,26 +763,26 @@ fn stored_install_config(
     control_plane: &Pool,
     compute: &[Pool],
     networks: &Networks,
-    profile: &crate::release::Profile,
+    features: &FeatureSet,
     single_node: Option<&SingleNode>,
-    os_image_stream: &str,
+    os_image_stream: Option<&str>,
 ) -> String {
     use crate::config::{ClusterNetwork, MachineNetwork, Networking};
     let mut stored = ic.clone();
     stored.pull_secret = Some(String::new());
     stored.publish = Some(stored.publish.unwrap_or_else(|| "External".into()));
     // An installer that does not know a field drops it with the other unknown keys.
-    if !profile.has("install_config_digest_sources") {
+    if !features.has(Feature::InstallConfigDigestSources) {
         stored.image_digest_sources.clear();
     }
-    if !profile.has("install_config_source_policy") {
+    if !features.has(Feature::InstallConfigSourcePolicy) {
         for source in &mut stored.image_digest_sources {
             source.source_policy = None;
         }
     }
     // bootgen never checks that the host it runs on uses FIPS-validated crypto; from 4.16 the
     // installer records a skipped check in the stored install-config, so the cluster knows.
-    if stored.fips == Some(true) && profile.has("hostcrypt_bypass_annotation") {
+    if stored.fips == Some(true) && features.has(Feature::HostcryptBypassAnnotation) {
         stored.metadata.annotations.insert(
             "install.openshift.io/hostcrypt-check-bypassed".into(),
             "true".into(),
@@ -778,12 +824,10 @@ fn stored_install_config(
             .collect(),
     });
     // The field exists from 4.12 on, with this default.
-    if profile.has("trust_bundle_policy") && stored.additional_trust_bundle_policy.is_none() {
+    if features.has(Feature::TrustBundlePolicy) && stored.additional_trust_bundle_policy.is_none() {
         stored.additional_trust_bundle_policy = Some("Proxyonly".into());
     }
-    // From 4.22 the installer stores the stream it defaulted; older ones drop the unknown key.
-    stored.os_image_stream =
-        (!profile.os_image_streams.is_empty()).then(|| os_image_stream.to_string());
+    stored.os_image_stream = os_image_stream.map(str::to_string);
     // The disk may have come from an option: the cluster records the one it was installed to.
     if let Some(single) = single_node {
         stored.bootstrap_in_place = Some(crate::config::BootstrapInPlace {

@@ -114,8 +114,13 @@ pub fn compare(from: &Profile, to: &Profile) -> ReleaseDiff {
     for name in removed {
         lines.push(format!("image {name}: no longer looked up"));
     }
-    for (feature, on) in &to.features {
-        if from.has(feature) != *on {
+    // The switches of a bootstrap machine on the default platform and distribution.
+    let (old, new) = (
+        from.features(Default::default()).by_name(),
+        to.features(Default::default()).by_name(),
+    );
+    for (feature, on) in &new {
+        if old.get(feature) != Some(on) {
             lines.push(format!("{feature}: {}", if *on { "yes" } else { "no" }));
         }
     }

@@ -12,15 +12,22 @@
 //! ```
 
 mod compare;
+mod feature;
 mod profile;
 mod select;
+mod table;
 mod version;
+mod view;
 
 pub use compare::{compare, ReleaseDiff};
+pub use feature::{Feature, FeatureSet};
 pub(crate) use profile::feature_set_label;
 pub use profile::{
-    profile_for, profile_for_patch, z_stream_profiles, Flow, Gate, ImageName, Profile, Stage,
-    CUSTOM_FEATURE_SET, OS_STREAMS_GATE, PROFILES,
+    check_table, profile_for, profile_for_patch, z_stream_profiles, Gate, ImageName, Profile,
+    Stage, CUSTOM_FEATURE_SET, OS_STREAMS_GATE, PROFILES,
 };
 pub use select::{default_minor, select, supported_list, SelectedRelease};
 pub use version::{version_of_reference, Minor, ReleaseVersion};
+pub use view::{
+    Condition, Dimensions, Distribution, Each, Flow, NodeFile, NodeUnit, NodeView, Order, Platform,
+};

@@ -3,13 +3,12 @@
 //! and/or up to one (`until`, inclusive); a profile is the rows that hold for its minor. Code
 //! and templates ask the profile; they never compare versions themselves.
 
+use super::feature::{Feature, FeatureSet};
+use super::table::{self, holds, values_in, words, Table};
 use super::version::Minor;
-use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
+use super::view::{Dimensions, Distribution, Flow, NodeFile, NodeUnit, NodeView, Platform, Scope};
+use serde::Serialize;
 use std::sync::LazyLock;
-
-/// The table, embedded at build time.
-const TABLE: &str = include_str!("releases.toml");
 
 /// One supported minor's profile.
 #[derive(Debug, Clone, Serialize)]
@@ -35,26 +34,18 @@ pub struct Profile {
     pub images: Vec<ImageName>,
     /// bootkube's stages, in run order.
     pub stages: Vec<Stage>,
-    /// Switches for files, units and manifests that come and go between releases, for a
-    /// cluster with a bootstrap machine.
-    pub features: BTreeMap<String, bool>,
-    /// The same switches for a single node bootstrapping in place.
-    pub in_place_features: BTreeMap<String, bool>,
-    /// The node paths of the files of `templates/node` this release has.
-    pub files: Vec<String>,
-    /// The units of `templates/units` this release has.
-    pub units: Vec<String>,
-    /// The same for a single node (files and units that hang on a switch follow its flow).
-    pub in_place_files: Vec<String>,
-    /// See [`Profile::in_place_files`].
-    pub in_place_units: Vec<String>,
     /// Install-config settings that add stages to this release (e.g. konnectivity with a
     /// preview feature set).
     pub gates: Vec<Gate>,
-    /// Files and units (node path or unit name) that the node gets only behind an open gate,
-    /// to that gate's name.
+    /// The switch rows that hold for this release, each with the dimensions it is limited to
+    /// (read through [`Profile::features`] or a [`NodeView`]).
     #[serde(skip)]
-    pub(crate) gated: BTreeMap<String, String>,
+    switches: Vec<(Feature, Scope)>,
+    /// Every file a node of this release can have, in any flow, platform or distribution
+    /// (read through a [`NodeView`]).
+    pub files: Vec<NodeFile>,
+    /// Every unit a node of this release can have (read through a [`NodeView`]).
+    pub units: Vec<NodeUnit>,
     /// The install-config `featureSet` values this release accepts (`""`: unset, the default).
     pub feature_sets: Vec<String>,
 }
@@ -120,16 +111,6 @@ pub(crate) fn feature_set_label(set: &str) -> &str {
 /// an `osImageStream` other than the release's default.
 pub const OS_STREAMS_GATE: &str = "os_streams";
 
-/// How the cluster bootstraps: some stages and switches hold for only one of them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Flow {
-    /// A separate bootstrap machine that hands over to the control plane.
-    Cluster,
-    /// A single node that bootstraps from the live ISO and installs itself to disk.
-    InPlace,
-}
-
 /// A payload image bootkube looks up by name.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct ImageName {
@@ -187,23 +168,6 @@ impl Profile {
         self.stages.iter().find(|s| s.name == name)
     }
 
-    /// Whether a feature switch is on for this release (unknown switches are off).
-    pub fn has(&self, feature: &str) -> bool {
-        self.features.get(feature).copied().unwrap_or(false)
-    }
-
-    /// The stages bootkube runs in `flow` with the gates `open` ([`Profile::gates_open`]), in
-    /// order.
-    pub fn stages_in<'a>(
-        &'a self,
-        flow: Flow,
-        open: &'a [String],
-    ) -> impl Iterator<Item = &'a Stage> + 'a {
-        self.stages.iter().filter(move |s| {
-            s.flow.is_none_or(|f| f == flow) && s.gate.as_ref().is_none_or(|g| open.contains(g))
-        })
-    }
-
     /// The gates an install-config with `feature_set` (and, for CustomNoUpgrade, the feature
     /// gates `enabled` in its `featureGates`) opens in `flow`.
     pub fn gates_open(&self, flow: Flow, feature_set: &str, enabled: &[String]) -> Vec<String> {
@@ -215,282 +179,49 @@ impl Profile {
             .collect()
     }
 
-    /// The feature switches of `flow`.
-    pub fn features_in(&self, flow: Flow) -> &BTreeMap<String, bool> {
-        match flow {
-            Flow::Cluster => &self.features,
-            Flow::InPlace => &self.in_place_features,
-        }
-    }
-
-    /// The node files of `templates/node` this release has in `flow`.
-    pub fn files_in(&self, flow: Flow) -> &[String] {
-        match flow {
-            Flow::Cluster => &self.files,
-            Flow::InPlace => &self.in_place_files,
-        }
-    }
-
-    /// The units of `templates/units` this release has in `flow`.
-    pub fn units_in(&self, flow: Flow) -> &[String] {
-        match flow {
-            Flow::Cluster => &self.units,
-            Flow::InPlace => &self.in_place_units,
-        }
-    }
-
-    /// Of `names` (files or units of this release), those the gates `open` let onto the node.
-    pub(crate) fn behind_open_gates(&self, names: &[String], open: &[String]) -> Vec<String> {
-        names
-            .iter()
-            .filter(|name| self.gated.get(*name).is_none_or(|gate| open.contains(gate)))
-            .cloned()
-            .collect()
-    }
-}
-
-// ---- the table as written ------------------------------------------------------------------
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct Table {
-    release: Vec<ReleaseRow>,
-    ignition_spec: Vec<Ranged<String>>,
-    #[serde(default)]
-    os_image_stream: Vec<Ranged<String>>,
-    #[serde(default)]
-    os_image_stream_choice: Vec<Ranged<String>>,
-    image: Vec<ImageRow>,
-    stage: Vec<StageRow>,
-    #[serde(default)]
-    feature: Vec<FeatureRow>,
-    #[serde(default)]
-    file: Vec<PresenceRow>,
-    #[serde(default)]
-    unit: Vec<PresenceRow>,
-    #[serde(default)]
-    gate: Vec<GateRow>,
-    #[serde(default)]
-    feature_set: Vec<Ranged<String>>,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct GateRow {
-    name: String,
-    since: Option<String>,
-    until: Option<String>,
-    flow: Option<Flow>,
-    feature_sets: Vec<String>,
-    #[serde(default)]
-    feature_gates: Vec<String>,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct ReleaseRow {
-    minor: String,
-    source: String,
-    #[serde(default)]
-    development: bool,
-}
-
-/// A value that holds for a range of releases.
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct Ranged<T> {
-    value: T,
-    since: Option<String>,
-    until: Option<String>,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct ImageRow {
-    var: String,
-    name: String,
-    fallback: Option<String>,
-    since: Option<String>,
-    until: Option<String>,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct StageRow {
-    name: String,
-    marker: String,
-    #[serde(default = "same_as_marker")]
-    skip_if: String,
-    kind: String,
-    since: Option<String>,
-    until: Option<String>,
-    #[serde(default)]
-    options: Vec<String>,
-    image: Option<String>,
-    #[serde(default)]
-    command: Vec<Word>,
-    flow: Option<Flow>,
-    #[serde(default)]
-    optional_flags: Vec<Word>,
-    gate: Option<String>,
-}
-
-fn same_as_marker() -> String {
-    "=".into()
-}
-
-/// A word of a command: plain, or held only for some releases.
-#[derive(Debug, Deserialize)]
-#[serde(untagged)]
-enum Word {
-    Always(String),
-    Ranged {
-        word: String,
-        since: Option<String>,
-        until: Option<String>,
-    },
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct FeatureRow {
-    name: String,
-    since: Option<String>,
-    until: Option<String>,
-    /// Only in this flow; a switch on in any of its rows is on.
-    flow: Option<Flow>,
-}
-
-/// A file (`path`) or unit (`name`) and the releases that have it: a range, a feature switch,
-/// or both.
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct PresenceRow {
-    #[serde(alias = "name")]
-    path: String,
-    since: Option<String>,
-    until: Option<String>,
-    feature: Option<String>,
-    /// Only when this gate is open.
-    gate: Option<String>,
-}
-
-fn present(rows: &[PresenceRow], minor: Point, features: &BTreeMap<String, bool>) -> Vec<String> {
-    rows.iter()
-        .filter(|r| holds(minor, &r.since, &r.until))
-        .filter(|r| {
-            r.feature
-                .as_ref()
-                .is_none_or(|f| features.get(f).copied().unwrap_or(false))
-        })
-        .map(|r| r.path.clone())
-        .collect()
-}
-
-/// The values of the rows that hold for `minor`, in table order.
-fn values_in(rows: &[Ranged<String>], minor: Point) -> Vec<String> {
-    rows.iter()
-        .filter(|r| holds(minor, &r.since, &r.until))
-        .map(|r| r.value.clone())
-        .collect()
-}
-
-/// The words that hold for `minor`.
-fn words(words: &[Word], minor: Point) -> Vec<String> {
-    words
-        .iter()
-        .filter_map(|w| match w {
-            Word::Always(word) => Some(word.clone()),
-            Word::Ranged { word, since, until } => holds(minor, since, until).then(|| word.clone()),
-        })
-        .collect()
-}
-
-/// Where a profile sits in the release line: a minor, from one of its patch releases on (a
-/// fact can change within a minor when a fix is backported to a z-stream).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-struct Point {
-    minor: Minor,
-    patch: u32,
-}
-
-/// A row's bound: a minor (`4.9`, every patch of it) or a patch release (`4.9.5`).
-fn bound(text: &str) -> Option<(Minor, Option<u32>)> {
-    match text.parse::<Minor>() {
-        Ok(minor) => Some((minor, None)),
-        Err(_) => {
-            let (minor, patch) = text.rsplit_once('.')?;
-            Some((minor.parse().ok()?, Some(patch.parse().ok()?)))
-        }
-    }
-}
-
-fn holds(at: Point, since: &Option<String>, until: &Option<String>) -> bool {
-    let since_ok = since
-        .as_deref()
-        .and_then(bound)
-        .is_none_or(|(m, p)| (at.minor, at.patch) >= (m, p.unwrap_or(0)));
-    let until_ok = until
-        .as_deref()
-        .and_then(bound)
-        .is_none_or(|(m, p)| match p {
-            Some(p) => (at.minor, at.patch) <= (m, p),
-            None => at.minor <= m,
-        });
-    since_ok && until_ok
-}
-
-/// Every row's `[since, until]` bounds, for z-stream points and checks.
-fn all_bounds(table: &Table) -> Vec<[&Option<String>; 2]> {
-    let mut out: Vec<[&Option<String>; 2]> = Vec::new();
-    for s in &table.stage {
-        out.push([&s.since, &s.until]);
-        for w in s.command.iter().chain(&s.optional_flags) {
-            if let Word::Ranged { since, until, .. } = w {
-                out.push([since, until]);
+    /// The switches that are on for a node of this release at `dims`.
+    pub fn features(&self, dims: Dimensions) -> FeatureSet {
+        let mut on = FeatureSet::default();
+        for (feature, scope) in &self.switches {
+            if scope.admits(dims, &FeatureSet::default(), &[]) {
+                on.insert(*feature);
             }
         }
+        on
     }
-    out.extend(table.image.iter().map(|r| [&r.since, &r.until]));
-    out.extend(table.feature.iter().map(|r| [&r.since, &r.until]));
-    out.extend(
-        table
-            .ignition_spec
-            .iter()
-            .chain(&table.os_image_stream)
-            .chain(&table.os_image_stream_choice)
-            .chain(&table.feature_set)
-            .map(|r| [&r.since, &r.until]),
-    );
-    out.extend(
-        table
-            .file
-            .iter()
-            .chain(&table.unit)
-            .map(|r| [&r.since, &r.until]),
-    );
-    out.extend(table.gate.iter().map(|r| [&r.since, &r.until]));
-    out
-}
 
-/// The points of `minor` that need a profile: its first release, every patch release from
-/// which a row starts, and every one after a row stops.
-fn points_of(table: &Table, minor: Minor) -> Vec<Point> {
-    let mut patches = vec![0];
-    let patch_of = |text: &Option<String>| match text.as_deref().and_then(bound) {
-        Some((m, Some(p))) if m == minor => Some(p),
-        _ => None,
-    };
-    for [since, until] in all_bounds(table) {
-        patches.extend(patch_of(since));
-        patches.extend(patch_of(until).map(|p| p + 1));
+    /// What a node of this release gets in `flow`, on `platform`, of `distribution`, with the
+    /// gates `open` ([`Profile::gates_open`]).
+    pub fn view(
+        &self,
+        flow: Flow,
+        platform: Platform,
+        distribution: Distribution,
+        open: &[String],
+    ) -> NodeView<'_> {
+        let dims = Dimensions {
+            flow,
+            platform,
+            distribution,
+        };
+        let features = self.features(dims);
+        NodeView {
+            profile: self,
+            dims,
+            gates: open.to_vec(),
+            files: self
+                .files
+                .iter()
+                .filter(|f| f.scope.admits(dims, &features, open))
+                .collect(),
+            units: self
+                .units
+                .iter()
+                .filter(|u| u.scope.admits(dims, &features, open))
+                .collect(),
+            features,
+        }
     }
-    patches.sort_unstable();
-    patches.dedup();
-    patches
-        .into_iter()
-        .map(|patch| Point { minor, patch })
-        .collect()
 }
 
 fn build(table: &Table) -> Vec<Profile> {
@@ -498,98 +229,138 @@ fn build(table: &Table) -> Vec<Profile> {
         .release
         .iter()
         .filter_map(|row| Some((row, row.minor.parse::<Minor>().ok()?)))
-        .flat_map(|(row, minor)| points_of(table, minor).into_iter().map(move |at| (row, at)))
-        .map(|(row, at)| {
-            let minor = at;
-            let features = features_of(table, minor, Flow::Cluster);
-            let in_place_features = features_of(table, minor, Flow::InPlace);
-            Profile {
-                minor: at.minor,
-                from_patch: at.patch,
-                development: row.development,
-                source: row.source.clone(),
-                // Where rows overlap, the last one that holds wins.
-                ignition_spec: values_in(&table.ignition_spec, minor)
-                    .pop()
-                    .unwrap_or_else(|| "3.2.0".into()),
-                os_image_stream: values_in(&table.os_image_stream, minor)
-                    .pop()
-                    .unwrap_or_default(),
-                os_image_streams: values_in(&table.os_image_stream_choice, minor),
-                images: table
-                    .image
-                    .iter()
-                    .filter(|r| holds(minor, &r.since, &r.until))
-                    .map(|r| ImageName {
-                        var: r.var.clone(),
-                        name: r.name.clone(),
-                        fallback: r.fallback.clone(),
-                    })
-                    .collect(),
-                stages: table
-                    .stage
-                    .iter()
-                    .filter(|r| holds(minor, &r.since, &r.until))
-                    .map(|r| Stage {
-                        name: r.name.clone(),
-                        marker: r.marker.clone(),
-                        skip_if: r.skip_if.clone(),
-                        kind: r.kind.clone(),
-                        options: r.options.clone(),
-                        image: r.image.clone(),
+        .flat_map(|(row, minor)| {
+            table::points_of(table, minor)
+                .into_iter()
+                .map(move |at| (row, at))
+        })
+        .map(|(row, at)| Profile {
+            minor: at.minor,
+            from_patch: at.patch,
+            development: row.development,
+            source: row.source.clone(),
+            // Where rows overlap, the last one that holds wins.
+            ignition_spec: values_in(&table.ignition_spec, at)
+                .pop()
+                .unwrap_or_else(|| "3.2.0".into()),
+            os_image_stream: values_in(&table.os_image_stream, at)
+                .pop()
+                .unwrap_or_default(),
+            os_image_streams: values_in(&table.os_image_stream_choice, at),
+            images: table
+                .image
+                .iter()
+                .filter(|r| holds(at, &r.since, &r.until))
+                .map(|r| ImageName {
+                    var: r.var.clone(),
+                    name: r.name.clone(),
+                    fallback: r.fallback.clone(),
+                })
+                .collect(),
+            stages: table
+                .stage
+                .iter()
+                .filter(|r| holds(at, &r.since, &r.until))
+                .map(|r| Stage {
+                    name: r.name.clone(),
+                    marker: r.marker.clone(),
+                    skip_if: r.skip_if.clone(),
+                    kind: r.kind.clone(),
+                    options: r.options.clone(),
+                    image: r.image.clone(),
+                    flow: r.flow,
+                    command: words(&r.command, at),
+                    optional_flags: words(&r.optional_flags, at),
+                    gate: r.gate.clone(),
+                })
+                .collect(),
+            gates: table
+                .gate
+                .iter()
+                .filter(|r| holds(at, &r.since, &r.until))
+                .map(|r| Gate {
+                    name: r.name.clone(),
+                    flow: r.flow,
+                    feature_sets: r.feature_sets.clone(),
+                    feature_gates: r.feature_gates.clone(),
+                })
+                .collect(),
+            feature_sets: values_in(&table.feature_set, at),
+            switches: table
+                .feature
+                .iter()
+                .filter(|r| holds(at, &r.since, &r.until))
+                .map(|r| {
+                    let scope = Scope {
                         flow: r.flow,
-                        command: words(&r.command, minor),
-                        optional_flags: words(&r.optional_flags, minor),
-                        gate: r.gate.clone(),
-                    })
-                    .collect(),
-                gates: table
-                    .gate
-                    .iter()
-                    .filter(|r| holds(minor, &r.since, &r.until))
-                    .map(|r| Gate {
-                        name: r.name.clone(),
-                        flow: r.flow,
-                        feature_sets: r.feature_sets.clone(),
-                        feature_gates: r.feature_gates.clone(),
-                    })
-                    .collect(),
-                feature_sets: values_in(&table.feature_set, minor),
-                gated: table
-                    .file
-                    .iter()
-                    .chain(&table.unit)
-                    .filter(|r| holds(minor, &r.since, &r.until))
-                    .filter_map(|r| Some((r.path.clone(), r.gate.clone()?)))
-                    .collect(),
-                files: present(&table.file, minor, &features),
-                units: present(&table.unit, minor, &features),
-                in_place_files: present(&table.file, minor, &in_place_features),
-                in_place_units: present(&table.unit, minor, &in_place_features),
-                features,
-                in_place_features,
-            }
+                        platform: r.platform,
+                        distribution: r.distribution,
+                        ..Scope::default()
+                    };
+                    (r.name, scope)
+                })
+                .collect(),
+            files: table
+                .file
+                .iter()
+                .filter(|r| holds(at, &r.since, &r.until))
+                .map(|r| NodeFile {
+                    path: r.path.clone(),
+                    mode: r.mode,
+                    append: r.append,
+                    template: template_of(&table::files_dir(&r.overlay), &r.path),
+                    when: r.when,
+                    each: r.each,
+                    order: r.order,
+                    scope: table.scope(r),
+                })
+                .collect(),
+            units: table
+                .unit
+                .iter()
+                .filter(|r| holds(at, &r.since, &r.until))
+                .map(|r| NodeUnit {
+                    name: r.name.clone(),
+                    enabled: r.enabled,
+                    template_dir: format!("{}/{}", table::units_dir(&r.overlay), r.name),
+                    scope: table.scope(r),
+                })
+                .collect(),
         })
         .collect()
 }
 
-/// The switches of `minor` in `flow`: every name the table knows, on when one of its rows holds.
-fn features_of(table: &Table, minor: Point, flow: Flow) -> BTreeMap<String, bool> {
-    let mut features = BTreeMap::new();
-    for row in &table.feature {
-        let on = holds(minor, &row.since, &row.until) && row.flow.is_none_or(|f| f == flow);
-        *features.entry(row.name.clone()).or_insert(false) |= on;
+/// The embedded template of the node file at `path` under `dir`: `<dir><path>.j2` when it is
+/// rendered, `<dir><path>` when it is copied as it is.
+fn template_of(dir: &str, path: &str) -> String {
+    let rendered = format!("{dir}{path}{}", crate::render::TEMPLATE_SUFFIX);
+    if crate::render::template(&rendered).is_some() {
+        rendered
+    } else {
+        format!("{dir}{path}")
     }
-    features
 }
 
-/// Every profile: each supported minor's, and after it those of the patch releases from which
-/// a fact of that minor changed.
-static ALL_PROFILES: LazyLock<Vec<Profile>> = LazyLock::new(|| match toml::from_str(TABLE) {
-    Ok(table) => build(&table),
-    // The table is ours and checked by the tests below; an unreadable one supports nothing.
-    Err(_) => Vec::new(),
-});
+/// The table, loaded once: every profile (each supported minor's, and after it those of the
+/// patch releases from which a fact of that minor changed), or what is wrong with the table.
+static LOADED: LazyLock<Result<Vec<Profile>, String>> =
+    LazyLock::new(|| table::load(table::TABLE).map(|table| build(&table)));
+
+/// Every profile, or none when the table does not load: [`check_table`] (which
+/// [`crate::release::select`] runs before any choice) reports that as an error.
+static ALL_PROFILES: LazyLock<&'static [Profile]> =
+    LazyLock::new(|| LOADED.as_deref().unwrap_or(&[]));
+
+/// Whether the embedded release table loads; its fault otherwise. The table is checked by the
+/// tests, so this fails only in a broken build, but it fails loudly, never as "no releases".
+pub fn check_table() -> crate::error::Result<()> {
+    match &*LOADED {
+        Ok(_) => Ok(()),
+        Err(fault) => Err(crate::error::Error::ReleaseTable {
+            fault: fault.clone(),
+        }),
+    }
+}
 
 /// Every supported release's profile (as of its first release, `X.Y.0`), oldest first.
 pub static PROFILES: LazyLock<Vec<Profile>> = LazyLock::new(|| {
@@ -623,53 +394,47 @@ pub fn profile_for_patch(minor: Minor, patch: u32) -> Option<&'static Profile> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::release::view::Dimensions;
+    use table::{bound, Point};
+
+    /// Every node a profile can make: each flow, platform and distribution.
+    fn every_dims() -> Vec<Dimensions> {
+        let mut out = Vec::new();
+        for flow in [Flow::Cluster, Flow::InPlace] {
+            for platform in Platform::ALL {
+                out.push(Dimensions {
+                    flow,
+                    platform: *platform,
+                    distribution: Distribution::Ocp,
+                });
+            }
+        }
+        out
+    }
 
     #[test]
-    fn the_table_reads_and_every_minor_is_in_order() {
-        let table: Table = toml::from_str(TABLE).unwrap();
+    fn the_table_loads_and_every_minor_is_in_order() {
+        let table = table::load(table::TABLE).unwrap();
         assert_eq!(PROFILES.len(), table.release.len());
         let minors: Vec<Minor> = PROFILES.iter().map(|p| p.minor).collect();
         let mut sorted = minors.clone();
         sorted.sort();
         sorted.dedup();
         assert_eq!(minors, sorted);
-        // Every bound names a supported minor, or a patch release of one: a typo would
-        // silently change a range.
-        let known: Vec<String> = table.release.iter().map(|r| r.minor.clone()).collect();
-        for text in all_bounds(&table).into_iter().flatten().flatten() {
-            let named = bound(text).map(|(minor, _)| minor.to_string());
-            assert!(
-                named.is_some_and(|m| known.contains(&m)),
-                "`{text}` is not a supported minor or a patch release of one"
-            );
-        }
-        // Every feature a file or unit names is a switch of the table.
-        for row in table.file.iter().chain(&table.unit) {
-            if let Some(feature) = &row.feature {
-                assert!(
-                    table.feature.iter().any(|f| &f.name == feature),
-                    "{}: no feature {feature}",
-                    row.path
-                );
-            }
-        }
-        // Every gate a stage, file or unit names is a gate of the table, and the release of the
-        // stage, file or unit has it.
+        // Every gate a stage, file or unit names is a gate of that release.
         for profile in PROFILES.iter() {
-            for (name, gate) in &profile.gated {
-                assert!(
-                    profile.gates.iter().any(|g| &g.name == gate),
-                    "{}: {name} is behind gate {gate}, which the release does not have",
-                    profile.minor
-                );
-            }
-            for stage in &profile.stages {
-                if let Some(gate) = &stage.gate {
+            let gates = profile
+                .files
+                .iter()
+                .map(|f| (&f.path, &f.scope.gate))
+                .chain(profile.units.iter().map(|u| (&u.name, &u.scope.gate)))
+                .chain(profile.stages.iter().map(|s| (&s.name, &s.gate)));
+            for (name, gate) in gates {
+                if let Some(gate) = gate {
                     assert!(
                         profile.gates.iter().any(|g| &g.name == gate),
-                        "{}: stage {} is behind gate {gate}, which the release does not have",
-                        profile.minor,
-                        stage.name
+                        "{}: {name} is behind gate {gate}, which the release does not have",
+                        profile.minor
                     );
                 }
             }
@@ -730,44 +495,133 @@ mod tests {
         }
     }
 
-    /// Every file of templates/node and unit of templates/units has a row saying which releases
-    /// have it, and every row names a template: a new file cannot reach (or miss) the node by
-    /// accident.
+    /// A bad table is an error when it loads, naming what is wrong: never a smaller node.
+    #[test]
+    fn a_bad_table_is_refused_naming_the_fault() {
+        let with = |extra: &str| table::load(&format!("{}\n{extra}", table::TABLE));
+        let fault = with("[[feature]]\nname = \"no_such_switch\"\n").unwrap_err();
+        assert!(fault.contains("no_such_switch"), "{fault}");
+        let fault = with("[[file]]\npath = \"/x\"\nmode = 0o600\ngate = \"nope\"\n").unwrap_err();
+        assert!(fault.contains("/x: no gate `nope`"), "{fault}");
+        let fault =
+            with("[[file]]\npath = \"/y\"\nmode = 0o600\noverlay = \"nope\"\n").unwrap_err();
+        assert!(fault.contains("/y: no overlay `nope`"), "{fault}");
+        let fault = with("[[file]]\npath = \"/z\"\nmode = 0o600\nsince = \"4.99\"\n").unwrap_err();
+        assert!(fault.contains("`4.99` is not a supported minor"), "{fault}");
+        let fault = with("[[file]]\npath = \"/w\"\nmode = 0o600\nwhen = \"sunny\"\n").unwrap_err();
+        assert!(fault.contains("sunny"), "{fault}");
+        let fault = with("[[unit]]\nname = \"u.service\"\nenabld = true\n").unwrap_err();
+        assert!(fault.contains("enabld"), "{fault}");
+    }
+
+    /// Every switch has a row: a switch no row turns on is dead code in waiting.
+    #[test]
+    fn every_switch_has_a_row() {
+        let table = table::load(table::TABLE).unwrap();
+        for feature in Feature::ALL {
+            assert!(
+                table.feature.iter().any(|r| r.name == *feature),
+                "{feature} has no [[feature]] row"
+            );
+        }
+    }
+
+    /// Every template of templates/node and templates/units (and of each overlay) has a row
+    /// saying which nodes have it, and every row names a template: a new file cannot reach (or
+    /// miss) the node by accident. No node gets two rows for one path or unit.
     #[test]
     fn every_template_is_declared_by_the_release_table() {
         use crate::render::files_under;
         use std::collections::BTreeSet;
-        let table: Table = toml::from_str(TABLE).unwrap();
-        let files: BTreeSet<String> = files_under("node")
-            .iter()
-            .map(|t| format!("/{}", t.output_name().trim_start_matches("node/")))
+        let table = table::load(table::TABLE).unwrap();
+        let overlays: Vec<Option<String>> = std::iter::once(None)
+            .chain(table.overlay.iter().map(|o| Some(o.name.clone())))
             .collect();
-        let rows: BTreeSet<String> = table.file.iter().map(|r| r.path.clone()).collect();
-        let undeclared: Vec<&String> = files.difference(&rows).collect();
-        assert!(
-            undeclared.is_empty(),
-            "templates without a [[file]] row in releases.toml: {undeclared:?}"
-        );
-        let stale: Vec<&String> = rows.difference(&files).collect();
-        assert!(
-            stale.is_empty(),
-            "[[file]] rows without a template: {stale:?}"
-        );
-        assert_eq!(rows.len(), table.file.len(), "a [[file]] row is repeated");
+        for overlay in &overlays {
+            let dir = table::files_dir(overlay);
+            let templates: BTreeSet<String> = files_under(&dir)
+                .iter()
+                .map(|t| t.output_name().trim_start_matches(dir.as_str()).to_string())
+                .collect();
+            let rows: BTreeSet<String> = table
+                .file
+                .iter()
+                .filter(|r| &r.overlay == overlay)
+                .map(|r| r.path.clone())
+                .collect();
+            assert_eq!(
+                templates, rows,
+                "templates/{dir} and its [[file]] rows differ"
+            );
 
-        let units: BTreeSet<String> = files_under("units")
-            .iter()
-            .map(|t| {
-                let relative = t.output_name().trim_start_matches("units/");
-                relative
-                    .split_once(".d/")
-                    .map_or(relative, |(unit, _)| unit)
-                    .to_string()
-            })
-            .collect();
-        let rows: BTreeSet<String> = table.unit.iter().map(|r| r.path.clone()).collect();
-        assert_eq!(units, rows, "templates/units and the [[unit]] rows differ");
-        assert_eq!(rows.len(), table.unit.len(), "a [[unit]] row is repeated");
+            let dir = table::units_dir(overlay);
+            let templates: BTreeSet<String> = files_under(&dir)
+                .iter()
+                .map(|t| {
+                    let relative = t.output_name().trim_start_matches(&format!("{dir}/"));
+                    relative
+                        .split_once(".d/")
+                        .map_or(relative, |(unit, _)| unit)
+                        .to_string()
+                })
+                .collect();
+            let rows: BTreeSet<String> = table
+                .unit
+                .iter()
+                .filter(|r| &r.overlay == overlay)
+                .map(|r| r.name.clone())
+                .collect();
+            assert_eq!(
+                templates, rows,
+                "templates/{dir} and its [[unit]] rows differ"
+            );
+        }
+        for profile in ALL_PROFILES.iter() {
+            for dims in every_dims() {
+                let all_gates: Vec<String> = profile.gates.iter().map(|g| g.name.clone()).collect();
+                let view = profile.view(dims.flow, dims.platform, dims.distribution, &all_gates);
+                let mut seen = BTreeSet::new();
+                for file in &view.files {
+                    assert!(
+                        seen.insert(&file.path),
+                        "{} ({dims:?}): two rows for {}",
+                        profile.minor,
+                        file.path
+                    );
+                    assert!(
+                        crate::render::template(&file.template).is_some(),
+                        "{}: no template {}",
+                        file.path,
+                        file.template
+                    );
+                }
+                let mut seen = BTreeSet::new();
+                for unit in &view.units {
+                    assert!(
+                        seen.insert(&unit.name),
+                        "{} ({dims:?}): two rows for {}",
+                        profile.minor,
+                        unit.name
+                    );
+                }
+            }
+        }
+    }
+
+    /// A row whose template is a Secret manifest is 0600 (the installer ships them 0644, but
+    /// a pull secret or a key should not be world-readable on the node).
+    #[test]
+    fn secret_manifests_are_private_in_the_table() {
+        for profile in PROFILES.iter() {
+            for file in &profile.files {
+                let text = crate::render::template(&file.template)
+                    .map(|t| String::from_utf8_lossy(t.bytes).into_owned())
+                    .unwrap_or_default();
+                if text.lines().any(|l| l == "kind: Secret") {
+                    assert_eq!(file.mode, 0o600, "{}", file.path);
+                }
+            }
+        }
     }
 
     #[test]
@@ -783,16 +637,59 @@ mod tests {
         let until = Some("4.9.4".to_string());
         assert!(holds(at("4.9", 4), &None, &until));
         assert!(!holds(at("4.9", 5), &None, &until));
+        assert_eq!(bound("4.9.5"), Some((Minor::new(4, 9), Some(5))));
         // The z-stream's profile exists and differs from the minor's where the table says so.
         let first = profile_for_patch(Minor::new(4, 9), 0).unwrap();
         let later = profile_for_patch(Minor::new(4, 9), 7).unwrap();
         assert_eq!(first.from_patch, 0);
         assert_eq!(later.from_patch, 5);
-        assert!(!first.features["cvo_overrides"] && later.features["cvo_overrides"]);
-        assert!(later
-            .files
+        let cluster = Dimensions::default();
+        assert!(!first.features(cluster).has(Feature::CvoOverrides));
+        assert!(later.features(cluster).has(Feature::CvoOverrides));
+        let view = later.view(Flow::Cluster, Platform::None, Distribution::Ocp, &[]);
+        assert!(view
+            .file("/opt/openshift/original_cvo_overrides.patch")
+            .is_some());
+        let view = first.view(Flow::Cluster, Platform::None, Distribution::Ocp, &[]);
+        assert!(view
+            .file("/opt/openshift/original_cvo_overrides.patch")
+            .is_none());
+    }
+
+    /// A switch, file or stage limited to one flow is on only there; an overlay's files reach
+    /// only its nodes.
+    #[test]
+    fn views_follow_flow_and_overlay() {
+        let profile = profile_for(Minor::new(4, 16)).unwrap();
+        let cluster = profile.view(Flow::Cluster, Platform::None, Distribution::Ocp, &[]);
+        let single = profile.view(Flow::InPlace, Platform::None, Distribution::Ocp, &[]);
+        assert!(!cluster.has(Feature::SingleNodeWorkerConfig));
+        assert!(single.has(Feature::SingleNodeWorkerConfig));
+        assert!(cluster.file("/usr/local/bin/install-to-disk.sh").is_none());
+        let install = single.file("/usr/local/bin/install-to-disk.sh").unwrap();
+        assert_eq!(install.mode, 0o555);
+        assert_eq!(
+            install.template,
+            "single-node/node/usr/local/bin/install-to-disk.sh.j2"
+        );
+        assert!(single
+            .units
             .iter()
-            .any(|f| f.ends_with("original_cvo_overrides.patch")));
+            .any(|u| u.name == "install-to-disk.service" && u.enabled));
+        assert!(!cluster
+            .units
+            .iter()
+            .any(|u| u.name == "install-to-disk.service"));
+        // registries.conf changed mode in 4.18.
+        let mode = |minor| {
+            profile_for(Minor::new(4, minor))
+                .unwrap()
+                .view(Flow::Cluster, Platform::None, Distribution::Ocp, &[])
+                .file("/etc/containers/registries.conf")
+                .unwrap()
+                .mode
+        };
+        assert_eq!((mode(17), mode(18)), (0o600, 0o644));
     }
 
     #[test]

@@ -50,6 +50,7 @@ fn unsupported(minor: Minor) -> String {
 
 /// Chooses the release from an explicit version and/or the release image reference.
 pub fn select(version: Option<&str>, image: Option<&str>) -> Result<SelectedRelease> {
+    super::profile::check_table()?;
     let given = version
         .map(|text| {
             text.parse::<ReleaseVersion>().map_err(|message| {

@@ -110,7 +110,11 @@ pub(crate) fn style_of(doc: &IgnitionDoc, release: Option<Minor>) -> ManifestSty
         format!("{}.{}", parts.next()?, parts.next()?).parse().ok()
     });
     match minor.and_then(profile_for) {
-        Some(profile) if !profile.has("image_digest_mirror_set") => {
+        Some(profile)
+            if !profile
+                .features(Default::default())
+                .has(crate::release::Feature::ImageDigestMirrorSet) =>
+        {
             ManifestStyle::PerSourcePolicies {
                 release: profile.minor.to_string(),
             }

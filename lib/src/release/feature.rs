@@ -1,0 +1,129 @@
+//! The release table's switches, as a type: a row that names a switch the code does not know
+//! fails when the table loads, and code can only ask about switches that exist.
+
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeSet;
+
+/// Declares [`Feature`] and the list of every switch from one list of names.
+macro_rules! features {
+    ($($variant:ident => $name:literal),+ $(,)?) => {
+        /// A switch of the release table (`[[feature]]` rows): something a node has from or up
+        /// to a release, in some flows, platforms or distributions.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+        #[non_exhaustive]
+        pub enum Feature {
+            $(
+                #[doc = concat!("`", $name, "` (see `releases.toml`).")]
+                #[serde(rename = $name)]
+                $variant,
+            )+
+        }
+
+        impl Feature {
+            /// Every switch, in declaration order.
+            pub const ALL: &'static [Feature] = &[$(Feature::$variant),+];
+
+            /// The name rows and templates use (`release.features.<name>`).
+            pub fn name(self) -> &'static str {
+                match self {
+                    $(Feature::$variant => $name,)+
+                }
+            }
+        }
+    };
+}
+
+features! {
+    ReleaseInfo => "release_info",
+    KubernetesVersion => "kubernetes_version",
+    ImageReferences => "image_references",
+    ConfigManifests => "config_manifests",
+    FeatureSetFlag => "feature_set_flag",
+    PodmanLogDriver => "podman_log_driver",
+    NodeImageOverlay => "node_image_overlay",
+    KubeletInHyperkube => "kubelet_in_hyperkube",
+    KubeletContainerRuntimeRemote => "kubelet_container_runtime_remote",
+    KubeletPodInfraImage => "kubelet_pod_infra_image",
+    UserDataSecrets => "user_data_secrets",
+    CvoOverrides => "cvo_overrides",
+    IngressDefaultPlacement => "ingress_default_placement",
+    UserCaBundleOwner => "user_ca_bundle_owner",
+    HostcryptBypassAnnotation => "hostcrypt_bypass_annotation",
+    MetadataFeatureSet => "metadata_feature_set",
+    InstallConfigDigestSources => "install_config_digest_sources",
+    InstallConfigSourcePolicy => "install_config_source_policy",
+    CpuPartitioningStatus => "cpu_partitioning_status",
+    ApiUrlChecks => "api_url_checks",
+    WaitForHaApi => "wait_for_ha_api",
+    DefaultNetworkOvn => "default_network_ovn",
+    TrustBundlePolicy => "trust_bundle_policy",
+    MultiArchPayload => "multi_arch_payload",
+    ImageDigestMirrorSet => "image_digest_mirror_set",
+    NetworkCrd => "network_crd",
+    NamespaceManifests => "namespace_manifests",
+    McsCa => "mcs_ca",
+    McsTlsOwner => "mcs_tls_owner",
+    GodebugX509Cn => "godebug_x509_cn",
+    Pivot => "pivot",
+    PivotScript => "pivot_script",
+    NodeImageTmpfs => "node_image_tmpfs",
+    VarTmpfsOptOut => "var_tmpfs_opt_out",
+    CustomFeatureGates => "custom_feature_gates",
+    Konnectivity => "konnectivity",
+    InstallCopyNetwork => "install_copy_network",
+    SingleNodeWorkerConfig => "single_node_worker_config",
+    BootstrapCompleteConfigmap => "bootstrap_complete_configmap",
+    ReleaseBootstrapLeases => "release_bootstrap_leases",
+    EtcdMemberDir => "etcd_member_dir",
+}
+
+impl std::fmt::Display for Feature {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// The switches that are on for one node (a release in one flow, platform and distribution).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct FeatureSet(BTreeSet<Feature>);
+
+impl FeatureSet {
+    /// Whether `feature` is on.
+    pub fn has(&self, feature: Feature) -> bool {
+        self.0.contains(&feature)
+    }
+
+    pub(crate) fn insert(&mut self, feature: Feature) {
+        self.0.insert(feature);
+    }
+
+    /// Every switch by name, on or off: the form templates read (`release.features.<name>`),
+    /// where a misspelt name is an undefined variable rather than a silent `false`.
+    pub fn by_name(&self) -> std::collections::BTreeMap<&'static str, bool> {
+        Feature::ALL
+            .iter()
+            .map(|f| (f.name(), self.has(*f)))
+            .collect()
+    }
+}
+
+impl Serialize for FeatureSet {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.by_name().serialize(serializer)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_round_trip_and_unknown_names_are_refused() {
+        for feature in Feature::ALL {
+            let text = format!("\"{}\"", feature.name());
+            let back: Feature = serde_json::from_str(&text).unwrap();
+            assert_eq!(back, *feature);
+        }
+        assert!(serde_json::from_str::<Feature>("\"no_such_switch\"").is_err());
+    }
+}

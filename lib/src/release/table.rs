@@ -1,0 +1,394 @@
+//! `releases.toml` as written: its rows, the release ranges they hold for, and the checks that
+//! make a bad table an error when it loads (an unknown switch, gate or overlay, a row with a
+//! bound that names no supported release), never a silently smaller node.
+
+use super::feature::Feature;
+use super::version::Minor;
+use super::view::{Condition, Distribution, Each, Flow, Order, Platform, Scope};
+use serde::Deserialize;
+
+/// The table, embedded at build time.
+pub(super) const TABLE: &str = include_str!("releases.toml");
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct Table {
+    pub release: Vec<ReleaseRow>,
+    pub ignition_spec: Vec<Ranged<String>>,
+    #[serde(default)]
+    pub os_image_stream: Vec<Ranged<String>>,
+    #[serde(default)]
+    pub os_image_stream_choice: Vec<Ranged<String>>,
+    pub image: Vec<ImageRow>,
+    pub stage: Vec<StageRow>,
+    #[serde(default)]
+    pub feature: Vec<FeatureRow>,
+    #[serde(default)]
+    pub overlay: Vec<OverlayRow>,
+    #[serde(default)]
+    pub file: Vec<FileRow>,
+    #[serde(default)]
+    pub unit: Vec<UnitRow>,
+    #[serde(default)]
+    pub gate: Vec<GateRow>,
+    #[serde(default)]
+    pub feature_set: Vec<Ranged<String>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct GateRow {
+    pub name: String,
+    pub since: Option<String>,
+    pub until: Option<String>,
+    pub flow: Option<Flow>,
+    pub feature_sets: Vec<String>,
+    #[serde(default)]
+    pub feature_gates: Vec<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct ReleaseRow {
+    pub minor: String,
+    pub source: String,
+    #[serde(default)]
+    pub development: bool,
+}
+
+/// A value that holds for a range of releases.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct Ranged<T> {
+    pub value: T,
+    pub since: Option<String>,
+    pub until: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct ImageRow {
+    pub var: String,
+    pub name: String,
+    pub fallback: Option<String>,
+    pub since: Option<String>,
+    pub until: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct StageRow {
+    pub name: String,
+    pub marker: String,
+    #[serde(default = "same_as_marker")]
+    pub skip_if: String,
+    pub kind: String,
+    pub since: Option<String>,
+    pub until: Option<String>,
+    #[serde(default)]
+    pub options: Vec<String>,
+    pub image: Option<String>,
+    #[serde(default)]
+    pub command: Vec<Word>,
+    pub flow: Option<Flow>,
+    #[serde(default)]
+    pub optional_flags: Vec<Word>,
+    pub gate: Option<String>,
+}
+
+fn same_as_marker() -> String {
+    "=".into()
+}
+
+/// A word of a command: plain, or held only for some releases.
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+pub(super) enum Word {
+    Always(String),
+    Ranged {
+        word: String,
+        since: Option<String>,
+        until: Option<String>,
+    },
+}
+
+/// A switch that is on for a range of releases, in some flows, platforms or distributions (a
+/// switch on in any of its rows is on).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct FeatureRow {
+    pub name: Feature,
+    pub since: Option<String>,
+    pub until: Option<String>,
+    pub flow: Option<Flow>,
+    pub platform: Option<Platform>,
+    pub distribution: Option<Distribution>,
+}
+
+/// A set of templates (`templates/<name>/node`, `templates/<name>/units`) layered over the base
+/// ones for the nodes of some flows, platforms or distributions.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct OverlayRow {
+    pub name: String,
+    pub flow: Option<Flow>,
+    pub platform: Option<Platform>,
+    pub distribution: Option<Distribution>,
+}
+
+/// A file of the node: its template (`templates/node/<path>`, or the overlay's), mode, and
+/// every dimension it depends on.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct FileRow {
+    pub path: String,
+    pub mode: u32,
+    #[serde(default)]
+    pub append: bool,
+    pub since: Option<String>,
+    pub until: Option<String>,
+    pub flow: Option<Flow>,
+    pub platform: Option<Platform>,
+    pub distribution: Option<Distribution>,
+    pub feature: Option<Feature>,
+    pub gate: Option<String>,
+    pub overlay: Option<String>,
+    pub when: Option<Condition>,
+    pub each: Option<Each>,
+    #[serde(default)]
+    pub order: Order,
+}
+
+/// A unit of the node (its template and drop-ins under `templates/units/`, or the overlay's).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct UnitRow {
+    pub name: String,
+    #[serde(default)]
+    pub enabled: bool,
+    pub since: Option<String>,
+    pub until: Option<String>,
+    pub flow: Option<Flow>,
+    pub platform: Option<Platform>,
+    pub distribution: Option<Distribution>,
+    pub feature: Option<Feature>,
+    pub gate: Option<String>,
+    pub overlay: Option<String>,
+}
+
+/// A row that says which nodes have what it describes (a file or a unit row).
+pub(super) trait Scoped {
+    /// Its flow, platform, distribution, switch, gate and overlay.
+    fn dims(&self) -> RowDims<'_>;
+}
+
+/// What [`Scoped::dims`] returns.
+pub(super) struct RowDims<'a> {
+    pub flow: Option<Flow>,
+    pub platform: Option<Platform>,
+    pub distribution: Option<Distribution>,
+    pub feature: Option<Feature>,
+    pub gate: &'a Option<String>,
+    pub overlay: &'a Option<String>,
+}
+
+macro_rules! scoped {
+    ($($row:ty),+) => {$(
+        impl Scoped for $row {
+            fn dims(&self) -> RowDims<'_> {
+                RowDims {
+                    flow: self.flow,
+                    platform: self.platform,
+                    distribution: self.distribution,
+                    feature: self.feature,
+                    gate: &self.gate,
+                    overlay: &self.overlay,
+                }
+            }
+        }
+    )+};
+}
+
+scoped!(FileRow, UnitRow);
+
+impl Table {
+    /// The scope of a file or unit row: its own dimensions, narrowed by its overlay's.
+    pub fn scope(&self, row: &impl Scoped) -> Scope {
+        let dims = row.dims();
+        let overlay = dims
+            .overlay
+            .as_ref()
+            .and_then(|name| self.overlay.iter().find(|o| &o.name == name));
+        Scope {
+            flow: dims.flow.or(overlay.and_then(|o| o.flow)),
+            platform: dims.platform.or(overlay.and_then(|o| o.platform)),
+            distribution: dims.distribution.or(overlay.and_then(|o| o.distribution)),
+            feature: dims.feature,
+            gate: dims.gate.clone(),
+        }
+    }
+}
+
+/// The template directory of the node files of `overlay` (`node`, or `<overlay>/node`).
+pub(super) fn files_dir(overlay: &Option<String>) -> String {
+    match overlay {
+        Some(name) => format!("{name}/node"),
+        None => "node".into(),
+    }
+}
+
+/// The template directory of the units of `overlay` (`units`, or `<overlay>/units`).
+pub(super) fn units_dir(overlay: &Option<String>) -> String {
+    match overlay {
+        Some(name) => format!("{name}/units"),
+        None => "units".into(),
+    }
+}
+
+/// Where a profile sits in the release line: a minor, from one of its patch releases on (a
+/// fact can change within a minor when a fix is backported to a z-stream).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub(super) struct Point {
+    pub minor: Minor,
+    pub patch: u32,
+}
+
+/// A row's bound: a minor (`4.9`, every patch of it) or a patch release (`4.9.5`).
+pub(super) fn bound(text: &str) -> Option<(Minor, Option<u32>)> {
+    match text.parse::<Minor>() {
+        Ok(minor) => Some((minor, None)),
+        Err(_) => {
+            let (minor, patch) = text.rsplit_once('.')?;
+            Some((minor.parse().ok()?, Some(patch.parse().ok()?)))
+        }
+    }
+}
+
+pub(super) fn holds(at: Point, since: &Option<String>, until: &Option<String>) -> bool {
+    let since_ok = since
+        .as_deref()
+        .and_then(bound)
+        .is_none_or(|(m, p)| (at.minor, at.patch) >= (m, p.unwrap_or(0)));
+    let until_ok = until
+        .as_deref()
+        .and_then(bound)
+        .is_none_or(|(m, p)| match p {
+            Some(p) => (at.minor, at.patch) <= (m, p),
+            None => at.minor <= m,
+        });
+    since_ok && until_ok
+}
+
+/// Every row's `[since, until]` bounds, for z-stream points and checks.
+pub(super) fn all_bounds(table: &Table) -> Vec<[&Option<String>; 2]> {
+    let mut out: Vec<[&Option<String>; 2]> = Vec::new();
+    for s in &table.stage {
+        out.push([&s.since, &s.until]);
+        for w in s.command.iter().chain(&s.optional_flags) {
+            if let Word::Ranged { since, until, .. } = w {
+                out.push([since, until]);
+            }
+        }
+    }
+    out.extend(table.image.iter().map(|r| [&r.since, &r.until]));
+    out.extend(table.feature.iter().map(|r| [&r.since, &r.until]));
+    out.extend(
+        table
+            .ignition_spec
+            .iter()
+            .chain(&table.os_image_stream)
+            .chain(&table.os_image_stream_choice)
+            .chain(&table.feature_set)
+            .map(|r| [&r.since, &r.until]),
+    );
+    out.extend(table.file.iter().map(|r| [&r.since, &r.until]));
+    out.extend(table.unit.iter().map(|r| [&r.since, &r.until]));
+    out.extend(table.gate.iter().map(|r| [&r.since, &r.until]));
+    out
+}
+
+/// The points of `minor` that need a profile: its first release, every patch release from
+/// which a row starts, and every one after a row stops.
+pub(super) fn points_of(table: &Table, minor: Minor) -> Vec<Point> {
+    let mut patches = vec![0];
+    let patch_of = |text: &Option<String>| match text.as_deref().and_then(bound) {
+        Some((m, Some(p))) if m == minor => Some(p),
+        _ => None,
+    };
+    for [since, until] in all_bounds(table) {
+        patches.extend(patch_of(since));
+        patches.extend(patch_of(until).map(|p| p + 1));
+    }
+    patches.sort_unstable();
+    patches.dedup();
+    patches
+        .into_iter()
+        .map(|patch| Point { minor, patch })
+        .collect()
+}
+
+/// The words that hold for `at`.
+pub(super) fn words(words: &[Word], at: Point) -> Vec<String> {
+    words
+        .iter()
+        .filter_map(|w| match w {
+            Word::Always(word) => Some(word.clone()),
+            Word::Ranged { word, since, until } => holds(at, since, until).then(|| word.clone()),
+        })
+        .collect()
+}
+
+/// The values of the rows that hold for `at`, in table order.
+pub(super) fn values_in(rows: &[Ranged<String>], at: Point) -> Vec<String> {
+    rows.iter()
+        .filter(|r| holds(at, &r.since, &r.until))
+        .map(|r| r.value.clone())
+        .collect()
+}
+
+/// Reads and checks the table: every bound names a supported release, every gate and overlay a
+/// row names exists, and no two file rows for one path (or unit rows for one name) can hold
+/// for the same node.
+pub(super) fn load(text: &str) -> Result<Table, String> {
+    let table: Table = toml::from_str(text).map_err(|e| e.to_string())?;
+    let known: Vec<Minor> = table
+        .release
+        .iter()
+        .map(|r| {
+            r.minor
+                .parse::<Minor>()
+                .map_err(|_| format!("[[release]] minor `{}` is not a minor", r.minor))
+        })
+        .collect::<Result<_, _>>()?;
+    for text in all_bounds(&table).into_iter().flatten().flatten() {
+        if !bound(text).is_some_and(|(minor, _)| known.contains(&minor)) {
+            return Err(format!(
+                "`{text}` is not a supported minor or a patch release of one"
+            ));
+        }
+    }
+    let gate_names: Vec<&str> = table.gate.iter().map(|g| g.name.as_str()).collect();
+    let overlay_names: Vec<&str> = table.overlay.iter().map(|o| o.name.as_str()).collect();
+    let named_gates = table
+        .file
+        .iter()
+        .map(|r| (&r.path, &r.gate))
+        .chain(table.unit.iter().map(|r| (&r.name, &r.gate)))
+        .chain(table.stage.iter().map(|r| (&r.name, &r.gate)));
+    for (row, gate) in named_gates {
+        if let Some(gate) = gate.as_deref().filter(|g| !gate_names.contains(g)) {
+            return Err(format!("{row}: no gate `{gate}`"));
+        }
+    }
+    let named_overlays = table
+        .file
+        .iter()
+        .map(|r| (&r.path, &r.overlay))
+        .chain(table.unit.iter().map(|r| (&r.name, &r.overlay)));
+    for (row, overlay) in named_overlays {
+        if let Some(overlay) = overlay.as_deref().filter(|o| !overlay_names.contains(o)) {
+            return Err(format!("{row}: no overlay `{overlay}`"));
+        }
+    }
+    Ok(table)
+}

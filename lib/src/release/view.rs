@@ -1,0 +1,223 @@
+//! One node's view of its release: the files, units, stages and switches the release table gives
+//! a node in one flow, on one platform, of one distribution, with the gates its install-config
+//! opens. Everything that asks "does the node have X" asks a [`NodeView`].
+
+use super::feature::{Feature, FeatureSet};
+use super::profile::{Profile, Stage};
+use serde::{Deserialize, Serialize};
+
+/// How the cluster bootstraps: some stages and switches hold for only one of them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Flow {
+    /// A separate bootstrap machine that hands over to the control plane.
+    #[default]
+    Cluster,
+    /// A single node that bootstraps from the live ISO and installs itself to disk.
+    InPlace,
+}
+
+/// The install-config platform the node is made for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+#[non_exhaustive]
+pub enum Platform {
+    /// `platform: none`: user-provisioned machines, no cloud integration.
+    #[default]
+    None,
+}
+
+impl Platform {
+    /// Every platform bootgen supports.
+    pub const ALL: &'static [Platform] = &[Platform::None];
+
+    /// The install-config key, e.g. `none`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Platform::None => "none",
+        }
+    }
+
+    /// The platform the install-config key `name` names, when bootgen supports it.
+    pub fn from_name(name: &str) -> Option<Platform> {
+        Platform::ALL.iter().copied().find(|p| p.name() == name)
+    }
+}
+
+impl std::fmt::Display for Platform {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// The OpenShift distribution the payload belongs to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+#[non_exhaustive]
+pub enum Distribution {
+    /// OpenShift Container Platform (RHCOS payloads).
+    #[default]
+    Ocp,
+}
+
+/// Where a node sits among the table's dimensions other than the release.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize)]
+pub struct Dimensions {
+    /// Bootstrap machine or single node.
+    pub flow: Flow,
+    /// The platform.
+    pub platform: Platform,
+    /// The distribution.
+    pub distribution: Distribution,
+}
+
+/// What a file row needs of the install-config besides its release, flow and gates: a typed
+/// predicate that the assets step evaluates on the template context.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+#[non_exhaustive]
+pub enum Condition {
+    /// An additional trust bundle is given.
+    TrustBundle,
+    /// An SSH key is given.
+    SshKey,
+    /// `fips: true`.
+    Fips,
+    /// The control-plane pool has hyperthreading `Disabled`.
+    ControlPlaneHyperthreadingOff,
+    /// The first compute pool (the installer's worker machine configs follow it) has
+    /// hyperthreading `Disabled`.
+    WorkerHyperthreadingOff,
+    /// Dual stack: two service networks (an IPv4 and an IPv6 one).
+    DualStack,
+    /// A `featureSet` is set.
+    FeatureSet,
+}
+
+/// A file row rendered once per item rather than once.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+#[non_exhaustive]
+pub enum Each {
+    /// One file per ImageContentSourcePolicy of the context's `mirror_manifests` (none, one,
+    /// or one per mirrored source), at the entry's path.
+    ImageContentSourcePolicy,
+    /// One file per ImageDigestMirrorSet of the context's `mirror_manifests`.
+    ImageDigestMirrorSet,
+}
+
+impl Each {
+    /// The Kubernetes kind of the items.
+    pub fn kind(self) -> &'static str {
+        match self {
+            Each::ImageContentSourcePolicy => "ImageContentSourcePolicy",
+            Each::ImageDigestMirrorSet => "ImageDigestMirrorSet",
+        }
+    }
+}
+
+/// When a file is rendered relative to the others.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Order {
+    /// With the other files.
+    #[default]
+    Normal,
+    /// Once every manifest (the user's included) is known: it lists their objects.
+    AfterManifests,
+}
+
+/// A file a node can get: one `[[file]]` row of the release table, resolved for a release.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
+pub struct NodeFile {
+    /// Absolute path on the node.
+    pub path: String,
+    /// Permission bits.
+    pub mode: u32,
+    /// Appended to the OS's own file rather than replacing it.
+    pub append: bool,
+    /// The embedded template (a path under `templates/`).
+    pub template: String,
+    /// What it needs of the install-config; `None`: nothing.
+    pub when: Option<Condition>,
+    /// Rendered once per item; `None`: once.
+    pub each: Option<Each>,
+    /// When it is rendered.
+    pub order: Order,
+    #[serde(skip)]
+    pub(crate) scope: Scope,
+}
+
+/// A unit a node can get: one `[[unit]]` row, resolved for a release.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
+pub struct NodeUnit {
+    /// The unit name, e.g. `kubelet.service`.
+    pub name: String,
+    /// Enabled through Ignition's preset; otherwise left alone (pulled in by other units).
+    pub enabled: bool,
+    /// The template directory of the unit and its drop-ins (e.g. `units/kubelet.service`).
+    pub template_dir: String,
+    #[serde(skip)]
+    pub(crate) scope: Scope,
+}
+
+/// The dimensions a row (or the overlay it belongs to) is limited to; `None`: every value.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct Scope {
+    pub flow: Option<Flow>,
+    pub platform: Option<Platform>,
+    pub distribution: Option<Distribution>,
+    pub feature: Option<Feature>,
+    pub gate: Option<String>,
+}
+
+impl Scope {
+    /// Whether a node at `dims`, with `features` on and the gates `open`, falls inside.
+    pub fn admits(&self, dims: Dimensions, features: &FeatureSet, open: &[String]) -> bool {
+        self.flow.is_none_or(|f| f == dims.flow)
+            && self.platform.is_none_or(|p| p == dims.platform)
+            && self.distribution.is_none_or(|d| d == dims.distribution)
+            && self.feature.is_none_or(|f| features.has(f))
+            && self.gate.as_ref().is_none_or(|g| open.contains(g))
+    }
+}
+
+/// What one node gets of its release.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct NodeView<'p> {
+    /// The release's profile.
+    pub profile: &'p Profile,
+    /// Flow, platform and distribution.
+    pub dims: Dimensions,
+    /// The gates the install-config opens (see [`Profile::gates_open`]).
+    pub gates: Vec<String>,
+    /// The switches that are on.
+    pub features: FeatureSet,
+    /// The files the node can have (each still subject to its [`Condition`]), in table order.
+    pub files: Vec<&'p NodeFile>,
+    /// The units the node has, in table order.
+    pub units: Vec<&'p NodeUnit>,
+}
+
+impl<'p> NodeView<'p> {
+    /// Whether `feature` is on for this node.
+    pub fn has(&self, feature: Feature) -> bool {
+        self.features.has(feature)
+    }
+
+    /// bootkube's stages on this node, in run order.
+    pub fn stages(&self) -> impl Iterator<Item = &'p Stage> + '_ {
+        self.profile.stages.iter().filter(move |s| {
+            s.flow.is_none_or(|f| f == self.dims.flow)
+                && s.gate.as_ref().is_none_or(|g| self.gates.contains(g))
+        })
+    }
+
+    /// The file row for `path`, when the node can have it.
+    pub fn file(&self, path: &str) -> Option<&'p NodeFile> {
+        self.files.iter().copied().find(|f| f.path == path)
+    }
+}
