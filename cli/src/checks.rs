@@ -2,16 +2,11 @@
 //! mirror pre-flight (which can stop the write) and the unit-graph lint.
 
 use crate::report::{notice, warn};
-use bootgen::checks::preflight::{self, Resolution, Severity};
+use crate::resolver::resolve;
+use bootgen::checks::preflight::{self, Severity};
 use bootgen::checks::Severity as LintSeverity;
 use bootgen::ignition::IgnitionDoc;
 use std::collections::BTreeSet;
-use std::net::ToSocketAddrs;
-use std::sync::mpsc;
-use std::time::Duration;
-
-/// How long one name lookup may take before the pre-flight gives up on it.
-const RESOLVE_TIMEOUT: Duration = Duration::from_secs(3);
 
 /// Prints the mirror pre-flight of the final config; an error when it found problems that
 /// would break the boot (or any warning under `strict`). Call it before writing anything.
@@ -44,25 +39,6 @@ pub fn print_preflight(report: &preflight::Report, strict: bool) -> anyhow::Resu
     }
     report.verdict(strict)?;
     Ok(())
-}
-
-/// Resolves a name with the system resolver, giving up after [`RESOLVE_TIMEOUT`] (the lookup
-/// thread is left to finish on its own).
-pub fn resolve(name: &str) -> Resolution {
-    let (send, receive) = mpsc::channel();
-    let owned = name.to_string();
-    std::thread::spawn(move || {
-        let answer = (owned.as_str(), 443)
-            .to_socket_addrs()
-            .map(|mut addresses| addresses.next().is_some());
-        let _ = send.send(answer);
-    });
-    match receive.recv_timeout(RESOLVE_TIMEOUT) {
-        Ok(Ok(true)) => Resolution::Resolved,
-        Ok(Ok(false)) => Resolution::Failed("no address".into()),
-        Ok(Err(e)) => Resolution::Failed(e.to_string()),
-        Err(_) => Resolution::Failed(format!("no answer within {} s", RESOLVE_TIMEOUT.as_secs())),
-    }
 }
 
 /// The unit-graph lint of a config whose file paths are `files` (its units are in `doc`), printed.

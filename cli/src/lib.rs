@@ -10,6 +10,7 @@ mod node;
 mod options;
 mod pack;
 mod report;
+mod resolver;
 
 use clap::Parser;
 use std::process::ExitCode;

@@ -32,7 +32,7 @@ pub fn ignition_options(args: &IgnitionArgs) -> anyhow::Result<Options> {
     options.passes = args.passes.to_options();
     options.passes.mirrors = args.passes.mirror_options()?;
     // The pre-flight looks mirror names up with the system resolver (with a timeout).
-    options.resolver = Some(bootgen::NameResolver::new(crate::checks::resolve));
+    options.resolver = Some(bootgen::NameResolver::new(crate::resolver::resolve));
     Ok(options)
 }
 

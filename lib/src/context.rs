@@ -1,8 +1,8 @@
 //! The template context: the model, identity and PKI flattened into the variables that
 //! `templates/README.md` documents. Keep the two in step.
 
+use crate::arch::ArchFacts;
 use crate::identity::Identity;
-use crate::model::arch::ArchFacts;
 use crate::model::{MirrorKind, Model, ProxySettings, Registry};
 use crate::release::{Each, Feature, ImageName, NodeView};
 use serde::Serialize;
@@ -351,12 +351,6 @@ fn mirror_kind(model: &Model) -> Option<MirrorKind> {
 fn mirror_manifests(model: &Model, view: &NodeView) -> Vec<MirrorManifest> {
     const ICSP_GROUP: &str = "operator.openshift.io";
     let all = &model.registries;
-    let path_of = |each: Each| {
-        view.files
-            .iter()
-            .find(|f| f.each == Some(each))
-            .map(|f| f.path.clone())
-    };
     let Some(kind) = mirror_kind(model) else {
         return Vec::new();
     };
@@ -364,9 +358,10 @@ fn mirror_manifests(model: &Model, view: &NodeView) -> Vec<MirrorManifest> {
         MirrorKind::ImageDigestMirrorSet => Each::ImageDigestMirrorSet,
         MirrorKind::ImageContentSourcePolicy => Each::ImageContentSourcePolicy,
     };
-    let Some(path) = path_of(each) else {
+    let Some(row) = view.files.iter().find(|f| f.each == Some(each)) else {
         return Vec::new();
     };
+    let path = row.path.clone();
     match kind {
         MirrorKind::ImageDigestMirrorSet => vec![MirrorManifest {
             path,
@@ -386,11 +381,10 @@ fn mirror_manifests(model: &Model, view: &NodeView) -> Vec<MirrorManifest> {
         }
         MirrorKind::ImageContentSourcePolicy => {
             let width = all.len().to_string().len();
-            let stem = path.strip_suffix(".yaml").unwrap_or(&path).to_string();
             all.iter()
                 .enumerate()
                 .map(|(i, registry)| MirrorManifest {
-                    path: format!("{stem}-{i:0width$}.yaml"),
+                    path: row.numbered_path(i, all.len()),
                     kind: each.kind(),
                     group: ICSP_GROUP,
                     name: format!("image-policy-{i:0width$}"),
@@ -402,15 +396,10 @@ fn mirror_manifests(model: &Model, view: &NodeView) -> Vec<MirrorManifest> {
 }
 
 /// The context's `user_data`: base64 of master.ign and worker.ign exactly as written, for the
-/// machine API's user-data secrets.
-pub fn user_data(
-    master: &crate::ignition::IgnitionDoc,
-    worker: &crate::ignition::IgnitionDoc,
-) -> Value {
+/// machine API's user-data secrets (`master` and `worker` are the configs' bytes).
+pub fn user_data(master: &[u8], worker: &[u8]) -> Value {
     use base64::Engine;
-    let encode = |doc: &crate::ignition::IgnitionDoc| {
-        base64::engine::general_purpose::STANDARD.encode(doc.to_bytes())
-    };
+    let encode = |bytes: &[u8]| base64::engine::general_purpose::STANDARD.encode(bytes);
     json!({ "master": encode(master), "worker": encode(worker) })
 }
 

@@ -261,7 +261,7 @@ pub fn generate(loaded: &LoadedConfig, options: &Options) -> Result<Generated> {
         pki.manifest_context(),
         options.passes.debug,
     );
-    context.user_data = crate::context::user_data(&master, &worker);
+    context.user_data = crate::context::user_data(&master.to_bytes(), &worker.to_bytes());
     let renderer = Renderer::new(&context);
     let assets = assets::collect(
         &model,

@@ -120,6 +120,7 @@
 //! ARCHITECTURE.md in the repository). [`release`] holds what differs by OpenShift release.
 //! Everything else is internal: the modules listed here are the whole public API.
 
+mod arch;
 mod assets;
 pub mod checks;
 pub mod config;

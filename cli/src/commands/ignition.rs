@@ -121,8 +121,8 @@ pub fn run(args: IgnitionArgs) -> anyhow::Result<ExitCode> {
     }
     crate::checks::print_preflight(&generated.preflight, args.strict)?;
     crate::checks::print_lint(generated.unit_lint.clone());
-    let file_count = bootgen::passes::file_entries(&generated.bootstrap).len();
-    let unit_count = bootgen::passes::unit_names(&generated.bootstrap).len();
+    let file_count = bootgen::ignition::read::file_entries(&generated.bootstrap).len();
+    let unit_count = bootgen::ignition::read::unit_names(&generated.bootstrap).len();
     let cluster_domain = generated.model.cluster_domain();
     let architecture = generated.model.control_plane.architecture;
     let release_image = generated.pulled_release_image();

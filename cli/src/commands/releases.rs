@@ -75,6 +75,8 @@ fn commands(profile: &Profile) -> String {
 
 /// Runs `bootgen releases`.
 pub fn run(args: ReleasesArgs) -> anyhow::Result<ExitCode> {
+    // A table that does not load is an error, not an empty list.
+    bootgen::release::check_table()?;
     match args.minors.as_slice() {
         [] => {
             let mut out = String::from("RELEASE  STAGES  IMAGES  IGNITION  SOURCE\n");

@@ -8,14 +8,13 @@
 
 use crate::error::OptionField;
 use crate::error::{Error, Result};
+use crate::ignition::read::{
+    auth_keys, ca_count, configured_lines, find_release, has_credentials, manifest_auth_keys,
+    maps_name, parse_registries_conf, read_text, registry_for, ReleaseReference, NODE_PULL_SECRET,
+    PULL_SECRET_MANIFEST, REGISTRIES_CONF,
+};
 use crate::ignition::IgnitionDoc;
 use crate::model::mirrors::{host_of, matches_source, Registry};
-use crate::passes::mirrors::hosts::{configured_lines, maps_name};
-use crate::passes::mirrors::pull_secret::{auth_keys, has_credentials, manifest_auth_keys};
-use crate::passes::mirrors::registries_conf::registry_for;
-use crate::passes::mirrors::release::{self, ReleaseReference};
-use crate::passes::mirrors::trust::ca_count;
-use crate::passes::mirrors::{read_text, NODE_PULL_SECRET, PULL_SECRET_MANIFEST, REGISTRIES_CONF};
 
 /// How bad a finding is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -243,7 +242,7 @@ impl Report {
 pub fn check(doc: &IgnitionDoc, resolve: &mut dyn FnMut(&str) -> Resolution) -> Report {
     let mut report = Report::default();
     let registries = match read_text(doc, REGISTRIES_CONF)
-        .and_then(|t| crate::passes::mirrors::registries_conf::parse(&t.unwrap_or_default()))
+        .and_then(|t| parse_registries_conf(&t.unwrap_or_default()))
     {
         Ok(registries) => registries,
         Err(e) => {
@@ -348,7 +347,7 @@ fn check_hosts(
 }
 
 fn check_release(doc: &IgnitionDoc, mirrored: &[Registry], report: &mut Report) {
-    let release = match release::find(doc) {
+    let release = match find_release(doc) {
         Ok(Some(release)) => release,
         Ok(None) => return,
         Err(e) => {

@@ -10,6 +10,7 @@ pub(crate) mod dataurl;
 mod decode;
 pub(crate) mod kind;
 pub(crate) mod pointer;
+pub mod read;
 pub(crate) mod split;
 pub(crate) mod unit_text;
 pub(crate) mod view;

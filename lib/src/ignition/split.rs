@@ -237,7 +237,7 @@ impl<'a> SplitDoc<'a> {
             );
         }
         paths.extend(
-            crate::passes::file_entries(&self.doc)
+            super::read::file_entries(&self.doc)
                 .into_iter()
                 .map(|f| f.get("path").and_then(Value::as_str).unwrap_or_default())
                 .map(str::to_string),

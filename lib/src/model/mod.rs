@@ -1,7 +1,7 @@
 //! The validated cluster: every default applied here, once, and every value checked, so the
 //! rest of bootgen never sees an `Option` that means "whatever the default is".
 
-pub(crate) mod arch;
+pub(crate) use crate::arch;
 mod features;
 pub(crate) mod fields;
 pub(crate) mod mirrors;

@@ -223,7 +223,7 @@ fn write_item(root: &Path, node_path: &str, bytes: &[u8], mode: u32) -> Result<(
 /// and sticky bits are dropped: extracted files are for reading, not running as someone else.
 pub fn extract(doc: &IgnitionDoc, dir: &Path) -> Result<ExtractReport> {
     let files = || {
-        crate::passes::file_entries(doc)
+        crate::ignition::read::file_entries(doc)
             .into_iter()
             .map(|entry| Ok(Cow::Borrowed(entry)))
     };

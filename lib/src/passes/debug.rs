@@ -1,9 +1,10 @@
 //! `--debug`: bootkube held, kubelet louder, and /etc/motd saying exactly what to do next.
 
-use super::doc_edit::{append_to_file, file_text, set_file_text};
+use super::doc_edit::{append_to_file, set_file_text};
 use super::units::HOLD_DIR;
 use super::Change;
 use crate::error::Result;
+use crate::ignition::read::file_text;
 use crate::ignition::IgnitionDoc;
 
 /// kubelet `--v` under `--debug`.

@@ -2,22 +2,9 @@
 //! replace a file's text. Anything not touched keeps its keys and order.
 
 use crate::error::{Error, Result};
+use crate::ignition::read::unit_names;
 use crate::ignition::{dataurl, IgnitionDoc};
 use serde_json::{json, Map, Value};
-
-/// The names of the config's units, in config order.
-pub fn unit_names(doc: &IgnitionDoc) -> Vec<String> {
-    doc.value
-        .pointer("/systemd/units")
-        .and_then(Value::as_array)
-        .map(|units| {
-            units
-                .iter()
-                .filter_map(|u| u.get("name").and_then(Value::as_str).map(str::to_string))
-                .collect()
-        })
-        .unwrap_or_default()
-}
 
 /// The unit object called `name`, or an error listing the units there are.
 pub(super) fn unit_mut<'a>(
@@ -46,15 +33,6 @@ pub(super) fn unit_mut<'a>(
         })
 }
 
-/// Every file entry of the config.
-pub fn file_entries(doc: &IgnitionDoc) -> Vec<&Value> {
-    doc.value
-        .pointer("/storage/files")
-        .and_then(Value::as_array)
-        .map(|files| files.iter().collect())
-        .unwrap_or_default()
-}
-
 fn files_mut(doc: &mut IgnitionDoc) -> Result<&mut Vec<Value>> {
     let root = doc.value.as_object_mut().ok_or_else(|| Error::Ignition {
         file: "<config>".into(),
@@ -73,19 +51,6 @@ fn files_mut(doc: &mut IgnitionDoc) -> Result<&mut Vec<Value>> {
         file: "<config>".into(),
         message: "storage.files is not a list".into(),
     })
-}
-
-/// The decoded contents of the file at `path` (its `contents`, not appends), when present
-/// and inline.
-pub fn file_text(doc: &IgnitionDoc, path: &str) -> Option<String> {
-    let entry = file_entries(doc)
-        .into_iter()
-        .find(|f| f.get("path").and_then(Value::as_str) == Some(path))?;
-    let resource = entry.get("contents")?;
-    let source = resource.get("source")?.as_str()?;
-    let compression = resource.get("compression").and_then(Value::as_str);
-    let bytes = dataurl::decode(source, compression).ok()?;
-    String::from_utf8(bytes).ok()
 }
 
 /// Replaces (or creates, with `mode`) the file at `path` with `text`, overwrite true, user root.

@@ -8,9 +8,10 @@ mod doc_edit;
 pub mod mirrors;
 mod units;
 
+pub use crate::ignition::read::{file_entries, file_text, unit_names};
 pub use compress::{compress_files, compress_saving, CompressSaving};
 pub use debug::{debug_motd, DEBUG_KUBELET_VERBOSITY};
-pub use doc_edit::{file_entries, file_text, set_file_text, unit_names};
+pub use doc_edit::set_file_text;
 pub use units::{
     hold_dropin, hold_file_text, hold_unit, mask_unit, release_script, HOLD_DIR, HOLD_DROPIN,
     RELEASE_SCRIPT,

@@ -13,10 +13,7 @@ use crate::error::Result;
 use crate::ignition::IgnitionDoc;
 use serde_json::{json, Value};
 
-/// Where hold files live on the node.
-pub const HOLD_DIR: &str = "/etc/bootgen/hold";
-/// The drop-in that carries the hold condition.
-pub const HOLD_DROPIN: &str = "10-bootgen-hold.conf";
+pub use crate::ignition::read::{HOLD_DIR, HOLD_DROPIN};
 /// The script that releases a hold.
 pub const RELEASE_SCRIPT: &str = "/usr/local/bin/bootgen-release";
 

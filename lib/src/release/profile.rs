@@ -376,6 +376,16 @@ pub fn profile_for(minor: Minor) -> Option<&'static Profile> {
     PROFILES.iter().find(|p| p.minor == minor)
 }
 
+/// The file row that renders the items of `each` (one path and template in every release that
+/// has it): for code that edits those manifests in any config, whatever its release.
+pub fn per_item_row(each: super::view::Each) -> Option<&'static NodeFile> {
+    ALL_PROFILES
+        .iter()
+        .rev()
+        .flat_map(|p| p.files.iter())
+        .find(|f| f.each == Some(each))
+}
+
 /// The z-stream profiles: for each minor where a fact changed within it, one profile from
 /// that patch release on (`from_patch` > 0), oldest first.
 pub fn z_stream_profiles() -> impl Iterator<Item = &'static Profile> {
@@ -690,6 +700,27 @@ mod tests {
                 .mode
         };
         assert_eq!((mode(17), mode(18)), (0o600, 0o644));
+    }
+
+    /// A file for some nodes and a range of releases is one row: here a file of the
+    /// single-node overlay from 4.20 on reaches exactly those nodes.
+    #[test]
+    fn a_file_for_one_overlay_and_range_of_releases_is_one_row() {
+        let row = "[[file]]\npath = \"/etc/example.conf\"\nmode = 0o644\noverlay = \"single-node\"\nsince = \"4.20\"\n";
+        let table = table::load(&format!("{}\n{row}", table::TABLE)).unwrap();
+        let profiles = build(&table);
+        for profile in profiles.iter().filter(|p| p.from_patch == 0) {
+            for dims in every_dims() {
+                let view = profile.view(dims.flow, dims.platform, dims.distribution, &[]);
+                let has = view.file("/etc/example.conf").is_some();
+                let wanted = dims.flow == Flow::InPlace && profile.minor >= Minor::new(4, 20);
+                assert_eq!(has, wanted, "{} {dims:?}", profile.minor);
+                if let Some(file) = view.file("/etc/example.conf") {
+                    assert_eq!(file.mode, 0o644);
+                    assert_eq!(file.template, "single-node/node/etc/example.conf");
+                }
+            }
+        }
     }
 
     #[test]

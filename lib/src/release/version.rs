@@ -108,7 +108,7 @@ pub fn version_of_reference(reference: &str) -> Option<ReleaseVersion> {
     let last = reference.rsplit('/').next().unwrap_or(reference);
     let (_, tag) = last.split_once(':')?;
     // The architecture suffix is not part of the version.
-    let without_arch = crate::model::arch::strip_arch_suffix(tag);
+    let without_arch = crate::arch::strip_arch_suffix(tag);
     without_arch.parse().ok()
 }
 

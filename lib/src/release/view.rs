@@ -149,6 +149,17 @@ pub struct NodeFile {
     pub(crate) scope: Scope,
 }
 
+impl NodeFile {
+    /// The path of item `index` of `count` when the items are numbered files (one
+    /// ImageContentSourcePolicy per source, as installers before 4.14 write them): the row's path
+    /// with `-<index>` before its extension, zero-padded to the digits of `count`.
+    pub fn numbered_path(&self, index: usize, count: usize) -> String {
+        let width = count.to_string().len();
+        let (stem, extension) = self.path.rsplit_once('.').unwrap_or((&self.path, ""));
+        format!("{stem}-{index:0width$}.{extension}")
+    }
+}
+
 /// A unit a node can get: one `[[unit]]` row, resolved for a release.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[non_exhaustive]

@@ -135,7 +135,7 @@ impl CertCollector {
 
     /// Every file of a config, by its path on the node.
     pub fn scan_config(&mut self, doc: &IgnitionDoc) -> Result<()> {
-        self.scan_files(crate::passes::file_entries(doc).into_iter().map(Ok))?;
+        self.scan_files(crate::ignition::read::file_entries(doc).into_iter().map(Ok))?;
         self.scan_authorities(&doc.value);
         Ok(())
     }

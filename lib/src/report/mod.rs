@@ -8,6 +8,7 @@ mod diff;
 mod objects;
 mod summary;
 
+pub use crate::ignition::read::{release_of, ReleaseGuess};
 pub use budget::{
     channels_for, compressed_size, human_size, xz_cpio_size, BudgetLine, Carriage, Channel,
     SizeBudget, WayOut, CHANNELS, XZ_ESTIMATE_LIMIT, XZ_EXACT_LIMIT,
@@ -20,7 +21,7 @@ pub use objects::{
     diff_objects, object_view, FileObject, ObjectChange, ObjectDiff, ObjectView, UnitObject,
 };
 pub use summary::{
-    architecture_of, bootkube_stages, fetches_of, installation_disk, mirrors_of, release_of,
-    summarize, summarize_split, summary_reads, ArchGuess, FetchSummary, FileSummary, MirrorSummary,
-    ReleaseGuess, Summary, UnitSummary, UserSummary,
+    architecture_of, bootkube_stages, fetches_of, installation_disk, mirrors_of, summarize,
+    summarize_split, summary_reads, ArchGuess, FetchSummary, FileSummary, MirrorSummary, Summary,
+    UnitSummary, UserSummary,
 };

@@ -4,11 +4,14 @@
 
 use super::budget::{human_size, SizeBudget};
 use crate::error::Result;
+use crate::ignition::read::{
+    file_entries, file_text, find_release, parse_registries_conf, release_of, ReleaseGuess,
+    CVO_OVERRIDES, HOLD_DROPIN, REGISTRIES_CONF, RELEASE_SCRIPTS,
+};
 use crate::ignition::split::SplitDoc;
 use crate::ignition::DecodedFile;
 use crate::ignition::IgnitionDoc;
 use crate::ignition::{classify, FileKind};
-use crate::passes::HOLD_DROPIN;
 use serde::Serialize;
 use serde_json::Value;
 use std::borrow::Cow;
@@ -134,7 +137,7 @@ const CLUSTER_CONFIG: &str = "/opt/openshift/manifests/cluster-config.yaml";
 /// The control plane's architecture: from the install-config the cluster stores
 /// (`controlPlane.architecture`), else from the release image's tag (`...-aarch64`).
 pub fn architecture_of(doc: &IgnitionDoc, release_image: Option<&str>) -> Option<ArchGuess> {
-    let stored = crate::passes::file_text(doc, CLUSTER_CONFIG).and_then(|text| {
+    let stored = file_text(doc, CLUSTER_CONFIG).and_then(|text| {
         let manifest: serde_yaml_ng::Value = serde_yaml_ng::from_str(&text).ok()?;
         let install_config = manifest.get("data")?.get("install-config")?.as_str()?;
         let config: serde_yaml_ng::Value = serde_yaml_ng::from_str(install_config).ok()?;
@@ -158,7 +161,7 @@ pub fn architecture_of(doc: &IgnitionDoc, release_image: Option<&str>) -> Option
     }
     let tag = reference.rsplit('/').next()?.split_once(':')?.1;
     let suffix = tag.rsplit('-').next()?;
-    let control_plane = if suffix == crate::model::arch::MULTI_SUFFIX {
+    let control_plane = if suffix == crate::arch::MULTI_SUFFIX {
         suffix.to_string()
     } else {
         suffix.parse::<crate::Arch>().ok()?.to_string()
@@ -172,10 +175,10 @@ pub fn architecture_of(doc: &IgnitionDoc, release_image: Option<&str>) -> Option
 /// The mirrored sources of the node's registries.conf (none when it has none, or settings
 /// bootgen does not read).
 pub fn mirrors_of(doc: &IgnitionDoc) -> Vec<MirrorSummary> {
-    let Some(text) = crate::passes::file_text(doc, crate::passes::mirrors::REGISTRIES_CONF) else {
+    let Some(text) = file_text(doc, REGISTRIES_CONF) else {
         return Vec::new();
     };
-    crate::passes::mirrors::parse_registries_conf(&text)
+    parse_registries_conf(&text)
         .unwrap_or_default()
         .into_iter()
         .filter(|r| !r.mirrors.is_empty())
@@ -218,7 +221,7 @@ pub fn fetches_of(doc: &IgnitionDoc) -> Vec<FetchSummary> {
 
 /// bootkube's stages, in run order, from the table in bootgen's `bootkube-stages.sh`.
 pub fn bootkube_stages(doc: &IgnitionDoc) -> Vec<String> {
-    let Some(text) = crate::passes::file_text(doc, BOOTKUBE_STAGES) else {
+    let Some(text) = file_text(doc, BOOTKUBE_STAGES) else {
         return Vec::new();
     };
     let Some((_, table)) = text.split_once("cat <<'EOF'\n") else {
@@ -235,7 +238,7 @@ pub fn bootkube_stages(doc: &IgnitionDoc) -> Vec<String> {
 /// The disk a single-node (bootstrap-in-place) config installs to, from its install-to-disk.sh:
 /// bootgen's `INSTALLATION_DISK=` line, or the installer's `coreos-installer install` line.
 pub fn installation_disk(doc: &IgnitionDoc) -> Option<String> {
-    let text = crate::passes::file_text(doc, INSTALL_TO_DISK)?;
+    let text = file_text(doc, INSTALL_TO_DISK)?;
     if let Some(value) = text
         .lines()
         .find_map(|l| l.strip_prefix("INSTALLATION_DISK="))
@@ -246,45 +249,6 @@ pub fn installation_disk(doc: &IgnitionDoc) -> Option<String> {
         .find(|l| l.trim_start().starts_with("coreos-installer install"))
         .and_then(|l| l.split_whitespace().last())
         .map(|d| d.trim_matches(['\'', '"']).to_string())
-}
-
-/// Which release a config was made for, and the evidence.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct ReleaseGuess {
-    /// `4.16.3`, or a minor (`4.16`) when only the CVO channel says.
-    pub version: String,
-    /// Where it was read: the release image's tag, or the CVO channel.
-    pub from: String,
-}
-
-/// Where the CVO channel is read from.
-const CVO_OVERRIDES: &str = "/opt/openshift/manifests/cvo-overrides.yaml";
-
-/// The release a config was made for: the version in its release image's tag, else the minor
-/// of its CVO channel (`stable-4.16`).
-pub fn release_of(doc: &IgnitionDoc) -> Option<ReleaseGuess> {
-    let tagged = crate::passes::mirrors::find_release(doc)
-        .ok()
-        .flatten()
-        .and_then(|r| crate::release::version_of_reference(&r.reference).map(|v| (v, r.reference)));
-    if let Some((version, reference)) = tagged {
-        return Some(ReleaseGuess {
-            version: version.to_string(),
-            from: format!("the release image tag ({reference})"),
-        });
-    }
-    let cvo = crate::passes::file_text(doc, CVO_OVERRIDES)?;
-    let channel = cvo
-        .lines()
-        .find_map(|l| l.trim().strip_prefix("channel:"))?
-        .trim()
-        .trim_matches('"');
-    let minor = channel.rsplit('-').next()?;
-    minor.parse::<crate::release::Minor>().ok()?;
-    Some(ReleaseGuess {
-        version: minor.to_string(),
-        from: format!("the CVO channel {channel}"),
-    })
 }
 
 fn write_mode(file: &DecodedFile) -> String {
@@ -319,22 +283,20 @@ fn any_compressed(entry: &Value) -> bool {
 
 /// Summarizes `doc`; `config` is the config file's bytes as given.
 pub fn summarize(doc: &IgnitionDoc, config: &[u8]) -> Result<Summary> {
-    let files = crate::passes::file_entries(doc)
-        .into_iter()
-        .map(|f| Ok(Cow::Borrowed(f)));
+    let files = file_entries(doc).into_iter().map(|f| Ok(Cow::Borrowed(f)));
     summarize_parts(doc, files, doc.serialized_len(), config)
 }
 
 /// The paths [`summarize_split`] needs as a tree: the files [`release_of`],
 /// [`bootkube_stages`] and [`installation_disk`] read.
 pub fn summary_reads(path: &str) -> bool {
-    crate::passes::mirrors::RELEASE_SCRIPTS.contains(&path)
+    RELEASE_SCRIPTS.contains(&path)
         || [
             CVO_OVERRIDES,
             BOOTKUBE_STAGES,
             INSTALL_TO_DISK,
             CLUSTER_CONFIG,
-            crate::passes::mirrors::REGISTRIES_CONF,
+            REGISTRIES_CONF,
         ]
         .contains(&path)
 }
@@ -406,10 +368,7 @@ fn summarize_parts<'v>(
     // A config that installs itself to disk is a single node's live-ISO config: it is only
     // ever embedded in the ISO.
     let installation_disk = installation_disk(doc);
-    let release_image = crate::passes::mirrors::find_release(doc)
-        .ok()
-        .flatten()
-        .map(|r| r.reference);
+    let release_image = find_release(doc).ok().flatten().map(|r| r.reference);
     let budget = SizeBudget::of_sizes(config.len() as u64, iso_embedded, compressed);
     let budget = if installation_disk.is_some() {
         budget.live_iso_only()

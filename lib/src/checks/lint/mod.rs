@@ -80,7 +80,7 @@ pub fn lint_certificates(
         return Vec::new();
     }
     let report = CertReport::new(found, now, warn_within);
-    let files: Vec<String> = crate::passes::file_entries(doc)
+    let files: Vec<String> = crate::ignition::read::file_entries(doc)
         .iter()
         .map(|f| {
             f.get("path")

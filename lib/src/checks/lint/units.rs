@@ -5,9 +5,9 @@
 //! to units or scripts that are neither in the config nor part of the OS.
 
 use crate::checks::{Check, Problem, Severity};
+use crate::ignition::read::{HOLD_DIR, HOLD_DROPIN};
 use crate::ignition::unit_text::{list_values, parse_unit, UnitEntry};
 use crate::ignition::IgnitionDoc;
-use crate::passes::{HOLD_DIR, HOLD_DROPIN};
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
@@ -191,7 +191,7 @@ fn describe(wanting: &[(&str, &str)]) -> String {
 /// enabled units without an \[Install\] section; references to units or scripts that are neither
 /// in the config nor part of the OS. `bootgen ignition`, `patch` and `validate` all run it.
 pub fn lint_units(doc: &IgnitionDoc) -> Vec<Problem> {
-    let files: BTreeSet<&str> = crate::passes::file_entries(doc)
+    let files: BTreeSet<&str> = crate::ignition::read::file_entries(doc)
         .into_iter()
         .filter_map(|f| f.get("path").and_then(Value::as_str))
         .collect();

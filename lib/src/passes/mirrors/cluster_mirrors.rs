@@ -4,19 +4,43 @@
 
 use super::{has_manifests, read_text, remove_file, render_template};
 use crate::error::{Error, Result};
+use crate::ignition::read::file_entries;
 use crate::ignition::IgnitionDoc;
 use crate::model::mirrors::{merge, Registry};
-use crate::passes::doc_edit::{file_entries, set_file_text};
+use crate::passes::doc_edit::set_file_text;
 use crate::passes::Change;
-use crate::release::{profile_for, Minor};
+use crate::release::{per_item_row, profile_for, Each, Minor, NodeFile};
 use serde::Deserialize;
 
-/// The IDMS manifest.
-pub const IDMS: &str = "/opt/openshift/manifests/image-digest-mirror-set.yaml";
-/// The ICSP manifest.
-pub const ICSP: &str = "/opt/openshift/manifests/image-content-source-policy.yaml";
-const IDMS_TEMPLATE: &str = "node/opt/openshift/manifests/image-digest-mirror-set.yaml.j2";
-const ICSP_TEMPLATE: &str = "node/opt/openshift/manifests/image-content-source-policy.yaml.j2";
+/// The release table's rows of the two mirror manifests: their node paths and templates.
+struct Rows {
+    idms: &'static NodeFile,
+    icsp: &'static NodeFile,
+}
+
+impl Rows {
+    fn get() -> Result<Rows> {
+        let row = |each: Each| {
+            per_item_row(each).ok_or_else(|| Error::ReleaseTable {
+                fault: format!("no [[file]] row renders the {} manifests", each.kind()),
+            })
+        };
+        Ok(Rows {
+            idms: row(Each::ImageDigestMirrorSet)?,
+            icsp: row(Each::ImageContentSourcePolicy)?,
+        })
+    }
+}
+
+/// The IDMS manifest's node path (its row in the release table).
+pub fn idms_path() -> &'static str {
+    per_item_row(Each::ImageDigestMirrorSet).map_or("", |f| f.path.as_str())
+}
+
+/// The ICSP manifest's node path (its row in the release table).
+pub fn icsp_path() -> &'static str {
+    per_item_row(Each::ImageContentSourcePolicy).map_or("", |f| f.path.as_str())
+}
 
 #[derive(Deserialize)]
 struct Manifest {
@@ -84,17 +108,17 @@ pub(crate) enum ManifestStyle {
     },
 }
 
-const DIR: &str = "/opt/openshift/manifests/";
-
 /// The numbered ICSP manifests installers before 4.14 write (`image-content-source-policy-0.yaml`).
 fn numbered_policies(doc: &IgnitionDoc) -> Vec<String> {
+    let (stem, extension) = icsp_path().rsplit_once('.').unwrap_or_default();
     file_entries(doc)
         .iter()
         .filter_map(|f| f.get("path").and_then(serde_json::Value::as_str))
         .filter(|p| {
-            p.strip_prefix(DIR)
-                .and_then(|n| n.strip_prefix("image-content-source-policy-"))
-                .and_then(|n| n.strip_suffix(".yaml"))
+            p.strip_prefix(stem)
+                .and_then(|n| n.strip_prefix('-'))
+                .and_then(|n| n.strip_suffix(extension))
+                .and_then(|n| n.strip_suffix('.'))
                 .is_some_and(|n| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()))
         })
         .map(str::to_string)
@@ -105,7 +129,7 @@ fn numbered_policies(doc: &IgnitionDoc) -> Vec<String> {
 /// release the config says it was made for, else from the manifests it already has.
 pub(crate) fn style_of(doc: &IgnitionDoc, release: Option<Minor>) -> ManifestStyle {
     let minor = release.or_else(|| {
-        let guess = crate::report::release_of(doc)?;
+        let guess = crate::ignition::read::release_of(doc)?;
         let mut parts = guess.version.split('.');
         format!("{}.{}", parts.next()?, parts.next()?).parse().ok()
     });
@@ -134,10 +158,11 @@ pub(crate) fn apply(
     registries: &[Registry],
     style: &ManifestStyle,
 ) -> Result<Vec<Change>> {
+    let rows = Rows::get()?;
     match style {
-        ManifestStyle::DigestMirrorSet => apply_digest_mirror_set(doc, registries),
+        ManifestStyle::DigestMirrorSet => apply_digest_mirror_set(doc, registries, &rows),
         ManifestStyle::PerSourcePolicies { release } => {
-            apply_per_source_policies(doc, registries, release)
+            apply_per_source_policies(doc, registries, release, &rows)
         }
     }
 }
@@ -162,10 +187,12 @@ fn apply_per_source_policies(
     doc: &mut IgnitionDoc,
     registries: &[Registry],
     release: &str,
+    rows: &Rows,
 ) -> Result<Vec<Change>> {
+    let (idms, icsp) = (rows.idms.path.as_str(), rows.icsp.path.as_str());
     let existing = numbered_policies(doc);
-    let idms_text = read_text(doc, IDMS)?;
-    let icsp_text = read_text(doc, ICSP)?;
+    let idms_text = read_text(doc, idms)?;
+    let icsp_text = read_text(doc, icsp)?;
     if existing.is_empty() && idms_text.is_none() && icsp_text.is_none() && !has_manifests(doc) {
         return Ok(Vec::new());
     }
@@ -177,10 +204,10 @@ fn apply_per_source_policies(
         before.push((path.clone(), text));
     }
     if let Some(text) = &icsp_text {
-        rules.extend(rules_of(ICSP, text, "ImageContentSourcePolicy")?);
+        rules.extend(rules_of(icsp, text, "ImageContentSourcePolicy")?);
     }
     if let Some(text) = &idms_text {
-        rules.extend(rules_of(IDMS, text, "ImageDigestMirrorSet")?);
+        rules.extend(rules_of(idms, text, "ImageDigestMirrorSet")?);
     }
     rules.extend(node_rules(registries));
     let merged = merge(rules);
@@ -200,8 +227,8 @@ fn apply_per_source_policies(
             "registries": [registry],
             "mirror_name": format!("image-policy-{i:0width$}"),
         });
-        let path = format!("{DIR}image-content-source-policy-{i:0width$}.yaml");
-        written.push((path, render_template(ICSP_TEMPLATE, &context)?));
+        let path = rows.icsp.numbered_path(i, merged.len());
+        written.push((path, render_template(&rows.icsp.template, &context)?));
     }
     if written == before && idms_text.is_none() && icsp_text.is_none() {
         return Ok(Vec::new());
@@ -210,7 +237,7 @@ fn apply_per_source_policies(
     let stale = existing
         .iter()
         .map(String::as_str)
-        .chain([ICSP, IDMS])
+        .chain([icsp, idms])
         .filter(|path| !written.iter().any(|(p, _)| p == path))
         .map(str::to_string)
         .collect::<Vec<_>>();
@@ -242,19 +269,24 @@ fn apply_per_source_policies(
 
 /// From 4.14: an ICSP is kept while nothing must be blocked; NeverContactSource needs an
 /// IDMS, so the ICSP is then replaced by one (a cluster must not carry both kinds).
-fn apply_digest_mirror_set(doc: &mut IgnitionDoc, registries: &[Registry]) -> Result<Vec<Change>> {
+fn apply_digest_mirror_set(
+    doc: &mut IgnitionDoc,
+    registries: &[Registry],
+    rows: &Rows,
+) -> Result<Vec<Change>> {
+    let (idms, icsp) = (rows.idms.path.as_str(), rows.icsp.path.as_str());
     let node_rules = node_rules(registries);
-    let idms_text = read_text(doc, IDMS)?;
-    let icsp_text = read_text(doc, ICSP)?;
+    let idms_text = read_text(doc, idms)?;
+    let icsp_text = read_text(doc, icsp)?;
     if idms_text.is_none() && icsp_text.is_none() && !has_manifests(doc) {
         return Ok(Vec::new());
     }
     let mut rules = Vec::new();
     if let Some(text) = &icsp_text {
-        rules.extend(rules_of(ICSP, text, "ImageContentSourcePolicy")?);
+        rules.extend(rules_of(icsp, text, "ImageContentSourcePolicy")?);
     }
     if let Some(text) = &idms_text {
-        rules.extend(rules_of(IDMS, text, "ImageDigestMirrorSet")?);
+        rules.extend(rules_of(idms, text, "ImageDigestMirrorSet")?);
     }
     rules.extend(node_rules);
     let merged = merge(rules);
@@ -263,30 +295,30 @@ fn apply_digest_mirror_set(doc: &mut IgnitionDoc, registries: &[Registry]) -> Re
     let mut changes = Vec::new();
     let keep_icsp = icsp_text.is_some() && !any_blocked;
     if keep_icsp {
-        let text = render_template(ICSP_TEMPLATE, &context)?;
+        let text = render_template(&rows.icsp.template, &context)?;
         if icsp_text.as_deref() != Some(text.as_str()) {
-            set_file_text(doc, ICSP, &text, 0o644)?;
+            set_file_text(doc, icsp, &text, 0o644)?;
             changes.push(Change {
-                target: ICSP.into(),
+                target: icsp.into(),
                 action: format!("{} mirrored source(s)", merged.len()),
             });
         }
     } else if icsp_text.is_some() {
-        remove_file(doc, ICSP);
+        remove_file(doc, icsp);
         changes.push(Change {
-            target: ICSP.into(),
+            target: icsp.into(),
             action: format!(
-                "replaced by {IDMS}: an ImageContentSourcePolicy cannot say NeverContactSource"
+                "replaced by {idms}: an ImageContentSourcePolicy cannot say NeverContactSource"
             ),
         });
     }
     if !keep_icsp || idms_text.is_some() {
-        let text = render_template(IDMS_TEMPLATE, &context)?;
+        let text = render_template(&rows.idms.template, &context)?;
         if idms_text.as_deref() != Some(text.as_str()) {
-            set_file_text(doc, IDMS, &text, 0o644)?;
+            set_file_text(doc, idms, &text, 0o644)?;
             let blocked = merged.iter().filter(|r| r.blocked).count();
             changes.push(Change {
-                target: IDMS.into(),
+                target: idms.into(),
                 action: format!(
                     "{} mirrored source(s), {blocked} with mirrorSourcePolicy NeverContactSource",
                     merged.len()
@@ -305,19 +337,19 @@ mod tests {
     fn reads_both_kinds() {
         let idms = "apiVersion: config.openshift.io/v1\nkind: ImageDigestMirrorSet\nmetadata:\n  name: x\nspec:\n  imageDigestMirrors:\n  - source: a.io/x\n    mirrors:\n    - m.io/x\n    mirrorSourcePolicy: NeverContactSource\n";
         assert_eq!(
-            rules_of(IDMS, idms, "ImageDigestMirrorSet").unwrap(),
+            rules_of(idms, idms, "ImageDigestMirrorSet").unwrap(),
             vec![("a.io/x".into(), vec!["m.io/x".into()], true)]
         );
         let icsp = "kind: ImageContentSourcePolicy\nspec:\n  repositoryDigestMirrors:\n  - source: a.io/x\n    mirrors: [m.io/x]\n";
         assert_eq!(
-            rules_of(ICSP, icsp, "ImageContentSourcePolicy").unwrap(),
+            rules_of(icsp, icsp, "ImageContentSourcePolicy").unwrap(),
             vec![("a.io/x".into(), vec!["m.io/x".into()], false)]
         );
-        let err = rules_of(IDMS, icsp, "ImageDigestMirrorSet")
+        let err = rules_of(idms, icsp, "ImageDigestMirrorSet")
             .unwrap_err()
             .to_string();
         assert!(
-            err.contains(IDMS) && err.contains("found a ImageContentSourcePolicy"),
+            err.contains(idms) && err.contains("found a ImageContentSourcePolicy"),
             "{err}"
         );
     }
@@ -333,7 +365,7 @@ mod tests {
         };
         set_file_text(
             &mut doc,
-            &format!("{DIR}image-content-source-policy-0.yaml"),
+            "/opt/openshift/manifests/image-content-source-policy-0.yaml",
             icsp,
             0o644,
         )
@@ -363,8 +395,8 @@ mod tests {
         assert_eq!(
             paths,
             [
-                format!("{DIR}image-content-source-policy-0.yaml"),
-                format!("{DIR}image-content-source-policy-1.yaml")
+                "/opt/openshift/manifests/image-content-source-policy-0.yaml".to_string(),
+                "/opt/openshift/manifests/image-content-source-policy-1.yaml".to_string()
             ]
         );
         let err = apply(&mut doc, &[registry("b.io/y", true)], &style)

@@ -14,26 +14,27 @@ pub(crate) mod pull_secret;
 pub(crate) mod registries_conf;
 pub(crate) mod release;
 
-pub use cluster_mirrors::{ICSP, IDMS};
-pub use hosts::HOSTS;
+pub use cluster_mirrors::{icsp_path, idms_path};
+// The node paths and parsers of what the passes edit, from the one reading module.
+pub use crate::ignition::read::{
+    find_release, parse_registries_conf, Certificate, ReleaseReference, ANCHORS, HOSTS,
+    NODE_PULL_SECRET, PULL_SECRET_MANIFEST, REGISTRIES_CONF, RELEASE_SCRIPTS, USER_CA_BUNDLE,
+};
 pub use options::{
     check_host_port, check_image_repository, check_insecure_registry, parse_insecure_registry,
-    Certificate, HostEntry, MirrorRule, RegistryAuth, TrustBundle,
+    HostEntry, MirrorRule, RegistryAuth, TrustBundle,
 };
-pub use pull_secret::{merge_auths, NODE_PULL_SECRET, PULL_SECRET_MANIFEST};
-pub use registries_conf::REGISTRIES_CONF;
-pub use registries_conf::{parse as parse_registries_conf, render as render_registries_conf};
-pub use release::{
-    find as find_release, point_blocked_tag_at_mirror, ReleaseReference, RELEASE_SCRIPTS,
-};
-pub use trust::{ANCHORS, USER_CA_BUNDLE};
+pub use pull_secret::merge_auths;
+pub use registries_conf::render as render_registries_conf;
+pub use release::point_blocked_tag_at_mirror;
 
 pub(crate) mod trust;
 
-use super::doc_edit::{file_entries, set_file_text};
+use super::doc_edit::set_file_text;
 use super::Change;
 use crate::error::{Error, Result};
-use crate::ignition::{dataurl, IgnitionDoc};
+pub(crate) use crate::ignition::read::{has_manifests, read_text};
+use crate::ignition::IgnitionDoc;
 use crate::model::mirrors::Registry;
 use crate::release::Minor;
 use crate::render::{Renderer, TemplateFile, TEMPLATES};
@@ -106,7 +107,7 @@ fn apply_registries(
     style: &cluster_mirrors::ManifestStyle,
 ) -> Result<Vec<Change>> {
     let existing_text = read_text(doc, REGISTRIES_CONF)?.unwrap_or_default();
-    let existing = registries_conf::parse(&existing_text)?;
+    let existing = parse_registries_conf(&existing_text)?;
     let merged = registries_conf::merge(
         existing.clone(),
         MergeRequest {
@@ -171,56 +172,6 @@ fn describe(registry: &Registry) -> String {
         text.push_str(&format!("; insecure: {}", insecure.join(", ")));
     }
     text
-}
-
-fn cannot(path: &str, message: impl Into<String>) -> Error {
-    Error::CannotPatch {
-        path: path.to_string(),
-        message: message.into(),
-    }
-}
-
-/// The whole text of the file at `path` (`None` when the config has no such file). A file
-/// bootgen cannot read back exactly (appended to, fetched from a URL, not UTF-8) is an error:
-/// rewriting it would lose what the config really puts there.
-pub(crate) fn read_text(doc: &IgnitionDoc, path: &str) -> Result<Option<String>> {
-    let Some(entry) = file_entries(doc)
-        .into_iter()
-        .find(|f| f.get("path").and_then(Value::as_str) == Some(path))
-    else {
-        return Ok(None);
-    };
-    if entry
-        .get("append")
-        .and_then(Value::as_array)
-        .is_some_and(|a| !a.is_empty())
-    {
-        return Err(cannot(
-            path,
-            "the config appends to it, so bootgen cannot tell its whole text",
-        ));
-    }
-    let Some(resource) = entry.get("contents").filter(|c| !c.is_null()) else {
-        return Ok(Some(String::new()));
-    };
-    let Some(source) = resource.get("source").and_then(Value::as_str) else {
-        return Ok(Some(String::new()));
-    };
-    let compression = resource.get("compression").and_then(Value::as_str);
-    let bytes = dataurl::decode(source, compression).map_err(|e| cannot(path, e.to_string()))?;
-    String::from_utf8(bytes)
-        .map(Some)
-        .map_err(|_| cannot(path, "its contents are not UTF-8 text"))
-}
-
-/// True when the config carries cluster manifests (a bootstrap config), so cluster-side
-/// files may be created.
-pub(crate) fn has_manifests(doc: &IgnitionDoc) -> bool {
-    file_entries(doc).iter().any(|f| {
-        f.get("path")
-            .and_then(Value::as_str)
-            .is_some_and(|p| p.starts_with("/opt/openshift/manifests/"))
-    })
 }
 
 /// Removes the file entry at `path`.

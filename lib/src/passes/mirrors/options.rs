@@ -4,6 +4,7 @@
 //! setting too.
 
 use crate::error::{Error, InvalidValue, OptionField, Result};
+use crate::ignition::read::{normalize_auth_key, parse_certificates, Certificate};
 use crate::model::mirrors::check_repository;
 use base64::Engine;
 use serde_json::Value;
@@ -322,18 +323,6 @@ impl RegistryAuth {
     }
 }
 
-/// The registry part of an `auths` key, without a scheme or a trailing `/v1/`.
-pub fn normalize_auth_key(key: &str) -> &str {
-    let key = key
-        .strip_prefix("https://")
-        .or_else(|| key.strip_prefix("http://"))
-        .unwrap_or(key);
-    let key = key.trim_end_matches('/');
-    key.strip_suffix("/v1")
-        .or_else(|| key.strip_suffix("/v2"))
-        .unwrap_or(key)
-}
-
 fn check_auth_key(key: &str) -> Result<(), String> {
     let normalized = normalize_auth_key(key);
     let host = normalized.split('/').next().unwrap_or_default();
@@ -363,36 +352,6 @@ fn check_auth_entry(key: &str, entry: &Value) -> Result<(), String> {
         _ => Err(format!(
             "the `auth` for `{key}` does not decode to user:password"
         )),
-    }
-}
-
-/// One certificate of a trust bundle.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Certificate {
-    /// DER bytes (what de-duplication compares).
-    pub(crate) der: Vec<u8>,
-    /// The subject, for messages.
-    pub(crate) subject: String,
-}
-
-impl Certificate {
-    /// The DER bytes.
-    pub fn der(&self) -> &[u8] {
-        &self.der
-    }
-
-    /// The subject, e.g. `CN=Lab CA`.
-    pub fn subject(&self) -> &str {
-        &self.subject
-    }
-
-    /// PEM text with LF line endings and a final newline.
-    pub fn pem(&self) -> String {
-        let block = pem::Pem::new("CERTIFICATE", self.der.clone());
-        pem::encode_config(
-            &block,
-            pem::EncodeConfig::new().set_line_ending(pem::LineEnding::LF),
-        )
     }
 }
 
@@ -436,27 +395,4 @@ impl TrustBundle {
             certificates,
         })
     }
-}
-
-/// Every certificate in PEM text; any other block, or a certificate that does not parse, is
-/// an error (a private key must never end up in a world-readable manifest).
-pub fn parse_certificates(bytes: &[u8]) -> Result<Vec<Certificate>, String> {
-    let blocks = pem::parse_many(bytes).map_err(|e| format!("is not valid PEM: {e}"))?;
-    let mut out = Vec::new();
-    for (i, block) in blocks.iter().enumerate() {
-        if block.tag() != "CERTIFICATE" {
-            return Err(format!(
-                "PEM block {} is a {}, not a CERTIFICATE; a trust bundle holds only CA certificates",
-                i + 1,
-                block.tag()
-            ));
-        }
-        let (_, cert) = x509_parser::parse_x509_certificate(block.contents())
-            .map_err(|e| format!("certificate {} does not parse: {e}", i + 1))?;
-        out.push(Certificate {
-            der: block.contents().to_vec(),
-            subject: cert.subject().to_string(),
-        });
-    }
-    Ok(out)
 }

@@ -3,20 +3,16 @@
 //! replaces the config's entry for the same registry, with a notice naming the registry (never
 //! the credentials).
 
-use super::options::{normalize_auth_key, RegistryAuth};
+use super::options::RegistryAuth;
 use super::{has_manifests, read_text, render_template};
 use crate::error::{Error, Result};
+use crate::ignition::read::{NODE_PULL_SECRET, PULL_SECRET_MANIFEST};
 use crate::ignition::IgnitionDoc;
 use crate::passes::doc_edit::set_file_text;
 use crate::passes::Change;
 use base64::Engine;
 use serde_json::{Map, Value};
 
-/// The pull secret podman and ostree use on the node.
-pub const NODE_PULL_SECRET: &str = "/root/.docker/config.json";
-/// The cluster's pull secret.
-pub const PULL_SECRET_MANIFEST: &str =
-    "/opt/openshift/manifests/openshift-config-secret-pull-secret.yaml";
 const MANIFEST_TEMPLATE: &str =
     "node/opt/openshift/manifests/openshift-config-secret-pull-secret.yaml.j2";
 
@@ -142,51 +138,6 @@ fn update_manifest(text: &str, auth: &RegistryAuth) -> Result<(String, Vec<Chang
         ));
     }
     Ok((text.replacen(encoded, &engine.encode(merged), 1), changes))
-}
-
-/// The registry keys of a docker config JSON's `auths`, normalized.
-pub(crate) fn auth_keys(text: Option<String>) -> Result<Vec<String>, String> {
-    let Some(text) = text.filter(|t| !t.trim().is_empty()) else {
-        return Ok(Vec::new());
-    };
-    let value: Value = serde_json::from_str(&text).map_err(|e| {
-        format!(
-            "the pull secret is not JSON (line {}, column {})",
-            e.line(),
-            e.column()
-        )
-    })?;
-    Ok(value
-        .get("auths")
-        .and_then(Value::as_object)
-        .map(|a| {
-            a.keys()
-                .map(|k| normalize_auth_key(k).to_string())
-                .collect()
-        })
-        .unwrap_or_default())
-}
-
-/// The cluster pull secret's keys, when the config has that manifest and it can be read.
-pub(crate) fn manifest_auth_keys(doc: &IgnitionDoc) -> Option<Vec<String>> {
-    let text = read_text(doc, PULL_SECRET_MANIFEST).ok().flatten()?;
-    let manifest: serde_yaml_ng::Value = serde_yaml_ng::from_str(&text).ok()?;
-    let encoded = manifest.get("data")?.get(".dockerconfigjson")?.as_str()?;
-    let decoded = base64::engine::general_purpose::STANDARD
-        .decode(encoded.trim())
-        .ok()?;
-    auth_keys(String::from_utf8(decoded).ok()).ok()
-}
-
-/// containers-auth.json lookup: an entry for the host, or for a namespace the mirror's
-/// repositories lie under.
-pub(crate) fn has_credentials(keys: &[String], host: &str, locations: &[&str]) -> bool {
-    keys.iter().any(|key| {
-        key == host
-            || locations
-                .iter()
-                .any(|l| l == key || l.starts_with(&format!("{key}/")))
-    })
 }
 
 #[cfg(test)]

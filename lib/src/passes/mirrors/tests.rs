@@ -126,9 +126,9 @@ fn installer_shaped_config_gets_every_change() {
     }
 
     // The ICSP cannot say NeverContactSource: an IDMS replaces it.
-    assert!(entry(&doc, ICSP).is_none());
+    assert!(entry(&doc, icsp_path()).is_none());
     let idms: serde_yaml_ng::Value =
-        serde_yaml_ng::from_str(&file_text(&doc, IDMS).unwrap()).unwrap();
+        serde_yaml_ng::from_str(&file_text(&doc, idms_path()).unwrap()).unwrap();
     let mirrors = idms["spec"]["imageDigestMirrors"].as_sequence().unwrap();
     assert_eq!(mirrors.len(), 2);
     for m in mirrors {
@@ -144,7 +144,7 @@ fn installer_shaped_config_gets_every_change() {
     assert_eq!(hosts["overwrite"], false);
     assert_eq!(hosts["mode"], 0o644);
     assert!(hosts.get("contents").is_none());
-    let lines = super::hosts::configured_lines(&doc);
+    let lines = crate::ignition::read::configured_lines(&doc);
     assert_eq!(
         lines,
         vec![
@@ -190,7 +190,7 @@ fn installer_shaped_config_gets_every_change() {
     // The CA: in the anchors and in a new user-ca-bundle manifest.
     let anchors = file_text(&doc, ANCHORS).unwrap();
     assert_eq!(
-        options::parse_certificates(anchors.as_bytes())
+        crate::ignition::read::parse_certificates(anchors.as_bytes())
             .unwrap()
             .len(),
         1
@@ -515,8 +515,8 @@ fn bootgens_own_config_keeps_its_format() {
             "RELEASE_IMAGE='mirror.example.com:5000/ocp/ocp-release{FIXTURE_RELEASE_DIGEST}'\n"
         )));
     }
-    assert!(entry(doc, IDMS).is_some());
-    assert!(generated.changes.iter().any(|c| c.target == IDMS));
+    assert!(entry(doc, idms_path()).is_some());
+    assert!(generated.changes.iter().any(|c| c.target == idms_path()));
 }
 
 #[test]
@@ -677,5 +677,8 @@ fn good_values_parse() {
         format!("{auth:?}"),
         "RegistryAuth { name: \"a.json\", registries: [\"https://m.io/v1/\"], .. }"
     );
-    assert_eq!(options::normalize_auth_key("https://m.io/v1/"), "m.io");
+    assert_eq!(
+        crate::ignition::read::normalize_auth_key("https://m.io/v1/"),
+        "m.io"
+    );
 }

@@ -1,18 +1,15 @@
 //! The mirror's CA: added to the node's trust anchors (so podman and CRI-O trust the mirror)
 //! and to the cluster's `user-ca-bundle` ConfigMap (so the cluster does too).
 
-use super::options::{parse_certificates, Certificate, TrustBundle};
+use super::options::TrustBundle;
 use super::{has_manifests, read_text, render_template};
 use crate::error::{Error, Result};
-use crate::ignition::{dataurl, IgnitionDoc};
-use crate::passes::doc_edit::{file_entries, set_file_text};
+use crate::ignition::read::{parse_certificates, Certificate};
+use crate::ignition::read::{ANCHORS, USER_CA_BUNDLE};
+use crate::ignition::IgnitionDoc;
+use crate::passes::doc_edit::set_file_text;
 use crate::passes::Change;
-use serde_json::Value;
 
-/// The node's anchor file for the additional trust bundle.
-pub const ANCHORS: &str = "/etc/pki/ca-trust/source/anchors/ca.crt";
-/// The cluster's additional trust bundle.
-pub const USER_CA_BUNDLE: &str = "/opt/openshift/manifests/user-ca-bundle-config.yaml";
 const USER_CA_BUNDLE_TEMPLATE: &str = "node/opt/openshift/manifests/user-ca-bundle-config.yaml.j2";
 
 fn cannot(path: &str, message: String) -> Error {
@@ -104,31 +101,6 @@ fn bundle_of_manifest(text: &str) -> Result<String> {
             "expected a ConfigMap with data.ca-bundle.crt".into(),
         )),
     }
-}
-
-/// CA certificates the node's container tools will trust for `host`: the system anchors and
-/// the per-registry certs.d directories.
-pub(crate) fn ca_count(doc: &IgnitionDoc, host: &str) -> usize {
-    let dirs = [
-        "/etc/pki/ca-trust/source/anchors/".to_string(),
-        format!("/etc/containers/certs.d/{host}/"),
-        format!("/etc/docker/certs.d/{host}/"),
-    ];
-    file_entries(doc)
-        .into_iter()
-        .filter(|f| {
-            f.get("path")
-                .and_then(Value::as_str)
-                .is_some_and(|p| dirs.iter().any(|d| p.starts_with(d.as_str())))
-        })
-        .filter_map(|f| {
-            let resource = f.get("contents")?;
-            let source = resource.get("source")?.as_str()?;
-            let compression = resource.get("compression").and_then(Value::as_str);
-            dataurl::decode(source, compression).ok()
-        })
-        .map(|bytes| parse_certificates(&bytes).map(|c| c.len()).unwrap_or(0))
-        .sum()
 }
 
 #[cfg(test)]

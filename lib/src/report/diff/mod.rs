@@ -39,7 +39,7 @@ impl<'a> Files<'a> {
     }
 
     fn of_doc(doc: &'a IgnitionDoc) -> Result<Self> {
-        let list = crate::passes::file_entries(doc);
+        let list = crate::ignition::read::file_entries(doc);
         let entries = list.clone().into_iter().map(|v| Ok(Cow::Borrowed(v)));
         Files::new(
             entries,
