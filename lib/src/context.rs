@@ -17,6 +17,8 @@ use std::collections::BTreeMap;
 pub struct TemplateContext {
     /// Names and identities of the cluster.
     pub cluster: ClusterContext,
+    /// The install-config's platform.
+    pub platform: PlatformContext,
     /// The release payload pull spec the bootstrap pulls.
     pub release_image: String,
     /// The bootstrap host's architecture.
@@ -101,6 +103,17 @@ pub struct ClusterContext {
     pub id: String,
     /// Infrastructure name.
     pub infra_id: String,
+}
+
+/// The context's `platform`.
+#[derive(Debug, Clone, Serialize)]
+pub struct PlatformContext {
+    /// The install-config key, e.g. `none` or `external`.
+    pub name: &'static str,
+    /// The Infrastructure object's platform type, e.g. `None` or `External`.
+    pub infrastructure_type: &'static str,
+    /// An external platform's settings; `None` (null) on any other platform.
+    pub external: Option<crate::model::ExternalPlatform>,
 }
 
 /// The context's `node_ip`.
@@ -230,6 +243,11 @@ impl TemplateContext {
                 api_int_host: model.api_int_host(),
                 id: identity.cluster_id.clone(),
                 infra_id: identity.infra_id.clone(),
+            },
+            platform: PlatformContext {
+                name: model.platform.name(),
+                infrastructure_type: model.platform.infrastructure_type(),
+                external: model.external_platform.clone(),
             },
             release_image: model.release_image.clone(),
             arch: model.bootstrap_arch.facts(),

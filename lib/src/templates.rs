@@ -4,8 +4,8 @@
 //! profile's part of it. `templates/README.md` documents every variable.
 
 pub use crate::context::{
-    release_context, Capabilities, ClusterContext, MirrorManifest, Networking, NodeIp, PodNetwork,
-    PoolContext, ReleaseContext, StageContext, TemplateContext,
+    release_context, Capabilities, ClusterContext, MirrorManifest, Networking, NodeIp,
+    PlatformContext, PodNetwork, PoolContext, ReleaseContext, StageContext, TemplateContext,
 };
 pub use crate::render::{
     files_under, quote_sh, quote_systemd, quote_toml, template, Renderer, TemplateFile, TEMPLATES,

@@ -252,6 +252,62 @@ fn bootgen_writes_the_objects_the_installer_writes() -> Result<()> {
     Ok(())
 }
 
+/// Where a release's installer refused a case (`<case>.refused`, with its error), bootgen refuses
+/// it too for that release, as bad input (exit 1), naming the install-config field the installer
+/// named (or one below it).
+#[test]
+fn bootgen_refuses_what_the_installer_refused() -> Result<()> {
+    let mut checked = 0;
+    for (minor, version) in recorded_minors()? {
+        for entry in fs::read_dir(oracle_dir().join(&minor))? {
+            let path = entry?.path();
+            let Some(case) = path
+                .file_name()
+                .and_then(|n| n.to_str())
+                .and_then(|n| n.strip_suffix(".refused"))
+            else {
+                continue;
+            };
+            let installer = fs::read_to_string(&path)?;
+            // The installer's field: `...invalid "install-config.yaml" file: <field>: ...`.
+            let field = installer
+                .split("install-config.yaml\" file: ")
+                .nth(1)
+                .and_then(|rest| rest.split(':').next())
+                .unwrap_or_default()
+                .to_string();
+            let config = oracle_dir()
+                .join("cases")
+                .join(case)
+                .join("install-config.yaml");
+            let out = tempfile::tempdir()?;
+            let output = bootgen(env!("CARGO_BIN_EXE_bootgen-under-test"))
+                .args(["ignition", "--install-config"])
+                .arg(&config)
+                .args(["--release-version", &version, "--output"])
+                .arg(out.path().join("out"))
+                .output()?;
+            let stderr = String::from_utf8_lossy(&output.stderr);
+            assert_eq!(
+                output.status.code(),
+                Some(1),
+                "{minor} {case}: the installer refused it ({installer}), bootgen did not:\n{stderr}"
+            );
+            assert!(
+                !field.is_empty() && stderr.contains(field.as_str()),
+                "{minor} {case}: the installer named `{field}`; bootgen said:\n{stderr}"
+            );
+            assert!(
+                !out.path().join("out").exists(),
+                "{minor} {case}: output written"
+            );
+            checked += 1;
+        }
+    }
+    assert!(checked > 0, "no refused case recorded");
+    Ok(())
+}
+
 /// The comparison itself must see a difference: a recorded view with one field changed is
 /// reported at that field.
 #[test]

@@ -6,6 +6,7 @@ mod features;
 pub(crate) mod fields;
 pub(crate) mod mirrors;
 pub(crate) mod network;
+mod platform;
 mod proxy;
 mod single_node;
 
@@ -23,8 +24,7 @@ use crate::release::{Feature, FeatureSet};
 /// Where OCP release payloads are published.
 pub const OCP_RELEASE_REPOSITORY: &str = "quay.io/openshift-release-dev/ocp-release";
 /// Platforms bootgen can generate for.
-pub const SUPPORTED_PLATFORMS: &[&str] = &["none"];
-const _: () = assert!(SUPPORTED_PLATFORMS.len() == crate::release::Platform::ALL.len());
+pub use platform::{ExternalPlatform, SUPPORTED_PLATFORMS};
 
 /// Choices that come from the command line rather than the install-config.
 #[derive(Debug, Clone, Default)]
@@ -78,6 +78,8 @@ pub struct Model {
     pub bootstrap_arch: Arch,
     /// The platform (the install-config's one key under `platform`).
     pub platform: crate::release::Platform,
+    /// An external platform's settings (`platform: external`).
+    pub external_platform: Option<ExternalPlatform>,
     /// The distribution the payload belongs to.
     pub distribution: crate::release::Distribution,
     /// The release table's switches for this node (its release, flow, platform and
@@ -183,7 +185,7 @@ impl Model {
                 ));
             }
         }
-        let platform = check_platform(loaded)?;
+        let (platform, external_platform) = platform::platform_of(loaded)?;
         let cluster_name = required(
             loaded,
             ic.metadata.name.as_deref(),
@@ -221,6 +223,7 @@ impl Model {
             platform,
             distribution,
         });
+        platform::check_release(loaded, platform, release.profile, &features)?;
         let bootstrap_arch = options.bootstrap_arch.unwrap_or(control_plane.architecture);
         let heterogeneous = compute
             .iter()
@@ -343,6 +346,7 @@ impl Model {
             compute,
             bootstrap_arch,
             platform,
+            external_platform,
             distribution,
             features,
             release_image,
@@ -374,33 +378,6 @@ fn required(loaded: &LoadedConfig, value: Option<&str>, field: &str, what: &str)
     match value.map(str::trim) {
         Some(v) if !v.is_empty() => Ok(v.to_string()),
         _ => Err(loaded.field_error(field, format!("is required: {what}"))),
-    }
-}
-
-/// The platform, one of [`SUPPORTED_PLATFORMS`].
-fn check_platform(loaded: &LoadedConfig) -> Result<crate::release::Platform> {
-    let supported = SUPPORTED_PLATFORMS.join(", ");
-    let Some(platform) = &loaded.config.platform else {
-        return Err(loaded.field_error(
-            "platform",
-            format!(
-                "is required; supported platforms: {supported} (write `platform: {{none: {{}}}}`)"
-            ),
-        ));
-    };
-    let names: Vec<&String> = platform.keys().collect();
-    match names.as_slice() {
-        [name] if crate::release::Platform::from_name(name).is_some() => {
-            Ok(crate::release::Platform::from_name(name).unwrap_or_default())
-        }
-        [name] => Err(loaded.field_error(
-            &format!("platform.{name}"),
-            format!("platform `{name}` is not supported yet; supported platforms: {supported}"),
-        )),
-        _ => Err(loaded.field_error(
-            "platform",
-            format!("must name exactly one platform; supported platforms: {supported}"),
-        )),
     }
 }
 

@@ -75,6 +75,8 @@ features! {
     BootstrapCompleteConfigmap => "bootstrap_complete_configmap",
     ReleaseBootstrapLeases => "release_bootstrap_leases",
     EtcdMemberDir => "etcd_member_dir",
+    ExternalPlatform => "external_platform",
+    ExternalCcmFromInstallConfig => "external_ccm_from_install_config",
 }
 
 impl std::fmt::Display for Feature {

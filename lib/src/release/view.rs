@@ -25,16 +25,28 @@ pub enum Platform {
     /// `platform: none`: user-provisioned machines, no cloud integration.
     #[default]
     None,
+    /// `platform: external`: infrastructure the installer does not know, integrated by its own
+    /// cloud controller manager (OCI and others).
+    External,
 }
 
 impl Platform {
     /// Every platform bootgen supports.
-    pub const ALL: &'static [Platform] = &[Platform::None];
+    pub const ALL: &'static [Platform] = &[Platform::None, Platform::External];
 
     /// The install-config key, e.g. `none`.
     pub fn name(self) -> &'static str {
         match self {
             Platform::None => "none",
+            Platform::External => "external",
+        }
+    }
+
+    /// The Infrastructure object's platform type, e.g. `None`.
+    pub fn infrastructure_type(self) -> &'static str {
+        match self {
+            Platform::None => "None",
+            Platform::External => "External",
         }
     }
 

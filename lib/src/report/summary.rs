@@ -91,6 +91,9 @@ pub struct Summary {
     pub release_image: Option<String>,
     /// The cluster's architecture, when the config says, and how it is known.
     pub architecture: Option<ArchGuess>,
+    /// The install-config's platform, as the stored install-config says (`none`, or
+    /// `external (platformName oci, cloudControllerManager External)`).
+    pub platform: Option<String>,
     /// The mirrored sources of the node's registries.conf.
     pub mirrors: Vec<MirrorSummary>,
     /// The configs Ignition fetches before anything else (a pointer config's merge or
@@ -134,13 +137,35 @@ pub struct FetchSummary {
 /// Where the cluster's install-config is stored in a bootstrap config.
 const CLUSTER_CONFIG: &str = "/opt/openshift/manifests/cluster-config.yaml";
 
+/// The install-config the cluster stores (`data.install-config` of [`CLUSTER_CONFIG`]).
+fn stored_install_config(doc: &IgnitionDoc) -> Option<serde_yaml_ng::Value> {
+    let text = file_text(doc, CLUSTER_CONFIG)?;
+    let manifest: serde_yaml_ng::Value = serde_yaml_ng::from_str(&text).ok()?;
+    let install_config = manifest.get("data")?.get("install-config")?.as_str()?;
+    serde_yaml_ng::from_str(install_config).ok()
+}
+
+/// The platform the stored install-config names, with the settings that shape the node.
+pub fn platform_of(doc: &IgnitionDoc) -> Option<String> {
+    let config = stored_install_config(doc)?;
+    let platforms = config.get("platform")?.as_mapping()?;
+    let (name, settings) = platforms.iter().next()?;
+    let name = name.as_str()?;
+    let detail: Vec<String> = ["platformName", "cloudControllerManager"]
+        .iter()
+        .filter_map(|key| Some(format!("{key} {}", settings.get(*key)?.as_str()?)))
+        .collect();
+    Some(if detail.is_empty() {
+        name.to_string()
+    } else {
+        format!("{name} ({})", detail.join(", "))
+    })
+}
+
 /// The control plane's architecture: from the install-config the cluster stores
 /// (`controlPlane.architecture`), else from the release image's tag (`...-aarch64`).
 pub fn architecture_of(doc: &IgnitionDoc, release_image: Option<&str>) -> Option<ArchGuess> {
-    let stored = file_text(doc, CLUSTER_CONFIG).and_then(|text| {
-        let manifest: serde_yaml_ng::Value = serde_yaml_ng::from_str(&text).ok()?;
-        let install_config = manifest.get("data")?.get("install-config")?.as_str()?;
-        let config: serde_yaml_ng::Value = serde_yaml_ng::from_str(install_config).ok()?;
+    let stored = stored_install_config(doc).and_then(|config| {
         let name = config
             .get("controlPlane")?
             .get("architecture")?
@@ -397,6 +422,7 @@ fn summarize_parts<'v>(
         installation_disk,
         release_image: release_image.clone(),
         architecture: architecture_of(doc, release_image.as_deref()),
+        platform: platform_of(doc),
         mirrors: mirrors_of(doc),
         fetches: fetches_of(doc),
         trusted_cas: count(doc, "/ignition/security/tls/certificateAuthorities"),
@@ -440,6 +466,9 @@ impl fmt::Display for Summary {
                 "architecture {} (control plane, from {})",
                 arch.control_plane, arch.from
             )?;
+        }
+        if let Some(platform) = &self.platform {
+            writeln!(f, "platform {platform} (from {CLUSTER_CONFIG})")?;
         }
         for mirror in &self.mirrors {
             writeln!(

@@ -1,0 +1,184 @@
+//! The install-config's platform: which one bootgen makes the node for (`none` or `external`), and
+//! what the node needs of its settings.
+
+use crate::config::LoadedConfig;
+use crate::error::Result;
+use crate::release::{Feature, FeatureSet, Platform, Profile, PROFILES};
+use serde::Serialize;
+
+/// The install-config keys bootgen supports under `platform`.
+pub const SUPPORTED_PLATFORMS: &[&str] = &["none", "external"];
+
+/// An external platform's settings (`platform.external`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
+pub struct ExternalPlatform {
+    /// `platformName`: the infrastructure provider, for information (e.g. `oci`).
+    pub platform_name: String,
+    /// `cloudControllerManager`: `External` when the provider's own cloud controller manager
+    /// runs in the cluster, `""` when none does.
+    pub cloud_controller_manager: String,
+}
+
+/// The platform the install-config names, with its settings; an error naming the field when it
+/// names none, several, or one bootgen does not support.
+pub(crate) fn platform_of(loaded: &LoadedConfig) -> Result<(Platform, Option<ExternalPlatform>)> {
+    let supported = SUPPORTED_PLATFORMS.join(", ");
+    let Some(platform) = &loaded.config.platform else {
+        return Err(loaded.field_error(
+            "platform",
+            format!(
+                "is required; supported platforms: {supported} (write `platform: {{none: {{}}}}`)"
+            ),
+        ));
+    };
+    let names: Vec<&String> = platform.keys().collect();
+    let name = match names.as_slice() {
+        [name] => name.as_str(),
+        _ => {
+            return Err(loaded.field_error(
+                "platform",
+                format!("must name exactly one platform; supported platforms: {supported}"),
+            ))
+        }
+    };
+    let Some(chosen) = Platform::from_name(name) else {
+        return Err(loaded.field_error(
+            &format!("platform.{name}"),
+            format!("platform `{name}` is not supported yet; supported platforms: {supported}"),
+        ));
+    };
+    let external = match chosen {
+        Platform::External => Some(external_settings(loaded, &platform[name])?),
+        _ => None,
+    };
+    Ok((chosen, external))
+}
+
+fn external_settings(loaded: &LoadedConfig, value: &serde_json::Value) -> Result<ExternalPlatform> {
+    let text = |key: &str| -> Result<String> {
+        match value.get(key) {
+            None | Some(serde_json::Value::Null) => Ok(String::new()),
+            Some(serde_json::Value::String(s)) => Ok(s.trim().to_string()),
+            Some(_) => Err(loaded.field_error(
+                &format!("platform.external.{key}"),
+                "must be a string".to_string(),
+            )),
+        }
+    };
+    let platform_name = text("platformName")?;
+    if platform_name.is_empty() {
+        return Err(loaded.field_error(
+            "platform.external.platformName",
+            "is required: the infrastructure provider's name, e.g. `platformName: oci` (the \
+             cluster records it in its Infrastructure object)",
+        ));
+    }
+    let cloud_controller_manager = text("cloudControllerManager")?;
+    if !["", "External"].contains(&cloud_controller_manager.as_str()) {
+        return Err(loaded.field_error(
+            "platform.external.cloudControllerManager",
+            format!(
+                "`{cloud_controller_manager}` must be `External` (the provider's cloud controller \
+                 manager runs in the cluster) or left out (none does)"
+            ),
+        ));
+    }
+    Ok(ExternalPlatform {
+        platform_name,
+        cloud_controller_manager,
+    })
+}
+
+/// Refuses a platform the release's installer does not know, naming the release it arrived in.
+pub(crate) fn check_release(
+    loaded: &LoadedConfig,
+    platform: Platform,
+    profile: &Profile,
+    features: &FeatureSet,
+) -> Result<()> {
+    if platform == Platform::External && !features.has(Feature::ExternalPlatform) {
+        let first = PROFILES
+            .iter()
+            .find(|p| {
+                p.features(Default::default())
+                    .has(Feature::ExternalPlatform)
+            })
+            .map_or_else(String::new, |p| format!(" (it arrived in {})", p.minor));
+        return Err(loaded.field_error(
+            "platform.external",
+            format!(
+                "the OpenShift {} installer does not know platform external{first}",
+                profile.minor
+            ),
+        ));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::model::{Model, ModelOptions};
+    use crate::release::Platform;
+
+    /// The embedded example with its `platform` replaced by `platform`.
+    fn with_platform(platform: &str, version: &str) -> crate::error::Result<Model> {
+        let text = crate::config::load_default()
+            .unwrap()
+            .text
+            .replace("platform:\n  none: {}\n", platform);
+        assert!(
+            text.contains(platform),
+            "the example's platform is `none: {{}}`"
+        );
+        let loaded = crate::config::parse(&text, "install-config.yaml").unwrap();
+        let options = ModelOptions {
+            release_version: Some(version.into()),
+            ..ModelOptions::default()
+        };
+        Model::new(&loaded, &options)
+    }
+
+    #[test]
+    fn an_external_platform_is_read_with_its_settings() {
+        let model = with_platform(
+            "platform:\n  external:\n    platformName: oci\n    cloudControllerManager: External\n",
+            "4.16.0",
+        )
+        .unwrap();
+        assert_eq!(model.platform, Platform::External);
+        let external = model.external_platform.unwrap();
+        assert_eq!(external.platform_name, "oci");
+        assert_eq!(external.cloud_controller_manager, "External");
+    }
+
+    #[test]
+    fn external_platform_mistakes_name_the_field() {
+        let message = |platform: &str, version: &str| {
+            with_platform(platform, version).unwrap_err().to_string()
+        };
+        let missing = message("platform:\n  external: {}\n", "4.16.0");
+        assert!(
+            missing.contains("platform.external.platformName") && missing.contains("required"),
+            "{missing}"
+        );
+        let ccm = message(
+            "platform:\n  external:\n    platformName: oci\n    cloudControllerManager: Internal\n",
+            "4.16.0",
+        );
+        assert!(
+            ccm.contains("platform.external.cloudControllerManager") && ccm.contains("`Internal`"),
+            "{ccm}"
+        );
+        let old = message("platform:\n  external:\n    platformName: oci\n", "4.12.0");
+        assert!(
+            old.contains("platform.external") && old.contains("it arrived in 4.14"),
+            "{old}"
+        );
+        let other = message("platform:\n  aws: {}\n", "4.16.0");
+        assert!(
+            other.contains("platform.aws") && other.contains("none, external"),
+            "{other}"
+        );
+    }
+}
