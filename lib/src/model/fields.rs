@@ -23,6 +23,12 @@ pub fn check_domain(domain: &str) -> Result<(), String> {
     if trimmed.is_empty() {
         return Err("must not be empty (for example example.com)".into());
     }
+    if trimmed.chars().any(|c| c.is_ascii_uppercase()) {
+        return Err(format!(
+            "`{domain}` has capital letters, which the cluster's DNS names cannot have: write `{}`",
+            domain.to_ascii_lowercase()
+        ));
+    }
     for label in trimmed.split('.') {
         let ok = !label.is_empty()
             && label.len() <= 63

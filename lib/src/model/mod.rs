@@ -4,6 +4,7 @@
 pub(crate) mod arch;
 mod features;
 pub(crate) mod fields;
+mod installer_rules;
 pub(crate) mod mirrors;
 pub(crate) mod network;
 mod proxy;
@@ -146,12 +147,19 @@ impl Model {
     pub fn new(loaded: &LoadedConfig, options: &ModelOptions) -> Result<Model> {
         let ic = &loaded.config;
         let mut warnings = loaded.warnings.clone();
-        if let Some(version) = &ic.api_version {
-            if version != "v1" {
+        match ic.api_version.as_deref() {
+            Some("v1") => {}
+            None => {
+                return Err(loaded.field_error(
+                    "apiVersion",
+                    "is required: begin the install-config with `apiVersion: v1`",
+                ))
+            }
+            Some(version) => {
                 return Err(loaded.field_error(
                     "apiVersion",
                     format!("`{version}` is not supported; use v1"),
-                ));
+                ))
             }
         }
         let platform = check_platform(loaded)?;
@@ -182,6 +190,12 @@ impl Model {
             options.release_image.as_deref(),
         )?;
         let release_version = release.version.to_string();
+        installer_rules::check_compute_names(loaded)?;
+        installer_rules::check_control_plane_count(
+            loaded,
+            release.profile,
+            control_plane.replicas,
+        )?;
         let bootstrap_arch = options.bootstrap_arch.unwrap_or(control_plane.architecture);
         let heterogeneous = compute
             .iter()
@@ -242,6 +256,7 @@ impl Model {
         )?;
 
         let networks = network_settings(loaded, release.profile)?;
+        installer_rules::check_networks(loaded, release.profile, &networks)?;
         let pull_secret = ic.pull_secret.clone().unwrap_or_default();
         if pull_secret.is_empty() {
             return Err(loaded.field_error(
@@ -252,6 +267,7 @@ impl Model {
         fields::check_pull_secret(&pull_secret).map_err(|m| loaded.field_error("pullSecret", m))?;
         let ssh_key = ic.ssh_key.clone().unwrap_or_default();
         fields::check_ssh_key(&ssh_key).map_err(|m| loaded.field_error("sshKey", m))?;
+        installer_rules::check_fips_ssh_key(loaded, ic.fips.unwrap_or(false), &ssh_key)?;
         if ssh_key.trim().is_empty() {
             warnings.push(loaded.warning(
                 "sshKey",
@@ -274,8 +290,10 @@ impl Model {
             }
         };
         check_publish(loaded)?;
+        installer_rules::check_proxy(loaded)?;
         let proxy = proxy::settings(loaded, &cluster_name, &base_domain, &networks)?;
         let (registries, mirror_kind) = mirror_rules(loaded, release.profile, &mut warnings)?;
+        installer_rules::check_capabilities(loaded, release.profile)?;
         let capabilities = ic.capabilities.clone().unwrap_or_default();
         let (feature_set, custom_feature_gates) =
             features::feature_selection(loaded, release.profile)?;
@@ -390,9 +408,22 @@ fn pool(
     };
     let architecture = match raw.architecture.as_deref() {
         None => default_arch,
-        Some(name) => name.parse().map_err(|e: arch::UnknownArch| {
-            loaded.field_error(&format!("{field}.architecture"), e.to_string())
-        })?,
+        Some(name) => {
+            let arch: Arch = name.parse().map_err(|e: arch::UnknownArch| {
+                loaded.field_error(&format!("{field}.architecture"), e.to_string())
+            })?;
+            // The installer knows each architecture by its Go name only.
+            if arch.facts().go != name {
+                return Err(loaded.field_error(
+                    &format!("{field}.architecture"),
+                    format!(
+                        "`{name}` is the kernel's name for it; the install-config takes `{}`",
+                        arch.facts().go
+                    ),
+                ));
+            }
+            arch
+        }
     };
     Ok(Pool {
         name: raw.name.unwrap_or_else(|| default_name.to_string()),
@@ -438,17 +469,58 @@ fn pools(loaded: &LoadedConfig, options: &ModelOptions) -> Result<(Pool, Vec<Poo
     }
     let mut compute = Vec::new();
     for (i, raw) in ic.compute.iter().enumerate() {
-        // Compute pools default to the control plane's architecture, as the installer does.
+        // A compute pool without an architecture is the installer's own (amd64, or the one
+        // `--arch` says the installer runs as), not the control plane's.
         compute.push(pool(
             loaded,
             &format!("compute.{i}"),
             Some(raw),
             "worker",
             3,
-            control_plane.architecture,
+            default_arch,
         )?);
     }
+    check_same_architecture(loaded, &control_plane, &compute, default_arch)?;
     Ok((control_plane, compute))
+}
+
+/// On platform none every pool has the control plane's architecture (the installer refuses
+/// mixed pools there); a pool left out or without an architecture has the installer's default.
+fn check_same_architecture(
+    loaded: &LoadedConfig,
+    control_plane: &Pool,
+    compute: &[Pool],
+    default_arch: Arch,
+) -> Result<()> {
+    let wanted = control_plane.architecture;
+    if loaded.config.compute.is_empty() && default_arch != wanted {
+        return Err(loaded.field_error(
+            "compute",
+            format!(
+                "is not written, so the installer adds a pool of {default_arch} workers to a {wanted} control plane: write a compute pool `{{name: worker, architecture: {wanted}, replicas: 0}}` (0 for a compact cluster)"
+            ),
+        ));
+    }
+    for (i, pool) in compute.iter().enumerate() {
+        if pool.architecture != wanted {
+            let written = loaded.config.compute[i].architecture.is_some();
+            let why = if written {
+                format!("is {}", pool.architecture)
+            } else {
+                format!(
+                    "is not written, so it is {} (the installer's default)",
+                    pool.architecture
+                )
+            };
+            return Err(loaded.field_error(
+                &format!("compute.{i}.architecture"),
+                format!(
+                    "{why}, but the control plane is {wanted}: on platform none every pool has the control plane's architecture; write `architecture: {wanted}`"
+                ),
+            ));
+        }
+    }
+    Ok(())
 }
 
 fn check_payload(
@@ -590,8 +662,11 @@ fn network_settings(loaded: &LoadedConfig, profile: &crate::release::Profile) ->
         for (ci, c) in cluster.iter().enumerate() {
             if overlaps(s, &c.cidr) {
                 return Err(loaded.field_error(
-                    &format!("networking.serviceNetwork.{si}"),
-                    format!("{s} overlaps clusterNetwork[{ci}] {}", c.cidr),
+                    &format!("networking.clusterNetwork.{ci}.cidr"),
+                    format!(
+                        "{} overlaps serviceNetwork[{si}] {s}: pods and services need separate ranges",
+                        c.cidr
+                    ),
                 ));
             }
         }
@@ -620,7 +695,10 @@ fn mirror_rules(
     warnings: &mut Vec<Warning>,
 ) -> Result<(Vec<Registry>, Option<MirrorKind>)> {
     let ic = &loaded.config;
-    if !ic.image_content_sources.is_empty() && !ic.image_digest_sources.is_empty() {
+    if !ic.image_content_sources.is_empty()
+        && !ic.image_digest_sources.is_empty()
+        && installer_rules::applies(profile, "one_mirror_list")
+    {
         return Err(loaded.field_error("imageContentSources", "cannot be used together with imageDigestSources; move the entries to imageDigestSources"));
     }
     // Before 4.14 the installer does not know imageDigestSources: it warns and ignores them.
