@@ -89,6 +89,41 @@ const OBJECT_METADATA: &[&str] = &[
     "generateName",
 ];
 
+/// Installer settings bootgen does not carry out, with what they are for: refused with that
+/// reason rather than as unknown keys.
+const NOT_SUPPORTED: &[(&str, &str)] = &[
+    (
+        "cpuPartitioningMode",
+        "workload partitioning, which bootgen does not set up",
+    ),
+    (
+        "credentialsMode",
+        "a cloud's credentials, which platform none has not",
+    ),
+    (
+        "networking.clusterNetworkMTU",
+        "a cloud platform's network MTU",
+    ),
+    (
+        "networking.ovnKubernetesConfig",
+        "OVN-Kubernetes' internal subnets, which bootgen does not pass on",
+    ),
+    (
+        "controlPlane.fencing",
+        "two-node clusters, which bootgen does not make",
+    ),
+    ("arbiter", "arbiter nodes, which bootgen does not make"),
+    ("operatorPublishingStrategy", "a cloud's mixed publishing"),
+];
+
+/// What an installer setting bootgen does not carry out is for, when `dotted` is one.
+pub fn not_supported(dotted: &str) -> Option<&'static str> {
+    NOT_SUPPORTED
+        .iter()
+        .find(|(key, _)| dotted == *key || dotted.starts_with(&format!("{key}.")))
+        .map(|(_, what)| *what)
+}
+
 /// True for a key of Kubernetes object metadata under `metadata` (and anything below it).
 pub fn is_object_metadata(dotted: &str) -> bool {
     let mut parts = dotted.split('.');

@@ -192,9 +192,12 @@ pub fn parse(text: &str, source_name: &str) -> Result<LoadedConfig> {
         // A key that does nothing hides a typo: the installer refuses unknown keys from 4.22
         // on (older ones ignore them with a warning), and bootgen refuses them for every
         // release.
-        let message = match known_keys::suggestion(&dotted) {
-            Some(meant) => format!("unknown key: did you mean `{meant}`?"),
-            None => "unknown key: the install-config has no such field; remove it (or check its indentation)".to_string(),
+        let message = match (known_keys::not_supported(&dotted), known_keys::suggestion(&dotted)) {
+            (Some(what), _) => format!(
+                "an installer setting for {what}: bootgen does not support it, so the cluster would not get it; remove it"
+            ),
+            (None, Some(meant)) => format!("unknown key: did you mean `{meant}`?"),
+            (None, None) => "unknown key: the install-config has no such field; remove it (or check its indentation)".to_string(),
         };
         return Err(loaded.field_error(&dotted, message));
     }
@@ -225,6 +228,13 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(typo.contains("did you mean `controlPlane`?"), "{typo}");
+        let unsupported = parse("cpuPartitioningMode: AllNodes\n", "ic.yaml")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            unsupported.contains("bootgen does not support it"),
+            "{unsupported}"
+        );
         // What `openshift-install create install-config` writes under metadata is not a typo.
         let loaded = parse(
             "metadata:\n  creationTimestamp: null\n  name: x\n",

@@ -3,8 +3,12 @@
 
 /// A DNS label: the cluster name.
 pub fn check_cluster_name(name: &str) -> Result<(), String> {
-    if name.is_empty() || name.len() > 63 {
-        return Err(format!("`{name}` must be 1 to 63 characters"));
+    // The installer's limit: it builds machine and resource names from the cluster name.
+    if name.is_empty() || name.len() > 54 {
+        return Err(format!(
+            "`{name}` must be 1 to 54 characters (it has {})",
+            name.len()
+        ));
     }
     let ok = name
         .chars()
@@ -103,6 +107,10 @@ pub fn check_pull_secret(secret: &str) -> Result<(), String> {
     let value: serde_json::Value = serde_json::from_str(secret)
         .map_err(|e| format!("is not JSON ({}, column {})", classify(&e), e.column()))?;
     match value.get("auths") {
+        Some(serde_json::Value::Object(auths)) if auths.is_empty() => Err(
+            "has no registry under \"auths\": copy the whole pull secret from console.redhat.com"
+                .into(),
+        ),
         Some(serde_json::Value::Object(_)) => Ok(()),
         _ => Err("must be a JSON object with an \"auths\" object (a docker config.json)".into()),
     }
@@ -239,7 +247,8 @@ mod tests {
         let err = check_pull_secret("{\"auths\": topsecret").unwrap_err();
         assert!(!err.contains("topsecret"), "{err}");
         assert!(check_pull_secret("{\"x\":1}").is_err());
-        assert!(check_pull_secret("{\"auths\":{}}").is_ok());
+        assert!(check_pull_secret("{\"auths\":{}}").is_err());
+        assert!(check_pull_secret("{\"auths\":{\"r\":{}}}").is_ok());
     }
 
     #[test]

@@ -227,6 +227,37 @@ pub(crate) fn check_control_plane_count(
     Ok(())
 }
 
+/// A pool's `platform` on platform none: nothing, or `none: {}`.
+pub(crate) fn check_pool_platform(
+    loaded: &LoadedConfig,
+    field: &str,
+    platform: Option<&serde_json::Value>,
+) -> Result<()> {
+    let Some(serde_json::Value::Object(platforms)) = platform else {
+        return Ok(());
+    };
+    for (name, settings) in platforms {
+        let empty = settings.is_null() || settings.as_object().is_some_and(|m| m.is_empty());
+        if name != "none" {
+            return Err(loaded.field_error(
+                &format!("{field}.platform.{name}"),
+                format!("unknown key: a pool on platform none takes no settings of platform `{name}`; remove it"),
+            ));
+        }
+        if !empty {
+            let key = settings
+                .as_object()
+                .and_then(|m| m.keys().next())
+                .map_or("", |k| k.as_str());
+            return Err(loaded.field_error(
+                &format!("{field}.platform.none.{key}"),
+                "unknown key: platform none has no settings; write `none: {}`",
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// With `fips: true` the nodes' sshd takes only RSA and ECDSA keys.
 pub(crate) fn check_fips_ssh_key(loaded: &LoadedConfig, fips: bool, key: &str) -> Result<()> {
     if !fips {
@@ -246,9 +277,10 @@ pub(crate) fn check_fips_ssh_key(loaded: &LoadedConfig, fips: bool, key: &str) -
     Ok(())
 }
 
-/// The proxy: a URL for at least one of HTTP and HTTPS, an `http://` HTTP proxy, and a noProxy
-/// list of domains, addresses and CIDRs without spaces or wildcards (`*` alone means all).
-pub(crate) fn check_proxy(loaded: &LoadedConfig) -> Result<()> {
+/// The proxy: a URL for at least one of HTTP and HTTPS, an `http://` HTTP proxy, not at an
+/// address of the cluster's own pod or service networks, and a noProxy list of domains,
+/// addresses and CIDRs without spaces or wildcards (`*` alone means all).
+pub(crate) fn check_proxy(loaded: &LoadedConfig, networks: &Networks) -> Result<()> {
     let Some(proxy) = &loaded.config.proxy else {
         return Ok(());
     };
@@ -268,6 +300,28 @@ pub(crate) fn check_proxy(loaded: &LoadedConfig) -> Result<()> {
                 super::fields::redact_userinfo(http)
             ),
         ));
+    }
+    for (field, url) in [("proxy.httpProxy", http), ("proxy.httpsProxy", https)] {
+        let host = url.split_once("://").map_or("", |(_, rest)| rest);
+        let host = host.rsplit_once('@').map_or(host, |(_, h)| h);
+        let host = host.split('/').next().unwrap_or_default();
+        let host = match host.strip_prefix('[') {
+            Some(v6) => v6.split(']').next().unwrap_or_default(),
+            None => host.rsplit_once(':').map_or(host, |(h, _)| h),
+        };
+        let Ok(address) = host.parse::<std::net::IpAddr>() else {
+            continue;
+        };
+        let cluster = networks.cluster.iter().map(|c| (&c.cidr, "pod network"));
+        let service = networks.service.iter().map(|s| (s, "service network"));
+        if let Some((net, kind)) = cluster.chain(service).find(|(n, _)| n.contains(&address)) {
+            return Err(loaded.field_error(
+                field,
+                format!(
+                    "points at {address}, inside the cluster's {kind} {net}: the proxy must be reachable outside the cluster's own networks"
+                ),
+            ));
+        }
     }
     let no_proxy = proxy.no_proxy.as_deref().unwrap_or_default();
     if no_proxy.is_empty() || no_proxy == "*" {
@@ -383,6 +437,18 @@ pub(crate) fn check_networks(
             }
         }
     }
+    for (i, machine) in networks.machine.iter().enumerate() {
+        if let Some((j, other)) = networks.machine[..i]
+            .iter()
+            .enumerate()
+            .find(|(_, o)| overlaps(machine, o))
+        {
+            return Err(loaded.field_error(
+                &format!("networking.machineNetwork.{i}.cidr"),
+                format!("{machine} overlaps machineNetwork[{j}] {other}: merge them into one entry, or give each its own range"),
+            ));
+        }
+    }
     for (i, service) in networks.service.iter().enumerate() {
         for machine in &networks.machine {
             if overlaps(service, machine) {
@@ -416,6 +482,26 @@ pub(crate) fn check_networks(
                         format!("{net} overlaps {hit}, which OVN-Kubernetes uses inside the cluster: choose another range"),
                     ));
                 }
+            }
+        }
+    }
+    // Before 4.21 a dual-stack cluster on platform none lists IPv4 first everywhere.
+    if applies(profile, "ipv4_first_in_dual_stack") {
+        let cluster: Vec<IpNet> = networks.cluster.iter().map(|c| c.cidr).collect();
+        for (field, nets) in [
+            ("networking.clusterNetwork", &cluster),
+            ("networking.machineNetwork", &networks.machine),
+            ("networking.serviceNetwork", &networks.service),
+        ] {
+            let has_v4 = nets.iter().any(|n| n.addr().is_ipv4());
+            if has_v4 && nets.first().is_some_and(|n| n.addr().is_ipv6()) {
+                return Err(loaded.field_error(
+                    field,
+                    format!(
+                        "lists an IPv6 network first: OpenShift {} makes IPv4-primary dual-stack clusters only; put the IPv4 network first",
+                        profile.minor
+                    ),
+                ));
             }
         }
     }

@@ -290,7 +290,7 @@ impl Model {
             }
         };
         check_publish(loaded)?;
-        installer_rules::check_proxy(loaded)?;
+        installer_rules::check_proxy(loaded, &networks)?;
         let proxy = proxy::settings(loaded, &cluster_name, &base_domain, &networks)?;
         let (registries, mirror_kind) = mirror_rules(loaded, release.profile, &mut warnings)?;
         installer_rules::check_capabilities(loaded, release.profile)?;
@@ -365,7 +365,20 @@ fn check_platform(loaded: &LoadedConfig) -> Result<String> {
     };
     let names: Vec<&String> = platform.keys().collect();
     match names.as_slice() {
-        [name] if SUPPORTED_PLATFORMS.contains(&name.as_str()) => Ok(name.to_string()),
+        [name] if SUPPORTED_PLATFORMS.contains(&name.as_str()) => {
+            // Platform none has no settings.
+            if let Some(serde_json::Value::Object(settings)) = platform.get(name.as_str()) {
+                if let Some(key) = settings.keys().next() {
+                    return Err(loaded.field_error(
+                        &format!("platform.{name}.{key}"),
+                        format!(
+                            "unknown key: platform {name} has no settings; write `{name}: {{}}`"
+                        ),
+                    ));
+                }
+            }
+            Ok(name.to_string())
+        }
         [name] => Err(loaded.field_error(
             &format!("platform.{name}"),
             format!("platform `{name}` is not supported yet; supported platforms: {supported}"),
@@ -386,6 +399,7 @@ fn pool(
     default_arch: Arch,
 ) -> Result<Pool> {
     let raw = raw.cloned().unwrap_or_default();
+    installer_rules::check_pool_platform(loaded, field, raw.platform.as_ref())?;
     let replicas = match raw.replicas {
         None => default_replicas,
         Some(n) if (0..=1000).contains(&n) => n as u32,
