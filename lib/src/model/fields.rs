@@ -102,6 +102,19 @@ pub fn check_ssh_key(key: &str) -> Result<(), String> {
     Ok(())
 }
 
+/// With FIPS on, the nodes' sshd takes only RSA and ECDSA keys.
+pub fn check_fips_ssh_key(key: &str) -> Result<(), String> {
+    for line in key.lines().map(str::trim).filter(|l| !l.is_empty()) {
+        let kind = line.split_whitespace().next().unwrap_or_default();
+        if kind != "ssh-rsa" && !kind.starts_with("ecdsa-sha2-nistp") {
+            return Err(format!(
+                "is a `{kind}` key, which a FIPS node's sshd refuses (nobody could log in): with `fips: true` use an RSA or ECDSA key (ssh-keygen -t ecdsa -b 384)"
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// A pull secret: a docker config JSON object with an `auths` object.
 pub fn check_pull_secret(secret: &str) -> Result<(), String> {
     let value: serde_json::Value = serde_json::from_str(secret)

@@ -7,6 +7,8 @@ pub(crate) mod fields;
 mod installer_rules;
 pub(crate) mod mirrors;
 pub(crate) mod network;
+mod network_rules;
+mod pool_rules;
 mod proxy;
 mod single_node;
 
@@ -190,12 +192,8 @@ impl Model {
             options.release_image.as_deref(),
         )?;
         let release_version = release.version.to_string();
-        installer_rules::check_compute_names(loaded)?;
-        installer_rules::check_control_plane_count(
-            loaded,
-            release.profile,
-            control_plane.replicas,
-        )?;
+        pool_rules::check_compute_names(loaded)?;
+        pool_rules::check_control_plane_count(loaded, release.profile, control_plane.replicas)?;
         let bootstrap_arch = options.bootstrap_arch.unwrap_or(control_plane.architecture);
         let heterogeneous = compute
             .iter()
@@ -256,7 +254,7 @@ impl Model {
         )?;
 
         let networks = network_settings(loaded, release.profile)?;
-        installer_rules::check_networks(loaded, release.profile, &networks)?;
+        network_rules::check_networks(loaded, release.profile, &networks)?;
         let pull_secret = ic.pull_secret.clone().unwrap_or_default();
         if pull_secret.is_empty() {
             return Err(loaded.field_error(
@@ -267,7 +265,9 @@ impl Model {
         fields::check_pull_secret(&pull_secret).map_err(|m| loaded.field_error("pullSecret", m))?;
         let ssh_key = ic.ssh_key.clone().unwrap_or_default();
         fields::check_ssh_key(&ssh_key).map_err(|m| loaded.field_error("sshKey", m))?;
-        installer_rules::check_fips_ssh_key(loaded, ic.fips.unwrap_or(false), &ssh_key)?;
+        if ic.fips == Some(true) {
+            fields::check_fips_ssh_key(&ssh_key).map_err(|m| loaded.field_error("sshKey", m))?;
+        }
         if ssh_key.trim().is_empty() {
             warnings.push(loaded.warning(
                 "sshKey",
@@ -290,7 +290,7 @@ impl Model {
             }
         };
         check_publish(loaded)?;
-        installer_rules::check_proxy(loaded, &networks)?;
+        proxy::check_proxy(loaded, &networks)?;
         let proxy = proxy::settings(loaded, &cluster_name, &base_domain, &networks)?;
         let (registries, mirror_kind) = mirror_rules(loaded, release.profile, &mut warnings)?;
         installer_rules::check_capabilities(loaded, release.profile)?;
@@ -399,7 +399,7 @@ fn pool(
     default_arch: Arch,
 ) -> Result<Pool> {
     let raw = raw.cloned().unwrap_or_default();
-    installer_rules::check_pool_platform(loaded, field, raw.platform.as_ref())?;
+    pool_rules::check_pool_platform(loaded, field, raw.platform.as_ref())?;
     let replicas = match raw.replicas {
         None => default_replicas,
         Some(n) if (0..=1000).contains(&n) => n as u32,
@@ -494,47 +494,8 @@ fn pools(loaded: &LoadedConfig, options: &ModelOptions) -> Result<(Pool, Vec<Poo
             default_arch,
         )?);
     }
-    check_same_architecture(loaded, &control_plane, &compute, default_arch)?;
+    pool_rules::check_same_architecture(loaded, &control_plane, &compute, default_arch)?;
     Ok((control_plane, compute))
-}
-
-/// On platform none every pool has the control plane's architecture (the installer refuses
-/// mixed pools there); a pool left out or without an architecture has the installer's default.
-fn check_same_architecture(
-    loaded: &LoadedConfig,
-    control_plane: &Pool,
-    compute: &[Pool],
-    default_arch: Arch,
-) -> Result<()> {
-    let wanted = control_plane.architecture;
-    if loaded.config.compute.is_empty() && default_arch != wanted {
-        return Err(loaded.field_error(
-            "compute",
-            format!(
-                "is not written, so the installer adds a pool of {default_arch} workers to a {wanted} control plane: write a compute pool `{{name: worker, architecture: {wanted}, replicas: 0}}` (0 for a compact cluster)"
-            ),
-        ));
-    }
-    for (i, pool) in compute.iter().enumerate() {
-        if pool.architecture != wanted {
-            let written = loaded.config.compute[i].architecture.is_some();
-            let why = if written {
-                format!("is {}", pool.architecture)
-            } else {
-                format!(
-                    "is not written, so it is {} (the installer's default)",
-                    pool.architecture
-                )
-            };
-            return Err(loaded.field_error(
-                &format!("compute.{i}.architecture"),
-                format!(
-                    "{why}, but the control plane is {wanted}: on platform none every pool has the control plane's architecture; write `architecture: {wanted}`"
-                ),
-            ));
-        }
-    }
-    Ok(())
 }
 
 fn check_payload(
@@ -883,4 +844,22 @@ fn stored_install_config(
         });
     }
     serde_yaml_ng::to_string(&stored).unwrap_or_default()
+}
+
+/// What [`Model::new`] refuses an install-config `text` with for release `version`; `""` when
+/// it accepts it.
+#[cfg(test)]
+fn refusal(text: &str, version: &str) -> String {
+    let loaded = match crate::config::parse(text, "install-config.yaml") {
+        Ok(loaded) => loaded,
+        Err(e) => return e.to_string(),
+    };
+    let options = ModelOptions {
+        release_version: Some(version.into()),
+        ..ModelOptions::default()
+    };
+    Model::new(&loaded, &options)
+        .err()
+        .map(|e| e.to_string())
+        .unwrap_or_default()
 }
