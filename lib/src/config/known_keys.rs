@@ -24,12 +24,13 @@ const KNOWN: &[(&str, &[&str])] = &[
             "imageDigestSources",
             "capabilities",
             "featureSet",
+            "publish",
             "featureGates",
             "osImageStream",
             "bootstrapInPlace",
         ],
     ),
-    ("metadata", &["name"]),
+    ("metadata", &["name", "annotations"]),
     (
         "controlPlane",
         &[
@@ -194,6 +195,7 @@ mod tests {
         assert_eq!(suggestion("basedomain"), Some("baseDomain"));
         assert_eq!(suggestion("networking.netwrokType"), Some("networkType"));
         assert_eq!(suggestion("compute.1.replcias"), Some("replicas"));
+        assert_eq!(suggestion("pubish"), Some("publish"));
         assert_eq!(suggestion("colour"), None);
         assert_eq!(suggestion("networking.colour"), None);
     }
