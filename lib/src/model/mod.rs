@@ -495,6 +495,11 @@ fn pools(loaded: &LoadedConfig, options: &ModelOptions) -> Result<(Pool, Vec<Poo
         )?);
     }
     pool_rules::check_same_architecture(loaded, &control_plane, &compute, default_arch)?;
+    // Without `compute` the installer makes the default pool: three workers of its own
+    // architecture (so the control plane is not schedulable).
+    if ic.compute.is_empty() {
+        compute.push(pool(loaded, "compute", None, "worker", 3, default_arch)?);
+    }
     Ok((control_plane, compute))
 }
 

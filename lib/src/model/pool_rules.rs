@@ -136,6 +136,21 @@ mod tests {
         super::super::refusal(&text, version)
     }
 
+    /// Without `compute`, the installer's default pool: three workers of its architecture.
+    #[test]
+    fn no_compute_is_three_workers() {
+        let text = "apiVersion: v1\nmetadata:\n  name: demo\nbaseDomain: example.com\nplatform:\n  none: {}\npullSecret: '{\"auths\":{\"r\":{}}}'\n";
+        let loaded = crate::config::parse(text, "install-config.yaml").unwrap();
+        let model = super::super::Model::new(&loaded, &Default::default()).unwrap();
+        assert_eq!(model.compute.len(), 1);
+        assert_eq!(model.compute[0].name, "worker");
+        assert_eq!(model.compute[0].replicas, 3);
+        assert_eq!(model.compute[0].architecture, super::Arch::Amd64);
+        assert!(model
+            .stored_install_config
+            .contains("replicas: 3\n  architecture: amd64"));
+    }
+
     #[test]
     fn pools_are_refused_with_line_and_what_to_write() {
         let infra = refusal("4.22.0", "compute:\n- name: infra\n  replicas: 2\n");
