@@ -83,7 +83,11 @@ fn bad_inputs_fail_clearly_and_write_nothing() {
         case(
             "unknown arch in install-config",
             &[],
-            &["`controlPlane.architecture`", "mips64", "accepted: amd64"],
+            &[
+                "`controlPlane.architecture`",
+                "mips64",
+                "write one of amd64, arm64, ppc64le, s390x",
+            ],
         ),
         case(
             "unsupported platform",

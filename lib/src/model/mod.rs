@@ -423,8 +423,15 @@ fn pool(
     let architecture = match raw.architecture.as_deref() {
         None => default_arch,
         Some(name) => {
-            let arch: Arch = name.parse().map_err(|e: arch::UnknownArch| {
-                loaded.field_error(&format!("{field}.architecture"), e.to_string())
+            let arch: Arch = name.parse().map_err(|_: arch::UnknownArch| {
+                let names: Vec<&str> = Arch::all().map(|a| a.facts().go).collect();
+                loaded.field_error(
+                    &format!("{field}.architecture"),
+                    format!(
+                        "`{name}` is not an architecture OpenShift is built for: write one of {}",
+                        names.join(", ")
+                    ),
+                )
             })?;
             // The installer knows each architecture by its Go name only.
             if arch.facts().go != name {

@@ -96,7 +96,7 @@ pub(crate) fn check_same_architecture(
         return Err(loaded.field_error(
             "compute",
             format!(
-                "is not written, so the installer adds a pool of {default_arch} workers to a {wanted} control plane: write a compute pool `{{name: worker, architecture: {wanted}, replicas: 0}}` (0 for a compact cluster)"
+                "is not written, so the installer adds a pool of {default_arch} workers to the {wanted} control plane: write a compute pool `{{name: worker, architecture: {wanted}, replicas: 0}}` (0 for a compact cluster)"
             ),
         ));
     }

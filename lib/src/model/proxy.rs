@@ -88,6 +88,12 @@ pub(super) fn check_proxy(loaded: &LoadedConfig, networks: &Networks) -> Result<
         ));
     }
     for entry in no_proxy.split(',') {
+        if entry == "*" {
+            return Err(loaded.field_error(
+                "proxy.noProxy",
+                "`*` (no proxy for anything) must stand alone: write `noProxy: \"*\"`, or list the domains and networks",
+            ));
+        }
         if entry.contains('*') {
             return Err(loaded.field_error(
                 "proxy.noProxy",
