@@ -32,6 +32,43 @@ pub(crate) fn check_networks(
             ),
         ));
     }
+    let cluster_cidrs: Vec<IpNet> = networks.cluster.iter().map(|c| c.cidr).collect();
+    for (list, tail, nets) in [
+        ("networking.machineNetwork", ".cidr", &networks.machine),
+        ("networking.serviceNetwork", "", &networks.service),
+        ("networking.clusterNetwork", ".cidr", &cluster_cidrs),
+    ] {
+        if let Some(i) = nets.iter().position(|n| n.addr().is_unspecified()) {
+            return Err(loaded.field_error(
+                &format!("{list}.{i}{tail}"),
+                format!(
+                    "{} is every address, not a network: write the range the {} really use",
+                    nets[i],
+                    if list.ends_with("machineNetwork") {
+                        "machines"
+                    } else {
+                        "cluster's pods or services"
+                    }
+                ),
+            ));
+        }
+    }
+    // Kubernetes' limits on the service network's size.
+    for (i, service) in networks.service.iter().enumerate() {
+        let (smallest, suggestion) = if service.addr().is_ipv4() {
+            (12, 16)
+        } else {
+            (108, 112)
+        };
+        if service.prefix_len() < smallest {
+            return Err(loaded.field_error(
+                &format!("networking.serviceNetwork.{i}"),
+                format!(
+                    "{service} is larger than a service network can be (/{smallest} at most): use a /{suggestion}"
+                ),
+            ));
+        }
+    }
     let written = loaded.config.networking.clone().unwrap_or_default();
     for (i, (entry, cluster)) in written
         .cluster_network
