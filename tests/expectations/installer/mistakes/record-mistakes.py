@@ -47,6 +47,19 @@ def fields_of(message):
     return sorted(set(found))
 
 
+# Lists the installer prints from a Go map, in a different order on each run.
+SUPPORTED = re.compile(r'supported values: ((?:"[^"]*", )*"[^"]*")')
+
+
+def normalized(line):
+    """The installer's error line without its timestamp, its map-ordered lists sorted."""
+    line = re.sub(r'^time="[^"]*" ', "", line)
+    return SUPPORTED.sub(
+        lambda m: "supported values: " + ", ".join(sorted(m.group(1).split(", "))),
+        line,
+    )
+
+
 def toml_string(text):
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
@@ -88,7 +101,7 @@ def main():
         finally:
             shutil.rmtree(work, ignore_errors=True)
         errors = [
-            re.sub(r'^time="[^"]*" ', "", l)
+            normalized(l)
             for l in run.stderr.splitlines() + run.stdout.splitlines()
             if "level=error" in l or "level=fatal" in l
         ]
