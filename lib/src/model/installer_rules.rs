@@ -3,7 +3,7 @@
 //! [`applies`], and the check of `capabilities`. The checks the switches guard live beside
 //! what they check: `pool_rules.rs`, `network_rules.rs`, `proxy.rs`.
 
-use crate::config::LoadedConfig;
+use crate::config::{LoadedConfig, Warning};
 use crate::error::Result;
 use crate::release::{Minor, Profile};
 use serde::Deserialize;
@@ -105,7 +105,11 @@ fn set_members(release: Minor, set: &str) -> Vec<&'static str> {
 
 /// `capabilities`: a baseline set and additional capabilities the release knows, and the
 /// dependencies its installer checks.
-pub(crate) fn check_capabilities(loaded: &LoadedConfig, profile: &Profile) -> Result<()> {
+pub(crate) fn check_capabilities(
+    loaded: &LoadedConfig,
+    profile: &Profile,
+    warnings: &mut Vec<Warning>,
+) -> Result<()> {
     let Some(caps) = &loaded.config.capabilities else {
         return Ok(());
     };
@@ -113,6 +117,12 @@ pub(crate) fn check_capabilities(loaded: &LoadedConfig, profile: &Profile) -> Re
     let sets = capability_sets(release);
     if sets.is_empty() {
         // 4.9 and 4.10 have no capabilities; their installer ignores the key.
+        warnings.push(loaded.warning(
+            "capabilities",
+            format!(
+                "ignored: OpenShift {release}'s installer does not read capabilities (they arrived in 4.11), so the cluster gets every component"
+            ),
+        ));
         return Ok(());
     }
     let set = caps.baseline_capability_set.as_deref().unwrap_or_default();
@@ -223,6 +233,25 @@ mod tests {
                 row.name
             );
         }
+    }
+
+    #[test]
+    fn capabilities_before_4_11_are_ignored_with_a_warning() {
+        let text = "apiVersion: v1\nmetadata:\n  name: demo\nbaseDomain: example.com\nplatform:\n  none: {}\npullSecret: '{\"auths\":{\"r\":{}}}'\ncapabilities:\n  baselineCapabilitySet: None\n";
+        let loaded = crate::config::parse(text, "install-config.yaml").unwrap();
+        let release = crate::release::select(Some("4.10.0"), None).unwrap();
+        let mut warnings = Vec::new();
+        check_capabilities(&loaded, release.profile, &mut warnings).unwrap();
+        assert_eq!(warnings.len(), 1);
+        assert_eq!(warnings[0].line, Some(8));
+        assert!(
+            warnings[0].message.contains("arrived in 4.11"),
+            "{:?}",
+            warnings[0]
+        );
+        let newer = crate::release::select(Some("4.11.0"), None).unwrap();
+        assert!(check_capabilities(&loaded, newer.profile, &mut warnings).is_ok());
+        assert_eq!(warnings.len(), 1);
     }
 
     #[test]

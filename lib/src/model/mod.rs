@@ -293,7 +293,7 @@ impl Model {
         proxy::check_proxy(loaded, &networks)?;
         let proxy = proxy::settings(loaded, &cluster_name, &base_domain, &networks)?;
         let (registries, mirror_kind) = mirror_rules(loaded, release.profile, &mut warnings)?;
-        installer_rules::check_capabilities(loaded, release.profile)?;
+        installer_rules::check_capabilities(loaded, release.profile, &mut warnings)?;
         let capabilities = ic.capabilities.clone().unwrap_or_default();
         let (feature_set, custom_feature_gates) =
             features::feature_selection(loaded, release.profile)?;
