@@ -253,8 +253,8 @@ impl Model {
             &mut warnings,
         )?;
 
-        let networks = network_settings(loaded, release.profile)?;
-        network_rules::check_networks(loaded, release.profile, &networks)?;
+        let networks = network_settings(loaded, release.profile, single_node.is_some())?;
+        network_rules::check_networks(loaded, release.profile, &networks, single_node.is_some())?;
         let pull_secret = ic.pull_secret.clone().unwrap_or_default();
         if pull_secret.is_empty() {
             return Err(loaded.field_error(
@@ -584,7 +584,11 @@ fn check_payload(
     Ok(())
 }
 
-fn network_settings(loaded: &LoadedConfig, profile: &crate::release::Profile) -> Result<Networks> {
+fn network_settings(
+    loaded: &LoadedConfig,
+    profile: &crate::release::Profile,
+    single_node: bool,
+) -> Result<Networks> {
     use network::*;
     let raw = loaded.config.networking.clone().unwrap_or_default();
     let parse =
@@ -659,9 +663,11 @@ fn network_settings(loaded: &LoadedConfig, profile: &crate::release::Profile) ->
         }
     }
     Ok(Networks {
-        // The installer's default changed in 4.12.
+        // The installer's default changed in 4.12, for a single node in 4.11.
         network_type: raw.network_type.unwrap_or_else(|| {
-            if profile.has("default_network_ovn") {
+            if profile.has("default_network_ovn")
+                || (single_node && installer_rules::applies(profile, "single_node_ovn"))
+            {
                 "OVNKubernetes".to_string()
             } else {
                 "OpenShiftSDN".to_string()

@@ -19,6 +19,7 @@ pub(crate) fn check_networks(
     loaded: &LoadedConfig,
     profile: &Profile,
     networks: &Networks,
+    single_node: bool,
 ) -> Result<()> {
     let plugin = &networks.network_type;
     if applies(profile, "no_openshift_sdn")
@@ -31,6 +32,30 @@ pub(crate) fn check_networks(
                 profile.minor
             ),
         ));
+    }
+    // Where OpenShiftSDN is still a plugin, it carries IPv4 only, and from 4.11 not on a
+    // single node.
+    if plugin.eq_ignore_ascii_case("OpenShiftSDN") {
+        let ipv6 = networks
+            .cluster
+            .iter()
+            .map(|c| &c.cidr)
+            .chain(&networks.service)
+            .chain(&networks.machine)
+            .any(|n| n.addr().is_ipv6());
+        let why = if ipv6 {
+            Some("carries IPv4 only, and this cluster has IPv6 networks")
+        } else if single_node && applies(profile, "single_node_ovn") {
+            Some("does not run on a single node bootstrapping in place")
+        } else {
+            None
+        };
+        if let Some(why) = why {
+            return Err(loaded.field_error(
+                "networking.networkType",
+                format!("OpenShiftSDN {why}: write `networkType: OVNKubernetes`"),
+            ));
+        }
     }
     let cluster_cidrs: Vec<IpNet> = networks.cluster.iter().map(|c| c.cidr).collect();
     for (list, tail, nets) in [
@@ -224,6 +249,36 @@ mod tests {
             "apiVersion: v1\nmetadata:\n  name: demo\nbaseDomain: example.com\nplatform:\n  none: {{}}\npullSecret: '{{\"auths\":{{\"r\":{{}}}}}}'\nnetworking:\n{networking}"
         );
         super::super::refusal(&text, version)
+    }
+
+    /// From 4.11 a single node defaults to OVNKubernetes and refuses OpenShiftSDN.
+    #[test]
+    fn a_single_node_gets_ovn_from_4_11() {
+        let text = |network: &str| {
+            format!(
+                "apiVersion: v1\nmetadata:\n  name: sno\nbaseDomain: example.com\nplatform:\n  none: {{}}\npullSecret: '{{\"auths\":{{\"r\":{{}}}}}}'\ncontrolPlane:\n  replicas: 1\ncompute:\n- name: worker\n  replicas: 0\nbootstrapInPlace:\n  installationDisk: /dev/sda\n{network}"
+            )
+        };
+        let plugin = |version: &str| {
+            let loaded = crate::config::parse(&text(""), "install-config.yaml").unwrap();
+            let options = super::super::ModelOptions {
+                release_version: Some(version.into()),
+                ..Default::default()
+            };
+            super::super::Model::new(&loaded, &options)
+                .unwrap()
+                .networks
+                .network_type
+        };
+        assert_eq!(plugin("4.10.0"), "OpenShiftSDN");
+        assert_eq!(plugin("4.11.0"), "OVNKubernetes");
+        let sdn = "networking:\n  networkType: OpenShiftSDN\n";
+        assert_eq!(super::super::refusal(&text(sdn), "4.10.0"), "");
+        let refused = super::super::refusal(&text(sdn), "4.12.0");
+        assert!(
+            refused.contains("does not run on a single node"),
+            "{refused}"
+        );
     }
 
     #[test]

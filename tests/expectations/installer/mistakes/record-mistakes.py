@@ -51,13 +51,26 @@ def fields_of(message):
 SUPPORTED = re.compile(r'supported values: ((?:"[^"]*", )*"[^"]*")')
 
 
+# Where one field error of a list of them starts.
+NEXT_ERROR = re.compile(
+    r", (?=[A-Za-z][\w.\[\]-]*: (?:Invalid value|Required value|Unsupported value|"
+    r"Duplicate value|Forbidden|Internal error|Too many|Too long|Not found))"
+)
+
+
 def normalized(line):
-    """The installer's error line without its timestamp, its map-ordered lists sorted."""
+    """The installer's error line without its timestamp, its map-ordered lists sorted (the
+    values a field takes, and the field errors of a `[...]` list)."""
     line = re.sub(r'^time="[^"]*" ', "", line)
-    return SUPPORTED.sub(
+    line = SUPPORTED.sub(
         lambda m: "supported values: " + ", ".join(sorted(m.group(1).split(", "))),
         line,
     )
+    head, bracket, rest = line.partition('file: [')
+    if bracket and rest.endswith("]"):
+        errors = sorted(NEXT_ERROR.split(rest[:-1]))
+        line = head + bracket + ", ".join(errors) + "]"
+    return line
 
 
 def toml_string(text):
