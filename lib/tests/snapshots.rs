@@ -110,11 +110,6 @@ fn raw_configs_are_pinned() {
     }
 }
 
-#[test]
-fn heterogeneous_compute() {
-    insta::assert_snapshot!(view_of(&fixture("heterogeneous.yaml"), &fixture_options()));
-}
-
 /// An x86_64 bootstrap host installing an arm64 cluster: the bootstrap's own checks expect
 /// amd64, everything the cluster reads says arm64, and the payload must be multi-arch.
 #[test]

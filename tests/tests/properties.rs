@@ -54,11 +54,13 @@ fn cluster() -> impl Strategy<Value = Cluster> {
 
 const SSH_KEY: &str =
     "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIB9oWwSA3F4bSWnSO73/fRkrcMa1nA36lXcH0hEY2QCm prop@test";
+/// A FIPS node's sshd takes RSA and ECDSA keys only.
+const FIPS_SSH_KEY: &str = "ecdsa-sha2-nistp384 AAAAE2VjZHNhLXNoYTItbmlzdHAzODQAAAAIbmlzdHAzODQAAABhBETCkz+efNk534rJnqgIyGX0g578lvHNyJ+tWoYffd90r1yaG99z7Q0R7imfVe/wa5CmXG27ET2JUxHctbyzgshsxzdFL30TPK8YtmIAs6bXEj8T543nVlhQBELP9f+Xqw== prop@test";
 
 fn install_config(c: &Cluster) -> String {
     let mut text = format!(
-        "apiVersion: v1\nmetadata:\n  name: {}\nbaseDomain: {}\ncontrolPlane:\n  name: master\n  replicas: {}\n  architecture: {}\ncompute:\n- name: worker\n  replicas: {}\nplatform:\n  none: {{}}\nfips: {}\npullSecret: '{{\"auths\":{{\"r.example\":{{\"auth\":\"eDp5\"}}}}}}'\n",
-        c.name, c.domain, c.replicas, c.arch, c.workers, c.fips
+        "apiVersion: v1\nmetadata:\n  name: {}\nbaseDomain: {}\ncontrolPlane:\n  name: master\n  replicas: {}\n  architecture: {}\ncompute:\n- name: worker\n  replicas: {}\n  architecture: {}\nplatform:\n  none: {{}}\nfips: {}\npullSecret: '{{\"auths\":{{\"r.example\":{{\"auth\":\"eDp5\"}}}}}}'\n",
+        c.name, c.domain, c.replicas, c.arch, c.workers, c.arch, c.fips
     );
     if c.ipv6 {
         text.push_str("networking:\n  clusterNetwork:\n  - cidr: fd01::/48\n    hostPrefix: 64\n  serviceNetwork:\n  - fd02::/112\n  machineNetwork:\n  - cidr: fd00::/64\n");
@@ -70,7 +72,8 @@ fn install_config(c: &Cluster) -> String {
         text.push_str("imageDigestSources:\n- source: quay.io/openshift-release-dev/ocp-release\n  mirrors:\n  - mirror.example:5000/ocp/release\n");
     }
     if c.ssh {
-        text.push_str(&format!("sshKey: {SSH_KEY}\n"));
+        let key = if c.fips { FIPS_SSH_KEY } else { SSH_KEY };
+        text.push_str(&format!("sshKey: {key}\n"));
     }
     text
 }

@@ -1,5 +1,5 @@
-//! Loading `install-config.yaml`: the document as the user wrote it, with warnings for keys
-//! bootgen does not know, each with its line.
+//! Loading `install-config.yaml`: the document as the user wrote it. A key bootgen does not
+//! know is refused with its line and, for a typo, the key that was meant.
 
 mod known_keys;
 mod locate;
@@ -62,13 +62,26 @@ impl LoadedConfig {
         line_of(&self.text, &parse_dotted(field))
     }
 
-    /// An [`Error::InvalidField`] for this file, with the field's line.
+    /// An [`Error::InvalidField`] for this file, with the field's line (or, for a field not
+    /// written, the line of the nearest part of the document that holds it).
     pub fn field_error(&self, field: &str, message: impl Into<String>) -> Error {
         Error::InvalidField {
             file: self.source_name.clone(),
             field: display_path(field),
-            line: self.line_of(field),
+            line: self.line_near(field),
             message: message.into(),
+        }
+    }
+
+    /// The line of `field`, else of its nearest written parent (`compute.0` for
+    /// `compute.0.architecture`); none for a missing top-level field.
+    fn line_near(&self, field: &str) -> Option<usize> {
+        let mut path = field;
+        loop {
+            if let Some(line) = self.line_of(path) {
+                return Some(line);
+            }
+            path = path.rsplit_once('.')?.0;
         }
     }
 
@@ -173,13 +186,22 @@ pub fn parse(text: &str, source_name: &str) -> Result<LoadedConfig> {
             .filter(|part| !part.is_empty())
             .collect::<Vec<_>>()
             .join(".");
-        let message = match known_keys::suggestion(&dotted) {
-            Some(meant) => format!("unknown key, ignored; did you mean `{meant}`?"),
-            None => "unknown key, ignored".to_string(),
+        if known_keys::is_object_metadata(&dotted) {
+            continue;
+        }
+        // A key that does nothing hides a typo: the installer refuses unknown keys from 4.22
+        // on (older ones ignore them with a warning), and bootgen refuses them for every
+        // release.
+        let message = match (known_keys::not_supported(&dotted), known_keys::suggestion(&dotted)) {
+            (Some(what), _) => format!(
+                "an installer setting for {what}: bootgen does not support it, so the cluster would not get it; remove it"
+            ),
+            (None, Some(meant)) => format!("unknown key: did you mean `{meant}`?"),
+            (None, None) => "unknown key: the install-config has no such field; remove it (or check its indentation)".to_string(),
         };
-        let warning = loaded.warning(&dotted, message);
-        loaded.warnings.push(warning);
+        return Err(loaded.field_error(&dotted, message));
     }
+    loaded.warnings.clear();
     Ok(loaded)
 }
 
@@ -195,12 +217,31 @@ mod tests {
     }
 
     #[test]
-    fn unknown_keys_warn_with_line() {
+    fn unknown_keys_are_refused_with_line_and_the_key_meant() {
         let text = "apiVersion: v1\nbaseDomain: a.b\nnetworking:\n  networkType: OVNKubernetes\n  colour: red\n";
-        let loaded = parse(text, "ic.yaml").unwrap();
-        assert_eq!(loaded.warnings.len(), 1);
-        assert_eq!(loaded.warnings[0].field, "networking.colour");
-        assert_eq!(loaded.warnings[0].line, Some(5));
+        let err = parse(text, "ic.yaml").unwrap_err();
+        assert!(
+            matches!(&err, Error::InvalidField { field, line: Some(5), .. } if field == "networking.colour"),
+            "{err:?}"
+        );
+        let typo = parse("apiVersion: v1\ncontrolplane:\n  replicas: 3\n", "ic.yaml")
+            .unwrap_err()
+            .to_string();
+        assert!(typo.contains("did you mean `controlPlane`?"), "{typo}");
+        let unsupported = parse("cpuPartitioningMode: AllNodes\n", "ic.yaml")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            unsupported.contains("bootgen does not support it"),
+            "{unsupported}"
+        );
+        // What `openshift-install create install-config` writes under metadata is not a typo.
+        let loaded = parse(
+            "metadata:\n  creationTimestamp: null\n  name: x\n",
+            "ic.yaml",
+        )
+        .unwrap();
+        assert!(loaded.warnings.is_empty());
     }
 
     #[test]

@@ -76,7 +76,14 @@ pub(crate) fn feature_selection(
     if feature_set != CUSTOM_FEATURE_SET {
         return Err(loaded.field_error(
             "featureGates",
-            format!("is read only with featureSet: {CUSTOM_FEATURE_SET} (it is `{feature_set}`)"),
+            format!(
+                "is read only with featureSet: {CUSTOM_FEATURE_SET} (it is {})",
+                if feature_set.is_empty() {
+                    "unset".to_string()
+                } else {
+                    format!("`{feature_set}`")
+                }
+            ),
         ));
     }
     for (i, entry) in ic.feature_gates.iter().enumerate() {

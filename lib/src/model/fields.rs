@@ -3,8 +3,12 @@
 
 /// A DNS label: the cluster name.
 pub fn check_cluster_name(name: &str) -> Result<(), String> {
-    if name.is_empty() || name.len() > 63 {
-        return Err(format!("`{name}` must be 1 to 63 characters"));
+    // The installer's limit: it builds machine and resource names from the cluster name.
+    if name.is_empty() || name.len() > 54 {
+        return Err(format!(
+            "`{name}` must be 1 to 54 characters (it has {})",
+            name.len()
+        ));
     }
     let ok = name
         .chars()
@@ -22,6 +26,12 @@ pub fn check_domain(domain: &str) -> Result<(), String> {
     let trimmed = domain.trim_end_matches('.');
     if trimmed.is_empty() {
         return Err("must not be empty (for example example.com)".into());
+    }
+    if trimmed.chars().any(|c| c.is_ascii_uppercase()) {
+        return Err(format!(
+            "`{domain}` has capital letters, which the cluster's DNS names cannot have: write `{}`",
+            domain.to_ascii_lowercase()
+        ));
     }
     for label in trimmed.split('.') {
         let ok = !label.is_empty()
@@ -92,11 +102,28 @@ pub fn check_ssh_key(key: &str) -> Result<(), String> {
     Ok(())
 }
 
+/// With FIPS on, the nodes' sshd takes only RSA and ECDSA keys.
+pub fn check_fips_ssh_key(key: &str) -> Result<(), String> {
+    for line in key.lines().map(str::trim).filter(|l| !l.is_empty()) {
+        let kind = line.split_whitespace().next().unwrap_or_default();
+        if kind != "ssh-rsa" && !kind.starts_with("ecdsa-sha2-nistp") {
+            return Err(format!(
+                "is a `{kind}` key, which a FIPS node's sshd refuses (nobody could log in): with `fips: true` use an RSA or ECDSA key (ssh-keygen -t ecdsa -b 384)"
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// A pull secret: a docker config JSON object with an `auths` object.
 pub fn check_pull_secret(secret: &str) -> Result<(), String> {
     let value: serde_json::Value = serde_json::from_str(secret)
         .map_err(|e| format!("is not JSON ({}, column {})", classify(&e), e.column()))?;
     match value.get("auths") {
+        Some(serde_json::Value::Object(auths)) if auths.is_empty() => Err(
+            "has no registry under \"auths\": copy the whole pull secret from console.redhat.com"
+                .into(),
+        ),
         Some(serde_json::Value::Object(_)) => Ok(()),
         _ => Err("must be a JSON object with an \"auths\" object (a docker config.json)".into()),
     }
@@ -233,7 +260,8 @@ mod tests {
         let err = check_pull_secret("{\"auths\": topsecret").unwrap_err();
         assert!(!err.contains("topsecret"), "{err}");
         assert!(check_pull_secret("{\"x\":1}").is_err());
-        assert!(check_pull_secret("{\"auths\":{}}").is_ok());
+        assert!(check_pull_secret("{\"auths\":{}}").is_err());
+        assert!(check_pull_secret("{\"auths\":{\"r\":{}}}").is_ok());
     }
 
     #[test]

@@ -2,11 +2,14 @@
 //! rest of bootgen never sees an `Option` that means "whatever the default is".
 
 pub(crate) use crate::arch;
+mod capabilities;
 mod features;
 pub(crate) mod fields;
 pub(crate) mod mirrors;
 pub(crate) mod network;
+mod network_rules;
 mod platform;
+mod pool_rules;
 mod proxy;
 mod single_node;
 
@@ -177,12 +180,19 @@ impl Model {
     pub fn new(loaded: &LoadedConfig, options: &ModelOptions) -> Result<Model> {
         let ic = &loaded.config;
         let mut warnings = loaded.warnings.clone();
-        if let Some(version) = &ic.api_version {
-            if version != "v1" {
+        match ic.api_version.as_deref() {
+            Some("v1") => {}
+            None => {
+                return Err(loaded.field_error(
+                    "apiVersion",
+                    "is required: begin the install-config with `apiVersion: v1`",
+                ))
+            }
+            Some(version) => {
                 return Err(loaded.field_error(
                     "apiVersion",
                     format!("`{version}` is not supported; use v1"),
-                ));
+                ))
             }
         }
         let (platform, external_platform) = platform::platform_of(loaded)?;
@@ -224,6 +234,13 @@ impl Model {
             distribution,
         });
         platform::check_release(loaded, platform, release.profile, &features)?;
+        pool_rules::check_compute_names(loaded)?;
+        pool_rules::check_control_plane_count(
+            loaded,
+            release.profile,
+            &features,
+            control_plane.replicas,
+        )?;
         let bootstrap_arch = options.bootstrap_arch.unwrap_or(control_plane.architecture);
         let heterogeneous = compute
             .iter()
@@ -284,6 +301,7 @@ impl Model {
         )?;
 
         let networks = network_settings(loaded, &features)?;
+        network_rules::check_networks(loaded, release.profile, &features, &networks)?;
         let pull_secret = ic.pull_secret.clone().unwrap_or_default();
         if pull_secret.is_empty() {
             return Err(loaded.field_error(
@@ -294,6 +312,9 @@ impl Model {
         fields::check_pull_secret(&pull_secret).map_err(|m| loaded.field_error("pullSecret", m))?;
         let ssh_key = ic.ssh_key.clone().unwrap_or_default();
         fields::check_ssh_key(&ssh_key).map_err(|m| loaded.field_error("sshKey", m))?;
+        if ic.fips == Some(true) {
+            fields::check_fips_ssh_key(&ssh_key).map_err(|m| loaded.field_error("sshKey", m))?;
+        }
         if ssh_key.trim().is_empty() {
             warnings.push(loaded.warning(
                 "sshKey",
@@ -316,9 +337,11 @@ impl Model {
             }
         };
         check_publish(loaded)?;
+        proxy::check_proxy(loaded, &networks)?;
         let proxy = proxy::settings(loaded, &cluster_name, &base_domain, &networks)?;
         let (registries, mirror_kind) =
             mirror_rules(loaded, release.profile, &features, &mut warnings)?;
+        capabilities::check_capabilities(loaded, release.profile, &features, &mut warnings)?;
         let capabilities = ic.capabilities.clone().unwrap_or_default();
         let (feature_set, custom_feature_gates) =
             features::feature_selection(loaded, release.profile, &features)?;
@@ -390,6 +413,7 @@ fn pool(
     default_arch: Arch,
 ) -> Result<Pool> {
     let raw = raw.cloned().unwrap_or_default();
+    pool_rules::check_pool_platform(loaded, field, raw.platform.as_ref())?;
     let replicas = match raw.replicas {
         None => default_replicas,
         Some(n) if (0..=1000).contains(&n) => n as u32,
@@ -412,9 +436,29 @@ fn pool(
     };
     let architecture = match raw.architecture.as_deref() {
         None => default_arch,
-        Some(name) => name.parse().map_err(|e: arch::UnknownArch| {
-            loaded.field_error(&format!("{field}.architecture"), e.to_string())
-        })?,
+        Some(name) => {
+            let arch: Arch = name.parse().map_err(|_: arch::UnknownArch| {
+                let names: Vec<&str> = Arch::all().map(|a| a.facts().go).collect();
+                loaded.field_error(
+                    &format!("{field}.architecture"),
+                    format!(
+                        "`{name}` is not an architecture OpenShift is built for: write one of {}",
+                        names.join(", ")
+                    ),
+                )
+            })?;
+            // The installer knows each architecture by its Go name only.
+            if arch.facts().go != name {
+                return Err(loaded.field_error(
+                    &format!("{field}.architecture"),
+                    format!(
+                        "`{name}` is the kernel's name for it; the install-config takes `{}`",
+                        arch.facts().go
+                    ),
+                ));
+            }
+            arch
+        }
     };
     Ok(Pool {
         name: raw.name.unwrap_or_else(|| default_name.to_string()),
@@ -460,15 +504,22 @@ fn pools(loaded: &LoadedConfig, options: &ModelOptions) -> Result<(Pool, Vec<Poo
     }
     let mut compute = Vec::new();
     for (i, raw) in ic.compute.iter().enumerate() {
-        // Compute pools default to the control plane's architecture, as the installer does.
+        // A compute pool without an architecture is the installer's own (amd64, or the one
+        // `--arch` says the installer runs as), not the control plane's.
         compute.push(pool(
             loaded,
             &format!("compute.{i}"),
             Some(raw),
             "worker",
             3,
-            control_plane.architecture,
+            default_arch,
         )?);
+    }
+    pool_rules::check_same_architecture(loaded, &control_plane, &compute, default_arch)?;
+    // Without `compute` the installer makes the default pool: three workers of its own
+    // architecture (so the control plane is not schedulable).
+    if ic.compute.is_empty() {
+        compute.push(pool(loaded, "compute", None, "worker", 3, default_arch)?);
     }
     Ok((control_plane, compute))
 }
@@ -612,16 +663,19 @@ fn network_settings(loaded: &LoadedConfig, features: &FeatureSet) -> Result<Netw
         for (ci, c) in cluster.iter().enumerate() {
             if overlaps(s, &c.cidr) {
                 return Err(loaded.field_error(
-                    &format!("networking.serviceNetwork.{si}"),
-                    format!("{s} overlaps clusterNetwork[{ci}] {}", c.cidr),
+                    &format!("networking.clusterNetwork.{ci}.cidr"),
+                    format!(
+                        "{} overlaps serviceNetwork[{si}] {s}: pods and services need separate ranges",
+                        c.cidr
+                    ),
                 ));
             }
         }
     }
     Ok(Networks {
-        // The installer's default changed in 4.12.
+        // The installer's default changed in 4.12, for a single node in 4.11.
         network_type: raw.network_type.unwrap_or_else(|| {
-            if features.has(Feature::DefaultNetworkOvn) {
+            if features.has(Feature::DefaultNetworkOvn) || features.has(Feature::SingleNodeOvn) {
                 "OVNKubernetes".to_string()
             } else {
                 "OpenShiftSDN".to_string()
@@ -643,7 +697,10 @@ fn mirror_rules(
     warnings: &mut Vec<Warning>,
 ) -> Result<(Vec<Registry>, Option<MirrorKind>)> {
     let ic = &loaded.config;
-    if !ic.image_content_sources.is_empty() && !ic.image_digest_sources.is_empty() {
+    if !ic.image_content_sources.is_empty()
+        && !ic.image_digest_sources.is_empty()
+        && features.has(Feature::OneMirrorList)
+    {
         return Err(loaded.field_error("imageContentSources", "cannot be used together with imageDigestSources; move the entries to imageDigestSources"));
     }
     // Before 4.14 the installer does not know imageDigestSources: it warns and ignores them.
@@ -812,4 +869,22 @@ fn stored_install_config(
         });
     }
     serde_yaml_ng::to_string(&stored).unwrap_or_default()
+}
+
+/// What [`Model::new`] refuses an install-config `text` with for release `version`; `""` when
+/// it accepts it.
+#[cfg(test)]
+fn refusal(text: &str, version: &str) -> String {
+    let loaded = match crate::config::parse(text, "install-config.yaml") {
+        Ok(loaded) => loaded,
+        Err(e) => return e.to_string(),
+    };
+    let options = ModelOptions {
+        release_version: Some(version.into()),
+        ..ModelOptions::default()
+    };
+    Model::new(&loaded, &options)
+        .err()
+        .map(|e| e.to_string())
+        .unwrap_or_default()
 }

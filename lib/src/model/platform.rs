@@ -50,7 +50,20 @@ pub(crate) fn platform_of(loaded: &LoadedConfig) -> Result<(Platform, Option<Ext
     };
     let external = match chosen {
         Platform::External => Some(external_settings(loaded, &platform[name])?),
-        _ => None,
+        Platform::None => {
+            // Platform none has no settings.
+            if let Some(serde_json::Value::Object(settings)) = platform.get(name) {
+                if let Some(key) = settings.keys().next() {
+                    return Err(loaded.field_error(
+                        &format!("platform.{name}.{key}"),
+                        format!(
+                            "unknown key: platform {name} has no settings; write `{name}: {{}}`"
+                        ),
+                    ));
+                }
+            }
+            None
+        }
     };
     Ok((chosen, external))
 }

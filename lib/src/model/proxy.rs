@@ -24,6 +24,89 @@ pub struct ProxySettings {
     pub user_no_proxy: String,
 }
 
+/// The proxy: a URL for at least one of HTTP and HTTPS, an `http://` HTTP proxy, not at an
+/// address of the cluster's own pod or service networks, and a noProxy list of domains,
+/// addresses and CIDRs without spaces or wildcards (`*` alone means all).
+pub(super) fn check_proxy(loaded: &LoadedConfig, networks: &Networks) -> Result<()> {
+    let Some(proxy) = &loaded.config.proxy else {
+        return Ok(());
+    };
+    let http = proxy.http_proxy.as_deref().unwrap_or_default();
+    let https = proxy.https_proxy.as_deref().unwrap_or_default();
+    if http.is_empty() && https.is_empty() {
+        return Err(loaded.field_error(
+            "proxy",
+            "names no proxy: write httpProxy or httpsProxy (or remove the proxy section)",
+        ));
+    }
+    if !http.is_empty() && !http.starts_with("http://") {
+        return Err(loaded.field_error(
+            "proxy.httpProxy",
+            format!(
+                "`{}` must start with http:// (the proxy for plain HTTP is reached over HTTP)",
+                super::fields::redact_userinfo(http)
+            ),
+        ));
+    }
+    for (field, url) in [("proxy.httpProxy", http), ("proxy.httpsProxy", https)] {
+        let host = url.split_once("://").map_or("", |(_, rest)| rest);
+        let host = host.rsplit_once('@').map_or(host, |(_, h)| h);
+        let host = host.split('/').next().unwrap_or_default();
+        let host = match host.strip_prefix('[') {
+            Some(v6) => v6.split(']').next().unwrap_or_default(),
+            None => host.rsplit_once(':').map_or(host, |(h, _)| h),
+        };
+        let Ok(address) = host.parse::<std::net::IpAddr>() else {
+            continue;
+        };
+        let cluster = networks.cluster.iter().map(|c| (&c.cidr, "pod network"));
+        let service = networks.service.iter().map(|s| (s, "service network"));
+        if let Some((net, kind)) = cluster.chain(service).find(|(n, _)| n.contains(&address)) {
+            return Err(loaded.field_error(
+                field,
+                format!(
+                    "points at {address}, inside the cluster's {kind} {net}: the proxy must be reachable outside the cluster's own networks"
+                ),
+            ));
+        }
+    }
+    let no_proxy = proxy.no_proxy.as_deref().unwrap_or_default();
+    if no_proxy.is_empty() || no_proxy == "*" {
+        return Ok(());
+    }
+    if no_proxy.contains(' ') {
+        return Err(loaded.field_error(
+            "proxy.noProxy",
+            format!(
+                "`{no_proxy}` has spaces: separate the entries with commas only (`{}`)",
+                no_proxy
+                    .split(',')
+                    .map(str::trim)
+                    .collect::<Vec<_>>()
+                    .join(",")
+            ),
+        ));
+    }
+    for entry in no_proxy.split(',') {
+        if entry == "*" {
+            return Err(loaded.field_error(
+                "proxy.noProxy",
+                "`*` (no proxy for anything) must stand alone: write `noProxy: \"*\"`, or list the domains and networks",
+            ));
+        }
+        if entry.contains('*') {
+            return Err(loaded.field_error(
+                "proxy.noProxy",
+                format!(
+                    "`{entry}` has a wildcard: write the domain with a leading dot instead (`.{}` covers every name under it), or `*` alone for no proxy at all",
+                    entry.trim_start_matches('*').trim_start_matches('.')
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
 pub(super) fn settings(
     loaded: &LoadedConfig,
     cluster_name: &str,

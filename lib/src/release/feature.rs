@@ -77,6 +77,16 @@ features! {
     EtcdMemberDir => "etcd_member_dir",
     ExternalPlatform => "external_platform",
     ExternalCcmFromInstallConfig => "external_ccm_from_install_config",
+    NoOpenshiftSdn => "no_openshift_sdn",
+    SingleNodeOvn => "single_node_ovn",
+    MarketplaceNeedsOlmWithNone => "marketplace_needs_olm_with_none",
+    MarketplaceNeedsOlm => "marketplace_needs_olm",
+    IngressCapabilityRequired => "ingress_capability_required",
+    OneMirrorList => "one_mirror_list",
+    Ipv4FirstInDualStack => "ipv4_first_in_dual_stack",
+    TwoNodesNeedFencing => "two_nodes_need_fencing",
+    OneIpv4HostPrefix => "one_ipv4_host_prefix",
+    OvnInternalSubnets => "ovn_internal_subnets",
 }
 
 impl std::fmt::Display for Feature {

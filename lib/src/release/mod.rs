@@ -23,8 +23,8 @@ pub use compare::{compare, ReleaseDiff};
 pub use feature::{Feature, FeatureSet};
 pub(crate) use profile::feature_set_label;
 pub use profile::{
-    check_table, per_item_row, profile_for, profile_for_patch, z_stream_profiles, Gate, ImageName,
-    Profile, Stage, CUSTOM_FEATURE_SET, OS_STREAMS_GATE, PROFILES,
+    check_table, per_item_row, profile_for, profile_for_patch, z_stream_profiles, Capability, Gate,
+    ImageName, Profile, Stage, CUSTOM_FEATURE_SET, OS_STREAMS_GATE, PROFILES,
 };
 pub use select::{default_minor, select, supported_list, SelectedRelease};
 pub use version::{version_of_reference, Minor, ReleaseVersion};

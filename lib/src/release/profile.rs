@@ -46,8 +46,22 @@ pub struct Profile {
     pub files: Vec<NodeFile>,
     /// Every unit a node of this release can have (read through a [`NodeView`]).
     pub units: Vec<NodeUnit>,
+    /// The cluster capabilities this release knows, in table order.
+    pub capabilities: Vec<Capability>,
+    /// The versioned baseline capability sets this release knows (`v4.11`, ...); empty before
+    /// releases had capabilities. `None` and `vCurrent` go with them.
+    pub capability_sets: Vec<String>,
     /// The install-config `featureSet` values this release accepts (`""`: unset, the default).
     pub feature_sets: Vec<String>,
+}
+
+/// A cluster capability of a release.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Capability {
+    /// The name, e.g. `marketplace`.
+    pub name: String,
+    /// The first baseline set (`v4.N`) that holds it; `None`: only `vCurrent`.
+    pub in_sets_from: Option<Minor>,
 }
 
 /// A set of stages this release runs only when the install-config asks for it.
@@ -286,6 +300,21 @@ fn build(table: &Table) -> Vec<Profile> {
                 })
                 .collect(),
             feature_sets: values_in(&table.feature_set, at),
+            capabilities: table
+                .capability
+                .iter()
+                .filter(|r| holds(at, &r.since, &r.until))
+                .map(|r| Capability {
+                    name: r.name.clone(),
+                    in_sets_from: r.in_sets_from.as_deref().and_then(|m| m.parse().ok()),
+                })
+                .collect(),
+            capability_sets: table
+                .capability_set
+                .iter()
+                .filter(|r| holds(at, &r.since, &r.until))
+                .map(|r| r.name.clone())
+                .collect(),
             switches: table
                 .feature
                 .iter()

@@ -33,6 +33,30 @@ pub(super) struct Table {
     pub gate: Vec<GateRow>,
     #[serde(default)]
     pub feature_set: Vec<Ranged<String>>,
+    #[serde(default)]
+    pub capability: Vec<CapabilityRow>,
+    #[serde(default)]
+    pub capability_set: Vec<CapabilitySetRow>,
+}
+
+/// A cluster capability the release knows, and the first baseline set (`v4.N`) that holds it;
+/// without one, only `vCurrent` does.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct CapabilityRow {
+    pub name: String,
+    pub since: Option<String>,
+    pub until: Option<String>,
+    pub in_sets_from: Option<String>,
+}
+
+/// A versioned baseline capability set (`v4.N`) the release knows.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct CapabilitySetRow {
+    pub name: String,
+    pub since: Option<String>,
+    pub until: Option<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -304,6 +328,8 @@ pub(super) fn all_bounds(table: &Table) -> Vec<[&Option<String>; 2]> {
     out.extend(table.file.iter().map(|r| [&r.since, &r.until]));
     out.extend(table.unit.iter().map(|r| [&r.since, &r.until]));
     out.extend(table.gate.iter().map(|r| [&r.since, &r.until]));
+    out.extend(table.capability.iter().map(|r| [&r.since, &r.until]));
+    out.extend(table.capability_set.iter().map(|r| [&r.since, &r.until]));
     out
 }
 
@@ -365,6 +391,21 @@ pub(super) fn load(text: &str) -> Result<Table, String> {
             return Err(format!(
                 "`{text}` is not a supported minor or a patch release of one"
             ));
+        }
+    }
+    for row in &table.capability {
+        if let Some(from) = row.in_sets_from.as_deref() {
+            if from.parse::<Minor>().is_err() {
+                return Err(format!(
+                    "capability {}: in_sets_from `{from}` is not a minor",
+                    row.name
+                ));
+            }
+        }
+    }
+    for set in &table.capability_set {
+        if set.name.trim_start_matches('v').parse::<Minor>().is_err() {
+            return Err(format!("capability set `{}` is not v<minor>", set.name));
         }
     }
     let gate_names: Vec<&str> = table.gate.iter().map(|g| g.name.as_str()).collect();

@@ -1,0 +1,173 @@
+//! `capabilities`: the baseline set and the capabilities the release knows (the release table's
+//! `[[capability]]` and `[[capability_set]]` rows), and the dependencies its installer checks.
+
+use crate::config::{LoadedConfig, Warning};
+use crate::error::Result;
+use crate::release::{Feature, FeatureSet, Profile};
+
+/// The capabilities the release knows, in the table's order.
+fn capabilities(profile: &Profile) -> Vec<&str> {
+    profile
+        .capabilities
+        .iter()
+        .map(|c| c.name.as_str())
+        .collect()
+}
+
+/// The baseline sets the release knows (`None`, `v4.N`..., `vCurrent`); empty before 4.11.
+fn capability_sets(profile: &Profile) -> Vec<&str> {
+    if profile.capability_sets.is_empty() {
+        return Vec::new();
+    }
+    let mut sets = vec!["None"];
+    sets.extend(profile.capability_sets.iter().map(String::as_str));
+    sets.push("vCurrent");
+    sets
+}
+
+/// The capabilities a baseline set turns on in the release.
+fn set_members<'p>(profile: &'p Profile, set: &str) -> Vec<&'p str> {
+    let known = profile.capabilities.iter();
+    match set {
+        "None" => Vec::new(),
+        "vCurrent" => known.map(|c| c.name.as_str()).collect(),
+        versioned => {
+            let set_minor = versioned.trim_start_matches('v').parse().ok();
+            known
+                .filter(|c| c.in_sets_from.is_some_and(|from| Some(from) <= set_minor))
+                .map(|c| c.name.as_str())
+                .collect()
+        }
+    }
+}
+
+/// `capabilities`: a baseline set and additional capabilities the release knows, and the
+/// dependencies its installer checks.
+pub(crate) fn check_capabilities(
+    loaded: &LoadedConfig,
+    profile: &Profile,
+    features: &FeatureSet,
+    warnings: &mut Vec<Warning>,
+) -> Result<()> {
+    let Some(caps) = &loaded.config.capabilities else {
+        return Ok(());
+    };
+    let release = profile.minor;
+    let sets = capability_sets(profile);
+    if sets.is_empty() {
+        // 4.9 and 4.10 have no capabilities; their installer ignores the key.
+        warnings.push(loaded.warning(
+            "capabilities",
+            format!(
+                "ignored: OpenShift {release}'s installer does not read capabilities (they arrived in 4.11), so the cluster gets every component"
+            ),
+        ));
+        return Ok(());
+    }
+    let set = caps.baseline_capability_set.as_deref().unwrap_or_default();
+    if !sets.contains(&set) {
+        let field = "capabilities.baselineCapabilitySet";
+        let what = if set.is_empty() {
+            "is required when capabilities are given".to_string()
+        } else {
+            format!("`{set}` is not a capability set of OpenShift {release}")
+        };
+        return Err(loaded.field_error(field, format!("{what}; write one of: {}", sets.join(", "))));
+    }
+    let known = capabilities(profile);
+    for (i, name) in caps.additional_enabled_capabilities.iter().enumerate() {
+        if !known.contains(&name.as_str()) {
+            let same_letters = known.iter().find(|k| k.eq_ignore_ascii_case(name));
+            let hint = match same_letters {
+                Some(k) => format!("write `{k}` (capabilities are case-sensitive)"),
+                None => format!("write one of: {}", known.join(", ")),
+            };
+            return Err(loaded.field_error(
+                &format!("capabilities.additionalEnabledCapabilities.{i}"),
+                format!("`{name}` is not a capability of OpenShift {release}; {hint}"),
+            ));
+        }
+    }
+    let additional: Vec<&str> = caps
+        .additional_enabled_capabilities
+        .iter()
+        .map(String::as_str)
+        .collect();
+    let mut enabled = set_members(profile, set);
+    enabled.extend(&additional);
+    let needs_olm = features.has(Feature::MarketplaceNeedsOlm)
+        || (set == "None" && features.has(Feature::MarketplaceNeedsOlmWithNone));
+    if needs_olm
+        && enabled.contains(&"marketplace")
+        && !enabled.contains(&"OperatorLifecycleManager")
+    {
+        let through = if additional.contains(&"marketplace") {
+            String::new()
+        } else {
+            format!(" (through the {set} set)")
+        };
+        return Err(loaded.field_error(
+            "capabilities.additionalEnabledCapabilities",
+            format!(
+                "enables marketplace{through} without OperatorLifecycleManager, which the marketplace needs: add OperatorLifecycleManager to the list"
+            ),
+        ));
+    }
+    if features.has(Feature::IngressCapabilityRequired) && !enabled.contains(&"Ingress") {
+        return Err(loaded.field_error(
+            "capabilities",
+            format!(
+                "leaves out the Ingress capability, which every cluster needs: add Ingress to additionalEnabledCapabilities (or use baselineCapabilitySet vCurrent){}",
+                if set == "None" {
+                    "; a cluster on platform none also keeps CloudCredential and CloudControllerManager"
+                } else {
+                    ""
+                }
+            ),
+        ));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn capabilities_before_4_11_are_ignored_with_a_warning() {
+        let text = "apiVersion: v1\nmetadata:\n  name: demo\nbaseDomain: example.com\nplatform:\n  none: {}\npullSecret: '{\"auths\":{\"r\":{}}}'\ncapabilities:\n  baselineCapabilitySet: None\n";
+        let loaded = crate::config::parse(text, "install-config.yaml").unwrap();
+        let release = crate::release::select(Some("4.10.0"), None).unwrap();
+        let features = release.profile.features(Default::default());
+        let mut warnings = Vec::new();
+        check_capabilities(&loaded, release.profile, &features, &mut warnings).unwrap();
+        assert_eq!(warnings.len(), 1);
+        assert_eq!(warnings[0].line, Some(8));
+        assert!(
+            warnings[0].message.contains("arrived in 4.11"),
+            "{:?}",
+            warnings[0]
+        );
+        let newer = crate::release::select(Some("4.11.0"), None).unwrap();
+        let features = newer.profile.features(Default::default());
+        assert!(check_capabilities(&loaded, newer.profile, &features, &mut warnings).is_ok());
+        assert_eq!(warnings.len(), 1);
+    }
+
+    #[test]
+    fn capability_sets_grow_with_the_release() {
+        let m = |t: &str| crate::release::profile_for(t.parse().unwrap()).unwrap();
+        assert!(capability_sets(m("4.10")).is_empty());
+        assert_eq!(
+            capability_sets(m("4.12")),
+            ["None", "v4.11", "v4.12", "vCurrent"]
+        );
+        assert!(capability_sets(m("5.0")).contains(&"v4.18"));
+        // MachineAPI joined the older sets when it became a capability.
+        assert!(set_members(m("4.16"), "v4.11").contains(&"MachineAPI"));
+        assert!(!set_members(m("4.12"), "v4.11").contains(&"MachineAPI"));
+        assert!(!set_members(m("4.16"), "v4.11").contains(&"OperatorLifecycleManager"));
+        assert!(set_members(m("5.0"), "vCurrent").contains(&"ClusterAPI"));
+        assert!(!set_members(m("5.0"), "v4.18").contains(&"ClusterAPI"));
+    }
+}

@@ -1,0 +1,190 @@
+//! The installer's rules for machine pools on platform none: which compute pools there are,
+//! how many control-plane machines, each pool's architecture and platform settings.
+
+use super::{Arch, Pool};
+use crate::config::LoadedConfig;
+use crate::error::Result;
+use crate::release::Profile;
+use crate::release::{Feature, FeatureSet};
+
+/// Compute pool names: `worker` only on platform none (`edge` needs a cloud's edge zones), and
+/// each once; a pool without a name is refused as the installer does not name it.
+pub(crate) fn check_compute_names(loaded: &LoadedConfig) -> Result<()> {
+    let mut seen = Vec::new();
+    for (i, pool) in loaded.config.compute.iter().enumerate() {
+        let field = format!("compute.{i}.name");
+        let name = pool.name.as_deref().unwrap_or_default();
+        if name != "worker" {
+            let what = match name {
+                "" => "is required".to_string(),
+                "edge" => "`edge` pools need a cloud's edge zones; not on platform none".to_string(),
+                other => format!("`{other}` is not a compute pool the installer makes (an `infra` pool is made after the install, with a MachineConfigPool)"),
+            };
+            return Err(loaded.field_error(&field, format!("{what}: write `name: worker`")));
+        }
+        if seen.contains(&name) {
+            return Err(loaded.field_error(
+                &field,
+                format!("a second `{name}` pool: put all its machines in one pool (add up the replicas)"),
+            ));
+        }
+        seen.push(name);
+    }
+    Ok(())
+}
+
+/// Two control-plane machines make a two-node cluster, which the installer builds only with
+/// fencing credentials; bootgen does not make those clusters.
+pub(crate) fn check_control_plane_count(
+    loaded: &LoadedConfig,
+    profile: &Profile,
+    features: &FeatureSet,
+    replicas: u32,
+) -> Result<()> {
+    if replicas == 2 && features.has(Feature::TwoNodesNeedFencing) {
+        return Err(loaded.field_error(
+            "controlPlane.fencing",
+            format!(
+                "controlPlane.replicas 2 makes a two-node cluster, which OpenShift {} builds only with the fencing credentials of both nodes (controlPlane.fencing), and bootgen does not make two-node clusters: use 3 control-plane machines (or 1 for a single node)",
+                profile.minor
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// A pool's `platform` on platform none: nothing, or `none: {}`.
+pub(crate) fn check_pool_platform(
+    loaded: &LoadedConfig,
+    field: &str,
+    platform: Option<&serde_json::Value>,
+) -> Result<()> {
+    let Some(serde_json::Value::Object(platforms)) = platform else {
+        return Ok(());
+    };
+    for (name, settings) in platforms {
+        let empty = settings.is_null() || settings.as_object().is_some_and(|m| m.is_empty());
+        if name != "none" {
+            return Err(loaded.field_error(
+                &format!("{field}.platform.{name}"),
+                format!("unknown key: a pool on platform none takes no settings of platform `{name}`; remove it"),
+            ));
+        }
+        if !empty {
+            let key = settings
+                .as_object()
+                .and_then(|m| m.keys().next())
+                .map_or("", |k| k.as_str());
+            return Err(loaded.field_error(
+                &format!("{field}.platform.none.{key}"),
+                "unknown key: platform none has no settings; write `none: {}`",
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// On platform none every pool has the control plane's architecture (the installer refuses
+/// mixed pools there); a pool left out or without an architecture has the installer's default.
+pub(crate) fn check_same_architecture(
+    loaded: &LoadedConfig,
+    control_plane: &Pool,
+    compute: &[Pool],
+    default_arch: Arch,
+) -> Result<()> {
+    let wanted = control_plane.architecture;
+    if loaded.config.compute.is_empty() && default_arch != wanted {
+        return Err(loaded.field_error(
+            "compute",
+            format!(
+                "is not written, so the installer adds a pool of {default_arch} workers to the {wanted} control plane: write a compute pool `{{name: worker, architecture: {wanted}, replicas: 0}}` (0 for a compact cluster)"
+            ),
+        ));
+    }
+    for (i, pool) in compute.iter().enumerate() {
+        if pool.architecture != wanted {
+            let written = loaded
+                .config
+                .compute
+                .get(i)
+                .is_some_and(|p| p.architecture.is_some());
+            let why = if written {
+                format!("is {}", pool.architecture)
+            } else {
+                format!(
+                    "is not written, so it is {} (the installer's default)",
+                    pool.architecture
+                )
+            };
+            return Err(loaded.field_error(
+                &format!("compute.{i}.architecture"),
+                format!(
+                    "{why}, but the control plane is {wanted}: on platform none every pool has the control plane's architecture; write `architecture: {wanted}`"
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    /// The refusal of a base config changed by `tail` (placed from line 7 on), for `version`.
+    fn refusal(version: &str, pools: &str) -> String {
+        let text = format!(
+            "apiVersion: v1\nmetadata:\n  name: demo\nbaseDomain: example.com\nplatform:\n  none: {{}}\n{pools}pullSecret: '{{\"auths\":{{\"r\":{{}}}}}}'\n"
+        );
+        super::super::refusal(&text, version)
+    }
+
+    /// Without `compute`, the installer's default pool: three workers of its architecture.
+    #[test]
+    fn no_compute_is_three_workers() {
+        let text = "apiVersion: v1\nmetadata:\n  name: demo\nbaseDomain: example.com\nplatform:\n  none: {}\npullSecret: '{\"auths\":{\"r\":{}}}'\n";
+        let loaded = crate::config::parse(text, "install-config.yaml").unwrap();
+        let model = super::super::Model::new(&loaded, &Default::default()).unwrap();
+        assert_eq!(model.compute.len(), 1);
+        assert_eq!(model.compute[0].name, "worker");
+        assert_eq!(model.compute[0].replicas, 3);
+        assert_eq!(model.compute[0].architecture, super::Arch::Amd64);
+        assert!(model
+            .stored_install_config
+            .contains("replicas: 3\n  architecture: amd64"));
+    }
+
+    #[test]
+    fn pools_are_refused_with_line_and_what_to_write() {
+        let infra = refusal("4.22.0", "compute:\n- name: infra\n  replicas: 2\n");
+        assert!(
+            infra.contains("`compute[0].name` (line 8)") && infra.contains("write `name: worker`"),
+            "{infra}"
+        );
+        let arm = refusal(
+            "4.22.0",
+            "controlPlane:\n  architecture: arm64\ncompute:\n- name: worker\n",
+        );
+        assert!(
+            arm.contains("`compute[0].architecture` (line 10)")
+                && arm.contains("is not written, so it is amd64")
+                && arm.contains("write `architecture: arm64`"),
+            "{arm}"
+        );
+        let compact_arm = refusal("4.22.0", "controlPlane:\n  architecture: arm64\n");
+        assert!(compact_arm.contains("`compute`"), "{compact_arm}");
+        let two = refusal("4.22.0", "controlPlane:\n  replicas: 2\n");
+        assert!(
+            two.contains("`controlPlane.fencing` (line 7)") && two.contains("use 3"),
+            "{two}"
+        );
+        // Before 4.19 a two-node control plane needs no fencing.
+        assert_eq!(refusal("4.16.0", "controlPlane:\n  replicas: 2\n"), "");
+        let edge = refusal(
+            "4.22.0",
+            "compute:\n- name: worker\n  platform:\n    none: {}\n- name: worker\n",
+        );
+        assert!(
+            edge.contains("`compute[1].name`") && edge.contains("a second `worker` pool"),
+            "{edge}"
+        );
+    }
+}
