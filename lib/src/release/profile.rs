@@ -752,6 +752,27 @@ mod tests {
         }
     }
 
+    /// The same for a platform: a file only external-platform nodes get from 4.20 on is one row
+    /// (its template beside the others, or in a platform overlay).
+    #[test]
+    fn a_file_for_one_platform_and_range_of_releases_is_one_row() {
+        let row = "[[file]]\npath = \"/etc/provider.conf\"\nmode = 0o600\nplatform = \"external\"\nsince = \"4.20\"\n";
+        let table = table::load(&format!("{}\n{row}", table::TABLE)).unwrap();
+        for profile in build(&table).iter().filter(|p| p.from_patch == 0) {
+            for dims in every_dims() {
+                let view = profile.view(dims.flow, dims.platform, dims.distribution, &[]);
+                let wanted =
+                    dims.platform == Platform::External && profile.minor >= Minor::new(4, 20);
+                assert_eq!(
+                    view.file("/etc/provider.conf").is_some(),
+                    wanted,
+                    "{} {dims:?}",
+                    profile.minor
+                );
+            }
+        }
+    }
+
     #[test]
     fn ranges_are_inclusive() {
         let m = |t: &str| Some(t.to_string());
