@@ -233,7 +233,15 @@ impl Model {
             platform,
             distribution,
         });
-        platform::check_release(loaded, platform, release.profile, &features)?;
+        let mut external_platform = external_platform;
+        platform::check_release(
+            loaded,
+            platform,
+            external_platform.as_mut(),
+            release.profile,
+            &features,
+            &mut warnings,
+        )?;
         pool_rules::check_compute_names(loaded)?;
         pool_rules::check_control_plane_count(
             loaded,
@@ -812,6 +820,14 @@ fn stored_install_config(
     if !features.has(Feature::InstallConfigSourcePolicy) {
         for source in &mut stored.image_digest_sources {
             source.source_policy = None;
+        }
+    }
+    // An installer that does not read an external platform's cloudControllerManager drops it.
+    if !features.has(Feature::ExternalCcmFromInstallConfig) {
+        if let Some(serde_json::Value::Object(external)) =
+            stored.platform.as_mut().and_then(|p| p.get_mut("external"))
+        {
+            external.remove("cloudControllerManager");
         }
     }
     // bootgen never checks that the host it runs on uses FIPS-validated crypto; from 4.16 the

@@ -1,7 +1,7 @@
 //! The install-config's platform: which one bootgen makes the node for (`none` or `external`), and
 //! what the node needs of its settings.
 
-use crate::config::LoadedConfig;
+use crate::config::{LoadedConfig, Warning};
 use crate::error::Result;
 use crate::release::{Feature, FeatureSet, Platform, Profile, PROFILES};
 use serde::Serialize;
@@ -88,27 +88,22 @@ fn external_settings(loaded: &LoadedConfig, value: &serde_json::Value) -> Result
         ));
     }
     let cloud_controller_manager = text("cloudControllerManager")?;
-    if !["", "External"].contains(&cloud_controller_manager.as_str()) {
-        return Err(loaded.field_error(
-            "platform.external.cloudControllerManager",
-            format!(
-                "`{cloud_controller_manager}` must be `External` (the provider's cloud controller \
-                 manager runs in the cluster) or left out (none does)"
-            ),
-        ));
-    }
     Ok(ExternalPlatform {
         platform_name,
         cloud_controller_manager,
     })
 }
 
-/// Refuses a platform the release's installer does not know, naming the release it arrived in.
+/// Refuses a platform the release's installer does not know, naming the release it arrived in;
+/// checks the settings that release reads, and ignores with a warning those it does not (as its
+/// installer does: 4.14's knew no `cloudControllerManager`).
 pub(crate) fn check_release(
     loaded: &LoadedConfig,
     platform: Platform,
+    external: Option<&mut ExternalPlatform>,
     profile: &Profile,
     features: &FeatureSet,
+    warnings: &mut Vec<Warning>,
 ) -> Result<()> {
     if platform == Platform::External && !features.has(Feature::ExternalPlatform) {
         let first = PROFILES
@@ -123,6 +118,34 @@ pub(crate) fn check_release(
             format!(
                 "the OpenShift {} installer does not know platform external{first}",
                 profile.minor
+            ),
+        ));
+    }
+    let Some(external) = external else {
+        return Ok(());
+    };
+    let ccm = "platform.external.cloudControllerManager";
+    if !features.has(Feature::ExternalCcmFromInstallConfig) {
+        if loaded.line_of(ccm).is_some() {
+            warnings.push(loaded.warning(
+                ccm,
+                format!(
+                    "the OpenShift {} installer does not read cloudControllerManager (it arrived in \
+                     4.15); ignored: the cluster says External",
+                    profile.minor
+                ),
+            ));
+        }
+        external.cloud_controller_manager.clear();
+        return Ok(());
+    }
+    let value = &external.cloud_controller_manager;
+    if !["", "External"].contains(&value.as_str()) {
+        return Err(loaded.field_error(
+            ccm,
+            format!(
+                "`{value}` must be `External` (the provider's cloud controller manager runs in the \
+                 cluster) or left out (none does)"
             ),
         ));
     }
@@ -163,6 +186,30 @@ mod tests {
         let external = model.external_platform.unwrap();
         assert_eq!(external.platform_name, "oci");
         assert_eq!(external.cloud_controller_manager, "External");
+    }
+
+    /// 4.14's installer knew platform external but not its cloudControllerManager: the key is
+    /// ignored with a warning (whatever its value), as that installer does.
+    #[test]
+    fn the_4_14_installer_ignores_cloud_controller_manager() {
+        let model = with_platform(
+            "platform:\n  external:\n    platformName: oci\n    cloudControllerManager: Internal\n",
+            "4.14.0",
+        )
+        .unwrap();
+        assert_eq!(
+            model.external_platform.unwrap().cloud_controller_manager,
+            ""
+        );
+        let warning = model
+            .warnings
+            .iter()
+            .find(|w| w.field == "platform.external.cloudControllerManager")
+            .unwrap();
+        assert!(warning.message.contains("arrived in 4.15"), "{warning:?}");
+        assert!(!model
+            .stored_install_config
+            .contains("cloudControllerManager"));
     }
 
     #[test]
