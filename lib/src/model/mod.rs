@@ -310,6 +310,13 @@ impl Model {
 
         let networks = network_settings(loaded, &features)?;
         network_rules::check_networks(loaded, release.profile, &features, &networks)?;
+        pool_rules::check_single_replica(
+            loaded,
+            release.profile,
+            &features,
+            control_plane.replicas,
+            single_node.is_some(),
+        )?;
         let pull_secret = ic.pull_secret.clone().unwrap_or_default();
         if pull_secret.is_empty() {
             return Err(loaded.field_error(

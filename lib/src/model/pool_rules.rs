@@ -53,6 +53,28 @@ pub(crate) fn check_control_plane_count(
     Ok(())
 }
 
+/// One control-plane machine beside a bootstrap machine: some releases' installers make a
+/// single-node cluster on some platforms only in place (the installer checks it when it makes
+/// the control-plane machines, after the install-config's own checks).
+pub(crate) fn check_single_replica(
+    loaded: &LoadedConfig,
+    profile: &Profile,
+    features: &FeatureSet,
+    replicas: u32,
+    in_place: bool,
+) -> Result<()> {
+    if replicas == 1 && !in_place && features.has(Feature::SingleReplicaNeedsBootstrapInPlace) {
+        return Err(loaded.field_error(
+            "controlPlane.replicas",
+            format!(
+                "one control-plane machine beside a bootstrap machine: OpenShift {}'s installer makes a single-node cluster on this platform only in place; add `bootstrapInPlace: {{installationDisk: /dev/...}}` (or use --single-node), or use 3 control-plane machines",
+                profile.minor
+            ),
+        ));
+    }
+    Ok(())
+}
+
 /// A pool's `platform` on platform none: nothing, or `none: {}`.
 pub(crate) fn check_pool_platform(
     loaded: &LoadedConfig,

@@ -266,8 +266,16 @@ mod tests {
             text.contains("featureSet LatencySensitive: no longer accepted"),
             "{text}"
         );
-        // Two releases with the same bootstrap commands.
-        let same = diff((4, 19), (4, 20));
+        // 4.20 differs from 4.19 only in an install-config rule (4.19's installer made a single
+        // node on platform none only in place).
+        let next = diff((4, 19), (4, 20));
+        assert_eq!(
+            next.lines,
+            ["single_replica_needs_bootstrap_in_place: no"],
+            "{next}"
+        );
+        // A release compared with itself.
+        let same = diff((4, 20), (4, 20));
         assert!(same.lines.is_empty(), "{same}");
         assert!(same.to_string().contains("the same bootstrap"));
     }

@@ -87,6 +87,7 @@ features! {
     TwoNodesNeedFencing => "two_nodes_need_fencing",
     OneIpv4HostPrefix => "one_ipv4_host_prefix",
     OvnInternalSubnets => "ovn_internal_subnets",
+    SingleReplicaNeedsBootstrapInPlace => "single_replica_needs_bootstrap_in_place",
 }
 
 impl std::fmt::Display for Feature {
