@@ -9,6 +9,9 @@ use crate::render::{files_under, Renderer};
 /// Renders every unit of the node, with its drop-ins, sorted by name.
 pub fn node_units(renderer: &Renderer, view: &NodeView) -> Result<Vec<Unit>> {
     let mut units = Vec::new();
+    // Each template directory (units/, an overlay's units/) is listed once, not once per unit.
+    let mut listed: std::collections::BTreeMap<&str, Vec<crate::render::TemplateFile>> =
+        std::collections::BTreeMap::new();
     for row in &view.units {
         let (dir, name) = row
             .template_dir
@@ -21,14 +24,14 @@ pub fn node_units(renderer: &Renderer, view: &NodeView) -> Result<Vec<Unit>> {
             dropins: Vec::new(),
         };
         let dropins = format!("{name}.d/");
-        for template in files_under(dir) {
+        for template in listed.entry(dir).or_insert_with(|| files_under(dir)).iter() {
             let relative = template
                 .output_name()
                 .strip_prefix(dir)
                 .and_then(|r| r.strip_prefix('/'))
                 .unwrap_or_default();
             let text = || {
-                String::from_utf8(renderer.render(&template)?).map_err(|_| Error::Template {
+                String::from_utf8(renderer.render(template)?).map_err(|_| Error::Template {
                     name: template.name.into(),
                     message: "renders to non-UTF-8 text".into(),
                 })
