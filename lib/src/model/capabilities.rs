@@ -135,7 +135,7 @@ mod tests {
 
     #[test]
     fn capabilities_before_4_11_are_ignored_with_a_warning() {
-        let text = "apiVersion: v1\nmetadata:\n  name: demo\nbaseDomain: example.com\nplatform:\n  none: {}\npullSecret: '{\"auths\":{\"r\":{}}}'\ncapabilities:\n  baselineCapabilitySet: None\n";
+        let text = "apiVersion: v1\nmetadata:\n  name: demo\nbaseDomain: example.com\nplatform:\n  none: {}\npullSecret: '{\"auths\":{\"r\":{\"auth\":\"eDp5\"}}}'\ncapabilities:\n  baselineCapabilitySet: None\n";
         let loaded = crate::config::parse(text, "install-config.yaml").unwrap();
         let release = crate::release::select(Some("4.10.0"), None).unwrap();
         let features = release.profile.features(Default::default());

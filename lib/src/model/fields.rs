@@ -124,7 +124,24 @@ pub fn check_pull_secret(secret: &str) -> Result<(), String> {
             "has no registry under \"auths\": copy the whole pull secret from console.redhat.com"
                 .into(),
         ),
-        Some(serde_json::Value::Object(_)) => Ok(()),
+        Some(serde_json::Value::Object(auths)) => {
+            // As the installer: every registry needs credentials or a credential store. The
+            // registry's name is not secret; what it holds is never shown.
+            for (registry, entry) in auths {
+                let has = |key: &str| entry.get(key).is_some();
+                if !entry.is_object() {
+                    return Err(format!(
+                        "entry \"{registry}\" under \"auths\" is not a JSON object"
+                    ));
+                }
+                if !has("auth") && !has("credsStore") {
+                    return Err(format!(
+                        "entry \"{registry}\" under \"auths\" has neither \"auth\" nor \"credsStore\" (OKD's placeholder is {{\"auths\":{{\"fake\":{{\"auth\":\"aWQ6cGFzcwo=\"}}}}}})"
+                    ));
+                }
+            }
+            Ok(())
+        }
         _ => Err("must be a JSON object with an \"auths\" object (a docker config.json)".into()),
     }
 }
@@ -261,7 +278,15 @@ mod tests {
         assert!(!err.contains("topsecret"), "{err}");
         assert!(check_pull_secret("{\"x\":1}").is_err());
         assert!(check_pull_secret("{\"auths\":{}}").is_err());
-        assert!(check_pull_secret("{\"auths\":{\"r\":{}}}").is_ok());
+        // As the installer: each registry needs "auth" or "credsStore"; OKD's placeholder
+        // has one.
+        let bare = check_pull_secret("{\"auths\":{\"r\":{\"email\":\"secret@x\"}}}").unwrap_err();
+        assert!(
+            bare.contains("\"r\"") && !bare.contains("secret@x"),
+            "{bare}"
+        );
+        assert!(check_pull_secret("{\"auths\":{\"r\":{\"credsStore\":\"pass\"}}}").is_ok());
+        assert!(check_pull_secret(r#"{"auths":{"fake":{"auth":"aWQ6cGFzcwo="}}}"#).is_ok());
     }
 
     #[test]

@@ -246,7 +246,7 @@ pub(crate) fn check_networks(
 mod tests {
     fn refusal(version: &str, networking: &str) -> String {
         let text = format!(
-            "apiVersion: v1\nmetadata:\n  name: demo\nbaseDomain: example.com\nplatform:\n  none: {{}}\npullSecret: '{{\"auths\":{{\"r\":{{}}}}}}'\nnetworking:\n{networking}"
+            "apiVersion: v1\nmetadata:\n  name: demo\nbaseDomain: example.com\nplatform:\n  none: {{}}\npullSecret: '{{\"auths\":{{\"r\":{{\"auth\":\"eDp5\"}}}}}}'\nnetworking:\n{networking}"
         );
         super::super::refusal(&text, version)
     }
@@ -256,7 +256,7 @@ mod tests {
     fn a_single_node_gets_ovn_from_4_11() {
         let text = |network: &str| {
             format!(
-                "apiVersion: v1\nmetadata:\n  name: sno\nbaseDomain: example.com\nplatform:\n  none: {{}}\npullSecret: '{{\"auths\":{{\"r\":{{}}}}}}'\ncontrolPlane:\n  replicas: 1\ncompute:\n- name: worker\n  replicas: 0\nbootstrapInPlace:\n  installationDisk: /dev/sda\n{network}"
+                "apiVersion: v1\nmetadata:\n  name: sno\nbaseDomain: example.com\nplatform:\n  none: {{}}\npullSecret: '{{\"auths\":{{\"r\":{{\"auth\":\"eDp5\"}}}}}}'\ncontrolPlane:\n  replicas: 1\ncompute:\n- name: worker\n  replicas: 0\nbootstrapInPlace:\n  installationDisk: /dev/sda\n{network}"
             )
         };
         let plugin = |version: &str| {

@@ -154,7 +154,7 @@ mod tests {
     /// The refusal of a base config changed by `tail` (placed from line 7 on), for `version`.
     fn refusal(version: &str, pools: &str) -> String {
         let text = format!(
-            "apiVersion: v1\nmetadata:\n  name: demo\nbaseDomain: example.com\nplatform:\n  none: {{}}\n{pools}pullSecret: '{{\"auths\":{{\"r\":{{}}}}}}'\n"
+            "apiVersion: v1\nmetadata:\n  name: demo\nbaseDomain: example.com\nplatform:\n  none: {{}}\n{pools}pullSecret: '{{\"auths\":{{\"r\":{{\"auth\":\"eDp5\"}}}}}}'\n"
         );
         super::super::refusal(&text, version)
     }
@@ -162,7 +162,7 @@ mod tests {
     /// Without `compute`, the installer's default pool: three workers of its architecture.
     #[test]
     fn no_compute_is_three_workers() {
-        let text = "apiVersion: v1\nmetadata:\n  name: demo\nbaseDomain: example.com\nplatform:\n  none: {}\npullSecret: '{\"auths\":{\"r\":{}}}'\n";
+        let text = "apiVersion: v1\nmetadata:\n  name: demo\nbaseDomain: example.com\nplatform:\n  none: {}\npullSecret: '{\"auths\":{\"r\":{\"auth\":\"eDp5\"}}}'\n";
         let loaded = crate::config::parse(text, "install-config.yaml").unwrap();
         let model = super::super::Model::new(&loaded, &Default::default()).unwrap();
         assert_eq!(model.compute.len(), 1);
