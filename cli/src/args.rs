@@ -138,12 +138,15 @@ pub struct IgnitionArgs {
     /// The bootstrap host's architecture, when it differs from the control plane (needs a multi payload).
     #[arg(long, value_name = "ARCH")]
     pub bootstrap_arch: Option<Arch>,
-    /// Release payload pull spec (default: the OCP release for the architecture).
+    /// Release payload pull spec (default: the OCP release for the architecture; OKD's are quay.io/okd/scos-release:X.Y.Z-okd-scos.N).
     #[arg(long, value_name = "REF")]
     pub release_image: Option<String>,
     /// OCP version the default release image is derived from.
     #[arg(long, value_name = "X.Y.Z")]
     pub release_version: Option<String>,
+    /// ocp or okd (default: the one the release image or its mirrored source names, else ocp); needed for an OKD payload given by a digest that names neither.
+    #[arg(long, value_name = "ocp|okd")]
+    pub distribution: Option<bootgen::release::Distribution>,
     /// Accept a release image whose tag names another architecture.
     #[arg(long)]
     pub allow_arch_mismatch: bool,

@@ -15,6 +15,7 @@ pub fn ignition_options(args: &IgnitionArgs) -> anyhow::Result<Options> {
     options.model.bootstrap_arch = args.bootstrap_arch;
     options.model.release_image = args.release_image.clone();
     options.model.release_version = args.release_version.clone();
+    options.model.distribution = args.distribution;
     options.model.allow_arch_mismatch = args.allow_arch_mismatch;
     options.model.multi_arch_payload = args.multi_arch_payload;
     options.model.single_node = args.single_node;
@@ -99,6 +100,7 @@ pub fn flag(option: OptionField) -> &'static str {
         OptionField::WarnWithin => "--warn-within",
         OptionField::SingleNode => "--single-node",
         OptionField::InstallationDisk => "--installation-disk",
+        OptionField::Distribution => "--distribution",
     }
 }
 

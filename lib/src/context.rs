@@ -196,6 +196,12 @@ pub struct ReleaseContext {
     pub development: bool,
     /// The node image's default OS stream, `""` before streams.
     pub os_image_stream: String,
+    /// The distribution: `ocp` or `okd`.
+    pub distribution: crate::release::Distribution,
+    /// The payload's node (CoreOS) image name: `rhel-coreos`, or OKD's `stream-coreos`.
+    pub node_image: String,
+    /// The update graph the ClusterVersion names; `None`: the CVO's default (OpenShift's).
+    pub upstream: Option<String>,
     /// bootkube's stages in order.
     pub stages: Vec<StageContext>,
     /// Stage name to its container's options, image and command as one line of shell words.
@@ -312,11 +318,16 @@ impl ReleaseContext {
     /// command as one line of shell words), images, switches and open gates.
     pub fn new(release: &crate::release::SelectedRelease, view: &NodeView) -> ReleaseContext {
         let profile = view.profile;
+        let distribution = view.dims.distribution;
+        let facts = profile.distribution(distribution);
         ReleaseContext {
             version: release.version.to_string(),
             minor: profile.minor.to_string(),
             development: profile.development,
-            os_image_stream: profile.os_image_stream.clone(),
+            os_image_stream: facts.map(|f| f.os_image_stream.clone()).unwrap_or_default(),
+            distribution,
+            node_image: facts.map(|f| f.node_image.clone()).unwrap_or_default(),
+            upstream: facts.and_then(|f| f.upstream.clone()),
             stages: view
                 .stages()
                 .map(|stage| StageContext {

@@ -255,11 +255,13 @@ pub enum OptionField {
     SingleNode,
     /// `Options::model.installation_disk`: the single node's installation disk.
     InstallationDisk,
+    /// `Options::model.distribution`: OpenShift or OKD.
+    Distribution,
 }
 
 impl OptionField {
     /// Every setting, for front ends that map them.
-    pub const ALL: [OptionField; 25] = [
+    pub const ALL: [OptionField; 26] = [
         OptionField::Arch,
         OptionField::BootstrapArch,
         OptionField::ReleaseImage,
@@ -285,6 +287,7 @@ impl OptionField {
         OptionField::WarnWithin,
         OptionField::SingleNode,
         OptionField::InstallationDisk,
+        OptionField::Distribution,
     ];
 
     /// The setting as the library spells it: the field path below `Options`, or the argument.
@@ -315,6 +318,7 @@ impl OptionField {
             OptionField::WarnWithin => "warn_within",
             OptionField::SingleNode => "model.single_node",
             OptionField::InstallationDisk => "model.installation_disk",
+            OptionField::Distribution => "model.distribution",
         }
     }
 

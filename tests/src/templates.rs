@@ -24,14 +24,30 @@ pub fn render(rel: &str, context: &Value) -> Result<String> {
 /// The context a generation from `install_config` (YAML) gives its templates, for release
 /// `version`, with [`crate::quick_options`]. Each pair is generated once per test binary.
 pub fn context_of(install_config: &str, version: &str) -> Result<Value> {
-    static MADE: Mutex<BTreeMap<(String, String), Value>> = Mutex::new(BTreeMap::new());
-    let key = (install_config.to_string(), version.to_string());
+    made_context(install_config, version, false)
+}
+
+/// The same for OKD: the cluster of `install_config` with OKD's payload of `version`
+/// (`quay.io/okd/scos-release:<version>-okd-scos.0`).
+pub fn okd_context_of(install_config: &str, version: &str) -> Result<Value> {
+    made_context(install_config, version, true)
+}
+
+fn made_context(install_config: &str, version: &str, okd: bool) -> Result<Value> {
+    static MADE: Mutex<BTreeMap<(String, String, bool), Value>> = Mutex::new(BTreeMap::new());
+    let key = (install_config.to_string(), version.to_string(), okd);
     if let Some(context) = lock(&MADE).get(&key) {
         return Ok(context.clone());
     }
     let loaded = bootgen::config::parse(install_config, "install-config.yaml")
         .map_err(|err| HarnessError(format!("install-config: {err}")))?;
-    let generated = bootgen::generate(&loaded, &crate::quick_options(Some(version)))
+    let mut options = crate::quick_options(Some(version));
+    if okd {
+        options.model.release_version = None;
+        options.model.release_image =
+            Some(format!("quay.io/okd/scos-release:{version}-okd-scos.0"));
+    }
+    let generated = bootgen::generate(&loaded, &options)
         .map_err(|err| HarnessError(format!("generating for {version}: {err}")))?;
     let context = generated.template_context().to_value();
     lock(&MADE).insert(key, context.clone());

@@ -16,10 +16,39 @@ fn oracle_dir() -> PathBuf {
     repo().join("tests/expectations/installer")
 }
 
-/// `<minor>/recorded.toml`: which installer made the recordings, for which version.
+/// `<minor>/recorded.toml` (`okd-<minor>/` for OKD): which installer made the recordings, for
+/// which version and distribution.
 #[derive(Deserialize)]
 struct Recorded {
     version: String,
+    #[serde(default)]
+    distribution: Option<String>,
+}
+
+/// One recorded folder: its name, the release's minor and version, and whether it is OKD's.
+struct Recording {
+    folder: String,
+    minor: String,
+    version: String,
+    okd: bool,
+}
+
+impl Recording {
+    /// The payload the installer was run with, for the case's architecture.
+    fn release_image(&self, case_config: &str) -> String {
+        if self.okd {
+            return format!("quay.io/okd/scos-release:{}-okd-scos.0", self.version);
+        }
+        let suffix = if case_config.contains("architecture: arm64") {
+            "aarch64"
+        } else {
+            "x86_64"
+        };
+        format!(
+            "quay.io/openshift-release-dev/ocp-release:{}-{suffix}",
+            self.version
+        )
+    }
 }
 
 #[derive(Deserialize)]
@@ -36,6 +65,9 @@ struct Known {
     /// Cases it applies to; empty: all.
     #[serde(default)]
     cases: Vec<String>,
+    /// The one distribution (`ocp`, `okd`) it applies to; unset: both.
+    #[serde(default)]
+    distribution: Option<String>,
     what: String,
     /// The file's path or unit's name; `*` matches any run of characters.
     name: String,
@@ -72,8 +104,13 @@ fn matches(pattern: &str, text: &str) -> bool {
 }
 
 impl Known {
-    fn covers(&self, minor: &str, case: &str, change: &ObjectChange) -> bool {
+    fn covers(&self, minor: &str, okd: bool, case: &str, change: &ObjectChange) -> bool {
+        let distribution = if okd { "okd" } else { "ocp" };
         (self.releases.is_empty() || self.releases.iter().any(|r| r == minor))
+            && self
+                .distribution
+                .as_deref()
+                .is_none_or(|d| d == distribution)
             && (self.cases.is_empty() || self.cases.iter().any(|c| c == case))
             && self.what == change.what
             && matches(&self.name, &change.name)
@@ -92,26 +129,19 @@ fn view_of(path: &Path) -> Result<ObjectView> {
 
 /// bootgen's views of the case: its bootstrap config, and master.ign where it writes one.
 fn bootgen_view(
-    minor: &str,
-    version: &str,
+    recording: &Recording,
     case: &str,
     out: &Path,
 ) -> Result<(ObjectView, Option<ObjectView>)> {
+    let minor = &recording.folder;
     let case_dir = oracle_dir().join("cases").join(case);
     let config = case_dir.join("install-config.yaml");
     let text = fs::read_to_string(&config)?;
-    let suffix = if text.contains("architecture: arm64") {
-        "aarch64"
-    } else {
-        "x86_64"
-    };
     let mut cmd = bootgen(env!("CARGO_BIN_EXE_bootgen-under-test"));
     cmd.args(["ignition", "--install-config"])
         .arg(&config)
         .args(["--key-algorithm", "ecdsa-p256", "--release-image"])
-        .arg(format!(
-            "quay.io/openshift-release-dev/ocp-release:{version}-{suffix}"
-        ))
+        .arg(recording.release_image(&text))
         .arg("--output")
         .arg(out);
     for (flag, sub) in [
@@ -137,24 +167,36 @@ fn bootgen_view(
     Ok((view_of(&out.join(name))?, master))
 }
 
-fn recorded_minors() -> Result<Vec<(String, String)>> {
-    let mut minors = Vec::new();
+fn recordings() -> Result<Vec<Recording>> {
+    let mut found = Vec::new();
     for entry in fs::read_dir(oracle_dir())? {
         let path = entry?.path();
         let recorded = path.join("recorded.toml");
         if recorded.is_file() {
             let r: Recorded = toml::from_str(&fs::read_to_string(&recorded)?)
                 .map_err(|e| HarnessError(format!("{}: {e}", recorded.display())))?;
-            let minor = path
+            let folder = path
                 .file_name()
                 .and_then(|n| n.to_str())
                 .unwrap_or_default()
                 .to_string();
-            minors.push((minor, r.version));
+            let okd = r.distribution.as_deref() == Some("okd");
+            let minor = folder.trim_start_matches("okd-").to_string();
+            assert_eq!(
+                folder.starts_with("okd-"),
+                okd,
+                "{folder}: an OKD recording lives in okd-<minor>/ and says distribution = \"okd\""
+            );
+            found.push(Recording {
+                folder,
+                minor,
+                version: r.version,
+                okd,
+            });
         }
     }
-    minors.sort();
-    Ok(minors)
+    found.sort_by(|a, b| a.folder.cmp(&b.folder));
+    Ok(found)
 }
 
 #[test]
@@ -165,15 +207,16 @@ fn bootgen_writes_the_objects_the_installer_writes() -> Result<()> {
     .map_err(|e| HarnessError(format!("known-differences.toml: {e}")))?;
     let mut used = vec![false; known.difference.len()];
     let mut unexplained = Vec::new();
-    let minors = recorded_minors()?;
+    let recorded = recordings()?;
     assert!(
-        !minors.is_empty(),
+        !recorded.is_empty(),
         "no recorded release under {}",
         oracle_dir().display()
     );
     let mut compared = 0;
-    for (minor, version) in &minors {
-        let mut cases: Vec<PathBuf> = fs::read_dir(oracle_dir().join(minor))?
+    for recording in &recorded {
+        let (folder, minor) = (&recording.folder, &recording.minor);
+        let mut cases: Vec<PathBuf> = fs::read_dir(oracle_dir().join(folder))?
             .map(|e| e.map(|e| e.path()))
             .collect::<std::io::Result<_>>()?;
         cases.sort();
@@ -189,16 +232,18 @@ fn bootgen_writes_the_objects_the_installer_writes() -> Result<()> {
             let expected: ObjectView = serde_json::from_slice(&fs::read(&path)?)
                 .map_err(|e| HarnessError(format!("{}: {e}", path.display())))?;
             let out = tempfile::tempdir()?;
-            let (actual, master) = bootgen_view(minor, version, case, &out.path().join("out"))?;
+            let (actual, master) = bootgen_view(recording, case, &out.path().join("out"))?;
             compared += 1;
             let mut changes = diff_objects(&expected, &actual, "installer", "bootgen").changes;
             // The pointer config the control plane boots from, where the installer wrote one.
-            let recorded_master = oracle_dir().join(minor).join(format!("{case}.master.json"));
+            let recorded_master = oracle_dir()
+                .join(folder)
+                .join(format!("{case}.master.json"));
             if recorded_master.is_file() {
                 let expected: ObjectView = serde_json::from_slice(&fs::read(&recorded_master)?)
                     .map_err(|e| HarnessError(format!("{}: {e}", recorded_master.display())))?;
                 let actual = master.ok_or_else(|| {
-                    HarnessError(format!("{minor} {case}: bootgen wrote no master.ign"))
+                    HarnessError(format!("{folder} {case}: bootgen wrote no master.ign"))
                 })?;
                 for mut change in diff_objects(&expected, &actual, "installer", "bootgen").changes {
                     change.name = format!("master.ign {}", change.name);
@@ -209,11 +254,11 @@ fn bootgen_writes_the_objects_the_installer_writes() -> Result<()> {
                 match known
                     .difference
                     .iter()
-                    .position(|k| k.covers(minor, case, change))
+                    .position(|k| k.covers(minor, recording.okd, case, change))
                 {
                     Some(i) => used[i] = true,
                     None => unexplained.push(format!(
-                        "{minor} {case}: {} {} {}: installer {} / bootgen {}",
+                        "{folder} {case}: {} {} {}: installer {} / bootgen {}",
                         change.what,
                         change.name,
                         change.field,
@@ -258,8 +303,9 @@ fn bootgen_writes_the_objects_the_installer_writes() -> Result<()> {
 #[test]
 fn bootgen_refuses_what_the_installer_refused() -> Result<()> {
     let mut checked = 0;
-    for (minor, version) in recorded_minors()? {
-        for entry in fs::read_dir(oracle_dir().join(&minor))? {
+    for recording in recordings()? {
+        let minor = &recording.folder;
+        for entry in fs::read_dir(oracle_dir().join(minor))? {
             let path = entry?.path();
             let Some(case) = path
                 .file_name()
@@ -281,10 +327,11 @@ fn bootgen_refuses_what_the_installer_refused() -> Result<()> {
                 .join(case)
                 .join("install-config.yaml");
             let out = tempfile::tempdir()?;
+            let image = recording.release_image(&fs::read_to_string(&config)?);
             let output = bootgen(env!("CARGO_BIN_EXE_bootgen-under-test"))
                 .args(["ignition", "--install-config"])
                 .arg(&config)
-                .args(["--release-version", &version, "--output"])
+                .args(["--release-image", &image, "--output"])
                 .arg(out.path().join("out"))
                 .output()?;
             let stderr = String::from_utf8_lossy(&output.stderr);
@@ -312,10 +359,11 @@ fn bootgen_refuses_what_the_installer_refused() -> Result<()> {
 /// reported at that field.
 #[test]
 fn a_changed_object_is_reported_at_its_field() -> Result<()> {
-    let (minor, _) = recorded_minors()?
-        .pop()
+    let recording = recordings()?
+        .into_iter()
+        .find(|r| !r.okd)
         .ok_or_else(|| HarnessError("no recorded release".into()))?;
-    let path = oracle_dir().join(&minor).join("compact.json");
+    let path = oracle_dir().join(&recording.folder).join("compact.json");
     let expected: ObjectView = serde_json::from_slice(&fs::read(&path)?)
         .map_err(|e| HarnessError(format!("{}: {e}", path.display())))?;
     let mut changed = expected.clone();

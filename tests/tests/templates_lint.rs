@@ -14,6 +14,7 @@
 //! only the fields it is about. The tools must be installed (`.ci/run` does that);
 //! set `BOOTGEN_SKIP_MISSING_TOOLS=1` to skip, rather than fail, when one is missing.
 
+use bootgen::release::Distribution;
 use bootgen_conformance::write_file;
 use std::collections::BTreeSet;
 use std::error::Error as StdError;
@@ -261,6 +262,11 @@ fn scripts_pass_shellcheck() -> TestResult {
         let version = format!("{}.0", profile.minor);
         let ctx = cluster_context(&version);
         contexts.push((format!("release {}", profile.minor), ctx, &scripts));
+        if profile.distribution(Distribution::Okd).is_some() {
+            let okd =
+                bootgen_conformance::templates::okd_context_of(BASE_INSTALL_CONFIG, &version)?;
+            contexts.push((format!("OKD {}", profile.minor), okd, &scripts));
+        }
         contexts.push((
             format!("single node {}", profile.minor),
             single_node_context(&version),
@@ -351,6 +357,11 @@ fn executables(unit: &str) -> Vec<String> {
 /// multi-user.target), stubs for RHCOS units, then our units, drop-ins, scripts and the
 /// generator where the node has them. Returns the unit names to verify.
 fn build_unit_root(root: &Path) -> Result<Vec<String>, Box<dyn StdError>> {
+    build_unit_root_for(root, &base_context())
+}
+
+/// [`build_unit_root`] with the node of `ctx`.
+fn build_unit_root_for(root: &Path, ctx: &Json) -> Result<Vec<String>, Box<dyn StdError>> {
     let system_units = root.join("usr/lib/systemd/system");
     fs::create_dir_all(root.join("usr/lib/systemd"))?;
     for (link, target) in [("lib", "usr/lib"), ("bin", "usr/bin"), ("sbin", "usr/sbin")] {
@@ -374,7 +385,7 @@ fn build_unit_root(root: &Path) -> Result<Vec<String>, Box<dyn StdError>> {
     }
 
     // Node files: scripts at their paths, units in /etc/systemd/system.
-    let ctx = base_context();
+    let ctx = ctx.clone();
     for rel in files_under("node")? {
         let dest = destination(&rel).trim_start_matches("node/");
         if dest.starts_with("etc/systemd/system/") {
@@ -496,17 +507,50 @@ fn units_pass_systemd_analyze_verify() -> TestResult {
             "{expected} not among the units checked: {units:?}"
         );
     }
+    assert_units_verify(root.path(), &units, "")
+}
+
+/// Every unit of `units` passes `systemd-analyze verify` in `root`; `label` says which node.
+fn assert_units_verify(root: &Path, units: &[String], label: &str) -> TestResult {
     let mut failures = Vec::new();
-    for unit in &units {
-        if let Some(finding) = verify_unit(root.path(), unit)? {
+    for unit in units {
+        if let Some(finding) = verify_unit(root, unit)? {
             failures.push(finding);
         }
     }
     assert!(
         failures.is_empty(),
-        "systemd-analyze verify findings:\n{}",
+        "{label}systemd-analyze verify findings:\n{}",
         failures.join("\n\n")
     );
+    Ok(())
+}
+
+/// OKD's node until 4.18 rebases before anything else: its pivot unit, which CRI-O's
+/// configuration requires and the kubelet waits for, verifies with the rest.
+#[test]
+fn okd_units_pass_systemd_analyze_verify() -> TestResult {
+    if !tool_available("systemd-analyze")? {
+        return Ok(());
+    }
+    for version in ["4.12.0", "4.16.0"] {
+        let root = tempfile::tempdir()?;
+        let ctx = bootgen_conformance::templates::okd_context_of(BASE_INSTALL_CONFIG, version)?;
+        let units = build_unit_root_for(root.path(), &ctx)?;
+        assert!(
+            units.iter().any(|u| u == "release-image-pivot.service"),
+            "{version}: the pivot unit is not among the units checked: {units:?}"
+        );
+        let pivot = fs::read_to_string(
+            root.path()
+                .join("etc/systemd/system/release-image-pivot.service"),
+        )?;
+        assert!(
+            pivot.contains("ExecStart=/usr/local/bin/bootstrap-pivot.sh"),
+            "{pivot}"
+        );
+        assert_units_verify(root.path(), &units, &format!("OKD {version}: "))?;
+    }
     Ok(())
 }
 

@@ -126,6 +126,7 @@ pub fn run(args: IgnitionArgs) -> anyhow::Result<ExitCode> {
     let cluster_domain = generated.model.cluster_domain();
     let architecture = generated.model.control_plane.architecture;
     let release_image = generated.pulled_release_image();
+    let distribution = generated.model.distribution.label();
     // The size budget against what can carry this config on its platform (a node of platform
     // `none` boots from a live ISO or over PXE/HTTP, never through a cloud's user data), and
     // only the sizes those channels count: gzipping every file or xz-compressing the config
@@ -173,7 +174,7 @@ pub fn run(args: IgnitionArgs) -> anyhow::Result<ExitCode> {
     drop(files);
     crate::report::emit(
         format!(
-            "wrote {} ({} files, {} units, {} KiB) for {} ({}), release {}",
+            "wrote {} ({} files, {} units, {} KiB) for {} ({}), {distribution} release {}",
             args.output.join(config_name).display(),
             file_count,
             unit_count,

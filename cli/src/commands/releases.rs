@@ -39,6 +39,21 @@ fn label(profile: &Profile) -> String {
 
 fn commands(profile: &Profile) -> String {
     let mut out = format!("OpenShift {} ({}):\n", label(profile), profile.source);
+    for facts in &profile.distributions {
+        let graph = facts
+            .upstream
+            .as_ref()
+            .map(|u| format!(" (update graph {u})"))
+            .unwrap_or_default();
+        let _ = writeln!(
+            out,
+            "  {} payloads {}, channel {}{graph}, node image {}",
+            facts.distribution.label(),
+            facts.repository,
+            facts.channel,
+            facts.node_image
+        );
+    }
     for stage in &profile.stages {
         let run = stage.run();
         let gate = stage
@@ -79,7 +94,8 @@ pub fn run(args: ReleasesArgs) -> anyhow::Result<ExitCode> {
     bootgen::release::check_table()?;
     match args.minors.as_slice() {
         [] => {
-            let mut out = String::from("RELEASE  STAGES  IMAGES  IGNITION  SOURCE\n");
+            let mut out =
+                String::from("RELEASE  STAGES  IMAGES  IGNITION  DISTRIBUTIONS  SOURCE\n");
             let z_streams: Vec<&Profile> = z_stream_profiles().collect();
             let rows = PROFILES.iter().flat_map(|p| {
                 std::iter::once(p).chain(z_streams.iter().copied().filter(|z| z.minor == p.minor))
@@ -94,13 +110,19 @@ pub fn run(args: ReleasesArgs) -> anyhow::Result<ExitCode> {
                 } else {
                     ""
                 };
+                let distributions: Vec<&str> = p
+                    .distributions
+                    .iter()
+                    .map(|d| d.distribution.name())
+                    .collect();
                 let _ = writeln!(
                     out,
-                    "{:<8} {:>6}  {:>6}  {:<8}  {}{mark}",
+                    "{:<8} {:>6}  {:>6}  {:<8}  {:<13}  {}{mark}",
                     label(p),
                     p.stages.len(),
                     p.images.len(),
                     p.ignition_spec,
+                    distributions.join(" "),
                     p.source
                 );
             }

@@ -7,7 +7,8 @@
 use crate::config::{LoadedConfig, Warning};
 use crate::error::Result;
 use crate::release::{
-    feature_set_label, Feature, FeatureSet, Profile, CUSTOM_FEATURE_SET, OS_STREAMS_GATE, PROFILES,
+    feature_set_label, Distribution, DistributionFacts, Feature, FeatureSet, Profile,
+    CUSTOM_FEATURE_SET, OS_STREAMS_GATE, PROFILES,
 };
 use serde::Serialize;
 
@@ -32,17 +33,18 @@ impl CustomFeatureGates {
 pub(crate) fn feature_selection(
     loaded: &LoadedConfig,
     profile: &Profile,
+    facts: &DistributionFacts,
     features: &FeatureSet,
 ) -> Result<(String, CustomFeatureGates)> {
     let ic = &loaded.config;
     let feature_set = ic.feature_set.clone().unwrap_or_default();
-    if !profile.feature_sets.contains(&feature_set) {
-        let choices: Vec<&str> = profile
+    if !facts.feature_sets.contains(&feature_set) {
+        let choices: Vec<&str> = facts
             .feature_sets
             .iter()
             .map(|s| feature_set_label(s))
             .collect();
-        let okd = if feature_set == "OKD" {
+        let okd = if feature_set == "OKD" && facts.distribution == Distribution::Ocp {
             " (OKD is for OKD's installer: OpenShift's refuses it)"
         } else {
             ""
@@ -50,7 +52,8 @@ pub(crate) fn feature_selection(
         return Err(loaded.field_error(
             "featureSet",
             format!(
-                "`{feature_set}` is not a feature set of OpenShift {}{okd}; use one of: {}",
+                "`{feature_set}` is not a feature set of {} {}{okd}; use one of: {}",
+                facts.distribution.label(),
                 profile.minor,
                 choices.join(", ")
             ),
@@ -111,11 +114,13 @@ pub(crate) fn feature_selection(
 pub(crate) fn os_image_stream(
     loaded: &LoadedConfig,
     profile: &Profile,
+    facts: &DistributionFacts,
     feature_set: &str,
     custom: &CustomFeatureGates,
     warnings: &mut Vec<Warning>,
 ) -> Result<String> {
-    let default = profile.os_image_stream.clone();
+    let default = facts.os_image_stream.clone();
+    let name = facts.distribution.label();
     let Some(asked) = loaded
         .config
         .os_image_stream
@@ -124,24 +129,27 @@ pub(crate) fn os_image_stream(
     else {
         return Ok(default);
     };
-    if profile.os_image_streams.is_empty() {
-        let first = arrived_in(|p| !p.os_image_streams.is_empty());
+    if facts.os_image_streams.is_empty() {
+        let first = arrived_in(|p| {
+            p.distribution(facts.distribution)
+                .is_some_and(|f| !f.os_image_streams.is_empty())
+        });
         warnings.push(loaded.warning(
             "osImageStream",
             format!(
-                "the OpenShift {} installer does not read osImageStream{first}; ignored",
+                "the {name} {} installer does not read osImageStream{first}; ignored",
                 profile.minor
             ),
         ));
         return Ok(default);
     }
-    if !profile.os_image_streams.iter().any(|s| s == asked) {
+    if !facts.os_image_streams.iter().any(|s| s == asked) {
         return Err(loaded.field_error(
             "osImageStream",
             format!(
-                "`{asked}` is not an OS image stream of OpenShift {}; use one of: {}",
+                "`{asked}` is not an OS image stream of {name} {}; use one of: {}",
                 profile.minor,
-                profile.os_image_streams.join(", ")
+                facts.os_image_streams.join(", ")
             ),
         ));
     }
@@ -152,7 +160,7 @@ pub(crate) fn os_image_stream(
             return Err(loaded.field_error(
                 "osImageStream",
                 format!(
-                    "`{asked}` is not OpenShift {}'s default stream ({default}): choosing another \
+                    "`{asked}` is not {name} {}'s default stream ({default}): choosing another \
                      needs the OSStreams feature gate{how}",
                     profile.minor
                 ),
@@ -195,18 +203,72 @@ mod tests {
     }
 
     fn selection(version: &str, yaml_tail: &str) -> Result<(String, CustomFeatureGates)> {
+        selection_of(Distribution::Ocp, version, yaml_tail)
+    }
+
+    fn selection_of(
+        distribution: Distribution,
+        version: &str,
+        yaml_tail: &str,
+    ) -> Result<(String, CustomFeatureGates)> {
         let (loaded, profile) = config(version, yaml_tail);
-        feature_selection(&loaded, profile, &profile.features(Default::default()))
+        let facts = profile.distribution(distribution).unwrap();
+        feature_selection(
+            &loaded,
+            profile,
+            facts,
+            &profile.features(Default::default()),
+        )
     }
 
     fn stream(version: &str, yaml_tail: &str) -> (Result<String>, Vec<Warning>) {
+        stream_of(Distribution::Ocp, version, yaml_tail)
+    }
+
+    fn stream_of(
+        distribution: Distribution,
+        version: &str,
+        yaml_tail: &str,
+    ) -> (Result<String>, Vec<Warning>) {
         let (loaded, profile) = config(version, yaml_tail);
+        let facts = profile.distribution(distribution).unwrap();
         let mut warnings = Vec::new();
-        let chosen = feature_selection(&loaded, profile, &profile.features(Default::default()))
-            .and_then(|(set, custom)| {
-                os_image_stream(&loaded, profile, &set, &custom, &mut warnings)
-            });
+        let chosen = feature_selection(
+            &loaded,
+            profile,
+            facts,
+            &profile.features(Default::default()),
+        )
+        .and_then(|(set, custom)| {
+            os_image_stream(&loaded, profile, facts, &set, &custom, &mut warnings)
+        });
         (chosen, warnings)
+    }
+
+    #[test]
+    fn okd_has_one_os_stream_and_its_own_feature_set() {
+        let okd = |version: &str, tail: &str| stream_of(Distribution::Okd, version, tail).0;
+        assert_eq!(okd("4.21.0", "").unwrap(), "");
+        assert_eq!(okd("4.22.0", "").unwrap(), "centos-10");
+        assert_eq!(okd("5.0.0", "").unwrap(), "centos-10");
+        assert_eq!(
+            okd("5.0.0", "osImageStream: centos-10\n").unwrap(),
+            "centos-10"
+        );
+        let refused = okd("4.22.0", "osImageStream: rhel-9\n")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            refused.contains("osImageStream") && refused.contains("OKD 4.22"),
+            "{refused}"
+        );
+        // The OKD feature set is OKD's installer's alone, from 4.22.
+        assert!(selection_of(Distribution::Okd, "4.22.0", "featureSet: OKD\n").is_ok());
+        assert!(selection_of(Distribution::Okd, "4.21.0", "featureSet: OKD\n").is_err());
+        let ocp = selection("4.22.0", "featureSet: OKD\n")
+            .unwrap_err()
+            .to_string();
+        assert!(ocp.contains("OpenShift's refuses it"), "{ocp}");
     }
 
     #[test]

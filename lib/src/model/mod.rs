@@ -3,6 +3,7 @@
 
 pub(crate) use crate::arch;
 mod capabilities;
+mod distribution;
 mod features;
 pub(crate) mod fields;
 pub(crate) mod mirrors;
@@ -24,8 +25,6 @@ use crate::config::{InstallConfig, LoadedConfig, Warning};
 use crate::error::{Error, OptionField, Result, OPTIONS_SOURCE};
 use crate::release::{Feature, FeatureSet};
 
-/// Where OCP release payloads are published.
-pub const OCP_RELEASE_REPOSITORY: &str = "quay.io/openshift-release-dev/ocp-release";
 /// Platforms bootgen can generate for.
 pub use platform::{ExternalPlatform, SUPPORTED_PLATFORMS};
 
@@ -51,6 +50,9 @@ pub struct ModelOptions {
     pub single_node: bool,
     /// The single node's installation disk; overrides `bootstrapInPlace.installationDisk`.
     pub installation_disk: Option<String>,
+    /// The distribution, when the release image cannot say it (a digest); `None`: the one the
+    /// payload's repository or tag names, OpenShift when it names none.
+    pub distribution: Option<crate::release::Distribution>,
 }
 
 /// A machine pool after defaults.
@@ -85,6 +87,8 @@ pub struct Model {
     pub external_platform: Option<ExternalPlatform>,
     /// The distribution the payload belongs to.
     pub distribution: crate::release::Distribution,
+    /// What the release is in that distribution: its channel, update graph, node image.
+    pub distribution_facts: crate::release::DistributionFacts,
     /// The release table's switches for this node (its release, flow, platform and
     /// distribution).
     pub features: crate::release::FeatureSet,
@@ -171,9 +175,9 @@ impl Model {
         format!("api-int.{}", self.cluster_domain())
     }
 
-    /// The CVO channel, `stable-<major>.<minor>`.
+    /// The CVO channel: `stable-<major>.<minor>` for OpenShift, `stable-scos-4` for OKD.
     pub fn release_channel(&self) -> String {
-        format!("stable-{}", self.release.profile.minor)
+        self.distribution_facts.channel.clone()
     }
 
     /// Validates a loaded install-config and applies every default.
@@ -223,7 +227,12 @@ impl Model {
             options.release_image.as_deref(),
         )?;
         let release_version = release.version.to_string();
-        let distribution = crate::release::Distribution::Ocp;
+        let distribution = distribution::choose(
+            loaded,
+            options.release_image.as_deref(),
+            options.distribution,
+        )?;
+        let distribution_facts = distribution::facts(distribution, release.profile)?.clone();
         let features = release.profile.features(crate::release::Dimensions {
             flow: if single_node.is_some() {
                 crate::release::Flow::InPlace
@@ -262,7 +271,12 @@ impl Model {
                 } else {
                     control_plane.architecture.facts().release_suffix
                 };
-                format!("{OCP_RELEASE_REPOSITORY}:{release_version}-{suffix}")
+                distribution::default_release_image(
+                    distribution,
+                    release.profile,
+                    &release_version,
+                    suffix,
+                )?
             }
         };
         let payload_arch = match PayloadArch::from_reference(&release_image) {
@@ -359,10 +373,11 @@ impl Model {
         capabilities::check_capabilities(loaded, release.profile, &features, &mut warnings)?;
         let capabilities = ic.capabilities.clone().unwrap_or_default();
         let (feature_set, custom_feature_gates) =
-            features::feature_selection(loaded, release.profile, &features)?;
+            features::feature_selection(loaded, release.profile, &distribution_facts, &features)?;
         let os_image_stream = features::os_image_stream(
             loaded,
             release.profile,
+            &distribution_facts,
             &feature_set,
             &custom_feature_gates,
             &mut warnings,
@@ -375,7 +390,7 @@ impl Model {
             &features,
             single_node.as_ref(),
             // From 4.22 the installer stores the stream it defaulted; older ones drop the key.
-            (!release.profile.os_image_streams.is_empty()).then_some(os_image_stream.as_str()),
+            (!distribution_facts.os_image_streams.is_empty()).then_some(os_image_stream.as_str()),
         );
         Ok(Model {
             cluster_name,
@@ -386,6 +401,7 @@ impl Model {
             platform,
             external_platform,
             distribution,
+            distribution_facts,
             features,
             release_image,
             payload_arch,

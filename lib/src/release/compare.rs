@@ -1,7 +1,8 @@
 //! What differs between two releases' bootstraps: stages, their order, each command's words,
 //! the payload images looked up, feature switches and the Ignition spec.
 
-use super::profile::{feature_set_label, Profile};
+use super::profile::{feature_set_label, DistributionFacts, Profile};
+use super::view::Distribution;
 use std::fmt::{self, Write as _};
 
 /// The differences going from `from` to `to`.
@@ -146,36 +147,13 @@ pub fn compare(from: &Profile, to: &Profile) -> ReleaseDiff {
     {
         lines.push(format!("gate {}: removed", gate.name));
     }
-    let (added, removed) = added_removed(&from.feature_sets, &to.feature_sets);
-    for set in added {
-        lines.push(format!("featureSet {}: accepted", feature_set_label(set)));
-    }
-    for set in removed {
-        lines.push(format!(
-            "featureSet {}: no longer accepted",
-            feature_set_label(set)
-        ));
-    }
-    if from.os_image_stream != to.os_image_stream {
-        let stream = |s: &str| {
-            if s.is_empty() {
-                "none".to_string()
-            } else {
-                s.to_string()
-            }
-        };
-        lines.push(format!(
-            "node image OS stream by default: {} -> {}",
-            stream(&from.os_image_stream),
-            stream(&to.os_image_stream)
-        ));
-    }
-    let (added, removed) = added_removed(&from.os_image_streams, &to.os_image_streams);
-    for stream in added {
-        lines.push(format!("osImageStream {stream}: accepted"));
-    }
-    for stream in removed {
-        lines.push(format!("osImageStream {stream}: no longer accepted"));
+    for distribution in Distribution::ALL {
+        distribution_lines(
+            *distribution,
+            from.distribution(*distribution),
+            to.distribution(*distribution),
+            &mut lines,
+        );
     }
     ReleaseDiff {
         from: from.minor.to_string(),
@@ -196,6 +174,65 @@ impl fmt::Display for ReleaseDiff {
             }
         }
         f.write_str(&out)
+    }
+}
+
+/// What differs in one distribution: whether the release has it, its channel, node image,
+/// default OS stream, and the feature sets and streams its installer accepts. OpenShift's lines
+/// are unprefixed; another distribution's start with its name.
+fn distribution_lines(
+    distribution: Distribution,
+    from: Option<&DistributionFacts>,
+    to: Option<&DistributionFacts>,
+    lines: &mut Vec<String>,
+) {
+    let prefix = match distribution {
+        Distribution::Ocp => String::new(),
+        other => format!("{}: ", other.label()),
+    };
+    let (from, to) = match (from, to) {
+        (Some(from), Some(to)) => (from, to),
+        (None, Some(_)) => return lines.push(format!("{prefix}made from here on")),
+        (Some(_), None) => return lines.push(format!("{prefix}no longer made")),
+        (None, None) => return,
+    };
+    let mut push = |line: String| lines.push(format!("{prefix}{line}"));
+    if from.node_image != to.node_image {
+        push(format!(
+            "node image {} -> {}",
+            from.node_image, to.node_image
+        ));
+    }
+    let (added, removed) = added_removed(&from.feature_sets, &to.feature_sets);
+    for set in added {
+        push(format!("featureSet {}: accepted", feature_set_label(set)));
+    }
+    for set in removed {
+        push(format!(
+            "featureSet {}: no longer accepted",
+            feature_set_label(set)
+        ));
+    }
+    if from.os_image_stream != to.os_image_stream {
+        let stream = |s: &str| {
+            if s.is_empty() {
+                "none".to_string()
+            } else {
+                s.to_string()
+            }
+        };
+        push(format!(
+            "node image OS stream by default: {} -> {}",
+            stream(&from.os_image_stream),
+            stream(&to.os_image_stream)
+        ));
+    }
+    let (added, removed) = added_removed(&from.os_image_streams, &to.os_image_streams);
+    for stream in added {
+        push(format!("osImageStream {stream}: accepted"));
+    }
+    for stream in removed {
+        push(format!("osImageStream {stream}: no longer accepted"));
     }
 }
 

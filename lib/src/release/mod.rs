@@ -13,6 +13,7 @@
 
 mod compare;
 mod feature;
+mod payload;
 mod profile;
 mod select;
 mod table;
@@ -21,10 +22,12 @@ mod view;
 
 pub use compare::{compare, ReleaseDiff};
 pub use feature::{Feature, FeatureSet};
+pub use payload::{distribution_of_reference, repository_of};
 pub(crate) use profile::feature_set_label;
 pub use profile::{
-    check_table, per_item_row, profile_for, profile_for_patch, z_stream_profiles, Capability, Gate,
-    ImageName, Profile, Stage, CUSTOM_FEATURE_SET, OS_STREAMS_GATE, PROFILES,
+    check_table, per_item_row, profile_for, profile_for_patch, z_stream_profiles, Capability,
+    DistributionFacts, Gate, ImageName, Profile, Stage, CUSTOM_FEATURE_SET, OS_STREAMS_GATE,
+    PROFILES,
 };
 pub use select::{default_minor, select, supported_list, SelectedRelease};
 pub use version::{version_of_reference, Minor, ReleaseVersion};

@@ -25,11 +25,9 @@ pub struct Profile {
     pub source: String,
     /// Ignition spec version of bootstrap.ign and the pointer configs.
     pub ignition_spec: String,
-    /// The node image's OS stream by default (`rhel-9`), `""` before releases had streams.
-    pub os_image_stream: String,
-    /// The install-config `osImageStream` values this release accepts; empty before the
-    /// installer read the field.
-    pub os_image_streams: Vec<String>,
+    /// The distributions this release has (OpenShift always first), with what differs between
+    /// them ([`Profile::distribution`]).
+    pub distributions: Vec<DistributionFacts>,
     /// The payload images bootkube resolves: shell variable to `image_for` name, in order.
     pub images: Vec<ImageName>,
     /// bootkube's stages, in run order.
@@ -51,6 +49,29 @@ pub struct Profile {
     /// The versioned baseline capability sets this release knows (`v4.11`, ...); empty before
     /// releases had capabilities. `None` and `vCurrent` go with them.
     pub capability_sets: Vec<String>,
+}
+
+/// What a release is in one distribution: where its payloads are published, what its clusters
+/// are told about updates, the payload's node image and the install-config choices that
+/// distribution's installer accepts.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
+pub struct DistributionFacts {
+    /// The distribution.
+    pub distribution: Distribution,
+    /// The repository its release payloads are published to, e.g. `quay.io/okd/scos-release`.
+    pub repository: String,
+    /// The ClusterVersion channel, e.g. `stable-4.16` or `stable-scos-4`.
+    pub channel: String,
+    /// The update graph the ClusterVersion names; `None`: the CVO's own default.
+    pub upstream: Option<String>,
+    /// The payload's node (CoreOS) image, as `image_for` names it: `rhel-coreos`, `stream-coreos`.
+    pub node_image: String,
+    /// The node image's OS stream by default (`rhel-9`), `""` before releases had streams.
+    pub os_image_stream: String,
+    /// The install-config `osImageStream` values this release accepts; empty before the
+    /// installer read the field.
+    pub os_image_streams: Vec<String>,
     /// The install-config `featureSet` values this release accepts (`""`: unset, the default).
     pub feature_sets: Vec<String>,
 }
@@ -177,6 +198,14 @@ impl Stage {
 }
 
 impl Profile {
+    /// What this release is in `distribution`, when it has that distribution (OKD payloads
+    /// start with 4.12).
+    pub fn distribution(&self, distribution: Distribution) -> Option<&DistributionFacts> {
+        self.distributions
+            .iter()
+            .find(|d| d.distribution == distribution)
+    }
+
     /// The stage named `name`, when the release has it.
     pub fn stage(&self, name: &str) -> Option<&Stage> {
         self.stages.iter().find(|s| s.name == name)
@@ -254,13 +283,10 @@ fn build(table: &Table) -> Vec<Profile> {
             development: row.development,
             source: row.source.clone(),
             // Where rows overlap, the last one that holds wins.
-            ignition_spec: values_in(&table.ignition_spec, at)
+            ignition_spec: values_in(&table.ignition_spec, at, Distribution::Ocp)
                 .pop()
                 .unwrap_or_else(|| "3.2.0".into()),
-            os_image_stream: values_in(&table.os_image_stream, at)
-                .pop()
-                .unwrap_or_default(),
-            os_image_streams: values_in(&table.os_image_stream_choice, at),
+            distributions: distributions_at(table, at),
             images: table
                 .image
                 .iter()
@@ -299,7 +325,6 @@ fn build(table: &Table) -> Vec<Profile> {
                     feature_gates: r.feature_gates.clone(),
                 })
                 .collect(),
-            feature_sets: values_in(&table.feature_set, at),
             capabilities: table
                 .capability
                 .iter()
@@ -355,6 +380,30 @@ fn build(table: &Table) -> Vec<Profile> {
                     scope: table.scope(r),
                 })
                 .collect(),
+        })
+        .collect()
+}
+
+/// The distributions a release has at `at`, in table order (OpenShift's row comes first).
+fn distributions_at(table: &Table, at: table::Point) -> Vec<DistributionFacts> {
+    table
+        .distribution
+        .iter()
+        .filter(|r| holds(at, &r.since, &r.until))
+        .map(|r| {
+            let d = r.name;
+            // Where rows overlap, the last one that holds wins.
+            let last = |rows| values_in(rows, at, d).pop().unwrap_or_default();
+            DistributionFacts {
+                distribution: d,
+                repository: r.repository.clone(),
+                channel: r.channel.replace("{minor}", &at.minor.to_string()),
+                upstream: r.upstream.clone(),
+                node_image: last(&table.node_image),
+                os_image_stream: last(&table.os_image_stream),
+                os_image_streams: values_in(&table.os_image_stream_choice, at, d),
+                feature_sets: values_in(&table.feature_set, at, d),
+            }
         })
         .collect()
 }
@@ -441,11 +490,13 @@ mod tests {
         let mut out = Vec::new();
         for flow in [Flow::Cluster, Flow::InPlace] {
             for platform in Platform::ALL {
-                out.push(Dimensions {
-                    flow,
-                    platform: *platform,
-                    distribution: Distribution::Ocp,
-                });
+                for distribution in Distribution::ALL {
+                    out.push(Dimensions {
+                        flow,
+                        platform: *platform,
+                        distribution: *distribution,
+                    });
+                }
             }
         }
         out
@@ -491,33 +542,43 @@ mod tests {
                 );
                 for set in &gate.feature_sets {
                     assert!(
-                        profile.feature_sets.contains(set) && set != CUSTOM_FEATURE_SET,
+                        profile
+                            .distributions
+                            .iter()
+                            .any(|d| d.feature_sets.contains(set))
+                            && set != CUSTOM_FEATURE_SET,
                         "{}: gate {} opens with `{set}`, not a feature set the release lists",
                         profile.minor,
                         gate.name
                     );
                 }
             }
-            assert!(profile.feature_sets.iter().any(|s| s.is_empty()));
-            assert!(profile.feature_sets.iter().any(|s| s == CUSTOM_FEATURE_SET));
+            for facts in &profile.distributions {
+                assert!(facts.feature_sets.iter().any(|s| s.is_empty()));
+                assert!(facts.feature_sets.iter().any(|s| s == CUSTOM_FEATURE_SET));
+                assert!(!facts.node_image.is_empty(), "{}", profile.minor);
+            }
         }
         // A release that reads osImageStream has a default stream among the ones it accepts,
         // and the OSStreams gate that lets a cluster choose another.
         for profile in PROFILES.iter() {
-            if profile.os_image_streams.is_empty() {
-                continue;
+            for facts in &profile.distributions {
+                if facts.os_image_streams.is_empty() {
+                    continue;
+                }
+                assert!(
+                    facts.os_image_streams.contains(&facts.os_image_stream),
+                    "{} {}: default stream `{}` is not one it accepts",
+                    facts.distribution,
+                    profile.minor,
+                    facts.os_image_stream
+                );
+                assert!(
+                    profile.gates.iter().any(|g| g.name == OS_STREAMS_GATE),
+                    "{}: accepts osImageStream but has no {OS_STREAMS_GATE} gate",
+                    profile.minor
+                );
             }
-            assert!(
-                profile.os_image_streams.contains(&profile.os_image_stream),
-                "{}: default stream `{}` is not one it accepts",
-                profile.minor,
-                profile.os_image_stream
-            );
-            assert!(
-                profile.gates.iter().any(|g| g.name == OS_STREAMS_GATE),
-                "{}: accepts osImageStream but has no {OS_STREAMS_GATE} gate",
-                profile.minor
-            );
         }
         for profile in PROFILES.iter() {
             for stage in &profile.stages {

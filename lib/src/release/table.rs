@@ -14,7 +14,9 @@ pub(super) const TABLE: &str = include_str!("releases.toml");
 #[serde(deny_unknown_fields)]
 pub(super) struct Table {
     pub release: Vec<ReleaseRow>,
+    pub distribution: Vec<DistributionRow>,
     pub ignition_spec: Vec<Ranged<String>>,
+    pub node_image: Vec<Ranged<String>>,
     #[serde(default)]
     pub os_image_stream: Vec<Ranged<String>>,
     #[serde(default)]
@@ -80,13 +82,26 @@ pub(super) struct ReleaseRow {
     pub development: bool,
 }
 
-/// A value that holds for a range of releases.
+/// A distribution a range of releases has, and what its clusters are told of it.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct DistributionRow {
+    pub name: Distribution,
+    pub since: Option<String>,
+    pub until: Option<String>,
+    pub repository: String,
+    pub channel: String,
+    pub upstream: Option<String>,
+}
+
+/// A value that holds for a range of releases (of one distribution, when it names one).
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(super) struct Ranged<T> {
     pub value: T,
     pub since: Option<String>,
     pub until: Option<String>,
+    pub distribution: Option<Distribution>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -316,10 +331,12 @@ pub(super) fn all_bounds(table: &Table) -> Vec<[&Option<String>; 2]> {
     }
     out.extend(table.image.iter().map(|r| [&r.since, &r.until]));
     out.extend(table.feature.iter().map(|r| [&r.since, &r.until]));
+    out.extend(table.distribution.iter().map(|r| [&r.since, &r.until]));
     out.extend(
         table
             .ignition_spec
             .iter()
+            .chain(&table.node_image)
             .chain(&table.os_image_stream)
             .chain(&table.os_image_stream_choice)
             .chain(&table.feature_set)
@@ -364,10 +381,15 @@ pub(super) fn words(words: &[Word], at: Point) -> Vec<String> {
         .collect()
 }
 
-/// The values of the rows that hold for `at`, in table order.
-pub(super) fn values_in(rows: &[Ranged<String>], at: Point) -> Vec<String> {
+/// The values of the rows that hold for `at` and `distribution`, in table order.
+pub(super) fn values_in(
+    rows: &[Ranged<String>],
+    at: Point,
+    distribution: Distribution,
+) -> Vec<String> {
     rows.iter()
         .filter(|r| holds(at, &r.since, &r.until))
+        .filter(|r| r.distribution.is_none_or(|d| d == distribution))
         .map(|r| r.value.clone())
         .collect()
 }
@@ -429,6 +451,31 @@ pub(super) fn load(text: &str) -> Result<Table, String> {
     for (row, overlay) in named_overlays {
         if let Some(overlay) = overlay.as_deref().filter(|o| !overlay_names.contains(o)) {
             return Err(format!("{row}: no overlay `{overlay}`"));
+        }
+    }
+    // Every release is OpenShift first, and no distribution is there twice.
+    for minor in &known {
+        let at = Point {
+            minor: *minor,
+            patch: 0,
+        };
+        let here: Vec<Distribution> = table
+            .distribution
+            .iter()
+            .filter(|r| holds(at, &r.since, &r.until))
+            .map(|r| r.name)
+            .collect();
+        if here.first() != Some(&Distribution::Ocp) {
+            return Err(format!(
+                "{minor}: the first [[distribution]] row must be ocp"
+            ));
+        }
+        if let Some(twice) = here
+            .iter()
+            .enumerate()
+            .find_map(|(i, d)| here[..i].contains(d).then_some(d))
+        {
+            return Err(format!("{minor}: two [[distribution]] rows for {twice}"));
         }
     }
     Ok(table)

@@ -70,6 +70,55 @@ pub enum Distribution {
     /// OpenShift Container Platform (RHCOS payloads).
     #[default]
     Ocp,
+    /// OKD, the community distribution (CentOS Stream CoreOS payloads, `quay.io/okd/scos-release`),
+    /// as the installer built with the `scos` tag makes it.
+    Okd,
+}
+
+impl Distribution {
+    /// Every distribution bootgen knows.
+    pub const ALL: &'static [Distribution] = &[Distribution::Ocp, Distribution::Okd];
+
+    /// The name options and the table use, e.g. `okd`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Distribution::Ocp => "ocp",
+            Distribution::Okd => "okd",
+        }
+    }
+
+    /// What people call it: `OpenShift`, `OKD`.
+    pub fn label(self) -> &'static str {
+        match self {
+            Distribution::Ocp => "OpenShift",
+            Distribution::Okd => "OKD",
+        }
+    }
+
+    /// The distribution `name` names (`ocp`, `okd`; any case).
+    pub fn from_name(name: &str) -> Option<Distribution> {
+        Distribution::ALL
+            .iter()
+            .copied()
+            .find(|d| d.name().eq_ignore_ascii_case(name))
+    }
+}
+
+impl std::str::FromStr for Distribution {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Distribution, String> {
+        Distribution::from_name(text).ok_or_else(|| {
+            let names: Vec<&str> = Distribution::ALL.iter().map(|d| d.name()).collect();
+            format!("`{text}` is not a distribution; use {}", names.join(" or "))
+        })
+    }
+}
+
+impl std::fmt::Display for Distribution {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
 }
 
 /// Where a node sits among the table's dimensions other than the release.

@@ -94,6 +94,8 @@ pub struct Summary {
     /// The install-config's platform, as the stored install-config says (`none`, or
     /// `external (platformName oci, cloudControllerManager External)`).
     pub platform: Option<String>,
+    /// OpenShift or OKD, as the release image or the ClusterVersion's channel says.
+    pub distribution: Option<crate::release::Distribution>,
     /// The mirrored sources of the node's registries.conf.
     pub mirrors: Vec<MirrorSummary>,
     /// The configs Ignition fetches before anything else (a pointer config's merge or
@@ -159,6 +161,29 @@ pub fn platform_of(doc: &IgnitionDoc) -> Option<String> {
         name.to_string()
     } else {
         format!("{name} ({})", detail.join(", "))
+    })
+}
+
+/// Where the ClusterVersion manifest is in a bootstrap config.
+const CLUSTER_VERSION: &str = "/opt/openshift/manifests/cvo-overrides.yaml";
+
+/// The distribution a config is for: the one its release image names, else the one whose
+/// update channel its ClusterVersion names (OKD's `stable-scos-4`).
+pub fn distribution_of(
+    doc: &IgnitionDoc,
+    release_image: Option<&str>,
+) -> Option<crate::release::Distribution> {
+    use crate::release::{distribution_of_reference, Distribution, PROFILES};
+    if let Some(said) = release_image.and_then(distribution_of_reference) {
+        return Some(said);
+    }
+    let text = file_text(doc, CLUSTER_VERSION)?;
+    let manifest: serde_yaml_ng::Value = serde_yaml_ng::from_str(&text).ok()?;
+    let channel = manifest.get("spec")?.get("channel")?.as_str()?;
+    Distribution::ALL.iter().copied().find(|d| {
+        PROFILES
+            .iter()
+            .any(|p| p.distribution(*d).is_some_and(|f| f.channel == channel))
     })
 }
 
@@ -423,6 +448,7 @@ fn summarize_parts<'v>(
         release_image: release_image.clone(),
         architecture: architecture_of(doc, release_image.as_deref()),
         platform: platform_of(doc),
+        distribution: distribution_of(doc, release_image.as_deref()),
         mirrors: mirrors_of(doc),
         fetches: fetches_of(doc),
         trusted_cas: count(doc, "/ignition/security/tls/certificateAuthorities"),
@@ -451,9 +477,10 @@ impl fmt::Display for Summary {
             self.users.len()
         )?;
         if let Some(release) = &self.release {
+            let name = self.distribution.unwrap_or_default().label();
             writeln!(
                 f,
-                "made for OpenShift {} (from {})",
+                "made for {name} {} (from {})",
                 release.version, release.from
             )?;
         }
@@ -469,6 +496,9 @@ impl fmt::Display for Summary {
         }
         if let Some(platform) = &self.platform {
             writeln!(f, "platform {platform} (from {CLUSTER_CONFIG})")?;
+        }
+        if let (None, Some(distribution)) = (&self.release, self.distribution) {
+            writeln!(f, "made for {}", distribution.label())?;
         }
         for mirror in &self.mirrors {
             writeln!(

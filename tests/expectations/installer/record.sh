@@ -4,6 +4,8 @@
 # scripts), then records the objects view of it (bootgen inspect --objects) as the minor's
 # CASE.json, or CASE.refused with the installer's error lines when that release refuses the case.
 # record.sh --views VERSION RAW: only the views again, from RAW (after the view itself changed).
+# With DISTRIBUTION=okd (an installer built with `-tags scos`), the views go to okd-<minor>/ and
+# every case runs with an OKD payload, quay.io/okd/scos-release:<version>-okd-scos.0.
 # Development time only: the installer binary is built outside this repository, never committed.
 set -euo pipefail
 views_only=false
@@ -16,7 +18,11 @@ installer=$1 version=$2 raw=$(realpath -m "$3")
 here=$(cd "$(dirname "$0")" && pwd)
 bootgen=${BOOTGEN:-$here/../../../target/release/bootgen}
 minor=${version%.*}
-mkdir -p "$here/$minor" "$raw"
+folder=$minor
+if [[ ${DISTRIBUTION:-ocp} == okd ]]; then
+  folder=okd-$minor
+fi
+mkdir -p "$here/$folder" "$raw"
 for dir in "$here"/cases/*/; do
   case=$(basename "$dir")
   work=$raw/$case
@@ -32,6 +38,9 @@ for dir in "$here"/cases/*/; do
     suffix=x86_64
     [[ $arch == arm64 ]] && suffix=aarch64
     export OPENSHIFT_INSTALL_RELEASE_IMAGE_OVERRIDE=quay.io/openshift-release-dev/ocp-release:$version-$suffix
+    if [[ ${DISTRIBUTION:-ocp} == okd ]]; then
+      export OPENSHIFT_INSTALL_RELEASE_IMAGE_OVERRIDE=quay.io/okd/scos-release:$version-okd-scos.0
+    fi
     export OPENSHIFT_INSTALL_SKIP_HOSTCRYPT_VALIDATION=true
     if [[ -d $dir/manifests || -d $dir/openshift ]]; then
       "$installer" create manifests --dir "$work" >"$work/.log" 2>&1 || true
@@ -41,16 +50,16 @@ for dir in "$here"/cases/*/; do
     fi
     "$installer" create "$target" --dir "$work" >"$work/.log" 2>&1 || true
   fi
-  rm -f "$here/$minor/$case".*
+  rm -f "$here/$folder/$case".*
   if [[ -f $work/$config ]]; then
-    "$bootgen" inspect --objects "$work/$config" >"$here/$minor/$case.json"
+    "$bootgen" inspect --objects "$work/$config" >"$here/$folder/$case.json"
     if [[ -f $work/master.ign ]]; then
-      "$bootgen" inspect --objects "$work/master.ign" >"$here/$minor/$case.master.json"
+      "$bootgen" inspect --objects "$work/master.ign" >"$here/$folder/$case.master.json"
     fi
-    echo "$minor $case: recorded"
+    echo "$folder $case: recorded"
   else
     # The installer's reason, without its timestamps.
-    grep -E 'level=(error|fatal)' "$work/.log" | sed -E 's/^time="[^"]*" //' >"$here/$minor/$case.refused" || true
-    echo "$minor $case: refused"
+    grep -E 'level=(error|fatal)' "$work/.log" | sed -E 's/^time="[^"]*" //' >"$here/$folder/$case.refused" || true
+    echo "$folder $case: refused"
   fi
 done

@@ -2,7 +2,9 @@
 """record-mistakes.py INSTALLER VERSION [NAME...]: runs a real openshift-install on every
 mistake of mistakes.yaml (or only those NAMEd, keeping the others' recordings) (base.yaml changed by the mistake's merge patch) and writes
 recorded/<minor>.toml: for each mistake, whether that release's installer accepts it
-(`create manifests` succeeds) or refuses it, with the field paths its error names.
+(`create manifests` succeeds) or refuses it, with the field paths its error names. With
+DISTRIBUTION=okd (an installer built with `-tags scos`) every mistake runs with an OKD payload,
+quay.io/okd/scos-release:<version>-okd-scos.0, into recorded/okd-<minor>.toml.
 
 Development time only: the installer is built outside this repository and never committed;
 this script holds none of its code. It never pulls an image: the release image override only
@@ -81,6 +83,7 @@ def main():
     installer, version = sys.argv[1], sys.argv[2]
     only = set(sys.argv[3:])
     minor = ".".join(version.split(".")[:2])
+    okd = os.environ.get("DISTRIBUTION", "ocp") == "okd"
     with open(os.path.join(HERE, "base.yaml")) as f:
         base = yaml.safe_load(f)
     with open(os.path.join(HERE, "mistakes.yaml")) as f:
@@ -88,7 +91,7 @@ def main():
     env = dict(os.environ)
     env["OPENSHIFT_INSTALL_SKIP_HOSTCRYPT_VALIDATION"] = "true"
     header = [
-        f"# What openshift-install {version} decides for each mistake of mistakes.yaml, written by",
+        f"# What openshift-install {version}{' (scos)' if okd else ''} decides for each mistake of mistakes.yaml, written by",
         "# record-mistakes.py: accept (`create manifests` succeeds) or refuse, with the field",
         "# paths its error names and its first error line (timestamps removed).",
         f'version = "{version}"',
@@ -103,7 +106,9 @@ def main():
         arch = ((config.get("controlPlane") or {}).get("architecture")) or "amd64"
         suffix = "aarch64" if arch in ("arm64", "aarch64") else "x86_64"
         env["OPENSHIFT_INSTALL_RELEASE_IMAGE_OVERRIDE"] = (
-            f"quay.io/openshift-release-dev/ocp-release:{version}-{suffix}"
+            f"quay.io/okd/scos-release:{version}-okd-scos.0"
+            if okd
+            else f"quay.io/openshift-release-dev/ocp-release:{version}-{suffix}"
         )
         work = tempfile.mkdtemp(prefix="mistake-")
         try:
@@ -131,7 +136,7 @@ def main():
             lines.append("says = " + toml_string(errors[0] if errors else f"exit {run.returncode}"))
             print(f"{minor} {name}: refuse {fields_of(message)}")
         lines.append("")
-    out = os.path.join(HERE, "recorded", f"{minor}.toml")
+    out = os.path.join(HERE, "recorded", f"{'okd-' if okd else ''}{minor}.toml")
     # With names given, the other mistakes keep what the file already records.
     if only and os.path.exists(out):
         with open(out) as f:
