@@ -473,3 +473,34 @@ fn bootgen_releases_shows_okd() {
         text(&diff.stdout)
     );
 }
+
+/// OKD's node of every release that has one leaves nothing to warn about: no warning (the
+/// unit lint's included) and `--strict` passes, the placeholder pull secret included.
+#[test]
+fn every_okd_release_generates_under_strict() {
+    for profile in bootgen::release::PROFILES.iter() {
+        if profile
+            .distribution(bootgen::release::Distribution::Okd)
+            .is_none()
+        {
+            continue;
+        }
+        let dir = tempfile::tempdir().unwrap();
+        install_config(dir.path(), "");
+        let image = format!("quay.io/okd/scos-release:{}.0-okd-scos.0", profile.minor);
+        let output = ignition(dir.path(), &["--release-image", &image, "--strict"]);
+        let stderr = text(&output.stderr);
+        // A release still in development says so, and nothing else.
+        let development = format!("warning: OKD {} is still in development", profile.minor);
+        let warnings: Vec<&str> = stderr
+            .lines()
+            .filter(|l| l.contains("warning"))
+            .filter(|l| !(profile.development && l.starts_with(&development)))
+            .collect();
+        assert!(
+            output.status.success() && warnings.is_empty(),
+            "OKD {}: {stderr}",
+            profile.minor
+        );
+    }
+}

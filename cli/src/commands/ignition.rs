@@ -106,7 +106,8 @@ pub fn run(args: IgnitionArgs) -> anyhow::Result<ExitCode> {
     }
     if release.profile.development {
         warn(format!(
-            "OpenShift {} is still in development: its bootstrap follows the installer's main branch and may change",
+            "{} {} is still in development: its bootstrap follows the installer's main branch and may change",
+            generated.model.distribution.label(),
             release.profile.minor
         ));
     }

@@ -45,6 +45,8 @@ pub const OS_UNITS: &[&str] = &[
     "crio.service",
     "dbus.service",
     "default.target",
+    // CoreOS ships dnsmasq; OKD's pivot (4.16-4.18) orders itself before it.
+    "dnsmasq.service",
     "getty.target",
     "graphical.target",
     "local-fs.target",
