@@ -259,6 +259,18 @@ fn a_distribution_the_payload_contradicts_is_refused_and_nothing_is_written() {
         &["OKD 4.11", "4.12"],
     );
     refused(&["--distribution", "fcos"], &["fcos", "ocp or okd"]);
+    // OKD on Fedora CoreOS (before OKD moved to CentOS Stream) is not made as if it were OCP.
+    refused(
+        &[
+            "--release-image",
+            "quay.io/openshift/okd:4.15.0-0.okd-2024-03-10-010116",
+        ],
+        &[
+            "--release-image",
+            "Fedora CoreOS",
+            "quay.io/okd/scos-release",
+        ],
+    );
 }
 
 /// A node under stubs for one of OKD's scripts: the script's absolute paths moved into a

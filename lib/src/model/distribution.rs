@@ -5,7 +5,9 @@
 
 use crate::config::LoadedConfig;
 use crate::error::{Error, OptionField, Result};
-use crate::release::{distribution_of_reference, repository_of, Distribution, Profile};
+use crate::release::{
+    distribution_of_reference, is_fedora_okd, repository_of, Distribution, Profile,
+};
 
 /// The distribution of the cluster whose payload is `release_image` (`None`: the default one
 /// will be named after the distribution), with `asked` from the options.
@@ -14,6 +16,15 @@ pub(crate) fn choose(
     release_image: Option<&str>,
     asked: Option<Distribution>,
 ) -> Result<Distribution> {
+    if let Some(image) = release_image.filter(|image| is_fedora_okd(image)) {
+        return Err(Error::InvalidOption {
+            option: OptionField::ReleaseImage,
+            message: format!(
+                "`{image}` is OKD on Fedora CoreOS, which bootgen does not make: it makes OKD on \
+                 CentOS Stream CoreOS (quay.io/okd/scos-release, from 4.12) and OpenShift"
+            ),
+        });
+    }
     let said = release_image.and_then(|image| {
         distribution_of_reference(image).or_else(|| through_mirrors(loaded, image))
     });
@@ -129,6 +140,12 @@ mod tests {
             .to_string();
         assert!(
             refused.contains(ocp) && refused.contains("OpenShift payload, not OKD"),
+            "{refused}"
+        );
+        let fedora = "quay.io/openshift/okd:4.15.0-0.okd-2024-03-10-010116";
+        let refused = choose(&plain, Some(fedora), None).unwrap_err().to_string();
+        assert!(
+            refused.contains("Fedora CoreOS") && refused.contains("scos-release"),
             "{refused}"
         );
     }

@@ -24,6 +24,16 @@ pub fn repository_of(reference: &str) -> &str {
     split(reference).0
 }
 
+/// Whether a payload is OKD on Fedora CoreOS (`quay.io/openshift/okd`, tags such as
+/// `4.15.0-0.okd-2024-03-10-010116`), the OKD of the installer's `okd` build before OKD moved to
+/// CentOS Stream CoreOS: a distribution bootgen does not make.
+pub fn is_fedora_okd(reference: &str) -> bool {
+    let (repository, tag) = split(reference);
+    let tag = tag.unwrap_or_default();
+    let okd_tag = tag.contains(".okd-") && !tag.contains("okd-scos");
+    repository.ends_with("openshift/okd") || okd_tag
+}
+
 /// The distribution a payload's repository or tag names, when it names one.
 pub fn distribution_of_reference(reference: &str) -> Option<Distribution> {
     let (repository, tag) = split(reference);
@@ -74,6 +84,20 @@ mod tests {
         );
         assert_eq!(of("mirror.lab:5000/ocp4/openshift4@sha256:0123"), None);
         assert_eq!(of("mirror.lab:5000/release:4.17.0"), None);
+        assert!(is_fedora_okd(
+            "quay.io/openshift/okd:4.15.0-0.okd-2024-03-10-010116"
+        ));
+        assert!(is_fedora_okd("quay.io/openshift/okd@sha256:0123"));
+        assert!(is_fedora_okd(
+            "mirror:5000/okd:4.14.0-0.okd-2023-12-01-225814"
+        ));
+        assert!(!is_fedora_okd(
+            "quay.io/okd/scos-release:4.14.0-0.okd-scos-2023-10-18-221014"
+        ));
+        assert!(!is_fedora_okd("quay.io/okd/scos-release:4.17.0-okd-scos.0"));
+        assert!(!is_fedora_okd(
+            "quay.io/openshift-release-dev/ocp-release:4.17.0-x86_64"
+        ));
     }
 
     #[test]
