@@ -6,8 +6,8 @@
 //! installer accepts, the mistake must be listed, with its reason, in `stricter.toml` (and in
 //! the README's table). A listed check that is no longer stricter anywhere fails too.
 //!
-//! Only the releases with a recording are claimed: 4.12, 4.14, 4.16, 4.19, 4.21, 4.22 and 5.0, the
-//! installers built so far, each also as OKD's (`recorded/okd-<minor>.toml`, the same source
+//! Only the releases with a recording are claimed: 4.12, 4.14, 4.16, 4.18, 4.19, 4.21, 4.22 and
+//! 5.0, the installers built so far, each also as OKD's (`recorded/okd-<minor>.toml`, the same source
 //! built with `-tags scos`, decided by bootgen with an OKD payload). bootgen applies the same rules to the other supported releases
 //! (with the release-dependent ones read from the release table, `lib/src/release/releases.toml`), but no
 //! installer of those releases has checked them.
@@ -178,7 +178,7 @@ fn bootgen_refuses_what_each_installer_refuses() -> Result<()> {
     assert_eq!(
         minors,
         [
-            "4.12", "4.14", "4.16", "4.19", "4.21", "4.22", "5.0", "okd-4.12", "okd-4.14",
+            "4.12", "4.14", "4.16", "4.18", "4.19", "4.21", "4.22", "5.0", "okd-4.12", "okd-4.14",
             "okd-4.16", "okd-4.19", "okd-4.21", "okd-4.22", "okd-5.0"
         ]
     );
