@@ -179,7 +179,7 @@ fn bootgen_refuses_what_each_installer_refuses() -> Result<()> {
         minors,
         [
             "4.12", "4.14", "4.16", "4.18", "4.19", "4.21", "4.22", "5.0", "okd-4.12", "okd-4.14",
-            "okd-4.16", "okd-4.18", "okd-4.19", "okd-4.21", "okd-4.22", "okd-5.0"
+            "okd-4.16", "okd-4.18", "okd-4.19", "okd-4.20", "okd-4.21", "okd-4.22", "okd-5.0"
         ]
     );
     let mut wrong = Vec::new();
