@@ -3,11 +3,10 @@
 //! install-config mirrors there; `--distribution` when nothing says it, and an error when it
 //! contradicts the payload.
 
+use super::mirrors::matches_source;
 use crate::config::LoadedConfig;
 use crate::error::{Error, OptionField, Result};
-use crate::release::{
-    distribution_of_reference, is_fedora_okd, repository_of, Distribution, Profile,
-};
+use crate::release::{distribution_of_reference, is_fedora_okd, Distribution, Profile};
 
 /// The distribution of the cluster whose payload is `release_image` (`None`: the default one
 /// will be named after the distribution), with `asked` from the options.
@@ -46,16 +45,14 @@ pub(crate) fn choose(
 
 /// The distribution of the repository the install-config mirrors at the payload's repository.
 fn through_mirrors(loaded: &LoadedConfig, image: &str) -> Option<Distribution> {
-    let repository = repository_of(image);
     let ic = &loaded.config;
     ic.image_digest_sources
         .iter()
         .chain(&ic.image_content_sources)
         .filter(|s| {
-            s.mirrors.iter().any(|m| {
-                let m = m.trim_end_matches('/');
-                repository == m || repository.starts_with(&format!("{m}/"))
-            })
+            s.mirrors
+                .iter()
+                .any(|m| matches_source(image, m.trim_end_matches('/')))
         })
         .find_map(|s| distribution_of_reference(&s.source))
 }

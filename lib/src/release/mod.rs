@@ -22,7 +22,7 @@ mod view;
 
 pub use compare::{compare, ReleaseDiff};
 pub use feature::{Feature, FeatureSet};
-pub use payload::{distribution_of_reference, is_fedora_okd, repository_of};
+pub use payload::{distribution_of_reference, is_fedora_okd};
 pub(crate) use profile::feature_set_label;
 pub use profile::{
     check_table, per_item_row, profile_for, profile_for_patch, z_stream_profiles, Capability,

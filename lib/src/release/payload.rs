@@ -18,12 +18,6 @@ fn split(reference: &str) -> (&str, Option<&str>) {
     }
 }
 
-/// The repository of a pull spec: `quay.io/okd/scos-release` of
-/// `quay.io/okd/scos-release:4.17.0-okd-scos.0` or of a digest reference.
-pub fn repository_of(reference: &str) -> &str {
-    split(reference).0
-}
-
 /// Whether a payload is OKD on Fedora CoreOS (`quay.io/openshift/okd`, tags such as
 /// `4.15.0-0.okd-2024-03-10-010116`), the OKD of the installer's `okd` build before OKD moved to
 /// CentOS Stream CoreOS: a distribution bootgen does not make.
@@ -98,18 +92,5 @@ mod tests {
         assert!(!is_fedora_okd(
             "quay.io/openshift-release-dev/ocp-release:4.17.0-x86_64"
         ));
-    }
-
-    #[test]
-    fn repositories_lose_their_tag_or_digest_not_their_port() {
-        assert_eq!(
-            repository_of("mirror.lab:5000/okd/scos-release:4.17.0-okd-scos.0"),
-            "mirror.lab:5000/okd/scos-release"
-        );
-        assert_eq!(
-            repository_of("mirror.lab:5000/okd@sha256:ab"),
-            "mirror.lab:5000/okd"
-        );
-        assert_eq!(repository_of("mirror.lab:5000/okd"), "mirror.lab:5000/okd");
     }
 }
