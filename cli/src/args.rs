@@ -159,6 +159,9 @@ pub struct IgnitionArgs {
     /// The single node's installation disk, e.g. /dev/sda (overrides bootstrapInPlace.installationDisk).
     #[arg(long, value_name = "DEVICE")]
     pub installation_disk: Option<String>,
+    /// Leave out the machine API's Machines, MachineSets and ControlPlaneMachineSet of a platform that has them (vSphere): for machines you create yourself, as the installer's UPI documents tell you to delete them.
+    #[arg(long)]
+    pub without_machine_manifests: bool,
     /// Extra manifests for /opt/openshift/manifests (walked recursively).
     #[arg(long, value_name = "DIR")]
     pub manifests_dir: Option<PathBuf>,

@@ -20,6 +20,7 @@ pub fn ignition_options(args: &IgnitionArgs) -> anyhow::Result<Options> {
     options.model.multi_arch_payload = args.multi_arch_payload;
     options.model.single_node = args.single_node;
     options.model.installation_disk = args.installation_disk.clone();
+    options.model.without_machine_manifests = args.without_machine_manifests;
     options.manifests_dir = args.manifests_dir.clone();
     options.openshift_dir = args.openshift_dir.clone();
     options.strict = args.strict;

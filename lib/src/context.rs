@@ -9,6 +9,8 @@ use serde::Serialize;
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 
+pub mod vsphere;
+
 /// The context every template sees, as a typed value: each field is a top-level template
 /// variable that `templates/README.md` documents (a test keeps the two in step). It is rendered
 /// through serde, so the names here are the names templates use.
@@ -114,6 +116,9 @@ pub struct PlatformContext {
     pub infrastructure_type: &'static str,
     /// An external platform's settings; `None` (null) on any other platform.
     pub external: Option<crate::model::ExternalPlatform>,
+    /// A vSphere platform's vCenters, failure domains, VIPs and machines; `None` (null) on any
+    /// other platform.
+    pub vsphere: Option<vsphere::VSphereContext>,
 }
 
 /// The context's `node_ip`.
@@ -254,6 +259,7 @@ impl TemplateContext {
                 name: model.platform.name(),
                 infrastructure_type: model.platform.infrastructure_type(),
                 external: model.external_platform.clone(),
+                vsphere: vsphere::context(model, &identity.infra_id),
             },
             release_image: model.release_image.clone(),
             arch: model.bootstrap_arch.facts(),

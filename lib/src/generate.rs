@@ -109,6 +109,37 @@ pub struct Metadata {
     /// With `CustomNoUpgrade`: the gates turned on and off (from 4.15; `null` otherwise).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub custom_feature_set: Option<Option<crate::model::CustomFeatureGates>>,
+    /// A vSphere cluster's vCenters with their credentials, as the installer records them for
+    /// `destroy cluster` (the file is then 0600).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub vsphere: Option<VSphereMetadata>,
+}
+
+/// `metadata.json`'s `vsphere`.
+#[derive(Debug, Clone, Serialize)]
+#[non_exhaustive]
+pub struct VSphereMetadata {
+    /// Before 4.17: the first vCenter's server, user and password, flat in this record.
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    pub first: Option<VCenterMetadata>,
+    /// Always `vsphere`.
+    pub terraform_platform: String,
+    /// From 4.17: each vCenter and the user that signs in to it.
+    #[serde(rename = "VCenters", skip_serializing_if = "Vec::is_empty")]
+    pub vcenters: Vec<VCenterMetadata>,
+}
+
+/// One vCenter of [`VSphereMetadata`].
+#[derive(Debug, Clone, Serialize)]
+#[non_exhaustive]
+pub struct VCenterMetadata {
+    /// Its server.
+    #[serde(rename = "vCenter")]
+    pub vcenter: String,
+    /// The user.
+    pub username: String,
+    /// Its password.
+    pub password: String,
 }
 
 /// The architectures in `metadata.json`.
@@ -246,6 +277,7 @@ pub fn generate(loaded: &LoadedConfig, options: &Options) -> Result<Generated> {
         api_host: model.api_host(),
         api_int_host: model.api_int_host(),
         service_network_ips: model.networks.service_ips(),
+        machine_config_server_ips: model.machine_config_server_ips(),
         key_algorithm: options.key_algorithm,
         now: options.now,
         renew_expired: options.renew_expired,
@@ -307,6 +339,25 @@ pub fn generate(loaded: &LoadedConfig, options: &Options) -> Result<Generated> {
         feature_set: records_features.then(|| model.feature_set.clone()),
         custom_feature_set: records_features.then(|| {
             (!model.custom_feature_gates.is_empty()).then(|| model.custom_feature_gates.clone())
+        }),
+        vsphere: model.vsphere_platform.as_ref().map(|v| {
+            let mut vcenters: Vec<VCenterMetadata> = v
+                .vcenters
+                .iter()
+                .map(|c| VCenterMetadata {
+                    vcenter: c.server.clone(),
+                    username: c.user.clone(),
+                    password: c.password.clone(),
+                })
+                .collect();
+            let listed = model
+                .features
+                .has(crate::release::Feature::MetadataVsphereVcenters);
+            VSphereMetadata {
+                first: (!listed).then(|| vcenters.remove(0)),
+                terraform_platform: "vsphere".into(),
+                vcenters: if listed { vcenters } else { Vec::new() },
+            }
         }),
     };
     let warnings = model.warnings.clone();

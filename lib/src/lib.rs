@@ -142,8 +142,8 @@ pub mod templates;
 
 pub use error::{Error, InvalidValue, OptionField, Result, OPTIONS_SOURCE};
 pub use generate::{
-    generate, ArchitectureRecord, Generated, Metadata, NameResolver, Options, BOOTSTRAP_CONFIG,
-    LIVE_ISO_CONFIG,
+    generate, ArchitectureRecord, Generated, Metadata, NameResolver, Options, VCenterMetadata,
+    VSphereMetadata, BOOTSTRAP_CONFIG, LIVE_ISO_CONFIG,
 };
 pub use identity::Identity;
 pub use model::{Arch, UnknownArch};

@@ -151,8 +151,30 @@ fn field_of(error: &Error) -> Option<String> {
 }
 
 /// The installer names `field` (or the part of the document that holds it, or, for an
-/// unknown key, the key alone).
+/// unknown key, the key alone). Some releases print a list's field without the item's index
+/// (`vcenters.password`), and until 5.0 the vCenter's `user` by its Go name, `username`: both
+/// name the same field as bootgen's `vcenters[0].user`.
 fn names_same_field(bootgen: &str, installer: &[String]) -> bool {
+    let plain = |path: &str| {
+        let mut out = String::new();
+        let mut in_index = false;
+        for c in path.chars() {
+            match c {
+                '[' => in_index = true,
+                ']' => in_index = false,
+                _ if !in_index => out.push(c),
+                _ => {}
+            }
+        }
+        out.replace("vcenters.username", "vcenters.user")
+    };
+    names_field(bootgen, installer) || {
+        let installer: Vec<String> = installer.iter().map(|f| plain(f)).collect();
+        names_field(&plain(bootgen), &installer)
+    }
+}
+
+fn names_field(bootgen: &str, installer: &[String]) -> bool {
     installer.is_empty()
         || installer.iter().any(|f| {
             bootgen == f

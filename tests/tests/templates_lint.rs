@@ -249,6 +249,25 @@ fn scripts_pass_shellcheck() -> TestResult {
         .chain(&single_node_scripts)
         .cloned()
         .collect();
+    // vSphere's own scripts, with and without VIPs (which decide what they do).
+    let vsphere_scripts: Vec<String> = files_under("vsphere/node")?
+        .into_iter()
+        .filter(|rel| is_script(rel))
+        .collect();
+    assert!(
+        !vsphere_scripts.is_empty(),
+        "no scripts under templates/vsphere/node"
+    );
+    let vsphere = std::fs::read_to_string(
+        bootgen_conformance::repo().join("fixtures/install-configs/valid/vsphere.yaml"),
+    )?;
+    let vips_at = vsphere
+        .find("    apiVIPs:")
+        .ok_or("the vSphere fixture has VIPs")?;
+    let tail_at = vsphere
+        .find("pullSecret:")
+        .ok_or("the vSphere fixture has a pull secret")?;
+    let vsphere_without_vips = format!("{}{}", &vsphere[..vips_at], &vsphere[tail_at..]);
     let dir = tempfile::tempdir()?;
     let mut failures = Vec::new();
     // Both contexts, then the base context as every supported release renders it (a script
@@ -272,6 +291,18 @@ fn scripts_pass_shellcheck() -> TestResult {
             single_node_context(&version),
             &all,
         ));
+        if profile.minor >= bootgen::release::Minor::new(4, 13) {
+            for (label, config) in [
+                ("vSphere", &vsphere),
+                ("vSphere without VIPs", &vsphere_without_vips),
+            ] {
+                contexts.push((
+                    format!("{label} {}", profile.minor),
+                    library_context(config, &version),
+                    &vsphere_scripts,
+                ));
+            }
+        }
     }
     let mut checked = BTreeSet::new();
     for (label, ctx, scripts) in &contexts {

@@ -22,6 +22,11 @@ pub(crate) fn meets(condition: Condition, context: &TemplateContext) -> bool {
             .is_some_and(|pool| pool.hyperthreading == "Disabled"),
         Condition::DualStack => context.networking.service_networks.len() == 2,
         Condition::FeatureSet => !context.feature_set.trim().is_empty(),
+        Condition::ControlPlaneMachineSet => context
+            .platform
+            .vsphere
+            .as_ref()
+            .is_some_and(|v| v.control_plane_machine_set),
     }
 }
 
@@ -76,6 +81,18 @@ fn per_item(
     context: &TemplateContext,
 ) -> Result<Vec<File>> {
     let mut files = Vec::new();
+    if let Some(items) = platform_items(each, context) {
+        let count = items.len();
+        for (i, extra) in items.into_iter().enumerate() {
+            files.push(File {
+                contents: render_row(renderer, row, &extra)?,
+                path: row.numbered_path(i, count),
+                mode: row.mode,
+                append: row.append,
+            });
+        }
+        return Ok(files);
+    }
     for entry in context
         .mirror_manifests
         .iter()
@@ -93,6 +110,28 @@ fn per_item(
         });
     }
     Ok(files)
+}
+
+/// The items of a platform's per-item row, each as the variables its file is rendered with;
+/// `None` for the mirror manifests' rows.
+fn platform_items(each: Each, context: &TemplateContext) -> Option<Vec<serde_json::Value>> {
+    let vsphere = context.platform.vsphere.as_ref();
+    let items = match each {
+        Each::ControlPlaneMachine => vsphere.map_or_else(Vec::new, |v| {
+            v.control_plane_machines
+                .iter()
+                .map(|m| serde_json::json!({ "machine": m }))
+                .collect()
+        }),
+        Each::ComputeMachineSet => vsphere.map_or_else(Vec::new, |v| {
+            v.compute_machine_sets
+                .iter()
+                .map(|m| serde_json::json!({ "machine_set": m }))
+                .collect()
+        }),
+        _ => return None,
+    };
+    Some(items)
 }
 
 /// A manifest holding a Kubernetes Secret (any document with `kind: Secret`) is 0600: the

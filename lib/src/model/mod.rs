@@ -13,6 +13,7 @@ mod platform;
 mod pool_rules;
 mod proxy;
 mod single_node;
+mod vsphere;
 
 pub use arch::{Arch, PayloadArch, UnknownArch};
 pub use features::CustomFeatureGates;
@@ -27,6 +28,7 @@ use crate::release::{Feature, FeatureSet};
 
 /// Platforms bootgen can generate for.
 pub use platform::{ExternalPlatform, SUPPORTED_PLATFORMS};
+pub use vsphere::{FailureDomain, Topology, VCenter, VSpherePlatform};
 
 /// Choices that come from the command line rather than the install-config.
 #[derive(Debug, Clone, Default)]
@@ -53,6 +55,9 @@ pub struct ModelOptions {
     /// The distribution, when the release image cannot say it (a digest); `None`: the one the
     /// payload's repository or tag names, OpenShift when it names none.
     pub distribution: Option<crate::release::Distribution>,
+    /// Leave out the machine API's Machines, MachineSets and ControlPlaneMachineSet (for
+    /// machines the user creates: the installer's UPI documents delete them).
+    pub without_machine_manifests: bool,
 }
 
 /// A machine pool after defaults.
@@ -85,6 +90,10 @@ pub struct Model {
     pub platform: crate::release::Platform,
     /// An external platform's settings (`platform: external`).
     pub external_platform: Option<ExternalPlatform>,
+    /// A vSphere platform's vCenters, failure domains and VIPs (`platform: vsphere`).
+    pub vsphere_platform: Option<VSpherePlatform>,
+    /// The machine API's manifests are left out (see [`ModelOptions::without_machine_manifests`]).
+    pub without_machine_manifests: bool,
     /// The distribution the payload belongs to.
     pub distribution: crate::release::Distribution,
     /// What the release is in that distribution: its channel, update graph, node image.
@@ -175,6 +184,19 @@ impl Model {
         format!("api-int.{}", self.cluster_domain())
     }
 
+    /// The addresses beside api-int the machine-config server's certificate names: the API VIPs,
+    /// from the release whose installer adds them (4.19).
+    pub fn machine_config_server_ips(&self) -> Vec<std::net::IpAddr> {
+        if !self.features.has(Feature::McsCertificateVips) {
+            return Vec::new();
+        }
+        self.vsphere_platform
+            .iter()
+            .flat_map(|v| &v.api_vips)
+            .filter_map(|vip| vip.parse().ok())
+            .collect()
+    }
+
     /// The CVO channel: `stable-<major>.<minor>` for OpenShift, `stable-scos-4` for OKD.
     pub fn release_channel(&self) -> String {
         self.distribution_facts.channel.clone()
@@ -199,7 +221,11 @@ impl Model {
                 ))
             }
         }
-        let (platform, external_platform) = platform::platform_of(loaded)?;
+        let platform::PlatformSettings {
+            platform,
+            external: external_platform,
+            vsphere: vsphere_platform,
+        } = platform::platform_of(loaded, &mut warnings)?;
         let cluster_name = required(
             loaded,
             ic.metadata.name.as_deref(),
@@ -251,6 +277,9 @@ impl Model {
             &features,
             &mut warnings,
         )?;
+        if vsphere_platform.is_some() {
+            vsphere::check_architectures(loaded, &control_plane, &compute)?;
+        }
         pool_rules::check_compute_names(loaded)?;
         pool_rules::check_control_plane_count(
             loaded,
@@ -324,6 +353,9 @@ impl Model {
 
         let networks = network_settings(loaded, &features)?;
         network_rules::check_networks(loaded, release.profile, &features, &networks)?;
+        if let Some(vsphere) = &vsphere_platform {
+            vsphere::check_vips(loaded, vsphere, &networks.machine, &mut warnings)?;
+        }
         pool_rules::check_single_replica(
             loaded,
             release.profile,
@@ -382,8 +414,19 @@ impl Model {
             &custom_feature_gates,
             &mut warnings,
         )?;
+        // A vSphere platform is stored as read, without its credentials.
+        let mut stored_source = ic.clone();
+        if let (Some(read), Some(serde_json::Value::Object(raw))) = (
+            &vsphere_platform,
+            stored_source
+                .platform
+                .as_mut()
+                .and_then(|p| p.get_mut("vsphere")),
+        ) {
+            vsphere::store(raw, read, &features);
+        }
         let stored_install_config = stored_install_config(
-            ic,
+            &stored_source,
             &control_plane,
             &compute,
             &networks,
@@ -400,6 +443,8 @@ impl Model {
             bootstrap_arch,
             platform,
             external_platform,
+            vsphere_platform,
+            without_machine_manifests: options.without_machine_manifests,
             distribution,
             distribution_facts,
             features,

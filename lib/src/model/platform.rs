@@ -1,5 +1,5 @@
-//! The install-config's platform: which one bootgen makes the node for (`none` or `external`), and
-//! what the node needs of its settings.
+//! The install-config's platform: which one bootgen makes the node for (`none`, `external` or
+//! `vsphere`), and what the node needs of its settings.
 
 use crate::config::{LoadedConfig, Warning};
 use crate::error::Result;
@@ -7,7 +7,7 @@ use crate::release::{Feature, FeatureSet, Platform, Profile, PROFILES};
 use serde::Serialize;
 
 /// The install-config keys bootgen supports under `platform`.
-pub const SUPPORTED_PLATFORMS: &[&str] = &["none", "external"];
+pub const SUPPORTED_PLATFORMS: &[&str] = &["none", "external", "vsphere"];
 
 /// An external platform's settings (`platform.external`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -20,9 +20,19 @@ pub struct ExternalPlatform {
     pub cloud_controller_manager: String,
 }
 
+/// The platform the install-config names, with the settings of the platforms that have some.
+pub(crate) struct PlatformSettings {
+    pub platform: Platform,
+    pub external: Option<ExternalPlatform>,
+    pub vsphere: Option<super::vsphere::VSpherePlatform>,
+}
+
 /// The platform the install-config names, with its settings; an error naming the field when it
 /// names none, several, or one bootgen does not support.
-pub(crate) fn platform_of(loaded: &LoadedConfig) -> Result<(Platform, Option<ExternalPlatform>)> {
+pub(crate) fn platform_of(
+    loaded: &LoadedConfig,
+    warnings: &mut Vec<Warning>,
+) -> Result<PlatformSettings> {
     let supported = SUPPORTED_PLATFORMS.join(", ");
     let Some(platform) = &loaded.config.platform else {
         return Err(loaded.field_error(
@@ -48,8 +58,16 @@ pub(crate) fn platform_of(loaded: &LoadedConfig) -> Result<(Platform, Option<Ext
             format!("platform `{name}` is not supported yet; supported platforms: {supported}"),
         ));
     };
-    let external = match chosen {
-        Platform::External => Some(external_settings(loaded, &platform[name])?),
+    let mut settings = PlatformSettings {
+        platform: chosen,
+        external: None,
+        vsphere: None,
+    };
+    match chosen {
+        Platform::External => settings.external = Some(external_settings(loaded, &platform[name])?),
+        Platform::VSphere => {
+            settings.vsphere = Some(super::vsphere::settings(loaded, &platform[name], warnings)?);
+        }
         Platform::None => {
             // Platform none has no settings.
             if let Some(serde_json::Value::Object(settings)) = platform.get(name) {
@@ -62,10 +80,9 @@ pub(crate) fn platform_of(loaded: &LoadedConfig) -> Result<(Platform, Option<Ext
                     ));
                 }
             }
-            None
         }
-    };
-    Ok((chosen, external))
+    }
+    Ok(settings)
 }
 
 fn external_settings(loaded: &LoadedConfig, value: &serde_json::Value) -> Result<ExternalPlatform> {
@@ -120,6 +137,25 @@ pub(crate) fn check_release(
                 profile.minor
             ),
         ));
+    }
+    if platform == Platform::VSphere && !features.has(Feature::VsphereFailureDomains) {
+        // That installer took vcenters and failureDomains only with TechPreviewNoUpgrade, and
+        // required the single-vCenter fields.
+        let written = |key: &str| loaded.line_of(&format!("platform.vsphere.{key}")).is_some();
+        if let Some(key) = ["vcenters", "failureDomains"]
+            .into_iter()
+            .find(|k| written(k))
+        {
+            return Err(loaded.field_error(
+                &format!("platform.vsphere.{key}"),
+                format!(
+                    "the OpenShift {} installer takes vSphere's single-vCenter fields (vCenter, \
+                     username, password, datacenter, defaultDatastore, cluster, network); \
+                     vcenters and failureDomains arrived in 4.13",
+                    profile.minor
+                ),
+            ));
+        }
     }
     let Some(external) = external else {
         return Ok(());

@@ -106,7 +106,7 @@ pub(crate) fn check_pool_platform(
     Ok(())
 }
 
-/// On platform none every pool has the control plane's architecture (the installer refuses
+/// On the platforms bootgen supports every pool has the control plane's architecture (the installer refuses
 /// mixed pools there); a pool left out or without an architecture has the installer's default.
 pub(crate) fn check_same_architecture(
     loaded: &LoadedConfig,
@@ -141,7 +141,7 @@ pub(crate) fn check_same_architecture(
             return Err(loaded.field_error(
                 &format!("compute.{i}.architecture"),
                 format!(
-                    "{why}, but the control plane is {wanted}: on platform none every pool has the control plane's architecture; write `architecture: {wanted}`"
+                    "{why}, but the control plane is {wanted}: on the platforms bootgen supports every pool has the control plane's architecture; write `architecture: {wanted}`"
                 ),
             ));
         }

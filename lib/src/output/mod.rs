@@ -71,7 +71,12 @@ fn files_with(generated: &Generated, bootstrap: Vec<u8>) -> Vec<OutputFile> {
         file(
             "metadata.json",
             serde_json::to_vec(&generated.metadata).unwrap_or_default(),
-            0o644,
+            // It holds the vCenter credentials of a vSphere cluster.
+            if generated.metadata.vsphere.is_some() {
+                0o600
+            } else {
+                0o644
+            },
         ),
         file(
             "auth/kubeconfig",

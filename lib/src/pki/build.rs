@@ -290,6 +290,9 @@ pub(crate) fn wanted_sans(req: &PkiRequest, sans: Sans) -> Vec<San> {
             .collect(),
         Sans::Api => vec![dns(&req.api_host)],
         Sans::ApiInt => vec![dns(&req.api_int_host)],
+        Sans::MachineConfigServer => std::iter::once(dns(&req.api_int_host))
+            .chain(req.machine_config_server_ips.iter().map(|ip| San::Ip(*ip)))
+            .collect(),
     }
 }
 

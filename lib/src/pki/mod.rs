@@ -108,6 +108,9 @@ pub struct PkiRequest {
     pub api_int_host: String,
     /// The first host (index 1) of each serviceNetwork CIDR; `[0]` is the primary.
     pub service_network_ips: Vec<std::net::IpAddr>,
+    /// The addresses the machine-config server's certificate names beside `api_int_host`: the
+    /// API VIPs of a platform that has them (from 4.19).
+    pub machine_config_server_ips: Vec<std::net::IpAddr>,
     /// Key type for keys generated now (reused keys keep theirs).
     pub key_algorithm: KeyAlgorithm,
     /// The clock: validity starts here.

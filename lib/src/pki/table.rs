@@ -60,6 +60,8 @@ pub(crate) enum Sans {
     Api,
     /// `api-int.<cluster>.<domain>`.
     ApiInt,
+    /// `api-int.<cluster>.<domain>` and the API VIPs the machine-config server answers on.
+    MachineConfigServer,
 }
 
 /// Key usage and extended key usage of a leaf certificate.
@@ -329,7 +331,7 @@ pub(crate) const LEAVES: &[LeafSpec] = &[
         issuer: "root-ca",
         common_name: "system:machine-config-server",
         organizations: &[],
-        sans: Sans::ApiInt,
+        sans: Sans::MachineConfigServer,
         usage: Usage::ServerWithoutKu,
         validity: Validity::TenYears,
         ships: Ships::KeyAndCert,

@@ -29,6 +29,7 @@ pub(super) fn request(algorithm: KeyAlgorithm) -> PkiRequest {
         api_host: "api.example.example.com".into(),
         api_int_host: "api-int.example.example.com".into(),
         service_network_ips: vec![[172, 30, 0, 1].into()],
+        machine_config_server_ips: Vec::new(),
         key_algorithm: algorithm,
         now: jan_1_2026(),
         renew_expired: false,

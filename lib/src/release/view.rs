@@ -28,17 +28,21 @@ pub enum Platform {
     /// `platform: external`: infrastructure the installer does not know, integrated by its own
     /// cloud controller manager (OCI and others).
     External,
+    /// `platform: vsphere`: VMs in vCenter, with the vSphere cloud provider and storage.
+    #[serde(rename = "vsphere")]
+    VSphere,
 }
 
 impl Platform {
     /// Every platform bootgen supports.
-    pub const ALL: &'static [Platform] = &[Platform::None, Platform::External];
+    pub const ALL: &'static [Platform] = &[Platform::None, Platform::External, Platform::VSphere];
 
     /// The install-config key, e.g. `none`.
     pub fn name(self) -> &'static str {
         match self {
             Platform::None => "none",
             Platform::External => "external",
+            Platform::VSphere => "vsphere",
         }
     }
 
@@ -47,6 +51,7 @@ impl Platform {
         match self {
             Platform::None => "None",
             Platform::External => "External",
+            Platform::VSphere => "VSphere",
         }
     }
 
@@ -153,6 +158,9 @@ pub enum Condition {
     DualStack,
     /// A `featureSet` is set.
     FeatureSet,
+    /// The platform writes a ControlPlaneMachineSet (`platform.vsphere.control_plane_machine_set`:
+    /// a control plane of several machines, the machine manifests not left out).
+    ControlPlaneMachineSet,
 }
 
 /// A file row rendered once per item rather than once.
@@ -165,6 +173,12 @@ pub enum Each {
     ImageContentSourcePolicy,
     /// One file per ImageDigestMirrorSet of the context's `mirror_manifests`.
     ImageDigestMirrorSet,
+    /// One file per control-plane Machine of the platform (`platform.vsphere`'s
+    /// `control_plane_machines`), numbered from 0, with the item as `machine`.
+    ControlPlaneMachine,
+    /// One file per compute MachineSet of the platform, numbered from 0, with the item as
+    /// `machine_set`.
+    ComputeMachineSet,
 }
 
 impl Each {
@@ -173,6 +187,8 @@ impl Each {
         match self {
             Each::ImageContentSourcePolicy => "ImageContentSourcePolicy",
             Each::ImageDigestMirrorSet => "ImageDigestMirrorSet",
+            Each::ControlPlaneMachine => "Machine",
+            Each::ComputeMachineSet => "MachineSet",
         }
     }
 }

@@ -153,15 +153,65 @@ pub fn platform_of(doc: &IgnitionDoc) -> Option<String> {
     let platforms = config.get("platform")?.as_mapping()?;
     let (name, settings) = platforms.iter().next()?;
     let name = name.as_str()?;
-    let detail: Vec<String> = ["platformName", "cloudControllerManager"]
+    let mut detail: Vec<String> = ["platformName", "cloudControllerManager"]
         .iter()
         .filter_map(|key| Some(format!("{key} {}", settings.get(*key)?.as_str()?)))
         .collect();
+    if name == "vsphere" {
+        detail.extend(vsphere_detail(settings));
+    }
     Some(if detail.is_empty() {
         name.to_string()
     } else {
         format!("{name} ({})", detail.join(", "))
     })
+}
+
+/// A vSphere platform's vCenters, failure domains and VIPs, as a person checks them.
+fn vsphere_detail(settings: &serde_yaml_ng::Value) -> Vec<String> {
+    let strings = |key: &str| -> Vec<String> {
+        settings
+            .get(key)
+            .and_then(|v| v.as_sequence())
+            .map(|items| {
+                items
+                    .iter()
+                    .filter_map(|item| item.as_str().map(str::to_string))
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let count = |key: &str| {
+        settings
+            .get(key)
+            .and_then(|v| v.as_sequence())
+            .map_or(0, Vec::len)
+    };
+    let mut detail: Vec<String> = settings
+        .get("vcenters")
+        .and_then(|v| v.as_sequence())
+        .map(|vcenters| {
+            vcenters
+                .iter()
+                .filter_map(|v| Some(format!("vCenter {}", v.get("server")?.as_str()?)))
+                .collect()
+        })
+        .unwrap_or_default();
+    let domains = count("failureDomains");
+    if domains > 0 {
+        let plural = if domains == 1 { "" } else { "s" };
+        detail.push(format!("{domains} failure domain{plural}"));
+    }
+    for (key, what) in [("apiVIPs", "API VIP"), ("ingressVIPs", "ingress VIP")] {
+        let vips = strings(key);
+        if !vips.is_empty() {
+            detail.push(format!("{what} {}", vips.join(" ")));
+        }
+    }
+    if strings("apiVIPs").is_empty() {
+        detail.push("no VIPs (a load balancer of your own)".into());
+    }
+    detail
 }
 
 /// Where the ClusterVersion manifest is in a bootstrap config.

@@ -1,0 +1,192 @@
+//! The context's `platform.vsphere`: the install-config's vCenters and failure domains with the
+//! installer's defaults resolved (folders, resource pools, template names), the machines the
+//! machine API manifests describe, and their sizes.
+
+use crate::model::{FailureDomain, Model, VCenter};
+use crate::release::Feature;
+use serde::Serialize;
+
+/// A machine's size (the installer's defaults for vSphere).
+#[derive(Debug, Clone, Serialize)]
+pub struct MachineSize {
+    /// vCPUs.
+    pub cpus: u32,
+    /// Cores per socket.
+    pub cores_per_socket: u32,
+    /// Memory in MiB.
+    pub memory_mib: u32,
+    /// The OS disk in GiB.
+    pub disk_gib: u32,
+}
+
+/// Control-plane and compute machines both get 4 vCPUs on one socket, 16 GiB and 120 GiB.
+const DEFAULT_SIZE: MachineSize = MachineSize {
+    cpus: 4,
+    cores_per_socket: 4,
+    memory_mib: 16384,
+    disk_gib: 120,
+};
+
+/// A failure domain with what the installer derives for it.
+#[derive(Debug, Clone, Serialize)]
+pub struct FailureDomainContext {
+    /// The failure domain as the install-config says it (its `topology` included).
+    #[serde(flatten)]
+    pub domain: FailureDomain,
+    /// The VM folder: the install-config's, or `/<datacenter>/vm/<infraID>`.
+    pub folder: String,
+    /// The resource pool: the install-config's, or the compute cluster's root pool.
+    pub resource_pool: String,
+    /// The name of the RHCOS template machines are cloned from.
+    pub template_name: String,
+    /// Its inventory path, `/<datacenter>/vm/<template name>`.
+    pub template_path: String,
+}
+
+/// A control-plane Machine.
+#[derive(Debug, Clone, Serialize)]
+pub struct MachineItem {
+    /// `<infraID>-master-<index>`.
+    pub name: String,
+    /// The failure domain it is spread to.
+    pub failure_domain: FailureDomainContext,
+}
+
+/// A compute MachineSet.
+#[derive(Debug, Clone, Serialize)]
+pub struct MachineSetItem {
+    /// `<infraID>-<pool>-<index>`.
+    pub name: String,
+    /// The pool's role (`worker`).
+    pub role: String,
+    /// Its share of the pool's replicas.
+    pub replicas: u32,
+    /// Its failure domain.
+    pub failure_domain: FailureDomainContext,
+}
+
+/// The context's `platform.vsphere`.
+#[derive(Debug, Clone, Serialize)]
+pub struct VSphereContext {
+    /// The vCenters, credentials included (for the credentials Secret only).
+    pub vcenters: Vec<VCenter>,
+    /// The failure domains, resolved.
+    pub failure_domains: Vec<FailureDomainContext>,
+    /// API VIPs (empty without).
+    pub api_vips: Vec<String>,
+    /// Ingress VIPs (empty without).
+    pub ingress_vips: Vec<String>,
+    /// Each VIP as a network of one address (`/32`, `/128`), API's first.
+    pub vip_networks: Vec<String>,
+    /// The control-plane Machines, spread over the failure domains in turn.
+    pub control_plane_machines: Vec<MachineItem>,
+    /// One compute MachineSet per failure domain.
+    pub compute_machine_sets: Vec<MachineSetItem>,
+    /// The ControlPlaneMachineSet, when the release writes one: for a control plane of several
+    /// machines (none with the machine manifests left out).
+    pub control_plane_machine_set: bool,
+    /// The platform was given in the single-vCenter fields to a release whose installer wrote
+    /// its objects from them as they were (4.12): no failure domains in the Infrastructure
+    /// object, the in-tree INI layout, one template and MachineSet for the cluster.
+    pub single_vcenter_objects: bool,
+    /// The control-plane machines' size.
+    pub control_plane_size: MachineSize,
+    /// The compute machines' size.
+    pub compute_size: MachineSize,
+}
+
+/// The context's `platform.vsphere` for `model`; `None` on other platforms.
+pub fn context(model: &Model, infra_id: &str) -> Option<VSphereContext> {
+    let vsphere = model.vsphere_platform.as_ref()?;
+    let by_failure_domain_name = model.features.has(Feature::VsphereTemplatePerFailureDomain);
+    let double_slash = model.features.has(Feature::VsphereResourcePoolDoubleSlash);
+    let single_vcenter_objects = vsphere.single_vcenter_datastore.is_some()
+        && !model.features.has(Feature::VsphereFailureDomains);
+    let domains: Vec<FailureDomainContext> = vsphere
+        .failure_domains
+        .iter()
+        .map(|fd| {
+            let topology = &fd.topology;
+            let template_name = if single_vcenter_objects {
+                format!("{infra_id}-rhcos")
+            } else if by_failure_domain_name {
+                format!("{infra_id}-rhcos-{}", fd.name)
+            } else {
+                format!("{infra_id}-rhcos-{}-{}", fd.region, fd.zone)
+            };
+            let template_path = format!("/{}/vm/{template_name}", topology.datacenter);
+            let mut domain = fd.clone();
+            if let (true, Some(datastore)) =
+                (single_vcenter_objects, &vsphere.single_vcenter_datastore)
+            {
+                domain.topology.datastore = datastore.clone();
+            }
+            FailureDomainContext {
+                folder: non_empty(&topology.folder)
+                    .unwrap_or_else(|| format!("/{}/vm/{infra_id}", topology.datacenter)),
+                resource_pool: non_empty(&topology.resource_pool).unwrap_or_else(|| {
+                    let separator = if double_slash { "//" } else { "/" };
+                    format!("{}{separator}Resources", topology.compute_cluster)
+                }),
+                template_name: non_empty(&topology.template).unwrap_or(template_name),
+                template_path: non_empty(&topology.template).unwrap_or(template_path),
+                domain,
+            }
+        })
+        .collect();
+    let machines = !model.without_machine_manifests;
+    let control_plane_machines = (0..model.control_plane.replicas as usize)
+        .filter(|_| machines)
+        .map(|i| MachineItem {
+            name: format!("{infra_id}-master-{i}"),
+            failure_domain: domains[i % domains.len()].clone(),
+        })
+        .collect();
+    let mut compute_machine_sets = Vec::new();
+    for pool in model.compute.iter().filter(|_| machines) {
+        let count = domains.len() as u32;
+        for (i, domain) in domains.iter().enumerate() {
+            let i = i as u32;
+            // The replicas split evenly, the first domains taking one more of the remainder.
+            let replicas = pool.replicas / count + u32::from(i < pool.replicas % count);
+            compute_machine_sets.push(MachineSetItem {
+                name: if single_vcenter_objects {
+                    format!("{infra_id}-{}", pool.name)
+                } else {
+                    format!("{infra_id}-{}-{i}", pool.name)
+                },
+                role: pool.name.clone(),
+                replicas,
+                failure_domain: domain.clone(),
+            });
+        }
+    }
+    let vip_networks = vsphere
+        .api_vips
+        .iter()
+        .chain(&vsphere.ingress_vips)
+        .map(|vip| {
+            let bits = if vip.contains(':') { 128 } else { 32 };
+            format!("{vip}/{bits}")
+        })
+        .collect();
+    Some(VSphereContext {
+        vcenters: vsphere.vcenters.clone(),
+        failure_domains: domains,
+        api_vips: vsphere.api_vips.clone(),
+        ingress_vips: vsphere.ingress_vips.clone(),
+        vip_networks,
+        control_plane_machines,
+        compute_machine_sets,
+        single_vcenter_objects,
+        control_plane_machine_set: machines
+            && model.control_plane.replicas > 1
+            && model.features.has(Feature::VsphereControlPlaneMachineSet),
+        control_plane_size: DEFAULT_SIZE,
+        compute_size: DEFAULT_SIZE,
+    })
+}
+
+fn non_empty(text: &str) -> Option<String> {
+    (!text.is_empty()).then(|| text.to_string())
+}

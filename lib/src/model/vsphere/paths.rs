@@ -1,0 +1,98 @@
+//! Inventory paths of a failure domain's topology: names joined into paths, and the installer's
+//! rules for each kind of path.
+
+use crate::config::{LoadedConfig, Warning};
+use crate::error::Result;
+
+/// A name where the installer takes a path: joined under the datacenter's folder of its kind
+/// (`c1` becomes `/dc1/host/c1`), as the installer does when it cannot ask vCenter, with a
+/// warning naming the path to write.
+pub(super) fn joined(
+    loaded: &LoadedConfig,
+    warnings: &mut Vec<Warning>,
+    value: String,
+    at: &str,
+    key: &str,
+    datacenter: &str,
+    kind: &str,
+) -> String {
+    if value.is_empty() || value.starts_with('/') {
+        return value;
+    }
+    let path = format!("/{datacenter}/{kind}/{value}");
+    warnings.push(loaded.warning(
+        &format!("{at}.{key}"),
+        format!("`{value}` is a name; read as the path {path}: write the path"),
+    ));
+    path
+}
+
+/// The first part of an inventory path `/<first>/<kind>/<rest>`, as the installer splits it
+/// (at the first `/<kind>/`); `None` when the path is not of that form.
+fn first_part<'a>(path: &'a str, kind: &str) -> Option<&'a str> {
+    let rest = path.strip_prefix('/')?;
+    // The part may be empty (`//host/x`): look from the slash that ends it.
+    let end = rest.find(&format!("/{kind}/"))?;
+    Some(&rest[..end])
+}
+
+/// The installer's rule for a compute cluster, datastore or folder path: `/<datacenter>/<kind>/...`
+/// in the failure domain's datacenter.
+pub(super) fn check_path(
+    loaded: &LoadedConfig,
+    path: &str,
+    field: &str,
+    datacenter: &str,
+    kind: &str,
+    what: &str,
+) -> Result<()> {
+    let Some(first) = first_part(path, kind) else {
+        return Err(loaded.field_error(
+            field,
+            format!("`{path}`: give the {what}'s full path, /<datacenter>/{kind}/<name>"),
+        ));
+    };
+    if !datacenter.contains(first) {
+        return Err(loaded.field_error(
+            field,
+            format!("`{path}` is not in the failure domain's datacenter {datacenter}"),
+        ));
+    }
+    Ok(())
+}
+
+/// The installer's rule for a resource pool: `/<datacenter>/host/<cluster>/...`, in the failure
+/// domain's datacenter and compute cluster.
+pub(super) fn check_resource_pool(
+    loaded: &LoadedConfig,
+    path: &str,
+    field: &str,
+    datacenter: &str,
+    compute_cluster: &str,
+) -> Result<()> {
+    let parts = first_part(path, "host").and_then(|first| {
+        let after = &path[first.len() + "//host/".len()..];
+        after.split_once('/').map(|(cluster, _)| (first, cluster))
+    });
+    let Some((first, cluster)) = parts else {
+        return Err(loaded.field_error(
+            field,
+            format!(
+                "`{path}`: give the resource pool's full path, /<datacenter>/host/<cluster>/<pool>"
+            ),
+        ));
+    };
+    if !datacenter.contains(first) {
+        return Err(loaded.field_error(
+            field,
+            format!("`{path}` is not in the failure domain's datacenter {datacenter}"),
+        ));
+    }
+    if !compute_cluster.contains(cluster) {
+        return Err(loaded.field_error(
+            field,
+            format!("`{path}` is not in the failure domain's compute cluster {compute_cluster}"),
+        ));
+    }
+    Ok(())
+}

@@ -1,0 +1,473 @@
+//! vSphere: what a user installing on vSphere by hand sees and the node runs. The node's files
+//! and objects are checked against each release's installer in installer_objects.rs and the
+//! install-config rules in installer_mistakes.rs; here the credentials' paths through bootgen,
+//! the CLI's refusals, what `inspect` says, and the NetworkManager dispatcher script run for real
+//! (in a mount namespace of its own, with stubs for systemctl, logger and vmtoolsd).
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use bootgen_conformance::{is_root, repo, run, write_file, IgnitionView};
+use std::fs;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// The fixture's vCenter password (made up), which may appear only where it must.
+const PASSWORD: &str = "fixture-vcenter-password";
+const DISPATCHER: &str = "/etc/NetworkManager/dispatcher.d/30-local-dns-prepender";
+
+fn fixture() -> PathBuf {
+    repo().join("fixtures/install-configs/valid/vsphere.yaml")
+}
+
+/// `bootgen ignition` for `config` with `args` into `out`.
+fn ignition(config: &Path, out: &Path, args: &[&str]) -> Output {
+    bootgen_conformance::bootgen!()
+        .args([
+            "ignition",
+            "--key-algorithm",
+            "ecdsa-p256",
+            "--install-config",
+        ])
+        .arg(config)
+        .args(args)
+        .arg("--output")
+        .arg(out)
+        .output()
+        .unwrap()
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// The fixture without its VIPs: a cluster behind a load balancer of the user's own.
+fn without_vips(dir: &Path) -> PathBuf {
+    let yaml = fs::read_to_string(fixture()).unwrap();
+    let cut = yaml.find("    apiVIPs:").unwrap();
+    let end = yaml.find("pullSecret:").unwrap();
+    let path = dir.join("install-config.yaml");
+    fs::write(&path, format!("{}{}", &yaml[..cut], &yaml[end..])).unwrap();
+    path
+}
+
+/// Every file under `dir` (its path relative to `dir`), with its bytes.
+fn all_files(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    bootgen_conformance::dir_contents(dir)
+        .unwrap()
+        .into_iter()
+        .map(|(path, (_, bytes))| (path, bytes))
+        .collect()
+}
+
+#[test]
+fn the_vcenter_password_is_only_where_the_cluster_needs_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let made = ignition(&fixture(), &out, &[]);
+    assert!(made.status.success(), "{}", text(&made.stderr));
+    let mut printed = text(&made.stdout) + &text(&made.stderr);
+    for command in [&["inspect"][..], &["inspect", "--objects"], &["validate"]] {
+        let output = run(bootgen_conformance::bootgen!()
+            .args(command)
+            .arg(out.join("bootstrap.ign")))
+        .unwrap();
+        printed += &(text(&output.stdout) + &text(&output.stderr));
+    }
+    assert!(
+        !printed.contains(PASSWORD),
+        "a command printed the password"
+    );
+
+    // On the node: only the credentials Secret holds it (base64, as a Secret's data is), 0600.
+    let view = IgnitionView::load(&out.join("bootstrap.ign")).unwrap();
+    use base64::Engine;
+    let encoded = base64::engine::general_purpose::STANDARD.encode(PASSWORD);
+    let holding: Vec<(&String, u32)> = view
+        .files
+        .iter()
+        .filter(|(_, f)| {
+            let bytes = f.expected(None);
+            let t = text(&bytes);
+            t.contains(PASSWORD) || t.contains(&encoded)
+        })
+        .map(|(path, f)| (path, f.mode))
+        .collect();
+    assert_eq!(
+        holding,
+        [(
+            &"/opt/openshift/openshift/99_cloud-creds-secret.yaml".to_string(),
+            0o600
+        )]
+    );
+    // The stored install-config keeps the vCenter, not its credentials.
+    let stored = text(&view.files["/opt/openshift/manifests/cluster-config.yaml"].expected(None));
+    assert!(
+        stored.contains("vcenter.lab.example.org") && !stored.contains("installer@vsphere.local")
+    );
+
+    // Beside the configs: metadata.json (for `destroy cluster`), and it is 0600 then.
+    let beside: Vec<String> = all_files(&out)
+        .into_iter()
+        .filter(|(path, bytes)| path != "bootstrap.ign" && text(bytes).contains(PASSWORD))
+        .map(|(path, _)| path)
+        .collect();
+    assert_eq!(beside, ["metadata.json"]);
+    let mode = fs::metadata(out.join("metadata.json"))
+        .unwrap()
+        .permissions()
+        .mode();
+    assert_eq!(mode & 0o777, 0o600);
+    let metadata: serde_json::Value =
+        serde_json::from_slice(&fs::read(out.join("metadata.json")).unwrap()).unwrap();
+    assert_eq!(
+        metadata["vsphere"]["VCenters"][0]["vCenter"],
+        "vcenter.lab.example.org"
+    );
+}
+
+#[test]
+fn mistakes_are_refused_naming_the_field_and_writing_nothing() {
+    let fixture_text = fs::read_to_string(fixture()).unwrap();
+    let cases: &[(&str, &str, &str, &str)] = &[
+        (
+            "no vCenter",
+            "    vcenters:\n    - server: vcenter.lab.example.org\n      user: installer@vsphere.local\n      password: fixture-vcenter-password\n      datacenters:\n      - dc1\n",
+            "",
+            "platform.vsphere.vcenters",
+        ),
+        (
+            "no datacenter",
+            "      datacenters:\n      - dc1\n",
+            "",
+            "platform.vsphere.vcenters[0].datacenters",
+        ),
+        (
+            "no password",
+            "      password: fixture-vcenter-password\n",
+            "",
+            "platform.vsphere.vcenters[0].password",
+        ),
+        (
+            "an IPv4 pair of API VIPs",
+            "    - 10.0.0.5\n    ingressVIPs:",
+            "    - 10.0.0.5\n    - 10.0.0.7\n    ingressVIPs:",
+            "platform.vsphere.apiVIPs[1]",
+        ),
+        (
+            "the API VIP as ingress VIP",
+            "    - 10.0.0.6\n",
+            "    - 10.0.0.5\n",
+            "platform.vsphere.apiVIPs[0]",
+        ),
+        (
+            "an API VIP without an ingress VIP",
+            "    ingressVIPs:\n    - 10.0.0.6\n",
+            "",
+            "platform.vsphere.ingressVIPs",
+        ),
+        (
+            "a datastore in another datacenter",
+            "/dc1/datastore/rack1-ssd",
+            "/dc9/datastore/rack1-ssd",
+            "platform.vsphere.failureDomains[0].topology.datastore",
+        ),
+        (
+            "arm64 machines",
+            "  replicas: 3\ncompute:\n- name: worker\n  replicas: 3\n",
+            "  replicas: 3\n  architecture: arm64\ncompute:\n- name: worker\n  replicas: 3\n  architecture: arm64\n",
+            "controlPlane.architecture",
+        ),
+    ];
+    let dir = tempfile::tempdir().unwrap();
+    for (what, from, to, field) in cases {
+        assert!(
+            fixture_text.contains(from),
+            "{what}: the fixture has no {from:?}"
+        );
+        let config = dir.path().join("install-config.yaml");
+        fs::write(&config, fixture_text.replacen(from, to, 1)).unwrap();
+        let out = dir.path().join("out");
+        let output = ignition(&config, &out, &["--release-version", "4.20.0"]);
+        let stderr = text(&output.stderr);
+        assert_eq!(output.status.code(), Some(1), "{what}: {stderr}");
+        assert!(
+            stderr.contains(&format!("`{field}`")) && stderr.contains("install-config.yaml"),
+            "{what}: the error should name {field}: {stderr}"
+        );
+        assert!(
+            !stderr.contains(PASSWORD),
+            "{what}: the password in the message"
+        );
+        assert!(!out.exists(), "{what}: output written");
+    }
+    // A vCenter outside the release: 4.12's installer took only the single-vCenter fields.
+    let out = dir.path().join("out");
+    let output = ignition(&fixture(), &out, &["--release-version", "4.12.0"]);
+    let stderr = text(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("`platform.vsphere.vcenters`") && stderr.contains("4.13"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn a_vip_outside_the_machine_networks_is_a_warning() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("install-config.yaml");
+    let yaml = fs::read_to_string(fixture()).unwrap();
+    fs::write(
+        &config,
+        yaml.replacen("    - 10.0.0.5\n", "    - 10.9.0.5\n", 1),
+    )
+    .unwrap();
+    let output = ignition(&config, &dir.path().join("out"), &[]);
+    let stderr = text(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("platform.vsphere.apiVIPs[0]")
+            && stderr.contains("outside every machine network (10.0.0.0/24)"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn inspect_says_the_platform_and_its_vcenter() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    assert!(ignition(&fixture(), &out, &[]).status.success());
+    let output = run(bootgen_conformance::bootgen!()
+        .arg("inspect")
+        .arg(out.join("bootstrap.ign")))
+    .unwrap();
+    let said = text(&output.stdout);
+    let line = said
+        .lines()
+        .find(|l| l.starts_with("platform "))
+        .unwrap_or_default();
+    assert!(
+        line.contains("vsphere")
+            && line.contains("vcenter.lab.example.org")
+            && line.contains("2 failure domains")
+            && line.contains("API VIP 10.0.0.5")
+            && line.contains("ingress VIP 10.0.0.6"),
+        "{said}"
+    );
+}
+
+/// The node's dispatcher script, as `config` carries it.
+fn dispatcher_of(config: &Path) -> Vec<u8> {
+    let view = IgnitionView::load(config).unwrap();
+    let entry = &view.files[DISPATCHER];
+    assert_eq!(entry.mode, 0o555);
+    entry.expected(None)
+}
+
+/// Runs `script` with `args` where /etc and /run are the test's own (an overlay of /etc, a
+/// tmpfs on /run), NetworkManager's resolv.conf and the node's resolv.conf as given, and
+/// stubs first on PATH; returns the node's resolv.conf and the stubs' log after each run.
+fn run_dispatcher(
+    dir: &Path,
+    script: &[u8],
+    runs: &[&[&str]],
+    resolved_enabled: bool,
+) -> Vec<(String, String)> {
+    let stubs = dir.join("stubs");
+    let log = dir.join("calls.log");
+    let enabled = if resolved_enabled { 0 } else { 1 };
+    write_file(
+        &stubs.join("systemctl"),
+        format!(
+            "#!/bin/sh\necho \"systemctl $*\" >>{log}\ncase \"$*\" in *is-enabled*) exit {enabled} ;; esac\n",
+            log = log.display()
+        ),
+        0o755,
+    )
+    .unwrap();
+    write_file(
+        &stubs.join("logger"),
+        format!("#!/bin/sh\necho \"logger $*\" >>{}\n", log.display()),
+        0o755,
+    )
+    .unwrap();
+    write_file(
+        &stubs.join("vmtoolsd"),
+        "#!/bin/sh\necho lab.example.org\n",
+        0o755,
+    )
+    .unwrap();
+    write_file(&dir.join("dispatcher"), script, 0o755).unwrap();
+    for sub in ["upper", "work", "results"] {
+        fs::create_dir_all(dir.join(sub)).unwrap();
+    }
+    let mut steps = String::new();
+    for (i, args) in runs.iter().enumerate() {
+        steps += &format!(
+            "bash {d}/dispatcher {args} || echo \"exit $?\" >>{log}\n\
+             cp /etc/resolv.conf {d}/results/{i}.conf 2>/dev/null || : >{d}/results/{i}.conf\n\
+             cat /etc/systemd/resolved.conf.d/*.conf >>{d}/results/{i}.conf 2>/dev/null\n\
+             cp {log} {d}/results/{i}.log 2>/dev/null || : >{d}/results/{i}.log\n",
+            d = dir.display(),
+            args = args.join(" "),
+            log = log.display(),
+        );
+    }
+    let script = format!(
+        "set -e\n\
+         mount -t overlay overlay -o lowerdir=/etc,upperdir={d}/upper,workdir={d}/work /etc\n\
+         mount -t tmpfs tmpfs /run\n\
+         mkdir -p /run/NetworkManager\n\
+         printf '# Generated by NetworkManager\\nsearch lab.example.org\\nnameserver 198.51.100.53\\n' >/run/NetworkManager/resolv.conf\n\
+         rm -f /etc/resolv.conf\n\
+         printf 'nameserver 198.51.100.53\\n' >/etc/resolv.conf\n\
+         export PATH={stubs}:$PATH\n\
+         set +e\n{steps}",
+        d = dir.display(),
+        stubs = stubs.display(),
+    );
+    let output = Command::new("unshare")
+        .args(["--mount", "--propagation", "private", "sh", "-c", &script])
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    (0..runs.len())
+        .map(|i| {
+            let read = |ext: &str| {
+                fs::read_to_string(dir.join(format!("results/{i}.{ext}"))).unwrap_or_default()
+            };
+            (read("conf"), read("log"))
+        })
+        .collect()
+}
+
+#[test]
+fn with_vips_the_node_asks_its_own_dns_server_first() {
+    if !is_root() {
+        eprintln!("SKIPPED: the dispatcher runs in a mount namespace, which needs root");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    assert!(ignition(&fixture(), &out, &[]).status.success());
+    let script = dispatcher_of(&out.join("bootstrap.ign"));
+    let work = dir.path().join("run");
+    let results = run_dispatcher(
+        &work,
+        &script,
+        &[&["ens192", "up"], &["ens192", "up"], &["ens192", "down"]],
+        false,
+    );
+    let (after_up, log_up) = &results[0];
+    let nameservers: Vec<&str> = after_up
+        .lines()
+        .filter(|l| l.starts_with("nameserver"))
+        .collect();
+    assert_eq!(
+        nameservers,
+        ["nameserver 127.0.0.1", "nameserver 198.51.100.53"],
+        "{after_up}"
+    );
+    assert!(after_up.contains("search lab.example.org"), "{after_up}");
+    assert_eq!(log_up.matches("logger").count(), 1, "{log_up}");
+    // Run again: nothing to change, so nothing is written or logged.
+    let (again, log_again) = &results[1];
+    assert_eq!(again, after_up);
+    assert_eq!(log_again.matches("logger").count(), 1, "{log_again}");
+    // Events other than up and DHCP or DNS changes leave the file alone.
+    assert_eq!(&results[2].0, after_up);
+    assert!(!log_again.contains("exit "), "{log_again}");
+
+    // With systemd-resolved the script gives it the local server for the guest's domain.
+    let resolved = run_dispatcher(
+        &dir.path().join("resolved"),
+        &script,
+        &[&["ens192", "up"]],
+        true,
+    );
+    let (conf, log) = &resolved[0];
+    assert!(
+        conf.contains("DNS=127.0.0.1") && conf.contains("Domains=lab.example.org"),
+        "{conf}"
+    );
+    assert!(
+        log.contains("systemctl try-restart systemd-resolved"),
+        "{log}"
+    );
+}
+
+#[test]
+fn without_vips_the_dispatcher_leaves_dns_alone() {
+    if !is_root() {
+        eprintln!("SKIPPED: the dispatcher runs in a mount namespace, which needs root");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let config = without_vips(dir.path());
+    let out = dir.path().join("out");
+    let made = ignition(&config, &out, &[]);
+    assert!(made.status.success(), "{}", text(&made.stderr));
+    let view = IgnitionView::load(&out.join("bootstrap.ign")).unwrap();
+    let nm = text(&view.files["/etc/NetworkManager/conf.d/99-vsphere.conf"].expected(None));
+    assert!(!nm.contains("rc-manager"), "{nm}");
+    let script = dispatcher_of(&out.join("bootstrap.ign"));
+    let results = run_dispatcher(
+        &dir.path().join("run"),
+        &script,
+        &[&["ens192", "up"]],
+        false,
+    );
+    assert_eq!(results[0].0, "nameserver 198.51.100.53\n");
+    assert_eq!(results[0].1, "");
+}
+
+#[test]
+fn machine_manifests_are_left_out_for_machines_the_user_makes() {
+    let dir = tempfile::tempdir().unwrap();
+    let machine_files = |view: &IgnitionView| -> Vec<String> {
+        view.files
+            .keys()
+            .filter(|p| {
+                p.contains("cluster-api_master-machines")
+                    || p.contains("machineset")
+                    || p.contains("control-plane-machine-set")
+            })
+            .cloned()
+            .collect()
+    };
+    let with = dir.path().join("with");
+    assert!(ignition(&fixture(), &with, &[]).status.success());
+    let view = IgnitionView::load(&with.join("bootstrap.ign")).unwrap();
+    // Three control-plane Machines spread over the two failure domains, one MachineSet per
+    // domain (the three workers split 2 + 1), and the ControlPlaneMachineSet.
+    assert_eq!(
+        machine_files(&view).len(),
+        3 + 2 + 1,
+        "{:?}",
+        machine_files(&view)
+    );
+    let replicas: Vec<u64> = (0..2)
+        .map(|i| {
+            let path = format!(
+                "/opt/openshift/openshift/99_openshift-cluster-api_worker-machineset-{i}.yaml"
+            );
+            let set: serde_yaml_ng::Value =
+                serde_yaml_ng::from_slice(&view.files[&path].expected(None)).unwrap();
+            set["spec"]["replicas"].as_u64().unwrap()
+        })
+        .collect();
+    assert_eq!(replicas, [2, 1]);
+
+    let without = dir.path().join("without");
+    let made = ignition(&fixture(), &without, &["--without-machine-manifests"]);
+    assert!(made.status.success(), "{}", text(&made.stderr));
+    let view = IgnitionView::load(&without.join("bootstrap.ign")).unwrap();
+    assert_eq!(machine_files(&view), Vec::<String>::new());
+    // The rest of the platform stays: the cloud provider's config and credentials.
+    assert!(view
+        .files
+        .contains_key("/opt/openshift/manifests/cloud-provider-config.yaml"));
+    assert!(view
+        .files
+        .contains_key("/opt/openshift/openshift/99_cloud-creds-secret.yaml"));
+}
