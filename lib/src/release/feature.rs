@@ -60,6 +60,7 @@ features! {
     MultiArchPayload => "multi_arch_payload",
     ImageDigestMirrorSet => "image_digest_mirror_set",
     NetworkCrd => "network_crd",
+    NetworkCrdMtuMigration => "network_crd_mtu_migration",
     NamespaceManifests => "namespace_manifests",
     McsCa => "mcs_ca",
     McsTlsOwner => "mcs_tls_owner",
