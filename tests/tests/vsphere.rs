@@ -471,3 +471,26 @@ fn machine_manifests_are_left_out_for_machines_the_user_makes() {
         .files
         .contains_key("/opt/openshift/openshift/99_cloud-creds-secret.yaml"));
 }
+
+#[test]
+fn the_single_vcenter_fields_are_called_deprecated_only_where_vcenters_exists() {
+    let legacy =
+        repo().join("tests/expectations/installer/cases/vsphere-legacy/install-config.yaml");
+    let dir = tempfile::tempdir().unwrap();
+    for (release, deprecated) in [
+        ("4.10.0", false),
+        ("4.12.0", false),
+        ("4.13.0", true),
+        ("4.22.0", true),
+    ] {
+        let out = dir.path().join(release);
+        let made = ignition(&legacy, &out, &["--release-version", release]);
+        let stderr = text(&made.stderr);
+        assert!(made.status.success(), "{release}: {stderr}");
+        assert_eq!(
+            stderr.contains("`platform.vsphere.vCenter`: the single-vCenter fields are deprecated"),
+            deprecated,
+            "{release}: {stderr}"
+        );
+    }
+}

@@ -273,6 +273,7 @@ impl Model {
             loaded,
             platform,
             external_platform.as_mut(),
+            vsphere_platform.as_ref(),
             release.profile,
             &features,
             &mut warnings,

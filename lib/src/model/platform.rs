@@ -118,6 +118,7 @@ pub(crate) fn check_release(
     loaded: &LoadedConfig,
     platform: Platform,
     external: Option<&mut ExternalPlatform>,
+    vsphere: Option<&super::VSpherePlatform>,
     profile: &Profile,
     features: &FeatureSet,
     warnings: &mut Vec<Warning>,
@@ -154,6 +155,16 @@ pub(crate) fn check_release(
                      vcenters and failureDomains arrived in 4.13",
                     profile.minor
                 ),
+            ));
+        }
+    }
+    if let Some(vsphere) = vsphere {
+        // Where the `vcenters` form exists, the single-vCenter fields are its deprecated
+        // spelling; before, they are the only one.
+        if features.has(Feature::VsphereFailureDomains) {
+            warnings.extend(super::vsphere::deprecation_warning(
+                loaded,
+                &vsphere.single_vcenter_fields,
             ));
         }
     }

@@ -6,16 +6,23 @@ use crate::config::{LoadedConfig, Warning};
 use crate::error::Result;
 use serde_json::Value;
 
+/// Single-vCenter fields read in the `vcenters` form.
+pub(super) struct Upconverted {
+    /// `platform.vsphere` in the `vcenters` form.
+    pub settings: serde_json::Map<String, Value>,
+    /// The single-vCenter fields that were written.
+    pub written: Vec<String>,
+}
+
 /// The single-vCenter fields read as the installers of 4.13 on read them: a vCenter of their own
 /// when `vcenters` is not given (port 443), a failure domain `generated-failure-domain` (region
 /// `generated-region`, zone `generated-zone`) when `failureDomains` is not, names joined into
 /// paths under the datacenter, and `apiVIP`/`ingressVIP` as one-address lists. `None` when none
-/// of them is written.
+/// of them is written; else the map in the `vcenters` form and the fields that were written.
 pub(super) fn upconvert_legacy(
     loaded: &LoadedConfig,
     map: &serde_json::Map<String, Value>,
-    warnings: &mut Vec<Warning>,
-) -> Result<Option<serde_json::Map<String, Value>>> {
+) -> Result<Option<Upconverted>> {
     let written: Vec<&str> = LEGACY_KEYS
         .iter()
         .map(|(k, _)| *k)
@@ -30,18 +37,6 @@ pub(super) fn upconvert_legacy(
     for key in &written {
         modern.remove(*key);
     }
-    let instead: Vec<String> = written
-        .iter()
-        .filter_map(|k| LEGACY_KEYS.iter().find(|(l, _)| l == k))
-        .map(|(k, instead)| format!("{k} → {instead}"))
-        .collect();
-    warnings.push(loaded.warning(
-        &format!("{AT}.{}", written[0]),
-        format!(
-            "the single-vCenter fields are deprecated; read as the installer reads them ({})",
-            instead.join(", ")
-        ),
-    ));
     let datacenter = field("datacenter")?;
     if !map.contains_key("vcenters") {
         let server = field("vCenter")?;
@@ -127,5 +122,27 @@ pub(super) fn upconvert_legacy(
             modern.insert(new.into(), serde_json::json!([vip]));
         }
     }
-    Ok(Some(modern))
+    Ok(Some(Upconverted {
+        settings: modern,
+        written: written.iter().map(|k| k.to_string()).collect(),
+    }))
+}
+
+/// The warning for a release that takes the `vcenters` form (4.13 on): the single-vCenter
+/// fields `written` are deprecated there, and what to write instead of each. Before 4.13 they
+/// are the only form, and nothing is said.
+pub(crate) fn deprecation_warning(loaded: &LoadedConfig, written: &[String]) -> Option<Warning> {
+    let first = written.first()?;
+    let instead: Vec<String> = written
+        .iter()
+        .filter_map(|k| LEGACY_KEYS.iter().find(|(l, _)| l == k))
+        .map(|(k, instead)| format!("{k} → {instead}"))
+        .collect();
+    Some(loaded.warning(
+        &format!("{AT}.{first}"),
+        format!(
+            "the single-vCenter fields are deprecated; read as the installer reads them ({})",
+            instead.join(", ")
+        ),
+    ))
 }

@@ -18,6 +18,7 @@ mod paths;
 mod rules;
 mod stored;
 
+pub(crate) use legacy::deprecation_warning;
 pub(crate) use rules::{check_architectures, check_vips};
 pub(crate) use stored::store;
 
@@ -115,6 +116,9 @@ pub struct VSpherePlatform {
     /// when the platform was given in those fields; `None` otherwise. The 4.12 installer wrote
     /// its objects from those fields as they were.
     pub single_vcenter_datastore: Option<String>,
+    /// The single-vCenter fields the install-config wrote (`vCenter`, `username`, ...); empty
+    /// for the `vcenters` form.
+    pub single_vcenter_fields: Vec<String>,
 }
 
 impl VSpherePlatform {
@@ -143,9 +147,11 @@ pub(crate) fn settings(
     }
     let upconverted;
     let legacy = value;
-    let (map, upconverted_from) = match upconvert_legacy(loaded, map, warnings)? {
-        Some(modern) => {
-            upconverted = modern;
+    let mut single_vcenter_fields = Vec::new();
+    let (map, upconverted_from) = match upconvert_legacy(loaded, map)? {
+        Some(legacy::Upconverted { settings, written }) => {
+            upconverted = settings;
+            single_vcenter_fields = written;
             (&upconverted, Some(legacy))
         }
         None => (map, None),
@@ -191,6 +197,7 @@ pub(crate) fn settings(
         api_vips,
         ingress_vips,
         single_vcenter_datastore,
+        single_vcenter_fields,
     })
 }
 
