@@ -494,3 +494,45 @@ fn the_single_vcenter_fields_are_called_deprecated_only_where_vcenters_exists() 
         );
     }
 }
+
+#[test]
+fn the_pre_flight_says_whether_the_vcenter_resolves() {
+    let dir = tempfile::tempdir().unwrap();
+    let fixture_text = fs::read_to_string(fixture()).unwrap();
+    // `.invalid` never resolves (RFC 6761); `localhost` always does; an address needs no lookup.
+    for (server, said, warned) in [
+        ("vcenter.bootgen.invalid", "name unresolved", true),
+        ("localhost", "name resolves here", false),
+        ("10.0.0.20", "name an IP address", false),
+    ] {
+        let config = dir.path().join("install-config.yaml");
+        fs::write(
+            &config,
+            fixture_text.replace("vcenter.lab.example.org", server),
+        )
+        .unwrap();
+        let out = dir.path().join(server);
+        let made = ignition(&config, &out, &[]);
+        let stderr = text(&made.stderr);
+        assert!(made.status.success(), "{server}: {stderr}");
+        assert!(
+            stderr.contains(&format!("pre-flight: vCenter {server}: {said}")),
+            "{server}: {stderr}"
+        );
+        assert_eq!(
+            stderr.contains(&format!("vCenter {server}: the name does not resolve here")),
+            warned,
+            "{server}: {stderr}"
+        );
+        // Under --strict the warning stops the run, and nothing is written.
+        let strict = dir.path().join(format!("{server}-strict"));
+        let made = ignition(&config, &strict, &["--strict"]);
+        assert_eq!(
+            made.status.success(),
+            !warned,
+            "{server}: {}",
+            text(&made.stderr)
+        );
+        assert_eq!(strict.exists(), !warned);
+    }
+}

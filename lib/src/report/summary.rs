@@ -5,8 +5,9 @@
 use super::budget::{human_size, SizeBudget};
 use crate::error::Result;
 use crate::ignition::read::{
-    file_entries, file_text, find_release, parse_registries_conf, release_of, ReleaseGuess,
-    CVO_OVERRIDES, HOLD_DROPIN, REGISTRIES_CONF, RELEASE_SCRIPTS,
+    file_entries, file_text, find_release, parse_registries_conf, release_of,
+    stored_install_config, ReleaseGuess, CLUSTER_CONFIG, CVO_OVERRIDES, HOLD_DROPIN,
+    REGISTRIES_CONF, RELEASE_SCRIPTS,
 };
 use crate::ignition::split::SplitDoc;
 use crate::ignition::DecodedFile;
@@ -134,17 +135,6 @@ pub struct FetchSummary {
     pub source: String,
     /// Whether a hash (`verification.hash`) pins it.
     pub verified: bool,
-}
-
-/// Where the cluster's install-config is stored in a bootstrap config.
-const CLUSTER_CONFIG: &str = "/opt/openshift/manifests/cluster-config.yaml";
-
-/// The install-config the cluster stores (`data.install-config` of [`CLUSTER_CONFIG`]).
-fn stored_install_config(doc: &IgnitionDoc) -> Option<serde_yaml_ng::Value> {
-    let text = file_text(doc, CLUSTER_CONFIG)?;
-    let manifest: serde_yaml_ng::Value = serde_yaml_ng::from_str(&text).ok()?;
-    let install_config = manifest.get("data")?.get("install-config")?.as_str()?;
-    serde_yaml_ng::from_str(install_config).ok()
 }
 
 /// The platform the stored install-config names, with the settings that shape the node.

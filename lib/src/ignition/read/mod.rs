@@ -1,11 +1,12 @@
 //! Reading what a config puts on the node, whoever made it: its file entries and units, the text
 //! of a file, and the parsers of the files bootgen knows (registries.conf, the pull secrets,
-//! /etc/hosts, the trust anchors, the release-image scripts). Every part of bootgen that reads a
+//! /etc/hosts, the trust anchors, the release-image scripts, the stored install-config). Every part of bootgen that reads a
 //! config (`passes`, `report`, `checks`, `golden`, `output`) reads through here, so a reader never
 //! depends on the code that edits.
 
 mod entries;
 mod hosts;
+mod install_config;
 mod pull_secret;
 mod registries;
 mod release;
@@ -13,6 +14,7 @@ mod trust;
 
 pub use entries::{file_entries, file_text, has_manifests, read_text, unit_names};
 pub use hosts::{configured_lines, maps_name, HOSTS};
+pub use install_config::{stored_install_config, vcenter_servers, CLUSTER_CONFIG};
 pub use pull_secret::{
     auth_keys, has_credentials, manifest_auth_keys, normalize_auth_key, NODE_PULL_SECRET,
     PULL_SECRET_MANIFEST,

@@ -4,6 +4,8 @@
 //! resolves? Is the release image pinned by digest, and would a tag send it past the mirror to
 //! a blocked source? Problems that break the boot are errors, the rest warnings.
 //!
+//! On vSphere it also looks up each vCenter's name (`platform.rs`).
+//!
 //! Name resolution is the caller's (the library does no network I/O): pass a resolver.
 
 use crate::error::OptionField;
@@ -15,6 +17,10 @@ use crate::ignition::read::{
 };
 use crate::ignition::IgnitionDoc;
 use crate::model::mirrors::{host_of, matches_source, Registry};
+
+mod platform;
+
+pub use platform::VCenterHost;
 
 /// How bad a finding is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -75,6 +81,11 @@ pub enum FindingKind {
     ReleaseNotMirrored {
         /// The release pull spec.
         reference: String,
+    },
+    /// A vCenter's name does not resolve.
+    VCenterUnresolved {
+        /// The vCenter, as the install-config names it.
+        server: String,
     },
 }
 
@@ -155,14 +166,16 @@ pub struct Report {
     pub release: Option<ReleaseReference>,
     /// One entry per mirror host, in registries.conf order.
     pub hosts: Vec<MirrorHost>,
+    /// One entry per vCenter of a vSphere cluster, in the install-config's order.
+    pub vcenters: Vec<VCenterHost>,
     /// Problems, in the order found.
     pub findings: Vec<Finding>,
 }
 
 impl Report {
-    /// True when there was nothing to check (no mirrors).
+    /// True when there was nothing to check (no mirrors, no vCenters).
     pub fn is_empty(&self) -> bool {
-        self.hosts.is_empty() && self.findings.is_empty()
+        self.hosts.is_empty() && self.vcenters.is_empty() && self.findings.is_empty()
     }
 
     /// One line per mirror host and one for the release: what was found.
@@ -176,13 +189,7 @@ impl Report {
                     CaCheck::Present(n) => format!("{n} certificate(s) in the config"),
                     CaCheck::Missing => "none".to_string(),
                 };
-                let name = match &h.name {
-                    NameCheck::Address => "an IP address".to_string(),
-                    NameCheck::HostsEntry => "/etc/hosts entry".to_string(),
-                    NameCheck::Resolves => "resolves here".to_string(),
-                    NameCheck::Unresolved(_) => "unresolved".to_string(),
-                    NameCheck::NotChecked => "not looked up".to_string(),
-                };
+                let name = name_check_summary(&h.name);
                 format!(
                     "mirror {}: credentials {}, CA {ca}, name {name}",
                     h.host,
@@ -190,6 +197,11 @@ impl Report {
                 )
             })
             .collect();
+        lines.extend(
+            self.vcenters
+                .iter()
+                .map(|v| format!("vCenter {}: name {}", v.server, name_check_summary(&v.name))),
+        );
         if let Some(release) = &self.release {
             lines.push(format!(
                 "release image {}: by {}",
@@ -240,6 +252,23 @@ impl Report {
 /// Checks the final config. `resolve` is asked only about names with no /etc/hosts entry and
 /// that are not addresses; a failure there is a warning, never an error.
 pub fn check(doc: &IgnitionDoc, resolve: &mut dyn FnMut(&str) -> Resolution) -> Report {
+    let mut report = check_mirrors(doc, resolve);
+    platform::check_vcenters(doc, resolve, &mut report);
+    report
+}
+
+/// How a name was found, in a few words.
+fn name_check_summary(name: &NameCheck) -> &'static str {
+    match name {
+        NameCheck::Address => "an IP address",
+        NameCheck::HostsEntry => "/etc/hosts entry",
+        NameCheck::Resolves => "resolves here",
+        NameCheck::Unresolved(_) => "unresolved",
+        NameCheck::NotChecked => "not looked up",
+    }
+}
+
+fn check_mirrors(doc: &IgnitionDoc, resolve: &mut dyn FnMut(&str) -> Resolution) -> Report {
     let mut report = Report::default();
     let registries = match read_text(doc, REGISTRIES_CONF)
         .and_then(|t| parse_registries_conf(&t.unwrap_or_default()))
