@@ -250,13 +250,18 @@ fn a_distribution_the_payload_contradicts_is_refused_and_nothing_is_written() {
             "quay.io/okd/scos-release:4.16.0-okd-scos.0",
         ],
     );
-    // Before 4.12 the installer had no scos build.
+    // Before 4.12 the installer had no scos build: the payload is at fault when it said OKD,
+    // --distribution when that asked for it.
     refused(
         &[
             "--release-image",
             "quay.io/okd/scos-release:4.11.0-okd-scos.0",
         ],
-        &["OKD 4.11", "4.12"],
+        &["error: --release-image: OKD 4.11", "4.12"],
+    );
+    refused(
+        &["--release-version", "4.11.0", "--distribution", "okd"],
+        &["error: --distribution: OKD 4.11", "4.12"],
     );
     refused(&["--distribution", "fcos"], &["fcos", "ocp or okd"]);
     // OKD on Fedora CoreOS (before OKD moved to CentOS Stream) is not made as if it were OCP.

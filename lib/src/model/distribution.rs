@@ -65,7 +65,7 @@ pub(crate) fn default_release_image(
     version: &str,
     suffix: &str,
 ) -> Result<String> {
-    let facts = facts(distribution, profile)?;
+    let facts = facts(distribution, profile, OptionField::Distribution)?;
     match distribution {
         Distribution::Ocp => Ok(format!("{}:{version}-{suffix}", facts.repository)),
         _ => Err(Error::InvalidOption {
@@ -80,10 +80,13 @@ pub(crate) fn default_release_image(
     }
 }
 
-/// What `profile`'s release is in `distribution`, or an error naming the releases that have it.
+/// What `profile`'s release is in `distribution`, or an error naming the releases that have it,
+/// blaming `chosen_by`: `--distribution` when it was asked for, the release image when the
+/// payload said it.
 pub(crate) fn facts(
     distribution: Distribution,
     profile: &Profile,
+    chosen_by: OptionField,
 ) -> Result<&crate::release::DistributionFacts> {
     profile.distribution(distribution).ok_or_else(|| {
         let first = crate::release::PROFILES
@@ -93,7 +96,7 @@ pub(crate) fn facts(
                 format!(": its bootstraps start with {}", p.minor)
             });
         Error::InvalidOption {
-            option: OptionField::Distribution,
+            option: chosen_by,
             message: format!(
                 "{} {} is not made by bootgen{first}",
                 distribution.label(),

@@ -258,7 +258,13 @@ impl Model {
             options.release_image.as_deref(),
             options.distribution,
         )?;
-        let distribution_facts = distribution::facts(distribution, release.profile)?.clone();
+        let chosen_by = if options.distribution.is_some() {
+            crate::error::OptionField::Distribution
+        } else {
+            crate::error::OptionField::ReleaseImage
+        };
+        let distribution_facts =
+            distribution::facts(distribution, release.profile, chosen_by)?.clone();
         let features = release.profile.features(crate::release::Dimensions {
             flow: if single_node.is_some() {
                 crate::release::Flow::InPlace
