@@ -489,6 +489,15 @@ fn bootgen_releases_shows_okd() {
         "{}",
         text(&diff.stdout)
     );
+    // OKD's own switches are compared too: the pivot ends with 4.18. OpenShift's changes are
+    // listed once, unprefixed, not again for OKD.
+    let diff = run(bootgen_conformance::bootgen!().args(["releases", "4.18", "4.19"])).unwrap();
+    let diff = text(&diff.stdout);
+    assert!(diff.contains("  OKD: okd_pivot: no\n"), "{diff}");
+    assert!(
+        diff.contains("  mcs_ca: yes\n") && !diff.contains("OKD: mcs_ca"),
+        "{diff}"
+    );
 }
 
 /// OKD's node of every release that has one leaves nothing to warn about: no warning (the

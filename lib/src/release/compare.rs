@@ -154,6 +154,9 @@ pub fn compare(from: &Profile, to: &Profile) -> ReleaseDiff {
             to.distribution(*distribution),
             &mut lines,
         );
+        if from.distribution(*distribution).is_some() && to.distribution(*distribution).is_some() {
+            own_switch_lines(*distribution, from, to, &mut lines);
+        }
     }
     ReleaseDiff {
         from: from.minor.to_string(),
@@ -174,6 +177,39 @@ impl fmt::Display for ReleaseDiff {
             }
         }
         f.write_str(&out)
+    }
+}
+
+/// The switches a distribution other than OpenShift sets its own way (OKD's pivot, ...) that
+/// change between the two releases, prefixed with its name; OpenShift's changes are listed
+/// above, unprefixed.
+fn own_switch_lines(
+    distribution: Distribution,
+    from: &Profile,
+    to: &Profile,
+    lines: &mut Vec<String>,
+) {
+    if distribution == Distribution::Ocp {
+        return;
+    }
+    let of = |p: &Profile, distribution: Distribution| {
+        p.features(super::Dimensions {
+            distribution,
+            ..Default::default()
+        })
+        .by_name()
+    };
+    let (ocp_old, ocp_new) = (of(from, Distribution::Ocp), of(to, Distribution::Ocp));
+    let (old, new) = (of(from, distribution), of(to, distribution));
+    for (feature, on) in &new {
+        let own = ocp_old.get(feature) != old.get(feature) || ocp_new.get(feature) != Some(on);
+        if own && old.get(feature) != Some(on) {
+            lines.push(format!(
+                "{}: {feature}: {}",
+                distribution.label(),
+                if *on { "yes" } else { "no" }
+            ));
+        }
     }
 }
 
