@@ -82,7 +82,6 @@ features! {
     EtcdMemberDir => "etcd_member_dir",
     ExternalPlatform => "external_platform",
     ExternalCcmFromInstallConfig => "external_ccm_from_install_config",
-    VspherePlatform => "vsphere_platform",
     VsphereFailureDomains => "vsphere_failure_domains",
     VsphereFailureDomainTemplatePath => "vsphere_failure_domain_template_path",
     VsphereInfrastructureNetworks => "vsphere_infrastructure_networks",
