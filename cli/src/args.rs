@@ -61,6 +61,10 @@ pub struct DiagnoseArgs {
     /// journal, crictl and podman (run it as root on the bootstrap node).
     #[arg(long)]
     pub node: bool,
+    /// With --node: the present time (RFC 3339), which says how long the node has waited;
+    /// default SOURCE_DATE_EPOCH, else now.
+    #[arg(long, value_name = "TIME", requires = "node")]
+    pub now: Option<String>,
     /// Print JSON instead of text.
     #[arg(long)]
     pub json: bool,

@@ -1,8 +1,9 @@
 //! Collecting the bootstrap node's state for `bootgen diagnose --node`: the service records, the
 //! `.done` markers, the journal of the bootstrap units (`journalctl --output=json`), failed
-//! units, the logs of CRI-O's and podman's containers, and cluster-bootstrap's dump of the API,
-//! named as in a log bundle. A tool that
-//! is missing or fails leaves its part out, with a note.
+//! units, the logs of CRI-O's and podman's containers, cluster-bootstrap's dump of the API, the
+//! Infrastructure manifest (which names api-int) and the present time (as a bundle's gather
+//! time), named as in a log bundle. A tool that is missing or fails leaves its part out, with a
+//! note.
 //!
 //! `BOOTGEN_NODE_ROOT` (tests only) puts the node's files under another root.
 
@@ -10,6 +11,8 @@ use std::path::PathBuf;
 use std::process::Command;
 
 use bootgen::diagnose::{journal_json_to_text, NodeFile, NodeState};
+use time::format_description::well_known::Rfc3339;
+use time::OffsetDateTime;
 
 /// The bootstrap units whose journals are read.
 const UNITS: &[&str] = &[
@@ -45,11 +48,27 @@ fn mtime_of(meta: &std::fs::Metadata) -> Option<i64> {
     i64::try_from(since.as_secs()).ok()
 }
 
-/// Everything `diagnose --node` reads, and notes on what could not be read.
-pub fn collect() -> (NodeState, Vec<String>) {
+/// Everything `diagnose --node` reads at the time `now`, and notes on what could not be read.
+pub fn collect(now: OffsetDateTime) -> (NodeState, Vec<String>) {
     let root = root();
     let mut files = Vec::new();
     let mut notes = Vec::new();
+    // Where installer-gather.sh writes `date -u` (RFC 3339): how long the node has waited.
+    if let Ok(text) = now.format(&Rfc3339) {
+        files.push(NodeFile {
+            path: "bootstrap/host/date.txt".into(),
+            contents: format!("{text}\n").into_bytes(),
+            mtime: None,
+        });
+    }
+    let infrastructure = "openshift/manifests/cluster-infrastructure-02-config.yml";
+    if let Ok(contents) = std::fs::read(root.join("opt").join(infrastructure)) {
+        files.push(NodeFile {
+            path: format!("rendered-assets/{infrastructure}"),
+            contents,
+            mtime: None,
+        });
+    }
     let records = root.join("var/log/openshift");
     match std::fs::read_dir(&records) {
         Ok(entries) => {

@@ -1,7 +1,10 @@
 //! A scripted bootstrap node for the log-bundle tests: a scratch tree standing in for the node's
 //! files, stub tools (journalctl, systemctl, crictl, podman, oc, ...) that print what a scenario
-//! says, service records written by bootgen's real `bootstrap-service-record.sh`, and bootgen's
-//! real `installer-gather.sh` run against it to make a log bundle.
+//! says, a clock the scenario sets (`date`), service records written by bootgen's real
+//! `bootstrap-service-record.sh`, and bootgen's real `installer-gather.sh` run against it to make
+//! a log bundle. Control-plane hosts stand behind stub `ssh` and `scp`: each runs what it is sent
+//! (bootgen's real `installer-masters-gather.sh`) with its own journals and containers, or does
+//! not answer.
 //!
 //! ```no_run
 //! use bootgen_conformance::failing_node::FailingNode;
@@ -20,6 +23,9 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use crate::{write_file, HarnessError, Result};
+
+/// The node's Infrastructure manifest, which names api-int.
+const INFRASTRUCTURE: &str = "/opt/openshift/manifests/cluster-infrastructure-02-config.yml";
 
 /// The scripts a node runs, by their name in `/usr/local/bin`.
 const SCRIPTS: &[&str] = &[
@@ -95,6 +101,76 @@ case "$1 ${2:-} ${3:-}" in
 esac
 "##;
 
+/// date: the system's, at the scenario's clock (`now`, seconds since the epoch) once it is set.
+const STUB_DATE: &str = r##"#!/usr/bin/env bash
+for real in /usr/bin/date /bin/date; do
+    [ -x "$real" ] && break
+done
+if [ -f "${STUB_DIR:?}/now" ]; then
+    exec "$real" --date="@$(cat "$STUB_DIR/now")" "$@"
+fi
+exec "$real" "$@"
+"##;
+
+/// sudo: runs the command as it is (the scratch trees need no root).
+const STUB_SUDO: &str = r##"#!/usr/bin/env bash
+while [ $# -gt 0 ]; do
+    case "$1" in
+        -*) shift ;;
+        *) break ;;
+    esac
+done
+exec "$@"
+"##;
+
+/// ssh: a control-plane host of the scenario (`hosts/HOST`) runs the command in its home
+/// directory, with its own stub data, files and scratch directory; any other host does not answer.
+const STUB_SSH: &str = r##"#!/usr/bin/env bash
+target="" command=()
+while [ $# -gt 0 ]; do
+    case "$1" in
+        -o | -i | -p | -l | -F) shift 2 ;;
+        -*) shift ;;
+        *)
+            if [ -z "$target" ]; then target="$1"; else command+=("$1"); fi
+            shift
+            ;;
+    esac
+done
+host="${target#*@}"
+dir="${STUB_DIR:?}/hosts/$host"
+if [ ! -d "$dir/home" ]; then
+    echo "ssh: connect to host $host port 22: No route to host" >&2
+    exit 255
+fi
+cd "$dir/home" || exit 255
+STUB_DIR="$dir/stub" GATHER_NODE_ROOT="$dir/node" GATHER_WORK_DIR="$dir/work" \
+    exec bash -c "${command[*]}"
+"##;
+
+/// scp: copies files into a control-plane host's home directory (`core@HOST:`, `core@[HOST]:`).
+const STUB_SCP: &str = r##"#!/usr/bin/env bash
+paths=()
+while [ $# -gt 0 ]; do
+    case "$1" in
+        -o | -i | -P | -F) shift 2 ;;
+        -*) shift ;;
+        *) paths+=("$1"); shift ;;
+    esac
+done
+target="${paths[${#paths[@]}-1]}"
+host="${target#*@}"
+host="${host%:*}"
+host="${host#[}"
+host="${host%]}"
+dir="${STUB_DIR:?}/hosts/$host"
+if [ ! -d "$dir/home" ]; then
+    echo "ssh: connect to host $host port 22: No route to host" >&2
+    exit 1
+fi
+cp "${paths[@]:0:${#paths[@]}-1}" "$dir/home/"
+"##;
+
 /// Any other tool: prints `out/TOOL` when the scenario wrote one, else nothing.
 const STUB_OUTPUT: &str = r##"#!/usr/bin/env bash
 cat "${STUB_DIR:?}/out/$(basename "$0")" 2>/dev/null
@@ -110,29 +186,38 @@ exit 1
 /// A scratch bootstrap node: build it with a scenario, then [`FailingNode::gather`].
 pub struct FailingNode {
     dir: tempfile::TempDir,
+    /// The cluster's api-int name, as bootgen's model makes it.
+    api_int_host: String,
 }
 
 impl FailingNode {
     /// A node with bootgen's scripts for `release` (`None`: the default release).
     pub fn new(release: Option<&str>) -> Result<FailingNode> {
         let dir = tempfile::tempdir()?;
-        let node = FailingNode { dir };
         let loaded = bootgen::config::load_default()
             .map_err(|err| HarnessError(format!("default install-config: {err}")))?;
         let options = crate::quick_options(release);
         let generated = bootgen::generate(&loaded, &options)
             .map_err(|err| HarnessError(format!("generate: {err}")))?;
+        let node = FailingNode {
+            dir,
+            api_int_host: generated.model.api_int_host(),
+        };
         let decoded = bootgen::ignition::decode(&generated.bootstrap)
             .map_err(|err| HarnessError(format!("decode: {err}")))?;
-        for name in SCRIPTS {
-            let path = format!("/usr/local/bin/{name}");
+        // The scripts, and the manifest that names api-int, as bootstrap.ign writes them.
+        let files = SCRIPTS
+            .iter()
+            .map(|name| (format!("/usr/local/bin/{name}"), 0o755))
+            .chain([(INFRASTRUCTURE.to_string(), 0o644)]);
+        for (path, mode) in files {
             let file = decoded
                 .files
                 .iter()
                 .find(|f| f.path == path)
                 .ok_or_else(|| HarnessError(format!("bootstrap.ign has no {path}")))?;
             let contents = file.contents.clone().unwrap_or_default();
-            write_file(&node.node_path(&path), contents, 0o755)?;
+            write_file(&node.node_path(&path), contents, mode)?;
         }
         for (name, text) in [
             ("journalctl", STUB_JOURNALCTL),
@@ -140,19 +225,14 @@ impl FailingNode {
             ("crictl", STUB_RUNTIME),
             ("podman", STUB_RUNTIME),
             ("oc", STUB_OC),
+            ("date", STUB_DATE),
+            ("sudo", STUB_SUDO),
+            ("ssh", STUB_SSH),
+            ("scp", STUB_SCP),
         ] {
             write_file(&node.stub_bin().join(name), text, 0o755)?;
         }
-        for name in [
-            "ip",
-            "ss",
-            "hostname",
-            "rpm-ostree",
-            "df",
-            "findmnt",
-            "scp",
-            "ssh",
-        ] {
+        for name in ["ip", "ss", "hostname", "rpm-ostree", "df", "findmnt"] {
             write_file(&node.stub_bin().join(name), STUB_OUTPUT, 0o755)?;
         }
         fs::create_dir_all(node.node_path("/opt/openshift"))?;
@@ -172,6 +252,37 @@ impl FailingNode {
             "release-image",
             "record_service_stage_start pull-release-image\nrecord_service_stage_success",
         )
+    }
+
+    /// A node whose clock says `time` (RFC 3339) from now on, for its records, its gather and
+    /// `diagnose --node` (as `SOURCE_DATE_EPOCH`).
+    pub fn at(self, time: &str) -> Result<FailingNode> {
+        let seconds =
+            time::OffsetDateTime::parse(time, &time::format_description::well_known::Rfc3339)
+                .map_err(|err| HarnessError(format!("{time}: {err}")))?
+                .unix_timestamp();
+        write_file(&self.stub_dir().join("now"), seconds.to_string(), 0o644)?;
+        Ok(self)
+    }
+
+    /// The cluster's api-int host name, as bootgen's model makes it.
+    pub fn api_int_host(&self) -> &str {
+        &self.api_int_host
+    }
+
+    /// A control-plane host `host` that answers SSH, with bootgen's real
+    /// `installer-masters-gather.sh` to run; `text` (journal lines, `short-iso`) is appended to
+    /// the journal of its `unit`.
+    pub fn control_plane_journal(self, host: &str, unit: &str, text: &str) -> Result<FailingNode> {
+        let dir = self.stub_dir().join("hosts").join(host);
+        for sub in ["home", "node", "work", "stub/journal"] {
+            fs::create_dir_all(dir.join(sub))?;
+        }
+        let path = dir.join("stub/journal").join(unit);
+        let mut all = fs::read_to_string(&path).unwrap_or_default();
+        all.push_str(text);
+        write_file(&path, all, 0o644)?;
+        Ok(self)
     }
 
     /// The scratch root: the node's `/` and the stubs' data live below it.
@@ -286,14 +397,18 @@ impl FailingNode {
     /// The environment under which `bootgen diagnose --node` sees this node: its files under
     /// `BOOTGEN_NODE_ROOT`, its stub tools first on `PATH`.
     pub fn node_env(&self) -> Vec<(&'static str, String)> {
-        vec![
+        let mut env = vec![
             (
                 "BOOTGEN_NODE_ROOT",
                 self.root().join("node").display().to_string(),
             ),
             ("PATH", self.path_var()),
             ("STUB_DIR", self.stub_dir().display().to_string()),
-        ]
+        ];
+        if let Ok(seconds) = fs::read_to_string(self.stub_dir().join("now")) {
+            env.push(("SOURCE_DATE_EPOCH", seconds));
+        }
+        env
     }
 
     fn path_var(&self) -> String {
@@ -303,6 +418,13 @@ impl FailingNode {
     /// Runs bootgen's real `installer-gather.sh --id ID` against the node and returns the
     /// bundle it wrote. Its scratch directory must be empty again afterwards.
     pub fn gather(&self, id: &str) -> Result<PathBuf> {
+        self.gather_from(id, &[])
+    }
+
+    /// As [`FailingNode::gather`], naming the control-plane hosts `hosts` to gather from over
+    /// SSH (hosts of [`FailingNode::control_plane_journal`] answer, any other does not). Their
+    /// scratch directories must be empty again afterwards too.
+    pub fn gather_from(&self, id: &str, hosts: &[&str]) -> Result<PathBuf> {
         let work = self.root().join("work");
         let out = self.root().join("out");
         fs::create_dir_all(&work)?;
@@ -311,6 +433,7 @@ impl FailingNode {
         let output = Command::new("bash")
             .arg(self.node_path("/usr/local/bin/installer-gather.sh"))
             .args(["--id", id])
+            .args(hosts)
             .env_clear()
             .env("PATH", self.path_var())
             .env("HOME", self.root())
@@ -329,12 +452,21 @@ impl FailingNode {
                 String::from_utf8_lossy(&output.stderr)
             )));
         }
-        let left: Vec<_> = fs::read_dir(&work)?.collect();
-        if !left.is_empty() {
-            return Err(HarnessError(format!(
-                "installer-gather.sh left {} entries in its work directory",
-                left.len()
-            )));
+        let hosts_dir = self.stub_dir().join("hosts");
+        let host_works = fs::read_dir(&hosts_dir)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .map(|host| host.path().join("work"));
+        for dir in std::iter::once(work).chain(host_works) {
+            let left: Vec<_> = fs::read_dir(&dir)?.collect();
+            if !left.is_empty() {
+                return Err(HarnessError(format!(
+                    "the gather left {} entries in {}",
+                    left.len(),
+                    dir.display()
+                )));
+            }
         }
         Ok(bundle)
     }

@@ -2,7 +2,9 @@
 //! `installer-gather.sh` run against a scripted failing node (`failing_node`), whose service
 //! records come from bootgen's real `bootstrap-service-record.sh` and whose journals and
 //! container logs carry the messages the failing component prints. One node per cause, each
-//! diagnosed from its bundle and again with `--node` on the node's own files and stub tools.
+//! diagnosed from its bundle and again with `--node` on the node's own files and stub tools, and
+//! each yielding its cause alone: no other cause may find evidence in it (none steals another's
+//! case).
 
 use std::path::Path;
 use std::process::Output;
@@ -12,7 +14,12 @@ use serde_json::Value;
 
 /// A journal line as `journalctl --output=short-iso` prints it.
 fn line(ident: &str, message: &str) -> String {
-    format!("2026-01-01T01:05:00+0000 bootstrap {ident}: {message}\n")
+    line_at("01:05:00", ident, message)
+}
+
+/// A journal line of 2026-01-01 at `time` (`HH:MM:SS`).
+fn line_at(time: &str, ident: &str, message: &str) -> String {
+    format!("2026-01-01T{time}+0000 bootstrap {ident}: {message}\n")
 }
 
 fn diagnose(bundle: &Path) -> (Output, Value) {
@@ -59,6 +66,12 @@ fn check(node: &FailingNode, expect: &Expect<'_>) -> Value {
     );
     let fix = failure["fix"].as_str().unwrap();
     assert!(fix.contains(expect.fix), "{fix}");
+    // Its cause alone: no other cause found evidence in this bundle.
+    assert_eq!(
+        failure["other_causes"],
+        Value::Array(Vec::new()),
+        "{report:#}"
+    );
     // The node itself, read where it lies, gives the same cause.
     let (output, on_node) = diagnose_node(node);
     assert_eq!(output.status.code(), Some(1), "{on_node:#}");
@@ -622,8 +635,6 @@ fn a_single_node_after_its_reboot_shows_the_pre_reboot_failure() {
         after.node_path("/var/log/log-bundle-bootstrap.tar.gz"),
     )
     .unwrap();
-    // No control-plane gather here: it writes to the real /tmp.
-    std::fs::remove_file(after.node_path("/usr/local/bin/installer-masters-gather.sh")).unwrap();
     let bundle = after.gather("20260101020000").unwrap();
     let (output, report) = diagnose(&bundle);
     assert_eq!(output.status.code(), Some(1), "{report:#}");
@@ -675,4 +686,261 @@ fn on_the_node_a_busy_service_is_not_a_failure() {
         report["failure"]["what"],
         "bootkube.service never finished: stage cb-bootstrap did not end"
     );
+}
+
+/// What cluster-bootstrap prints (in bootkube's journal) while it waits for the control-plane
+/// pods, at `time`: none exists yet, the cluster-version operator's cannot be scheduled.
+fn cluster_bootstrap_waiting(time: &str) -> String {
+    [
+        ("openshift-kube-apiserver/kube-apiserver", "DoesNotExist"),
+        (
+            "openshift-kube-scheduler/openshift-kube-scheduler",
+            "DoesNotExist",
+        ),
+        (
+            "openshift-kube-controller-manager/kube-controller-manager",
+            "DoesNotExist",
+        ),
+        (
+            "openshift-cluster-version/cluster-version-operator",
+            "Pending",
+        ),
+    ]
+    .iter()
+    .map(|(pod, status)| {
+        line_at(
+            time,
+            "bootkube.sh[2001]",
+            &format!("\tPod Status:{pod:>24}\t{status}"),
+        )
+    })
+    .collect()
+}
+
+/// The bootstrap machine-config server's log (`machine-config-server` of the static pod the
+/// mco-bootstrap stage placed): it starts at 01:02:40 and serves on both ports; `requests` are
+/// the lines of configs it served after that.
+fn machine_config_server_log(requests: &str) -> String {
+    "I0101 01:02:40.512345       1 bootstrap.go:47] Version: v4.16.0-202512180000.p0.g1a2b3c4.assembly.stream.el9 (1a2b3c4d5e6f7a8b)\n\
+     I0101 01:02:40.514001       1 api.go:65] Launching server on :22624\n\
+     I0101 01:02:40.514107       1 api.go:65] Launching server on :22623\n"
+        .to_string()
+        + requests
+}
+
+/// A bootstrap node whose bootkube set up the machine-config server at 01:02:40 and then waited
+/// in cb-bootstrap for the control plane, with `mcs_requests` served; the node's clock then says
+/// `now`.
+fn waiting_for_the_control_plane(mcs_requests: &str, now: &str) -> FailingNode {
+    let journal = line_at("01:02:40", "bootkube.sh[2001]", "Starting mco-bootstrap")
+        + &line_at("01:03:10", "bootkube.sh[2001]", "Starting cb-bootstrap")
+        + &line_at(
+            "01:03:12",
+            "bootkube.sh[2001]",
+            "Starting temporary bootstrap control plane...",
+        )
+        + &cluster_bootstrap_waiting("01:04:30")
+        + &cluster_bootstrap_waiting("01:30:05");
+    FailingNode::new(None)
+        .unwrap()
+        .at("2026-01-01T01:00:00Z")
+        .unwrap()
+        .service(
+            "release-image",
+            "record_service_stage_start pull-release-image\nrecord_service_stage_success",
+        )
+        .unwrap()
+        .at("2026-01-01T01:02:40Z")
+        .unwrap()
+        .journal("bootkube.service", &journal)
+        .unwrap()
+        // Still waiting when gathered: killed, so no EXIT trap closes the run.
+        .service(
+            "bootkube",
+            "record_service_stage_start mco-bootstrap\nrecord_service_stage_success\n\
+             record_service_stage_start cb-bootstrap\nkill -KILL $$",
+        )
+        .unwrap()
+        .file("/opt/openshift/mco-bootstrap.done", "")
+        .unwrap()
+        .crio_container(
+            "machine-config-server",
+            "7c8d9e0f1a2b",
+            &machine_config_server_log(mcs_requests),
+        )
+        .unwrap()
+        .at(now)
+        .unwrap()
+}
+
+/// The control-plane hosts the gather is told of.
+const MASTERS: [&str; 3] = ["192.0.2.21", "192.0.2.22", "192.0.2.23"];
+
+#[test]
+fn control_plane_never_reaches_the_machine_config_server() {
+    // Nothing asked the server for a config in the 37 minutes to the gather, while
+    // cluster-bootstrap waited for control-plane pods; the masters, stuck in Ignition, do not
+    // answer SSH either.
+    let node = waiting_for_the_control_plane("", "2026-01-01T01:40:00Z");
+    let bundle = node.gather_from("20260101014000", &MASTERS).unwrap();
+    let (output, report) = diagnose(&bundle);
+    assert_eq!(output.status.code(), Some(1), "{report:#}");
+    let failure = &report["failure"];
+    assert_eq!(
+        failure["cause"], "machine-config-server-unreachable",
+        "{report:#}"
+    );
+    assert_eq!(
+        failure["what"],
+        "bootkube.service never finished: stage cb-bootstrap did not end"
+    );
+    let sentence = failure["sentence"].as_str().unwrap();
+    assert!(
+        sentence.contains("never reached") && sentence.contains("in the 37 minutes"),
+        "{sentence}"
+    );
+    let api_int = node.api_int_host();
+    assert!(sentence.contains(api_int), "{sentence}");
+    // The server's own line that it serves on 22623, and cluster-bootstrap still waiting (in
+    // bootkube's journal, which comes first as the failing service's own).
+    let evidence = failure["evidence"].as_array().unwrap();
+    assert!(
+        evidence.iter().any(|e| e["file"]
+            == "bootstrap/containers/machine-config-server-7c8d9e0f1a2b.log"
+            && e["line"] == 3),
+        "{report:#}"
+    );
+    assert!(
+        evidence
+            .iter()
+            .any(|e| e["file"] == "bootstrap/journals/bootkube.log"
+                && e["text"].as_str().unwrap().contains("\tPod Status:")),
+        "{report:#}"
+    );
+    let fix = failure["fix"].as_str().unwrap();
+    assert!(
+        fix.contains(&format!("dig +short {api_int} &&"))
+            && fix.contains(&format!(
+                "curl -k -o /dev/null -w '%{{http_code}}\\n' https://{api_int}:22623/config/master"
+            )),
+        "{fix}"
+    );
+    assert_eq!(
+        failure["other_causes"],
+        Value::Array(Vec::new()),
+        "{report:#}"
+    );
+    // On the node, at the same time, the same.
+    let (output, on_node) = diagnose_node(&node);
+    assert_eq!(output.status.code(), Some(1), "{on_node:#}");
+    assert_eq!(
+        on_node["failure"]["cause"], "machine-config-server-unreachable",
+        "{on_node:#}"
+    );
+    assert!(
+        on_node["failure"]["sentence"]
+            .as_str()
+            .unwrap()
+            .contains("in the 37 minutes"),
+        "{on_node:#}"
+    );
+}
+
+#[test]
+fn a_machine_config_server_silent_for_minutes_only_is_no_cause() {
+    // Three minutes after the server started: the masters may still be booting.
+    let node = waiting_for_the_control_plane("", "2026-01-01T01:05:40Z");
+    let bundle = node.gather("20260101010540").unwrap();
+    let (output, report) = diagnose(&bundle);
+    // The bundle still counts bootkube, which had not finished, as the failure: with no cause.
+    assert_eq!(output.status.code(), Some(1), "{report:#}");
+    assert!(report["failure"]["cause"].is_null(), "{report:#}");
+    let notes = report["notes"].to_string();
+    assert!(
+        notes.contains("served no config yet, 3 minutes after it started"),
+        "{notes}"
+    );
+    // On the node, bootkube is busy: no failure, the same note. `--now` is the node's clock.
+    let mut cmd = bootgen_conformance::bootgen!();
+    cmd.args([
+        "diagnose",
+        "--node",
+        "--json",
+        "--now",
+        "2026-01-01T01:05:40Z",
+    ])
+    .env_clear();
+    for (key, value) in node.node_env() {
+        if key != "SOURCE_DATE_EPOCH" {
+            cmd.env(key, value);
+        }
+    }
+    let output = cmd.output().unwrap();
+    let on_node: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(output.status.code(), Some(0), "{on_node:#}");
+    assert!(
+        on_node["notes"]
+            .to_string()
+            .contains("served no config yet, 3 minutes after it started"),
+        "{on_node:#}"
+    );
+}
+
+/// The kubelet of a control-plane host that got its config and asked for its client
+/// certificate, which nobody approved (the certificate manager gives up after 15 minutes).
+fn kubelet_waiting_for_its_certificate() -> String {
+    let ident = "kubenswrapper[1900]";
+    line_at("01:12:01", ident, "I0101 01:12:01.104412    1900 server.go:837] \"Client rotation is on, will bootstrap in background\"")
+        + &line_at("01:12:01", ident, "I0101 01:12:01.118930    1900 certificate_manager.go:356] kubernetes.io/kube-apiserver-client-kubelet: Rotating certificates")
+        + &line_at("01:12:09", ident, "E0101 01:12:09.512077    1900 kubelet.go:2448] \"Error getting node\" err=\"node \\\"master-0\\\" not found\"")
+        + &line_at("01:27:01", ident, "E0101 01:27:01.119407    1900 certificate_manager.go:562] kubernetes.io/kube-apiserver-client-kubelet: Certificate request was not signed: timed out waiting for the condition")
+}
+
+#[test]
+fn csrs_left_pending_on_a_control_plane_host() {
+    // The masters reached the machine-config server (it served them), their kubelets asked for
+    // certificates, and nobody approved them: reached 22623, failed later.
+    let served = "I0101 01:08:12.004211       1 api.go:117] Pool master requested by address:\"192.0.2.21:51234\" User-Agent:\"Ignition/2.17.0\" Accept-Header: \"application/vnd.coreos.ignition+json;version=3.4.0, */*;q=0.1\" TokenPresent: false\n";
+    let node = waiting_for_the_control_plane(served, "2026-01-01T01:40:00Z")
+        .control_plane_journal(
+            "192.0.2.21",
+            "kubelet.service",
+            &kubelet_waiting_for_its_certificate(),
+        )
+        .unwrap();
+    let bundle = node.gather_from("20260101014000", &MASTERS[..1]).unwrap();
+    let (output, report) = diagnose(&bundle);
+    assert_eq!(output.status.code(), Some(1), "{report:#}");
+    let failure = &report["failure"];
+    assert_eq!(failure["cause"], "csr-pending", "{report:#}");
+    let sentence = failure["sentence"].as_str().unwrap();
+    assert!(
+        sentence.starts_with("The kubelet on 192.0.2.21 asked for its client certificate"),
+        "{sentence}"
+    );
+    // installer-masters-gather.sh ran on the host and its kubelet journal came back.
+    let evidence = failure["evidence"].as_array().unwrap();
+    assert!(
+        evidence.iter().any(
+            |e| e["file"] == "control-plane/192.0.2.21/journals/kubelet.log" && e["line"] == 4
+        ),
+        "{report:#}"
+    );
+    assert!(
+        failure["fix"]
+            .as_str()
+            .unwrap()
+            .contains("oc adm certificate approve"),
+        "{report:#}"
+    );
+    assert_eq!(
+        failure["other_causes"],
+        Value::Array(Vec::new()),
+        "{report:#}"
+    );
+    // The bootstrap node cannot see the host's journal: on the node bootkube is busy, and the
+    // served request keeps the machine-config server from being blamed.
+    let (output, on_node) = diagnose_node(&node);
+    assert_eq!(output.status.code(), Some(0), "{on_node:#}");
+    assert!(on_node["failure"].is_null(), "{on_node:#}");
 }

@@ -342,3 +342,144 @@ fn a_symlink_in_a_directory_bundle_is_not_followed() {
         "{report:#}"
     );
 }
+
+/// The installer's bootkube records when the machine-config server was set up and
+/// cluster-bootstrap then waited.
+const INSTALLER_BOOTKUBE_WAITING: &str = r#"[
+  {"timestamp": "2026-01-01T01:00:00Z", "phase": "service start"},
+  {"timestamp": "2026-01-01T01:02:00Z", "phase": "stage start", "stage": "mco-bootstrap"},
+  {"timestamp": "2026-01-01T01:02:39Z", "phase": "stage end", "stage": "mco-bootstrap", "result": "success"},
+  {"timestamp": "2026-01-01T01:03:10Z", "phase": "stage start", "stage": "cb-bootstrap"}
+]"#;
+
+/// The bootstrap machine-config server's container log as the installer gathers it (`crictl
+/// logs`), started at 01:02:40.
+const MCS_LOG: &str = "I0101 01:02:40.512345       1 bootstrap.go:47] Version: v4.16.0-202512180000.p0.g1a2b3c4.assembly.stream.el9 (1a2b3c4d5e6f7a8b)\n\
+I0101 01:02:40.514001       1 api.go:65] Launching server on :22624\n\
+I0101 01:02:40.514107       1 api.go:65] Launching server on :22623\n";
+
+/// An installer's bundle of a bootstrap waiting for the control plane, gathered at 01:30
+/// (the time of its entries), with `masters` as the API's list of control-plane nodes.
+fn installer_waiting_bundle(masters: &[u8]) -> Vec<u8> {
+    let gathered = 1_767_231_000;
+    let journal = "Jan 01 01:03:10 bootstrap bootkube.sh[2001]: Starting temporary bootstrap control plane...\n\
+                   Jan 01 01:04:30 bootstrap bootkube.sh[2001]: \tPod Status:openshift-kube-apiserver/kube-apiserver\tDoesNotExist\n\
+                   Jan 01 01:04:30 bootstrap bootkube.sh[2001]: \tPod Status:openshift-cluster-version/cluster-version-operator\tPending\n";
+    let infrastructure = "apiVersion: config.openshift.io/v1\nkind: Infrastructure\nmetadata:\n  name: cluster\nstatus:\n  apiServerInternalURI: https://api-int.ostest.example.com:6443\n  apiServerURL: https://api.ostest.example.com:6443\n";
+    archive(&[
+        (
+            "log-bundle-1/bootstrap/services/bootkube.json",
+            INSTALLER_BOOTKUBE_WAITING.as_bytes(),
+            gathered,
+        ),
+        (
+            "log-bundle-1/bootstrap/journals/bootkube.log",
+            journal.as_bytes(),
+            gathered,
+        ),
+        (
+            "log-bundle-1/bootstrap/containers/machine-config-server-7c8d9e0f1a2b.log",
+            MCS_LOG.as_bytes(),
+            gathered,
+        ),
+        (
+            "log-bundle-1/rendered-assets/openshift/manifests/cluster-infrastructure-02-config.yml",
+            infrastructure.as_bytes(),
+            1_767_229_000,
+        ),
+        ("log-bundle-1/resources/masters.list", masters, gathered),
+    ])
+}
+
+#[test]
+fn the_installers_layout_shows_masters_that_never_reached_22623() {
+    let dir = tempfile::tempdir().unwrap();
+    let bundle = dir.path().join("log-bundle-1.tar.gz");
+    fs::write(&bundle, installer_waiting_bundle(b"")).unwrap();
+    let (output, report) = diagnose(&bundle, dir.path());
+    let report = report.unwrap();
+    assert_eq!(output.status.code(), Some(1), "{report:#}");
+    let failure = &report["failure"];
+    assert_eq!(
+        failure["cause"], "machine-config-server-unreachable",
+        "{report:#}"
+    );
+    // No date file in the installer's bundle: the server's log was read at the gather, 01:30.
+    let sentence = failure["sentence"].as_str().unwrap();
+    assert!(sentence.contains("in the 27 minutes"), "{sentence}");
+    let evidence = failure["evidence"].as_array().unwrap();
+    assert!(
+        evidence.iter().any(|e| e["file"]
+            == "bootstrap/containers/machine-config-server-7c8d9e0f1a2b.log"
+            && e["line"] == 3),
+        "{report:#}"
+    );
+    let fix = failure["fix"].as_str().unwrap();
+    assert!(
+        fix.contains("https://api-int.ostest.example.com:22623/config/master"),
+        "{fix}"
+    );
+    assert_eq!(failure["other_causes"], Value::Array(Vec::new()));
+}
+
+#[test]
+fn in_the_installers_layout_a_listed_master_reached_22623() {
+    // The API lists a control-plane node: it got its config, so the server's silence in its
+    // (perhaps restarted) log proves nothing.
+    let dir = tempfile::tempdir().unwrap();
+    let bundle = dir.path().join("log-bundle-1.tar.gz");
+    fs::write(&bundle, installer_waiting_bundle(b"ostest-master-0\n")).unwrap();
+    let (output, report) = diagnose(&bundle, dir.path());
+    let report = report.unwrap();
+    assert_eq!(output.status.code(), Some(1), "{report:#}");
+    assert!(report["failure"]["cause"].is_null(), "{report:#}");
+}
+
+#[test]
+fn the_installers_layout_shows_pending_csrs_in_a_masters_kubelet_log() {
+    let dir = tempfile::tempdir().unwrap();
+    let bundle = dir.path().join("log-bundle-1.tar.gz");
+    // journalctl --output=short, as the installer's masters gather writes it.
+    let kubelet = "Jan 01 01:12:01 ostest-master-0 kubenswrapper[1900]: I0101 01:12:01.118930    1900 certificate_manager.go:356] kubernetes.io/kube-apiserver-client-kubelet: Rotating certificates\n\
+                   Jan 01 01:27:01 ostest-master-0 kubenswrapper[1900]: E0101 01:27:01.119407    1900 certificate_manager.go:562] kubernetes.io/kube-apiserver-client-kubelet: Certificate request was not signed: timed out waiting for the condition\n";
+    // oc get csr -o json: a request with no status is neither approved nor denied.
+    let csrs = "{\n    \"apiVersion\": \"v1\",\n    \"items\": [\n        {\n            \"apiVersion\": \"certificates.k8s.io/v1\",\n            \"kind\": \"CertificateSigningRequest\",\n            \"metadata\": {\n                \"name\": \"csr-8vnps\"\n            },\n            \"spec\": {\n                \"signerName\": \"kubernetes.io/kube-apiserver-client-kubelet\",\n                \"username\": \"system:serviceaccount:openshift-machine-config-operator:node-bootstrapper\"\n            },\n            \"status\": {}\n        }\n    ],\n    \"kind\": \"List\"\n}\n";
+    fs::write(
+        &bundle,
+        archive(&[
+            (
+                "log-bundle-1/bootstrap/services/bootkube.json",
+                INSTALLER_BOOTKUBE.as_bytes(),
+                0,
+            ),
+            (
+                "log-bundle-1/control-plane/192.0.2.21/journals/kubelet.log",
+                kubelet.as_bytes(),
+                0,
+            ),
+            ("log-bundle-1/resources/csr.json", csrs.as_bytes(), 0),
+        ]),
+    )
+    .unwrap();
+    let (output, report) = diagnose(&bundle, dir.path());
+    let report = report.unwrap();
+    assert_eq!(output.status.code(), Some(1), "{report:#}");
+    let failure = &report["failure"];
+    assert_eq!(failure["cause"], "csr-pending", "{report:#}");
+    let evidence = failure["evidence"].as_array().unwrap();
+    for (file, line) in [
+        ("control-plane/192.0.2.21/journals/kubelet.log", 2),
+        ("resources/csr.json", 14),
+    ] {
+        assert!(
+            evidence
+                .iter()
+                .any(|e| e["file"] == file && e["line"] == line),
+            "no {file}:{line} in {report:#}"
+        );
+    }
+    assert!(failure["fix"]
+        .as_str()
+        .unwrap()
+        .contains("oc adm certificate approve"));
+}

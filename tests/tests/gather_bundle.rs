@@ -229,11 +229,18 @@ fn single_node_bundle_carries_the_pre_reboot_bundle_where_the_analysis_looks() {
     let first = node.gather("bootstrap").unwrap();
     let carried = node.node_path("/var/log/log-bundle-bootstrap.tar.gz");
     fs::copy(&first, &carried).unwrap();
-    // This test runs no control-plane gather (it writes to the real /tmp).
-    fs::remove_file(node.node_path("/usr/local/bin/installer-masters-gather.sh")).unwrap();
+    let kubelet = "2026-01-01T02:00:00+0000 master-0 kubenswrapper[1900]: I0101 02:00:00.000000    1900 server.go:837] \"Client rotation is on, will bootstrap in background\"\n";
+    let node = node.journal("kubelet.service", kubelet).unwrap();
 
     let bundle = node.gather("20260101020000").unwrap();
     let entries = bundle_entries(&bundle);
+    // The installed node as the control plane, by bootgen's real installer-masters-gather.sh
+    // streaming its artifacts (the harness checks that nothing is left in its scratch directory).
+    let own = "log-bundle-20260101020000/control-plane/master/journals/kubelet.log";
+    assert!(
+        String::from_utf8_lossy(&entries[own]).contains("Client rotation is on"),
+        "{own}"
+    );
     let nested = "log-bundle-20260101020000/log-bundle-bootstrap/bootstrap/services/bootkube.json";
     assert!(
         entries.contains_key(nested),

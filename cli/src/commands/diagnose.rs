@@ -16,7 +16,8 @@ const EXIT_UNREADABLE: u8 = 2;
 fn diagnosis(args: &DiagnoseArgs) -> anyhow::Result<Diagnosis> {
     let limits = Limits::default();
     if args.node {
-        let (state, notes) = crate::node::collect();
+        let now = crate::clock::now(args.now.as_deref())?;
+        let (state, notes) = crate::node::collect(now);
         let mut diagnosis = diagnose_node(&state, &limits);
         diagnosis.notes.extend(notes);
         return Ok(diagnosis);

@@ -6,6 +6,7 @@ use std::collections::{BTreeMap, VecDeque};
 use std::io::{self, BufRead};
 
 use super::causes::Cause;
+use super::facts::{FactFile, Facts};
 use super::lines::for_each_line;
 use super::matcher;
 use super::records::{self, Record};
@@ -36,6 +37,8 @@ pub(crate) struct Analysis {
     pub(crate) notes: Vec<String>,
     /// Files looked at.
     pub(crate) files_read: u64,
+    /// What no single line shows (`facts.rs`).
+    pub(crate) facts: Facts,
 }
 
 /// What kind of file a bundle path is, by its place in the layout.
@@ -81,6 +84,10 @@ pub(crate) fn classify(path: &str) -> FileKind {
         if file.ends_with(".done") && inner.matches('/').count() == 2 {
             return FileKind::Marker(file.to_string());
         }
+        // The Infrastructure manifest names api-int for the fixes.
+        if file == "cluster-infrastructure-02-config.yml" {
+            return FileKind::Text;
+        }
         return FileKind::Skip;
     }
     if file == "failed-units.txt" {
@@ -92,7 +99,8 @@ pub(crate) fn classify(path: &str) -> FileKind {
     if file.ends_with(".inspect") || file == "gather.log" || inner.contains("/rpm-ostree/") {
         return FileKind::Skip;
     }
-    let text_like = [".log", ".txt", ".yaml", ".err", ".conf", ".json"]
+    // `.list`: the installer's resources/nodes.list and masters.list.
+    let text_like = [".log", ".txt", ".yaml", ".err", ".conf", ".json", ".list"]
         .iter()
         .any(|ext| file.ends_with(ext))
         || !file.contains('.');
@@ -121,8 +129,9 @@ impl Analysis {
         self.files_read += 1;
         let failed_units = classify(path) == FileKind::FailedUnits;
         let lower_path = path.to_ascii_lowercase();
+        let fact_file = FactFile::of(&lower_path);
         let (read, cut) = for_each_line(reader, limit, |number, line| {
-            self.scan_line(path, &lower_path, number, line, failed_units);
+            self.scan_line(path, &lower_path, fact_file, number, line, failed_units);
         })?;
         if cut {
             self.note(format!(
@@ -137,6 +146,7 @@ impl Analysis {
         &mut self,
         path: &str,
         lower_path: &str,
+        fact_file: FactFile,
         number: u64,
         line: &str,
         failed_units: bool,
@@ -158,6 +168,7 @@ impl Analysis {
         }
         let mut matched = false;
         let found = matcher::scan(line);
+        self.facts.observe(fact_file, line, &found, evidence);
         for cause in found.causes(lower_path) {
             matched = true;
             let list = self.evidence.entry(cause).or_default();
@@ -249,6 +260,11 @@ mod tests {
         );
         assert_eq!(classify("bootstrap/journals/crio.log"), FileKind::Text);
         assert_eq!(classify("failed-units.txt"), FileKind::FailedUnits);
+        assert_eq!(
+            classify("rendered-assets/openshift/manifests/cluster-infrastructure-02-config.yml"),
+            FileKind::Text
+        );
+        assert_eq!(classify("resources/masters.list"), FileKind::Text);
         assert_eq!(
             classify("bootstrap/containers/etcd-1.inspect"),
             FileKind::Skip

@@ -78,6 +78,7 @@ fn offer(
     mtime: Option<i64>,
     budget: &Budget<'_>,
 ) -> io::Result<u64> {
+    analysis.facts.file_time(&path.to_ascii_lowercase(), mtime);
     match classify(path) {
         FileKind::Records(service) => {
             let mut bytes = Vec::new();

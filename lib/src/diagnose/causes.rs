@@ -4,6 +4,10 @@
 //!
 //! The table is in priority order: a root cause comes before the symptoms it produces (a full
 //! disk before the API that never answers because of it), so the first cause with evidence wins.
+//! A cause may have several rows, one after the other, when some of its patterns hold only in
+//! some files. A cause that no line shows but the bundle as a whole proves (control-plane
+//! machines that never reached the machine-config server) comes from `facts.rs` and takes its
+//! row's place in this order.
 
 use serde::Serialize;
 
@@ -48,7 +52,7 @@ pub enum Cause {
 /// lower case, at least two bytes each).
 type Pattern = &'static [&'static str];
 
-/// A cause's row: its patterns, and the files they apply to (`None`: any text file).
+/// A row of a cause: its patterns, and the files they apply to (`None`: any text file).
 pub(crate) struct Row {
     pub(crate) cause: Cause,
     pub(crate) patterns: &'static [Pattern],
@@ -183,8 +187,18 @@ pub(crate) const TABLE: &[Row] = &[
     },
     Row {
         cause: Cause::CsrPending,
-        patterns: &[&["status: {}"], &[" pending"]],
+        // A CSR without a status is neither approved nor denied: `oc get -o yaml` (bootgen's
+        // dumps) and `-o json` (the installer's resources/csr.json), and `oc get`'s table.
+        patterns: &[&["status: {}"], &["\"status\": {}"], &[" pending"]],
         only_in: Some(&["csr", "certificatesigningrequest"]),
+    },
+    Row {
+        cause: Cause::CsrPending,
+        // The kubelet's certificate manager after waiting in vain for its request to be signed
+        // (client or serving certificate), in any kubelet log: the bootstrap node's, a
+        // control-plane host's.
+        patterns: &[&["certificate request was not signed"]],
+        only_in: None,
     },
     Row {
         cause: Cause::ApiUnreachable,
@@ -268,8 +282,36 @@ mod tests {
             causes("bootstrap/journals/kubelet.log", line),
             vec![Cause::RuntimeFailed]
         );
-        let (sentence, _) = crate::diagnose::explain::explain(Cause::RuntimeFailed, line);
+        let evidence = crate::diagnose::Evidence {
+            file: "bootstrap/journals/kubelet.log".into(),
+            line: 1,
+            text: line.into(),
+        };
+        let (sentence, _) = crate::diagnose::explain::explain(
+            Cause::RuntimeFailed,
+            &evidence,
+            &crate::diagnose::explain::Context::default(),
+        );
         assert!(sentence.starts_with("kubelet.service"), "{sentence}");
+    }
+
+    #[test]
+    fn a_kubelet_waiting_for_its_certificate_shows_pending_csrs_in_any_log() {
+        let line = "E0101 01:35:00.000000    1900 certificate_manager.go:562] kubernetes.io/kube-apiserver-client-kubelet: Certificate request was not signed: timed out waiting for the condition";
+        assert_eq!(
+            causes("control-plane/192.0.2.21/journals/kubelet.log", line),
+            vec![Cause::CsrPending]
+        );
+        // Not the request that could not even be made: that is the API, not an approval.
+        let refused = "E0101 01:35:00.000000    1900 certificate_manager.go:562] kubernetes.io/kube-apiserver-client-kubelet: Failed while requesting a signed certificate from the control plane: cannot create certificate signing request: Post \"https://api-int.ostest.example.com:6443/apis/certificates.k8s.io/v1/certificatesigningrequests\": dial tcp 192.0.2.10:6443: connect: connection refused";
+        assert_eq!(
+            causes("control-plane/192.0.2.21/journals/kubelet.log", refused),
+            vec![Cause::ApiUnreachable]
+        );
+        assert_eq!(
+            causes("resources/csr.json", "            \"status\": {}"),
+            vec![Cause::CsrPending]
+        );
     }
 
     #[test]

@@ -2,7 +2,7 @@
 
 use super::analysis::Analysis;
 use super::causes::{self, Cause};
-use super::explain::explain;
+use super::explain::{explain, Context};
 use super::records::Record;
 use super::{Diagnosis, Event, Evidence, Failure};
 
@@ -23,6 +23,7 @@ pub(crate) enum Source {
 /// The report for everything `analysis` kept.
 pub(crate) fn conclude(mut analysis: Analysis, source: Source) -> Diagnosis {
     let timeline = timeline(&mut analysis);
+    let context = add_facts(&mut analysis);
     let failure = first_failure(&analysis, source).map(|first| {
         let FirstFailure {
             what,
@@ -31,9 +32,16 @@ pub(crate) fn conclude(mut analysis: Analysis, source: Source) -> Diagnosis {
             time,
         } = first;
         let (cause, evidence) = best_cause(&analysis, service.as_deref());
+        let mut other_causes: Vec<Cause> = analysis
+            .evidence
+            .keys()
+            .copied()
+            .filter(|c| Some(*c) != cause)
+            .collect();
+        other_causes.sort_by_key(|c| causes::priority(*c));
         let (sentence, fix) = match (cause, evidence.first()) {
             (Some(cause), Some(first)) => {
-                let (sentence, fix) = explain(cause, &first.text);
+                let (sentence, fix) = explain(cause, first, &context);
                 (sentence, Some(fix))
             }
             _ => (
@@ -50,6 +58,7 @@ pub(crate) fn conclude(mut analysis: Analysis, source: Source) -> Diagnosis {
             sentence,
             evidence,
             fix,
+            other_causes,
             last_errors: analysis.last_errors.iter().cloned().collect(),
         }
     });
@@ -68,6 +77,35 @@ pub(crate) fn conclude(mut analysis: Analysis, source: Source) -> Diagnosis {
         notes: analysis.notes,
         files_read: analysis.files_read,
     }
+}
+
+/// Adds what the facts prove as evidence of its cause (`facts.rs`), and returns what the bundle
+/// as a whole tells the explanations.
+fn add_facts(analysis: &mut Analysis) -> Context {
+    let mut context = Context {
+        api_int_host: analysis.facts.api_int_host().map(str::to_string),
+        silent_minutes: None,
+    };
+    match analysis.facts.silence() {
+        Some(silence) => {
+            context.silent_minutes = Some(silence.minutes);
+            let list = analysis
+                .evidence
+                .entry(Cause::MachineConfigServerUnreachable)
+                .or_default();
+            for evidence in silence.evidence {
+                if !list.iter().any(|e| e.text == evidence.text) {
+                    list.push(evidence);
+                }
+            }
+        }
+        None => {
+            if let Some(note) = analysis.facts.early_silence_note() {
+                analysis.note(note);
+            }
+        }
+    }
+    context
 }
 
 /// The unit of a service as a person names it; a single node's pre-reboot bundle says so.

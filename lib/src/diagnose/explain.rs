@@ -1,11 +1,24 @@
 //! From a cause and its first evidence line to the sentence a person reads and the command that
 //! fixes it. Details (the registry, the name, the flag, the unit) are taken from the evidence
-//! itself; when a line does not carry one, the sentence says so in general words.
+//! itself, or from what the whole bundle told ([`Context`]); when neither carries one, the
+//! sentence says so in general words.
 
 use super::causes::Cause;
+use super::Evidence;
+
+/// What the bundle as a whole told, beyond the evidence line.
+#[derive(Default)]
+pub(crate) struct Context {
+    /// The cluster's `api-int` host name (from the Infrastructure manifest).
+    pub(crate) api_int_host: Option<String>,
+    /// Minutes the bootstrap machine-config server served nothing while the control plane was
+    /// awaited, when that proved the cause.
+    pub(crate) silent_minutes: Option<i64>,
+}
 
 /// The sentence explaining `cause` and the command that fixes it, from the first evidence line.
-pub(crate) fn explain(cause: Cause, line: &str) -> (String, String) {
+pub(crate) fn explain(cause: Cause, evidence: &Evidence, context: &Context) -> (String, String) {
+    let line = evidence.text.as_str();
     match cause {
         Cause::DiskFull => (
             "A filesystem of the node is full (no space left on device), so images, containers or logs could not be written.".into(),
@@ -53,13 +66,7 @@ pub(crate) fn explain(cause: Cause, line: &str) -> (String, String) {
             ),
             "bootgen patch bootstrap.ign --trust-bundle mirror-ca.pem -o bootstrap.ign".into(),
         ),
-        Cause::MachineConfigServerUnreachable => (
-            format!(
-                "The control-plane machines could not fetch their config from the machine-config server on port 22623{}: check the load balancer's 22623 backend and the api-int DNS record.",
-                name(line).map(|n| format!(" (at {n})")).unwrap_or_default()
-            ),
-            "curl -k -o /dev/null -w '%{http_code}\\n' https://api-int.<cluster>.<domain>:22623/config/master   # from a control-plane host".into(),
-        ),
+        Cause::MachineConfigServerUnreachable => machine_config_server(line, context),
         Cause::NameResolution => {
             let host = name(line);
             let fix = match &host {
@@ -107,14 +114,65 @@ pub(crate) fn explain(cause: Cause, line: &str) -> (String, String) {
             )
         }
         Cause::CsrPending => (
-            "Certificate signing requests are pending: the control-plane kubelets cannot join until they are approved.".into(),
-            "oc get csr -o name | xargs oc adm certificate approve".into(),
+            csr_sentence(evidence),
+            "oc get csr -o name | xargs oc adm certificate approve   # on the bootstrap node approve-csr.service does this: sudo journalctl -u approve-csr.service".into(),
         ),
         Cause::ApiUnreachable => (
             "Nothing answered on the API's port 6443: the bootstrap kube-apiserver is not running or the load balancer does not reach it.".into(),
             "sudo crictl ps -a --name kube-apiserver && curl -k https://localhost:6443/readyz".into(),
         ),
     }
+}
+
+/// The machine-config server's sentence and fix: the host from the evidence (a machine's console
+/// names the URL it fetched) or else the Infrastructure manifest's api-int.
+fn machine_config_server(line: &str, context: &Context) -> (String, String) {
+    let host = name(line).or_else(|| context.api_int_host.clone());
+    let at = host
+        .as_deref()
+        .map(|h| format!(" of {h}"))
+        .unwrap_or_default();
+    let sentence = match context.silent_minutes {
+        Some(minutes) => format!(
+            "The control-plane machines never reached the machine-config server on port 22623{at}: the bootstrap node's server served no config in the {minutes} minutes after it started while cluster-bootstrap waited for the control plane; check that the load balancer's 22623 backend points at the bootstrap node and that api-int resolves to the load balancer."
+        ),
+        None => format!(
+            "The control-plane machines could not fetch their config from the machine-config server on port 22623{at}: check that the load balancer's 22623 backend points at the bootstrap node and that api-int resolves to the load balancer."
+        ),
+    };
+    let target = host.unwrap_or_else(|| "api-int.<cluster>.<base domain>".into());
+    let lookup = if target.parse::<std::net::IpAddr>().is_ok() || target.contains('<') {
+        String::new()
+    } else {
+        format!("dig +short {target} && ")
+    };
+    let fix = format!(
+        "{lookup}curl -k -o /dev/null -w '%{{http_code}}\\n' https://{target}:22623/config/master   # from a control-plane host: 200 once it reaches the bootstrap node"
+    );
+    (sentence, fix)
+}
+
+/// The pending CSRs' sentence: a kubelet's own message names whose certificate waits, and the
+/// bundle path which host it runs on (`control-plane/HOST/...`).
+fn csr_sentence(evidence: &Evidence) -> String {
+    let lower = evidence.text.to_ascii_lowercase();
+    if !lower.contains("certificate request was not signed") {
+        return "Certificate signing requests are pending: the control-plane kubelets cannot join until they are approved.".into();
+    }
+    let kind = if lower.contains("kubelet-serving") {
+        "serving"
+    } else {
+        "client"
+    };
+    let host = evidence
+        .file
+        .strip_prefix("control-plane/")
+        .and_then(|rest| rest.split('/').next())
+        .map(|host| format!(" on {host}"))
+        .unwrap_or_default();
+    format!(
+        "The kubelet{host} asked for its {kind} certificate and its certificate signing request was never approved, so it cannot join the control plane until the pending CSRs are approved."
+    )
 }
 
 /// The word after `marker` in `line`, up to a character in `stops`.
@@ -180,15 +238,25 @@ fn times(line: &str) -> Option<String> {
 mod tests {
     use super::*;
 
+    /// The explanation of `line` in some log, with nothing known of the bundle beyond it.
+    fn explain_line(cause: Cause, line: &str) -> (String, String) {
+        let evidence = Evidence {
+            file: "bootstrap/journals/bootkube.log".into(),
+            line: 1,
+            text: line.into(),
+        };
+        explain(cause, &evidence, &Context::default())
+    }
+
     #[test]
     fn details_come_from_the_evidence() {
-        let (sentence, fix) = explain(
+        let (sentence, fix) = explain_line(
             Cause::PullUnauthorized,
             "Error: initializing source docker://mirror.lab:8443/ocp/release@sha256:1: reading manifest: unauthorized: authentication required",
         );
         assert!(sentence.contains("mirror.lab:8443 "), "{sentence}");
         assert!(fix.contains("--registry-auth"));
-        let (sentence, fix) = explain(
+        let (sentence, fix) = explain_line(
             Cause::NameResolution,
             "dial tcp: lookup api-int.ostest.example.com on 192.0.2.53:53: no such host",
         );
@@ -200,9 +268,10 @@ mod tests {
             fix.contains("--add-host <ip>=api-int.ostest.example.com"),
             "{fix}"
         );
-        let (sentence, _) = explain(Cause::UnknownFlag, "Error: unknown flag: --payload-version");
+        let (sentence, _) =
+            explain_line(Cause::UnknownFlag, "Error: unknown flag: --payload-version");
         assert!(sentence.contains("--payload-version"), "{sentence}");
-        let (sentence, fix) = explain(
+        let (sentence, fix) = explain_line(
             Cause::UnitHeld,
             "bootkube.service was skipped because of an unmet condition check (ConditionPathExists=!/etc/bootgen/hold/bootkube.service)",
         );
@@ -213,7 +282,7 @@ mod tests {
     #[test]
     fn a_masked_unit_is_named() {
         let line = "Failed to start bootkube.service: Unit bootkube.service is masked.";
-        let (sentence, fix) = explain(Cause::UnitHeld, line);
+        let (sentence, fix) = explain_line(Cause::UnitHeld, line);
         assert!(sentence.starts_with("bootkube.service "), "{sentence}");
         assert!(
             fix.contains("systemctl unmask --now bootkube.service"),
@@ -223,10 +292,66 @@ mod tests {
 
     #[test]
     fn without_details_the_sentence_stays_general() {
-        let (sentence, _) = explain(
+        let (sentence, _) = explain_line(
             Cause::NameResolution,
             "temporary failure in name resolution",
         );
         assert!(sentence.contains("the node needed"), "{sentence}");
+    }
+
+    #[test]
+    fn the_machine_config_server_fix_names_api_int() {
+        let launched = Evidence {
+            file: "bootstrap/containers/machine-config-server-1.log".into(),
+            line: 2,
+            text: "I0101 01:00:40.000000       1 api.go:66] Launching server on :22623".into(),
+        };
+        let context = Context {
+            api_int_host: Some("api-int.ostest.example.com".into()),
+            silent_minutes: Some(40),
+        };
+        let (sentence, fix) = explain(Cause::MachineConfigServerUnreachable, &launched, &context);
+        assert!(sentence.contains("never reached"), "{sentence}");
+        assert!(sentence.contains("40 minutes"), "{sentence}");
+        assert!(
+            sentence.contains("api-int.ostest.example.com"),
+            "{sentence}"
+        );
+        assert!(
+            fix.starts_with("dig +short api-int.ostest.example.com && curl -k")
+                && fix.contains("https://api-int.ostest.example.com:22623/config/master"),
+            "{fix}"
+        );
+        // A console line names the address it fetched; without a name the fix says what to fill in.
+        let (_, fix) = explain_line(
+            Cause::MachineConfigServerUnreachable,
+            "ignition[800]: GET error: Get \"https://192.0.2.10:22623/config/master\": dial tcp 192.0.2.10:22623: connect: connection refused",
+        );
+        assert!(fix.starts_with("curl -k"), "{fix}");
+        assert!(fix.contains("https://192.0.2.10:22623/"), "{fix}");
+        let (_, fix) = explain(
+            Cause::MachineConfigServerUnreachable,
+            &launched,
+            &Context::default(),
+        );
+        assert!(
+            fix.contains("https://api-int.<cluster>.<base domain>:22623/"),
+            "{fix}"
+        );
+    }
+
+    #[test]
+    fn a_kubelets_unsigned_request_names_its_host() {
+        let evidence = Evidence {
+            file: "control-plane/192.0.2.21/journals/kubelet.log".into(),
+            line: 3,
+            text: "E0101 01:35:00.000000 1900 certificate_manager.go:562] kubernetes.io/kube-apiserver-client-kubelet: Certificate request was not signed: timed out waiting for the condition".into(),
+        };
+        let (sentence, fix) = explain(Cause::CsrPending, &evidence, &Context::default());
+        assert!(
+            sentence.starts_with("The kubelet on 192.0.2.21 asked for its client certificate"),
+            "{sentence}"
+        );
+        assert!(fix.contains("oc adm certificate approve"), "{fix}");
     }
 }

@@ -2,16 +2,18 @@
 //! journal, almost none of it evidence; testing each of the table's ~70 fragments against each
 //! line would read every line ~70 times. Instead every position of the line is looked up once
 //! in a table of the fragments' first two bytes (ASCII case folded), and only a hit is compared
-//! in full.
+//! in full. The facts' words (`facts::FACT_WORDS`) are found in the same pass.
 
 use std::sync::OnceLock;
 
 use super::causes::{Cause, TABLE};
+use super::facts::FACT_WORDS;
 
 /// Words that make a line an error line worth showing when no cause matches.
 const ERROR_WORDS: &[&str] = &["error", "fail", "fatal"];
 
-/// The fragments of every pattern and the error words, indexed by their first two bytes.
+/// The fragments of every pattern, the error words and the facts' words, indexed by their first
+/// two bytes.
 struct Index {
     fragments: Vec<&'static str>,
     /// For each two-byte prefix (lower case), the fragments that start with it.
@@ -26,6 +28,7 @@ fn index() -> &'static Index {
     static INDEX: OnceLock<Index> = OnceLock::new();
     INDEX.get_or_init(|| {
         let mut fragments: Vec<&'static str> = ERROR_WORDS.to_vec();
+        fragments.extend(FACT_WORDS.iter().filter(|w| !ERROR_WORDS.contains(w)));
         for row in TABLE {
             for pattern in row.patterns {
                 for fragment in *pattern {
@@ -57,7 +60,13 @@ pub(crate) struct Found {
 }
 
 impl Found {
-    fn has(&self, fragment: &str) -> bool {
+    /// Whether the line holds any indexed fragment at all.
+    pub(crate) fn any(&self) -> bool {
+        self.any
+    }
+
+    /// Whether the line holds `fragment`, one of the indexed fragments.
+    pub(crate) fn has(&self, fragment: &str) -> bool {
         let index = index();
         index
             .fragments

@@ -25,6 +25,8 @@ mod bundle;
 mod causes;
 mod conclude;
 mod explain;
+mod facts;
+mod klog;
 mod lines;
 mod matcher;
 mod node;
@@ -116,6 +118,8 @@ pub struct Failure {
     pub evidence: Vec<Evidence>,
     /// A command that fixes it or shows more.
     pub fix: Option<String>,
+    /// Other causes the bundle also shows evidence of, in priority order (they lost to `cause`).
+    pub other_causes: Vec<Cause>,
     /// The last lines that look like errors, for a person to read when no cause matched.
     pub last_errors: Vec<Evidence>,
 }

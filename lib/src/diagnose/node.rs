@@ -13,8 +13,11 @@ use super::Limits;
 #[derive(Debug, Clone)]
 pub struct NodeFile {
     /// The bundle path: `bootstrap/services/bootkube.json`, `bootstrap/journals/crio.log`,
-    /// `bootstrap/containers/etcd-ID.log`, `failed-units.txt`, or
-    /// `rendered-assets/openshift/NAME.done` for a marker.
+    /// `bootstrap/containers/etcd-ID.log`, `failed-units.txt`,
+    /// `rendered-assets/openshift/NAME.done` for a marker,
+    /// `rendered-assets/openshift/manifests/cluster-infrastructure-02-config.yml` (names api-int),
+    /// or `bootstrap/host/date.txt` for the present time (RFC 3339), which says how long the
+    /// node has waited.
     pub path: String,
     /// Its contents.
     pub contents: Vec<u8>,

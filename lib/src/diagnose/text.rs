@@ -38,6 +38,18 @@ impl fmt::Display for Diagnosis {
                 if let Some(fix) = &failure.fix {
                     writeln!(f, "Fix:\n  {fix}")?;
                 }
+                if !failure.other_causes.is_empty() {
+                    let names: Vec<String> = failure
+                        .other_causes
+                        .iter()
+                        // The names `--json` gives them (kebab case).
+                        .map(|c| match serde_json::to_value(c) {
+                            Ok(serde_json::Value::String(name)) => name,
+                            _ => format!("{c:?}"),
+                        })
+                        .collect();
+                    writeln!(f, "Also seen: {}", names.join(", "))?;
+                }
                 if failure.cause.is_none() && !failure.last_errors.is_empty() {
                     writeln!(f, "Last error lines:")?;
                     evidence_lines(f, &failure.last_errors)?;

@@ -198,8 +198,9 @@ gather_in_place() {
         say "Could not unpack $IN_PLACE_BUNDLE"
     if [ -x "$NODE/usr/local/bin/installer-masters-gather.sh" ]; then
         mkdir -p "$ARTIFACTS/control-plane/master"
-        "$NODE/usr/local/bin/installer-masters-gather.sh" --id "master-$GATHER_ID" </dev/null >>"$ARTIFACTS/gather.log" 2>&1 &&
-            cp -r "/tmp/artifacts-master-$GATHER_ID"/. "$ARTIFACTS/control-plane/master/"
+        "$NODE/usr/local/bin/installer-masters-gather.sh" --id "master-$GATHER_ID" --stdout </dev/null 2>>"$ARTIFACTS/gather.log" |
+            tar -C "$ARTIFACTS/control-plane/master" -xzf - --strip-components=1 2>>"$ARTIFACTS/gather.log" ||
+            say "Could not gather this host as the control plane"
     fi
 }
 
@@ -220,9 +221,9 @@ gather_control_plane() {
             echo "Could not copy the gather script to $host (see $dest/gather.log)" >&2
             continue
         fi
-        # The tarball comes back on stdout, so file ownership on the host does not matter.
-        remote_cmd=$(printf 'sudo ./installer-masters-gather.sh --id %q >&2 && sudo tar -C /tmp -czf - %q' \
-            "$GATHER_ID" "artifacts-$GATHER_ID")
+        # The tarball comes back on stdout, so file ownership on the host does not matter, and
+        # nothing is left in the host's /tmp.
+        remote_cmd=$(printf 'sudo ./installer-masters-gather.sh --id %q --stdout' "$GATHER_ID")
         # The command is built here on purpose, with its arguments quoted by printf %q.
         # shellcheck disable=SC2029
         if ! ssh "${SSH_OPTS[@]}" "$target" "$remote_cmd" 2>>"$dest/gather.log" |

@@ -1,14 +1,17 @@
 #!/bin/bash
 # Runs on a control-plane host, copied there by installer-gather.sh on the bootstrap node:
-# collects why this host did or did not join the bootstrap control plane.
+# collects why this host did or did not join the bootstrap control plane (its kubelet waiting for
+# a certificate, its containers, its configuration).
 #
-#   sudo ./installer-masters-gather.sh --id ID
+#   sudo ./installer-masters-gather.sh --id ID [--stdout]
 #
-# Writes /tmp/artifacts-ID. Private keys, kubeconfigs and secrets are left out. A failing
-# collector never stops the others.
+# Writes /tmp/artifacts-ID; with --stdout, writes it as a tar.gz to standard output instead
+# (progress goes to standard error) and leaves nothing behind. Private keys, kubeconfigs and
+# secrets are left out. A failing collector never stops the others.
 set -uo pipefail
 
 GATHER_ID=""
+TO_STDOUT=""
 while [ $# -gt 0 ]; do
     case "$1" in
         --id)
@@ -19,14 +22,24 @@ while [ $# -gt 0 ]; do
             GATHER_ID="${1#--id=}"
             shift
             ;;
+        --stdout)
+            TO_STDOUT=1
+            shift
+            ;;
         *)
-            echo "usage: $0 --id ID" >&2
+            echo "usage: $0 --id ID [--stdout]" >&2
             exit 1
             ;;
     esac
 done
 GATHER_ID="${GATHER_ID:-$(date +%Y%m%d%H%M%S)}"
-ARTIFACTS="/tmp/artifacts-$GATHER_ID"
+# NODE is empty on a host; tests point it (and the scratch directory) at a scratch tree.
+NODE="${GATHER_NODE_ROOT:-}"
+ARTIFACTS="${GATHER_WORK_DIR:-/tmp}/artifacts-$GATHER_ID"
+if [ -n "$TO_STDOUT" ]; then
+    # Standard output carries the archive only.
+    exec 3>&1 1>&2
+fi
 
 # run_to FILE COMMAND...: run COMMAND with its output (and errors) in FILE.
 run_to() {
@@ -58,9 +71,9 @@ gather_host() {
     run_to "$ARTIFACTS/host/listening.txt" ss -ltnp
     local file
     for file in /etc/resolv.conf /etc/hosts /etc/containers/registries.conf; do
-        if [ -e "$file" ]; then
+        if [ -e "$NODE$file" ]; then
             mkdir -p "$ARTIFACTS/host/files$(dirname "$file")"
-            cp "$file" "$ARTIFACTS/host/files$file"
+            cp "$NODE$file" "$ARTIFACTS/host/files$file"
         fi
     done
     if [ "$(uname -m)" = s390x ] && command -v dbginfo.sh >/dev/null 2>&1; then
@@ -88,11 +101,11 @@ gather_config() {
     mkdir -p "$ARTIFACTS/etc-kubernetes"
     rsync -a --exclude='*.key' --exclude='*kubeconfig*' --exclude='*secret*' \
         --exclude='static-pod-resources/' --exclude='*.pem' \
-        /etc/kubernetes/ "$ARTIFACTS/etc-kubernetes/" 2>/dev/null || true
-    if [ -e /etc/mcs-machine-config-content.json ]; then
+        "$NODE/etc/kubernetes/" "$ARTIFACTS/etc-kubernetes/" 2>/dev/null || true
+    if [ -e "$NODE/etc/mcs-machine-config-content.json" ]; then
         # The first-boot MachineConfig; its files may hold secrets, so only the list of paths.
         run_to "$ARTIFACTS/host/machine-config-files.txt" \
-            jq -r '.spec.config.storage.files[]?.path' /etc/mcs-machine-config-content.json
+            jq -r '.spec.config.storage.files[]?.path' "$NODE/etc/mcs-machine-config-content.json"
     fi
 }
 
@@ -102,4 +115,10 @@ gather_journals
 gather_host
 gather_containers
 gather_config
+if [ -n "$TO_STDOUT" ]; then
+    tar -C "$(dirname "$ARTIFACTS")" -czf - "$(basename "$ARTIFACTS")" >&3
+    status=$?
+    rm -rf "$ARTIFACTS"
+    exit "$status"
+fi
 echo "Artifacts written to $ARTIFACTS"
