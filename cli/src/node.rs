@@ -1,7 +1,7 @@
 //! Collecting the bootstrap node's state for `bootgen diagnose --node`: the service records, the
 //! `.done` markers, the journal of the bootstrap units (`journalctl --output=json`), failed
-//! units, the logs of CRI-O's and podman's containers, cluster-bootstrap's dump of the API, the
-//! Infrastructure manifest (which names api-int) and the present time (as a bundle's gather
+//! units, the logs of CRI-O's and podman's containers, cluster-bootstrap's dump of the API and
+//! the live API's CSRs and nodes when it answers, the Infrastructure manifest (which names api-int) and the present time (as a bundle's gather
 //! time), named as in a log bundle. A tool that is missing or fails leaves its part out, with a
 //! note.
 //!
@@ -114,6 +114,7 @@ pub fn collect(now: OffsetDateTime) -> (NodeState, Vec<String>) {
             }
         }
     }
+    collect_api(&root, &mut files, &mut notes);
     collect_journals(&mut files, &mut notes);
     if let Some(failed) = output_of(
         "systemctl",
@@ -134,6 +135,35 @@ pub fn collect(now: OffsetDateTime) -> (NodeState, Vec<String>) {
         ));
     }
     (NodeState { files }, notes)
+}
+
+/// The resources of the live API that the gather script takes (fresher than cluster-bootstrap's
+/// dump, so read after it and named alike): the CSRs waiting for approval, the nodes that have
+/// joined. Asked with the bootstrap's admin kubeconfig, only when the API answers.
+fn collect_api(root: &std::path::Path, files: &mut Vec<NodeFile>, notes: &mut Vec<String>) {
+    let kubeconfig = root.join("opt/openshift/auth/kubeconfig");
+    if !kubeconfig.exists() {
+        return;
+    }
+    let kubeconfig = format!("--kubeconfig={}", kubeconfig.display());
+    let ask = |args: &[&str]| {
+        let mut all = vec![kubeconfig.as_str(), "--request-timeout=10s"];
+        all.extend_from_slice(args);
+        output_of("oc", &all)
+    };
+    if ask(&["get", "--raw=/readyz"]).is_none() {
+        notes.push("the API does not answer (or oc is missing): its state is left out".into());
+        return;
+    }
+    for resource in ["csr", "nodes"] {
+        if let Some(yaml) = ask(&["get", resource, "--output=yaml"]) {
+            files.push(NodeFile {
+                path: format!("resources/{resource}.yaml"),
+                contents: yaml,
+                mtime: None,
+            });
+        }
+    }
 }
 
 fn collect_journals(files: &mut Vec<NodeFile>, notes: &mut Vec<String>) {

@@ -177,10 +177,33 @@ cat "${STUB_DIR:?}/out/$(basename "$0")" 2>/dev/null
 exit 0
 "##;
 
-/// The API never answers (the scenarios are of failed bootstraps).
+/// The API: it does not answer, unless the scenario gave it resources
+/// ([`FailingNode::api_resource`]); then `get --raw=/readyz` says ok and `get RESOURCE` prints
+/// `api/RESOURCE.yaml` (an empty list for any other resource).
 const STUB_OC: &str = r##"#!/usr/bin/env bash
-echo "The connection to the server localhost:6443 was refused - did you specify the right host or port?" >&2
-exit 1
+api="${STUB_DIR:?}/api"
+if [ ! -d "$api" ]; then
+    echo "The connection to the server localhost:6443 was refused - did you specify the right host or port?" >&2
+    exit 1
+fi
+args=()
+for arg in "$@"; do
+    case "$arg" in
+        --kubeconfig=* | --request-timeout=* | --output=* | --all-namespaces | --sort-by=*) ;;
+        *) args+=("$arg") ;;
+    esac
+done
+case "${args[0]} ${args[1]:-}" in
+    "get --raw=/readyz") echo ok ;;
+    get\ *)
+        if [ -f "$api/${args[1]}.yaml" ]; then
+            cat "$api/${args[1]}.yaml"
+        else
+            printf 'apiVersion: v1\nitems: []\nkind: List\n'
+        fi
+        ;;
+    *) echo "stub oc: $*" >&2; exit 1 ;;
+esac
 "##;
 
 /// A scratch bootstrap node: build it with a scenario, then [`FailingNode::gather`].
@@ -385,6 +408,22 @@ impl FailingNode {
         all.push_str(unit);
         all.push('\n');
         write_file(&path, all, 0o644)?;
+        Ok(self)
+    }
+
+    /// The API answers, and `oc get RESOURCE` prints `yaml`; the bootstrap's admin kubeconfig
+    /// is in its place, as bootstrap.ign puts it.
+    pub fn api_resource(self, resource: &str, yaml: &str) -> Result<FailingNode> {
+        write_file(
+            &self.stub_dir().join("api").join(format!("{resource}.yaml")),
+            yaml,
+            0o644,
+        )?;
+        write_file(
+            &self.node_path("/opt/openshift/auth/kubeconfig"),
+            "apiVersion: v1\nkind: Config\n",
+            0o600,
+        )?;
         Ok(self)
     }
 

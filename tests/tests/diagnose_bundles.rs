@@ -429,6 +429,50 @@ fn csrs_left_pending() {
     );
 }
 
+/// The API still answers when the gather runs (and when `--node` asks it): the CSRs come from
+/// the live API, not from cluster-bootstrap's dump.
+#[test]
+fn csrs_left_pending_in_the_live_api() {
+    let csr = "apiVersion: v1\nitems:\n- apiVersion: certificates.k8s.io/v1\n  kind: CertificateSigningRequest\n  metadata:\n    name: csr-2kq7x\n  spec:\n    signerName: kubernetes.io/kube-apiserver-client-kubelet\n    username: system:serviceaccount:openshift-machine-config-operator:node-bootstrapper\n  status: {}\nkind: List\n";
+    let node = bootkube_fails(
+        "cb-bootstrap",
+        &line(
+            "bootkube.sh[2001]",
+            "Waiting for the control plane to join...",
+        ),
+    )
+    .api_resource("csr", csr)
+    .unwrap();
+    check(
+        &node,
+        &Expect {
+            cause: "csr-pending",
+            sentence: "pending",
+            evidence_in: "resources/csr.yaml",
+            fix: "oc adm certificate approve",
+        },
+    );
+    // On the node, the evidence is the API's answer too.
+    let (_, on_node) = diagnose_node(&node);
+    assert!(
+        on_node["failure"]["evidence"]
+            .to_string()
+            .contains("resources/csr.yaml"),
+        "{on_node:#}"
+    );
+    // Without the API's answer there is no evidence of it: the same node with the API down
+    // is not said to have pending CSRs.
+    let silent = bootkube_fails(
+        "cb-bootstrap",
+        &line(
+            "bootkube.sh[2001]",
+            "Waiting for the control plane to join...",
+        ),
+    );
+    let (_, on_node) = diagnose_node(&silent);
+    assert_ne!(on_node["failure"]["cause"], "csr-pending", "{on_node:#}");
+}
+
 #[test]
 fn certificate_expired() {
     let node = bootkube_fails(
