@@ -326,6 +326,14 @@ fn bootgen_refuses_what_the_installer_refused() -> Result<()> {
                 .filter_map(|error| error.split_once(": ").map(|(field, _)| field))
                 .filter(|field| field.starts_with(char::is_alphabetic) && !field.contains(' '))
                 .map(str::to_string)
+                // An installer that refuses unknown fields (4.10, 4.11): `unknown field "<key>"`.
+                .chain(
+                    installer
+                        .split("unknown field \"")
+                        .skip(1)
+                        .filter_map(|rest| rest.split('"').next())
+                        .map(str::to_string),
+                )
                 .collect();
             let config = oracle_dir()
                 .join("cases")

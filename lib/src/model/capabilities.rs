@@ -15,7 +15,7 @@ fn capabilities(profile: &Profile) -> Vec<&str> {
 }
 
 /// The baseline sets the release knows (`None`, `v4.N`..., `vCurrent`); empty before 4.11.
-fn capability_sets(profile: &Profile) -> Vec<&str> {
+pub(super) fn capability_sets(profile: &Profile) -> Vec<&str> {
     if profile.capability_sets.is_empty() {
         return Vec::new();
     }
@@ -55,14 +55,18 @@ pub(crate) fn check_capabilities(
     let release = profile.minor;
     let sets = capability_sets(profile);
     if sets.is_empty() {
-        // 4.9 and 4.10 have no capabilities; their installer ignores the key.
-        warnings.push(loaded.warning(
-            "capabilities",
-            format!(
-                "ignored: OpenShift {release}'s installer does not read capabilities (they arrived in 4.11), so the cluster gets every component"
-            ),
-        ));
-        return Ok(());
+        // 4.9 and 4.10 have no capabilities.
+        return super::unknown_fields::unknown_to_release(
+            loaded,
+            release,
+            features,
+            &super::unknown_fields::NotInRelease {
+                field: "capabilities",
+                arrived: crate::release::Minor::new(4, 11),
+                consequence: ", so the cluster gets every component",
+            },
+            warnings,
+        );
     }
     let set = caps.baseline_capability_set.as_deref().unwrap_or_default();
     if !sets.contains(&set) {
@@ -134,10 +138,21 @@ mod tests {
     use super::*;
 
     #[test]
-    fn capabilities_before_4_11_are_ignored_with_a_warning() {
+    fn capabilities_before_4_11_are_ignored_by_4_9_and_refused_by_4_10() {
         let text = "apiVersion: v1\nmetadata:\n  name: demo\nbaseDomain: example.com\nplatform:\n  none: {}\npullSecret: '{\"auths\":{\"r\":{\"auth\":\"eDp5\"}}}'\ncapabilities:\n  baselineCapabilitySet: None\n";
         let loaded = crate::config::parse(text, "install-config.yaml").unwrap();
-        let release = crate::release::select(Some("4.10.0"), None).unwrap();
+        // 4.10's installer refuses a field it does not know.
+        let strict = crate::release::select(Some("4.10.0"), None).unwrap();
+        let features = strict.profile.features(Default::default());
+        let refused = check_capabilities(&loaded, strict.profile, &features, &mut Vec::new())
+            .unwrap_err()
+            .to_string();
+        assert!(
+            refused.contains("`capabilities`") && refused.contains("arrived in 4.11"),
+            "{refused}"
+        );
+        // 4.9's ignores it.
+        let release = crate::release::select(Some("4.9.0"), None).unwrap();
         let features = release.profile.features(Default::default());
         let mut warnings = Vec::new();
         check_capabilities(&loaded, release.profile, &features, &mut warnings).unwrap();

@@ -35,9 +35,25 @@ pub(crate) fn feature_selection(
     profile: &Profile,
     facts: &DistributionFacts,
     features: &FeatureSet,
+    warnings: &mut Vec<Warning>,
 ) -> Result<(String, CustomFeatureGates)> {
     let ic = &loaded.config;
-    let feature_set = ic.feature_set.clone().unwrap_or_default();
+    let mut feature_set = ic.feature_set.clone().unwrap_or_default();
+    // Before 4.12 the installer has no featureSet field (only the default set).
+    if facts.feature_sets.len() <= 1 && ic.feature_set.is_some() {
+        super::unknown_fields::unknown_to_release(
+            loaded,
+            profile.minor,
+            features,
+            &super::unknown_fields::NotInRelease {
+                field: "featureSet",
+                arrived: crate::release::Minor::new(4, 12),
+                consequence: ", so the cluster gets the default feature set",
+            },
+            warnings,
+        )?;
+        feature_set.clear();
+    }
     if !facts.feature_sets.contains(&feature_set) {
         let choices: Vec<&str> = facts
             .feature_sets
@@ -114,6 +130,7 @@ pub(crate) fn feature_selection(
 pub(crate) fn os_image_stream(
     loaded: &LoadedConfig,
     profile: &Profile,
+    features: &FeatureSet,
     facts: &DistributionFacts,
     feature_set: &str,
     custom: &CustomFeatureGates,
@@ -130,6 +147,19 @@ pub(crate) fn os_image_stream(
         return Ok(default);
     };
     if facts.os_image_streams.is_empty() {
+        if features.has(Feature::UnknownFieldsRefused) {
+            super::unknown_fields::unknown_to_release(
+                loaded,
+                profile.minor,
+                features,
+                &super::unknown_fields::NotInRelease {
+                    field: "osImageStream",
+                    arrived: crate::release::Minor::new(4, 22),
+                    consequence: "",
+                },
+                warnings,
+            )?;
+        }
         let first = arrived_in(|p| {
             p.distribution(facts.distribution)
                 .is_some_and(|f| !f.os_image_streams.is_empty())
@@ -218,6 +248,7 @@ mod tests {
             profile,
             facts,
             &profile.features(Default::default()),
+            &mut Vec::new(),
         )
     }
 
@@ -233,15 +264,20 @@ mod tests {
         let (loaded, profile) = config(version, yaml_tail);
         let facts = profile.distribution(distribution).unwrap();
         let mut warnings = Vec::new();
-        let chosen = feature_selection(
-            &loaded,
-            profile,
-            facts,
-            &profile.features(Default::default()),
-        )
-        .and_then(|(set, custom)| {
-            os_image_stream(&loaded, profile, facts, &set, &custom, &mut warnings)
-        });
+        let features = profile.features(Default::default());
+        let chosen = feature_selection(&loaded, profile, facts, &features, &mut warnings).and_then(
+            |(set, custom)| {
+                os_image_stream(
+                    &loaded,
+                    profile,
+                    &features,
+                    facts,
+                    &set,
+                    &custom,
+                    &mut warnings,
+                )
+            },
+        );
         (chosen, warnings)
     }
 

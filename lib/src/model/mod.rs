@@ -13,6 +13,7 @@ mod platform;
 mod pool_rules;
 mod proxy;
 mod single_node;
+mod unknown_fields;
 mod vsphere;
 
 pub use arch::{Arch, PayloadArch, UnknownArch};
@@ -221,6 +222,25 @@ impl Model {
                 ))
             }
         }
+        // A field the release's installer does not know, where it refuses those, and a vSphere
+        // platform in a form it does not take, are refused before any field is read, as that
+        // installer does (a release that does not select is said below).
+        if let Ok(release) = crate::release::select(
+            options.release_version.as_deref(),
+            options.release_image.as_deref(),
+        ) {
+            let features = release
+                .profile
+                .features(crate::release::Dimensions::default());
+            unknown_fields::refuse_first_unknown(loaded, release.profile, &features)?;
+            if ic
+                .platform
+                .as_ref()
+                .is_some_and(|p| p.get("vsphere").is_some())
+            {
+                platform::check_vsphere_form(loaded, release.profile, &features)?;
+            }
+        }
         let platform::PlatformSettings {
             platform,
             external: external_platform,
@@ -394,6 +414,20 @@ impl Model {
             fields::check_trust_bundle(&trust_bundle)
                 .map_err(|m| loaded.field_error("additionalTrustBundle", m))?;
         }
+        if ic.additional_trust_bundle_policy.is_some() && !features.has(Feature::TrustBundlePolicy)
+        {
+            unknown_fields::unknown_to_release(
+                loaded,
+                release.profile.minor,
+                &features,
+                &unknown_fields::NotInRelease {
+                    field: "additionalTrustBundlePolicy",
+                    arrived: crate::release::Minor::new(4, 12),
+                    consequence: "",
+                },
+                &mut warnings,
+            )?;
+        }
         let trust_bundle_policy = match ic.additional_trust_bundle_policy.as_deref() {
             None | Some("Proxyonly") => "Proxyonly".to_string(),
             Some("Always") => "Always".to_string(),
@@ -411,11 +445,17 @@ impl Model {
             mirror_rules(loaded, release.profile, &features, &mut warnings)?;
         capabilities::check_capabilities(loaded, release.profile, &features, &mut warnings)?;
         let capabilities = ic.capabilities.clone().unwrap_or_default();
-        let (feature_set, custom_feature_gates) =
-            features::feature_selection(loaded, release.profile, &distribution_facts, &features)?;
+        let (feature_set, custom_feature_gates) = features::feature_selection(
+            loaded,
+            release.profile,
+            &distribution_facts,
+            &features,
+            &mut warnings,
+        )?;
         let os_image_stream = features::os_image_stream(
             loaded,
             release.profile,
+            &features,
             &distribution_facts,
             &feature_set,
             &custom_feature_gates,
@@ -431,6 +471,13 @@ impl Model {
                 .and_then(|p| p.get_mut("vsphere")),
         ) {
             vsphere::store(raw, read, &features);
+        }
+        // Fields the release's installer does not know (ignored, said above) are not stored.
+        if distribution_facts.feature_sets.len() <= 1 {
+            stored_source.feature_set = None;
+        }
+        if capabilities::capability_sets(release.profile).is_empty() {
+            stored_source.capabilities = None;
         }
         let stored_install_config = stored_install_config(
             &stored_source,
@@ -786,16 +833,20 @@ fn mirror_rules(
     {
         return Err(loaded.field_error("imageContentSources", "cannot be used together with imageDigestSources; move the entries to imageDigestSources"));
     }
-    // Before 4.14 the installer does not know imageDigestSources: it warns and ignores them.
+    // Before 4.14 the installer does not know imageDigestSources.
     let digest_sources_known = features.has(Feature::InstallConfigDigestSources);
     if !digest_sources_known && !ic.image_digest_sources.is_empty() {
-        warnings.push(loaded.warning(
-            "imageDigestSources",
-            format!(
-                "ignored: OpenShift {}'s installer does not know this field (it arrived in 4.14), so the cluster gets no mirrors from it; write the entries under imageContentSources for this release",
-                profile.minor
-            ),
-        ));
+        unknown_fields::unknown_to_release(
+            loaded,
+            profile.minor,
+            features,
+            &unknown_fields::NotInRelease {
+                field: "imageDigestSources",
+                arrived: crate::release::Minor::new(4, 14),
+                consequence: ", so the cluster gets no mirrors from it; write the entries under imageContentSources for this release",
+            },
+            warnings,
+        )?;
     }
     let no_sources = Vec::new();
     let (list, field, kind) = if ic.image_content_sources.is_empty() {
@@ -891,6 +942,9 @@ fn stored_install_config(
     // An installer that does not know a field drops it with the other unknown keys.
     if !features.has(Feature::InstallConfigDigestSources) {
         stored.image_digest_sources.clear();
+    }
+    if !features.has(Feature::TrustBundlePolicy) {
+        stored.additional_trust_bundle_policy = None;
     }
     if !features.has(Feature::InstallConfigSourcePolicy) {
         for source in &mut stored.image_digest_sources {

@@ -22,13 +22,14 @@ pub(crate) fn check_networks(
     networks: &Networks,
 ) -> Result<()> {
     let plugin = &networks.network_type;
-    if features.has(Feature::NoOpenshiftSdn)
-        && (plugin.eq_ignore_ascii_case("OpenShiftSDN") || plugin.eq_ignore_ascii_case("Kuryr"))
-    {
+    let dropped = (features.has(Feature::NoOpenshiftSdn)
+        && plugin.eq_ignore_ascii_case("OpenShiftSDN"))
+        || (features.has(Feature::NoKuryr) && plugin.eq_ignore_ascii_case("Kuryr"));
+    if dropped {
         return Err(loaded.field_error(
             "networking.networkType",
             format!(
-                "`{plugin}` is not a network plugin of OpenShift {} (OpenShiftSDN is gone, Kuryr before it): write `networkType: OVNKubernetes`",
+                "`{plugin}` is not a network plugin of OpenShift {} (Kuryr is gone from 4.15, OpenShiftSDN from 4.16): write `networkType: OVNKubernetes`",
                 profile.minor
             ),
         ));

@@ -111,6 +111,57 @@ fn external_settings(loaded: &LoadedConfig, value: &serde_json::Value) -> Result
     })
 }
 
+/// Refuses the vSphere fields of a later form than the release takes: `vcenters` and
+/// `failureDomains` before 4.13 (4.12's installer took them only with TechPreviewNoUpgrade and
+/// required the single-vCenter fields), `apiVIPs` and `ingressVIPs` before 4.12 (one VIP of each
+/// kind then). An installer that refuses unknown fields (4.10, 4.11) names the first of them in
+/// its decoding order, which is alphabetical; bootgen names the same one.
+pub(crate) fn check_vsphere_form(
+    loaded: &LoadedConfig,
+    profile: &Profile,
+    features: &FeatureSet,
+) -> Result<()> {
+    let written = |key: &&str| loaded.line_of(&format!("platform.vsphere.{key}")).is_some();
+    let mut later: Vec<(&str, &str)> = Vec::new();
+    if !features.has(Feature::VsphereFailureDomains) {
+        later.extend([
+            ("vcenters", "vcenters and failureDomains arrived in 4.13"),
+            (
+                "failureDomains",
+                "vcenters and failureDomains arrived in 4.13",
+            ),
+        ]);
+    }
+    if !features.has(Feature::VsphereVipLists) {
+        later.extend([
+            (
+                "apiVIPs",
+                "apiVIPs and ingressVIPs arrived in 4.12 (write apiVIP and ingressVIP)",
+            ),
+            (
+                "ingressVIPs",
+                "apiVIPs and ingressVIPs arrived in 4.12 (write apiVIP and ingressVIP)",
+            ),
+        ]);
+    }
+    later.retain(|(key, _)| written(key));
+    if features.has(Feature::UnknownFieldsRefused) {
+        later.sort_by_key(|(key, _)| *key);
+    }
+    let Some((key, arrived)) = later.first() else {
+        return Ok(());
+    };
+    Err(loaded.field_error(
+        &format!("platform.vsphere.{key}"),
+        format!(
+            "the OpenShift {} installer takes vSphere's single-vCenter fields (vCenter, \
+             username, password, datacenter, defaultDatastore, cluster, network, apiVIP, \
+             ingressVIP); {arrived}",
+            profile.minor
+        ),
+    ))
+}
+
 /// Refuses a platform the release's installer does not know, naming the release it arrived in;
 /// checks the settings that release reads, and ignores with a warning those it does not (as its
 /// installer does: 4.14's knew no `cloudControllerManager`).
@@ -139,25 +190,7 @@ pub(crate) fn check_release(
             ),
         ));
     }
-    if platform == Platform::VSphere && !features.has(Feature::VsphereFailureDomains) {
-        // That installer took vcenters and failureDomains only with TechPreviewNoUpgrade, and
-        // required the single-vCenter fields.
-        let written = |key: &str| loaded.line_of(&format!("platform.vsphere.{key}")).is_some();
-        if let Some(key) = ["vcenters", "failureDomains"]
-            .into_iter()
-            .find(|k| written(k))
-        {
-            return Err(loaded.field_error(
-                &format!("platform.vsphere.{key}"),
-                format!(
-                    "the OpenShift {} installer takes vSphere's single-vCenter fields (vCenter, \
-                     username, password, datacenter, defaultDatastore, cluster, network); \
-                     vcenters and failureDomains arrived in 4.13",
-                    profile.minor
-                ),
-            ));
-        }
-    }
+
     if let Some(vsphere) = vsphere {
         // Where the `vcenters` form exists, the single-vCenter fields are its deprecated
         // spelling; before, they are the only one.

@@ -555,7 +555,13 @@ mod tests {
             }
             for facts in &profile.distributions {
                 assert!(facts.feature_sets.iter().any(|s| s.is_empty()));
-                assert!(facts.feature_sets.iter().any(|s| s == CUSTOM_FEATURE_SET));
+                // The installer reads featureSet from 4.12; before, only the default exists.
+                assert_eq!(
+                    facts.feature_sets.iter().any(|s| s == CUSTOM_FEATURE_SET),
+                    profile.minor >= super::Minor::new(4, 12),
+                    "{}",
+                    profile.minor
+                );
                 assert!(!facts.node_image.is_empty(), "{}", profile.minor);
             }
         }

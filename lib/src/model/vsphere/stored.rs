@@ -26,11 +26,15 @@ pub(crate) fn store(
             vsphere.remove("username");
             vsphere.remove("password");
         }
+        // Before 4.12 the installer knew one VIP of each kind, and stored only that.
         for (key, vips) in [
             ("apiVIPs", &read.api_vips),
             ("ingressVIPs", &read.ingress_vips),
         ] {
-            if !vips.is_empty() && !vsphere.contains_key(key) {
+            if features.has(Feature::VsphereVipLists)
+                && !vips.is_empty()
+                && !vsphere.contains_key(key)
+            {
                 vsphere.insert(key.into(), json!(vips));
             }
         }

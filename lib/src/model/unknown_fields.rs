@@ -1,0 +1,165 @@
+//! Install-config fields that bootgen reads but the chosen release's installer does not know
+//! yet. Each installer treats them its way: 4.9's ignores them silently, 4.10's and 4.11's
+//! refuse the install-config (strict decoding), and from 4.12 they are ignored with a warning.
+//! bootgen refuses where the installer refuses and warns where it ignores, naming the release
+//! the field arrived in, so that a setting never silently does nothing.
+
+use crate::config::{LoadedConfig, Warning};
+use crate::error::Result;
+use crate::release::{Feature, FeatureSet, Minor, Profile};
+
+/// What a caller says of a field its release does not know.
+pub(crate) struct NotInRelease<'a> {
+    /// The field's path, e.g. `imageDigestSources`.
+    pub field: &'a str,
+    /// The release it arrived in (`4.14`).
+    pub arrived: Minor,
+    /// What ignoring it means for the cluster, appended to the warning (`, so ...`), or "".
+    pub consequence: &'a str,
+}
+
+/// Refuses `field` where the release's installer refuses unknown fields; elsewhere adds the
+/// warning that it is ignored.
+pub(crate) fn unknown_to_release(
+    loaded: &LoadedConfig,
+    minor: Minor,
+    features: &FeatureSet,
+    what: &NotInRelease<'_>,
+    warnings: &mut Vec<Warning>,
+) -> Result<()> {
+    let NotInRelease {
+        field,
+        arrived,
+        consequence,
+    } = what;
+    if features.has(Feature::UnknownFieldsRefused) {
+        return Err(loaded.field_error(
+            field,
+            format!(
+                "the OpenShift {minor} installer does not know this field (it arrived in \
+                 {arrived}) and refuses an install-config that has it; remove it"
+            ),
+        ));
+    }
+    warnings.push(loaded.warning(
+        field,
+        format!(
+            "ignored: OpenShift {minor}'s installer does not know this field (it arrived in \
+             {arrived}){consequence}"
+        ),
+    ));
+    Ok(())
+}
+
+/// Where the install-config's fields that arrived after 4.9 live, and whether a release knows
+/// each: what an installer that refuses unknown fields checks before anything else.
+fn later_fields(profile: &Profile, features: &FeatureSet) -> Vec<(&'static str, bool)> {
+    let ocp = profile.distribution(crate::release::Distribution::Ocp);
+    vec![
+        (
+            "additionalTrustBundlePolicy",
+            features.has(Feature::TrustBundlePolicy),
+        ),
+        (
+            "capabilities",
+            !super::capabilities::capability_sets(profile).is_empty(),
+        ),
+        ("featureGates", features.has(Feature::CustomFeatureGates)),
+        (
+            "featureSet",
+            ocp.is_some_and(|facts| facts.feature_sets.len() > 1),
+        ),
+        (
+            "imageDigestSources",
+            features.has(Feature::InstallConfigDigestSources),
+        ),
+        (
+            "osImageStream",
+            ocp.is_some_and(|facts| !facts.os_image_streams.is_empty()),
+        ),
+        ("platform.external", features.has(Feature::ExternalPlatform)),
+        (
+            "platform.vsphere.apiVIPs",
+            features.has(Feature::VsphereVipLists),
+        ),
+        (
+            "platform.vsphere.failureDomains",
+            features.has(Feature::VsphereFailureDomains),
+        ),
+        (
+            "platform.vsphere.ingressVIPs",
+            features.has(Feature::VsphereVipLists),
+        ),
+        (
+            "platform.vsphere.vcenters",
+            features.has(Feature::VsphereFailureDomains),
+        ),
+    ]
+}
+
+/// For an installer that refuses unknown fields (4.10, 4.11): the first field of the
+/// install-config it does not know, in its decoding order (keys in byte order, level by level),
+/// refused as it refuses it, before anything else is checked.
+pub(crate) fn refuse_first_unknown(
+    loaded: &LoadedConfig,
+    profile: &Profile,
+    features: &FeatureSet,
+) -> Result<()> {
+    if !features.has(Feature::UnknownFieldsRefused) {
+        return Ok(());
+    }
+    let mut unknown: Vec<&str> = later_fields(profile, features)
+        .into_iter()
+        .filter(|(field, known)| !known && loaded.line_of(field).is_some())
+        .map(|(field, _)| field)
+        .collect();
+    unknown.sort_by(|a, b| a.split('.').cmp(b.split('.')));
+    let Some(field) = unknown.first() else {
+        return Ok(());
+    };
+    let arrived = crate::release::PROFILES
+        .iter()
+        .find(|p| {
+            let later = p.features(crate::release::Dimensions::default());
+            later_fields(p, &later)
+                .iter()
+                .any(|(f, known)| f == field && *known)
+        })
+        .map_or_else(String::new, |p| format!(" (it arrived in {})", p.minor));
+    Err(loaded.field_error(
+        field,
+        format!(
+            "the OpenShift {} installer does not know this field{arrived} and refuses an \
+             install-config that has it; remove it",
+            profile.minor
+        ),
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::refusal;
+
+    const BASE: &str = "apiVersion: v1\nmetadata:\n  name: demo\nbaseDomain: example.com\nplatform:\n  none: {}\npullSecret: '{\"auths\":{\"r\":{\"auth\":\"eDp5\"}}}'\n";
+
+    #[test]
+    fn a_strict_installer_names_the_first_unknown_field_in_its_order() {
+        // featureGates comes before featureSet, as the installer decodes them.
+        let both = format!("{BASE}featureSet: CustomNoUpgrade\nfeatureGates: [A=true]\n");
+        for version in ["4.10.0", "4.11.0"] {
+            let refused = refusal(&both, version);
+            assert!(
+                refused.contains("`featureGates`") && refused.contains("arrived in 4.14"),
+                "{version}: {refused}"
+            );
+        }
+        let set = format!("{BASE}featureSet: TechPreviewNoUpgrade\n");
+        assert!(refusal(&set, "4.11.0").contains("`featureSet`"));
+        // 4.9's installer ignored it, 4.12's knows it.
+        assert_eq!(refusal(&set, "4.9.0"), "");
+        assert_eq!(refusal(&set, "4.12.0"), "");
+        // A platform it does not know is an unknown field too, named before its settings.
+        let external = BASE.replace("  none: {}\n", "  external: {}\n");
+        assert!(refusal(&external, "4.11.0").contains("`platform.external`"));
+    }
+}
