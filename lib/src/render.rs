@@ -2,7 +2,7 @@
 //! strict undefined variables, trailing newlines kept and no escaping.
 
 use crate::error::{Error, Result};
-use include_dir::{include_dir, Dir};
+use include_dir::{include_dir, Dir, DirEntry};
 use minijinja::{Environment, UndefinedBehavior};
 use serde::Serialize;
 
@@ -34,12 +34,36 @@ impl TemplateFile {
 }
 
 /// The embedded file `name` (a path under `templates/`, e.g. `node/etc/motd.j2`).
+///
+/// Found by walking down the tree comparing each entry's path as bytes. `Dir::get_file`
+/// compares paths component by component, some 80,000 instructions a look-up, and the release
+/// table asks about each of its file rows when it loads (half of a re-run's time as a
+/// process); an index of every path would touch every embedded file's page (a megabyte more
+/// memory in every process).
 pub fn template(name: &str) -> Option<TemplateFile> {
-    let file = TEMPLATES.get_file(name)?;
-    Some(TemplateFile {
-        name: file.path().to_str()?,
-        bytes: file.contents(),
-    })
+    let wanted = name.as_bytes();
+    let mut dir: &'static Dir<'static> = &TEMPLATES;
+    'down: loop {
+        for entry in dir.entries() {
+            let path = entry.path().as_os_str().as_encoded_bytes();
+            match entry {
+                DirEntry::File(file) if path == wanted => {
+                    return Some(TemplateFile {
+                        name: file.path().to_str()?,
+                        bytes: file.contents(),
+                    });
+                }
+                DirEntry::Dir(sub)
+                    if wanted.starts_with(path) && wanted.get(path.len()) == Some(&b'/') =>
+                {
+                    dir = sub;
+                    continue 'down;
+                }
+                _ => {}
+            }
+        }
+        return None;
+    }
 }
 
 /// Every embedded file under `prefix` (e.g. `node` or `units`), sorted by name.
@@ -198,6 +222,34 @@ pub fn quote_toml(value: String) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The walk finds what `Dir::get_file` finds: every embedded file, READMEs too, and
+    /// nothing for a directory, a missing file or a name that only starts like one.
+    #[test]
+    fn the_walk_finds_every_embedded_file() {
+        fn every(dir: &'static Dir<'static>, out: &mut Vec<&'static str>) {
+            out.extend(dir.files().filter_map(|f| f.path().to_str()));
+            dir.dirs().for_each(|d| every(d, out));
+        }
+        let mut names = Vec::new();
+        every(&TEMPLATES, &mut names);
+        assert!(names.len() > 50, "{}", names.len());
+        for name in names {
+            let found = template(name).unwrap();
+            assert_eq!(found.name, name);
+            assert_eq!(found.bytes, TEMPLATES.get_file(name).unwrap().contents());
+        }
+        for missing in [
+            "node",
+            "node/",
+            "node/etc/motd.j",
+            "nod/etc/motd.j2",
+            "",
+            "/node",
+        ] {
+            assert!(template(missing).is_none(), "{missing}");
+        }
+    }
 
     #[test]
     fn extra_variables_win_over_the_context() {

@@ -1,109 +1,143 @@
-//! Line and column of every value of a JSON document, by JSON path, so each problem can say
+//! Line and column of values and keys of a JSON document, by JSON path, so each problem can say
 //! where it is in the file, and a schema error (which serde reports by line and column) can
-//! say which field it is in.
+//! say which field it is in. Nothing is indexed ahead of time: one walk of the document looks
+//! for the few paths asked about, so a config of 200,000 files costs no memory per value.
 
-/// One value's path and where it starts and ends.
-#[derive(Debug, Clone)]
-struct Span {
-    path: String,
-    start: usize,
-    end: usize,
+use super::problem::Problem;
+use std::collections::HashMap;
+use std::fmt::Write as _;
+
+/// What the walk passes by: a key (where it starts), or a value (where it starts and ends),
+/// each with its JSON path. Values are reported after their children.
+#[derive(Debug, Clone, Copy)]
+enum Mark {
+    Key(usize),
+    Value(usize, usize),
 }
 
-/// The position index of one document.
-#[derive(Debug, Clone, Default)]
-pub struct Positions {
-    spans: Vec<Span>,
-    /// Where each object key starts, by the path of its value.
-    keys: Vec<(String, usize)>,
-    line_starts: Vec<usize>,
-    /// Offsets of whitespace bytes (sorted).
-    blanks: Vec<usize>,
+/// The JSON paths of `problem` and of its parents, nearest first: where to point when the
+/// path itself is not in the document.
+fn candidates(path: &str) -> impl Iterator<Item = &str> {
+    std::iter::successors(Some(path), |c| match c.rfind(['.', '[']) {
+        Some(cut) if cut > 0 => Some(&c[..cut]),
+        _ => None,
+    })
 }
 
-impl Positions {
-    /// Indexes `bytes`. Meant for documents serde_json already accepted; on anything else it
-    /// keeps what it managed to index.
-    pub fn index(bytes: &[u8]) -> Positions {
-        let mut line_starts = vec![0];
-        line_starts.extend(
+/// Fills in the line and column of every problem that has none: an unknown key points at the
+/// key itself (there is no field for its value), anything else at the value at its JSON path,
+/// or at the nearest parent that exists.
+pub fn locate(bytes: &[u8], problems: &mut [Problem]) {
+    let mut keys: HashMap<String, Option<usize>> = HashMap::new();
+    let mut values: HashMap<String, Option<usize>> = HashMap::new();
+    for problem in problems.iter() {
+        let (Some(path), None) = (&problem.location.path, problem.location.line) else {
+            continue;
+        };
+        if problem.rule == "unknown-key" {
+            keys.insert(path.clone(), None);
+        }
+        for candidate in candidates(path) {
+            values.insert(candidate.to_string(), None);
+        }
+    }
+    if keys.is_empty() && values.is_empty() {
+        return;
+    }
+    // The first occurrence of each path (a duplicate key occurs twice).
+    walk(bytes, &mut |mark, path| {
+        let (found, offset) = match mark {
+            Mark::Key(start) => (keys.get_mut(path), start),
+            Mark::Value(start, _) => (values.get_mut(path), start),
+        };
+        if let Some(slot @ None) = found {
+            *slot = Some(offset);
+        }
+    });
+    let mut offsets: Vec<usize> = keys
+        .values()
+        .chain(values.values())
+        .flatten()
+        .copied()
+        .collect();
+    offsets.sort_unstable();
+    offsets.dedup();
+    let places: HashMap<usize, (usize, usize)> = offsets
+        .iter()
+        .copied()
+        .zip(line_columns(bytes, &offsets))
+        .collect();
+    for problem in problems.iter_mut() {
+        let (Some(path), None) = (&problem.location.path, problem.location.line) else {
+            continue;
+        };
+        let key = (problem.rule == "unknown-key")
+            .then(|| keys.get(path).copied().flatten())
+            .flatten();
+        let offset =
+            key.or_else(|| candidates(path).find_map(|c| values.get(c).copied().flatten()));
+        if let Some((line, column)) = offset.and_then(|o| places.get(&o)) {
+            problem.location.line = Some(*line);
+            problem.location.column = Some(*column);
+        }
+    }
+}
+
+/// 1-based (line, column) of each of `offsets`, which are ascending.
+fn line_columns(bytes: &[u8], offsets: &[usize]) -> Vec<(usize, usize)> {
+    let (mut line, mut line_start, mut at) = (1, 0, 0);
+    let mut out = Vec::with_capacity(offsets.len());
+    for &offset in offsets {
+        let end = offset.min(bytes.len()).max(at);
+        for (i, b) in bytes[at..end].iter().enumerate() {
+            if *b == b'\n' {
+                line += 1;
+                line_start = at + i + 1;
+            }
+        }
+        at = end;
+        out.push((line, offset - line_start + 1));
+    }
+    out
+}
+
+/// The path of the value serde means when it reports an error at 1-based `line`/`column`:
+/// a value starting there (after blanks), else the innermost value ending just before.
+pub fn path_at(bytes: &[u8], line: usize, column: usize) -> Option<String> {
+    let start = match line.checked_sub(1)? {
+        0 => 0,
+        n => {
             bytes
                 .iter()
                 .enumerate()
                 .filter(|(_, b)| **b == b'\n')
-                .map(|(i, _)| i + 1),
-        );
-        let mut scanner = Scanner {
-            bytes,
-            pos: 0,
-            spans: Vec::new(),
-            keys: Vec::new(),
+                .nth(n - 1)?
+                .0
+                + 1
+        }
+    };
+    let offset = start + column.saturating_sub(1);
+    let mut next = offset;
+    while bytes.get(next).is_some_and(u8::is_ascii_whitespace) {
+        next += 1;
+    }
+    let before = offset.saturating_sub(1);
+    let mut exact = None;
+    let mut around: Option<(usize, String)> = None;
+    walk(bytes, &mut |mark, path| {
+        let Mark::Value(start, end) = mark else {
+            return;
         };
-        scanner.value("$".to_string(), 0);
-        Positions {
-            spans: scanner.spans,
-            keys: scanner.keys,
-            line_starts,
-            blanks: bytes
-                .iter()
-                .enumerate()
-                .filter(|(_, b)| b.is_ascii_whitespace())
-                .map(|(i, _)| i)
-                .collect(),
+        if start == next {
+            exact = Some(path.to_string());
+        } else if start <= before
+            && before <= end
+            && around.as_ref().is_none_or(|(best, _)| start >= *best)
+        {
+            around = Some((start, path.to_string()));
         }
-    }
-
-    /// 1-based (line, column) of byte `offset`.
-    pub fn line_column(&self, offset: usize) -> (usize, usize) {
-        let line = self.line_starts.partition_point(|start| *start <= offset);
-        let start = self
-            .line_starts
-            .get(line.saturating_sub(1))
-            .copied()
-            .unwrap_or(0);
-        (line.max(1), offset - start + 1)
-    }
-
-    /// Where the value at `path` starts.
-    pub fn find(&self, path: &str) -> Option<(usize, usize)> {
-        self.spans
-            .iter()
-            .find(|s| s.path == path)
-            .map(|s| self.line_column(s.start))
-    }
-
-    /// Where the key of the member at `path` starts (for keys that should not be there).
-    pub fn find_key(&self, path: &str) -> Option<(usize, usize)> {
-        self.keys
-            .iter()
-            .find(|(p, _)| p == path)
-            .map(|(_, offset)| self.line_column(*offset))
-    }
-
-    /// The path of the value serde means when it reports an error at 1-based `line`/`column`:
-    /// a value starting there (after blanks), else the innermost value ending just before.
-    pub fn path_at(&self, line: usize, column: usize) -> Option<&str> {
-        let start = *self.line_starts.get(line.checked_sub(1)?)?;
-        let offset = start + column.saturating_sub(1);
-        let next = self.blanks_after(offset);
-        if let Some(span) = self.spans.iter().rev().find(|s| s.start == next) {
-            return Some(span.path.as_str());
-        }
-        let before = offset.saturating_sub(1);
-        self.spans
-            .iter()
-            .filter(|s| s.start <= before && before <= s.end)
-            .max_by_key(|s| s.start)
-            .map(|s| s.path.as_str())
-    }
-
-    fn blanks_after(&self, offset: usize) -> usize {
-        let mut at = offset;
-        while self.blanks.binary_search(&at).is_ok() {
-            at += 1;
-        }
-        at
-    }
+    });
+    exact.or(around.map(|(_, path)| path))
 }
 
 /// Converts Ignition's dotted paths (`$.storage.files.0.path`) to `$.storage.files[0].path`.
@@ -122,14 +156,27 @@ pub fn bracket_indices(dotted: &str) -> String {
     out
 }
 
-struct Scanner<'a> {
-    bytes: &'a [u8],
-    pos: usize,
-    spans: Vec<Span>,
-    keys: Vec<(String, usize)>,
+/// Walks `bytes` (meant for documents serde_json accepted; on anything else it stops where it
+/// cannot go on), telling `visit` of every key and value with its path.
+fn walk(bytes: &[u8], visit: &mut dyn FnMut(Mark, &str)) {
+    let mut walker = Walker {
+        bytes,
+        pos: 0,
+        path: String::from("$"),
+        visit,
+    };
+    walker.value(0);
 }
 
-impl Scanner<'_> {
+struct Walker<'a, 'v> {
+    bytes: &'a [u8],
+    pos: usize,
+    /// The path of the value being walked.
+    path: String,
+    visit: &'v mut dyn FnMut(Mark, &str),
+}
+
+impl<'a> Walker<'a, '_> {
     fn skip_space(&mut self) {
         while self
             .bytes
@@ -144,13 +191,13 @@ impl Scanner<'_> {
         self.bytes.get(self.pos).copied()
     }
 
-    /// Scans one value, recording its span; returns false when the input is malformed.
-    fn value(&mut self, path: String, depth: usize) -> bool {
+    /// Walks one value at `self.path`; false when the input is malformed.
+    fn value(&mut self, depth: usize) -> bool {
         self.skip_space();
         let start = self.pos;
         let ok = match self.peek() {
-            Some(b'{') if depth < 256 => self.object(&path, depth),
-            Some(b'[') if depth < 256 => self.array(&path, depth),
+            Some(b'{') if depth < 256 => self.object(depth),
+            Some(b'[') if depth < 256 => self.array(depth),
             Some(b'"') => self.string().is_some(),
             Some(_) => {
                 while self.peek().is_some_and(|b| !b",]} \t\r\n".contains(&b)) {
@@ -160,16 +207,14 @@ impl Scanner<'_> {
             }
             None => false,
         };
-        self.spans.push(Span {
-            path,
-            start,
-            end: self.pos.saturating_sub(1).max(start),
-        });
+        let end = self.pos.saturating_sub(1).max(start);
+        (self.visit)(Mark::Value(start, end), &self.path);
         ok
     }
 
-    fn object(&mut self, path: &str, depth: usize) -> bool {
+    fn object(&mut self, depth: usize) -> bool {
         self.pos += 1;
+        let parent = self.path.len();
         loop {
             self.skip_space();
             match self.peek() {
@@ -183,13 +228,16 @@ impl Scanner<'_> {
                     let Some(key) = self.string() else {
                         return false;
                     };
-                    self.keys.push((format!("{path}.{key}"), key_start));
+                    self.path.push('.');
+                    self.path.push_str(&key);
+                    (self.visit)(Mark::Key(key_start), &self.path);
                     self.skip_space();
-                    if self.peek() != Some(b':') {
-                        return false;
-                    }
-                    self.pos += 1;
-                    if !self.value(format!("{path}.{key}"), depth + 1) {
+                    let ok = self.peek() == Some(b':') && {
+                        self.pos += 1;
+                        self.value(depth + 1)
+                    };
+                    self.path.truncate(parent);
+                    if !ok {
                         return false;
                     }
                 }
@@ -198,8 +246,9 @@ impl Scanner<'_> {
         }
     }
 
-    fn array(&mut self, path: &str, depth: usize) -> bool {
+    fn array(&mut self, depth: usize) -> bool {
         self.pos += 1;
+        let parent = self.path.len();
         let mut index = 0;
         loop {
             self.skip_space();
@@ -210,7 +259,10 @@ impl Scanner<'_> {
                 }
                 Some(b',') => self.pos += 1,
                 Some(_) => {
-                    if !self.value(format!("{path}[{index}]"), depth + 1) {
+                    let _ = write!(self.path, "[{index}]");
+                    let ok = self.value(depth + 1);
+                    self.path.truncate(parent);
+                    if !ok {
                         return false;
                     }
                     index += 1;
@@ -220,8 +272,10 @@ impl Scanner<'_> {
         }
     }
 
-    /// Scans a string literal and returns its decoded text.
-    fn string(&mut self) -> Option<String> {
+    /// Walks a string literal and returns its text: as written when it has no escapes and no
+    /// control characters, else as serde_json decodes it (`None` when it cannot).
+    fn string(&mut self) -> Option<std::borrow::Cow<'a, str>> {
+        let bytes = self.bytes;
         let start = self.pos;
         self.pos += 1;
         while let Some(b) = self.peek() {
@@ -229,8 +283,14 @@ impl Scanner<'_> {
             match b {
                 b'\\' => self.pos += 1,
                 b'"' => {
-                    let raw = self.bytes.get(start..self.pos)?;
-                    return serde_json::from_slice(raw).ok();
+                    let raw = bytes.get(start..self.pos)?;
+                    let inner = &raw[1..raw.len() - 1];
+                    if !inner.iter().any(|b| *b == b'\\' || *b < 0x20) {
+                        if let Ok(text) = std::str::from_utf8(inner) {
+                            return Some(text.into());
+                        }
+                    }
+                    return serde_json::from_slice::<String>(raw).ok().map(Into::into);
                 }
                 _ => {}
             }
@@ -242,18 +302,48 @@ impl Scanner<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::checks::{Check, Severity};
+
+    fn place(text: &[u8], rule: &'static str, path: &str) -> (Option<usize>, Option<usize>) {
+        let mut problems = [Problem::new(
+            Severity::Error,
+            Check::Ignition,
+            rule,
+            path,
+            "",
+        )];
+        locate(text, &mut problems);
+        (problems[0].location.line, problems[0].location.column)
+    }
 
     #[test]
     fn finds_values_by_path_and_paths_by_position() {
         let text = b"{\"ignition\": {\"version\": \"3.2.0\"},\n \"storage\": {\"files\": [\n  {\"path\": \"/a\", \"mode\": 420}\n ]}}";
-        let positions = Positions::index(text);
-        assert_eq!(positions.find("$.ignition.version"), Some((1, 26)));
-        assert_eq!(positions.find("$.storage.files[0].path"), Some((3, 12)));
-        assert_eq!(positions.find("$.storage.files[0].mode"), Some((3, 26)));
-        assert_eq!(positions.path_at(3, 27), Some("$.storage.files[0].mode"));
-        assert_eq!(positions.path_at(3, 4), Some("$.storage.files[0]"));
-        assert_eq!(positions.find("$.nope"), None);
-        assert_eq!(positions.find_key("$.storage.files[0].mode"), Some((3, 18)));
+        let value = |path| place(text, "r", path);
+        assert_eq!(value("$.ignition.version"), (Some(1), Some(26)));
+        assert_eq!(value("$.storage.files[0].path"), (Some(3), Some(12)));
+        assert_eq!(value("$.storage.files[0].mode"), (Some(3), Some(26)));
+        // A path not in the document points at its nearest parent.
+        assert_eq!(value("$.storage.files[0].nope"), (Some(3), Some(3)));
+        assert_eq!(value("$.nope"), (Some(1), Some(1)));
+        assert_eq!(
+            place(text, "unknown-key", "$.storage.files[0].mode"),
+            (Some(3), Some(18))
+        );
+        assert_eq!(
+            path_at(text, 3, 27).as_deref(),
+            Some("$.storage.files[0].mode")
+        );
+        assert_eq!(path_at(text, 3, 4).as_deref(), Some("$.storage.files[0]"));
+        assert_eq!(path_at(text, 9, 1), None);
+    }
+
+    #[test]
+    fn the_first_of_a_duplicate_key_and_escaped_keys() {
+        let text = b"{\"a\": 1,\n\"a\": 2, \"\\u0062\": 3}";
+        assert_eq!(place(text, "r", "$.a"), (Some(1), Some(7)));
+        assert_eq!(place(text, "unknown-key", "$.a"), (Some(1), Some(2)));
+        assert_eq!(place(text, "r", "$.b"), (Some(2), Some(19)));
     }
 
     #[test]

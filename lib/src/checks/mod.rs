@@ -9,6 +9,7 @@ pub mod preflight;
 mod problem;
 mod rules;
 mod source;
+mod syntax;
 mod validate;
 
 pub use lint::{lint_certificates, lint_secrets, lint_units, lint_units_with_files};

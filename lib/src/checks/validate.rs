@@ -4,10 +4,12 @@
 //! for Ignition's own rules the verdict agrees with `ignition-validate` (the conformance crate
 //! proves it on the corpus in `fixtures/ign/`).
 
-use super::lint::{lint_certificates, lint_secrets, lint_units};
-use super::locate::{bracket_indices, Positions};
-use super::problem::{Check, Location, Problem, Severity};
-use crate::ignition::{IgnitionDoc, READABLE_VERSIONS};
+use super::lint;
+use super::locate::{bracket_indices, locate};
+use super::problem::{Check, Problem, Severity};
+use super::syntax::{schema_problem, syntax_problem, version_problem, Checked};
+use crate::ignition::files::FileList;
+use crate::ignition::{IgnitionDoc, SplitDoc};
 use serde::Serialize;
 use serde_json::Value;
 use std::fmt;
@@ -46,191 +48,155 @@ impl Validation {
     }
 }
 
-fn syntax_problem(bytes: &[u8], e: &serde_json::Error) -> Problem {
-    let trimmed = String::from_utf8_lossy(bytes);
-    let trimmed = trimmed.trim_start();
-    let hint = if trimmed.is_empty() {
-        " (the file is empty)"
-    } else if trimmed.starts_with("variant:") || trimmed.starts_with("version:") {
-        " (this looks like Butane YAML: translate it with `butane` first)"
-    } else {
-        ""
-    };
-    let mut problem = Problem::new(
-        Severity::Error,
-        Check::Ignition,
-        "json-syntax",
-        "$",
-        format!("not valid JSON: {}{hint}", without_position(&e.to_string())),
-    );
-    problem.location = Location {
-        path: None,
-        line: Some(e.line().max(1)),
-        column: Some(e.column().max(1)),
-    };
-    problem
-}
-
-/// serde's message without its trailing " at line N column M" (the location says that).
-fn without_position(text: &str) -> String {
-    match text.rfind(" at line ") {
-        Some(cut) if text[cut..].contains(" column ") => text[..cut].to_string(),
-        _ => text.to_string(),
-    }
-}
-
-/// The minor number of a 3.x.0 version bootgen reads.
-fn spec_minor(version: &str) -> Option<u32> {
-    READABLE_VERSIONS
-        .contains(&version)
-        .then(|| version.split('.').nth(1).and_then(|m| m.parse().ok()))
-        .flatten()
-}
-
-fn version_problem(value: &Value) -> Result<(String, u32), Problem> {
-    let problem = |message: String| {
-        Problem::new(
-            Severity::Error,
-            Check::Ignition,
-            "version",
-            "$.ignition.version",
-            message,
-        )
-    };
-    let Some(version) = value.pointer("/ignition/version").and_then(Value::as_str) else {
-        return Err(problem(
-            "no ignition.version: is this an Ignition config?".to_string(),
-        ));
-    };
-    match spec_minor(version) {
-        Some(minor) => Ok((version.to_string(), minor)),
-        None if version.starts_with("2.") => Err(problem(format!(
-            "spec {version} is Ignition spec 2 (RHCOS before OCP 4.6); spec 3 is needed: {}",
-            READABLE_VERSIONS.join(", ")
-        ))),
-        None => Err(problem(format!(
-            "unsupported config version {version}; supported: {}",
-            READABLE_VERSIONS.join(", ")
-        ))),
-    }
-}
-
 /// Validates one config; `file` names it in the result.
+///
+/// A JSON tree costs about ten times the bytes it was parsed from, so the config is checked
+/// split ([`SplitDoc`]: every file entry kept raw and read one at a time); what the split cannot
+/// read (a config that is not an object, a file entry that is not one) is checked whole. Both
+/// give the same problems, in the same order, at the same places.
 pub fn validate(bytes: &[u8], file: &str, options: &ValidateOptions) -> Validation {
-    let mut result = Validation {
-        file: file.to_string(),
-        version: None,
-        valid: false,
-        problems: Vec::new(),
-    };
+    // The syntax as a tree would check it, without the tree.
+    if let Err(e) = serde_json::from_slice::<Checked>(bytes) {
+        return Validation {
+            file: file.to_string(),
+            version: None,
+            valid: false,
+            problems: vec![syntax_problem(bytes, &e)],
+        };
+    }
+    if let Ok(split) = SplitDoc::parse(bytes, file, |_| false) {
+        let version = version_problem(&split.doc.value);
+        let checked = match &version {
+            Err(_) => Some(Vec::new()),
+            Ok((version, minor)) => check_config(
+                bytes,
+                &split.doc,
+                split.file_list(),
+                split.unknown_keys(),
+                (version, *minor),
+                options,
+            )
+            .ok(),
+        };
+        if let Some(problems) = checked {
+            return finish(bytes, file, version, problems);
+        }
+    }
+    validate_whole(bytes, file, options)
+}
+
+/// [`validate`] of the config parsed whole, as one JSON tree.
+fn validate_whole(bytes: &[u8], file: &str, options: &ValidateOptions) -> Validation {
     let value: Value = match serde_json::from_slice(bytes) {
         Ok(v) => v,
         Err(e) => {
-            result.problems.push(syntax_problem(bytes, &e));
-            return result;
+            return Validation {
+                file: file.to_string(),
+                version: None,
+                valid: false,
+                problems: vec![syntax_problem(bytes, &e)],
+            }
         }
     };
-    let positions = Positions::index(bytes);
-    let mut problems = Vec::new();
-    match version_problem(&value) {
-        Err(p) => problems.push(p),
+    let version = version_problem(&value);
+    let problems = match &version {
+        Err(_) => Vec::new(),
         Ok((version, minor)) => {
-            result.version = Some(version.clone());
-            match ignition_config::Config::parse_slice(bytes) {
-                Err(e) => problems.push(schema_problem(&e, &positions, &version)),
-                Ok((_, warnings)) => {
-                    for w in warnings {
-                        let ignition_config::Warning::UnusedKey(path) = w else {
-                            continue;
-                        };
-                        problems.push(Problem::new(
-                            Severity::Warning,
-                            Check::Ignition,
-                            "unknown-key",
-                            bracket_indices(&path),
-                            format!(
-                                "unused key: not part of the Ignition {version} spec (ignored)"
-                            ),
-                        ));
-                    }
-                    problems.extend(super::rules::check(&value, minor));
-                    if options.lints {
-                        let doc = IgnitionDoc { value };
-                        // Ignition's rules already warn about enabled units without [Install].
-                        problems.extend(
-                            lint_units(&doc)
-                                .into_iter()
-                                .filter(|p| p.rule != "no-install-section"),
-                        );
-                        problems.extend(lint_secrets(&doc));
-                        problems.extend(lint_certificates(&doc, options.now, options.warn_within));
-                    }
-                }
-            }
+            let doc = IgnitionDoc { value };
+            let files = FileList::of(&doc.value);
+            // A tree's entries are always readable.
+            check_config(bytes, &doc, files, None, (version, *minor), options).unwrap_or_else(|e| {
+                vec![Problem::new(
+                    Severity::Error,
+                    Check::Ignition,
+                    "schema",
+                    "$",
+                    e.to_string(),
+                )]
+            })
         }
-    }
-    for problem in &mut problems {
-        if problem.rule == "unknown-key" {
-            // Ignition points at the key itself: there is no field for its value.
-            let path = problem.location.path.clone().unwrap_or_default();
-            if let Some((line, column)) = positions.find_key(&path) {
-                problem.location.line = Some(line);
-                problem.location.column = Some(column);
-            }
-        }
-        locate(problem, &positions);
-    }
-    result.valid = !problems.iter().any(Problem::is_error);
-    result.problems = problems;
-    result
-}
-
-fn schema_problem(e: &ignition_config::Error, positions: &Positions, version: &str) -> Problem {
-    let mut problem = Problem::new(
-        Severity::Error,
-        Check::Ignition,
-        "schema",
-        "$",
-        match e {
-            ignition_config::Error::Serialization(inner) => format!(
-                "does not match the Ignition {version} schema: {}",
-                without_position(&inner.to_string())
-            ),
-            other => format!("does not match the Ignition {version} schema: {other}"),
-        },
-    );
-    if let ignition_config::Error::Serialization(inner) = e {
-        problem.location = Location {
-            path: positions
-                .path_at(inner.line(), inner.column())
-                .map(str::to_string),
-            line: Some(inner.line()),
-            column: Some(inner.column()),
-        };
-    }
-    problem
-}
-
-/// Fills in line and column from the JSON path (or its nearest existing parent).
-fn locate(problem: &mut Problem, positions: &Positions) {
-    if problem.location.line.is_some() {
-        return;
-    }
-    let Some(path) = problem.location.path.clone() else {
-        return;
     };
-    let mut candidate = path.as_str();
-    loop {
-        if let Some((line, column)) = positions.find(candidate) {
-            problem.location.line = Some(line);
-            problem.location.column = Some(column);
-            return;
+    finish(bytes, file, version, problems)
+}
+
+/// The result, every problem located, from the version (or the problem with it) and the
+/// problems found after it.
+fn finish(
+    bytes: &[u8],
+    file: &str,
+    version: Result<(String, u32), Problem>,
+    mut problems: Vec<Problem>,
+) -> Validation {
+    let version = match version {
+        Ok((version, _)) => Some(version),
+        Err(problem) => {
+            problems.insert(0, problem);
+            None
         }
-        match candidate.rfind(['.', '[']) {
-            Some(cut) if cut > 0 => candidate = &candidate[..cut],
-            _ => return,
-        }
+    };
+    locate(bytes, &mut problems);
+    Validation {
+        file: file.to_string(),
+        version,
+        valid: !problems.iter().any(Problem::is_error),
+        problems,
     }
+}
+
+/// What follows a readable version: the schema, with unknown keys as warnings (`unknown` when
+/// they are known already, else the whole config is checked for them), Ignition's rules and
+/// bootgen's lints. The units are read from `doc`, the file entries from `files`; an error only
+/// when a file entry cannot be read.
+fn check_config(
+    bytes: &[u8],
+    doc: &IgnitionDoc,
+    files: FileList<'_>,
+    unknown: Option<Vec<String>>,
+    (version, minor): (&str, u32),
+    options: &ValidateOptions,
+) -> crate::error::Result<Vec<Problem>> {
+    let unknown = match unknown {
+        Some(keys) => keys,
+        None => match ignition_config::Config::parse_slice(bytes) {
+            Err(e) => return Ok(vec![schema_problem(&e, bytes, version)]),
+            Ok((_, warnings)) => warnings
+                .into_iter()
+                .filter_map(|w| match w {
+                    ignition_config::Warning::UnusedKey(path) => Some(path),
+                    _ => None,
+                })
+                .collect(),
+        },
+    };
+    let mut problems: Vec<Problem> = unknown
+        .iter()
+        .map(|path| {
+            Problem::new(
+                Severity::Warning,
+                Check::Ignition,
+                "unknown-key",
+                bracket_indices(path),
+                format!("unused key: not part of the Ignition {version} spec (ignored)"),
+            )
+        })
+        .collect();
+    problems.extend(super::rules::check(&doc.value, files, minor)?);
+    if options.lints {
+        // Ignition's rules already warn about enabled units without [Install].
+        problems.extend(
+            lint::units(doc, files)?
+                .into_iter()
+                .filter(|p| p.rule != "no-install-section"),
+        );
+        problems.extend(lint::secrets(files));
+        problems.extend(lint::certificates(
+            &doc.value,
+            files,
+            options.now,
+            options.warn_within,
+        ));
+    }
+    Ok(problems)
 }
 
 impl fmt::Display for Validation {
@@ -317,5 +283,65 @@ mod tests {
         assert!(v
             .to_string()
             .contains("t.ign:3:1: error[duplicate] $.storage.files[1]"));
+    }
+
+    /// Checked split, a config gets exactly what it gets checked whole: on every fixture config
+    /// and on variants of one with a problem of each kind, pretty or not.
+    #[test]
+    fn the_split_check_agrees_with_the_whole_check() {
+        const CONFIG: &str = r#"{"ignition":{"version":"3.2.0"},"passwd":{"users":[{"name":"core"}]},"storage":{"directories":[{"path":"/d","mode":493}],"files":[{"path":"/etc/a","mode":420,"contents":{"source":"data:,a"}},{"path":"/etc/kubernetes/kubeconfig","mode":420,"contents":{"source":"data:,apiVersion%3A%20v1%0Akind%3A%20Config%0A"}},{"path":"/usr/local/bin/run.sh","mode":493,"contents":{"source":"data:,x"}}],"links":[{"path":"/l","target":"/etc/a"}]},"systemd":{"units":[{"name":"a.service","enabled":true,"contents":"[Unit]\nWants=b.service\n[Service]\nExecStart=/usr/local/bin/run.sh\n[Install]\nWantedBy=multi-user.target\n"},{"name":"b.service","enabled":false,"contents":"[Service]\nExecStart=/usr/local/bin/gone.sh\n"}]}}"#;
+        let first_file = r#"{"path":"/etc/a","mode":420,"contents":{"source":"data:,a"}}"#;
+        let mut configs: Vec<String> = [
+            (first_file, r#"{"path":"/etc/a","mode":420,"contents":{"source":"data:,a"},"x":{"y":1}}"#),
+            (first_file, r#"{"path":"/etc/a","mode":"420"}"#),
+            (first_file, r#"{"path":"etc//a","mode":99999,"overwrite":true}"#),
+            (first_file, r#"{"path":"/etc/kubernetes/kubeconfig"}"#),
+            (first_file, r#"{"path":"/d"},{"path":"/etc/a/b","append":[{"source":"data:,x","compression":"gzip"}]}"#),
+            (first_file, r#"{"path":"\/etc\u002fa","x":1e999}"#),
+            (first_file, r#"{"path":"/etc/a","x":"\ud800"}"#),
+            (first_file, r#"7"#),
+            (first_file, r#"{"path":7}"#),
+            (first_file, r#"{"path":"/etc/a","path":"/etc/b"}"#),
+            (r#""passwd":{"#, r#""passwd":{"x":1,"#),
+            (r#""links":["#, r#""filez":[],"links":["#),
+            (r#""links":["#, r#""files":[],"links":["#),
+            (r#""storage":{"#, r#""storage":{"files":[{"path":"/z","w":1}],"#),
+            (r#""3.2.0"}"#, r#""3.2.0"},"storage":{}"#),
+            (r#""3.2.0"}"#, r#""3.4.0"}"#),
+            (r#""3.2.0"}"#, r#""2.2.0"}"#),
+            (r#"{"ignition":"#, r#"{"z":[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]],"ignition":"#),
+            (r#""ignition":{"version":"3.2.0"},"#, ""),
+        ]
+        .iter()
+        .map(|(from, to)| CONFIG.replacen(from, to, 1))
+        .collect();
+        configs.push(CONFIG.to_string());
+        configs.push(CONFIG[..CONFIG.len() - 2].to_string());
+        configs.push("[]".to_string());
+        let pretty: Vec<String> = configs
+            .iter()
+            .filter_map(|c| serde_json::from_str::<Value>(c).ok())
+            .map(|v| serde_json::to_string_pretty(&v).unwrap())
+            .collect();
+        configs.extend(pretty);
+        fn walk(dir: &std::path::Path, out: &mut Vec<String>) {
+            for entry in std::fs::read_dir(dir).unwrap() {
+                let path = entry.unwrap().path();
+                if path.is_dir() {
+                    walk(&path, out);
+                } else if path.extension().is_some_and(|e| e == "ign") {
+                    out.push(std::fs::read_to_string(path).unwrap());
+                }
+            }
+        }
+        walk(
+            std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../fixtures")),
+            &mut configs,
+        );
+        assert!(configs.len() > 80, "{}", configs.len());
+        for text in &configs {
+            let whole = validate_whole(text.as_bytes(), "t.ign", &options());
+            assert_eq!(run(text), whole, "{text}");
+        }
     }
 }

@@ -8,9 +8,11 @@
 
 pub(crate) mod dataurl;
 mod decode;
+pub(crate) mod files;
 pub(crate) mod kind;
 pub(crate) mod pointer;
 pub mod read;
+mod schema;
 pub(crate) mod split;
 pub(crate) mod unit_text;
 pub(crate) mod view;

@@ -59,13 +59,6 @@ impl<'de> Deserialize<'de> for RawMembers<'de> {
     }
 }
 
-/// Only the `path` of a file entry, borrowed when it has no escapes.
-#[derive(serde::Deserialize)]
-struct PathOnly<'a> {
-    #[serde(borrow, default)]
-    path: Option<Cow<'a, str>>,
-}
-
 fn json_error(name: &str, e: serde_json::Error) -> Error {
     Error::Ignition {
         file: name.to_string(),
@@ -75,9 +68,7 @@ fn json_error(name: &str, e: serde_json::Error) -> Error {
 
 /// The `path` of a raw file entry ("" when it has none).
 fn raw_path(raw: &RawValue) -> serde_json::Result<Cow<'_, str>> {
-    Ok(serde_json::from_str::<PathOnly>(raw.get())?
-        .path
-        .unwrap_or_default())
+    Ok(super::files::raw_path(raw)?.unwrap_or_default())
 }
 
 impl<'a> SplitDoc<'a> {
@@ -160,7 +151,7 @@ impl<'a> SplitDoc<'a> {
     /// checked at once, for the error as [`IgnitionDoc::check`] words and places it.
     pub fn parse_checked(bytes: &'a [u8], name: &str, keep: impl Fn(&str) -> bool) -> Result<Self> {
         match SplitDoc::parse(bytes, name, keep) {
-            Ok(split) if split.fits_schema(name) => Ok(split),
+            Ok(split) if split.fits_schema() => Ok(split),
             parsed => {
                 IgnitionDoc::check(bytes, name)?;
                 parsed
@@ -175,28 +166,20 @@ impl<'a> SplitDoc<'a> {
 
     /// True when the config matches its version's schema with no unknown key, checked a part
     /// at a time; false when it does not, or when the parts cannot tell.
-    fn fits_schema(&self, name: &str) -> bool {
-        use ignition_config::{v3_0, v3_1, v3_2, v3_3, v3_4, v3_5};
-        fn fits<T: serde::de::DeserializeOwned>(raw: &str) -> bool {
-            let mut unused = false;
-            let mut json = serde_json::Deserializer::from_str(raw);
-            let parsed: std::result::Result<T, _> =
-                serde_ignored::deserialize(&mut json, |_| unused = true);
-            parsed.is_ok() && !unused && json.end().is_ok()
-        }
-        if IgnitionDoc::check(self.skeleton.as_bytes(), name).is_err() {
-            return false;
-        }
-        let file: fn(&str) -> bool = match self.doc.version() {
-            "3.0.0" => fits::<v3_0::File>,
-            "3.1.0" => fits::<v3_1::File>,
-            "3.2.0" => fits::<v3_2::File>,
-            "3.3.0" => fits::<v3_3::File>,
-            "3.4.0" => fits::<v3_4::File>,
-            "3.5.0" => fits::<v3_5::File>,
-            _ => return false,
-        };
-        self.files.iter().all(|raw| file(raw.get()))
+    fn fits_schema(&self) -> bool {
+        self.unknown_keys().is_some_and(|keys| keys.is_empty())
+    }
+
+    /// The config's unknown keys, as the check of the whole config names and orders them,
+    /// found a part at a time; `None` when a part does not fit the schema, or when the parts
+    /// cannot tell the order (see [`super::schema::unknown_keys`]).
+    pub(crate) fn unknown_keys(&self) -> Option<Vec<String>> {
+        super::schema::unknown_keys(&self.skeleton, &self.files)
+    }
+
+    /// The input's file entries, each parsed when read.
+    pub(crate) fn file_list(&self) -> super::files::FileList<'_> {
+        super::files::FileList::Raw(&self.files)
     }
 
     /// How many file entries the input has.
@@ -403,7 +386,7 @@ mod tests {
             assert_eq!(parts, whole, "{text}");
             if whole.is_ok() {
                 let split = SplitDoc::parse(text.as_bytes(), "t", |_| false).unwrap();
-                assert!(split.fits_schema("t"), "{text}");
+                assert!(split.fits_schema(), "{text}");
             }
         }
     }

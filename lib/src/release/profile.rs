@@ -268,12 +268,25 @@ impl Profile {
 }
 
 fn build(table: &Table) -> Vec<Profile> {
+    // What does not depend on the release, worked out once per row rather than once per
+    // profile: the table loads in every process, and a re-run of `bootgen ignition` is short.
+    let patch_points = table::patch_points(table);
+    let templates: Vec<String> = table
+        .file
+        .iter()
+        .map(|r| template_of(&table::files_dir(&r.overlay), &r.path))
+        .collect();
+    let template_dirs: Vec<String> = table
+        .unit
+        .iter()
+        .map(|r| format!("{}/{}", table::units_dir(&r.overlay), r.name))
+        .collect();
     table
         .release
         .iter()
         .filter_map(|row| Some((row, row.minor.parse::<Minor>().ok()?)))
         .flat_map(|(row, minor)| {
-            table::points_of(table, minor)
+            table::points_of(&patch_points, minor)
                 .into_iter()
                 .map(move |at| (row, at))
         })
@@ -357,12 +370,13 @@ fn build(table: &Table) -> Vec<Profile> {
             files: table
                 .file
                 .iter()
-                .filter(|r| holds(at, &r.since, &r.until))
-                .map(|r| NodeFile {
+                .zip(&templates)
+                .filter(|(r, _)| holds(at, &r.since, &r.until))
+                .map(|(r, template)| NodeFile {
                     path: r.path.clone(),
                     mode: r.mode,
                     append: r.append,
-                    template: template_of(&table::files_dir(&r.overlay), &r.path),
+                    template: template.clone(),
                     when: r.when,
                     each: r.each,
                     order: r.order,
@@ -372,11 +386,12 @@ fn build(table: &Table) -> Vec<Profile> {
             units: table
                 .unit
                 .iter()
-                .filter(|r| holds(at, &r.since, &r.until))
-                .map(|r| NodeUnit {
+                .zip(&template_dirs)
+                .filter(|(r, _)| holds(at, &r.since, &r.until))
+                .map(|(r, template_dir)| NodeUnit {
                     name: r.name.clone(),
                     enabled: r.enabled,
-                    template_dir: format!("{}/{}", table::units_dir(&r.overlay), r.name),
+                    template_dir: template_dir.clone(),
                     scope: table.scope(r),
                 })
                 .collect(),

@@ -294,13 +294,13 @@ pub(super) struct Point {
 
 /// A row's bound: a minor (`4.9`, every patch of it) or a patch release (`4.9.5`).
 pub(super) fn bound(text: &str) -> Option<(Minor, Option<u32>)> {
-    match text.parse::<Minor>() {
-        Ok(minor) => Some((minor, None)),
-        Err(_) => {
-            let (minor, patch) = text.rsplit_once('.')?;
-            Some((minor.parse().ok()?, Some(patch.parse().ok()?)))
-        }
+    // Told apart by their dots, not by a failed parse: that formats an error message, and the
+    // table asks about its bounds some 20,000 times as it loads.
+    if text.bytes().filter(|b| *b == b'.').count() == 1 {
+        return Some((text.parse().ok()?, None));
     }
+    let (minor, patch) = text.rsplit_once('.')?;
+    Some((minor.parse().ok()?, Some(patch.parse().ok()?)))
 }
 
 pub(super) fn holds(at: Point, since: &Option<String>, until: &Option<String>) -> bool {
@@ -350,18 +350,31 @@ pub(super) fn all_bounds(table: &Table) -> Vec<[&Option<String>; 2]> {
     out
 }
 
-/// The points of `minor` that need a profile: its first release, every patch release from
-/// which a row starts, and every one after a row stops.
-pub(super) fn points_of(table: &Table, minor: Minor) -> Vec<Point> {
-    let mut patches = vec![0];
-    let patch_of = |text: &Option<String>| match text.as_deref().and_then(bound) {
-        Some((m, Some(p))) if m == minor => Some(p),
-        _ => None,
-    };
+/// Every patch release at which some row starts or after which one stops: (minor, patch),
+/// read once for all minors.
+pub(super) fn patch_points(table: &Table) -> Vec<(Minor, u32)> {
+    let mut points = Vec::new();
     for [since, until] in all_bounds(table) {
-        patches.extend(patch_of(since));
-        patches.extend(patch_of(until).map(|p| p + 1));
+        if let Some((minor, Some(patch))) = since.as_deref().and_then(bound) {
+            points.push((minor, patch));
+        }
+        if let Some((minor, Some(patch))) = until.as_deref().and_then(bound) {
+            points.push((minor, patch + 1));
+        }
     }
+    points
+}
+
+/// The points of `minor` that need a profile: its first release, and each of the
+/// [`patch_points`] of that minor.
+pub(super) fn points_of(patch_points: &[(Minor, u32)], minor: Minor) -> Vec<Point> {
+    let mut patches = vec![0];
+    patches.extend(
+        patch_points
+            .iter()
+            .filter(|(m, _)| *m == minor)
+            .map(|(_, patch)| *patch),
+    );
     patches.sort_unstable();
     patches.dedup();
     patches

@@ -151,6 +151,18 @@ impl CertCollector {
         Ok(())
     }
 
+    /// [`CertCollector::scan_config`] for a config whose file entries are `files` (read one at
+    /// a time; the rest of the config is read from `config`).
+    pub(crate) fn scan_entries(
+        &mut self,
+        config: &serde_json::Value,
+        files: crate::ignition::files::FileList<'_>,
+    ) -> Result<()> {
+        self.scan_files(files.iter())?;
+        self.scan_authorities(config);
+        Ok(())
+    }
+
     fn scan_files<V: std::borrow::Borrow<serde_json::Value>>(
         &mut self,
         entries: impl Iterator<Item = Result<V>>,

@@ -6,8 +6,17 @@ mod units;
 
 pub use units::{lint_units, lint_units_with_files};
 
+/// [`lint_units`] of a config whose units are in `doc` and whose file entries are `files`.
+pub(crate) fn units(doc: &IgnitionDoc, files: FileList<'_>) -> crate::error::Result<Vec<Problem>> {
+    let paths = files.paths()?;
+    let names: std::collections::BTreeSet<&str> =
+        paths.iter().flatten().map(|p| p.as_ref()).collect();
+    Ok(lint_units_with_files(doc, &names))
+}
+
 use super::problem::{Check, Problem, Severity};
 use crate::ignition::classify;
+use crate::ignition::files::FileList;
 use crate::ignition::IgnitionDoc;
 use crate::report::{CertCollector, CertReport, CertStatus};
 use serde_json::Value;
@@ -17,12 +26,18 @@ use serde_json::Value;
 /// and `/opt/openshift/openshift/`) at 0644 are how openshift-install writes every one of them:
 /// they get one note for all, at the first, rather than a warning each on every read.
 pub fn lint_secrets(doc: &IgnitionDoc) -> Vec<Problem> {
-    let Ok(decoded) = crate::ignition::decode(doc) else {
-        return Vec::new();
-    };
+    secrets(FileList::of(&doc.value))
+}
+
+/// [`lint_secrets`] of a config whose file entries are `files`, decoded one at a time.
+pub(crate) fn secrets(files: FileList<'_>) -> Vec<Problem> {
     let mut problems = Vec::new();
     let mut installer_manifests: Vec<(usize, String)> = Vec::new();
-    for (i, file) in decoded.files.iter().enumerate() {
+    for (i, entry) in files.iter().enumerate() {
+        // A file that cannot be decoded is Ignition's rules' finding; then none of these.
+        let Ok(file) = entry.and_then(|e| crate::ignition::decode_file(i, &e)) else {
+            return Vec::new();
+        };
         let bytes = file.contents.as_ref().or(file.append.first());
         let kind = classify(&file.path, bytes.map(Vec::as_slice));
         let mode = file.mode.unwrap_or(0o644);
@@ -75,19 +90,35 @@ pub fn lint_certificates(
     now: time::OffsetDateTime,
     warn_within: time::Duration,
 ) -> Vec<Problem> {
+    certificates(&doc.value, FileList::of(&doc.value), now, warn_within)
+}
+
+/// [`lint_certificates`] of a config whose file entries are `files` (the rest is read from
+/// `config`), scanned one at a time.
+pub(crate) fn certificates(
+    config: &Value,
+    files: FileList<'_>,
+    now: time::OffsetDateTime,
+    warn_within: time::Duration,
+) -> Vec<Problem> {
     let mut found = CertCollector::default();
-    if found.scan_config(doc).is_err() {
+    if found.scan_entries(config, files).is_err() {
         return Vec::new();
     }
     let report = CertReport::new(found, now, warn_within);
-    let files: Vec<String> = crate::ignition::read::file_entries(doc)
+    if report
+        .certificates
         .iter()
-        .map(|f| {
-            f.get("path")
-                .and_then(Value::as_str)
-                .unwrap_or_default()
-                .to_string()
-        })
+        .all(|line| line.status == CertStatus::Valid)
+    {
+        return Vec::new();
+    }
+    let Ok(paths) = files.paths() else {
+        return Vec::new();
+    };
+    let files: Vec<&str> = paths
+        .iter()
+        .map(|p| p.as_deref().unwrap_or_default())
         .collect();
     let mut problems = Vec::new();
     for line in &report.certificates {
@@ -101,12 +132,9 @@ pub fn lint_certificates(
         };
         let first = line.cert.found_in.first().cloned().unwrap_or_default();
         // A location is a file path, or a file path followed by ` (base64)`.
-        let index = files.iter().position(|p| {
-            first == *p
-                || first
-                    .strip_prefix(p.as_str())
-                    .is_some_and(|r| r.starts_with(' '))
-        });
+        let index = files
+            .iter()
+            .position(|p| first == *p || first.strip_prefix(p).is_some_and(|r| r.starts_with(' ')));
         let path = index.map_or("$.storage.files".to_string(), |i| {
             format!("$.storage.files[{i}].contents")
         });

@@ -37,7 +37,7 @@ pub(crate) use crate::ignition::read::{has_manifests, read_text};
 use crate::ignition::IgnitionDoc;
 use crate::model::mirrors::Registry;
 use crate::release::Minor;
-use crate::render::{Renderer, TemplateFile, TEMPLATES};
+use crate::render::Renderer;
 use registries_conf::MergeRequest;
 use serde_json::Value;
 
@@ -187,14 +187,10 @@ pub(crate) fn remove_file(doc: &mut IgnitionDoc, path: &str) {
 
 /// Renders one of bootgen's embedded templates with `context`.
 pub(crate) fn render_template(name: &'static str, context: &Value) -> Result<String> {
-    let file = TEMPLATES.get_file(name).ok_or_else(|| Error::Template {
+    let template = crate::render::template(name).ok_or_else(|| Error::Template {
         name: name.into(),
         message: "is not embedded".into(),
     })?;
-    let template = TemplateFile {
-        name,
-        bytes: file.contents(),
-    };
     let bytes = Renderer::new(context).render(&template)?;
     String::from_utf8(bytes).map_err(|_| Error::Template {
         name: name.into(),

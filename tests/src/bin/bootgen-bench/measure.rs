@@ -1,5 +1,5 @@
 //! Timing: samples with their median and 90th percentile, and child processes measured with
-//! `wait4` (wall time and peak resident memory).
+//! `wait4` (wall time, CPU time and peak resident memory).
 
 use std::fs::File;
 use std::io::{Read as _, Seek as _, SeekFrom};
@@ -107,8 +107,35 @@ pub fn time<T>(f: impl FnOnce() -> Result<T>) -> Result<(Duration, T)> {
 pub struct ChildRun {
     /// From just before the spawn to the reaping.
     pub wall: Duration,
+    /// User and system CPU time of the child, all its threads.
+    pub cpu: Duration,
     /// Peak resident set size (`ru_maxrss`), in bytes.
     pub peak_rss: u64,
+}
+
+/// User plus system time in `usage`.
+fn cpu_of(usage: &libc::rusage) -> Duration {
+    let time = |t: libc::timeval| {
+        Duration::from_secs(u64::try_from(t.tv_sec).unwrap_or(0))
+            + Duration::from_micros(u64::try_from(t.tv_usec).unwrap_or(0))
+    };
+    time(usage.ru_utime) + time(usage.ru_stime)
+}
+
+/// The CPU time this process (all its threads) has used so far: around an in-process run, what
+/// [`ChildRun::cpu`] is for a child. Unlike wall time it does not count waiting for a core, so
+/// on a loaded machine it tells the work apart from the queue.
+pub fn own_cpu() -> Duration {
+    let mut usage = std::mem::MaybeUninit::<libc::rusage>::zeroed();
+    // SAFETY: `usage` is memory we own, zeroed, and getrusage only writes into it.
+    let ok = unsafe { libc::getrusage(libc::RUSAGE_SELF, usage.as_mut_ptr()) } == 0;
+    // SAFETY: zeroed before the call, and filled in by it when it succeeded.
+    let usage = unsafe { usage.assume_init() };
+    if ok {
+        cpu_of(&usage)
+    } else {
+        Duration::ZERO
+    }
 }
 
 /// Runs `cmd` to completion with `stdout` as its standard output; fails with its standard
@@ -122,7 +149,7 @@ pub fn run_child(cmd: &mut Command, stdout: Stdio, what: &str) -> Result<ChildRu
     let child = cmd
         .spawn()
         .map_err(|e| format!("cannot start {what}: {e}"))?;
-    let (code, peak_rss) = wait_with_rusage(child.id())?;
+    let (code, usage) = wait_with_rusage(child.id())?;
     let wall = start.elapsed();
     if code != 0 {
         // The child wrote through a shared offset: read from the start.
@@ -132,12 +159,18 @@ pub fn run_child(cmd: &mut Command, stdout: Stdio, what: &str) -> Result<ChildRu
             .and_then(|_| stderr.read_to_string(&mut text));
         return Err(format!("{what} failed ({code}): {}", text.trim()).into());
     }
-    Ok(ChildRun { wall, peak_rss })
+    // Linux reports ru_maxrss in KiB.
+    let peak_rss = u64::try_from(usage.ru_maxrss).unwrap_or(0) * 1024;
+    Ok(ChildRun {
+        wall,
+        cpu: cpu_of(&usage),
+        peak_rss,
+    })
 }
 
-/// Reaps child `pid` with `wait4`, the only way to get the peak memory of exactly that child.
-/// Returns its exit code (negative: the signal that killed it) and `ru_maxrss` in bytes.
-fn wait_with_rusage(pid: u32) -> Result<(i32, u64)> {
+/// Reaps child `pid` with `wait4`, the only way to get the peak memory and CPU time of exactly
+/// that child. Returns its exit code (negative: the signal that killed it) and its usage.
+fn wait_with_rusage(pid: u32) -> Result<(i32, libc::rusage)> {
     let pid = libc::pid_t::try_from(pid)?;
     let mut status: libc::c_int = 0;
     let mut usage = std::mem::MaybeUninit::<libc::rusage>::zeroed();
@@ -160,9 +193,7 @@ fn wait_with_rusage(pid: u32) -> Result<(i32, u64)> {
     } else {
         -libc::WTERMSIG(status)
     };
-    // Linux reports ru_maxrss in KiB.
-    let peak_kib = u64::try_from(usage.ru_maxrss).unwrap_or(0);
-    Ok((code, peak_kib * 1024))
+    Ok((code, usage))
 }
 
 /// A file for a child's standard output.

@@ -4,12 +4,16 @@
 //! what its validator lets through but its `files` stage fails on: a file that is also another
 //! entry's parent directory, and gzip contents that do not decompress.
 
+mod storage;
+
 use super::problem::{Check, Problem, Severity};
 use super::source::check_source;
+use crate::error::Result;
+use crate::ignition::files::FileList;
 use crate::ignition::kind::has_unit_suffix;
 use crate::ignition::unit_text::parse_unit;
 use serde_json::Value;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::io::Read as _;
 
 struct Rules {
@@ -28,130 +32,10 @@ fn str_at<'a>(value: &'a Value, key: &str) -> Option<&'a str> {
     value.get(key).and_then(Value::as_str)
 }
 
-/// `path` is absolute and equal to its cleaned form (no `//`, `.`, `..` or trailing `/`).
-fn path_problem(path: &str) -> Option<&'static str> {
-    if !path.starts_with('/') {
-        return Some("path not absolute");
-    }
-    let clean = path == "/"
-        || path[1..]
-            .split('/')
-            .all(|part| !part.is_empty() && part != "." && part != "..");
-    (!clean).then_some("path is not fully simplified")
-}
-
 impl Rules {
     fn error(&mut self, check: Check, rule: &'static str, at: String, message: impl Into<String>) {
         self.problems
             .push(Problem::new(Severity::Error, check, rule, at, message));
-    }
-
-    fn storage(&mut self, config: &Value) {
-        // Files, directories and links share one namespace.
-        let mut seen: BTreeMap<&str, String> = BTreeMap::new();
-        let mut entries: Vec<(&str, String, bool)> = Vec::new();
-        for (kind, is_leaf) in [("files", true), ("directories", false), ("links", true)] {
-            for (i, entry) in list(config, &format!("/storage/{kind}")).iter().enumerate() {
-                let at = format!("$.storage.{kind}[{i}]");
-                let Some(path) = str_at(entry, "path") else {
-                    continue;
-                };
-                if let Some(why) = path_problem(path) {
-                    self.error(
-                        Check::Ignition,
-                        "path",
-                        format!("{at}.path"),
-                        format!("{path}: {why}"),
-                    );
-                }
-                match seen.get(path) {
-                    Some(first) => self.error(
-                        Check::Ignition,
-                        "duplicate",
-                        at.clone(),
-                        format!("{path} is defined twice (first at {first})"),
-                    ),
-                    None => {
-                        seen.insert(path, at.clone());
-                    }
-                }
-                if kind != "links" {
-                    self.mode(entry, &at);
-                }
-                entries.push((path, at, is_leaf));
-            }
-        }
-        // Only clean paths: an unclean one is already an error, and `/a/` is not a child of `/a`.
-        // Every directory some entry needs, with the first entry that needs it: one pass over
-        // the ancestors of each path instead of comparing every pair of entries.
-        let mut needed_dirs: HashMap<&str, (&str, &str)> = HashMap::new();
-        for (path, at, _) in entries.iter().filter(|(p, _, _)| path_problem(p).is_none()) {
-            for (end, _) in path.match_indices('/').filter(|(end, _)| *end > 0) {
-                needed_dirs.entry(&path[..end]).or_insert((path, at));
-            }
-        }
-        for (path, at, is_leaf) in &entries {
-            if !is_leaf || *path == "/" || path_problem(path).is_some() {
-                continue;
-            }
-            if let Some((child, child_at)) = needed_dirs.get(path) {
-                self.error(
-                    Check::Boot,
-                    "file-over-directory",
-                    at.clone(),
-                    format!(
-                        "{path} is a file or link, but {child} ({child_at}) needs it to be a directory: the files stage fails"
-                    ),
-                );
-            }
-        }
-        for (i, file) in list(config, "/storage/files").iter().enumerate() {
-            let at = format!("$.storage.files[{i}]");
-            let has_source = file
-                .get("contents")
-                .and_then(|c| str_at(c, "source"))
-                .is_some();
-            if file.get("overwrite") == Some(&Value::Bool(true)) && !has_source {
-                self.error(
-                    Check::Ignition,
-                    "overwrite",
-                    format!("{at}.overwrite"),
-                    "overwrite must be false if contents.source is unspecified",
-                );
-            }
-            if let Some(resource) = file.get("contents") {
-                self.resource(resource, &format!("{at}.contents"));
-            }
-            for (j, resource) in list(file, "/append").iter().enumerate() {
-                self.resource(resource, &format!("{at}.append[{j}]"));
-            }
-        }
-    }
-
-    fn mode(&mut self, entry: &Value, at: &str) {
-        let Some(mode) = entry.get("mode").and_then(Value::as_i64) else {
-            return;
-        };
-        if !(0..=0o7777).contains(&mode) {
-            self.error(
-                Check::Ignition,
-                "mode",
-                format!("{at}.mode"),
-                if mode < 0 {
-                    format!("illegal file mode {mode}: a mode is 0 to 07777 (4095)")
-                } else {
-                    format!("illegal file mode {mode} (0{mode:o}): a mode is 0 to 07777 (4095)")
-                },
-            );
-        } else if mode & 0o7000 != 0 && self.minor < 4 {
-            self.problems.push(Problem::new(
-                Severity::Warning,
-                Check::Ignition,
-                "mode",
-                format!("{at}.mode"),
-                format!("mode 0{mode:o}: setuid/setgid/sticky bits are not supported in spec versions older than 3.4.0"),
-            ));
-        }
     }
 
     fn resource(&mut self, resource: &Value, at: &str) {
@@ -326,26 +210,29 @@ impl Rules {
 }
 
 /// Ignition's rules (and the files stage's) for a config of spec 3.`minor` that matched the
-/// schema.
-pub fn check(config: &Value, minor: u32) -> Vec<Problem> {
+/// schema, whose file entries are `files` (the rest is read from `config`). An error only when
+/// a file entry cannot be read.
+pub fn check(config: &Value, files: FileList<'_>, minor: u32) -> Result<Vec<Problem>> {
     let mut rules = Rules {
         minor,
         problems: Vec::new(),
     };
     rules.references(config);
     rules.accounts(config);
-    rules.storage(config);
+    rules.storage(config, files)?;
     rules.units(config);
-    rules.problems
+    Ok(rules.problems)
 }
 
 #[cfg(test)]
 mod tests {
+    use super::storage::path_problem;
     use super::*;
     use serde_json::json;
 
     fn rules_of(config: Value) -> Vec<&'static str> {
-        check(&config, 2).iter().map(|p| p.rule).collect()
+        let problems = check(&config, FileList::of(&config), 2).unwrap();
+        problems.iter().map(|p| p.rule).collect()
     }
 
     #[test]
@@ -410,5 +297,32 @@ mod tests {
             ["hash"]
         );
         assert!(rules_of(json!({"storage": {"files": [file("/a/b"), file("/a/c")]}})).is_empty());
+    }
+
+    /// Paths and modes of every entry first, then entries over directories, then sources: the
+    /// order does not depend on how the file entries are read.
+    #[test]
+    fn storage_problems_come_in_the_order_of_the_checks() {
+        let config = json!({"storage": {
+            "files": [
+                {"path": "/a", "overwrite": true},
+                {"path": "a", "mode": 8192},
+                {"path": "/a/b"}
+            ],
+            "directories": [{"path": "/a", "mode": -1}],
+            "links": [{"path": "/l/"}]
+        }});
+        assert_eq!(
+            rules_of(config),
+            [
+                "path",
+                "mode",
+                "duplicate",
+                "mode",
+                "path",
+                "file-over-directory",
+                "overwrite"
+            ]
+        );
     }
 }

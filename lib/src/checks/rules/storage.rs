@@ -1,0 +1,185 @@
+//! The storage rules: files, directories and links share one namespace of clean absolute
+//! paths, each defined once, with modes in range; files have sources Ignition can fetch and
+//! decode, and none is another entry's parent directory (the files stage fails on that).
+
+use super::{list, str_at, Rules};
+use crate::checks::problem::{Check, Problem, Severity};
+use crate::error::Result;
+use crate::ignition::files::FileList;
+use serde_json::Value;
+use std::collections::HashMap;
+
+/// `path` is absolute and equal to its cleaned form (no `//`, `.`, `..` or trailing `/`).
+pub(super) fn path_problem(path: &str) -> Option<&'static str> {
+    if !path.starts_with('/') {
+        return Some("path not absolute");
+    }
+    let clean = path == "/"
+        || path[1..]
+            .split('/')
+            .all(|part| !part.is_empty() && part != "." && part != "..");
+    (!clean).then_some("path is not fully simplified")
+}
+
+/// The entries of a list of the tree that have a path: (kind, index, path).
+fn named_in<'v>(
+    kind: &'static str,
+    list: &'v [Value],
+) -> impl Iterator<Item = (&'static str, usize, &'v str)> + 'v {
+    list.iter()
+        .enumerate()
+        .filter_map(move |(i, e)| Some((kind, i, str_at(e, "path")?)))
+}
+
+impl Rules {
+    /// Files, directories and links: one namespace of clean paths, each defined once; modes
+    /// in range; sources Ignition can fetch and decode. The file entries are read one at a
+    /// time, so their problems come in the order of the checks, not of the entries.
+    pub(super) fn storage(&mut self, config: &Value, files: FileList<'_>) -> Result<()> {
+        let file_paths = files.paths()?;
+        let directories = list(config, "/storage/directories");
+        let links = list(config, "/storage/links");
+        let mut seen = HashMap::new();
+        let mut sources = Vec::new();
+        for (i, entry) in files.iter().enumerate() {
+            let entry = entry?;
+            if let Some(path) = file_paths[i].as_deref() {
+                self.entry(("files", i), path, Some(&entry), &mut seen);
+            }
+            // Reported after every path and mode (and the entries over directories).
+            let mark = self.problems.len();
+            self.file_sources(&entry, i);
+            sources.extend(self.problems.drain(mark..));
+        }
+        for (i, entry) in directories.iter().enumerate() {
+            if let Some(path) = str_at(entry, "path") {
+                self.entry(("directories", i), path, Some(entry), &mut seen);
+            }
+        }
+        for (i, entry) in links.iter().enumerate() {
+            if let Some(path) = str_at(entry, "path") {
+                self.entry(("links", i), path, None, &mut seen);
+            }
+        }
+        // Every entry with a path, in that order: (kind, index, path).
+        let named = || {
+            file_paths
+                .iter()
+                .enumerate()
+                .filter_map(|(i, p)| Some(("files", i, p.as_deref()?)))
+                .chain(named_in("directories", directories))
+                .chain(named_in("links", links))
+                // Only clean paths: an unclean one is already an error, and `/a/` is not a
+                // child of `/a`.
+                .filter(|(_, _, path)| path_problem(path).is_none())
+        };
+        // Every directory some entry needs, with the first entry that needs it: one pass over
+        // the ancestors of each path instead of comparing every pair of entries.
+        let mut needed_dirs: HashMap<&str, (&str, &str, usize)> = HashMap::new();
+        for (kind, i, path) in named() {
+            for (end, _) in path.match_indices('/').filter(|(end, _)| *end > 0) {
+                needed_dirs.entry(&path[..end]).or_insert((path, kind, i));
+            }
+        }
+        for (kind, i, path) in named().filter(|(kind, ..)| *kind != "directories") {
+            if path == "/" {
+                continue;
+            }
+            if let Some((child, child_kind, j)) = needed_dirs.get(path) {
+                self.error(
+                    Check::Boot,
+                    "file-over-directory",
+                    format!("$.storage.{kind}[{i}]"),
+                    format!(
+                        "{path} is a file or link, but {child} ($.storage.{child_kind}[{j}]) needs it to be a directory: the files stage fails"
+                    ),
+                );
+            }
+        }
+        self.problems.append(&mut sources);
+        Ok(())
+    }
+
+    /// The path of one entry (`kind` and index), its mode when `mode_of` is given, and whether
+    /// an entry before it (in `seen`) has the same path.
+    fn entry<'p>(
+        &mut self,
+        (kind, i): (&'static str, usize),
+        path: &'p str,
+        mode_of: Option<&Value>,
+        seen: &mut HashMap<&'p str, (&'static str, usize)>,
+    ) {
+        let at = format!("$.storage.{kind}[{i}]");
+        if let Some(why) = path_problem(path) {
+            self.error(
+                Check::Ignition,
+                "path",
+                format!("{at}.path"),
+                format!("{path}: {why}"),
+            );
+        }
+        match seen.get(path) {
+            Some((first, j)) => self.error(
+                Check::Ignition,
+                "duplicate",
+                at.clone(),
+                format!("{path} is defined twice (first at $.storage.{first}[{j}])"),
+            ),
+            None => {
+                seen.insert(path, (kind, i));
+            }
+        }
+        if let Some(entry) = mode_of {
+            self.mode(entry, &at);
+        }
+    }
+
+    /// `overwrite` and the sources of file entry `i`.
+    fn file_sources(&mut self, file: &Value, i: usize) {
+        let at = format!("$.storage.files[{i}]");
+        let has_source = file
+            .get("contents")
+            .and_then(|c| str_at(c, "source"))
+            .is_some();
+        if file.get("overwrite") == Some(&Value::Bool(true)) && !has_source {
+            self.error(
+                Check::Ignition,
+                "overwrite",
+                format!("{at}.overwrite"),
+                "overwrite must be false if contents.source is unspecified",
+            );
+        }
+        if let Some(resource) = file.get("contents") {
+            self.resource(resource, &format!("{at}.contents"));
+        }
+        for (j, resource) in list(file, "/append").iter().enumerate() {
+            self.resource(resource, &format!("{at}.append[{j}]"));
+        }
+    }
+
+    fn mode(&mut self, entry: &Value, at: &str) {
+        let Some(mode) = entry.get("mode").and_then(Value::as_i64) else {
+            return;
+        };
+        if !(0..=0o7777).contains(&mode) {
+            self.error(
+                Check::Ignition,
+                "mode",
+                format!("{at}.mode"),
+                if mode < 0 {
+                    format!("illegal file mode {mode}: a mode is 0 to 07777 (4095)")
+                } else {
+                    format!("illegal file mode {mode} (0{mode:o}): a mode is 0 to 07777 (4095)")
+                },
+            );
+        } else if mode & 0o7000 != 0 && self.minor < 4 {
+            self.problems.push(Problem::new(
+                Severity::Warning,
+                Check::Ignition,
+                "mode",
+                format!("{at}.mode"),
+                format!("mode 0{mode:o}: setuid/setgid/sticky bits are not supported in spec versions older than 3.4.0"),
+            ));
+        }
+    }
+}
