@@ -117,7 +117,18 @@ fn recordings() -> Result<Vec<(String, Recording)>> {
             .map_err(|e| HarnessError(format!("{}: {e}", path.display())))?;
         out.push((minor.to_string(), recording));
     }
-    out.sort_by(|a, b| a.0.cmp(&b.0));
+    // OpenShift's releases, then OKD's, each in release order (4.9 before 4.10).
+    let order = |name: &str| {
+        let minor = name.trim_start_matches("okd-");
+        let number = |part: Option<&str>| part.and_then(|p| p.parse::<u32>().ok()).unwrap_or(0);
+        let mut parts = minor.split('.');
+        (
+            name.starts_with("okd-"),
+            number(parts.next()),
+            number(parts.next()),
+        )
+    };
+    out.sort_by_key(|(name, _)| order(name));
     Ok(out)
 }
 
@@ -200,9 +211,10 @@ fn bootgen_refuses_what_each_installer_refuses() -> Result<()> {
     assert_eq!(
         minors,
         [
-            "4.11", "4.12", "4.13", "4.14", "4.15", "4.16", "4.17", "4.18", "4.19", "4.20", "4.21",
-            "4.22", "5.0", "okd-4.12", "okd-4.13", "okd-4.14", "okd-4.15", "okd-4.16", "okd-4.17",
-            "okd-4.18", "okd-4.19", "okd-4.20", "okd-4.21", "okd-4.22", "okd-5.0"
+            "4.9", "4.10", "4.11", "4.12", "4.13", "4.14", "4.15", "4.16", "4.17", "4.18", "4.19",
+            "4.20", "4.21", "4.22", "5.0", "okd-4.12", "okd-4.13", "okd-4.14", "okd-4.15",
+            "okd-4.16", "okd-4.17", "okd-4.18", "okd-4.19", "okd-4.20", "okd-4.21", "okd-4.22",
+            "okd-5.0"
         ]
     );
     let mut wrong = Vec::new();

@@ -207,7 +207,9 @@ fn mistakes_are_refused_naming_the_field_and_writing_nothing() {
     let stderr = text(&output.stderr);
     assert_eq!(output.status.code(), Some(1), "{stderr}");
     assert!(
-        stderr.contains("`platform.vsphere.vcenters`") && stderr.contains("4.13"),
+        stderr.contains("`platform.vsphere.vCenter`")
+            && stderr.contains("not `vcenters`")
+            && stderr.contains("4.13"),
         "{stderr}"
     );
 }

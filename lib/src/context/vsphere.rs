@@ -19,11 +19,20 @@ pub struct MachineSize {
     pub disk_gib: u32,
 }
 
-/// Control-plane and compute machines both get 4 vCPUs on one socket, 16 GiB and 120 GiB.
+/// Control-plane machines get 4 vCPUs on one socket, 16 GiB and 120 GiB; compute machines too
+/// from 4.11.
 const DEFAULT_SIZE: MachineSize = MachineSize {
     cpus: 4,
     cores_per_socket: 4,
     memory_mib: 16384,
+    disk_gib: 120,
+};
+
+/// Compute machines before 4.11: 2 vCPUs on one socket, 8 GiB, 120 GiB.
+const SMALL_COMPUTE_SIZE: MachineSize = MachineSize {
+    cpus: 2,
+    cores_per_socket: 2,
+    memory_mib: 8192,
     disk_gib: 120,
 };
 
@@ -183,7 +192,14 @@ pub fn context(model: &Model, infra_id: &str) -> Option<VSphereContext> {
             && model.control_plane.replicas > 1
             && model.features.has(Feature::VsphereControlPlaneMachineSet),
         control_plane_size: DEFAULT_SIZE,
-        compute_size: DEFAULT_SIZE,
+        compute_size: if model
+            .features
+            .has(Feature::VsphereComputeSizeOfControlPlane)
+        {
+            DEFAULT_SIZE
+        } else {
+            SMALL_COMPUTE_SIZE
+        },
     })
 }
 

@@ -428,7 +428,12 @@ impl Model {
                 &mut warnings,
             )?;
         }
-        let trust_bundle_policy = match ic.additional_trust_bundle_policy.as_deref() {
+        // A release whose installer does not know the field ignores it (said above).
+        let read_policy = ic
+            .additional_trust_bundle_policy
+            .as_deref()
+            .filter(|_| features.has(Feature::TrustBundlePolicy));
+        let trust_bundle_policy = match read_policy {
             None | Some("Proxyonly") => "Proxyonly".to_string(),
             Some("Always") => "Always".to_string(),
             Some(other) => {

@@ -151,6 +151,19 @@ pub(crate) fn check_vsphere_form(
     let Some((key, arrived)) = later.first() else {
         return Ok(());
     };
+    if !features.has(Feature::UnknownFieldsRefused) && matches!(*key, "vcenters" | "failureDomains")
+    {
+        // An installer that passes over fields it does not know finds no vCenter, and says so.
+        return Err(loaded.field_error(
+            "platform.vsphere.vCenter",
+            format!(
+                "is required: the OpenShift {} installer reads vSphere's single-vCenter fields \
+                 (vCenter, username, password, datacenter, defaultDatastore, cluster, network, \
+                 apiVIP, ingressVIP), not `{key}`; {arrived}",
+                profile.minor
+            ),
+        ));
+    }
     Err(loaded.field_error(
         &format!("platform.vsphere.{key}"),
         format!(
