@@ -1092,6 +1092,56 @@ fn cluster_profile_reaches_the_cvo_render() {
         .any(|l| l.contains("CLUSTER_PROFILE")));
 }
 
+/// A cloud provider's config (vSphere's, as its bootstrap.ign places it) reaches the config
+/// render as input and the machine-config render as the config it generated, as the installer's
+/// bootkube.sh passes them; without one, neither render is told of any.
+#[test]
+fn a_cloud_provider_config_reaches_the_config_and_machine_config_renders() {
+    let node = Node::new();
+    write_file(
+        &node.asset().join("manifests/cloud-provider-config.yaml"),
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cloud-provider-config\n  namespace: openshift-config\n",
+        0o644,
+    );
+    assert_status(&node.bootkube(&[]), true);
+    let log = node.stub_log();
+    // The stage's render: its last run (the MCO's stage first reads the payload's image list).
+    let run = |stage: &str| {
+        log.iter()
+            .rev()
+            .find(|l| l.starts_with(&format!("podman run stage={stage}")))
+            .cloned()
+            .unwrap_or_else(|| panic!("no {stage} run in {log:?}"))
+    };
+    assert!(
+        run("config-bootstrap").contains(
+            "--cloud-provider-config-input-file=/assets/manifests/cloud-provider-config.yaml"
+        ),
+        "{}",
+        run("config-bootstrap")
+    );
+    assert!(
+        run("mco-bootstrap").contains(
+            "--cloud-config-file=/assets/config-bootstrap/cloud-provider-config-generated.yaml"
+        ),
+        "{}",
+        run("mco-bootstrap")
+    );
+    // The config render wrote the generated config where the machine-config render reads it.
+    assert!(node
+        .asset()
+        .join("config-bootstrap/cloud-provider-config-generated.yaml")
+        .exists());
+
+    let plain = Node::new();
+    assert_status(&plain.bootkube(&[]), true);
+    assert!(!plain
+        .stub_log()
+        .iter()
+        .any(|l| l.contains("--cloud-provider-config-input-file")
+            || l.contains("--cloud-config-file")));
+}
+
 /// Runs a bash snippet that sources the record library; returns its output and the records of
 /// service `t`.
 fn record_snippet(snippet: &str, extra: &[(&str, &str)]) -> (Output, Vec<Value>) {
