@@ -41,17 +41,16 @@ pub(crate) fn feature_selection(
     let mut feature_set = ic.feature_set.clone().unwrap_or_default();
     // Before 4.12 the installer has no featureSet field (only the default set).
     if facts.feature_sets.len() <= 1 && ic.feature_set.is_some() {
-        super::unknown_fields::unknown_to_release(
+        super::unknown_fields::ignored_by_release(
             loaded,
             profile.minor,
-            features,
             &super::unknown_fields::NotInRelease {
                 field: "featureSet",
                 arrived: crate::release::Minor::new(4, 12),
                 consequence: ", so the cluster gets the default feature set",
             },
             warnings,
-        )?;
+        );
         feature_set.clear();
     }
     if !facts.feature_sets.contains(&feature_set) {
@@ -130,7 +129,6 @@ pub(crate) fn feature_selection(
 pub(crate) fn os_image_stream(
     loaded: &LoadedConfig,
     profile: &Profile,
-    features: &FeatureSet,
     facts: &DistributionFacts,
     feature_set: &str,
     custom: &CustomFeatureGates,
@@ -147,19 +145,6 @@ pub(crate) fn os_image_stream(
         return Ok(default);
     };
     if facts.os_image_streams.is_empty() {
-        if features.has(Feature::UnknownFieldsRefused) {
-            super::unknown_fields::unknown_to_release(
-                loaded,
-                profile.minor,
-                features,
-                &super::unknown_fields::NotInRelease {
-                    field: "osImageStream",
-                    arrived: crate::release::Minor::new(4, 22),
-                    consequence: "",
-                },
-                warnings,
-            )?;
-        }
         let first = arrived_in(|p| {
             p.distribution(facts.distribution)
                 .is_some_and(|f| !f.os_image_streams.is_empty())
@@ -266,17 +251,7 @@ mod tests {
         let mut warnings = Vec::new();
         let features = profile.features(Default::default());
         let chosen = feature_selection(&loaded, profile, facts, &features, &mut warnings).and_then(
-            |(set, custom)| {
-                os_image_stream(
-                    &loaded,
-                    profile,
-                    &features,
-                    facts,
-                    &set,
-                    &custom,
-                    &mut warnings,
-                )
-            },
+            |(set, custom)| os_image_stream(&loaded, profile, facts, &set, &custom, &mut warnings),
         );
         (chosen, warnings)
     }

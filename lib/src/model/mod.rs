@@ -224,11 +224,14 @@ impl Model {
         }
         // A field the release's installer does not know, where it refuses those, and a vSphere
         // platform in a form it does not take, are refused before any field is read, as that
-        // installer does (a release that does not select is said below).
-        if let Ok(release) = crate::release::select(
+        // installer does (a release that does not select is said below, in its turn).
+        // The release decides what the bootstrap node gets: from the version given, or the
+        // release image's tag, or the default (said in a notice by the caller).
+        let selected = crate::release::select(
             options.release_version.as_deref(),
             options.release_image.as_deref(),
-        ) {
+        );
+        if let Ok(release) = &selected {
             let features = release
                 .profile
                 .features(crate::release::Dimensions::default());
@@ -266,12 +269,7 @@ impl Model {
         let (control_plane, compute) = pools(loaded, options)?;
         let single_node =
             single_node::settings(loaded, options, &control_plane, &compute, &mut warnings)?;
-        // The release decides what the bootstrap node gets: from the version given, or the
-        // release image's tag, or the default (said in a notice by the caller).
-        let release = crate::release::select(
-            options.release_version.as_deref(),
-            options.release_image.as_deref(),
-        )?;
+        let release = selected?;
         let release_version = release.version.to_string();
         let distribution = distribution::choose(
             loaded,
@@ -416,17 +414,16 @@ impl Model {
         }
         if ic.additional_trust_bundle_policy.is_some() && !features.has(Feature::TrustBundlePolicy)
         {
-            unknown_fields::unknown_to_release(
+            unknown_fields::ignored_by_release(
                 loaded,
                 release.profile.minor,
-                &features,
                 &unknown_fields::NotInRelease {
                     field: "additionalTrustBundlePolicy",
                     arrived: crate::release::Minor::new(4, 12),
                     consequence: "",
                 },
                 &mut warnings,
-            )?;
+            );
         }
         // A release whose installer does not know the field ignores it (said above).
         let read_policy = ic
@@ -460,7 +457,6 @@ impl Model {
         let os_image_stream = features::os_image_stream(
             loaded,
             release.profile,
-            &features,
             &distribution_facts,
             &feature_set,
             &custom_feature_gates,
@@ -841,17 +837,16 @@ fn mirror_rules(
     // Before 4.14 the installer does not know imageDigestSources.
     let digest_sources_known = features.has(Feature::InstallConfigDigestSources);
     if !digest_sources_known && !ic.image_digest_sources.is_empty() {
-        unknown_fields::unknown_to_release(
+        unknown_fields::ignored_by_release(
             loaded,
             profile.minor,
-            features,
             &unknown_fields::NotInRelease {
                 field: "imageDigestSources",
                 arrived: crate::release::Minor::new(4, 14),
                 consequence: ", so the cluster gets no mirrors from it; write the entries under imageContentSources for this release",
             },
             warnings,
-        )?;
+        );
     }
     let no_sources = Vec::new();
     let (list, field, kind) = if ic.image_content_sources.is_empty() {

@@ -114,8 +114,9 @@ fn external_settings(loaded: &LoadedConfig, value: &serde_json::Value) -> Result
 /// Refuses the vSphere fields of a later form than the release takes: `vcenters` and
 /// `failureDomains` before 4.13 (4.12's installer took them only with TechPreviewNoUpgrade and
 /// required the single-vCenter fields), `apiVIPs` and `ingressVIPs` before 4.12 (one VIP of each
-/// kind then). An installer that refuses unknown fields (4.10, 4.11) names the first of them in
-/// its decoding order, which is alphabetical; bootgen names the same one.
+/// kind then). 4.9's and 4.12's installers pass over `vcenters` and then find no vCenter, so
+/// bootgen names `vCenter` as they do; 4.10's and 4.11's refuse unknown fields, which
+/// `unknown_fields::refuse_first_unknown` has done before this runs.
 pub(crate) fn check_vsphere_form(
     loaded: &LoadedConfig,
     profile: &Profile,
@@ -145,15 +146,11 @@ pub(crate) fn check_vsphere_form(
         ]);
     }
     later.retain(|(key, _)| written(key));
-    if features.has(Feature::UnknownFieldsRefused) {
-        later.sort_by_key(|(key, _)| *key);
-    }
     let Some((key, arrived)) = later.first() else {
         return Ok(());
     };
-    if !features.has(Feature::UnknownFieldsRefused) && matches!(*key, "vcenters" | "failureDomains")
-    {
-        // An installer that passes over fields it does not know finds no vCenter, and says so.
+    if matches!(*key, "vcenters" | "failureDomains") {
+        // The installer passes over the fields it does not take, finds no vCenter, and says so.
         return Err(loaded.field_error(
             "platform.vsphere.vCenter",
             format!(

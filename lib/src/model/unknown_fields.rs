@@ -1,8 +1,9 @@
 //! Install-config fields that bootgen reads but the chosen release's installer does not know
 //! yet. Each installer treats them its way: 4.9's ignores them silently, 4.10's and 4.11's
 //! refuse the install-config (strict decoding), and from 4.12 they are ignored with a warning.
-//! bootgen refuses where the installer refuses and warns where it ignores, naming the release
-//! the field arrived in, so that a setting never silently does nothing.
+//! bootgen refuses where the installer refuses ([`refuse_first_unknown`], before anything else)
+//! and warns where it ignores ([`ignored_by_release`], where the field is read), naming the
+//! release the field arrived in, so that a setting never silently does nothing.
 
 use crate::config::{LoadedConfig, Warning};
 use crate::error::Result;
@@ -18,29 +19,20 @@ pub(crate) struct NotInRelease<'a> {
     pub consequence: &'a str,
 }
 
-/// Refuses `field` where the release's installer refuses unknown fields; elsewhere adds the
-/// warning that it is ignored.
-pub(crate) fn unknown_to_release(
+/// Says that `field` is ignored: what an installer that does not refuse unknown fields (4.9,
+/// 4.12 on) does with it. Where the installer refuses them (4.10, 4.11),
+/// [`refuse_first_unknown`] has refused the install-config before any field is read.
+pub(crate) fn ignored_by_release(
     loaded: &LoadedConfig,
     minor: Minor,
-    features: &FeatureSet,
     what: &NotInRelease<'_>,
     warnings: &mut Vec<Warning>,
-) -> Result<()> {
+) {
     let NotInRelease {
         field,
         arrived,
         consequence,
     } = what;
-    if features.has(Feature::UnknownFieldsRefused) {
-        return Err(loaded.field_error(
-            field,
-            format!(
-                "the OpenShift {minor} installer does not know this field (it arrived in \
-                 {arrived}) and refuses an install-config that has it; remove it"
-            ),
-        ));
-    }
     warnings.push(loaded.warning(
         field,
         format!(
@@ -48,7 +40,6 @@ pub(crate) fn unknown_to_release(
              {arrived}){consequence}"
         ),
     ));
-    Ok(())
 }
 
 /// Where the install-config's fields that arrived after 4.9 live, and whether a release knows
