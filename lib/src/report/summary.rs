@@ -6,8 +6,8 @@ use super::budget::{human_size, SizeBudget};
 use crate::error::Result;
 use crate::ignition::read::{
     file_entries, file_text, find_release, parse_registries_conf, release_of,
-    stored_install_config, ReleaseGuess, CLUSTER_CONFIG, CVO_OVERRIDES, HOLD_DROPIN,
-    REGISTRIES_CONF, RELEASE_SCRIPTS,
+    stored_install_config, stored_vsphere, ReleaseGuess, CLUSTER_CONFIG, CVO_OVERRIDES,
+    HOLD_DROPIN, REGISTRIES_CONF, RELEASE_SCRIPTS,
 };
 use crate::ignition::split::SplitDoc;
 use crate::ignition::DecodedFile;
@@ -159,46 +159,26 @@ pub fn platform_of(doc: &IgnitionDoc) -> Option<String> {
 
 /// A vSphere platform's vCenters, failure domains and VIPs, as a person checks them.
 fn vsphere_detail(settings: &serde_yaml_ng::Value) -> Vec<String> {
-    let strings = |key: &str| -> Vec<String> {
-        settings
-            .get(key)
-            .and_then(|v| v.as_sequence())
-            .map(|items| {
-                items
-                    .iter()
-                    .filter_map(|item| item.as_str().map(str::to_string))
-                    .collect()
-            })
-            .unwrap_or_default()
-    };
-    let count = |key: &str| {
-        settings
-            .get(key)
-            .and_then(|v| v.as_sequence())
-            .map_or(0, Vec::len)
-    };
-    let mut detail: Vec<String> = settings
-        .get("vcenters")
-        .and_then(|v| v.as_sequence())
-        .map(|vcenters| {
-            vcenters
-                .iter()
-                .filter_map(|v| Some(format!("vCenter {}", v.get("server")?.as_str()?)))
-                .collect()
-        })
-        .unwrap_or_default();
-    let domains = count("failureDomains");
+    let vsphere = stored_vsphere(settings);
+    let mut detail: Vec<String> = vsphere
+        .servers
+        .iter()
+        .map(|server| format!("vCenter {server}"))
+        .collect();
+    let domains = vsphere.failure_domains;
     if domains > 0 {
         let plural = if domains == 1 { "" } else { "s" };
         detail.push(format!("{domains} failure domain{plural}"));
     }
-    for (key, what) in [("apiVIPs", "API VIP"), ("ingressVIPs", "ingress VIP")] {
-        let vips = strings(key);
+    for (vips, what) in [
+        (&vsphere.api_vips, "API VIP"),
+        (&vsphere.ingress_vips, "ingress VIP"),
+    ] {
         if !vips.is_empty() {
             detail.push(format!("{what} {}", vips.join(" ")));
         }
     }
-    if strings("apiVIPs").is_empty() {
+    if vsphere.api_vips.is_empty() {
         detail.push("no VIPs (a load balancer of your own)".into());
     }
     detail

@@ -14,7 +14,9 @@ mod trust;
 
 pub use entries::{file_entries, file_text, has_manifests, read_text, unit_names};
 pub use hosts::{configured_lines, maps_name, HOSTS};
-pub use install_config::{stored_install_config, vcenter_servers, CLUSTER_CONFIG};
+pub use install_config::{
+    stored_install_config, stored_vsphere, vcenter_servers, StoredVSphere, CLUSTER_CONFIG,
+};
 pub use pull_secret::{
     auth_keys, has_credentials, manifest_auth_keys, normalize_auth_key, NODE_PULL_SECRET,
     PULL_SECRET_MANIFEST,
