@@ -184,9 +184,6 @@ fn vsphere_detail(settings: &serde_yaml_ng::Value) -> Vec<String> {
     detail
 }
 
-/// Where the ClusterVersion manifest is in a bootstrap config.
-const CLUSTER_VERSION: &str = "/opt/openshift/manifests/cvo-overrides.yaml";
-
 /// The distribution a config is for: the one its release image names, else the one whose
 /// update channel its ClusterVersion names (OKD's `stable-scos-4`).
 pub fn distribution_of(
@@ -197,7 +194,7 @@ pub fn distribution_of(
     if let Some(said) = release_image.and_then(distribution_of_reference) {
         return Some(said);
     }
-    let text = file_text(doc, CLUSTER_VERSION)?;
+    let text = file_text(doc, CVO_OVERRIDES)?;
     let manifest: serde_yaml_ng::Value = serde_yaml_ng::from_str(&text).ok()?;
     let channel = manifest.get("spec")?.get("channel")?.as_str()?;
     Distribution::ALL.iter().copied().find(|d| {
