@@ -10,8 +10,12 @@ pub const CLUSTER_CONFIG: &str = "/opt/openshift/manifests/cluster-config.yaml";
 /// The install-config the cluster stores (`data.install-config` of [`CLUSTER_CONFIG`]); `None`
 /// when the config has none or it does not parse.
 pub fn stored_install_config(doc: &IgnitionDoc) -> Option<serde_yaml_ng::Value> {
-    let text = file_text(doc, CLUSTER_CONFIG)?;
-    let manifest: serde_yaml_ng::Value = serde_yaml_ng::from_str(&text).ok()?;
+    parse_stored(&file_text(doc, CLUSTER_CONFIG)?)
+}
+
+/// The install-config inside the text of a `cluster-config.yaml` manifest.
+fn parse_stored(text: &str) -> Option<serde_yaml_ng::Value> {
+    let manifest: serde_yaml_ng::Value = serde_yaml_ng::from_str(text).ok()?;
     let install_config = manifest.get("data")?.get("install-config")?.as_str()?;
     serde_yaml_ng::from_str(install_config).ok()
 }
@@ -75,7 +79,11 @@ pub fn stored_vsphere(settings: &serde_yaml_ng::Value) -> StoredVSphere {
 /// The vCenters a vSphere cluster's stored install-config names, in its order; empty on any
 /// other platform.
 pub fn vcenter_servers(doc: &IgnitionDoc) -> Vec<String> {
-    stored_install_config(doc)
+    // Every generation's pre-flight asks; most configs are not vSphere's, so the two YAML
+    // parses are skipped unless the text could hold one.
+    file_text(doc, CLUSTER_CONFIG)
+        .filter(|text| text.contains("vsphere"))
+        .and_then(|text| parse_stored(&text))
         .and_then(|config| config.get("platform")?.get("vsphere").map(stored_vsphere))
         .map(|vsphere| vsphere.servers)
         .unwrap_or_default()
