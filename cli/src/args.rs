@@ -181,6 +181,13 @@ pub struct IgnitionArgs {
     /// Replace existing configs in the output directory (keys are never replaced).
     #[arg(long)]
     pub force: bool,
+    /// When another bootgen run is using the output directory, wait for it instead of failing.
+    #[arg(long)]
+    pub wait: bool,
+    /// Write over an output directory made for another cluster (another name, base domain or
+    /// infra ID), the embedded example's included.
+    #[arg(long)]
+    pub replace_cluster: bool,
     /// Treat warnings as errors.
     #[arg(long)]
     pub strict: bool,
@@ -355,4 +362,7 @@ pub struct PackageArgs {
     /// The tarball to write (atomically, mode 0600: it holds keys).
     #[arg(long, short = 'o', value_name = "FILE.tar.gz")]
     pub output: PathBuf,
+    /// When a bootgen run is writing DIR, wait for it instead of failing.
+    #[arg(long)]
+    pub wait: bool,
 }

@@ -6,6 +6,7 @@ mod checks;
 mod clock;
 mod commands;
 mod input;
+mod lock;
 mod node;
 mod options;
 mod pack;

@@ -141,6 +141,15 @@ pub fn describe_error(error: &Error) -> String {
             "{} exists with a different key; bootgen never replaces keys (reuse it with --tls-dir, or use a new output directory)",
             path.display()
         ),
+        Error::OtherCluster { dir, on_disk, new } => format!(
+            "{} holds the output of {on_disk}, not of {new}; write to another --output directory, or pass --replace-cluster to replace that cluster's configs",
+            dir.display()
+        ),
+        Error::OutputBusy { dir } => format!(
+            "{} is in use by another bootgen run (it holds the lock {}); try again when it is done, or pass --wait to wait for it",
+            dir.display(),
+            dir.join(bootgen::output::LOCK_FILE).display()
+        ),
         // The PKI's messages name a setting only to say that `renew_expired` re-issues
         // expired certificates.
         Error::Pki(_) => error.to_string().replace(

@@ -158,6 +158,35 @@ pub enum Error {
         path: PathBuf,
     },
 
+    /// The output directory holds the configs of another cluster than the ones being written.
+    #[error(
+        "{dir} holds the output of {on_disk}, not of {new}; write to another output directory"
+    )]
+    OtherCluster {
+        /// The output directory.
+        dir: PathBuf,
+        /// The cluster its files are for.
+        on_disk: String,
+        /// The cluster being written.
+        new: String,
+    },
+
+    /// Another bootgen run holds the lock on the output directory.
+    #[error("{dir} is in use by another bootgen run (it holds {dir}/.bootgen-lock); try again when that run is done")]
+    OutputBusy {
+        /// The output directory.
+        dir: PathBuf,
+    },
+
+    /// An output directory holds files bootgen did not write, so it is not packed.
+    #[error("{dir} holds what bootgen did not write: {}; move it out of the directory (only bootgen's output is packed)", .files.join(", "))]
+    ForeignFiles {
+        /// The directory.
+        dir: PathBuf,
+        /// Its paths that bootgen does not write, relative to it.
+        files: Vec<String>,
+    },
+
     /// Extracting or packaging would write outside the target directory, or through a link.
     #[error("refusing {path}: {reason}")]
     UnsafePath {

@@ -31,7 +31,7 @@ const CLI_LAYERS: &[&[&str]] = &[
     &["input"],
     &["options"],
     &["report"],
-    &["checks", "pack"],
+    &["checks", "pack", "lock"],
     &["commands"],
 ];
 

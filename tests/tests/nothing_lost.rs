@@ -70,6 +70,7 @@ fn leftovers(parent: &Path) -> Vec<String> {
 fn is_scratch(name: &str) -> bool {
     (name.starts_with(".bootgen") || name.contains(".bootgen-"))
         && name != bootgen::output::ISO_ESTIMATE_FILE
+        && name != bootgen::output::LOCK_FILE
 }
 
 fn is_root() -> bool {

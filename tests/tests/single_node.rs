@@ -69,14 +69,17 @@ fn ok(output: &Output) {
 }
 
 /// Files of the output directory, `auth/` and `tls/` left out.
-/// The files the installer would also write (not bootgen's own record of the live-ISO estimate).
+/// The files the installer would also write (not bootgen's own record of the live-ISO estimate,
+/// nor its lock).
 fn outputs(dir: &Path) -> Vec<String> {
     let mut names: Vec<String> = fs::read_dir(dir)
         .unwrap()
         .map(|e| e.unwrap())
         .filter(|e| e.file_type().unwrap().is_file())
         .map(|e| e.file_name().to_string_lossy().into_owned())
-        .filter(|name| name != bootgen::output::ISO_ESTIMATE_FILE)
+        .filter(|name| {
+            name != bootgen::output::ISO_ESTIMATE_FILE && name != bootgen::output::LOCK_FILE
+        })
         .collect();
     names.sort();
     names

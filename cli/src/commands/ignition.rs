@@ -70,8 +70,35 @@ fn refuse_other_kind(dir: &std::path::Path, writing: &str) -> anyhow::Result<()>
     Ok(())
 }
 
+/// Whether `OUTPUT/tls` may be a link: only when `--tls-dir` names it on purpose. Otherwise a
+/// link there is refused before anything is read through it.
+fn tls_links(args: &IgnitionArgs) -> anyhow::Result<output::Links> {
+    let tls = args.output.join("tls");
+    let is_link = std::fs::symlink_metadata(&tls).is_ok_and(|m| m.file_type().is_symlink());
+    if !is_link {
+        return Ok(output::Links::Refuse);
+    }
+    match &args.tls_dir {
+        Some(named) if crate::lock::same_dir(named, &tls) => Ok(output::Links::AllowTls),
+        _ => anyhow::bail!(
+            "{} is a link; bootgen reads and writes keys through it only when it is named with --tls-dir",
+            tls.display()
+        ),
+    }
+}
+
 /// Runs `bootgen ignition`.
 pub fn run(args: IgnitionArgs) -> anyhow::Result<ExitCode> {
+    // Held to the end: no other run writes the directory, or reads it, meanwhile.
+    let _output_lock = crate::lock::hold(&args.output, output::Access::Write, args.wait)?;
+    let links = tls_links(&args)?;
+    // A PKI reused from another output directory is not read while a run writes it.
+    let _tls_lock = match args.tls_dir.as_deref().and_then(std::path::Path::parent) {
+        Some(parent) if !crate::lock::same_dir(parent, &args.output) => {
+            Some(crate::lock::hold(parent, output::Access::Read, args.wait)?)
+        }
+        _ => None,
+    };
     finish_interrupted_write(&args.output)?;
     let local = std::path::Path::new(LOCAL_INSTALL_CONFIG);
     let loaded = match &args.install_config {
@@ -170,7 +197,7 @@ pub fn run(args: IgnitionArgs) -> anyhow::Result<ExitCode> {
     } else {
         output::ExistingConfigs::Refuse
     };
-    let report = output::write_dir_observed(&args.output, &files, existing, &mut stop)
+    let report = output::write_dir_observed(&args.output, &files, existing, links, &mut stop)
         .with_context(|| format!("writing {}", args.output.display()))?;
     drop(files);
     crate::report::emit(

@@ -5,6 +5,8 @@ use std::process::ExitCode;
 
 /// Runs `bootgen package`.
 pub fn run(args: PackageArgs) -> anyhow::Result<ExitCode> {
+    // Never a directory half way through a write.
+    let _lock = crate::lock::hold(&args.dir, bootgen::output::Access::Read, args.wait)?;
     crate::pack::package(&args.dir, &args.output)?;
     Ok(ExitCode::SUCCESS)
 }

@@ -6,12 +6,16 @@
 mod estimate;
 mod extract;
 mod journal;
+mod lock;
 mod package;
+mod same_cluster;
 
 pub use estimate::{iso_estimate, ISO_ESTIMATE_FILE};
 pub use extract::{extract, extract_split, ExtractReport, UNIT_DIR};
 pub use journal::{interrupted, recover, Recovery, WriteStep, COMMIT_RECORD, STAGING_DIR};
+pub use lock::{Access, DirLock, WhenBusy, LOCK_FILE};
 pub use package::{write_package, PackageReport, CHECKSUMS};
+pub use same_cluster::{refuse_other_cluster, ClusterMark};
 
 use crate::error::{Error, OptionField, Result};
 use crate::generate::Generated;
@@ -39,6 +43,27 @@ pub const CONFIG_FILES: &[&str] = &[
     "worker.ign",
     "metadata.json",
 ];
+
+/// What `auth/` holds: the admin kubeconfig, the kubeadmin password and the bootstrap SSH key.
+pub const AUTH_FILES: &[&str] = &[
+    "kubeconfig",
+    "kubeadmin-password",
+    "bootstrap-ssh-key",
+    "bootstrap-ssh-key.pub",
+];
+
+/// True for a path (relative, `/`-separated) that a generation writes into an output
+/// directory, or one of its two subdirectories; bootgen's own dot files are not among them.
+pub fn is_output_path(relative: &str) -> bool {
+    match relative.split_once('/') {
+        None => CONFIG_FILES.contains(&relative) || relative == "auth" || relative == "tls",
+        Some(("auth", name)) => AUTH_FILES.contains(&name),
+        Some(("tls", name)) => {
+            name == crate::identity::HASH_CACHE_FILE || crate::pki::is_stored_file(name)
+        }
+        Some(_) => false,
+    }
+}
 
 /// Everything a generation writes, sorted by path.
 pub fn output_files(generated: &Generated) -> Vec<OutputFile> {
@@ -147,22 +172,35 @@ pub enum ExistingConfigs {
     Replace,
 }
 
+/// Which links inside the output directory [`write_dir`] writes through.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Links {
+    /// None: a file, `tls/` or `auth/` that is a link is refused (keys written through a link
+    /// would land wherever it points, and be chmod-ed there).
+    Refuse,
+    /// `tls/` may be a link: the caller named it on purpose (as `tls_dir`).
+    AllowTls,
+}
+
 /// Writes `files` into `dir`. Refuses to replace existing configs unless `existing` says
-/// [`ExistingConfigs::Replace`], and never replaces a key with different bytes. An earlier
-/// write that was interrupted is finished or undone first (see [`recover`]).
+/// [`ExistingConfigs::Replace`], never replaces a key with different bytes, and writes through
+/// no link inside `dir`. An earlier write that was interrupted is finished or undone first (see
+/// [`recover`]).
 pub fn write_dir(
     dir: &Path,
     files: &[OutputFile],
     existing: ExistingConfigs,
 ) -> Result<WriteReport> {
-    write_dir_observed(dir, files, existing, &mut |_| {})
+    write_dir_observed(dir, files, existing, Links::Refuse, &mut |_| {})
 }
 
-/// [`write_dir`], telling `observe` of each step of the write before it happens.
+/// [`write_dir`] with a choice of [`Links`], telling `observe` of each step of the write
+/// before it happens.
 pub fn write_dir_observed(
     dir: &Path,
     files: &[OutputFile],
     existing: ExistingConfigs,
+    links: Links,
     observe: &mut dyn FnMut(&WriteStep),
 ) -> Result<WriteReport> {
     match fs::metadata(dir) {
@@ -177,6 +215,7 @@ pub fn write_dir_observed(
         }
         Err(_) => {}
     }
+    refuse_links(dir, files, links)?;
     if existing == ExistingConfigs::Refuse {
         for name in CONFIG_FILES {
             let path = dir.join(name);
@@ -217,12 +256,41 @@ pub fn write_dir_observed(
     Ok(report)
 }
 
+/// An error for the first file of `files`, or directory on its way, that is a link in `dir`.
+fn refuse_links(dir: &Path, files: &[OutputFile], links: Links) -> Result<()> {
+    let mut checked = std::collections::BTreeSet::new();
+    for f in files {
+        let mut prefix = std::path::PathBuf::new();
+        for part in Path::new(&f.relative).components() {
+            prefix.push(part);
+            if !checked.insert(prefix.clone()) {
+                continue;
+            }
+            if links == Links::AllowTls && prefix == Path::new("tls") {
+                continue;
+            }
+            let path = dir.join(&prefix);
+            if fs::symlink_metadata(&path).is_ok_and(|m| m.file_type().is_symlink()) {
+                return Err(Error::UnsafePath {
+                    path: path.display().to_string(),
+                    reason: format!(
+                        "it is a link, and bootgen writes nothing through a link inside its output directory (to reuse a PKI kept elsewhere, name it with {})",
+                        OptionField::TlsDir
+                    ),
+                });
+            }
+        }
+    }
+    Ok(())
+}
+
 /// auth/ and tls/ hold secrets: their directories stay private to the owner.
 fn is_secret(relative: &str) -> bool {
     relative.starts_with("auth/") || relative.starts_with("tls/")
 }
 
 /// Writes one file with its mode from the start (no window where a key is world-readable).
+/// A link at `path` is refused, never followed.
 pub fn write_file(path: &Path, contents: &[u8], mode: u32) -> Result<()> {
     write_file_with(path, contents, mode, true)
 }
@@ -238,17 +306,36 @@ fn write_file_with(path: &Path, contents: &[u8], mode: u32, sync: bool) -> Resul
         .create(true)
         .truncate(true)
         .mode(mode)
+        // A link planted at the name must not redirect the write elsewhere.
+        .custom_flags(rustix::fs::OFlags::NOFOLLOW.bits() as i32)
         .open(path)
         .map_err(|e| Error::io("cannot write", path, e))?;
-    handle
-        .write_all(contents)
-        .and_then(|_| if sync { handle.sync_all() } else { Ok(()) })
-        .map_err(|e| Error::io("cannot write", path, e))?;
-    fs::set_permissions(path, fs::Permissions::from_mode(mode))
-        .map_err(|e| Error::io("cannot set permissions on", path, e))
+    write_and_set_mode(&mut handle, contents, mode, sync)
+        .map_err(|e| Error::io("cannot write", path, e))
 }
 
-/// Writes one file atomically: a temporary file beside it, then a rename.
+/// Writes, flushes when asked, and sets the mode on the open descriptor: the mode is the one
+/// asked for whatever the umask, or whoever made the file before us.
+fn write_and_set_mode(
+    handle: &mut fs::File,
+    contents: &[u8],
+    mode: u32,
+    sync: bool,
+) -> std::io::Result<()> {
+    handle.set_permissions(fs::Permissions::from_mode(mode))?;
+    handle.write_all(contents)?;
+    if sync {
+        handle.sync_all()?;
+    }
+    Ok(())
+}
+
+/// Writes one file atomically: a temporary file beside it, then a rename over `path`.
+///
+/// The temporary file is created exclusively (`O_EXCL`) under an unpredictable name, with mode
+/// 0600 until its own mode is set on the open descriptor, so in a directory others can write to
+/// nobody can plant a link or a file of theirs to be written through or renamed into place. The
+/// rename replaces a link at `path` itself, never what it points to.
 pub fn write_atomic(path: &Path, contents: &[u8], mode: u32) -> Result<()> {
     let dir = path
         .parent()
@@ -258,12 +345,17 @@ pub fn write_atomic(path: &Path, contents: &[u8], mode: u32) -> Result<()> {
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let temp = dir.join(format!(".{name}.bootgen-{}", std::process::id()));
-    write_file(&temp, contents, mode)?;
-    fs::rename(&temp, path).map_err(|e| {
-        let _ = fs::remove_file(&temp);
-        Error::io("cannot move into place", path, e)
-    })
+    let mut temp = tempfile::Builder::new()
+        .prefix(&format!(".{name}."))
+        .suffix(".bootgen-tmp")
+        .tempfile_in(dir)
+        .map_err(|e| Error::io("cannot write", path, e))?;
+    write_and_set_mode(temp.as_file_mut(), contents, mode, true)
+        .map_err(|e| Error::io("cannot write", path, e))?;
+    // On failure the temporary file is removed when `temp` is dropped.
+    temp.persist(path)
+        .map(drop)
+        .map_err(|e| Error::io("cannot move into place", path, e.error))
 }
 
 #[cfg(test)]
@@ -299,6 +391,76 @@ mod tests {
             .filter(|e| e.file_name().to_string_lossy().starts_with('.'))
             .collect();
         assert!(leftovers.is_empty());
+    }
+
+    #[test]
+    fn writes_through_no_link_inside_the_directory() {
+        let top = tempfile::tempdir().unwrap();
+        let dir = top.path().join("out");
+        let elsewhere = top.path().join("elsewhere");
+        fs::create_dir_all(&dir).unwrap();
+        fs::create_dir_all(&elsewhere).unwrap();
+        std::os::unix::fs::symlink(&elsewhere, dir.join("tls")).unwrap();
+        let err = write_dir(&dir, &files(1), ExistingConfigs::Replace).unwrap_err();
+        assert!(err.to_string().contains("out/tls"), "{err}");
+        assert!(fs::read_dir(&elsewhere).unwrap().next().is_none());
+        assert!(!dir.join("bootstrap.ign").exists());
+        // Named on purpose, the link is written through.
+        write_dir_observed(
+            &dir,
+            &files(1),
+            ExistingConfigs::Replace,
+            Links::AllowTls,
+            &mut |_| {},
+        )
+        .unwrap();
+        assert!(elsewhere.join("a.key").exists());
+        // A config file that is a link is refused too.
+        fs::remove_file(dir.join("bootstrap.ign")).unwrap();
+        std::os::unix::fs::symlink(top.path().join("victim"), dir.join("bootstrap.ign")).unwrap();
+        assert!(write_dir(&dir, &files(2), ExistingConfigs::Replace).is_err());
+        assert!(!top.path().join("victim").exists());
+    }
+
+    /// The name a temporary file of `write_atomic` had before it was made unpredictable.
+    fn old_temp_name(dir: &Path, name: &str) -> std::path::PathBuf {
+        dir.join(format!(".{name}.bootgen-{}", std::process::id()))
+    }
+
+    #[test]
+    fn an_atomic_write_goes_through_no_planted_link() {
+        let top = tempfile::tempdir().unwrap();
+        let victim = top.path().join("victim");
+        fs::write(&victim, "precious").unwrap();
+        std::os::unix::fs::symlink(&victim, old_temp_name(top.path(), "out.tgz")).unwrap();
+        // A link at the target itself is replaced, not written through.
+        std::os::unix::fs::symlink(&victim, top.path().join("out.tgz")).unwrap();
+        write_atomic(&top.path().join("out.tgz"), b"keys", 0o600).unwrap();
+        assert_eq!(fs::read_to_string(&victim).unwrap(), "precious");
+        let meta = fs::symlink_metadata(top.path().join("out.tgz")).unwrap();
+        assert!(meta.file_type().is_file());
+        assert_eq!(meta.permissions().mode() & 0o777, 0o600);
+    }
+
+    #[test]
+    fn an_atomic_write_never_becomes_a_file_someone_else_holds_open() {
+        let top = tempfile::tempdir().unwrap();
+        let planted = old_temp_name(top.path(), "out.tgz");
+        fs::write(&planted, "").unwrap();
+        fs::set_permissions(&planted, fs::Permissions::from_mode(0o666)).unwrap();
+        let mut spy = fs::File::open(&planted).unwrap();
+        write_atomic(&top.path().join("out.tgz"), b"keys", 0o600).unwrap();
+        let mut seen = Vec::new();
+        std::io::Read::read_to_end(&mut spy, &mut seen).unwrap();
+        assert!(seen.is_empty(), "the planted file became the output");
+        assert_eq!(fs::read(top.path().join("out.tgz")).unwrap(), b"keys");
+        // Nothing of ours is left beside it.
+        let names: Vec<_> = fs::read_dir(top.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|n| n.contains("bootgen-tmp"))
+            .collect();
+        assert!(names.is_empty(), "{names:?}");
     }
 
     #[test]

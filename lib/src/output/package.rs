@@ -40,10 +40,13 @@ fn is_scratch(name: &str) -> bool {
 }
 
 /// Reads the directory into sorted entries (directories before their contents), leaving out
-/// `exclude` (the tarball itself when it is written inside the directory).
+/// `exclude` (the tarball itself when it is written inside the directory). Only what a
+/// generation writes is packed: anything else there (a file dropped in, a hard link to a file
+/// elsewhere) is refused by name rather than shipped to wherever the tarball goes.
 pub fn collect(dir: &Path, exclude: Option<&Path>) -> Result<Vec<PackageEntry>> {
     let exclude = exclude.and_then(|p| absolute(p).ok());
     let mut entries = Vec::new();
+    let mut foreign = Vec::new();
     let walker = walkdir::WalkDir::new(dir)
         .min_depth(1)
         .follow_links(false)
@@ -75,6 +78,10 @@ pub fn collect(dir: &Path, exclude: Option<&Path>) -> Result<Vec<PackageEntry>> 
         {
             continue;
         }
+        if !super::is_output_path(&path) {
+            foreign.push(path);
+            continue;
+        }
         let meta = entry
             .path()
             .symlink_metadata()
@@ -103,6 +110,12 @@ pub fn collect(dir: &Path, exclude: Option<&Path>) -> Result<Vec<PackageEntry>> 
                         .into(),
             });
         }
+    }
+    if !foreign.is_empty() {
+        return Err(Error::ForeignFiles {
+            dir: dir.to_path_buf(),
+            files: foreign,
+        });
     }
     Ok(entries)
 }
@@ -227,7 +240,7 @@ mod tests {
     fn reproducible_sorted_with_modes_and_checksums() {
         let dir = tempfile::tempdir().unwrap();
         std::fs::create_dir(dir.path().join("tls")).unwrap();
-        crate::output::write_file(&dir.path().join("tls/a.key"), b"k", 0o600).unwrap();
+        crate::output::write_file(&dir.path().join("tls/root-ca.key"), b"k", 0o600).unwrap();
         crate::output::write_file(&dir.path().join("bootstrap.ign"), b"{}", 0o600).unwrap();
         crate::output::write_file(&dir.path().join("master.ign"), b"{}", 0o644).unwrap();
         std::fs::create_dir(dir.path().join(".bootgen-staging-1")).unwrap();
@@ -245,7 +258,7 @@ mod tests {
                 "bootstrap.ign",
                 "master.ign",
                 "tls/",
-                "tls/a.key"
+                "tls/root-ca.key"
             ]
         );
         assert_eq!(entries[4].1, 0o600);
@@ -253,7 +266,7 @@ mod tests {
         assert!(entries.iter().all(|e| e.2 == 1_700_000_000 && e.3 == 0));
         let sums = String::from_utf8(entries[0].4.clone()).unwrap();
         assert!(
-            sums.contains("  tls/a.key\n") && !sums.contains("out.tar.gz"),
+            sums.contains("  tls/root-ca.key\n") && !sums.contains("out.tar.gz"),
             "{sums}"
         );
     }
@@ -261,7 +274,27 @@ mod tests {
     #[test]
     fn refuses_symlinks() {
         let dir = tempfile::tempdir().unwrap();
-        std::os::unix::fs::symlink("/etc/passwd", dir.path().join("x")).unwrap();
+        std::os::unix::fs::symlink("/etc/passwd", dir.path().join("metadata.json")).unwrap();
         assert!(write_package(dir.path(), &dir.path().join("o.tgz"), 0).is_err());
+    }
+
+    #[test]
+    fn refuses_what_bootgen_did_not_write_naming_it() {
+        let dir = tempfile::tempdir().unwrap();
+        crate::output::write_file(&dir.path().join("bootstrap.ign"), b"{}", 0o600).unwrap();
+        std::fs::create_dir(dir.path().join("tls")).unwrap();
+        // A hard link to a file elsewhere, under a name bootgen never writes.
+        let elsewhere = tempfile::tempdir().unwrap();
+        std::fs::write(elsewhere.path().join("shadow"), "root:x").unwrap();
+        std::fs::hard_link(
+            elsewhere.path().join("shadow"),
+            dir.path().join("tls/shadow"),
+        )
+        .unwrap();
+        std::fs::write(dir.path().join("notes.txt"), "mine").unwrap();
+        let out = dir.path().join("o.tgz");
+        let err = write_package(dir.path(), &out, 0).unwrap_err().to_string();
+        assert!(err.contains("notes.txt, tls/shadow"), "{err}");
+        assert!(!out.exists());
     }
 }

@@ -44,6 +44,7 @@ pub use error::{ExpiredCertificate, PkiError};
 
 use build::Certified;
 pub(crate) use keys::PrivateKey;
+pub(crate) use table::is_stored_file;
 
 /// The key type for newly generated keys.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

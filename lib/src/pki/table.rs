@@ -435,6 +435,23 @@ pub(crate) const SERVICE_NETWORK_DNS_NAMES: &[&str] = &[
     "openshift.default.svc.cluster.local",
 ];
 
+/// True for a file name [`super::Pki::store_files`] writes into a tls directory: a key or
+/// certificate of a row of the tables, a bundle, or the service-account and SSH key pairs.
+pub(crate) fn is_stored_file(name: &str) -> bool {
+    let Some((stem, extension)) = name.rsplit_once('.') else {
+        return false;
+    };
+    let row = SIGNERS.iter().any(|s| s.name == stem) || LEAVES.iter().any(|l| l.name == stem);
+    let bundle = BUNDLES.iter().any(|b| b.name == stem);
+    let key_pair = stem == SERVICE_ACCOUNT || stem == BOOTSTRAP_SSH;
+    match extension {
+        "key" => row || key_pair,
+        "crt" => row || bundle,
+        "pub" => key_pair,
+        _ => false,
+    }
+}
+
 /// How many keys a build that reuses nothing generates: every signer and leaf, the service
 /// account and the bootstrap SSH key.
 pub(crate) const FRESH_KEY_COUNT: usize = SIGNERS.len() + LEAVES.len() + 2;

@@ -746,3 +746,21 @@ fn debug_output_has_no_key_material() -> TestResult {
     assert!(!debug.contains("PRIVATE") && debug.len() < 200, "{debug}");
     Ok(())
 }
+
+#[test]
+fn every_stored_file_is_known_by_name_and_nothing_else_is() -> TestResult {
+    let pki = shared(KeyAlgorithm::EcdsaP256)?;
+    for file in pki.store_files() {
+        assert!(super::is_stored_file(&file.name), "{}", file.name);
+    }
+    for stranger in [
+        "shadow",
+        "root-ca.pem",
+        "root-ca",
+        "evil.key",
+        "kubelet-client-ca-bundle.key",
+    ] {
+        assert!(!super::is_stored_file(stranger), "{stranger}");
+    }
+    Ok(())
+}

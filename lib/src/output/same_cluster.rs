@@ -1,0 +1,166 @@
+//! Which cluster an output directory was made for, so one cluster's configs are never written
+//! over another's by mistake (the embedded example over a real cluster, a copied command line
+//! run in the wrong directory).
+
+use super::OutputFile;
+use crate::error::{Error, Result};
+use std::path::Path;
+
+/// What names a cluster in an output directory: its name and infra ID (`metadata.json`) and
+/// its API server's URL (the admin kubeconfig's, which holds the base domain).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct ClusterMark {
+    /// `metadata.json` `clusterName`.
+    pub name: Option<String>,
+    /// `metadata.json` `infraID`.
+    pub infra_id: Option<String>,
+    /// `auth/kubeconfig`'s server URL.
+    pub api_server: Option<String>,
+}
+
+impl ClusterMark {
+    /// The mark of the files about to be written.
+    pub fn of_files(files: &[OutputFile]) -> ClusterMark {
+        let find = |name: &str| {
+            files
+                .iter()
+                .find(|f| f.relative == name)
+                .map(|f| f.contents.as_slice())
+        };
+        ClusterMark::read(find(METADATA), find(KUBECONFIG))
+    }
+
+    /// The mark of what `dir` holds now (empty when it holds no configs).
+    pub fn of_dir(dir: &Path) -> ClusterMark {
+        let metadata = std::fs::read(dir.join(METADATA)).ok();
+        let kubeconfig = std::fs::read(dir.join(KUBECONFIG)).ok();
+        ClusterMark::read(metadata.as_deref(), kubeconfig.as_deref())
+    }
+
+    fn read(metadata: Option<&[u8]>, kubeconfig: Option<&[u8]>) -> ClusterMark {
+        let metadata: Option<serde_json::Value> =
+            metadata.and_then(|bytes| serde_json::from_slice(bytes).ok());
+        let field = |key: &str| {
+            metadata
+                .as_ref()
+                .and_then(|m| m.get(key))
+                .and_then(|v| v.as_str())
+                .map(str::to_string)
+        };
+        let kubeconfig: Option<serde_yaml_ng::Value> =
+            kubeconfig.and_then(|bytes| serde_yaml_ng::from_slice(bytes).ok());
+        let api_server = kubeconfig
+            .as_ref()
+            .and_then(|k| k.get("clusters"))
+            .and_then(|c| c.get(0))
+            .and_then(|c| c.get("cluster"))
+            .and_then(|c| c.get("server"))
+            .and_then(|s| s.as_str())
+            .map(str::to_string);
+        ClusterMark {
+            name: field("clusterName"),
+            infra_id: field("infraID"),
+            api_server,
+        }
+    }
+
+    /// True when the two name different clusters: some fact both know differs.
+    pub fn differs_from(&self, other: &ClusterMark) -> bool {
+        let differ =
+            |a: &Option<String>, b: &Option<String>| matches!((a, b), (Some(a), Some(b)) if a != b);
+        differ(&self.name, &other.name)
+            || differ(&self.infra_id, &other.infra_id)
+            || differ(&self.api_server, &other.api_server)
+    }
+}
+
+impl std::fmt::Display for ClusterMark {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let unknown = "?";
+        write!(
+            f,
+            "cluster `{}` (API {}, infra ID {})",
+            self.name.as_deref().unwrap_or(unknown),
+            self.api_server.as_deref().unwrap_or(unknown),
+            self.infra_id.as_deref().unwrap_or(unknown)
+        )
+    }
+}
+
+const METADATA: &str = "metadata.json";
+const KUBECONFIG: &str = "auth/kubeconfig";
+
+/// An error when `dir` holds the output of another cluster than `files` are for.
+/// A key of `files` that differs from the one on disk is reported by the write itself
+/// ([`Error::KeyExists`]): keys are never replaced, so no flag would get past it.
+pub fn refuse_other_cluster(dir: &Path, files: &[OutputFile]) -> Result<()> {
+    let key_differs = files.iter().any(|f| {
+        super::is_key(&f.relative)
+            && std::fs::read(dir.join(&f.relative)).is_ok_and(|bytes| bytes != f.contents)
+    });
+    if key_differs {
+        return Ok(());
+    }
+    let on_disk = ClusterMark::of_dir(dir);
+    let new = ClusterMark::of_files(files);
+    if on_disk.differs_from(&new) {
+        return Err(Error::OtherCluster {
+            dir: dir.to_path_buf(),
+            on_disk: on_disk.to_string(),
+            new: new.to_string(),
+        });
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn files(name: &str, infra: &str, server: &str) -> Vec<OutputFile> {
+        vec![
+            OutputFile {
+                relative: METADATA.into(),
+                contents: format!(r#"{{"clusterName":"{name}","infraID":"{infra}"}}"#).into_bytes(),
+                mode: 0o644,
+            },
+            OutputFile {
+                relative: KUBECONFIG.into(),
+                contents: format!("clusters:\n- cluster:\n    server: {server}\n  name: {name}\n")
+                    .into_bytes(),
+                mode: 0o600,
+            },
+        ]
+    }
+
+    #[test]
+    fn another_name_domain_or_infra_id_is_another_cluster() {
+        let dir = tempfile::tempdir().unwrap();
+        let real = files("prod", "prod-x1", "https://api.prod.corp.example:6443");
+        // An empty directory holds no cluster.
+        refuse_other_cluster(dir.path(), &real).unwrap();
+        for f in &real {
+            crate::output::write_file(&dir.path().join(&f.relative), &f.contents, f.mode).unwrap();
+        }
+        refuse_other_cluster(dir.path(), &real).unwrap();
+        for other in [
+            files(
+                "example",
+                "example-6rv8s",
+                "https://api.example.example.com:6443",
+            ),
+            files("prod", "prod-x1", "https://api.prod.lab.example:6443"),
+            files("prod", "prod-y2", "https://api.prod.corp.example:6443"),
+        ] {
+            let err = refuse_other_cluster(dir.path(), &other)
+                .unwrap_err()
+                .to_string();
+            assert!(
+                err.contains(
+                    "cluster `prod` (API https://api.prod.corp.example:6443, infra ID prod-x1)"
+                ),
+                "{err}"
+            );
+        }
+    }
+}

@@ -1,0 +1,263 @@
+//! Output directories others can reach: two runs into one directory at once, temporary files
+//! in a directory other users write to, links planted inside an output directory, and files
+//! that are not bootgen's in a directory to be packed.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use bootgen::pki::{KeyAlgorithm, Pki, PkiRequest};
+use bootgen_conformance::IgnitionView;
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+
+/// Pairs of runs started together. Every tenth starts from no directory at all (both race to
+/// make a PKI); the others re-run over the last one's (`--force`), the command people repeat.
+const PAIRS: usize = 200;
+
+const BUSY: &str = "is in use by another bootgen run";
+
+fn ignition(out: &Path, extra: &[&str]) -> Command {
+    let mut cmd = bootgen_conformance::bootgen!();
+    cmd.args(["ignition", "--key-algorithm", "ecdsa-p256", "--force", "-o"])
+        .arg(out)
+        .args(extra)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped());
+    cmd
+}
+
+fn run_pair(out: &Path, extra: &[&str]) -> [Output; 2] {
+    let first = ignition(out, extra).spawn().unwrap();
+    let second = ignition(out, extra).spawn().unwrap();
+    [
+        first.wait_with_output().unwrap(),
+        second.wait_with_output().unwrap(),
+    ]
+}
+
+/// Every key in `tls/` is its certificate's (bootgen's own reuse check, which refuses a
+/// mismatch), and every certificate `bootstrap.ign` and the pointer configs carry is the one in
+/// `tls/`.
+fn assert_consistent(out: &Path, round: usize) {
+    let now = time::OffsetDateTime::from_unix_timestamp(1_767_229_200).unwrap();
+    let request = PkiRequest {
+        cluster_name: "example".into(),
+        api_host: "api.example.example.com".into(),
+        api_int_host: "api-int.example.example.com".into(),
+        service_network_ips: vec![[172, 30, 0, 1].into()],
+        machine_config_server_ips: Vec::new(),
+        key_algorithm: KeyAlgorithm::EcdsaP256,
+        now,
+        renew_expired: true,
+    };
+    if let Err(e) = Pki::build(&request, Some(&out.join("tls"))) {
+        panic!("round {round}: the PKI left behind is not consistent: {e}");
+    }
+    let bootstrap = IgnitionView::load(&out.join("bootstrap.ign")).unwrap();
+    let mut compared = 0;
+    for (path, file) in &bootstrap.files {
+        let Some(name) = path.strip_prefix("/opt/openshift/tls/") else {
+            continue;
+        };
+        let stored = std::fs::read(out.join("tls").join(name)).unwrap();
+        assert_eq!(
+            file.contents.as_deref(),
+            Some(stored.as_slice()),
+            "round {round}: bootstrap.ign's {name} is not tls/{name}"
+        );
+        compared += 1;
+    }
+    assert!(
+        compared > 20,
+        "round {round}: {compared} certificates compared"
+    );
+    let root_ca = std::fs::read_to_string(out.join("tls/root-ca.crt")).unwrap();
+    let master = std::fs::read_to_string(out.join("master.ign")).unwrap();
+    let pointer: serde_json::Value = serde_json::from_str(&master).unwrap();
+    let trusted = pointer["ignition"]["security"]["tls"]["certificateAuthorities"][0]["source"]
+        .as_str()
+        .unwrap();
+    assert_eq!(
+        bootgen_conformance::decode_data_url(trusted).unwrap(),
+        root_ca.as_bytes(),
+        "round {round}: master.ign trusts another CA than tls/root-ca.crt"
+    );
+}
+
+#[test]
+fn two_runs_into_one_directory_end_consistent_or_refused_never_mixed() {
+    let scratch = tempfile::tempdir().unwrap();
+    let out = scratch.path().join("out");
+    let mut refused = 0;
+    for round in 0..PAIRS {
+        if round % 10 == 0 {
+            let _ = std::fs::remove_dir_all(&out);
+        }
+        let outputs = run_pair(&out, &[]);
+        let mut succeeded = 0;
+        for output in &outputs {
+            let stderr = String::from_utf8_lossy(&output.stderr);
+            if output.status.success() {
+                succeeded += 1;
+            } else {
+                // The only failure allowed is the clear refusal, with the input-error code.
+                assert_eq!(output.status.code(), Some(1), "round {round}: {stderr}");
+                assert!(stderr.contains(BUSY), "round {round}: {stderr}");
+                assert!(stderr.contains("--wait"), "round {round}: {stderr}");
+                refused += 1;
+            }
+        }
+        assert!(
+            succeeded >= 1,
+            "round {round}: neither run wrote the directory"
+        );
+        assert_consistent(&out, round);
+    }
+    // The pairs really overlapped: without that the test proves nothing.
+    assert!(refused > 0, "no run of {PAIRS} pairs was ever refused");
+}
+
+#[test]
+fn with_wait_the_second_run_waits_and_both_succeed() {
+    let scratch = tempfile::tempdir().unwrap();
+    let out = scratch.path().join("out");
+    for round in 0..10 {
+        for output in run_pair(&out, &["--wait"]) {
+            assert!(
+                output.status.success(),
+                "round {round}: {}",
+                String::from_utf8_lossy(&output.stderr)
+            );
+        }
+        assert_consistent(&out, round);
+    }
+}
+
+#[test]
+fn a_failed_run_leaves_no_directory_behind() {
+    let scratch = tempfile::tempdir().unwrap();
+    let out = scratch.path().join("out");
+    let output = bootgen_conformance::bootgen!()
+        .args(["ignition", "--release-version", "3.1", "-o"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1), "{output:?}");
+    assert!(!out.exists(), "the refused run left {}", out.display());
+}
+
+#[test]
+fn a_link_planted_in_the_output_directory_is_not_written_through() {
+    let scratch = tempfile::tempdir().unwrap();
+    let out = scratch.path().join("out");
+    let elsewhere = scratch.path().join("elsewhere");
+    std::fs::create_dir_all(&out).unwrap();
+    std::fs::create_dir_all(&elsewhere).unwrap();
+    std::os::unix::fs::symlink(&elsewhere, out.join("tls")).unwrap();
+    std::fs::set_permissions(
+        &elsewhere,
+        std::os::unix::fs::PermissionsExt::from_mode(0o755),
+    )
+    .unwrap();
+    let output = ignition(&out, &[]).output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("tls is a link"), "{stderr}");
+    assert!(stderr.contains("--tls-dir"), "{stderr}");
+    assert!(
+        std::fs::read_dir(&elsewhere).unwrap().next().is_none(),
+        "keys were written through the link"
+    );
+    let mode = std::os::unix::fs::PermissionsExt::mode(
+        &std::fs::metadata(&elsewhere).unwrap().permissions(),
+    );
+    assert_eq!(mode & 0o777, 0o755, "the link's target was chmod-ed");
+    // Named on purpose with --tls-dir, the same link is used.
+    let output = ignition(&out, &["--tls-dir"])
+        .arg(out.join("tls"))
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{output:?}");
+    assert!(elsewhere.join("root-ca.key").exists());
+}
+
+#[test]
+fn package_refuses_what_bootgen_did_not_write() {
+    let scratch = tempfile::tempdir().unwrap();
+    let out = scratch.path().join("out");
+    let status = ignition(&out, &[]).status().unwrap();
+    assert!(status.success());
+    // A hard link to a file elsewhere (as to /etc/shadow), under a name bootgen never writes.
+    let elsewhere = scratch.path().join("secret-elsewhere");
+    std::fs::write(&elsewhere, "root:$6$not-for-the-tarball").unwrap();
+    std::fs::hard_link(&elsewhere, out.join("auth/shadow")).unwrap();
+    let tarball = scratch.path().join("cluster.tar.gz");
+    let output = bootgen_conformance::bootgen!()
+        .args(["package", "-o"])
+        .arg(&tarball)
+        .arg(&out)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("auth/shadow"), "{stderr}");
+    assert!(!tarball.exists());
+    std::fs::remove_file(out.join("auth/shadow")).unwrap();
+    let output = bootgen_conformance::bootgen!()
+        .args(["package", "-o"])
+        .arg(&tarball)
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{output:?}");
+}
+
+#[test]
+fn a_tarball_written_into_a_shared_directory_is_nobody_elses() {
+    // The directory others write to (as /tmp without its sticky bit): every name a temporary
+    // file could have had before is taken by a link to a file of the victim's, and by files
+    // someone else holds open.
+    let scratch = tempfile::tempdir().unwrap();
+    let out = scratch.path().join("out");
+    assert!(ignition(&out, &[]).status().unwrap().success());
+    let shared = scratch.path().join("shared");
+    std::fs::create_dir(&shared).unwrap();
+    std::fs::set_permissions(&shared, std::os::unix::fs::PermissionsExt::from_mode(0o777)).unwrap();
+    let victim = scratch.path().join("victim");
+    std::fs::write(&victim, "precious").unwrap();
+    let mut spies = Vec::new();
+    let next_pid = std::process::id();
+    for pid in next_pid..next_pid + 200 {
+        let name = shared.join(format!(".cluster.tar.gz.bootgen-{pid}"));
+        if pid % 2 == 0 {
+            std::os::unix::fs::symlink(&victim, &name).unwrap();
+        } else {
+            std::fs::write(&name, "").unwrap();
+            std::fs::set_permissions(&name, std::os::unix::fs::PermissionsExt::from_mode(0o666))
+                .unwrap();
+            spies.push(std::fs::File::open(&name).unwrap());
+        }
+    }
+    let tarball = shared.join("cluster.tar.gz");
+    let output = bootgen_conformance::bootgen!()
+        .args(["package", "-o"])
+        .arg(&tarball)
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{output:?}");
+    assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious");
+    for mut spy in spies {
+        let mut seen = Vec::new();
+        std::io::Read::read_to_end(&mut spy, &mut seen).unwrap();
+        assert!(
+            seen.is_empty(),
+            "a file held open by someone else became the tarball"
+        );
+    }
+    let meta = std::fs::symlink_metadata(&tarball).unwrap();
+    assert!(meta.file_type().is_file());
+    assert_eq!(
+        std::os::unix::fs::PermissionsExt::mode(&meta.permissions()) & 0o777,
+        0o600
+    );
+}
