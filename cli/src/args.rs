@@ -35,6 +35,8 @@ pub enum Command {
     Pointer(PointerArgs),
     /// Pack an output directory into a reproducible .tar.gz with SHA256SUMS inside.
     Package(PackageArgs),
+    /// Finish (or undo) a write into an output directory that a killed run left, and nothing else.
+    Recover(RecoverArgs),
     /// Print shell completions for bash, zsh, fish, elvish or powershell.
     Completions(CompletionsArgs),
     /// Write bootgen's man pages.
@@ -351,6 +353,17 @@ pub struct ManArgs {
     /// bootgen.1 to standard output).
     #[arg(long, short = 'o', value_name = "DIR")]
     pub output: Option<PathBuf>,
+}
+
+/// `bootgen recover`.
+#[derive(Debug, Args)]
+pub struct RecoverArgs {
+    /// The output directory.
+    #[arg(value_name = "DIR")]
+    pub dir: PathBuf,
+    /// When another bootgen run is using DIR, wait for it instead of failing.
+    #[arg(long)]
+    pub wait: bool,
 }
 
 /// `bootgen package`.

@@ -36,7 +36,7 @@ pub fn read_config(path: &Path) -> anyhow::Result<(Vec<u8>, String)> {
 pub fn refuse_interrupted(path: &Path, dir: &Path) -> anyhow::Result<()> {
     if bootgen::output::interrupted(dir) {
         anyhow::bail!(
-            "{}: a bootgen run writing {} was killed before it finished (it has {}); run `bootgen ignition --output {}` again to complete it",
+            "{}: a bootgen run writing {} was killed before it finished (it has {}); run `bootgen recover {}` to complete that write",
             path.display(),
             dir.display(),
             bootgen::output::COMMIT_RECORD,

@@ -254,6 +254,7 @@ fn killed_at_every_step(place: Place) {
     manifests(&big, 20, 2 * 1024);
     let change = [
         "--force",
+        "--replace-cluster",
         "--install-config",
         config.to_str().unwrap(),
         "--manifests-dir",
@@ -304,16 +305,35 @@ fn killed_at_every_step(place: Place) {
                 "{place:?} step {step}: {stderr}"
             );
             assert!(stderr.contains("was killed before it finished"), "{stderr}");
-            // ...and the next run completes it before doing its own work.
-            let next = bootgen_with_keys(&out, "rsa2048", &change)
-                .output()
-                .unwrap();
-            let stderr = String::from_utf8_lossy(&next.stderr);
-            assert!(next.status.success(), "{stderr}");
             assert!(
-                stderr.contains("finished an interrupted run's write"),
+                stderr.contains(&format!("bootgen recover {}", out.display())),
                 "{stderr}"
             );
+            // ...and completing it alone (that way out), or the next run before its own work,
+            // gives the complete new output.
+            if pending % 2 == 0 {
+                let recover = bootgen_conformance::bootgen!()
+                    .arg("recover")
+                    .arg(&out)
+                    .output()
+                    .unwrap();
+                let stdout = String::from_utf8_lossy(&recover.stdout);
+                assert!(recover.status.success(), "{recover:?}");
+                assert!(
+                    stdout.contains("finished the interrupted write"),
+                    "{stdout}"
+                );
+            } else {
+                let next = bootgen_with_keys(&out, "rsa2048", &change)
+                    .output()
+                    .unwrap();
+                let stderr = String::from_utf8_lossy(&next.stderr);
+                assert!(next.status.success(), "{stderr}");
+                assert!(
+                    stderr.contains("finished an interrupted run's write"),
+                    "{stderr}"
+                );
+            }
             let now = contents(&tree(&out));
             let differing: Vec<_> = after
                 .keys()
@@ -406,4 +426,57 @@ fn copy_tree(tree: &Tree, dir: &Path) {
         std::fs::write(&path, bytes).unwrap();
         std::fs::set_permissions(&path, std::fs::Permissions::from_mode(*mode)).unwrap();
     }
+}
+
+#[test]
+fn another_clusters_output_is_not_replaced_without_asking() {
+    let scratch = tempfile::tempdir().unwrap();
+    let out = scratch.path().join("out");
+    let config = scratch.path().join("prod.yaml");
+    std::fs::write(
+        &config,
+        bootgen::config::DEFAULT_INSTALL_CONFIG
+            .replace("name: example", "name: prod")
+            .replace("baseDomain: example.com", "baseDomain: corp.example"),
+    )
+    .unwrap();
+    let made = bootgen(&out, &["--install-config", config.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(made.status.success(), "{made:?}");
+    let before = tree(&out);
+    // What the recovery hint used to suggest, run where no install-config.yaml lies: the
+    // embedded example cluster, with --force.
+    for extra in [&["--force"][..], &[]] {
+        let example = bootgen(&out, extra)
+            .current_dir(scratch.path())
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&example.stderr);
+        assert_eq!(example.status.code(), Some(1), "{stderr}");
+        assert!(
+            stderr.contains("cluster `prod` (API https://api.prod.corp.example:6443"),
+            "{stderr}"
+        );
+        assert!(stderr.contains("not of cluster `example`"), "{stderr}");
+        assert!(stderr.contains("--replace-cluster"), "{stderr}");
+        assert!(
+            tree(&out) == before,
+            "the refused run changed {}",
+            out.display()
+        );
+    }
+    // The same cluster again is no other cluster; asked for, the other one replaces it.
+    let again = bootgen(
+        &out,
+        &["--force", "--install-config", config.to_str().unwrap()],
+    )
+    .output()
+    .unwrap();
+    assert!(again.status.success(), "{again:?}");
+    let replaced = bootgen(&out, &["--force", "--replace-cluster"])
+        .current_dir(scratch.path())
+        .output()
+        .unwrap();
+    assert!(replaced.status.success(), "{replaced:?}");
 }

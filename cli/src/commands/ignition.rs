@@ -191,6 +191,9 @@ pub fn run(args: IgnitionArgs) -> anyhow::Result<ExitCode> {
         files.sort_by(|a, b| a.relative.cmp(&b.relative));
     }
     let size = budget.as_ref().map_or(0, |b| b.size);
+    if !args.replace_cluster {
+        output::refuse_other_cluster(&args.output, &files)?;
+    }
     let mut stop = kill_switch();
     let existing = if args.force {
         output::ExistingConfigs::Replace

@@ -9,6 +9,7 @@ mod inspect;
 mod package;
 mod patch;
 mod pointer;
+mod recover;
 mod releases;
 mod validate;
 
@@ -26,6 +27,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Validate(args) => validate::run(args),
         Command::Pointer(args) => pointer::run(args),
         Command::Package(args) => package::run(args),
+        Command::Recover(args) => recover::run(args),
         Command::Completions(args) => completions::run(args),
         Command::Man(args) => completions::run_man(args),
         Command::Releases(args) => releases::run(args),

@@ -1,0 +1,32 @@
+//! `bootgen recover`: finish (or undo) an interrupted write into an output directory, without
+//! generating anything, so a directory cut short can be made whole without knowing the
+//! install-config it was made from.
+
+use crate::args::RecoverArgs;
+use bootgen::output::{self, Recovery};
+use std::process::ExitCode;
+
+/// Runs `bootgen recover`.
+pub fn run(args: RecoverArgs) -> anyhow::Result<ExitCode> {
+    if !args.dir.is_dir() {
+        anyhow::bail!("{} is not a directory", args.dir.display());
+    }
+    let _lock = crate::lock::hold(&args.dir, output::Access::Write, args.wait)?;
+    let said = match output::recover(&args.dir)? {
+        Recovery::Clean => format!(
+            "{}: no interrupted write to finish; nothing changed",
+            args.dir.display()
+        ),
+        Recovery::RolledBack => format!(
+            "{}: removed the staged files of a run killed before its commit point; the directory is as it was before that run",
+            args.dir.display()
+        ),
+        Recovery::RolledForward(files) => format!(
+            "{}: finished the interrupted write ({} files moved into place)",
+            args.dir.display(),
+            files.len()
+        ),
+    };
+    crate::report::emit(said + "\n")?;
+    Ok(ExitCode::SUCCESS)
+}
