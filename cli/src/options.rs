@@ -102,6 +102,7 @@ pub fn flag(option: OptionField) -> &'static str {
         OptionField::SingleNode => "--single-node",
         OptionField::InstallationDisk => "--installation-disk",
         OptionField::Distribution => "--distribution",
+        OptionField::Compress => "--compress",
     }
 }
 

@@ -286,11 +286,13 @@ pub enum OptionField {
     InstallationDisk,
     /// `Options::model.distribution`: OpenShift or OKD.
     Distribution,
+    /// `PassOptions::compress`: gzip file contents where that makes the config smaller.
+    Compress,
 }
 
 impl OptionField {
     /// Every setting, for front ends that map them.
-    pub const ALL: [OptionField; 26] = [
+    pub const ALL: [OptionField; 27] = [
         OptionField::Arch,
         OptionField::BootstrapArch,
         OptionField::ReleaseImage,
@@ -317,6 +319,7 @@ impl OptionField {
         OptionField::SingleNode,
         OptionField::InstallationDisk,
         OptionField::Distribution,
+        OptionField::Compress,
     ];
 
     /// The setting as the library spells it: the field path below `Options`, or the argument.
@@ -348,6 +351,7 @@ impl OptionField {
             OptionField::SingleNode => "model.single_node",
             OptionField::InstallationDisk => "model.installation_disk",
             OptionField::Distribution => "model.distribution",
+            OptionField::Compress => "passes.compress",
         }
     }
 

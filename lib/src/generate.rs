@@ -263,6 +263,14 @@ pub fn generate(loaded: &LoadedConfig, options: &Options) -> Result<Generated> {
             message: passes::mirrors::hosts::LIVE_ISO_ONLY.into(),
         });
     }
+    if model.single_node.is_some() && options.passes.compress {
+        model.warnings.push(Warning {
+            file: crate::error::OPTIONS_SOURCE.into(),
+            field: OptionField::Compress.name().into(),
+            line: None,
+            message: "a single node's config travels only inside the live ISO, whose xz compresses it better without gzip inside: gzipping its files makes the embedded archive larger, not smaller".into(),
+        });
+    }
     if options.strict {
         if let Some(first) = model.warnings.first() {
             return Err(Error::StrictWarnings {
@@ -295,6 +303,7 @@ pub fn generate(loaded: &LoadedConfig, options: &Options) -> Result<Generated> {
     );
     context.user_data = crate::context::user_data(&master.to_bytes(), &worker.to_bytes());
     let renderer = Renderer::new(&context);
+    let mut replaced = Vec::new();
     let assets = assets::collect(
         &model,
         &pki,
@@ -302,7 +311,17 @@ pub fn generate(loaded: &LoadedConfig, options: &Options) -> Result<Generated> {
         &context,
         &renderer,
         user_manifests,
+        &mut replaced,
     )?;
+    if options.strict {
+        if let Some(first) = replaced.first() {
+            return Err(Error::StrictWarnings {
+                count: model.warnings.len() + replaced.len(),
+                first: first.to_string(),
+            });
+        }
+    }
+    model.warnings.extend(replaced);
     let mut bootstrap = ignition::build(assets)?;
     let mut changes = passes::apply_for(
         &mut bootstrap,

@@ -413,6 +413,13 @@ fn single_node_composes_with_the_rest_of_bootgen() -> TestResult {
     ok(&output);
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(!stderr.contains("ineffective"), "{stderr}");
+    // gzip inside the ISO's xz makes the embedded archive larger: the user is told.
+    assert!(
+        stderr.contains(
+            "warning: --compress: a single node's config travels only inside the live ISO"
+        ),
+        "{stderr}"
+    );
     let config = out.join(LIVE_ISO);
     let (clean, report) = ignition_validate(&config);
     assert!(clean, "{report}");

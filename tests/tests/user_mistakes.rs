@@ -535,3 +535,89 @@ fn mistyped_keys_and_bare_minors_get_answers_that_lead_somewhere() {
     );
     assert!(!message.contains("3.11.0"), "{message}");
 }
+
+#[test]
+fn a_manifest_named_like_a_generated_one_is_said_and_refused_when_it_drops_the_networks() {
+    let scratch = tempfile::tempdir().unwrap();
+    let manifests = scratch.path().join("manifests");
+    std::fs::create_dir(&manifests).unwrap();
+    let name = "cluster-network-02-config.yml";
+    // What a user copied from a blog: the network type alone.
+    std::fs::write(
+        manifests.join(name),
+        "apiVersion: config.openshift.io/v1\nkind: Network\nmetadata:\n  name: cluster\nspec:\n  networkType: Cilium\n",
+    )
+    .unwrap();
+    let dir = manifests.to_str().unwrap();
+    let refused = generate(scratch.path(), &["--manifests-dir", dir]);
+    let text = stderr(&refused);
+    assert_eq!(refused.status.code(), Some(1), "{text}");
+    assert!(text.contains("--manifests-dir"), "{text}");
+    assert!(text.contains(name), "{text}");
+    assert!(text.contains("spec.clusterNetwork"), "{text}");
+    assert!(text.contains("spec.serviceNetwork"), "{text}");
+    assert!(!scratch.path().join("out/bootstrap.ign").exists());
+
+    // The whole object, changed on purpose: written, and said.
+    std::fs::write(
+        manifests.join(name),
+        "apiVersion: config.openshift.io/v1\nkind: Network\nmetadata:\n  name: cluster\nspec:\n  clusterNetwork:\n  - cidr: 10.128.0.0/14\n    hostPrefix: 23\n  externalIP:\n    policy: {}\n  networkType: Cilium\n  serviceNetwork:\n  - 172.30.0.0/16\n",
+    )
+    .unwrap();
+    let replaced = generate(scratch.path(), &["--manifests-dir", dir]);
+    let text = stderr(&replaced);
+    assert!(replaced.status.success(), "{text}");
+    assert!(
+        text.contains(&format!(
+            "warning: --manifests-dir: {name} replaces the manifest bootgen generates as manifests/{name}"
+        )),
+        "{text}"
+    );
+    let view = IgnitionView::load(&scratch.path().join("out/bootstrap.ign")).unwrap();
+    assert!(file_text(&view, &format!("/opt/openshift/manifests/{name}")).contains("Cilium"));
+    // Under --strict the replacement is an error too.
+    let strict = generate(
+        scratch.path(),
+        &["--manifests-dir", dir, "--strict", "--force"],
+    );
+    assert_eq!(strict.status.code(), Some(1), "{}", stderr(&strict));
+}
+
+#[test]
+fn a_running_clusters_stored_install_config_with_deprecated_networking_is_read() {
+    // As a 4.13 cluster's cluster-config-v1 holds it: the deprecated networking fields.
+    let scratch = tempfile::tempdir().unwrap();
+    let current = "networking:\n  networkType: OVNKubernetes\n  clusterNetwork:\n  - cidr: 10.128.0.0/14\n    hostPrefix: 23\n  serviceNetwork:\n  - 172.30.0.0/16\n  machineNetwork:\n  - cidr: 10.0.0.0/16\n";
+    assert!(default_config().contains(current));
+    let text = default_config().replace(
+        current,
+        "networking:\n  clusterNetworks:\n  - cidr: 10.132.0.0/14\n    hostSubnetLength: 8\n  machineCIDR: 10.0.0.0/16\n  serviceCIDR: 172.30.0.0/16\n  type: OVNKubernetes\n",
+    );
+    let config = write_config(scratch.path(), &text);
+    let output = generate(
+        scratch.path(),
+        &[
+            "--release-version",
+            "4.13.0",
+            "--install-config",
+            config.to_str().unwrap(),
+        ],
+    );
+    let said = stderr(&output);
+    assert!(output.status.success(), "{said}");
+    assert!(
+        said.contains("networking.clusterNetworks[0].hostSubnetLength"),
+        "{said}"
+    );
+    assert!(said.contains("hostPrefix: 24"), "{said}");
+    assert!(said.contains("networking.machineCIDR"), "{said}");
+    let view = IgnitionView::load(&scratch.path().join("out/bootstrap.ign")).unwrap();
+    let network = file_text(
+        &view,
+        "/opt/openshift/manifests/cluster-network-02-config.yml",
+    );
+    assert!(
+        network.contains("10.132.0.0/14") && network.contains("hostPrefix: 24"),
+        "{network}"
+    );
+}

@@ -2,6 +2,7 @@
 
 pub(crate) mod cvo_overrides;
 mod files;
+mod replaced_manifests;
 mod units;
 mod user_manifests;
 
@@ -10,7 +11,7 @@ pub use units::node_units;
 pub use user_manifests::{read_manifest_dir, UserManifest};
 
 use crate::context::TemplateContext;
-use crate::error::Result;
+use crate::error::{OptionField, Result};
 use crate::model::Model;
 use crate::pki::{KubeconfigKind, Pki};
 use crate::release::{NodeView, Order};
@@ -26,8 +27,8 @@ pub struct UserManifests {
 }
 
 /// Everything the node of `view` gets: the table's files and units, the PKI's files and
-/// kubeconfigs, the user's manifests (which replace a generated one of the same name), the
-/// ClusterVersion that lists them all, and the `core` user.
+/// kubeconfigs, the user's manifests (which replace a generated one of the same name, with a
+/// warning in `warnings`), the ClusterVersion that lists them all, and the `core` user.
 pub fn collect(
     model: &Model,
     pki: &Pki,
@@ -35,6 +36,7 @@ pub fn collect(
     context: &TemplateContext,
     renderer: &Renderer,
     user: UserManifests,
+    warnings: &mut Vec<crate::config::Warning>,
 ) -> Result<AssetSet> {
     let mut set = AssetSet::default();
     for file in node_files(renderer, view, context, Order::Normal)? {
@@ -67,12 +69,30 @@ pub fn collect(
         });
     }
     // User manifests come after bootgen's so they can replace a generated manifest of the same
-    // name. Moved, not copied: with thousands of manifests they are most of the config.
-    for (dir, list) in [("manifests", user.manifests), ("openshift", user.openshift)] {
+    // name (said, and refused when the copy lacks what the generated one sets). Moved, not
+    // copied: with thousands of manifests they are most of the config.
+    let generated: std::collections::HashMap<String, usize> = set
+        .files
+        .iter()
+        .enumerate()
+        .map(|(i, f)| (f.path.clone(), i))
+        .collect();
+    for (dir, list, option) in [
+        ("manifests", user.manifests, OptionField::ManifestsDir),
+        ("openshift", user.openshift, OptionField::OpenshiftDir),
+    ] {
         for manifest in list {
+            let path = format!("/opt/openshift/{dir}/{}", manifest.relative);
+            if let Some(&index) = generated.get(&path) {
+                warnings.push(replaced_manifests::check(
+                    &set.files[index],
+                    &manifest,
+                    option,
+                )?);
+            }
             set.add_file(File {
                 mode: manifest_mode(&manifest.contents),
-                path: format!("/opt/openshift/{dir}/{}", manifest.relative),
+                path,
                 contents: manifest.contents,
                 append: false,
             });

@@ -58,9 +58,20 @@ const KNOWN: &[(&str, &[&str])] = &[
             "clusterNetwork",
             "serviceNetwork",
             "machineNetwork",
+            "machineCIDR",
+            "serviceCIDR",
+            "clusterNetworks",
+            "type",
         ],
     ),
-    ("networking.clusterNetwork.*", &["cidr", "hostPrefix"]),
+    (
+        "networking.clusterNetwork.*",
+        &["cidr", "hostPrefix", "hostSubnetLength"],
+    ),
+    (
+        "networking.clusterNetworks.*",
+        &["cidr", "hostPrefix", "hostSubnetLength"],
+    ),
     ("networking.machineNetwork.*", &["cidr"]),
     ("proxy", &["httpProxy", "httpsProxy", "noProxy"]),
     (
@@ -218,8 +229,12 @@ mod tests {
                         };
                     }
                     if let Ok(loaded) = super::super::parse(&yaml, "keys.yaml") {
+                        // A deprecated field is read, and said so.
                         assert!(
-                            loaded.warnings.is_empty(),
+                            loaded
+                                .warnings
+                                .iter()
+                                .all(|w| w.message.starts_with("deprecated:")),
                             "{parent} {key}:\n{yaml}\n{:?}",
                             loaded.warnings
                         );

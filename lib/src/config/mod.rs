@@ -1,6 +1,7 @@
 //! Loading `install-config.yaml`: the document as the user wrote it. A key bootgen does not
 //! know is refused with its line and, for a typo, the key that was meant.
 
+mod deprecated;
 mod known_keys;
 mod locate;
 mod types;
@@ -202,6 +203,7 @@ pub fn parse(text: &str, source_name: &str) -> Result<LoadedConfig> {
         return Err(loaded.field_error(&dotted, message));
     }
     loaded.warnings.clear();
+    deprecated::upconvert(&mut loaded);
     Ok(loaded)
 }
 

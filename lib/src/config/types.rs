@@ -131,6 +131,30 @@ pub struct Networking {
     /// Machine networks.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub machine_network: Vec<MachineNetwork>,
+    /// Deprecated `machineCIDR`: one machine network (upconverted, see `config::deprecated`).
+    #[serde(
+        default,
+        rename = "machineCIDR",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub deprecated_machine_cidr: Option<String>,
+    /// Deprecated `serviceCIDR`: one service network.
+    #[serde(
+        default,
+        rename = "serviceCIDR",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub deprecated_service_cidr: Option<String>,
+    /// Deprecated `clusterNetworks`: the pod networks.
+    #[serde(
+        default,
+        rename = "clusterNetworks",
+        skip_serializing_if = "Vec::is_empty"
+    )]
+    pub deprecated_cluster_networks: Vec<ClusterNetwork>,
+    /// Deprecated `type`: the network type.
+    #[serde(default, rename = "type", skip_serializing_if = "Option::is_none")]
+    pub deprecated_type: Option<String>,
 }
 
 /// An entry of `networking.clusterNetwork`.
@@ -143,6 +167,9 @@ pub struct ClusterNetwork {
     /// Prefix length of each node's slice.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub host_prefix: Option<u8>,
+    /// Deprecated: the bits of each node's slice (`hostPrefix` is the address size less it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host_subnet_length: Option<u8>,
 }
 
 /// An entry of `networking.machineNetwork`.

@@ -983,7 +983,14 @@ fn stored_install_config(
     for (raw, pool) in stored.compute.iter_mut().zip(compute) {
         write_pool(raw, pool);
     }
+    // The deprecated fields the user wrote stay beside the current ones, as the installer
+    // keeps them.
+    let written = stored.networking.take().unwrap_or_default();
     stored.networking = Some(Networking {
+        deprecated_machine_cidr: written.deprecated_machine_cidr,
+        deprecated_service_cidr: written.deprecated_service_cidr,
+        deprecated_cluster_networks: written.deprecated_cluster_networks,
+        deprecated_type: written.deprecated_type,
         network_type: Some(networks.network_type.clone()),
         cluster_network: networks
             .cluster
@@ -991,6 +998,7 @@ fn stored_install_config(
             .map(|c| ClusterNetwork {
                 cidr: c.cidr.to_string(),
                 host_prefix: Some(c.host_prefix),
+                host_subnet_length: None,
             })
             .collect(),
         service_network: networks.service.iter().map(ToString::to_string).collect(),

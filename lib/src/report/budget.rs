@@ -14,6 +14,9 @@ use std::fmt;
 pub enum Carriage {
     /// The config's bytes as they are.
     Raw,
+    /// Base64-encoded, as a VM property holds it (vSphere's `guestinfo.ignition.config.data`
+    /// with `.encoding` `base64`): four bytes for every three.
+    Base64,
     /// `coreos-installer iso ignition embed`: the config as `config.ign` in a cpio archive,
     /// xz-compressed, written into the ISO's reserved area.
     XzCpio,
@@ -43,9 +46,9 @@ impl Channel {
     }
 }
 
-/// The limits users hit: AWS 16 KiB, Azure and OpenStack 64 KiB, GCP 256 KiB, and the
-/// live ISO's embed area of 256 KiB (which holds the config compressed); and PXE/HTTP, which
-/// has none. The cloud limits apply on their own platform only; the live ISO and PXE/HTTP are
+/// The limits users hit: AWS 16 KiB, Azure and OpenStack 64 KiB, GCP 256 KiB, a vSphere VM
+/// property 64 KiB (base64), and the live ISO's embed area of 256 KiB (which holds the config
+/// compressed); and PXE/HTTP, which has none. The cloud limits apply on their own platform only; the live ISO and PXE/HTTP are
 /// how a node of platform `none` boots.
 pub const CHANNELS: &[Channel] = &[
     Channel {
@@ -71,6 +74,14 @@ pub const CHANNELS: &[Channel] = &[
         limit: Some(256 * 1024),
         carriage: Carriage::Raw,
         platforms: &["gcp"],
+    },
+    // One guestinfo value is at most 64 KiB (the VMX's guest message limit), base64 included:
+    // a bootstrap config never fits, the pointer configs do.
+    Channel {
+        name: "vSphere guestinfo",
+        limit: Some(64 * 1024),
+        carriage: Carriage::Base64,
+        platforms: &["vsphere"],
     },
     Channel {
         name: "live ISO embed area",
@@ -168,9 +179,13 @@ impl SizeBudget {
 
     /// Whether a budget for `platform` counts a size carried this way: the live-ISO estimate
     /// is needed only for [`Carriage::XzCpio`], the gzipped size only for a limited
-    /// [`Carriage::Raw`] channel.
+    /// [`Carriage::Raw`] (or [`Carriage::Base64`]) channel.
     pub fn counts(platform: &str, carriage: Carriage) -> bool {
-        channels_for(platform).any(|c| c.carriage == carriage && c.limit.is_some())
+        let same = |c: Carriage| match carriage {
+            Carriage::Raw => matches!(c, Carriage::Raw | Carriage::Base64),
+            other => c == other,
+        };
+        channels_for(platform).any(|c| same(c.carriage) && c.limit.is_some())
     }
 
     /// [`SizeBudget::of_config`] from the config's size and its [`iso_estimate`].
@@ -193,12 +208,17 @@ impl SizeBudget {
             .map(|c| {
                 let counted = match c.carriage {
                     Carriage::Raw | Carriage::Fetched => size,
+                    Carriage::Base64 => base64_size(size),
                     Carriage::XzCpio => iso_embedded.unwrap_or(size),
                 };
                 let fits = c.limit.is_none_or(|limit| counted <= limit);
                 // The embed area already compresses the whole config harder than gzip would.
-                let compress_fits = c.carriage == Carriage::Raw
-                    && compressed.is_some_and(|bytes| c.limit.is_none_or(|limit| bytes <= limit));
+                let compress_fits = match c.carriage {
+                    Carriage::Raw => compressed,
+                    Carriage::Base64 => compressed.map(base64_size),
+                    _ => None,
+                }
+                .is_some_and(|bytes| c.limit.is_none_or(|limit| bytes <= limit));
                 let way_out = if fits {
                     WayOut::None
                 } else if compress_fits {
@@ -237,6 +257,11 @@ impl SizeBudget {
     pub fn needs_pointer(&self) -> bool {
         self.channels.iter().any(|c| c.way_out == WayOut::Pointer)
     }
+}
+
+/// The length of `size` bytes in padded base64.
+fn base64_size(size: u64) -> u64 {
+    size.div_ceil(3) * 4
 }
 
 /// The size of `bytes` embedded in a live ISO, for a config up to [`XZ_ESTIMATE_LIMIT`]: xz's
@@ -362,6 +387,7 @@ impl fmt::Display for SizeBudget {
             };
             let counted = match line.channel.carriage {
                 Carriage::Raw | Carriage::Fetched => String::new(),
+                Carriage::Base64 => format!(" (base64: {})", human_size(line.counted)),
                 Carriage::XzCpio => {
                     format!(" (embedded xz-compressed: {})", human_size(line.counted))
                 }
@@ -444,7 +470,10 @@ mod tests {
         let medium = SizeBudget::of_config(&incompressible(20 * 1024), Some(10 * 1024));
         let ways: Vec<WayOut> = medium.channels.iter().map(|c| c.way_out).collect();
         let fits = WayOut::None;
-        assert_eq!(ways, vec![WayOut::Compress, fits, fits, fits, fits, fits]);
+        assert_eq!(
+            ways,
+            vec![WayOut::Compress, fits, fits, fits, fits, fits, fits]
+        );
         let text = medium.to_string();
         assert!(
             text.contains("does not fit (4.0 KiB over; fits with its files gzipped)"),
@@ -464,13 +493,14 @@ mod tests {
         // 400 KiB of repetitive text: far over 256 KiB raw, a few KiB once xz-compressed.
         let text = "apiVersion: v1\nkind: ConfigMap\n".repeat(400 * 1024 / 30);
         let budget = SizeBudget::of_config(text.as_bytes(), None);
-        let iso = &budget.channels[4];
+        let iso = &budget.channels[5];
+        assert_eq!(iso.channel.carriage, Carriage::XzCpio);
         assert!(iso.fits, "{budget}");
         assert!(budget.iso_embedded.unwrap() < 16 * 1024, "{budget}");
         assert!(!budget.channels[3].fits);
         // Random bytes do not compress: over the area even compressed.
         let noise = SizeBudget::of_config(&incompressible(400 * 1024), None);
-        assert!(!noise.channels[4].fits);
+        assert!(!noise.channels[5].fits);
         assert!(noise.iso_embedded.unwrap() > 256 * 1024);
         assert_eq!(human_size(2 * 1024 * 1024), "2.0 MiB");
     }
@@ -509,11 +539,30 @@ mod tests {
         assert!(!aws.to_string().contains("live ISO"), "{aws}");
         assert!(!SizeBudget::counts("aws", Carriage::XzCpio));
         // A platform without a channel here gets an empty table, and needs nothing computed.
-        assert!(SizeBudget::for_platform("vsphere", size, None, None)
+        assert!(SizeBudget::for_platform("external", size, None, None)
             .channels
             .is_empty());
         // Every channel applies somewhere.
         assert!(CHANNELS.iter().all(|c| !c.platforms.is_empty()));
+    }
+
+    #[test]
+    fn a_vsphere_vm_property_holds_a_pointer_config_not_a_bootstrap_config() {
+        assert!(SizeBudget::counts("vsphere", Carriage::Raw));
+        // 48 KiB is 64 KiB in base64: it just fits; one byte more does not.
+        let fits = SizeBudget::for_platform("vsphere", 48 * 1024, None, None);
+        assert!(fits.channels[0].fits, "{fits}");
+        let bootstrap = SizeBudget::for_platform("vsphere", 48 * 1024 + 1, None, None);
+        let line = &bootstrap.channels[0];
+        assert_eq!(line.channel.name, "vSphere guestinfo");
+        assert!(!line.fits);
+        assert_eq!(line.way_out, WayOut::Pointer);
+        let text = bootstrap.to_string();
+        assert!(text.contains("vSphere guestinfo"), "{text}");
+        assert!(text.contains("needs a pointer config"), "{text}");
+        assert!(text.contains("(base64: 64.0 KiB)"), "{text}");
+        let gzipped = SizeBudget::for_platform("vsphere", 200 * 1024, None, Some(40 * 1024));
+        assert_eq!(gzipped.channels[0].way_out, WayOut::Compress, "{gzipped}");
     }
 
     /// The archive is what coreos-installer's initrd reader sees: one `config.ign`, intact.
