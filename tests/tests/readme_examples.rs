@@ -1,0 +1,278 @@
+//! Every `bootgen` command the README prints runs as printed: each ```sh block's command lines
+//! are run by `sh` in a fresh directory holding what the block's words name (an
+//! install-config.yaml of the kind the block is about, a bootstrap.ign, an output directory,
+//! a CA), with only the README's placeholders filled in. A line that also needs a tool that is
+//! not bootgen (coreos-installer, openshift-install, cargo, scp) is not run; the test says
+//! how many ran, and fails when fewer than expected do.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use bootgen_conformance::repo;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// The commands a line may use to be run here: bootgen, and the text tools the README pipes
+/// its output through.
+const RUNNABLE: &[&str] = &["bootgen", "grep", "head", "diff"];
+
+/// The README's placeholders and paths outside the sandbox, and what stands in for them.
+const FILLED: &[(&str, &str)] = &[
+    (
+        "@sha256:<digest>",
+        "@sha256:4f6b7d8c9e0a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f6071829304",
+    ),
+    (
+        "--mirror ...",
+        "--mirror quay.io/openshift-release-dev/ocp-release=mirror.lab:8443/ocp/release",
+    ),
+    ("/etc/bash_completion.d/bootgen", "bash-completion"),
+    ("/usr/local/share/man/man1", "man1"),
+];
+
+/// One command line of a ```sh block (continuations joined, comments dropped).
+struct Example {
+    block: usize,
+    line: String,
+}
+
+fn sh_blocks(readme: &str) -> Vec<String> {
+    let mut blocks = Vec::new();
+    let mut current: Option<String> = None;
+    for line in readme.lines() {
+        match (&mut current, line.trim_start()) {
+            (None, "```sh") => current = Some(String::new()),
+            (Some(block), "```") => {
+                blocks.push(std::mem::take(block));
+                current = None;
+            }
+            (Some(block), _) => {
+                block.push_str(line);
+                block.push('\n');
+            }
+            _ => {}
+        }
+    }
+    blocks
+}
+
+/// The line without a trailing ` # comment` (the README's commands quote no `#`).
+fn without_comment(line: &str) -> &str {
+    match line
+        .find(" #")
+        .or_else(|| line.starts_with('#').then_some(0))
+    {
+        Some(at) => line[..at].trim_end(),
+        None => line.trim_end(),
+    }
+}
+
+fn command_lines(block: &str) -> Vec<String> {
+    let mut lines = Vec::new();
+    let mut pending = String::new();
+    for raw in block.lines() {
+        let line = without_comment(raw);
+        if let Some(start) = line.strip_suffix('\\') {
+            pending.push_str(start);
+            continue;
+        }
+        pending.push_str(line);
+        let joined = pending.split_whitespace().collect::<Vec<_>>().join(" ");
+        if !joined.is_empty() {
+            lines.push(joined);
+        }
+        pending.clear();
+    }
+    lines
+}
+
+/// The first word of each command of a line (split at `&&`, `|`, `;`).
+fn commands(line: &str) -> Vec<&str> {
+    line.split(['|', ';', '&'])
+        .filter_map(|part| part.split_whitespace().next())
+        .collect()
+}
+
+fn examples(readme: &str) -> (Vec<Example>, Vec<String>) {
+    let mut run = Vec::new();
+    let mut skipped = Vec::new();
+    for (block, text) in sh_blocks(readme).iter().enumerate() {
+        for line in command_lines(text) {
+            let words = commands(&line);
+            if words.contains(&"bootgen") && words.iter().all(|w| RUNNABLE.contains(w)) {
+                let filled = FILLED
+                    .iter()
+                    .fold(line, |text, (from, to)| text.replace(from, to));
+                run.push(Example {
+                    block,
+                    line: filled,
+                });
+            } else {
+                skipped.push(line);
+            }
+        }
+    }
+    (run, skipped)
+}
+
+/// A directory with `bootgen` first on its PATH.
+fn bin_dir(scratch: &Path) -> PathBuf {
+    let bin = scratch.join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let link = bin.join("bootgen");
+    if !link.exists() {
+        std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_bootgen-under-test"), link).unwrap();
+    }
+    bin
+}
+
+/// The install-config a block is about: its words say which kind.
+fn install_config_for(block: &str) -> PathBuf {
+    let name = if block.contains("oci-cluster") {
+        "valid/external.yaml"
+    } else if block.contains("vsphere-cluster") {
+        "valid/vsphere.yaml"
+    } else if block.contains("-o sno") {
+        "single-node/edge-arm64.yaml"
+    } else if block.contains("--mirror") {
+        "valid/mirrors.yaml"
+    } else {
+        "valid/minimal.yaml"
+    };
+    repo().join("fixtures/install-configs").join(name)
+}
+
+fn bootgen(bin: &Path, dir: &Path, args: &[&str]) {
+    let output = Command::new(bin.join("bootgen"))
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "setup {args:?}: {output:?}");
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    let status = Command::new("cp")
+        .arg("-a")
+        .arg(from)
+        .arg(to)
+        .status()
+        .unwrap();
+    assert!(status.success());
+}
+
+/// Lays out in `dir` what the block's commands read but do not make.
+fn prepare(bin: &Path, dir: &Path, block: &str) {
+    std::fs::copy(install_config_for(block), dir.join("install-config.yaml")).unwrap();
+    let made = dir.join(".made");
+    bootgen(
+        bin,
+        dir,
+        &["ignition", "--key-algorithm", "ecdsa-p256", "-o", ".made"],
+    );
+    let mentions = |word: &str| {
+        block
+            .split(|c: char| c.is_whitespace() || c == '<' || c == '>')
+            .any(|w| w == word || w.trim_end_matches('/') == word)
+    };
+    for file in ["bootstrap.ign", "master.ign"] {
+        if mentions(file) {
+            std::fs::copy(made.join(file), dir.join(file)).unwrap();
+        }
+    }
+    for (file, source) in [("old.ign", "bootstrap.ign"), ("new.ign", "master.ign")] {
+        if mentions(file) {
+            std::fs::copy(made.join(source), dir.join(file)).unwrap();
+        }
+    }
+    for name in ["ca.pem", "mirror-ca.pem"] {
+        if mentions(name) {
+            std::fs::copy(made.join("tls/root-ca.crt"), dir.join(name)).unwrap();
+        }
+    }
+    if mentions("mirror-auth.json") {
+        std::fs::write(
+            dir.join("mirror-auth.json"),
+            r#"{"auths":{"mirror.lab:8443":{"auth":"cmVhZG1lOmV4YW1wbGU="}}}"#,
+        )
+        .unwrap();
+    }
+    // Output directories the block reads without making them first.
+    let makes =
+        |out: &str| block.contains(&format!("-o {out}\n")) || block.contains(&format!("-o {out} "));
+    for out in ["bootgen-out", "out-old", "out-new", "installer", "out"] {
+        if mentions(out) && !makes(out) {
+            copy_dir(&made, &dir.join(out));
+        }
+    }
+    if mentions("golden.txt") {
+        // The view committed before: the same install-config's, from another PKI.
+        let view = Command::new(bin.join("bootgen"))
+            .args(["inspect", "--golden", ".made"])
+            .current_dir(dir)
+            .output()
+            .unwrap();
+        assert!(view.status.success(), "{view:?}");
+        std::fs::write(dir.join("golden.txt"), view.stdout).unwrap();
+    }
+}
+
+#[test]
+fn every_bootgen_command_in_the_readme_runs_as_printed() {
+    let readme = std::fs::read_to_string(repo().join("README.md")).unwrap();
+    let (examples, skipped) = examples(&readme);
+    let scratch = tempfile::tempdir().unwrap();
+    let bin = bin_dir(scratch.path());
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let blocks = sh_blocks(&readme);
+    let mut failures = Vec::new();
+    let mut prepared = None;
+    for example in &examples {
+        let dir = scratch.path().join(format!("block-{}", example.block));
+        if prepared != Some(example.block) {
+            std::fs::create_dir_all(&dir).unwrap();
+            prepare(&bin, &dir, &blocks[example.block]);
+            prepared = Some(example.block);
+        }
+        let output = Command::new("sh")
+            .args(["-c", &example.line])
+            .current_dir(&dir)
+            .env("PATH", &path)
+            .env("SOURCE_DATE_EPOCH", "1767229200")
+            .output()
+            .unwrap();
+        let code = output.status.code();
+        // `diff` says "different" with exit 1, as the README says.
+        let fine = code == Some(0) || (example.line.starts_with("bootgen diff") && code == Some(1));
+        if !fine {
+            failures.push(format!(
+                "block {}: {}\n  exit {code:?}\n  {}",
+                example.block,
+                example.line,
+                String::from_utf8_lossy(&output.stderr).trim()
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+    // Most of the README's commands are bootgen's own: if far fewer ran, the extraction broke.
+    assert!(
+        examples.len() >= 25,
+        "only {} README commands ran; skipped: {skipped:#?}",
+        examples.len()
+    );
+}
+
+#[test]
+fn the_extraction_sees_continuations_placeholders_and_skips_other_tools() {
+    let readme = "```sh\nbootgen ignition \\\n  --release-image quay.io/x/y@sha256:<digest> \\\n  -o out   # note\ncoreos-installer iso ignition embed x\nbootgen inspect out | grep '^platform'\n```\n";
+    let (run, skipped) = examples(readme);
+    let lines: Vec<&str> = run.iter().map(|e| e.line.as_str()).collect();
+    assert_eq!(lines.len(), 2, "{lines:?}");
+    assert!(lines[0].starts_with("bootgen ignition --release-image quay.io/x/y@sha256:4f6b"));
+    assert!(lines[0].ends_with("-o out"), "{}", lines[0]);
+    assert_eq!(lines[1], "bootgen inspect out | grep '^platform'");
+    assert_eq!(skipped, vec!["coreos-installer iso ignition embed x"]);
+}
