@@ -16,8 +16,13 @@ fn bootgen(args: &[&str], paths: &[&Path]) -> String {
         .args(paths)
         .output()
         .unwrap();
+    // The command line as the header, without a URL's credentials (they are searched for).
+    let shown: Vec<&str> = args
+        .iter()
+        .map(|a| if a.contains('@') { "URL" } else { a })
+        .collect();
     format!(
-        "$ bootgen {args:?}\n{}{}(exit {:?})\n",
+        "$ bootgen {shown:?}\n{}{}(exit {:?})\n",
         String::from_utf8_lossy(&output.stdout),
         String::from_utf8_lossy(&output.stderr),
         output.status.code()
@@ -124,6 +129,9 @@ const CLUSTERS: [ClusterSecrets; 2] = [
         email: "bravo-owner@example.com",
     },
 ];
+
+/// A pointer config's URL, with credentials (`pointer --url`).
+const POINTER_URL: &str = "https://pointeruser:PointerPwDelta4@config.lab.example.org/b.ign";
 
 /// The credentials `patch --registry-auth` merges in.
 const MIRROR_USER_PASSWORD: &str = "mirroruser:MirrorPwCharlie3";
@@ -336,9 +344,12 @@ fn two_clusters_that_differ_in_secrets_only() {
         (vec!["validate"], vec![&a_ign, &patched, &b_master]),
         (vec!["validate", "--json"], vec![&b_ign, &patched]),
         (
-            vec!["pointer", "--url", "https://example.org/b.ign", "-o"],
+            vec!["pointer", "--url", POINTER_URL, "-o"],
             vec![&pointer, &a_ign],
         ),
+        (vec!["inspect"], vec![&pointer]),
+        (vec!["inspect", "--json"], vec![&pointer]),
+        (vec!["diff", "--json"], vec![&a_ign, &pointer]),
         (vec!["package", "-o"], vec![&package, a]),
         (vec!["extract", "-o"], vec![&extracted, &patched]),
         (vec!["releases"], vec![]),
@@ -372,6 +383,7 @@ fn two_clusters_that_differ_in_secrets_only() {
         ("mirror user:password", MIRROR_USER_PASSWORD.to_string()),
         ("mirror auth", b64(MIRROR_USER_PASSWORD)),
         ("mirror e-mail", MIRROR_EMAIL.to_string()),
+        ("pointer URL password", "PointerPwDelta4".to_string()),
         ("a PEM private key", "PRIVATE KEY-----".to_string()),
         ("a bcrypt hash", "$2a$".to_string()),
     ] {
