@@ -91,7 +91,7 @@ impl Redact {
     }
 
     /// A text for a person with its secrets hidden, then its PEM blocks and long base64 runs
-    /// summarized (as `diff` and the readable view show them).
+    /// summarized, as `diff` shows it.
     pub(crate) fn text(self, text: &str) -> String {
         crate::ignition::view::summarize_pem(&self.secrets(text))
     }
@@ -122,7 +122,7 @@ impl Redact {
 
     /// Hides the secrets inside `value` in place (a Secret's data, a pull secret's registries,
     /// values under secret keys, credentials inside strings); true when it hid any.
-    pub(crate) fn json(self, value: &mut Value) -> bool {
+    fn json(self, value: &mut Value) -> bool {
         match value {
             Value::Object(map) => {
                 let is_secret = map.get("kind").and_then(Value::as_str) == Some("Secret");

@@ -109,3 +109,40 @@ fn certificates_in_a_secret_stay_readable_its_key_does_not() {
         "{shown}"
     );
 }
+
+/// Whatever a config holds (it is user input), hiding its secrets does not panic.
+#[test]
+fn any_text_is_redacted_without_a_panic() {
+    let pieces = [
+        "é",
+        "\n",
+        " ",
+        "- ",
+        ":",
+        "'",
+        "\"",
+        "|",
+        "password",
+        "kind: Secret",
+        "data:",
+        "://",
+        "@",
+        "Bearer ",
+        "$2a$10$",
+        "{",
+        "[",
+        "-----BEGIN ",
+        ",",
+        "ü:",
+        "x",
+    ];
+    // Every sequence of three pieces.
+    let n = pieces.len();
+    for i in 0..n.pow(3) {
+        let text: String = (0..3).map(|k| pieces[(i / n.pow(k)) % n]).collect();
+        for mode in [Redact::WithDigest, Redact::Marker] {
+            let _ = mode.text(&text);
+            let _ = mode.secrets(&format!("kind: Secret\ndata:\n  {text}\n{text}"));
+        }
+    }
+}
