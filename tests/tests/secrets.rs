@@ -1,6 +1,7 @@
-//! Secrets never reach the terminal: generate with a known pull secret, then run every command
-//! on the result and search everything they print for the pull secret, the kubeadmin password
-//! and any private key.
+//! Secrets never reach the terminal: generate with known secrets, then run every command on the
+//! result and search everything they print (and the golden file, meant to be committed) for
+//! every secret in every form: the pull secret, the vCenter and proxy passwords, the kubeadmin
+//! password and its hash, any private key.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
@@ -15,10 +16,16 @@ fn bootgen(args: &[&str], paths: &[&Path]) -> String {
         .args(paths)
         .output()
         .unwrap();
+    // The command line as the header, without a URL's credentials (they are searched for).
+    let shown: Vec<&str> = args
+        .iter()
+        .map(|a| if a.contains('@') { "URL" } else { a })
+        .collect();
     format!(
-        "$ bootgen {args:?}\n{}{}",
+        "$ bootgen {shown:?}\n{}{}(exit {:?})\n",
         String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
+        String::from_utf8_lossy(&output.stderr),
+        output.status.code()
     )
 }
 
@@ -89,4 +96,330 @@ fn no_command_prints_a_secret() {
     }
     // The commands did run and say something useful.
     assert!(printed.contains("bootstrap.ign"), "{printed}");
+}
+
+/// The secrets of one cluster of [`two_clusters_that_differ_in_secrets_only`].
+struct ClusterSecrets {
+    name: &'static str,
+    vcenter_password: &'static str,
+    proxy_user: &'static str,
+    proxy_password: &'static str,
+    registry_user: &'static str,
+    registry_password: &'static str,
+    email: &'static str,
+}
+
+const CLUSTERS: [ClusterSecrets; 2] = [
+    ClusterSecrets {
+        name: "a",
+        vcenter_password: "VcenterPwAlpha1",
+        proxy_user: "proxyuser1",
+        proxy_password: "ProxyPwAlpha1",
+        registry_user: "reguser1",
+        registry_password: "RegistryPwAlpha1",
+        email: "alpha-owner@example.com",
+    },
+    ClusterSecrets {
+        name: "b",
+        vcenter_password: "VcenterPwBravo2",
+        proxy_user: "proxyuser2",
+        proxy_password: "ProxyPwBravo2",
+        registry_user: "reguser2",
+        registry_password: "RegistryPwBravo2",
+        email: "bravo-owner@example.com",
+    },
+];
+
+/// A pointer config's URL, with credentials (`pointer --url`).
+const POINTER_URL: &str = "https://pointeruser:PointerPwDelta4@config.lab.example.org/b.ign";
+
+/// The credentials `patch --registry-auth` merges in.
+const MIRROR_USER_PASSWORD: &str = "mirroruser:MirrorPwCharlie3";
+const MIRROR_EMAIL: &str = "mirror-owner@example.com";
+
+fn b64(bytes: impl AsRef<[u8]>) -> String {
+    base64::Engine::encode(&base64::engine::general_purpose::STANDARD, bytes)
+}
+
+/// The vSphere fixture with a proxy whose URL carries credentials, and these secrets.
+fn install_config(secrets: &ClusterSecrets) -> String {
+    let auth = b64(format!(
+        "{}:{}",
+        secrets.registry_user, secrets.registry_password
+    ));
+    let proxy = format!(
+        "http://{}:{}@proxy.lab.example.org:3128",
+        secrets.proxy_user, secrets.proxy_password
+    );
+    let text = std::fs::read_to_string(repo().join("fixtures/install-configs/valid/vsphere.yaml"))
+        .unwrap();
+    let pull_secret = format!(
+        "pullSecret: '{{\"auths\":{{\"registry.example.org\":{{\"auth\":\"{auth}\",\"email\":\"{}\"}}}}}}'",
+        secrets.email
+    );
+    let replaced = text
+        .replace("fixture-vcenter-password", secrets.vcenter_password)
+        .lines()
+        .map(|line| {
+            if line.starts_with("pullSecret:") {
+                format!(
+                    "proxy:\n  httpProxy: {proxy}\n  httpsProxy: {proxy}\n  noProxy: .lab.example.org\n{pull_secret}"
+                )
+            } else {
+                line.to_string()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
+    assert!(replaced.contains(secrets.vcenter_password), "{replaced}");
+    replaced + "\n"
+}
+
+/// Every form a secret of `out` (made from `secrets`) can take in what bootgen prints.
+fn needles(secrets: &ClusterSecrets, out: &Path) -> Vec<(String, String)> {
+    let user_password = format!("{}:{}", secrets.registry_user, secrets.registry_password);
+    let proxy_userinfo = format!("{}:{}", secrets.proxy_user, secrets.proxy_password);
+    let kubeadmin = std::fs::read_to_string(out.join("auth/kubeadmin-password")).unwrap();
+    let kubeadmin = kubeadmin.trim().to_string();
+    assert!(!kubeadmin.is_empty());
+    let mut plain = vec![
+        ("vCenter password", secrets.vcenter_password.to_string()),
+        ("proxy password", secrets.proxy_password.to_string()),
+        ("proxy credentials", proxy_userinfo),
+        ("registry user:password", user_password.clone()),
+        ("registry password", secrets.registry_password.to_string()),
+        ("pull secret auth", b64(&user_password)),
+        ("pull secret e-mail", secrets.email.to_string()),
+        ("kubeadmin password", kubeadmin),
+        ("kubeadmin password hash", kubeadmin_hash(out)),
+    ];
+    // Every private key's PEM body, any line of it.
+    let mut keys: Vec<std::path::PathBuf> = std::fs::read_dir(out.join("tls"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "key"))
+        .collect();
+    keys.push(out.join("auth/bootstrap-ssh-key"));
+    assert!(keys.len() > 10, "{keys:?}");
+    for key in keys {
+        let pem = std::fs::read_to_string(&key).unwrap();
+        assert!(pem.contains("PRIVATE KEY"), "{}", key.display());
+        for line in pem
+            .lines()
+            .filter(|l| !l.starts_with("-----") && l.len() >= 16)
+        {
+            plain.push(("private key line", line.to_string()));
+        }
+    }
+    let mut all = Vec::new();
+    for (what, value) in plain {
+        // Base64 at each of the three alignments a value can have inside a longer run.
+        for (i, prefix) in ["", "x", "xy"].iter().enumerate() {
+            let encoded = b64(format!("{prefix}{value}"));
+            let skip = [0, 2, 3][i];
+            let stable = encoded.trim_end_matches('=');
+            let stable = &stable[skip..stable.len().saturating_sub(3)];
+            if stable.len() >= 8 {
+                all.push((format!("{what} (base64)"), stable.to_string()));
+            }
+        }
+        all.push((what.to_string(), value));
+    }
+    all
+}
+
+/// The kubeadmin password's bcrypt hash, as the cluster's kubeadmin Secret holds it.
+fn kubeadmin_hash(out: &Path) -> String {
+    let view = bootgen_conformance::IgnitionView::load(&out.join("bootstrap.ign")).unwrap();
+    let secret = view
+        .files
+        .get("/opt/openshift/openshift/99_kubeadmin-password-secret.yaml")
+        .and_then(|f| f.contents.clone())
+        .unwrap();
+    let secret = String::from_utf8(secret).unwrap();
+    let encoded = secret
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("kubeadmin: "))
+        .unwrap()
+        .trim_matches('"');
+    let hash = base64::Engine::decode(&base64::engine::general_purpose::STANDARD, encoded).unwrap();
+    let hash = String::from_utf8(hash).unwrap();
+    assert!(hash.starts_with("$2"), "{hash}");
+    hash
+}
+
+/// The printed text, and the decoded form of every base64 run in it.
+fn with_decoded_base64(printed: &str) -> String {
+    let mut all = printed.to_string();
+    let is_b64 = |c: char| c.is_ascii_alphanumeric() || "+/=".contains(c);
+    for run in printed
+        .split(|c: char| !is_b64(c))
+        .filter(|r| r.len() >= 12)
+    {
+        let padded = format!("{}{}", run, "=".repeat((4 - run.len() % 4) % 4));
+        if let Ok(bytes) =
+            base64::Engine::decode(&base64::engine::general_purpose::STANDARD, padded)
+        {
+            all.push('\n');
+            all.push_str(&String::from_utf8_lossy(&bytes));
+        }
+    }
+    all
+}
+
+/// Two clusters that differ only in their secrets (pull secret, vCenter password, proxy
+/// credentials, and with their own PKI every private key and the kubeadmin password), one of
+/// them patched with `--registry-auth`: no command prints any of those secrets, in any form,
+/// and the golden file written with `-o` holds none.
+#[test]
+fn two_clusters_that_differ_in_secrets_only() {
+    let scratch = tempfile::tempdir().unwrap();
+    let dir = scratch.path();
+    let mut printed = String::new();
+    let mut outs = Vec::new();
+    for secrets in &CLUSTERS {
+        let config = dir.join(format!("{}.yaml", secrets.name));
+        std::fs::write(&config, install_config(secrets)).unwrap();
+        let out = dir.join(format!("out-{}", secrets.name));
+        // The second one packaged too, for what `ignition --package` says.
+        let package = dir.join(format!("{}.tar.gz", secrets.name));
+        let packaged: &[&Path] = if secrets.name == "b" {
+            &[Path::new("--package"), &package]
+        } else {
+            &[]
+        };
+        printed += &bootgen(
+            &[
+                "ignition",
+                "--key-algorithm",
+                "ecdsa-p256",
+                "--install-config",
+            ],
+            &[&[&config as &Path, Path::new("--output"), &out], packaged].concat(),
+        );
+        assert!(out.join("bootstrap.ign").exists(), "{printed}");
+        outs.push(out);
+    }
+    let (a, b) = (&outs[0], &outs[1]);
+    let (a_ign, b_ign) = (a.join("bootstrap.ign"), b.join("bootstrap.ign"));
+    let auth = dir.join("registry-auth.json");
+    std::fs::write(
+        &auth,
+        format!(
+            "{{\"auths\":{{\"mirror.lab.example.org:5000\":{{\"auth\":\"{}\",\"email\":\"{MIRROR_EMAIL}\"}}}}}}\n",
+            b64(MIRROR_USER_PASSWORD)
+        ),
+    )
+    .unwrap();
+    let patched = dir.join("patched.ign");
+    let golden = dir.join("golden.txt");
+    printed += &bootgen(
+        &["patch", "--debug", "--registry-auth"],
+        &[&auth, Path::new("-o"), &patched, &a_ign],
+    );
+    assert!(patched.exists(), "{printed}");
+    let (pointer, package) = (dir.join("pointer.ign"), dir.join("a-again.tar.gz"));
+    let extracted = dir.join("extracted");
+    let b_master = b.join("master.ign");
+    let compressed = dir.join("compressed.ign");
+    let runs: Vec<(Vec<&str>, Vec<&Path>)> = vec![
+        (vec!["inspect"], vec![&a_ign]),
+        (vec!["inspect", "--json"], vec![&patched]),
+        (vec!["inspect"], vec![&patched]),
+        (vec!["inspect", "--budget"], vec![&a_ign]),
+        (vec!["inspect", "--objects"], vec![&patched]),
+        (vec!["inspect", "--certs"], vec![a]),
+        (vec!["inspect", "--certs", "--json"], vec![&b_ign]),
+        (vec!["inspect", "--golden"], vec![a]),
+        (vec!["inspect", "--golden", "-o"], vec![&golden, b]),
+        (vec!["diff"], vec![a, b]),
+        (vec!["diff", "--json"], vec![a, b]),
+        (vec!["diff"], vec![&a_ign, &b_ign]),
+        (vec!["diff", "--json"], vec![&a_ign, &b_ign]),
+        (vec!["diff"], vec![&a_ign, &patched]),
+        (vec!["diff"], vec![&patched, &b_ign]),
+        (vec!["diff", "--objects"], vec![a, b]),
+        (vec!["diff", "--objects", "--json"], vec![a, b]),
+        (vec!["diff", "--objects"], vec![&patched, &b_ign]),
+        (vec!["validate"], vec![&a_ign, &patched, &b_master]),
+        (vec!["validate", "--json"], vec![&b_ign, &patched]),
+        (
+            vec!["pointer", "--url", POINTER_URL, "-o"],
+            vec![&pointer, &a_ign],
+        ),
+        (vec!["inspect"], vec![&pointer]),
+        (vec!["inspect", "--json"], vec![&pointer]),
+        (vec!["diff", "--json"], vec![&a_ign, &pointer]),
+        (vec!["package", "-o"], vec![&package, a]),
+        (vec!["extract", "-o"], vec![&extracted, &patched]),
+        (vec!["releases"], vec![]),
+        (vec!["releases", "4.18", "4.19"], vec![]),
+        (
+            vec!["patch", "--debug", "--compress", "-o"],
+            vec![&compressed, &b_ign],
+        ),
+        (vec!["inspect"], vec![&compressed]),
+        (vec!["diff"], vec![&compressed, &patched]),
+    ];
+    for (args, paths) in &runs {
+        printed += &bootgen(args, paths);
+    }
+    if let Some(path) = std::env::var_os("BOOTGEN_SECRETS_DUMP") {
+        std::fs::write(path, &printed).unwrap();
+    }
+    let written = std::fs::read_to_string(&golden).unwrap();
+    assert!(written.contains("######## metadata.json"), "{written}");
+    let searched = with_decoded_base64(&format!("{printed}\n$ cat golden.txt\n{written}"));
+
+    let mut leaks = Vec::new();
+    for (secrets, out) in CLUSTERS.iter().zip(&outs) {
+        for (what, needle) in needles(secrets, out) {
+            if searched.contains(&needle) {
+                leaks.push(format!("{what} of cluster {}: {needle}", secrets.name));
+            }
+        }
+    }
+    for (what, needle) in [
+        ("mirror user:password", MIRROR_USER_PASSWORD.to_string()),
+        ("mirror auth", b64(MIRROR_USER_PASSWORD)),
+        ("mirror e-mail", MIRROR_EMAIL.to_string()),
+        ("pointer URL password", "PointerPwDelta4".to_string()),
+        ("a PEM private key", "PRIVATE KEY-----".to_string()),
+        ("a bcrypt hash", "$2a$".to_string()),
+    ] {
+        if searched.contains(&needle) {
+            leaks.push(format!("{what}: {needle}"));
+        }
+    }
+    let context = |needle: &str| {
+        searched
+            .find(needle)
+            .map(|at| {
+                let start = searched[..at].rfind("$ bootgen").unwrap_or(0);
+                searched[start..]
+                    .lines()
+                    .next()
+                    .unwrap_or_default()
+                    .to_string()
+            })
+            .unwrap_or_default()
+    };
+    assert!(
+        leaks.is_empty(),
+        "secrets printed:\n{}",
+        leaks
+            .iter()
+            .map(|l| format!(
+                "{l} (after {})",
+                context(l.rsplit(": ").next().unwrap_or(l))
+            ))
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
+    // The commands ran (none failed to read its input) and said what they are for: the diff
+    // sees the secrets changed.
+    assert!(!printed.contains("(exit Some(2))"), "{printed}");
+    assert!(printed.contains("~ file metadata.json"), "{printed}");
+    assert!(printed.contains("<redacted sha256:"), "{printed}");
+    assert!(printed.contains("mirror.lab.example.org:5000"), "{printed}");
 }

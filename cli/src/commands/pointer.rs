@@ -27,7 +27,8 @@ pub fn run(args: PointerArgs) -> anyhow::Result<ExitCode> {
         format!(
             "wrote {}: replaces itself with {} ({} bytes, sha512 verified)",
             args.output.display(),
-            args.url,
+            // A URL may carry credentials (`https://user:token@host/...`).
+            bootgen::report::hide_secrets(&args.url),
             bytes.len()
         ) + "\n",
     )?;

@@ -1,7 +1,8 @@
 //! Normalizing text for the golden view: PEM blocks become their summaries, base64 that hides
-//! a PEM block, a password hash or a pull secret is decoded and shown the same way, bcrypt
-//! hashes become a marker, and values derived from the PKI become placeholders.
+//! a PEM block, a password hash or a pull secret is decoded and shown the same way, secrets
+//! (`ignition::redact`) become markers, and values derived from the PKI become placeholders.
 
+use crate::ignition::redact::Redact;
 use base64::Engine as _;
 
 /// Values that change with every PKI, and the placeholder each becomes.
@@ -43,10 +44,12 @@ const MIN_BASE64: usize = 20;
 /// The marker a registry pull secret becomes.
 pub(super) const PULL_SECRET: &str = "<pull secret>";
 
-/// Normalizes one text (a file's contents, a unit, a kubeconfig...).
+/// Normalizes one text (a file's contents, a unit, a kubeconfig...). Its secrets go first, as
+/// markers without a digest (a golden file is committed, and must not change with the PKI):
+/// a Secret's data, passwords and their hashes, tokens, credentials in URLs.
 pub(super) fn normalize(text: &str, redactions: &Redactions) -> String {
-    let text = replace_pem(text);
-    let text = replace_bcrypt(&text);
+    let text = Redact::Marker.secrets(text);
+    let text = replace_pem(&text);
     let text = replace_base64(&text, redactions);
     redactions.apply(&text)
 }
@@ -55,7 +58,7 @@ pub(super) fn normalize(text: &str, redactions: &Redactions) -> String {
 pub(super) fn is_pull_secret(text: &str) -> bool {
     serde_json::from_str::<serde_json::Value>(text)
         .ok()
-        .is_some_and(|v| v.get("auths").is_some_and(serde_json::Value::is_object))
+        .is_some_and(|v| crate::ignition::redact::is_pull_secret(&v))
 }
 
 /// The whitespace that starts the line `at` is on.
@@ -100,36 +103,6 @@ fn replace_pem(text: &str) -> String {
             Err(_) => out.push_str("<PEM block that does not parse>"),
         }
         rest = &rest[end..];
-    }
-    out.push_str(rest);
-    out
-}
-
-/// `$2a$10$` + 53 characters of bcrypt's alphabet.
-fn replace_bcrypt(text: &str) -> String {
-    const HASH_LEN: usize = 60;
-    let mut out = String::with_capacity(text.len());
-    let mut rest = text;
-    while let Some(start) = rest.find("$2") {
-        let candidate = &rest[start..];
-        let bytes = candidate.as_bytes();
-        let is_hash = bytes.len() >= HASH_LEN
-            && matches!(bytes[2], b'a' | b'b' | b'y')
-            && bytes[3] == b'$'
-            && bytes[4].is_ascii_digit()
-            && bytes[5].is_ascii_digit()
-            && bytes[6] == b'$'
-            && bytes[7..HASH_LEN]
-                .iter()
-                .all(|b| b.is_ascii_alphanumeric() || *b == b'.' || *b == b'/');
-        out.push_str(&rest[..start]);
-        if is_hash {
-            out.push_str("<password hash>");
-            rest = &rest[start + HASH_LEN..];
-        } else {
-            out.push_str("$2");
-            rest = &rest[start + 2..];
-        }
     }
     out.push_str(rest);
     out
@@ -225,11 +198,16 @@ mod tests {
         assert_eq!(normalize(&text, &Redactions::none()), text);
         let secret = b64(r#"{"auths":{"quay.io":{"auth":"eDp5"}}}"#);
         assert_eq!(
+            normalize(&format!("  config: {secret}\n"), &Redactions::none()),
+            "  config: <base64 of: <pull secret>>\n"
+        );
+        // Under a key that names a secret, not even decoded.
+        assert_eq!(
             normalize(
                 &format!("  .dockerconfigjson: {secret}\n"),
                 &Redactions::none()
             ),
-            "  .dockerconfigjson: <base64 of: <pull secret>>\n"
+            "  .dockerconfigjson: <redacted>\n"
         );
     }
 

@@ -12,6 +12,7 @@ pub(crate) mod files;
 pub(crate) mod kind;
 pub(crate) mod pointer;
 pub mod read;
+pub(crate) mod redact;
 mod schema;
 pub(crate) mod split;
 pub(crate) mod unit_text;

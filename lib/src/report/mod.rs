@@ -25,3 +25,10 @@ pub use summary::{
     summarize_split, summary_reads, ArchGuess, FetchSummary, FileSummary, MirrorSummary, Summary,
     UnitSummary, UserSummary,
 };
+
+/// `text` with the secrets `diff` and `inspect` hide shown as `<redacted sha256:1a2b>`
+/// (credentials in URLs, tokens, password hashes, values under secret keys), for a caller that
+/// prints something a user gave (a pointer config's URL).
+pub fn hide_secrets(text: &str) -> String {
+    crate::ignition::redact::Redact::WithDigest.secrets(text)
+}

@@ -9,6 +9,7 @@ use crate::ignition::read::{
     stored_install_config, stored_vsphere, ReleaseGuess, CLUSTER_CONFIG, CVO_OVERRIDES,
     HOLD_DROPIN, REGISTRIES_CONF, RELEASE_SCRIPTS,
 };
+use crate::ignition::redact::Redact;
 use crate::ignition::split::SplitDoc;
 use crate::ignition::DecodedFile;
 use crate::ignition::IgnitionDoc;
@@ -265,7 +266,8 @@ pub fn fetches_of(doc: &IgnitionDoc) -> Vec<FetchSummary> {
             .and_then(Value::as_str)
             .map(|source| FetchSummary {
                 how,
-                source: source.to_string(),
+                // A URL may carry credentials (`https://user:token@host/...`).
+                source: Redact::WithDigest.inline(source),
                 verified: value
                     .pointer("/verification/hash")
                     .and_then(Value::as_str)

@@ -4,7 +4,7 @@
 use super::{ChangeKind, DiffItem, Files};
 use crate::error::Result;
 use crate::ignition::kind::{classify, FileKind};
-use crate::ignition::view::summarize_pem;
+use crate::ignition::redact::Redact;
 use crate::ignition::{DecodedFile, DecodedUnit};
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
@@ -67,7 +67,8 @@ impl Differ<'_> {
         });
     }
 
-    /// A unified diff of two texts (secrets summarized), or a line saying why there is none.
+    /// A unified diff of two texts with their secrets hidden (`ignition::redact`) and PEM
+    /// blocks summarized, or a line saying why there is none.
     pub(super) fn text(
         &self,
         label: &str,
@@ -79,8 +80,14 @@ impl Differ<'_> {
         if a == b {
             return None;
         }
-        if kind == FileKind::PullSecret {
-            details.push(format!("{label} changed (pull secret: not shown)"));
+        // A pull secret that is no JSON cannot be shown entry by entry: its digests only.
+        let unreadable = |bytes: &[u8]| serde_json::from_slice::<serde_json::Value>(bytes).is_err();
+        if kind == FileKind::PullSecret && (unreadable(a) || unreadable(b)) {
+            details.push(format!(
+                "{label} changed (pull secret {} -> {})",
+                Redact::WithDigest.shown("redacted", a),
+                Redact::WithDigest.shown("redacted", b)
+            ));
             return None;
         }
         let (Ok(a_text), Ok(b_text)) = (std::str::from_utf8(a), std::str::from_utf8(b)) else {
@@ -91,10 +98,13 @@ impl Differ<'_> {
             ));
             return None;
         };
-        let (a_view, b_view) = (summarize_pem(a_text), summarize_pem(b_text));
+        let (a_view, b_view) = (
+            Redact::WithDigest.text(a_text),
+            Redact::WithDigest.text(b_text),
+        );
         if a_view == b_view {
             details.push(format!(
-                "{label} changed (whitespace inside encoded data only)"
+                "{label} changed (inside encoded data or hidden secrets only)"
             ));
             return None;
         }
@@ -140,9 +150,16 @@ impl Differ<'_> {
                     change(&mut details, "overwrite", x.overwrite, y.overwrite);
                     change(&mut details, "owner", x.user.as_deref(), y.user.as_deref());
                     if x.remote_sources != y.remote_sources {
+                        let shown = |sources: &[String]| -> Vec<String> {
+                            sources
+                                .iter()
+                                .map(|s| Redact::WithDigest.inline(s))
+                                .collect()
+                        };
                         details.push(format!(
                             "remote source {:?} -> {:?}",
-                            x.remote_sources, y.remote_sources
+                            shown(&x.remote_sources),
+                            shown(&y.remote_sources)
                         ));
                     }
                     let kind = file_kind(x).max(file_kind(y));

@@ -1,7 +1,9 @@
 //! `bootgen diff`: a semantic diff of two configs. Files, units, drop-ins and users are matched
 //! by path or name (order does not matter, nor does encoding: a gzip-compressed file equals the
 //! plain one), and text contents get a unified diff. Secrets stay secret: PEM blocks and long
-//! base64 runs appear as hashes, pull secrets and password hashes only as "changed".
+//! base64 runs appear as hashes, and every secret `ignition::redact` knows (a Secret's data,
+//! pull secrets, passwords and their hashes, tokens, credentials in URLs) as `<redacted>` with
+//! a short digest, so a change shows and the value does not.
 
 mod entries;
 mod users;

@@ -1,8 +1,9 @@
 //! Users matched by name: SSH keys added or removed (summarized), password hashes changed
-//! (never shown), any other field changed.
+//! (as a short digest, never the hash), any other field changed.
 
 use super::entries::Differ;
 use super::ChangeKind;
+use crate::ignition::redact::Redact;
 use crate::ignition::view::summarize_key;
 use crate::ignition::DecodedUser;
 use serde_json::Value;
@@ -52,8 +53,19 @@ impl Differ<'_> {
                         details.push(format!("SSH key removed: {}", summarize_key(key)));
                     }
                     let hash = |raw: &Value| user_field(raw, name, "passwordHash");
-                    if hash(raw_a) != hash(raw_b) {
-                        details.push("password hash changed (not shown)".into());
+                    let (hash_a, hash_b) = (hash(raw_a), hash(raw_b));
+                    if hash_a != hash_b {
+                        let shown = |hash: Option<Value>| match hash {
+                            Some(Value::String(h)) => {
+                                Redact::WithDigest.shown("password hash", h.as_bytes())
+                            }
+                            _ => "unset".to_string(),
+                        };
+                        details.push(format!(
+                            "password hash changed ({} -> {})",
+                            shown(hash_a),
+                            shown(hash_b)
+                        ));
                     }
                     let others = |raw: &Value| user_other_fields(raw, name);
                     for field in changed_keys(&others(raw_a), &others(raw_b)) {

@@ -1,20 +1,10 @@
 //! Turning a structured file into comparable objects: parse it, replace what differs from run
 //! to run by a placeholder, drop Go's empty values.
 
+use crate::ignition::redact::{is_secret_key, Redact};
 use crate::ignition::DecodedConfig;
 use base64::Engine;
 use serde_json::Value;
-
-/// Keys whose values are secrets wherever they appear.
-const SECRET_KEYS: &[&str] = &[
-    "auth",
-    "password",
-    "token",
-    "pullSecret",
-    ".dockerconfigjson",
-    "client-key-data",
-    "identitytoken",
-];
 
 /// The per-config knowledge a file needs: the run's IDs, found in the config's own manifests.
 pub(super) struct Normalizer {
@@ -94,7 +84,7 @@ impl Normalizer {
                 let key = key.unwrap_or_default();
                 *value = if in_secret_data && !matches!(key, "data" | "stringData") {
                     self.secret_or_document(text)
-                } else if SECRET_KEYS.contains(&key) {
+                } else if is_secret_key(key) {
                     Value::String("<secret>".into())
                 } else if key.ends_with("/description") || key == "description" {
                     // Prose for people (`kubernetes.io/description`, a schema's field
@@ -147,7 +137,8 @@ impl Normalizer {
                 return doc;
             }
         }
-        let mut out = text.to_string();
+        // Credentials in a URL (a proxy's) or a token: the same marker for any run.
+        let mut out = Redact::Marker.inline(text);
         for (id, placeholder) in &self.ids {
             if out.contains(id.as_str()) {
                 out = out.replace(id.as_str(), placeholder);

@@ -1,0 +1,181 @@
+//! Hiding secrets in text line by line, as YAML (manifests, kubeconfigs), pretty JSON
+//! (`metadata.json`) and everything else (scripts, units, environment files) are written: the
+//! value of a secret key, every value of a Secret's top-level `data` and `stringData` (a block
+//! scalar as one value), and on every other line what [`Redact::inline`] hides.
+
+use super::{is_certificates, is_secret_key, Redact};
+
+/// The text with its secrets hidden, every other byte as it was.
+pub(super) fn redact(mode: Redact, text: &str) -> String {
+    let lines: Vec<&str> = text.split_inclusive('\n').collect();
+    let secret_doc = secret_documents(&lines);
+    let mut out = String::with_capacity(text.len());
+    // Inside a Secret's top-level `data` or `stringData`: every entry below it is a secret.
+    let mut in_data = false;
+    let mut i = 0;
+    while i < lines.len() {
+        let line = lines[i];
+        let body = line.trim_end_matches(['\n', '\r']);
+        let indent = indent_of(body);
+        let blank = body.trim().is_empty();
+        if !blank && indent == 0 {
+            in_data = false;
+        }
+        let entry = entry(body);
+        if in_data && indent > 0 && entry.is_none() && !blank {
+            // A line of a Secret's data that is no `key: value` (a folded value): all of it.
+            out.push_str(&body[..indent]);
+            out.push_str(&mode.shown("redacted", body.trim().as_bytes()));
+            out.push_str(&line[body.len()..]);
+            i += 1;
+            continue;
+        }
+        if let Some((key, value_at)) = entry {
+            let value = &body[value_at..];
+            let top_data = secret_doc[i] && indent == 0 && matches!(key, "data" | "stringData");
+            if (in_data && indent > 0) || is_secret_key(key) || (top_data && !value.is_empty()) {
+                let (core, trailer) = split_trailer(value);
+                if core.is_empty() || is_block_indicator(core) {
+                    let end = block_end(&lines, i + 1, indent);
+                    let block: String = lines[i + 1..end].concat();
+                    if in_data && is_certificates(&block) {
+                        // Certificates are public: the block as it is.
+                        lines[i..end]
+                            .iter()
+                            .for_each(|l| out.push_str(&mode.inline(l)));
+                        i = end;
+                        continue;
+                    }
+                    if !block.trim().is_empty() {
+                        out.push_str(&body[..value_at]);
+                        if !body[..value_at].ends_with(' ') {
+                            out.push(' ');
+                        }
+                        out.push_str(&mode.shown("redacted", block.trim().as_bytes()));
+                        out.push('\n');
+                        i = end;
+                        continue;
+                    }
+                } else if !(is_empty_literal(core) || in_data && is_certificates(unquote(core))) {
+                    out.push_str(&body[..value_at]);
+                    out.push_str(&mode.shown("redacted", unquote(core).as_bytes()));
+                    out.push_str(trailer);
+                    out.push_str(&line[body.len()..]);
+                    i += 1;
+                    continue;
+                }
+            }
+            if top_data && value.is_empty() {
+                in_data = true;
+            }
+        }
+        out.push_str(&mode.inline(line));
+        i += 1;
+    }
+    out
+}
+
+/// For each line, whether its YAML document (between `---` lines) is a Secret.
+fn secret_documents(lines: &[&str]) -> Vec<bool> {
+    let mut flags = vec![false; lines.len()];
+    let mut start = 0;
+    for end in 0..=lines.len() {
+        if end < lines.len() && !lines[end].starts_with("---") {
+            continue;
+        }
+        let is_secret = lines[start..end].iter().any(|l| {
+            let l = l.trim_end();
+            matches!(l, "kind: Secret" | "kind: \"Secret\"" | "kind: 'Secret'")
+        });
+        flags[start..end].fill(is_secret);
+        start = end + 1;
+    }
+    flags
+}
+
+fn indent_of(line: &str) -> usize {
+    line.len() - line.trim_start_matches(' ').len()
+}
+
+/// The key of a `key: value` line (YAML, or JSON with the key quoted) and where its value
+/// starts; list markers (`- `) before the key are skipped.
+fn entry(line: &str) -> Option<(&str, usize)> {
+    let mut at = indent_of(line);
+    while line[at..].starts_with("- ") {
+        at += 2;
+        at += indent_of(&line[at..]);
+    }
+    let rest = &line[at..];
+    let (key, after_key) = match rest.chars().next()? {
+        quote @ ('"' | '\'') => {
+            let close = rest[1..].find(quote)? + 1;
+            (&rest[1..close], at + close + 1)
+        }
+        _ => {
+            let len = rest
+                .find(|c: char| !(c.is_ascii_alphanumeric() || "_.-/".contains(c)))
+                .unwrap_or(rest.len());
+            (&rest[..len], at + len)
+        }
+    };
+    if key.is_empty() {
+        return None;
+    }
+    let tail = line[after_key..].strip_prefix(':')?;
+    if !(tail.is_empty() || tail.starts_with(' ')) {
+        return None;
+    }
+    let value_at = line.len() - tail.trim_start().len();
+    Some((key, value_at))
+}
+
+/// A JSON value's trailing comma apart from the value.
+fn split_trailer(value: &str) -> (&str, &str) {
+    let value = value.trim_end();
+    match value.strip_suffix(',') {
+        Some(core) => (core.trim_end(), ","),
+        None => (value, ""),
+    }
+}
+
+/// `|`, `>` and their chomping and indentation variants: the value is the lines below.
+fn is_block_indicator(value: &str) -> bool {
+    let value = value.split(" #").next().unwrap_or_default().trim();
+    value.starts_with(['|', '>'])
+        && value[1..]
+            .chars()
+            .all(|c| c == '-' || c == '+' || c.is_ascii_digit())
+}
+
+/// Values that hide nothing: an empty string, null, an empty list or map.
+fn is_empty_literal(value: &str) -> bool {
+    matches!(value, "\"\"" | "''" | "null" | "~" | "{}" | "[]")
+}
+
+fn unquote(value: &str) -> &str {
+    for quote in ['"', '\''] {
+        if let Some(inner) = value
+            .strip_prefix(quote)
+            .and_then(|v| v.strip_suffix(quote))
+        {
+            return inner;
+        }
+    }
+    value
+}
+
+/// The first line from `start` on that is not part of a value indented more than `indent`.
+fn block_end(lines: &[&str], start: usize, indent: usize) -> usize {
+    let mut end = start;
+    for (i, line) in lines.iter().enumerate().skip(start) {
+        let body = line.trim_end();
+        if body.is_empty() {
+            continue;
+        }
+        if indent_of(body) <= indent {
+            break;
+        }
+        end = i + 1;
+    }
+    end
+}

@@ -1,0 +1,261 @@
+//! Secrets out of what a person reads: the one place where `diff`, `diff --objects`, `inspect`
+//! and the golden view (and their JSON forms) hide a Secret's `data` and `stringData`, pull
+//! secrets, passwords and password hashes, bearer tokens, kubeconfig client keys and tokens and
+//! the credentials in URLs (`http://user:pass@proxy`). A hidden value is shown as a marker,
+//! with a short digest where a change must stay visible (`<redacted sha256:1a2b>`).
+
+mod lines;
+
+use serde_json::Value;
+use sha2::{Digest, Sha256};
+
+/// How a hidden value is shown.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Redact {
+    /// A marker with a short digest (`<redacted sha256:1a2b>`): a diff still says which secret
+    /// changed.
+    WithDigest,
+    /// A marker alone (`<redacted>`): for views that must read the same for every run of the
+    /// same install-config (the golden view, the objects view) and that are committed.
+    Marker,
+}
+
+/// Hex digits of SHA-256 a digest keeps. Four (16 bits) still show a changed secret as changed
+/// (two different values share a digest once in 65536), but say next to nothing about the
+/// value: a 16-bit digest is shared by one in 65536 of all candidates, so brute force over even
+/// short passwords (a six-character alphanumeric one has 2^35 candidates) leaves hundreds of
+/// thousands that match. That is why an unkeyed, unsalted hash is enough here: what it gives
+/// away is little more than "changed" or "unchanged", which a diff says anyway.
+const DIGEST_HEX: usize = 4;
+
+/// The short digest of a secret (`sha256:1a2b`).
+pub(crate) fn digest(secret: &[u8]) -> String {
+    let hex: String = Sha256::digest(secret)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    format!("sha256:{}", &hex[..DIGEST_HEX])
+}
+
+/// Keys whose values are secrets wherever they appear (compared lowercase): registry
+/// credentials of a pull secret, passwords, tokens, client keys.
+const SECRET_KEYS: &[&str] = &[
+    "auth",
+    "email",
+    "pullsecret",
+    ".dockerconfigjson",
+    ".dockercfg",
+    "client-key-data",
+    "identitytoken",
+    "registrytoken",
+    "clientsecret",
+    "client-secret",
+];
+
+/// Endings of keys that name a secret (`password`, `vcenter.example.com.password`,
+/// `passwordHash`, `token`, `bearerToken`).
+const SECRET_KEY_ENDINGS: &[&str] = &["password", "passwordhash", "token"];
+
+/// True when the value under `key` is a secret.
+pub(crate) fn is_secret_key(key: &str) -> bool {
+    let key = key.to_ascii_lowercase();
+    SECRET_KEYS.contains(&key.as_str()) || SECRET_KEY_ENDINGS.iter().any(|e| key.ends_with(e))
+}
+
+/// True when `value` is a registry pull secret (`{"auths": {...}}`).
+pub(crate) fn is_pull_secret(value: &Value) -> bool {
+    value.get("auths").is_some_and(Value::is_object)
+}
+
+/// True when a Secret's value is certificates only (PEM, or base64 of PEM, as in `tls.crt`):
+/// public, so shown as the certificates they are.
+pub(crate) fn is_certificates(value: &str) -> bool {
+    use base64::Engine as _;
+    let decoded = base64::engine::general_purpose::STANDARD
+        .decode(value.trim())
+        .ok()
+        .and_then(|bytes| String::from_utf8(bytes).ok());
+    let text = decoded.as_deref().unwrap_or(value).trim();
+    text.starts_with("-----BEGIN ")
+        && text.matches("-----BEGIN ").count()
+            == text.matches("-----BEGIN CERTIFICATE-----").count()
+}
+
+impl Redact {
+    /// How a hidden `secret` is shown: `<label sha256:1a2b>` or `<label>`.
+    pub(crate) fn shown(self, label: &str, secret: &[u8]) -> String {
+        match self {
+            Redact::WithDigest => format!("<{label} {}>", digest(secret)),
+            Redact::Marker => format!("<{label}>"),
+        }
+    }
+
+    /// A text for a person with its secrets hidden, then its PEM blocks and long base64 runs
+    /// summarized, as `diff` shows it.
+    pub(crate) fn text(self, text: &str) -> String {
+        crate::ignition::view::summarize_pem(&self.secrets(text))
+    }
+
+    /// A text with its secrets hidden: a JSON document value by value (pretty-printed when it
+    /// was on several lines), anything else line by line (YAML, kubeconfigs, scripts, units).
+    pub(crate) fn secrets(self, text: &str) -> String {
+        let trimmed = text.trim();
+        if trimmed.starts_with('{') || trimmed.starts_with('[') {
+            if let Ok(mut value) = serde_json::from_str::<Value>(trimmed) {
+                if !self.json(&mut value) {
+                    return text.to_string();
+                }
+                let shown = if trimmed.contains('\n') {
+                    serde_json::to_string_pretty(&value)
+                } else {
+                    serde_json::to_string(&value)
+                };
+                let mut shown = shown.unwrap_or_else(|_| self.shown("redacted", text.as_bytes()));
+                if text.ends_with('\n') {
+                    shown.push('\n');
+                }
+                return shown;
+            }
+        }
+        lines::redact(self, text)
+    }
+
+    /// Hides the secrets inside `value` in place (a Secret's data, a pull secret's registries,
+    /// values under secret keys, credentials inside strings); true when it hid any.
+    fn json(self, value: &mut Value) -> bool {
+        match value {
+            Value::Object(map) => {
+                let is_secret = map.get("kind").and_then(Value::as_str) == Some("Secret");
+                let mut changed = false;
+                for (key, item) in map.iter_mut() {
+                    let every_value = (is_secret && (key == "data" || key == "stringData"))
+                        || (key == "auths" && item.is_object());
+                    changed |= match item {
+                        Value::Object(entries) if every_value => {
+                            entries.values_mut().fold(false, |c, v| self.hide(v) | c)
+                        }
+                        _ if every_value || is_secret_key(key) => self.hide(item),
+                        _ => self.json(item),
+                    };
+                }
+                changed
+            }
+            Value::Array(items) => items.iter_mut().fold(false, |c, v| self.json(v) | c),
+            Value::String(text) => {
+                let shown = self.secrets(text);
+                let changed = shown != *text;
+                *text = shown;
+                changed
+            }
+            _ => false,
+        }
+    }
+
+    /// Replaces a secret value by its marker; nothing to hide in an empty one, nor in
+    /// certificates.
+    fn hide(self, value: &mut Value) -> bool {
+        let secret = match &*value {
+            Value::Null => return false,
+            Value::String(s) if s.is_empty() || is_certificates(s) => return false,
+            Value::String(s) => s.as_bytes().to_vec(),
+            other => other.to_string().into_bytes(),
+        };
+        *value = Value::String(self.shown("redacted", &secret));
+        true
+    }
+
+    /// The secrets inside one line of text, whatever its format: credentials in URLs, bearer
+    /// and basic tokens, bcrypt password hashes.
+    pub(crate) fn inline(self, text: &str) -> String {
+        let text = self.url_credentials(text);
+        let text = self.tokens(&text);
+        self.bcrypt(&text)
+    }
+
+    /// `scheme://user:password@host` becomes `scheme://<redacted sha256:1a2b>@host`.
+    fn url_credentials(self, text: &str) -> String {
+        let mut out = String::with_capacity(text.len());
+        let mut rest = text;
+        while let Some(at) = rest.find("://") {
+            let (before, after) = rest.split_at(at + 3);
+            out.push_str(before);
+            let end = after
+                .find(|c: char| c.is_whitespace() || "/?#\"'<>,;`()[]{}|\\".contains(c))
+                .unwrap_or(after.len());
+            let authority = &after[..end];
+            match authority.rfind('@') {
+                Some(sign) if sign > 0 => {
+                    out.push_str(&self.shown("redacted", &authority.as_bytes()[..sign]));
+                    out.push_str(&authority[sign..]);
+                    rest = &after[end..];
+                }
+                _ => rest = after,
+            }
+        }
+        out.push_str(rest);
+        out
+    }
+
+    /// `Bearer TOKEN` and `Basic CREDENTIALS` (HTTP authorization headers): the token hidden.
+    fn tokens(self, text: &str) -> String {
+        let mut out = text.to_string();
+        for scheme in ["Bearer ", "Basic "] {
+            let mut shown = String::with_capacity(out.len());
+            let mut rest = out.as_str();
+            while let Some(at) = rest.find(scheme) {
+                let (before, after) = rest.split_at(at + scheme.len());
+                shown.push_str(before);
+                let end = after
+                    .find(|c: char| c.is_whitespace() || "\"'<>,;`\\".contains(c))
+                    .unwrap_or(after.len());
+                // A token, not prose ("Bearer authentication"): some digit or punctuation.
+                let token = &after[..end];
+                let looks_like_token = token.len() >= 8
+                    && token
+                        .chars()
+                        .any(|c| c.is_ascii_digit() || "+/=._-".contains(c));
+                if looks_like_token {
+                    shown.push_str(&self.shown("redacted", token.as_bytes()));
+                    rest = &after[end..];
+                } else {
+                    rest = after;
+                }
+            }
+            shown.push_str(rest);
+            out = shown;
+        }
+        out
+    }
+
+    /// `$2a$10$` + 53 characters of bcrypt's alphabet becomes `<password hash ...>`.
+    fn bcrypt(self, text: &str) -> String {
+        const HASH_LEN: usize = 60;
+        let mut out = String::with_capacity(text.len());
+        let mut rest = text;
+        while let Some(start) = rest.find("$2") {
+            let bytes = &rest.as_bytes()[start..];
+            let is_hash = bytes.len() >= HASH_LEN
+                && matches!(bytes[2], b'a' | b'b' | b'y')
+                && bytes[3] == b'$'
+                && bytes[4].is_ascii_digit()
+                && bytes[5].is_ascii_digit()
+                && bytes[6] == b'$'
+                && bytes[7..HASH_LEN]
+                    .iter()
+                    .all(|b| b.is_ascii_alphanumeric() || *b == b'.' || *b == b'/');
+            out.push_str(&rest[..start]);
+            if is_hash {
+                out.push_str(&self.shown("password hash", &bytes[..HASH_LEN]));
+                rest = &rest[start + HASH_LEN..];
+            } else {
+                out.push_str("$2");
+                rest = &rest[start + 2..];
+            }
+        }
+        out.push_str(rest);
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests;

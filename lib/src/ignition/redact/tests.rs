@@ -1,0 +1,148 @@
+use super::*;
+
+const D: Redact = Redact::WithDigest;
+
+#[test]
+fn a_secrets_data_and_string_data_are_hidden_with_a_digest() {
+    let text = "apiVersion: v1\ndata:\n  user: dXNlcg==\n  \"vc.password\": \"cGFzcw==\"\nkind: Secret\nstringData:\n  tls.key: |\n    -----BEGIN EC PRIVATE KEY-----\n    MHcCAQEE\n    -----END EC PRIVATE KEY-----\nmetadata:\n  name: creds\n---\nkind: ConfigMap\ndata:\n  plain: visible\n";
+    let shown = D.text(text);
+    for hidden in ["dXNlcg", "cGFzcw", "MHcCAQEE", "PRIVATE KEY"] {
+        assert!(!shown.contains(hidden), "{hidden} in\n{shown}");
+    }
+    assert!(
+        shown.contains(&format!("  user: <redacted {}>\n", digest(b"dXNlcg=="))),
+        "{shown}"
+    );
+    assert!(shown.contains("  tls.key: <redacted sha256:"), "{shown}");
+    assert!(shown.contains("metadata:\n  name: creds\n"), "{shown}");
+    assert!(shown.contains("  plain: visible\n"), "{shown}");
+}
+
+#[test]
+fn secret_keys_urls_tokens_and_hashes_are_hidden_anywhere() {
+    let hash = format!("$2a$10${}", "a".repeat(53));
+    let text = format!(
+        "{{\n  \"vCenter\": \"vc.example.org\",\n  \"password\": \"VcPass1\",\n  \"x\": 1\n}}\nexport HTTP_PROXY='http://user:ProxyPw@proxy:3128'\nAuthorization: Bearer abc.def-123\nhash {hash}\n    token: sha256~tok3n\n"
+    );
+    let shown = D.text(&text);
+    for hidden in [
+        "VcPass1",
+        "ProxyPw",
+        "user:",
+        "abc.def-123",
+        "$2a$",
+        "tok3n",
+    ] {
+        assert!(!shown.contains(hidden), "{hidden} in\n{shown}");
+    }
+    assert!(
+        shown.contains("\"vCenter\": \"vc.example.org\","),
+        "{shown}"
+    );
+    assert!(
+        shown.contains(&format!("\"password\": <redacted {}>,", digest(b"VcPass1"))),
+        "{shown}"
+    );
+    assert!(shown.contains("'http://<redacted sha256:"), "{shown}");
+    assert!(shown.contains("@proxy:3128'"), "{shown}");
+    // Prose is not a token.
+    assert_eq!(D.text("Bearer authentication\n"), "Bearer authentication\n");
+}
+
+#[test]
+fn a_pull_secret_keeps_its_registries_and_hides_their_credentials() {
+    let text = r#"{"auths":{"quay.io":{"auth":"dXNlcjpwdw==","email":"me@example.com"}}}"#;
+    let shown = D.text(text);
+    assert!(
+        shown.starts_with(r#"{"auths":{"quay.io":"<redacted sha256:"#),
+        "{shown}"
+    );
+    assert!(
+        !shown.contains("dXNlcjpw") && !shown.contains("me@"),
+        "{shown}"
+    );
+    // The marker alone for views that must not change from run to run.
+    assert_eq!(
+        Redact::Marker.text(text),
+        r#"{"auths":{"quay.io":"<redacted>"}}"#
+    );
+}
+
+#[test]
+fn the_digest_is_short_and_changes_with_the_value() {
+    assert_eq!(digest(b"a").len(), "sha256:".len() + DIGEST_HEX);
+    assert_ne!(digest(b"password1"), digest(b"password2"));
+    assert_eq!(D.text("password: same\n"), D.text("password: same\n"));
+}
+
+#[test]
+fn text_without_secrets_is_left_as_it_was() {
+    for text in [
+        "[Unit]\nAfter=network.target\n",
+        "key: value\nlist:\n- a: b\npassword: \"\"\n",
+        "https://example.org/path?q=1 and mail@example.org\n",
+        "{\"a\": [1, 2]}",
+    ] {
+        assert_eq!(D.text(text), text);
+    }
+}
+
+#[test]
+fn certificates_in_a_secret_stay_readable_its_key_does_not() {
+    use base64::Engine as _;
+    let b64 = |t: &str| base64::engine::general_purpose::STANDARD.encode(t);
+    let cert = "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n";
+    let key = "-----BEGIN EC PRIVATE KEY-----\nMHcC\n-----END EC PRIVATE KEY-----\n";
+    let both = format!("{cert}{key}");
+    let text = format!(
+        "kind: Secret\ndata:\n  tls.crt: {}\n  tls.key: {}\n  both: {}\n",
+        b64(cert),
+        b64(key),
+        b64(&both)
+    );
+    let shown = D.secrets(&text);
+    assert!(shown.contains(&b64(cert)), "{shown}");
+    let block = "kind: Secret\nstringData:\n  ca.crt: |\n    -----BEGIN CERTIFICATE-----\n    MIIB\n    -----END CERTIFICATE-----\n";
+    assert_eq!(D.secrets(block), block);
+    assert!(
+        !shown.contains(&b64(key)) && !shown.contains(&b64(&both)),
+        "{shown}"
+    );
+}
+
+/// Whatever a config holds (it is user input), hiding its secrets does not panic.
+#[test]
+fn any_text_is_redacted_without_a_panic() {
+    let pieces = [
+        "é",
+        "\n",
+        " ",
+        "- ",
+        ":",
+        "'",
+        "\"",
+        "|",
+        "password",
+        "kind: Secret",
+        "data:",
+        "://",
+        "@",
+        "Bearer ",
+        "$2a$10$",
+        "{",
+        "[",
+        "-----BEGIN ",
+        ",",
+        "ü:",
+        "x",
+    ];
+    // Every sequence of three pieces.
+    let n = pieces.len();
+    for i in 0..n.pow(3) {
+        let text: String = (0..3).map(|k| pieces[(i / n.pow(k)) % n]).collect();
+        for mode in [Redact::WithDigest, Redact::Marker] {
+            let _ = mode.text(&text);
+            let _ = mode.secrets(&format!("kind: Secret\ndata:\n  {text}\n{text}"));
+        }
+    }
+}
