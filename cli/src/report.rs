@@ -1,8 +1,11 @@
 //! How errors and warnings reach the terminal: `error: ...` then one `caused by: ...` line per
-//! source in the chain.
+//! source in the chain. Everything printed for a person goes through `terminal_safe` here:
+//! configs, log bundles and paths can hold escape sequences, which are shown, never obeyed.
+//! JSON is escaped by JSON itself.
 
 use crate::{EXIT_INPUT, EXIT_INTERNAL};
 use anyhow::Context as _;
+use bootgen::report::terminal_safe;
 use std::io::Write as _;
 use std::path::Path;
 
@@ -14,8 +17,13 @@ pub fn print_error(error: &anyhow::Error) {
             None => cause.to_string(),
         };
         let label = if i == 0 { "error" } else { "caused by" };
-        eprintln!("{label}: {text}");
+        eprintln!("{label}: {}", terminal_safe(&text));
     }
+}
+
+/// Prints an error message that is not an `anyhow::Error` (the caller picks the exit code).
+pub fn error_line(message: impl std::fmt::Display) {
+    eprintln!("error: {}", terminal_safe(&message.to_string()));
 }
 
 /// 1 for input the user can fix, 2 for bootgen's own failures.
@@ -28,19 +36,19 @@ pub fn exit_code_for(error: &anyhow::Error) -> u8 {
 
 /// Prints a warning to stderr.
 pub fn warn(message: impl std::fmt::Display) {
-    eprintln!("warning: {message}");
+    eprintln!("warning: {}", terminal_safe(&message.to_string()));
 }
 
 /// Prints a notice to stderr (something the user should know, not a problem).
 pub fn notice(message: impl std::fmt::Display) {
-    eprintln!("note: {message}");
+    eprintln!("note: {}", terminal_safe(&message.to_string()));
 }
 
 /// Writes `text` to standard output; a reader that went away (`| head`) is not an error.
 pub fn emit(text: impl AsRef<str>) -> anyhow::Result<()> {
     let mut stdout = std::io::stdout().lock();
     match stdout
-        .write_all(text.as_ref().as_bytes())
+        .write_all(terminal_safe(text.as_ref()).as_bytes())
         .and_then(|()| stdout.flush())
     {
         Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
@@ -63,9 +71,36 @@ pub fn emit_json(value: &impl serde::Serialize) -> anyhow::Result<()> {
 
 /// Writes `value`'s text (its `Display`) to standard output, streamed rather than built whole.
 pub fn emit_display(value: &impl std::fmt::Display) -> anyhow::Result<()> {
-    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
-    let written = write!(out, "{value}").and_then(|()| out.flush());
+    let mut out = SafeWriter {
+        out: std::io::BufWriter::new(std::io::stdout().lock()),
+        error: None,
+    };
+    let written = match std::fmt::Write::write_fmt(&mut out, format_args!("{value}")) {
+        Err(_) => Err(out
+            .error
+            .take()
+            .unwrap_or_else(|| std::io::Error::other("formatting failed"))),
+        Ok(()) => out.out.flush(),
+    };
     finish_stdout(written)
+}
+
+/// Text written through `terminal_safe`, piece by piece as `Display` produces it (each piece
+/// is whole characters, so nothing to escape is ever split); keeps the first write error.
+struct SafeWriter<W: std::io::Write> {
+    out: W,
+    error: Option<std::io::Error>,
+}
+
+impl<W: std::io::Write> std::fmt::Write for SafeWriter<W> {
+    fn write_str(&mut self, s: &str) -> std::fmt::Result {
+        self.out
+            .write_all(terminal_safe(s).as_bytes())
+            .map_err(|e| {
+                self.error = Some(e);
+                std::fmt::Error
+            })
+    }
 }
 
 /// A closed pipe is not an error (`bootgen inspect X | head`); anything else is.
