@@ -1,11 +1,12 @@
 //! How errors and warnings reach the terminal: `error: ...` then one `caused by: ...` line per
 //! source in the chain. Everything printed for a person goes through `terminal_safe` here:
 //! configs, log bundles and paths can hold escape sequences, which are shown, never obeyed.
-//! JSON is escaped by JSON itself.
+//! JSON is written with those characters as JSON escapes (`SafeJson`).
 
 use crate::{EXIT_INPUT, EXIT_INTERNAL};
 use anyhow::Context as _;
-use bootgen::report::terminal_safe;
+use bootgen::report::{is_terminal_unsafe, terminal_safe};
+use serde_json::ser::{Formatter, PrettyFormatter};
 use std::io::Write as _;
 use std::path::Path;
 
@@ -62,7 +63,10 @@ pub fn emit(text: impl AsRef<str>) -> anyhow::Result<()> {
 pub fn emit_json(value: &impl serde::Serialize) -> anyhow::Result<()> {
     // Streamed: the text of a large config's report is not held whole.
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
-    let written = serde_json::to_writer_pretty(&mut out, value)
+    let mut serializer =
+        serde_json::Serializer::with_formatter(&mut out, SafeJson(PrettyFormatter::new()));
+    let written = value
+        .serialize(&mut serializer)
         .map_err(std::io::Error::from)
         .and_then(|()| out.write_all(b"\n"))
         .and_then(|()| out.flush());
@@ -100,6 +104,48 @@ impl<W: std::io::Write> std::fmt::Write for SafeWriter<W> {
                 self.error = Some(e);
                 std::fmt::Error
             })
+    }
+}
+
+/// Pretty JSON in which the characters JSON leaves as they are but a terminal may obey (DEL,
+/// the C1 controls, the bidirectional overrides) are written as `\uXXXX`: the same strings
+/// for a JSON reader, nothing raw for a person looking at it.
+struct SafeJson(PrettyFormatter<'static>);
+
+/// Delegates the layout to the pretty formatter.
+macro_rules! pretty {
+    ($($name:ident($($arg:ident: $ty:ty),*);)*) => {$(
+        fn $name<W: ?Sized + std::io::Write>(&mut self, writer: &mut W $(, $arg: $ty)*) -> std::io::Result<()> {
+            self.0.$name(writer $(, $arg)*)
+        }
+    )*};
+}
+
+impl Formatter for SafeJson {
+    pretty! {
+        begin_array();
+        end_array();
+        begin_array_value(first: bool);
+        end_array_value();
+        begin_object();
+        end_object();
+        begin_object_key(first: bool);
+        begin_object_value();
+        end_object_value();
+    }
+
+    fn write_string_fragment<W: ?Sized + std::io::Write>(
+        &mut self,
+        writer: &mut W,
+        fragment: &str,
+    ) -> std::io::Result<()> {
+        let mut rest = fragment;
+        while let Some((at, c)) = rest.char_indices().find(|(_, c)| is_terminal_unsafe(*c)) {
+            writer.write_all(&rest.as_bytes()[..at])?;
+            write!(writer, "\\u{:04x}", u32::from(c))?;
+            rest = &rest[at + c.len_utf8()..];
+        }
+        writer.write_all(rest.as_bytes())
     }
 }
 

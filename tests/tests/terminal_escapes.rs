@@ -1,7 +1,8 @@
 //! Nothing hostile reaches a terminal: escape sequences, C1 controls, bidirectional overrides
 //! and invalid UTF-8 in a log bundle's lines, a config's paths, unit names and contents, are
 //! printed by `diagnose`, `inspect`, `validate`, `diff` and `extract` (on stdout and in their
-//! warnings and errors) as visible escapes, never as the raw bytes a terminal would obey.
+//! warnings and errors) as visible escapes, never as the raw bytes a terminal would obey; in
+//! `--json`, as JSON escapes.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
@@ -84,6 +85,17 @@ fn a_hostile_bundles_evidence_is_shown_escaped() {
             "\\u{202e}",
             "\u{fffd}\u{fffd} invalid",
         ],
+    );
+    // JSON escapes what a terminal could obey and a reader still gets the line as it was.
+    let output = run(&["diagnose", "--json", "bundle"], dir.path());
+    assert_safe("diagnose --json", &output, &["\\u009b31m", "\\u202e"]);
+    let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let expected = format!("{CLEAR} {TITLE} {C1_CSI} {BIDI} \u{fffd}\u{fffd} invalid");
+    // Both sides written by serde_json's own formatter: the strings are the same.
+    let expected = serde_json::to_string(&expected).unwrap();
+    assert!(
+        report.to_string().contains(expected.trim_matches('"')),
+        "{report:#}"
     );
 }
 
