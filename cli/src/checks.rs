@@ -1,7 +1,7 @@
 //! The checks `ignition` and `patch` print about the config they are about to write: the
 //! mirror pre-flight (which can stop the write) and the unit-graph lint.
 
-use crate::report::{notice, warn};
+use crate::report::{error_line, notice, warn};
 use crate::resolver::resolve;
 use bootgen::checks::preflight::{self, Severity};
 use bootgen::checks::Severity as LintSeverity;
@@ -31,10 +31,10 @@ pub fn print_preflight(report: &preflight::Report, strict: bool) -> anyhow::Resu
                 "pre-flight: {}",
                 crate::options::with_flags(&finding.to_string())
             )),
-            Severity::Error => eprintln!(
-                "error: pre-flight: {}",
+            Severity::Error => error_line(format!(
+                "pre-flight: {}",
                 crate::options::with_flags(&finding.to_string())
-            ),
+            )),
         }
     }
     report.verdict(strict)?;

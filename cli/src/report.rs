@@ -1,8 +1,12 @@
 //! How errors and warnings reach the terminal: `error: ...` then one `caused by: ...` line per
-//! source in the chain.
+//! source in the chain. Everything printed for a person goes through `terminal_safe` here:
+//! configs, log bundles and paths can hold escape sequences, which are shown, never obeyed.
+//! JSON is written with those characters as JSON escapes (`SafeJson`).
 
 use crate::{EXIT_INPUT, EXIT_INTERNAL};
 use anyhow::Context as _;
+use bootgen::report::{is_terminal_unsafe, terminal_safe};
+use serde_json::ser::{Formatter, PrettyFormatter};
 use std::io::Write as _;
 use std::path::Path;
 
@@ -14,8 +18,13 @@ pub fn print_error(error: &anyhow::Error) {
             None => cause.to_string(),
         };
         let label = if i == 0 { "error" } else { "caused by" };
-        eprintln!("{label}: {text}");
+        eprintln!("{label}: {}", terminal_safe(&text));
     }
+}
+
+/// Prints an error message that is not an `anyhow::Error` (the caller picks the exit code).
+pub fn error_line(message: impl std::fmt::Display) {
+    eprintln!("error: {}", terminal_safe(&message.to_string()));
 }
 
 /// 1 for input the user can fix, 2 for bootgen's own failures.
@@ -28,19 +37,19 @@ pub fn exit_code_for(error: &anyhow::Error) -> u8 {
 
 /// Prints a warning to stderr.
 pub fn warn(message: impl std::fmt::Display) {
-    eprintln!("warning: {message}");
+    eprintln!("warning: {}", terminal_safe(&message.to_string()));
 }
 
 /// Prints a notice to stderr (something the user should know, not a problem).
 pub fn notice(message: impl std::fmt::Display) {
-    eprintln!("note: {message}");
+    eprintln!("note: {}", terminal_safe(&message.to_string()));
 }
 
 /// Writes `text` to standard output; a reader that went away (`| head`) is not an error.
 pub fn emit(text: impl AsRef<str>) -> anyhow::Result<()> {
     let mut stdout = std::io::stdout().lock();
     match stdout
-        .write_all(text.as_ref().as_bytes())
+        .write_all(terminal_safe(text.as_ref()).as_bytes())
         .and_then(|()| stdout.flush())
     {
         Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
@@ -54,7 +63,10 @@ pub fn emit(text: impl AsRef<str>) -> anyhow::Result<()> {
 pub fn emit_json(value: &impl serde::Serialize) -> anyhow::Result<()> {
     // Streamed: the text of a large config's report is not held whole.
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
-    let written = serde_json::to_writer_pretty(&mut out, value)
+    let mut serializer =
+        serde_json::Serializer::with_formatter(&mut out, SafeJson(PrettyFormatter::new()));
+    let written = value
+        .serialize(&mut serializer)
         .map_err(std::io::Error::from)
         .and_then(|()| out.write_all(b"\n"))
         .and_then(|()| out.flush());
@@ -63,9 +75,78 @@ pub fn emit_json(value: &impl serde::Serialize) -> anyhow::Result<()> {
 
 /// Writes `value`'s text (its `Display`) to standard output, streamed rather than built whole.
 pub fn emit_display(value: &impl std::fmt::Display) -> anyhow::Result<()> {
-    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
-    let written = write!(out, "{value}").and_then(|()| out.flush());
+    let mut out = SafeWriter {
+        out: std::io::BufWriter::new(std::io::stdout().lock()),
+        error: None,
+    };
+    let written = match std::fmt::Write::write_fmt(&mut out, format_args!("{value}")) {
+        Err(_) => Err(out
+            .error
+            .take()
+            .unwrap_or_else(|| std::io::Error::other("formatting failed"))),
+        Ok(()) => out.out.flush(),
+    };
     finish_stdout(written)
+}
+
+/// Text written through `terminal_safe`, piece by piece as `Display` produces it (each piece
+/// is whole characters, so nothing to escape is ever split); keeps the first write error.
+struct SafeWriter<W: std::io::Write> {
+    out: W,
+    error: Option<std::io::Error>,
+}
+
+impl<W: std::io::Write> std::fmt::Write for SafeWriter<W> {
+    fn write_str(&mut self, s: &str) -> std::fmt::Result {
+        self.out
+            .write_all(terminal_safe(s).as_bytes())
+            .map_err(|e| {
+                self.error = Some(e);
+                std::fmt::Error
+            })
+    }
+}
+
+/// Pretty JSON in which the characters JSON leaves as they are but a terminal may obey (DEL,
+/// the C1 controls, the bidirectional overrides) are written as `\uXXXX`: the same strings
+/// for a JSON reader, nothing raw for a person looking at it.
+struct SafeJson(PrettyFormatter<'static>);
+
+/// Delegates the layout to the pretty formatter.
+macro_rules! pretty {
+    ($($name:ident($($arg:ident: $ty:ty),*);)*) => {$(
+        fn $name<W: ?Sized + std::io::Write>(&mut self, writer: &mut W $(, $arg: $ty)*) -> std::io::Result<()> {
+            self.0.$name(writer $(, $arg)*)
+        }
+    )*};
+}
+
+impl Formatter for SafeJson {
+    pretty! {
+        begin_array();
+        end_array();
+        begin_array_value(first: bool);
+        end_array_value();
+        begin_object();
+        end_object();
+        begin_object_key(first: bool);
+        begin_object_value();
+        end_object_value();
+    }
+
+    fn write_string_fragment<W: ?Sized + std::io::Write>(
+        &mut self,
+        writer: &mut W,
+        fragment: &str,
+    ) -> std::io::Result<()> {
+        let mut rest = fragment;
+        while let Some((at, c)) = rest.char_indices().find(|(_, c)| is_terminal_unsafe(*c)) {
+            writer.write_all(&rest.as_bytes()[..at])?;
+            write!(writer, "\\u{:04x}", u32::from(c))?;
+            rest = &rest[at + c.len_utf8()..];
+        }
+        writer.write_all(rest.as_bytes())
+    }
 }
 
 /// A closed pipe is not an error (`bootgen inspect X | head`); anything else is.

@@ -159,3 +159,207 @@ fn extracted_files_match_what_the_real_files_stage_writes() {
         assert_eq!(applied_mode, *mode, "{relative}");
     }
 }
+
+/// A config with `/etc/first` (fine) and then `storage` entries that clash.
+fn clashing(storage: Value, units: Value) -> Value {
+    let mut storage = storage;
+    let files = storage["files"].as_array().cloned().unwrap_or_default();
+    storage["files"] = Value::Array(
+        [json!({"path": "/etc/first", "contents": {"source": "data:,first"}})]
+            .into_iter()
+            .chain(files)
+            .collect(),
+    );
+    json!({"ignition": {"version": "3.2.0"}, "storage": storage, "systemd": {"units": units}})
+}
+
+#[test]
+fn a_config_with_clashing_paths_is_refused_before_anything_is_written() {
+    let work = tempfile::tempdir().unwrap();
+    let file = |path: &str| json!({"path": path, "contents": {"source": "data:,x"}});
+    let unit = |dropins: Value| json!([{"name": "a.service", "dropins": dropins}]);
+    let conf = json!({"name": "10-a.conf", "contents": "[Unit]\n"});
+    // (what, config, the path named, why; whether the real Ignition refuses it too)
+    let cases = [
+        (
+            "a file below a file",
+            clashing(
+                json!({"files": [file("/etc/x"), file("/etc/x/y")]}),
+                json!([]),
+            ),
+            "/etc/x/y",
+            "/etc/x is a file",
+            true,
+        ),
+        (
+            "a file below a link",
+            clashing(
+                json!({"files": [file("/etc/x/y")], "links": [{"path": "/etc/x", "target": "/tmp"}]}),
+                json!([]),
+            ),
+            "/etc/x/y",
+            "/etc/x is a link",
+            true,
+        ),
+        (
+            "two files",
+            clashing(
+                json!({"files": [file("/etc/x"), file("/etc/x")]}),
+                json!([]),
+            ),
+            "/etc/x",
+            "defined twice (two files)",
+            true,
+        ),
+        (
+            "a file and a directory",
+            clashing(
+                json!({"files": [file("/etc/x")], "directories": [{"path": "/etc/x"}]}),
+                json!([]),
+            ),
+            "/etc/x",
+            "defined twice (a file and a directory)",
+            true,
+        ),
+        (
+            "two directories",
+            clashing(
+                json!({"directories": [{"path": "/etc/d"}, {"path": "/etc/d", "mode": 448}]}),
+                json!([]),
+            ),
+            "/etc/d",
+            "defined twice (two directories)",
+            true,
+        ),
+        (
+            "a link and a file",
+            clashing(
+                json!({"files": [file("/etc/x")], "links": [{"path": "/etc/x", "target": "/tmp"}]}),
+                json!([]),
+            ),
+            "/etc/x",
+            "defined twice (a file and a link)",
+            true,
+        ),
+        (
+            "two drop-ins",
+            clashing(json!({}), unit(json!([conf, conf]))),
+            "/etc/systemd/system/a.service.d/10-a.conf",
+            "defined twice (two units or drop-ins)",
+            true,
+        ),
+        (
+            "a drop-in below a file",
+            clashing(
+                json!({"files": [file("/etc/systemd/system/a.service.d")]}),
+                unit(json!([conf])),
+            ),
+            "/etc/systemd/system/a.service.d/10-a.conf",
+            "/etc/systemd/system/a.service.d is a file",
+            false,
+        ),
+    ];
+    for (what, config, path, why, ignition_refuses) in cases {
+        let config_path = write_config(work.path(), &config);
+        let target = work.path().join("target");
+        let output = extract(&config_path, &target);
+        assert_eq!(output.status.code(), Some(1), "{what}: {output:?}");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(
+            stderr.contains(&format!("refusing {path}: ")) && stderr.contains(why),
+            "{what}: {stderr}"
+        );
+        assert!(!target.exists(), "{what}: {:?}", tree(&target));
+        if ignition_refuses {
+            // bootgen refuses what Ignition refuses (not root outside CI: nothing to compare).
+            if let Err(applied) = apply_with_ignition(&config_path) {
+                assert!(applied.to_string().contains("failed"), "{what}: {applied}");
+            } else {
+                assert!(
+                    !bootgen_conformance::is_root(),
+                    "{what}: Ignition applied it"
+                );
+            }
+        }
+    }
+    // Two units of one name, and a unit replacing a file entry: what the node ends up with.
+    let config_path = write_config(
+        work.path(),
+        &json!({"ignition": {"version": "3.2.0"},
+                "systemd": {"units": [{"name": "a.service", "contents": "[Unit]\n"},
+                                      {"name": "a.service", "contents": "[Unit]\n"}]}}),
+    );
+    let output = extract(&config_path, &work.path().join("units"));
+    assert_eq!(output.status.code(), Some(1), "{output:?}");
+    assert!(String::from_utf8_lossy(&output.stderr).contains("two units or drop-ins"));
+    // The files stage writes units after files: the unit's text replaces the file's.
+    let config_path = write_config(
+        work.path(),
+        &json!({"ignition": {"version": "3.2.0"},
+                "storage": {"files": [{"path": "/etc/systemd/system/a.service",
+                                       "contents": {"source": "data:,file"}}]},
+                "systemd": {"units": [{"name": "a.service", "contents": "[Unit]\n"}]}}),
+    );
+    let replaced = work.path().join("replaced");
+    let output = extract(&config_path, &replaced);
+    assert!(output.status.success(), "{output:?}");
+    let unit = "etc/systemd/system/a.service";
+    assert_eq!(std::fs::read(replaced.join(unit)).unwrap(), b"[Unit]\n");
+    if let Some(root) = apply_with_ignition(&config_path).unwrap() {
+        assert_eq!(std::fs::read(root.path().join(unit)).unwrap(), b"[Unit]\n");
+    }
+}
+
+#[test]
+fn what_the_directory_already_holds_is_checked_before_the_first_write() {
+    let work = tempfile::tempdir().unwrap();
+    let target = work.path().join("target");
+    std::fs::create_dir_all(target.join("etc")).unwrap();
+    std::fs::write(target.join("etc/x"), "already here").unwrap();
+    let config = write_config(
+        work.path(),
+        &clashing(
+            json!({"files": [{"path": "/etc/x/y", "contents": {"source": "data:,x"}}]}),
+            json!([]),
+        ),
+    );
+    let output = extract(&config, &target);
+    assert_eq!(output.status.code(), Some(1), "{output:?}");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("refusing /etc/x/y") && stderr.contains("not a directory"),
+        "{stderr}"
+    );
+    assert!(!target.join("etc/first").exists(), "{:?}", tree(&target));
+}
+
+#[test]
+fn setuid_setgid_and_sticky_bits_are_dropped_and_said_so() {
+    let work = tempfile::tempdir().unwrap();
+    let target = work.path().join("target");
+    let config = write_config(
+        work.path(),
+        &json!({"ignition": {"version": "3.4.0"},
+                "storage": {"directories": [{"path": "/etc/d", "mode": 0o7777}],
+                            "files": [{"path": "/etc/d/tool", "mode": 0o6755,
+                                       "contents": {"source": "data:,x"}}]}}),
+    );
+    let output = extract(&config, &target);
+    assert!(output.status.success(), "{output:?}");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    for note in [
+        "/etc/d: mode 07777 written as 0777",
+        "/etc/d/tool: mode 06755 written as 0755",
+    ] {
+        assert!(stderr.contains(note), "{note}: {stderr}");
+    }
+    let mode = |relative: &str| {
+        std::fs::metadata(target.join(relative))
+            .unwrap()
+            .permissions()
+            .mode()
+            & 0o7777
+    };
+    assert_eq!(mode("etc/d"), 0o777);
+    assert_eq!(mode("etc/d/tool"), 0o755);
+}

@@ -621,3 +621,124 @@ fn a_running_clusters_stored_install_config_with_deprecated_networking_is_read()
         "{network}"
     );
 }
+
+#[test]
+fn control_characters_in_values_are_refused_naming_field_and_line() {
+    let fixture = |name: &str| {
+        std::fs::read_to_string(
+            bootgen_conformance::repo()
+                .join("fixtures/install-configs/valid")
+                .join(name),
+        )
+        .unwrap()
+    };
+    let (proxied, mirrors) = (fixture("proxy-trust-bundle.yaml"), fixture("mirrors.yaml"));
+    let key_line = proxied.lines().find(|l| l.starts_with("sshKey:")).unwrap();
+    let key = key_line.strip_prefix("sshKey: ").unwrap();
+    let (key_type, key_rest) = key.split_once(' ').unwrap();
+    let source = "- source: quay.io/openshift-release-dev/ocp-release";
+    // (config, the line replaced, its replacement (YAML escapes), field, what is named)
+    let cases = [
+        (
+            &proxied,
+            "  httpsProxy: http://proxy.corp.example.net:3128",
+            "  httpsProxy: \"http://proxy.corp.example.net:3128\\nX-Injected: 1\"",
+            "proxy.httpsProxy",
+            "a newline (U+000A)",
+        ),
+        (
+            &proxied,
+            "  httpProxy: http://proxy.corp.example.net:3128",
+            "  httpProxy: \"http://proxy.corp.example.net:3128\\e[2J\"",
+            "proxy.httpProxy",
+            "an escape (ESC) (U+001B)",
+        ),
+        (
+            &proxied,
+            "  noProxy: .corp.example.net,10.0.0.0/8",
+            "  noProxy: \".corp.example.net\\0,10.0.0.0/8\"",
+            "proxy.noProxy",
+            "a NUL (U+0000)",
+        ),
+        (
+            &proxied,
+            "  noProxy: .corp.example.net,10.0.0.0/8",
+            "  noProxy: \".corp.example.net,\\n10.0.0.0/8\"",
+            "proxy.noProxy",
+            "a newline",
+        ),
+        (
+            &proxied,
+            "baseDomain: corp.example.net",
+            "baseDomain: \"corp.example.net\\n\"",
+            "baseDomain",
+            "a newline",
+        ),
+        (
+            &proxied,
+            "  name: proxied",
+            "  name: \"prox\\eied\"",
+            "metadata.name",
+            "an escape (ESC)",
+        ),
+        (
+            &proxied,
+            "  name: proxied",
+            "  name: \"proxied\\u009b\"",
+            "metadata.name",
+            "a control character (U+009B)",
+        ),
+        (
+            &proxied,
+            key_line,
+            &format!("sshKey: \"{key_type} {key_rest}\\e]0;x\\a\""),
+            "sshKey",
+            "an escape (ESC)",
+        ),
+        (
+            &proxied,
+            key_line,
+            &format!("sshKey: \"{key_type}\\0 {key_rest}\""),
+            "sshKey",
+            "a NUL",
+        ),
+        (
+            &mirrors,
+            source,
+            "- source: \"quay.io/openshift-release-dev/ocp-release\\n\"",
+            "imageDigestSources[0].source",
+            "a newline",
+        ),
+    ];
+    for (config, line, replacement, field, named) in cases {
+        let dir = tempfile::tempdir().unwrap();
+        assert!(config.contains(line), "{line}");
+        let text = config.replacen(line, replacement, 1);
+        let number = text.lines().position(|l| l == replacement).unwrap() + 1;
+        let path = write_config(dir.path(), &text);
+        let output = generate(dir.path(), &["--install-config", path.to_str().unwrap()]);
+        let message = stderr(&output);
+        assert_eq!(output.status.code(), Some(1), "{field}: {message}");
+        for fragment in [
+            "install-config.yaml",
+            &format!("`{field}` (line {number})"),
+            named,
+        ] {
+            assert!(
+                message.contains(fragment),
+                "{field}: no {fragment} in {message}"
+            );
+        }
+        assert!(
+            !dir.path().join("out").exists(),
+            "{field}: something was written"
+        );
+    }
+    // Several lines are legitimate where a value has them: a PEM bundle (the fixture's), SSH
+    // keys one per line.
+    let dir = tempfile::tempdir().unwrap();
+    let text = proxied.replacen(key_line, &format!("sshKey: \"{key}\\n{key}\\n\""), 1);
+    let path = write_config(dir.path(), &text);
+    let output = generate(dir.path(), &["--install-config", path.to_str().unwrap()]);
+    assert!(output.status.success(), "{}", stderr(&output));
+}

@@ -15,6 +15,9 @@ pub fn run(args: ExtractArgs) -> anyhow::Result<ExitCode> {
     for skipped in &report.skipped {
         crate::report::notice(format!("not extracted: {skipped}"));
     }
+    for reduced in &report.modes_reduced {
+        crate::report::notice(reduced);
+    }
     crate::report::emit(
         format!(
             "extracted {} files and {} directories into {}",

@@ -67,7 +67,7 @@ fn certs(args: &InspectArgs) -> anyhow::Result<ExitCode> {
     }
     let expired = report.count(CertStatus::Expired);
     if expired > 0 {
-        eprintln!("error: {expired} certificate(s) have expired");
+        crate::report::error_line(format!("{expired} certificate(s) have expired"));
         return Ok(ExitCode::from(crate::EXIT_INPUT));
     }
     Ok(ExitCode::SUCCESS)

@@ -1,6 +1,7 @@
 //! Loading `install-config.yaml`: the document as the user wrote it. A key bootgen does not
 //! know is refused with its line and, for a typo, the key that was meant.
 
+mod control_chars;
 mod deprecated;
 mod known_keys;
 mod locate;
@@ -201,6 +202,17 @@ pub fn parse(text: &str, source_name: &str) -> Result<LoadedConfig> {
             (None, None) => "unknown key: the install-config has no such field; remove it (or check its indentation)".to_string(),
         };
         return Err(loaded.field_error(&dotted, message));
+    }
+    // Every string that may reach a template, checked once here rather than where each is used.
+    let document = serde_yaml_ng::from_str(text).unwrap_or(serde_yaml_ng::Value::Null);
+    if let Some((field, c)) = control_chars::first_control_character(&document) {
+        return Err(loaded.field_error(
+            &field,
+            format!(
+                "contains {}: this value may not hold control characters",
+                control_chars::describe(c)
+            ),
+        ));
     }
     loaded.warnings.clear();
     deprecated::upconvert(&mut loaded);

@@ -97,12 +97,22 @@ fn read_optional(path: &Path) -> Result<Option<String>> {
 pub fn view_config(doc: &IgnitionDoc, redactions: &Redactions) -> Result<String> {
     let mut out = String::new();
     config::render(&mut out, doc, redactions)?;
-    Ok(out)
+    Ok(visible(out))
+}
+
+/// The view with its control characters shown as escapes: it is read in a terminal and in
+/// `git diff`, and printed and written to a file it must be the same text.
+fn visible(view: String) -> String {
+    match crate::report::terminal_safe(&view) {
+        std::borrow::Cow::Borrowed(_) => view,
+        std::borrow::Cow::Owned(escaped) => escaped,
+    }
 }
 
 /// The golden view of an output directory (`bootstrap.ign`, `master.ign`, `worker.ign`,
 /// `metadata.json`, `auth/`; `tls/` is the PKI itself and is left out). Files the directory
-/// does not have are listed as absent.
+/// does not have are listed as absent. Control characters are shown as escapes
+/// ([`crate::report::terminal_safe`]).
 pub fn view_dir(dir: &Path) -> Result<String> {
     if !dir.is_dir() {
         return Err(Error::InvalidOption {
@@ -155,7 +165,7 @@ pub fn view_dir(dir: &Path) -> Result<String> {
         None => out.push_str("(absent)\n"),
     }
     auth(&mut out, &dir.join("auth"), &redactions)?;
-    Ok(out)
+    Ok(visible(out))
 }
 
 /// `auth/`: each file with its mode; secrets as markers, the kubeconfig summarized.

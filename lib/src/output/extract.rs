@@ -3,8 +3,11 @@
 //!
 //! It never writes outside that directory: a path that is not absolute or not clean (`..`,
 //! `.`, `//`), a unit name with a `/`, or a symlink anywhere on the way (one already in the
-//! directory) is refused with an error naming it, before anything is written for it.
+//! directory) is refused with an error naming it. The whole config is checked before anything
+//! is written (`extract_plan.rs`): a path two entries define, an entry below a file or link, a
+//! mode out of range refuse it, and then nothing at all is written.
 
+use super::extract_plan::{directory_mode, Kind, Plan};
 use crate::error::{Error, Result};
 use crate::ignition::{IgnitionDoc, SplitDoc};
 use serde_json::Value;
@@ -26,6 +29,9 @@ pub struct ExtractReport {
     pub directories: Vec<String>,
     /// Entries not written, with the reason.
     pub skipped: Vec<String>,
+    /// Entries written without the setuid, setgid or sticky bits their mode asks for, each
+    /// with its path and both modes.
+    pub modes_reduced: Vec<String>,
 }
 
 fn unsafe_path(path: &str, reason: impl Into<String>) -> Error {
@@ -89,7 +95,9 @@ fn file_item(i: usize, entry: &Value) -> Result<(String, Written)> {
 /// Everything but the file list, each checked: directories (node path and mode), units with
 /// their node files, and what is skipped (masks, links).
 struct Rest {
-    directories: Vec<(String, u32)>,
+    /// Node path and mode as the config gives it (checked by the plan before the cast).
+    directories: Vec<(String, u64)>,
+    links: Vec<String>,
     unit_files: Vec<(String, Vec<u8>)>,
     skipped: Vec<String>,
 }
@@ -97,6 +105,7 @@ struct Rest {
 fn rest_of(doc: &IgnitionDoc) -> Result<Rest> {
     let mut rest = Rest {
         directories: Vec::new(),
+        links: Vec::new(),
         unit_files: Vec::new(),
         skipped: Vec::new(),
     };
@@ -109,10 +118,7 @@ fn rest_of(doc: &IgnitionDoc) -> Result<Rest> {
     {
         let node_path = dir.get("path").and_then(Value::as_str).unwrap_or_default();
         parts(node_path)?;
-        let mode = dir
-            .get("mode")
-            .and_then(Value::as_u64)
-            .map_or(0o755, |m| m as u32);
+        let mode = dir.get("mode").and_then(Value::as_u64).unwrap_or(0o755);
         rest.directories.push((node_path.to_string(), mode));
     }
     for unit in crate::ignition::decode_units(doc) {
@@ -149,6 +155,8 @@ fn rest_of(doc: &IgnitionDoc) -> Result<Rest> {
             .get("target")
             .and_then(Value::as_str)
             .unwrap_or_default();
+        parts(path)?;
+        rest.links.push(path.to_string());
         rest.skipped
             .push(format!("{path}: link to {target} (links are not created)"));
     }
@@ -220,7 +228,8 @@ fn write_item(root: &Path, node_path: &str, bytes: &[u8], mode: u32) -> Result<(
 }
 
 /// Writes every file, unit and drop-in of `doc` below `dir` (created if needed). setuid, setgid
-/// and sticky bits are dropped: extracted files are for reading, not running as someone else.
+/// and sticky bits are dropped (and listed in `modes_reduced`): extracted files are for
+/// reading, not running as someone else.
 pub fn extract(doc: &IgnitionDoc, dir: &Path) -> Result<ExtractReport> {
     let files = || {
         crate::ignition::read::file_entries(doc)
@@ -239,8 +248,9 @@ pub fn extract_split(split: &SplitDoc<'_>, dir: &Path) -> Result<ExtractReport> 
 }
 
 /// Two passes over the file entries: the first checks every path and decodes every source
-/// (keeping nothing), so that a config refused for any entry writes nothing at all; the second
-/// decodes each again and writes it.
+/// (keeping nothing), then the whole config's paths together and against what `dir` holds, so
+/// that a config refused for any entry writes nothing at all; the second decodes each again
+/// and writes it.
 fn extract_entries<'v, I>(
     doc: &IgnitionDoc,
     files: impl Fn() -> I,
@@ -251,17 +261,36 @@ where
 {
     let rest = rest_of(doc)?;
     let mut report = ExtractReport::default();
+    let mut plan = Plan::default();
     for (i, entry) in files().enumerate() {
-        if let (_, Err(reason)) = file_item(i, entry?.as_ref())? {
-            report.skipped.push(reason);
+        match file_item(i, entry?.as_ref())? {
+            (path, Ok((_, mode))) => plan.add(&path, Kind::File, Some(mode.into()))?,
+            // Not written, but on the node it is a file all the same.
+            (path, Err(reason)) => {
+                plan.add(&path, Kind::File, None)?;
+                report.skipped.push(reason);
+            }
         }
     }
+    for (node_path, mode) in &rest.directories {
+        plan.add(node_path, Kind::Directory, Some(*mode))?;
+    }
+    for node_path in &rest.links {
+        plan.add(node_path, Kind::Link, None)?;
+    }
+    for (node_path, _) in &rest.unit_files {
+        plan.add(node_path, Kind::Unit, None)?;
+    }
+    plan.check(dir)?;
     report.skipped.extend(rest.skipped);
+    report.modes_reduced = plan.modes_reduced;
     fs::create_dir_all(dir).map_err(|e| Error::io("cannot create", dir, e))?;
     for (node_path, mode) in &rest.directories {
         let all = parts(node_path)?;
         let path = ensure_dirs(dir, node_path, &all)?;
-        fs::set_permissions(&path, fs::Permissions::from_mode(mode & 0o777 | 0o700))
+        // In range: the plan refused any other.
+        let mode = directory_mode(u32::try_from(*mode).unwrap_or_default());
+        fs::set_permissions(&path, fs::Permissions::from_mode(mode))
             .map_err(|e| Error::io("cannot set permissions on", &path, e))?;
         report.directories.push(node_path.clone());
     }

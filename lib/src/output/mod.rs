@@ -5,6 +5,7 @@
 
 mod estimate;
 mod extract;
+mod extract_plan;
 mod journal;
 mod lock;
 mod package;

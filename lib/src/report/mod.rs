@@ -1,12 +1,14 @@
 //! Reports on a config for a person: the summary `bootgen inspect` prints (never contents, so
 //! it is safe to paste), the size budget against the user-data limits, the certificate report
-//! with time left, and the semantic diff of two configs.
+//! with time left, and the semantic diff of two configs; and [`terminal_safe`], which every text
+//! printed for a person passes through.
 
 mod budget;
 mod certs;
 mod diff;
 mod objects;
 mod summary;
+mod terminal;
 
 pub use crate::ignition::read::{release_of, ReleaseGuess};
 pub use budget::{
@@ -25,6 +27,7 @@ pub use summary::{
     summarize_split, summary_reads, ArchGuess, FetchSummary, FileSummary, MirrorSummary, Summary,
     UnitSummary, UserSummary,
 };
+pub use terminal::{is_terminal_unsafe, terminal_safe};
 
 /// `text` with the secrets `diff` and `inspect` hide shown as `<redacted sha256:1a2b>`
 /// (credentials in URLs, tokens, password hashes, values under secret keys), for a caller that
