@@ -535,3 +535,48 @@ fn mistyped_keys_and_bare_minors_get_answers_that_lead_somewhere() {
     );
     assert!(!message.contains("3.11.0"), "{message}");
 }
+
+/// A misspelled network plugin is warned of with the one meant (a third party's is taken as it
+/// is), and refused under --strict; a unit named without its suffix gets the unit meant.
+#[test]
+fn misspelled_values_get_the_value_meant() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = default_config().replace("networkType: OVNKubernetes", "networkType: OVNKubernates");
+    let config = write_config(dir.path(), &text);
+    let config = config.to_str().unwrap();
+    let output = generate(dir.path(), &["--install-config", config]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let warnings = stderr(&output);
+    assert!(
+        warnings.contains("networking.networkType")
+            && warnings.contains("did you mean OVNKubernetes?"),
+        "{warnings}"
+    );
+    let output = generate(
+        dir.path(),
+        &["--install-config", config, "--strict", "--force"],
+    );
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    assert!(stderr(&output).contains("did you mean OVNKubernetes?"));
+
+    let third_party = default_config().replace("networkType: OVNKubernetes", "networkType: Calico");
+    let config = write_config(dir.path(), &third_party);
+    let output = generate(
+        dir.path(),
+        &["--install-config", config.to_str().unwrap(), "--force"],
+    );
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert!(
+        !stderr(&output).contains("networkType"),
+        "{}",
+        stderr(&output)
+    );
+
+    let output = generate(dir.path(), &["--disable-unit", "bootkube", "--force"]);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(
+        stderr(&output).contains("did you mean bootkube.service?"),
+        "{}",
+        stderr(&output)
+    );
+}

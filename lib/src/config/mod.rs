@@ -5,6 +5,7 @@ mod known_keys;
 mod locate;
 mod types;
 
+pub use known_keys::nearest;
 pub use locate::{line_of, parse_dotted, Step};
 pub use types::*;
 

@@ -384,6 +384,7 @@ impl Model {
 
         let networks = network_settings(loaded, &features)?;
         network_rules::check_networks(loaded, release.profile, &features, &networks)?;
+        warnings.extend(network_rules::misspelled_plugin(loaded, &networks));
         if let Some(vsphere) = &vsphere_platform {
             vsphere::check_vips(loaded, vsphere, &networks.machine, &mut warnings)?;
         }
