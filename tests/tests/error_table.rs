@@ -105,7 +105,12 @@ const CASES: &[Case] = &[
     case(
         "patch {}/good.ign -o {}/x.ign --registry-auth {}/missing.json",
         1,
-        &["cannot read", "missing.json"],
+        &["--registry-auth: cannot read", "missing.json"],
+    ),
+    case(
+        "ignition -o {}/out2 --key-algorithm ecdsa-p256 --trust-bundle {}/missing.pem",
+        1,
+        &["--trust-bundle: cannot read", "missing.pem"],
     ),
     case(
         "patch {}/good.ign -o {}/x.ign --trust-bundle {}/notpem.pem",
