@@ -580,3 +580,45 @@ fn misspelled_values_get_the_value_meant() {
         stderr(&output)
     );
 }
+
+/// Patching a config whose certificates have expired says so at once (how many, which, and the
+/// way out), instead of leaving it to `validate`; the patch itself still succeeds.
+#[test]
+fn patching_an_expired_config_warns_of_its_certificates() {
+    let dir = tempfile::tempdir().unwrap();
+    assert!(generate(dir.path(), &[]).status.success());
+    let out = dir.path().join("out");
+    let patch = |input: &Path, epoch: &str| {
+        bootgen()
+            .env("SOURCE_DATE_EPOCH", epoch)
+            .arg("patch")
+            .arg(input)
+            .arg("-o")
+            .arg(dir.path().join("patched.ign"))
+            .arg("--debug")
+            .output()
+            .unwrap()
+    };
+    // Years later, every certificate has expired, the CAs too.
+    let output = patch(&out.join("bootstrap.ign"), "2400000000");
+    assert!(output.status.success(), "{}", stderr(&output));
+    let warning = stderr(&output);
+    assert!(
+        warning.contains("certificates in this config expired")
+            && warning.contains("/opt/openshift/tls/")
+            && warning.contains("more")
+            && warning.contains("a certificate authority among them expired"),
+        "{warning}"
+    );
+    // A config alone: bootgen does not hold its CAs.
+    let lone = dir.path().join("lone.ign");
+    std::fs::copy(out.join("bootstrap.ign"), &lone).unwrap();
+    let warning = stderr(&patch(&lone, "1767340800"));
+    assert!(
+        warning.contains("bootgen does not hold this config's CAs"),
+        "{warning}"
+    );
+    // While they are valid, nothing is said.
+    let quiet = stderr(&patch(&out.join("bootstrap.ign"), "1767229200"));
+    assert!(!quiet.contains("expired"), "{quiet}");
+}
