@@ -191,6 +191,9 @@ const CASES: &[Case] = &[
         &["good.ign", "not a readable log bundle"],
     ),
     case("diagnose {}/missing.tar.gz", 2, &["missing.tar.gz"]),
+    // A usage error is not an answer: 2, never diagnose's 'failure found' or diff's 'different'.
+    case("diagnose", 2, &["<BUNDLE|DIR>"]),
+    case("diff {}/good.ign", 2, &["<B.ign|DIR>"]),
 ];
 
 fn setup(dir: &Path) {
