@@ -622,3 +622,34 @@ fn patching_an_expired_config_warns_of_its_certificates() {
     let quiet = stderr(&patch(&out.join("bootstrap.ign"), "1767229200"));
     assert!(!quiet.contains("expired"), "{quiet}");
 }
+
+/// A pointer that fetches a bootstrap config in plain text is warned of: that config holds every
+/// key of the cluster. Over https, or for a config without secrets, nothing is said.
+#[test]
+fn a_pointer_over_plain_http_to_a_config_with_keys_is_warned_of() {
+    let dir = tempfile::tempdir().unwrap();
+    assert!(generate(dir.path(), &[]).status.success());
+    let pointer = |url: &str, target: &Path| {
+        let output = bootgen()
+            .args(["pointer", "--url", url])
+            .arg(target)
+            .arg("-o")
+            .arg(dir.path().join("pointer.ign"))
+            .output()
+            .unwrap();
+        assert!(output.status.success(), "{}", stderr(&output));
+        stderr(&output)
+    };
+    let bootstrap = dir.path().join("out/bootstrap.ign");
+    let said = pointer("http://192.0.2.1/bootstrap.ign", &bootstrap);
+    assert!(
+        said.contains("warning: --url: http://192.0.2.1/bootstrap.ign is fetched in plain text")
+            && said.contains("secret file(s)")
+            && said.contains("https"),
+        "{said}"
+    );
+    assert!(!pointer("https://192.0.2.1/bootstrap.ign", &bootstrap).contains("warning"));
+    let plain = bootgen_conformance::repo().join("fixtures/ign/valid/spec-3.4.ign");
+    let said = pointer("http://192.0.2.1/plain.ign", &plain);
+    assert!(!said.contains("plain text"), "{said}");
+}
