@@ -27,7 +27,7 @@ pub enum Command {
     Inspect(InspectArgs),
     /// Write every file, unit and drop-in of a config below a directory.
     Extract(ExtractArgs),
-    /// Semantic diff of two configs, or of every output two directories hold (exit 0 same, 1 different, 2 unreadable).
+    /// Semantic diff of two configs, or of every output two directories hold (exit 0 same, 1 different, 2 unreadable or bad usage).
     Diff(DiffArgs),
     /// Check configs with Ignition's rules and bootgen's lints (exit 1 when any is invalid).
     Validate(ValidateArgs),
@@ -44,7 +44,7 @@ pub enum Command {
     /// List the supported OpenShift releases, or what differs between two of them.
     Releases(ReleasesArgs),
     /// Say why a bootstrap failed, from a log bundle or on the node (exit 0 no failure found,
-    /// 1 a failure explained, 2 unreadable input).
+    /// 1 a failure explained, 2 unreadable input or bad usage).
     Diagnose(DiagnoseArgs),
 }
 

@@ -34,6 +34,19 @@ pub fn version_text() -> String {
     )
 }
 
+/// Exit code of `diff` and `diagnose` when they cannot answer (unreadable input, bad usage).
+const EXIT_NO_ANSWER: u8 = 2;
+
+/// The exit code of a command line clap refuses: 1 (bad input), but 2 for the commands whose
+/// 1 is an answer (`diff`: different, `diagnose`: a failure found), so a usage error never
+/// looks like one; 2 is their "could not answer".
+fn usage_error_code(command: Option<&str>) -> u8 {
+    match command {
+        Some("diff" | "diagnose") => EXIT_NO_ANSWER,
+        _ => EXIT_INPUT,
+    }
+}
+
 /// Runs the CLI with the process arguments and returns the exit code.
 pub fn main_entry() -> ExitCode {
     let cli = match args::Cli::try_parse() {
@@ -44,7 +57,11 @@ pub fn main_entry() -> ExitCode {
             return ExitCode::SUCCESS;
         }
         Err(e) => {
-            let code = if e.use_stderr() { EXIT_INPUT } else { 0 };
+            let code = if e.use_stderr() {
+                usage_error_code(std::env::args().nth(1).as_deref())
+            } else {
+                0
+            };
             let _ = e.print();
             return ExitCode::from(code);
         }

@@ -61,14 +61,30 @@ impl PassArgs {
         options.registry_auth = self
             .registry_auth
             .as_deref()
-            .map(RegistryAuth::read)
+            .map(|path| RegistryAuth::read(path).map_err(naming(OptionField::RegistryAuth)))
             .transpose()?;
         options.trust_bundle = self
             .trust_bundle
             .as_deref()
-            .map(TrustBundle::read)
+            .map(|path| TrustBundle::read(path).map_err(naming(OptionField::TrustBundle)))
             .transpose()?;
         Ok(options)
+    }
+}
+
+/// A file a flag names that cannot be read is told with the flag (the library names the file).
+fn naming(option: OptionField) -> impl Fn(Error) -> anyhow::Error {
+    move |error| match error {
+        Error::Io {
+            action,
+            path,
+            source,
+        } => anyhow::Error::new(source).context(format!(
+            "{}: {action} {}",
+            flag(option),
+            path.display()
+        )),
+        other => other.into(),
     }
 }
 

@@ -98,10 +98,12 @@ pub enum Error {
     },
 
     /// A unit named on the command line is not in the config.
-    #[error("unit {unit} is not in the config; its units are: {known}")]
+    #[error("unit {unit} is not in the config{}; its units are: {known}", meant.as_ref().map(|m| format!(" (did you mean {m}?)")).unwrap_or_default())]
     UnknownUnit {
         /// The unit asked for.
         unit: String,
+        /// The unit of the config most likely meant (`bootkube.service` for `bootkube`).
+        meant: Option<String>,
         /// The units the config has.
         known: String,
     },

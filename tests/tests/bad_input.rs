@@ -185,6 +185,28 @@ fn bad_inputs_fail_clearly_and_write_nothing() {
                 "give the version with --release-version",
             ],
         ),
+        // Pull specs the node's podman refuses are refused here, naming the flag.
+        case(
+            "short digest",
+            &[
+                "--release-image",
+                "quay.io/openshift-release-dev/ocp-release@sha256:abc",
+            ],
+            &["--release-image", "the digest `sha256:abc`", "64 lower-case"],
+        ),
+        case(
+            "upper-case repository",
+            &[
+                "--release-image",
+                "quay.io/OpenShift/ocp-release:4.16.0-x86_64",
+            ],
+            &["--release-image", "component `OpenShift`"],
+        ),
+        case(
+            "space in the release image",
+            &["--release-image", "quay.io/a b:4.16.0-x86_64"],
+            &["--release-image", "`quay.io/a b:4.16.0-x86_64` is not an image pull spec"],
+        ),
         case(
             "tag and version disagree",
             &[
@@ -248,6 +270,27 @@ fn bad_inputs_fail_clearly_and_write_nothing() {
             bad_manifests.display().to_string(),
         ],
         expect: vec!["sub/broken.yaml", "does not parse as YAML or JSON"],
+    });
+    let upper_mirror = scratch.path().join("upper-case-mirror.yaml");
+    let minimal =
+        std::fs::read_to_string(repo().join("fixtures/install-configs/valid/minimal.yaml"));
+    std::fs::write(
+        &upper_mirror,
+        minimal.unwrap()
+            + "imageDigestSources:\n- source: quay.io/openshift-release-dev/ocp-release\n  mirrors:\n  - mirror.lab:5000/OCP/release\n",
+    )
+    .unwrap();
+    cases.push(Case {
+        name: "upper-case mirror",
+        args: vec![
+            "--install-config".into(),
+            upper_mirror.display().to_string(),
+        ],
+        expect: vec![
+            "upper-case-mirror.yaml",
+            "imageDigestSources[0].mirrors[0]",
+            "component `OCP`",
+        ],
     });
     cases.push(Case {
         name: "manifests dir is a file",

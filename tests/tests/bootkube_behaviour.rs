@@ -1028,7 +1028,7 @@ fn reset_names_the_command_that_really_starts_bootkube() {
     };
     let unheld = run(&node);
     assert!(
-        unheld.contains("systemctl start bootkube.service && journalctl"),
+        unheld.contains("sudo systemctl start bootkube.service && journalctl"),
         "{unheld}"
     );
     assert!(!unheld.contains("bootgen-release"), "{unheld}");
@@ -1036,7 +1036,7 @@ fn reset_names_the_command_that_really_starts_bootkube() {
     fs::write(holds.join("bootkube.service"), "held\n").unwrap();
     let held = run(&node);
     assert!(
-        held.contains("bootgen-release bootkube.service && journalctl -f -u bootkube.service"),
+        held.contains("sudo bootgen-release bootkube.service && journalctl -f -u bootkube.service"),
         "{held}"
     );
     assert!(!held.contains("systemctl start bootkube.service"), "{held}");

@@ -361,10 +361,15 @@ I0101 01:02:40.514107       1 api.go:65] Launching server on :22623\n";
 /// An installer's bundle of a bootstrap waiting for the control plane, gathered at 01:30
 /// (the time of its entries), with `masters` as the API's list of control-plane nodes.
 fn installer_waiting_bundle(masters: &[u8]) -> Vec<u8> {
+    installer_waiting_bundle_with(masters, "Pending")
+}
+
+/// The same, with cluster-bootstrap's last word on the cluster-version operator.
+fn installer_waiting_bundle_with(masters: &[u8], cvo_state: &str) -> Vec<u8> {
     let gathered = 1_767_231_000;
-    let journal = "Jan 01 01:03:10 bootstrap bootkube.sh[2001]: Starting temporary bootstrap control plane...\n\
+    let journal = format!("Jan 01 01:03:10 bootstrap bootkube.sh[2001]: Starting temporary bootstrap control plane...\n\
                    Jan 01 01:04:30 bootstrap bootkube.sh[2001]: \tPod Status:openshift-kube-apiserver/kube-apiserver\tDoesNotExist\n\
-                   Jan 01 01:04:30 bootstrap bootkube.sh[2001]: \tPod Status:openshift-cluster-version/cluster-version-operator\tPending\n";
+                   Jan 01 01:04:30 bootstrap bootkube.sh[2001]: \tPod Status:openshift-cluster-version/cluster-version-operator\t{cvo_state}\n");
     let infrastructure = "apiVersion: config.openshift.io/v1\nkind: Infrastructure\nmetadata:\n  name: cluster\nstatus:\n  apiServerInternalURI: https://api-int.ostest.example.com:6443\n  apiServerURL: https://api.ostest.example.com:6443\n";
     archive(&[
         (
@@ -420,6 +425,69 @@ fn the_installers_layout_shows_masters_that_never_reached_22623() {
         "{fix}"
     );
     assert_eq!(failure["other_causes"], Value::Array(Vec::new()));
+}
+
+#[test]
+fn a_ready_cluster_version_operator_does_not_hide_masters_that_never_reached_22623() {
+    // The operator runs on the bootstrap node itself: its being ready is no control-plane machine.
+    let dir = tempfile::tempdir().unwrap();
+    let bundle = dir.path().join("log-bundle-1.tar.gz");
+    fs::write(&bundle, installer_waiting_bundle_with(b"", "Ready")).unwrap();
+    let (output, report) = diagnose(&bundle, dir.path());
+    let report = report.unwrap();
+    assert_eq!(output.status.code(), Some(1), "{report:#}");
+    assert_eq!(
+        report["failure"]["cause"], "machine-config-server-unreachable",
+        "{report:#}"
+    );
+}
+
+#[test]
+fn a_bootstrap_waiting_for_pods_without_error_lines_shows_their_states() {
+    let gathered = 1_767_231_000;
+    let journal = "Jan 01 01:04:30 bootstrap bootkube.sh[2001]: \tPod Status:openshift-kube-apiserver/kube-apiserver\tDoesNotExist\n\
+                   Jan 01 01:04:30 bootstrap bootkube.sh[2001]: \tPod Status:openshift-kube-scheduler/openshift-kube-scheduler\tDoesNotExist\n\
+                   Jan 01 01:09:30 bootstrap bootkube.sh[2001]: \tPod Status:openshift-kube-apiserver/kube-apiserver\tDoesNotExist\n";
+    let dir = tempfile::tempdir().unwrap();
+    let bundle = dir.path().join("log-bundle-1.tar.gz");
+    let bytes = archive(&[
+        (
+            "log-bundle-1/bootstrap/services/bootkube.json",
+            INSTALLER_BOOTKUBE.as_bytes(),
+            gathered,
+        ),
+        (
+            "log-bundle-1/bootstrap/journals/bootkube.log",
+            journal.as_bytes(),
+            gathered,
+        ),
+    ]);
+    fs::write(&bundle, bytes).unwrap();
+    let (output, report) = diagnose(&bundle, dir.path());
+    let report = report.unwrap();
+    assert_eq!(output.status.code(), Some(1), "{report:#}");
+    let failure = &report["failure"];
+    assert!(failure["cause"].is_null(), "{report:#}");
+    let sentence = failure["sentence"].as_str().unwrap();
+    assert!(!sentence.contains("error lines are below"), "{sentence}");
+    // The latest line of each pod, with its place in the bundle.
+    let lines: Vec<u64> = failure["evidence"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["line"].as_u64().unwrap())
+        .collect();
+    assert_eq!(lines, [3, 2], "{report:#}");
+    let text = bootgen_conformance::bootgen!()
+        .arg("diagnose")
+        .arg(&bundle)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&text.stdout);
+    assert!(
+        text.contains("bootstrap/journals/bootkube.log:3:"),
+        "{text}"
+    );
 }
 
 #[test]

@@ -105,7 +105,12 @@ const CASES: &[Case] = &[
     case(
         "patch {}/good.ign -o {}/x.ign --registry-auth {}/missing.json",
         1,
-        &["cannot read", "missing.json"],
+        &["--registry-auth: cannot read", "missing.json"],
+    ),
+    case(
+        "ignition -o {}/out2 --key-algorithm ecdsa-p256 --trust-bundle {}/missing.pem",
+        1,
+        &["--trust-bundle: cannot read", "missing.pem"],
     ),
     case(
         "patch {}/good.ign -o {}/x.ign --trust-bundle {}/notpem.pem",
@@ -186,6 +191,9 @@ const CASES: &[Case] = &[
         &["good.ign", "not a readable log bundle"],
     ),
     case("diagnose {}/missing.tar.gz", 2, &["missing.tar.gz"]),
+    // A usage error is not an answer: 2, never diagnose's 'failure found' or diff's 'different'.
+    case("diagnose", 2, &["<BUNDLE|DIR>"]),
+    case("diff {}/good.ign", 2, &["<B.ign|DIR>"]),
 ];
 
 fn setup(dir: &Path) {

@@ -742,3 +742,121 @@ fn control_characters_in_values_are_refused_naming_field_and_line() {
     let output = generate(dir.path(), &["--install-config", path.to_str().unwrap()]);
     assert!(output.status.success(), "{}", stderr(&output));
 }
+
+/// A misspelled network plugin is warned of with the one meant (a third party's is taken as it
+/// is), and refused under --strict; a unit named without its suffix gets the unit meant.
+#[test]
+fn misspelled_values_get_the_value_meant() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = default_config().replace("networkType: OVNKubernetes", "networkType: OVNKubernates");
+    let config = write_config(dir.path(), &text);
+    let config = config.to_str().unwrap();
+    let output = generate(dir.path(), &["--install-config", config]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let warnings = stderr(&output);
+    assert!(
+        warnings.contains("networking.networkType")
+            && warnings.contains("did you mean OVNKubernetes?"),
+        "{warnings}"
+    );
+    let output = generate(
+        dir.path(),
+        &["--install-config", config, "--strict", "--force"],
+    );
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    assert!(stderr(&output).contains("did you mean OVNKubernetes?"));
+
+    let third_party = default_config().replace("networkType: OVNKubernetes", "networkType: Calico");
+    let config = write_config(dir.path(), &third_party);
+    let output = generate(
+        dir.path(),
+        &["--install-config", config.to_str().unwrap(), "--force"],
+    );
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert!(
+        !stderr(&output).contains("networkType"),
+        "{}",
+        stderr(&output)
+    );
+
+    let output = generate(dir.path(), &["--disable-unit", "bootkube", "--force"]);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(
+        stderr(&output).contains("did you mean bootkube.service?"),
+        "{}",
+        stderr(&output)
+    );
+}
+
+/// Patching a config whose certificates have expired says so at once (how many, which, and the
+/// way out), instead of leaving it to `validate`; the patch itself still succeeds.
+#[test]
+fn patching_an_expired_config_warns_of_its_certificates() {
+    let dir = tempfile::tempdir().unwrap();
+    assert!(generate(dir.path(), &[]).status.success());
+    let out = dir.path().join("out");
+    let patch = |input: &Path, epoch: &str| {
+        bootgen()
+            .env("SOURCE_DATE_EPOCH", epoch)
+            .arg("patch")
+            .arg(input)
+            .arg("-o")
+            .arg(dir.path().join("patched.ign"))
+            .arg("--debug")
+            .output()
+            .unwrap()
+    };
+    // Years later, every certificate has expired, the CAs too.
+    let output = patch(&out.join("bootstrap.ign"), "2400000000");
+    assert!(output.status.success(), "{}", stderr(&output));
+    let warning = stderr(&output);
+    assert!(
+        warning.contains("certificates in this config expired")
+            && warning.contains("/opt/openshift/tls/")
+            && warning.contains("more")
+            && warning.contains("a certificate authority among them expired"),
+        "{warning}"
+    );
+    // A config alone: bootgen does not hold its CAs.
+    let lone = dir.path().join("lone.ign");
+    std::fs::copy(out.join("bootstrap.ign"), &lone).unwrap();
+    let warning = stderr(&patch(&lone, "1767340800"));
+    assert!(
+        warning.contains("bootgen does not hold this config's CAs"),
+        "{warning}"
+    );
+    // While they are valid, nothing is said.
+    let quiet = stderr(&patch(&out.join("bootstrap.ign"), "1767229200"));
+    assert!(!quiet.contains("expired"), "{quiet}");
+}
+
+/// A pointer that fetches a bootstrap config in plain text is warned of: that config holds every
+/// key of the cluster. Over https, or for a config without secrets, nothing is said.
+#[test]
+fn a_pointer_over_plain_http_to_a_config_with_keys_is_warned_of() {
+    let dir = tempfile::tempdir().unwrap();
+    assert!(generate(dir.path(), &[]).status.success());
+    let pointer = |url: &str, target: &Path| {
+        let output = bootgen()
+            .args(["pointer", "--url", url])
+            .arg(target)
+            .arg("-o")
+            .arg(dir.path().join("pointer.ign"))
+            .output()
+            .unwrap();
+        assert!(output.status.success(), "{}", stderr(&output));
+        stderr(&output)
+    };
+    let bootstrap = dir.path().join("out/bootstrap.ign");
+    let said = pointer("http://192.0.2.1/bootstrap.ign", &bootstrap);
+    assert!(
+        said.contains("warning: --url: http://192.0.2.1/bootstrap.ign is fetched in plain text")
+            && said.contains("secret file(s)")
+            && said.contains("https"),
+        "{said}"
+    );
+    assert!(!pointer("https://192.0.2.1/bootstrap.ign", &bootstrap).contains("warning"));
+    let plain = bootgen_conformance::repo().join("fixtures/ign/valid/spec-3.4.ign");
+    let said = pointer("http://192.0.2.1/plain.ign", &plain);
+    assert!(!said.contains("plain text"), "{said}");
+}

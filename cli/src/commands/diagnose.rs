@@ -30,13 +30,18 @@ fn diagnosis(args: &DiagnoseArgs) -> anyhow::Result<Diagnosis> {
 
 /// Runs `bootgen diagnose`.
 pub fn run(args: DiagnoseArgs) -> anyhow::Result<ExitCode> {
-    let diagnosis = match diagnosis(&args) {
+    let mut diagnosis = match diagnosis(&args) {
         Ok(diagnosis) => diagnosis,
         Err(error) => {
             crate::report::print_error(&error);
             return Ok(ExitCode::from(EXIT_UNREADABLE));
         }
     };
+    // The library names bootgen's settings; the fix a person runs names the flags.
+    if let Some(failure) = &mut diagnosis.failure {
+        failure.sentence = crate::options::with_flags(&failure.sentence);
+        failure.fix = failure.fix.as_deref().map(crate::options::with_flags);
+    }
     if args.json {
         crate::report::emit_json(&diagnosis)?;
     } else {

@@ -2,12 +2,14 @@
 
 use crate::args::PatchArgs;
 use crate::input::{is_stdio, read_path};
-use crate::report::notice;
+use crate::report::{notice, warn};
 use anyhow::Context;
 use bootgen::ignition::SplitDoc;
 use bootgen::passes::{Change, PassOptions};
+use bootgen::report::{CertCollector, CertReport, CertStatus};
 use std::collections::BTreeSet;
 use std::io::Write;
+use std::path::Path;
 use std::process::ExitCode;
 
 /// Runs `bootgen patch`.
@@ -52,6 +54,7 @@ pub fn run(args: PatchArgs) -> anyhow::Result<ExitCode> {
     };
     // Whatever we write must still be a config Ignition accepts.
     SplitDoc::check(&out, "<patched config>")?;
+    warn_expired(&out, &args.input)?;
     if is_stdio(&args.output) {
         let mut stdout = std::io::stdout().lock();
         stdout
@@ -82,4 +85,67 @@ fn apply(
     let files: BTreeSet<&str> = paths.iter().map(String::as_str).collect();
     crate::checks::print_unit_lint_with_files(&split.doc, &files);
     Ok(changes)
+}
+
+/// Names shown of the expired certificates; the rest are counted.
+const EXPIRED_SHOWN: usize = 3;
+
+/// Warns when the config holds expired certificates: the patched config would boot a node whose
+/// services refuse them, which `validate` would say only later. Where the input sits in a bootgen
+/// output directory with its CAs (`tls/`), `--renew-expired` re-issues them.
+fn warn_expired(config: &[u8], input: &Path) -> anyhow::Result<()> {
+    let mut found = CertCollector::default();
+    if found.scan_config_bytes(config, "<patched config>").is_err() {
+        return Ok(());
+    }
+    let report = CertReport::new(found, crate::clock::now(None)?, time::Duration::ZERO);
+    let expired: Vec<&str> = report
+        .certificates
+        .iter()
+        .filter(|line| line.status == CertStatus::Expired)
+        // Where it is says more than its subject: the bootstrap's leaves share subjects.
+        .map(|line| {
+            let at = line.cert.found_in.first().unwrap_or(&line.cert.subject);
+            at.strip_suffix(" (base64)").unwrap_or(at)
+        })
+        .collect();
+    if expired.is_empty() {
+        return Ok(());
+    }
+    let mut names = expired[..expired.len().min(EXPIRED_SHOWN)].join(", ");
+    if expired.len() > EXPIRED_SHOWN {
+        names.push_str(&format!(" and {} more", expired.len() - EXPIRED_SHOWN));
+    }
+    let dir = input
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let authority_expired = report
+        .certificates
+        .iter()
+        .any(|line| line.status == CertStatus::Expired && line.cert.is_ca);
+    let way = if !is_stdio(input) && dir.join("tls").is_dir() {
+        if authority_expired {
+            "a certificate authority among them expired, and everything it signed with it: make a new PKI (bootgen ignition into a new output directory), then patch again".to_string()
+        } else {
+            format!(
+                "re-issue them under the CAs in {}: bootgen ignition -o {} --renew-expired --force (with the install-config it was made from), then patch again",
+                dir.join("tls").display(),
+                dir.display()
+            )
+        }
+    } else {
+        "bootgen does not hold this config's CAs: make the config again with the tool that made it (openshift-install create ignition-configs)".to_string()
+    };
+    warn(format!(
+        "{} {} in this config expired (the node's services will refuse {}): {names}; {way}",
+        expired.len(),
+        if expired.len() == 1 {
+            "certificate"
+        } else {
+            "certificates"
+        },
+        if expired.len() == 1 { "it" } else { "them" },
+    ));
+    Ok(())
 }

@@ -2,12 +2,15 @@
 
 use crate::args::PointerArgs;
 use crate::input::load;
+use crate::report::warn;
+use bootgen::ignition::{classify, decoded_files, IgnitionDoc};
 use bootgen::report::SizeBudget;
 use std::process::ExitCode;
 
 /// Runs `bootgen pointer`.
 pub fn run(args: PointerArgs) -> anyhow::Result<ExitCode> {
-    let (bytes, _) = load(&args.input)?;
+    let (bytes, config) = load(&args.input)?;
+    warn_plain_text(&args.url, &config);
     let ca = match &args.ca {
         Some(path) => Some((
             std::fs::read_to_string(path)
@@ -34,4 +37,27 @@ pub fn run(args: PointerArgs) -> anyhow::Result<ExitCode> {
     )?;
     crate::report::emit_budget(&SizeBudget::of_config(&out, None), &args.output)?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// Warns when the URL is fetched in plain text and the config it serves holds secrets: the
+/// digest stops a changed config, not a reader on the way, and a bootstrap config holds every
+/// key of the cluster.
+fn warn_plain_text(url: &str, config: &IgnitionDoc) {
+    let scheme = url.split_once("://").map_or("", |(scheme, _)| scheme);
+    if !matches!(scheme.to_ascii_lowercase().as_str(), "http" | "tftp") {
+        return;
+    }
+    let secrets: Vec<String> = decoded_files(config)
+        .filter_map(Result::ok)
+        .filter(|file| classify(&file.path, file.contents.as_deref()).is_secret())
+        .map(|file| file.path)
+        .collect();
+    let Some(first) = secrets.first() else {
+        return;
+    };
+    warn(format!(
+        "--url: {url} is fetched in plain text, and the config it serves holds {} secret file(s) ({first}{}): anyone on the network path can read them, for a bootstrap config every key of the cluster; serve it over https (--ca for a private CA)",
+        secrets.len(),
+        if secrets.len() > 1 { ", ..." } else { "" }
+    ));
 }

@@ -129,9 +129,13 @@ pub fn run(args: ReleasesArgs) -> anyhow::Result<ExitCode> {
             emit(out)?;
         }
         [one] => emit(commands(profile(one)?))?,
-        [from, to] => {
-            let (from, to) = (profile(from)?, profile(to)?);
-            emit(compare(from, to).to_string())?;
+        [from_name, to_name] => {
+            let (from, to) = (profile(from_name)?, profile(to_name)?);
+            let mut diff = compare(from, to);
+            // Told as asked: `4.9.0 4.9.5` are two z-streams, not 4.9 twice.
+            diff.from = from_name.clone();
+            diff.to = to_name.clone();
+            emit(diff.to_string())?;
             if args.commands {
                 emit(commands(from) + &commands(to))?;
             }

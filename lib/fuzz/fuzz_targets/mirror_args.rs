@@ -10,7 +10,8 @@ fuzz_target!(|data: &[u8]| {
         let _ = MirrorRule::parse(text);
         let _ = HostEntry::parse(text).map(|h| h.line());
         let _ = mirrors::parse_insecure_registry(text);
-        let _ = mirrors::check_image_repository(text);
+        let _ = bootgen::release::check_repository(text);
+        let _ = text.parse::<bootgen::release::PullSpec>();
         let _ = mirrors::check_host_port(text);
         let _ = mirrors::parse_registries_conf(text);
     }

@@ -157,17 +157,23 @@ pub fn suggestion(dotted: &str) -> Option<&'static str> {
     if let Some(same) = keys.iter().find(|k| k.eq_ignore_ascii_case(key)) {
         return Some(same);
     }
-    let limit = if key.len() <= 4 { 1 } else { 2 };
-    keys.iter()
-        .map(|k| {
-            (
-                distance(&k.to_ascii_lowercase(), &key.to_ascii_lowercase()),
-                *k,
-            )
-        })
-        .filter(|(d, _)| *d <= limit)
-        .min()
-        .map(|(_, k)| k)
+    nearest(key, keys.iter().copied())
+}
+
+/// The candidate most likely meant by the mistyped `word`: the same letters in another case, or
+/// at most two edits away (one for words of four letters or fewer). `None` when none is that
+/// near, or when `word` is itself a candidate.
+pub fn nearest<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+    let limit = if word.len() <= 4 { 1 } else { 2 };
+    let word = word.to_ascii_lowercase();
+    let mut best: Option<(usize, &'a str)> = None;
+    for candidate in candidates {
+        let d = distance(&candidate.to_ascii_lowercase(), &word);
+        if d <= limit && best.is_none_or(|(kept, _)| d < kept) {
+            best = Some((d, candidate));
+        }
+    }
+    best.map(|(_, candidate)| candidate)
 }
 
 /// Edit distance (insertions, deletions, substitutions, and swaps of neighbours).
@@ -199,6 +205,14 @@ fn distance(a: &str, b: &str) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn mistyped_values_get_the_value_meant() {
+        let plugins = ["OVNKubernetes", "OpenShiftSDN"];
+        assert_eq!(nearest("OVNKubernates", plugins), Some("OVNKubernetes"));
+        assert_eq!(nearest("ovnkubernetes", plugins), Some("OVNKubernetes"));
+        assert_eq!(nearest("Calico", plugins), None);
+    }
 
     #[test]
     fn mistyped_keys_get_the_key_meant() {

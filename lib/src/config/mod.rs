@@ -7,6 +7,7 @@ mod known_keys;
 mod locate;
 mod types;
 
+pub use known_keys::nearest;
 pub use locate::{line_of, parse_dotted, Step};
 pub use types::*;
 
@@ -149,10 +150,62 @@ fn tab_indented_line(text: &str) -> Option<usize> {
         .map(|index| index + 1)
 }
 
+/// Refuses a second document that holds anything, naming its line: the installer's reader
+/// takes the first and drops the rest silently, so their settings would be lost. An empty one
+/// (a trailing `---`) is nothing lost.
+fn refuse_more_documents(
+    documents: serde_yaml_ng::Deserializer<'_>,
+    text: &str,
+    source_name: &str,
+) -> Result<()> {
+    use serde::Deserialize as _;
+    // Lines that start a document; one before any content starts the first.
+    let mut starts: Vec<usize> = Vec::new();
+    let mut content = false;
+    for (index, line) in text.lines().enumerate() {
+        let trimmed = line.trim_end();
+        if trimmed == "---" || trimmed.starts_with("--- ") {
+            if content {
+                starts.push(index + 1);
+            }
+            content = true;
+        } else if !trimmed.is_empty() && !trimmed.starts_with('#') {
+            content = true;
+        }
+    }
+    for (k, document) in documents.enumerate() {
+        let line = starts.get(k).copied();
+        let fail = |message: String| Error::Parse {
+            file: source_name.to_string(),
+            line,
+            message,
+        };
+        match serde_yaml_ng::Value::deserialize(document) {
+            Ok(serde_yaml_ng::Value::Null) => {}
+            Ok(_) => {
+                return Err(fail(
+                    "a second YAML document begins here; an install-config is one document (the installer would read only the first)".into(),
+                ))
+            }
+            Err(e) => return Err(fail(format!("the YAML document beginning here: {e}"))),
+        }
+    }
+    Ok(())
+}
+
 /// Parses install-config text; `source_name` is used in messages.
 pub fn parse(text: &str, source_name: &str) -> Result<LoadedConfig> {
     let mut unknown = Vec::new();
-    let deserializer = serde_yaml_ng::Deserializer::from_str(text);
+    // The installer's reader takes a UTF-8 byte-order mark, as editors on Windows write it.
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let mut documents = serde_yaml_ng::Deserializer::from_str(text);
+    let Some(deserializer) = documents.next() else {
+        return Err(Error::Parse {
+            file: source_name.to_string(),
+            line: None,
+            message: "holds no YAML document".into(),
+        });
+    };
     let config: InstallConfig =
         serde_ignored::deserialize(deserializer, |path| unknown.push(path.to_string())).map_err(
             |e| {
@@ -174,6 +227,7 @@ pub fn parse(text: &str, source_name: &str) -> Result<LoadedConfig> {
     }
             },
         )?;
+    refuse_more_documents(documents, text, source_name)?;
     let mut loaded = LoadedConfig {
         config,
         source_name: source_name.to_string(),
@@ -228,6 +282,24 @@ mod tests {
         let loaded = load_default().unwrap();
         assert!(loaded.warnings.is_empty(), "{:?}", loaded.warnings);
         assert_eq!(loaded.config.metadata.name.as_deref(), Some("example"));
+    }
+
+    #[test]
+    fn a_byte_order_mark_and_a_trailing_document_marker_are_taken_a_second_document_is_not() {
+        let text = "apiVersion: v1\nbaseDomain: a.b\n";
+        let bom = parse(&format!("\u{feff}{text}"), "ic.yaml").unwrap();
+        assert_eq!(bom.config.base_domain.as_deref(), Some("a.b"));
+        assert!(parse(&format!("---\n{text}---\n"), "ic.yaml").is_ok());
+        assert!(parse(&format!("\u{feff}{text}---\n# end\n"), "ic.yaml").is_ok());
+        let two = parse(
+            &format!("# a comment\n{text}---\nbaseDomain: c.d\n"),
+            "ic.yaml",
+        )
+        .unwrap_err();
+        assert!(
+            matches!(&two, Error::Parse { line: Some(4), message, .. } if message.contains("second YAML document")),
+            "{two:?}"
+        );
     }
 
     #[test]

@@ -39,15 +39,15 @@ pub(crate) fn conclude(mut analysis: Analysis, source: Source) -> Diagnosis {
             .filter(|c| Some(*c) != cause)
             .collect();
         other_causes.sort_by_key(|c| causes::priority(*c));
-        let (sentence, fix) = match (cause, evidence.first()) {
+        let (sentence, fix, evidence) = match (cause, evidence.first()) {
             (Some(cause), Some(first)) => {
                 let (sentence, fix) = explain(cause, first, &context);
-                (sentence, Some(fix))
+                (sentence, Some(fix), evidence)
             }
-            _ => (
-                "No known cause matched; the last error lines are below.".to_string(),
-                None,
-            ),
+            _ => {
+                let (sentence, shown) = without_cause(&analysis);
+                (sentence, None, shown)
+            }
         };
         Failure {
             what,
@@ -77,6 +77,29 @@ pub(crate) fn conclude(mut analysis: Analysis, source: Source) -> Diagnosis {
         notes: analysis.notes,
         files_read: analysis.files_read,
     }
+}
+
+/// The sentence when no cause matched, and the lines that show the state instead (none when
+/// the last error lines do): never a promise of lines that are not there.
+fn without_cause(analysis: &Analysis) -> (String, Vec<Evidence>) {
+    if !analysis.last_errors.is_empty() {
+        return (
+            "No known cause matched; the last error lines are below.".to_string(),
+            Vec::new(),
+        );
+    }
+    let pods = analysis.facts.pod_states();
+    if !pods.is_empty() {
+        return (
+            "No known cause matched and no line reads as an error; cluster-bootstrap was still waiting for control-plane pods, whose last states are below.".to_string(),
+            pods,
+        );
+    }
+    let files = analysis.files_read;
+    (
+        format!("No known cause matched, and none of the {files} files read has a line that reads as an error."),
+        Vec::new(),
+    )
 }
 
 /// Adds what the facts prove as evidence of its cause (`facts.rs`), and returns what the bundle

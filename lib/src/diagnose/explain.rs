@@ -1,10 +1,12 @@
 //! From a cause and its first evidence line to the sentence a person reads and the command that
 //! fixes it. Details (the registry, the name, the flag, the unit) are taken from the evidence
 //! itself, or from what the whole bundle told ([`Context`]); when neither carries one, the
-//! sentence says so in general words.
+//! sentence says so in general words. A setting of bootgen is named by its [`OptionField`], as in
+//! the library's errors: a front end tells it in its own words (the CLI as its flag).
 
 use super::causes::Cause;
 use super::Evidence;
+use crate::error::OptionField;
 
 /// What the bundle as a whole told, beyond the evidence line.
 #[derive(Default)]
@@ -36,18 +38,18 @@ pub(crate) fn explain(cause: Cause, evidence: &Evidence, context: &Context) -> (
                 "A certificate has expired{}: the bootstrap certificates last 24 hours, so the configs are older than that or the node's clock is ahead.",
                 times(line).map(|t| format!(" ({t})")).unwrap_or_default()
             ),
-            "bootgen ignition --renew-expired -o bootgen-out   # new certificates, the same keys; then boot the new bootstrap.ign".into(),
+            format!("bootgen ignition {} {} bootgen-out   # new certificates, the same keys; then boot the new bootstrap.ign", OptionField::RenewExpired, OptionField::OutputDir),
         ),
         Cause::ArchitectureMismatch => (
             "The release payload's binaries are for another CPU architecture than this host (exec format error).".into(),
-            "bootgen ignition --arch $(uname -m) --release-image <a payload for this architecture, or -multi>".into(),
+            format!("bootgen ignition {} $(uname -m) {} <a payload for this architecture, or -multi>", OptionField::Arch, OptionField::ReleaseImage),
         ),
         Cause::TagFromBlockedSource => (
             format!(
                 "The release image was pulled by tag from {}, whose source is blocked: mirrors serve digests only, so a tag cannot be pulled at all.",
                 registry(line).unwrap_or_else(|| "a registry".into())
             ),
-            "bootgen ignition --release-image <repository>@sha256:<digest> ...   # pin the release image by digest".into(),
+            format!("bootgen ignition {} <repository>@sha256:<digest> ...   # pin the release image by digest", OptionField::ReleaseImage),
         ),
         Cause::PullUnauthorized => {
             let registry = registry(line);
@@ -56,7 +58,7 @@ pub(crate) fn explain(cause: Cause, evidence: &Evidence, context: &Context) -> (
                     "The registry {} refused the pull (unauthorized): the pull secret or the mirror's credentials do not cover it.",
                     registry.as_deref().unwrap_or("of the release image")
                 ),
-                "bootgen patch bootstrap.ign --registry-auth auth.json -o bootstrap.ign   # auth.json with credentials for that registry".into(),
+                format!("bootgen patch bootstrap.ign {} auth.json {} bootstrap.ign   # auth.json with credentials for that registry", OptionField::RegistryAuth, OptionField::OutputDir),
             )
         }
         Cause::UnknownAuthority => (
@@ -64,14 +66,14 @@ pub(crate) fn explain(cause: Cause, evidence: &Evidence, context: &Context) -> (
                 "The certificate of {} is signed by an authority the node does not trust: the mirror's CA is missing from the trust bundle.",
                 registry(line).unwrap_or_else(|| "a registry".into())
             ),
-            "bootgen patch bootstrap.ign --trust-bundle mirror-ca.pem -o bootstrap.ign".into(),
+            format!("bootgen patch bootstrap.ign {} mirror-ca.pem {} bootstrap.ign", OptionField::TrustBundle, OptionField::OutputDir),
         ),
         Cause::MachineConfigServerUnreachable => machine_config_server(line, context),
         Cause::NameResolution => {
             let host = name(line);
             let fix = match &host {
-                Some(h) => format!("dig +short {h}   # add the DNS record, or: bootgen patch bootstrap.ign --add-host <ip>={h} -o bootstrap.ign"),
-                None => "bootgen patch bootstrap.ign --add-host <ip>=<name> -o bootstrap.ign   # or add the DNS record".into(),
+                Some(h) => format!("dig +short {h}   # add the DNS record, or: bootgen patch bootstrap.ign {} <ip>={h} {} bootstrap.ign", OptionField::AddHost, OptionField::OutputDir),
+                None => format!("bootgen patch bootstrap.ign {} <ip>=<name> {} bootstrap.ign   # or add the DNS record", OptionField::AddHost, OptionField::OutputDir),
             };
             (
                 format!(
@@ -86,7 +88,7 @@ pub(crate) fn explain(cause: Cause, evidence: &Evidence, context: &Context) -> (
                 "An operator in the payload rejected the flag {} that bootkube passed: the bootstrap was made for another release than the payload.",
                 flag(line).unwrap_or_else(|| "bootkube passed".into())
             ),
-            "oc adm release info <release image> | head -3   # then: bootgen ignition --release-image <that release image>".into(),
+            format!("oc adm release info <release image> | head -3   # then: bootgen ignition {} <that release image>", OptionField::ReleaseImage),
         ),
         Cause::RuntimeFailed => {
             let unit = if line.to_ascii_lowercase().contains("kubelet") { "kubelet.service" } else { "crio.service" };
@@ -255,7 +257,10 @@ mod tests {
             "Error: initializing source docker://mirror.lab:8443/ocp/release@sha256:1: reading manifest: unauthorized: authentication required",
         );
         assert!(sentence.contains("mirror.lab:8443 "), "{sentence}");
-        assert!(fix.contains("--registry-auth"));
+        assert!(
+            fix.contains("`passes.mirrors.registry_auth` auth.json"),
+            "{fix}"
+        );
         let (sentence, fix) = explain_line(
             Cause::NameResolution,
             "dial tcp: lookup api-int.ostest.example.com on 192.0.2.53:53: no such host",
@@ -265,7 +270,7 @@ mod tests {
             "{sentence}"
         );
         assert!(
-            fix.contains("--add-host <ip>=api-int.ostest.example.com"),
+            fix.contains("`passes.mirrors.hosts` <ip>=api-int.ostest.example.com"),
             "{fix}"
         );
         let (sentence, _) =
@@ -277,6 +282,39 @@ mod tests {
         );
         assert!(sentence.starts_with("bootkube.service "), "{sentence}");
         assert!(fix.contains("bootgen-release bootkube.service"));
+    }
+
+    #[test]
+    fn fixes_name_settings_never_cli_flags() {
+        let line = "exec /usr/bin/cluster-bootstrap: exec format error x509: certificate has expired or is not yet valid: current time 2026-01-03T00:00:00Z is after 2026-01-02T00:00:00Z";
+        for cause in [
+            Cause::CertificateExpired,
+            Cause::ArchitectureMismatch,
+            Cause::TagFromBlockedSource,
+            Cause::PullUnauthorized,
+            Cause::UnknownAuthority,
+            Cause::NameResolution,
+            Cause::UnknownFlag,
+        ] {
+            let (_, fix) = explain_line(cause, line);
+            for flag in [
+                " -o ",
+                "--release-image",
+                "--renew-expired",
+                "--arch",
+                "--registry-auth",
+                "--trust-bundle",
+                "--add-host",
+            ] {
+                assert!(!fix.contains(flag), "{cause:?}: {fix}");
+            }
+            assert!(
+                OptionField::ALL
+                    .iter()
+                    .any(|o| fix.contains(&o.to_string())),
+                "{cause:?}: {fix}"
+            );
+        }
     }
 
     #[test]

@@ -22,6 +22,9 @@ use super::klog::{klog_time, KlogTime};
 use super::matcher::Found;
 use super::Evidence;
 
+/// Pods whose state is kept (cluster-bootstrap waits for four).
+const MAX_PODS: usize = 8;
+
 /// Minutes without a request after which the machine-config server's silence counts.
 pub(crate) const SILENCE_MINUTES: i64 = 10;
 
@@ -103,6 +106,8 @@ pub(crate) struct Facts {
     gave_up: Option<Evidence>,
     /// A sign that a control-plane machine joined.
     joined: Option<Evidence>,
+    /// The last `Pod Status` line of each pod cluster-bootstrap waited for (a few pods).
+    pod_states: Vec<(String, Evidence)>,
     /// When the bundle was gathered.
     gathered: Option<OffsetDateTime>,
     /// The `api-int` host name.
@@ -195,6 +200,11 @@ impl Facts {
         }
         if found.has("pod status:") {
             // cluster-bootstrap: `Pod Status:<namespace>/<name>  <DoesNotExist|Pending|...>`.
+            let pod = pod_of(line);
+            self.note_pod_state(&pod, evidence());
+            // The cluster-version operator runs on the bootstrap node itself before a
+            // control-plane machine exists: its being ready proves no machine joined.
+            let on_a_master = !pod.starts_with("openshift-cluster-version/");
             match line.split_whitespace().last() {
                 Some("DoesNotExist" | "Pending") => {
                     // The latest, but from a unit's own journal rather than the whole one.
@@ -208,7 +218,7 @@ impl Facts {
                         self.awaited = Some(seen);
                     }
                 }
-                Some("Ready" | "RunningNotReady") if self.joined.is_none() => {
+                Some("Ready" | "RunningNotReady") if self.joined.is_none() && on_a_master => {
                     self.joined = Some(evidence());
                 }
                 _ => {}
@@ -220,6 +230,24 @@ impl Facts {
         if found.has("error while checking pod status") && self.gave_up.is_none() {
             self.gave_up = Some(evidence());
         }
+    }
+
+    /// Keeps `seen` as the latest state of `pod`, preferring a unit's own journal to the whole.
+    fn note_pod_state(&mut self, pod: &str, seen: Evidence) {
+        let whole = |e: &Evidence| e.file.ends_with("journal.log.gz");
+        let room = self.pod_states.len() < MAX_PODS;
+        match self.pod_states.iter_mut().find(|(name, _)| name == pod) {
+            Some((_, kept)) if whole(kept) || !whole(&seen) => *kept = seen,
+            Some(_) => {}
+            None if room => self.pod_states.push((pod.to_string(), seen)),
+            None => {}
+        }
+    }
+
+    /// The last line cluster-bootstrap printed for each pod it waited for: what shows the state
+    /// of a bootstrap stuck there when no line is an error.
+    pub(crate) fn pod_states(&self) -> Vec<Evidence> {
+        self.pod_states.iter().map(|(_, e)| e.clone()).collect()
     }
 
     /// The `api-int` host name of the cluster, if the bundle names it.
@@ -273,6 +301,19 @@ impl Facts {
             )
         })
     }
+}
+
+/// The pod a `Pod Status:<namespace>/<name>` line names.
+fn pod_of(line: &str) -> String {
+    let lower = line.to_ascii_lowercase();
+    let after = lower
+        .find("pod status:")
+        .map_or("", |at| &lower[at + "pod status:".len()..]);
+    after
+        .split_whitespace()
+        .next()
+        .unwrap_or_default()
+        .to_string()
 }
 
 /// The host of `apiServerInternalURI: https://HOST:6443` in the Infrastructure manifest.
@@ -363,6 +404,18 @@ mod tests {
             "\tPod Status:openshift-kube-scheduler/openshift-kube-scheduler\tRunningNotReady",
         );
         assert!(ready.silence().is_none());
+    }
+
+    #[test]
+    fn a_ready_cluster_version_operator_is_no_joined_machine() {
+        let mut facts = waiting("2026-01-01T01:40:40Z");
+        observe(
+            &mut facts,
+            "bootstrap/journals/bootkube.log",
+            "\tPod Status:openshift-cluster-version/cluster-version-operator\tReady",
+        );
+        assert!(facts.silence().is_some());
+        assert_eq!(facts.pod_states().len(), 2);
     }
 
     #[test]

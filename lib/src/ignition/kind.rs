@@ -125,7 +125,9 @@ pub fn classify(path: &str, contents: Option<&[u8]>) -> FileKind {
     if text.contains("PRIVATE KEY-----") {
         return FileKind::PrivateKey;
     }
-    if file_name.contains("kubeconfig")
+    let pem_only = is_pem_certificates(text);
+    // `admin-kubeconfig-ca-bundle.crt` is named for a kubeconfig but holds its CA certificates.
+    if (file_name.contains("kubeconfig") && !pem_only)
         || (text.contains("kind: Config") && text.contains("clusters:"))
     {
         return FileKind::Kubeconfig;
@@ -137,7 +139,10 @@ pub fn classify(path: &str, contents: Option<&[u8]>) -> FileKind {
     if top_kind.as_deref() == Some("Secret") {
         return FileKind::SecretManifest;
     }
-    if text.contains("-----BEGIN CERTIFICATE-----") {
+    // A manifest or a script that quotes a certificate (cluster-config.yaml holds the
+    // install-config's trust bundle) is a manifest or a script.
+    let quotes_certificate = text.contains(BEGIN_CERTIFICATE);
+    if pem_only || (quotes_certificate && top_kind.is_none() && !text.starts_with("#!")) {
         return FileKind::Certificate;
     }
     if text.contains("PUBLIC KEY-----")
@@ -168,6 +173,25 @@ pub fn classify(path: &str, contents: Option<&[u8]>) -> FileKind {
         return FileKind::Yaml;
     }
     FileKind::Text
+}
+
+const BEGIN_CERTIFICATE: &str = "-----BEGIN CERTIFICATE-----";
+
+/// True when `text` is PEM certificates and nothing else but blank and `#` comment lines.
+fn is_pem_certificates(text: &str) -> bool {
+    let mut inside = false;
+    let mut blocks = 0;
+    for line in text.lines().map(str::trim) {
+        if inside {
+            inside = !line.starts_with("-----END ");
+        } else if line == BEGIN_CERTIFICATE {
+            inside = true;
+            blocks += 1;
+        } else if !line.is_empty() && !line.starts_with('#') {
+            return false;
+        }
+    }
+    blocks > 0
 }
 
 /// The `kind` of a Kubernetes manifest (YAML or JSON with a top-level `apiVersion`).
@@ -253,6 +277,20 @@ mod tests {
         );
         assert_eq!(c("/etc/motd", "hello\n"), FileKind::Text);
         assert_eq!(c("/etc/x.yaml", "a: 1\n"), FileKind::Yaml);
+        // Named for a kubeconfig, but CA certificates.
+        let bundle = "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n";
+        assert_eq!(
+            c("/opt/openshift/tls/admin-kubeconfig-ca-bundle.crt", bundle),
+            FileKind::Certificate
+        );
+        // A ConfigMap quoting the install-config's trust bundle is a manifest.
+        let config_map = format!(
+            "apiVersion: v1\nkind: ConfigMap\ndata:\n  install-config: |\n    additionalTrustBundle: |\n      {bundle}"
+        );
+        assert_eq!(
+            c("/opt/openshift/manifests/cluster-config.yaml", &config_map),
+            FileKind::Manifest
+        );
         assert_eq!(classify("/a", None), FileKind::Remote);
         assert_eq!(classify("/a", Some(&[0xff, 0])), FileKind::Binary);
         assert_eq!(classify("/a", Some(b"")), FileKind::Empty);

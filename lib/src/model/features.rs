@@ -109,6 +109,19 @@ pub(crate) fn feature_selection(
             .split_once('=')
             .filter(|(name, value)| !name.is_empty() && !value.contains('='))
             .and_then(|(name, value)| Some((name, parse_go_bool(value)?)));
+        // Any gate name is taken (the cluster's feature gates are many); one that nearly spells
+        // a gate this release's bootstrap acts on is likely that one, misspelled.
+        if let Some((name, _)) = parsed {
+            let known = profile.gates.iter().flat_map(|g| &g.feature_gates);
+            if !known.clone().any(|g| g == name) {
+                if let Some(meant) = crate::config::nearest(name, known.map(String::as_str)) {
+                    warnings.push(loaded.warning(
+                        &format!("featureGates.{i}"),
+                        format!("`{name}` is no feature gate bootgen knows: did you mean {meant}?"),
+                    ));
+                }
+            }
+        }
         match parsed {
             Some((name, true)) => gates.enabled.push(name.to_string()),
             Some((name, false)) => gates.disabled.push(name.to_string()),
@@ -280,6 +293,24 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(ocp.contains("OpenShift's refuses it"), "{ocp}");
+    }
+
+    #[test]
+    fn a_misspelled_feature_gate_is_warned_of_with_the_gate_meant() {
+        let (loaded, profile) = config(
+            "5.0.0",
+            "featureSet: CustomNoUpgrade\nfeatureGates:\n- OSStream=true\n- SomeOtherGate=true\n",
+        );
+        let facts = profile.distribution(Distribution::Ocp).unwrap();
+        let mut warnings = Vec::new();
+        let features = profile.features(Default::default());
+        feature_selection(&loaded, profile, facts, &features, &mut warnings).unwrap();
+        let said: Vec<String> = warnings.iter().map(ToString::to_string).collect();
+        assert_eq!(said.len(), 1, "{said:?}");
+        assert!(
+            said[0].contains("featureGates[0]") && said[0].contains("did you mean OSStreams?"),
+            "{said:?}"
+        );
     }
 
     #[test]

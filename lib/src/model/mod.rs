@@ -227,6 +227,12 @@ impl Model {
         // installer does (a release that does not select is said below, in its turn).
         // The release decides what the bootstrap node gets: from the version given, or the
         // release image's tag, or the default (said in a notice by the caller).
+        // A pull spec the node's podman would refuse is refused before anything reads it.
+        if let Some(image) = &options.release_image {
+            image
+                .parse::<crate::release::PullSpec>()
+                .map_err(|e| e.for_option(OptionField::ReleaseImage))?;
+        }
         let selected = crate::release::select(
             options.release_version.as_deref(),
             options.release_image.as_deref(),
@@ -378,6 +384,7 @@ impl Model {
 
         let networks = network_settings(loaded, &features)?;
         network_rules::check_networks(loaded, release.profile, &features, &networks)?;
+        warnings.extend(network_rules::misspelled_plugin(loaded, &networks));
         if let Some(vsphere) = &vsphere_platform {
             vsphere::check_vips(loaded, vsphere, &networks.machine, &mut warnings)?;
         }
@@ -868,11 +875,11 @@ fn mirror_rules(
     };
     let mut rules = Vec::new();
     for (i, entry) in list.iter().enumerate() {
-        mirrors::check_repository(&entry.source)
-            .map_err(|m| loaded.field_error(&format!("{field}.{i}.source"), m))?;
+        crate::release::check_repository(&entry.source)
+            .map_err(|m| loaded.field_error(&format!("{field}.{i}.source"), m.0))?;
         for (j, mirror) in entry.mirrors.iter().enumerate() {
-            mirrors::check_repository(mirror)
-                .map_err(|m| loaded.field_error(&format!("{field}.{i}.mirrors.{j}"), m))?;
+            crate::release::check_repository(mirror)
+                .map_err(|m| loaded.field_error(&format!("{field}.{i}.mirrors.{j}"), m.0))?;
         }
         let policy_field = format!("{field}.{i}.sourcePolicy");
         if entry.source_policy.is_some() && !features.has(Feature::InstallConfigSourcePolicy) {

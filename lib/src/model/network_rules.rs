@@ -2,7 +2,7 @@
 //! dual-stack, and the network plugins a release has dropped.
 
 use super::network::{overlaps, Networks};
-use crate::config::LoadedConfig;
+use crate::config::{LoadedConfig, Warning};
 use crate::error::Result;
 use crate::release::Profile;
 use crate::release::{Feature, FeatureSet};
@@ -10,6 +10,29 @@ use ipnet::IpNet;
 
 /// OVN-Kubernetes' internal subnets (join and transit), which no cluster network may overlap.
 const OVN_INTERNAL: &[&str] = &["100.64.0.0/16", "100.88.0.0/16", "fd98::/64", "fd97::/64"];
+
+/// The network plugins OpenShift ships; any other `networkType` is a third party's.
+const OPENSHIFT_PLUGINS: &[&str] = &["OVNKubernetes", "OpenShiftSDN", "Kuryr"];
+
+/// A warning when `networkType` is not one of OpenShift's plugins but nearly spells one: a
+/// third-party plugin is legitimate, so the installer takes any name, and a misspelled one
+/// leaves the cluster without a network.
+pub(crate) fn misspelled_plugin(loaded: &LoadedConfig, networks: &Networks) -> Option<Warning> {
+    let plugin = &networks.network_type;
+    if OPENSHIFT_PLUGINS
+        .iter()
+        .any(|known| known.eq_ignore_ascii_case(plugin))
+    {
+        return None;
+    }
+    let meant = crate::config::nearest(plugin, OPENSHIFT_PLUGINS.iter().copied())?;
+    Some(loaded.warning(
+        "networking.networkType",
+        format!(
+            "`{plugin}` is no network plugin of OpenShift (a third party's would be taken as it is): did you mean {meant}?"
+        ),
+    ))
+}
 
 /// The rules between networks: no overlaps (machine and cluster, machine and service, the
 /// cluster networks among themselves, OVN-Kubernetes' internal subnets), one hostPrefix for the

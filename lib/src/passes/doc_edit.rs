@@ -25,12 +25,23 @@ pub(super) fn unit_mut<'a>(
         .and_then(Value::as_object_mut)
         .ok_or_else(|| Error::UnknownUnit {
             unit: name.to_string(),
+            meant: unit_meant(name, &known),
             known: if known.is_empty() {
                 "(none)".to_string()
             } else {
                 known.join(", ")
             },
         })
+}
+
+/// The unit of `known` that `name` most likely means: itself with `.service` added (systemd
+/// adds it, Ignition does not), else the nearest spelling.
+fn unit_meant(name: &str, known: &[String]) -> Option<String> {
+    let with_suffix = format!("{name}.service");
+    if known.contains(&with_suffix) {
+        return Some(with_suffix);
+    }
+    crate::config::nearest(name, known.iter().map(String::as_str)).map(str::to_string)
 }
 
 fn files_mut(doc: &mut IgnitionDoc) -> Result<&mut Vec<Value>> {

@@ -24,10 +24,11 @@ fn list(expired: &[ExpiredCertificate]) -> String {
 }
 
 fn count(n: usize, what: &str) -> String {
-    if n == 1 {
-        format!("1 {what}")
-    } else {
-        format!("{n} {what}s")
+    match (n, what.strip_suffix('y')) {
+        (1, _) => format!("1 {what}"),
+        // authority, authorities
+        (_, Some(stem)) => format!("{n} {stem}ies"),
+        (_, None) => format!("{n} {what}s"),
     }
 }
 
@@ -142,4 +143,20 @@ pub enum PkiError {
         /// The clock given.
         now: OffsetDateTime,
     },
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn counts_read_as_english() {
+        assert_eq!(
+            super::count(1, "certificate authority"),
+            "1 certificate authority"
+        );
+        assert_eq!(
+            super::count(3, "certificate authority"),
+            "3 certificate authorities"
+        );
+        assert_eq!(super::count(2, "certificate"), "2 certificates");
+    }
 }

@@ -158,9 +158,14 @@ pub fn compare(from: &Profile, to: &Profile) -> ReleaseDiff {
             own_switch_lines(*distribution, from, to, &mut lines);
         }
     }
+    // A z-stream profile is named by its first patch release, so two of one minor differ.
+    let name = |p: &Profile| match p.from_patch {
+        0 => p.minor.to_string(),
+        patch => format!("{}.{patch}+", p.minor),
+    };
     ReleaseDiff {
-        from: from.minor.to_string(),
-        to: to.minor.to_string(),
+        from: name(from),
+        to: name(to),
         lines,
     }
 }
@@ -351,5 +356,11 @@ mod tests {
         let same = diff((4, 20), (4, 20));
         assert!(same.lines.is_empty(), "{same}");
         assert!(same.to_string().contains("the same bootstrap"));
+        // Two z-streams of one minor are told apart.
+        let minor = crate::release::Minor::new(4, 9);
+        let first = crate::release::profile_for(minor).unwrap();
+        let later = crate::release::profile_for_patch(minor, 5).unwrap();
+        let z = compare(first, later);
+        assert!(z.to_string().starts_with("from 4.9 to 4.9.5+:"), "{z}");
     }
 }

@@ -15,6 +15,7 @@ mod compare;
 mod feature;
 mod payload;
 mod profile;
+mod reference;
 mod select;
 mod table;
 mod version;
@@ -29,6 +30,7 @@ pub use profile::{
     DistributionFacts, Gate, ImageName, Profile, Stage, CUSTOM_FEATURE_SET, OS_STREAMS_GATE,
     PROFILES,
 };
+pub use reference::{check_repository, PullSpec};
 pub use select::{default_minor, select, supported_list, SelectedRelease};
 pub use version::{version_of_reference, Minor, ReleaseVersion};
 pub use view::{

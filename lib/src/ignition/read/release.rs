@@ -5,7 +5,6 @@
 use super::read_text;
 use crate::error::{Error, Result};
 use crate::ignition::IgnitionDoc;
-use crate::model::mirrors::{check_repository, repository_of};
 use serde::Serialize;
 use std::ops::Range;
 
@@ -130,12 +129,9 @@ pub fn find_release(doc: &IgnitionDoc) -> Result<Option<ReleaseReference>> {
                 format!("the script sets RELEASE_IMAGE to both {first} and {other}"),
             ));
         }
-        check_repository(repository_of(first)).map_err(|m| {
-            cannot(
-                path,
-                format!("RELEASE_IMAGE is not an image pull spec: {m}"),
-            )
-        })?;
+        first
+            .parse::<crate::release::PullSpec>()
+            .map_err(|m| cannot(path, format!("RELEASE_IMAGE: {m}")))?;
         match &mut found {
             None => {
                 found = Some(ReleaseReference {

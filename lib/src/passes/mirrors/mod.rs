@@ -21,8 +21,8 @@ pub use crate::ignition::read::{
     NODE_PULL_SECRET, PULL_SECRET_MANIFEST, REGISTRIES_CONF, RELEASE_SCRIPTS, USER_CA_BUNDLE,
 };
 pub use options::{
-    check_host_port, check_image_repository, check_insecure_registry, parse_insecure_registry,
-    HostEntry, MirrorRule, RegistryAuth, TrustBundle,
+    check_host_port, check_insecure_registry, parse_insecure_registry, HostEntry, MirrorRule,
+    RegistryAuth, TrustBundle,
 };
 pub use pull_secret::merge_auths;
 pub use registries_conf::render as render_registries_conf;

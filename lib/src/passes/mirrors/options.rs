@@ -5,7 +5,7 @@
 
 use crate::error::{Error, InvalidValue, OptionField, Result};
 use crate::ignition::read::{normalize_auth_key, parse_certificates, Certificate};
-use crate::model::mirrors::check_repository;
+use crate::release::check_repository;
 use base64::Engine;
 use serde_json::Value;
 use std::net::IpAddr;
@@ -72,7 +72,7 @@ impl std::str::FromStr for MirrorRule {
             )));
         }
         for (what, reference) in [("source", source), ("mirror", mirror)] {
-            check_image_repository(reference).map_err(|m| fail(format!("{what} {m}")))?;
+            check_repository(reference).map_err(|m| fail(format!("{what} {}", m.0)))?;
         }
         if source == mirror {
             return Err(fail(format!("`{value}` mirrors {source} to itself")));
@@ -82,36 +82,6 @@ impl std::str::FromStr for MirrorRule {
             mirror: mirror.to_string(),
         })
     }
-}
-
-/// Checks a `host[:port]/path` repository the way image references are read: the first
-/// component must be a registry host (with a dot or a port, or `localhost`), the rest a
-/// lower-case repository path.
-pub fn check_image_repository(reference: &str) -> Result<(), String> {
-    check_repository(reference)?;
-    let reference = reference.trim_end_matches('/');
-    let (host, path) = reference.split_once('/').unwrap_or((reference, ""));
-    check_host_port(host).map_err(|m| format!("`{reference}`: {m}"))?;
-    let looks_like_host =
-        host.contains('.') || host.contains(':') || host == "localhost" || host.starts_with('[');
-    if !looks_like_host {
-        return Err(format!(
-            "`{reference}` does not start with a registry host (a name with a dot or a port, or localhost), so it is not a registry/repository path"
-        ));
-    }
-    for component in path.split('/').filter(|_| !path.is_empty()) {
-        let valid = !component.is_empty()
-            && component
-                .chars()
-                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || "._-".contains(c))
-            && component.starts_with(|c: char| c.is_ascii_alphanumeric());
-        if !valid {
-            return Err(format!(
-                "`{reference}` has the repository component `{component}`; components are lower-case letters, digits and . _ -"
-            ));
-        }
-    }
-    Ok(())
 }
 
 /// Checks `host[:port]`: a DNS name, an IPv4 address or a bracketed IPv6 address, and an

@@ -436,7 +436,7 @@ fn unexpected_release_scripts_fail_naming_them() {
     set_file_text(
         &mut doc,
         RELEASE_SCRIPTS[1],
-        "RELEASE_IMAGE=quay.io/x/y@sha256:00\n",
+        "RELEASE_IMAGE=quay.io/x/y@sha256:0000000000000000000000000000000000000000000000000000000000000000\n",
         0o555,
     )
     .unwrap();
@@ -555,7 +555,7 @@ fn malformed_values_are_errors_naming_them() {
         (
             MirrorRule::parse("q.io/x=m.io:99999/x").map(drop),
             "`passes.mirrors.mirrors`",
-            "`99999` is not a port",
+            "`99999`, which is not a port",
         ),
         (
             HostEntry::parse("999.1.1.1=m.io").map(drop),

@@ -82,9 +82,10 @@ rm -f "$ASSET_DIR/.bootkube.done"
 
 # A held bootkube (generated or patched with a hold, or in debug mode) skips every
 # `systemctl start` while its hold file exists: releasing the hold is what starts it.
-start='systemctl start bootkube.service'
+# The commands are for the person at the node's shell (core), so they carry sudo.
+start='sudo systemctl start bootkube.service'
 if [ -e "${BOOTGEN_HOLD_DIR:-/etc/bootgen/hold}/bootkube.service" ]; then
-	start='bootgen-release bootkube.service'
+	start='sudo bootgen-release bootkube.service'
 fi
 
 cat <<EOF
@@ -92,5 +93,5 @@ cat <<EOF
 bootkube will start again at stage $from. Run it with:
   $start && journalctl -f -u bootkube.service
 or, in the foreground with a trace:
-  cd $ASSET_DIR && bash -x $LIB_DIR/bootkube.sh
+  cd $ASSET_DIR && sudo bash -x $LIB_DIR/bootkube.sh
 EOF
