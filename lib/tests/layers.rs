@@ -177,7 +177,7 @@ fn the_scan_finds_imports_and_skips_comments_and_tests() {
                 #[cfg(test)]\nmod tests { use crate::output::x; }\n";
     assert_eq!(imports(text), ["error", "model", "release", "passes"]);
     let wrong = {
-        let dir = tempfile_dir();
+        let dir = tempfile_dir("upward");
         std::fs::write(dir.join("render.rs"), "use crate::generate::Options;\n").unwrap();
         upward_imports(&dir, LIBRARY_LAYERS)
     };
@@ -187,9 +187,232 @@ fn the_scan_finds_imports_and_skips_comments_and_tests() {
     );
 }
 
-fn tempfile_dir() -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("bootgen-layers-{}", std::process::id()));
+fn tempfile_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("bootgen-layers-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     dir
+}
+
+/// A file's module path below `src/`: `release/view` for `release/view.rs`, `release` for
+/// `release/mod.rs`, `` for `lib.rs`.
+fn module_path(relative: &Path) -> String {
+    let text = relative
+        .with_extension("")
+        .to_string_lossy()
+        .replace('\\', "/");
+    match text.strip_suffix("/mod") {
+        Some(dir) => dir.to_string(),
+        None if text == "lib" || text == "main" || text == "mod" => String::new(),
+        None => text,
+    }
+}
+
+fn parent_of(module: &str) -> String {
+    module
+        .rsplit_once('/')
+        .map_or(String::new(), |(p, _)| p.to_string())
+}
+
+fn join(base: &str, name: &str) -> String {
+    if base.is_empty() {
+        name.to_string()
+    } else {
+        format!("{base}/{name}")
+    }
+}
+
+/// The modules a file's code names through `super::`, `self::` and `crate::` paths (groups
+/// included), each resolved to the longest module path that exists.
+fn file_imports(text: &str, module: &str, known: &[String]) -> Vec<String> {
+    let code = text.split("#[cfg(test)]").next().unwrap_or_default();
+    let code: String = code
+        .lines()
+        .filter(|l| !l.trim_start().starts_with("//"))
+        .collect::<Vec<_>>()
+        .join("\n");
+    // `self` is the file's own module (`release/view`, or `release` for its mod.rs), `super`
+    // the one above it.
+    let self_base = module.to_string();
+    let mut found = Vec::new();
+    let mut resolve = |base: String, rest: &str| {
+        let mut path = base.clone();
+        let mut best = base;
+        for part in rest.split("::") {
+            let name: String = part
+                .trim()
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                .collect();
+            if name.is_empty() {
+                break;
+            }
+            path = join(&path, &name);
+            if known.contains(&path) {
+                best = path.clone();
+            }
+        }
+        found.push(best);
+    };
+    for (at, _) in code.match_indices("::") {
+        // Only the start of a path: `crate::`, `self::` or a run of `super::`.
+        let before = &code[..at];
+        let word: String = before
+            .chars()
+            .rev()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+            .collect::<String>()
+            .chars()
+            .rev()
+            .collect();
+        let preceded_by_path = before[..before.len() - word.len()].ends_with("::");
+        if preceded_by_path {
+            continue;
+        }
+        let mut rest = &code[at + 2..];
+        let mut base = match word.as_str() {
+            "crate" => String::new(),
+            "self" => self_base.clone(),
+            "super" => parent_of(&self_base),
+            _ => continue,
+        };
+        while let Some(more) = rest.strip_prefix("super::") {
+            base = parent_of(&base);
+            rest = more;
+        }
+        if let Some(group) = rest.strip_prefix('{') {
+            for item in top_level_items(group) {
+                resolve(base.clone(), item);
+            }
+        } else {
+            resolve(base, rest);
+        }
+    }
+    found
+}
+
+/// Every circle of imports between files below `root`, each as its files' module paths. A
+/// module's `mod.rs` declaring and re-exporting its children is no import of them.
+fn file_circles(root: &Path) -> Vec<Vec<String>> {
+    let mut files = Vec::new();
+    sources(root, &mut files);
+    let entries: Vec<(String, PathBuf)> = files
+        .into_iter()
+        .filter(|f| {
+            let name = f.file_name().unwrap().to_string_lossy();
+            name != "tests.rs" && !name.starts_with("tests_")
+        })
+        .map(|f| (module_path(f.strip_prefix(root).unwrap()), f))
+        .collect();
+    let known: Vec<String> = entries.iter().map(|(m, _)| m.clone()).collect();
+    let mut edges: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for (module, file) in &entries {
+        let text = std::fs::read_to_string(file).unwrap();
+        let mut targets: Vec<String> = file_imports(&text, module, &known)
+            .into_iter()
+            .filter(|t| t != module && !t.is_empty())
+            .filter(|t| !t.starts_with(&format!("{module}/")) || module.is_empty())
+            .collect();
+        targets.sort();
+        targets.dedup();
+        edges.insert(module.clone(), targets);
+    }
+    strongly_connected(&edges)
+        .into_iter()
+        .filter(|group| group.len() > 1)
+        .collect()
+}
+
+/// Tarjan's strongly connected components of `edges`.
+fn strongly_connected(edges: &BTreeMap<String, Vec<String>>) -> Vec<Vec<String>> {
+    struct State<'a> {
+        edges: &'a BTreeMap<String, Vec<String>>,
+        index: BTreeMap<&'a str, usize>,
+        low: BTreeMap<&'a str, usize>,
+        stack: Vec<&'a str>,
+        on_stack: std::collections::BTreeSet<&'a str>,
+        groups: Vec<Vec<String>>,
+    }
+    fn visit<'a>(s: &mut State<'a>, v: &'a str) {
+        let n = s.index.len();
+        s.index.insert(v, n);
+        s.low.insert(v, n);
+        s.stack.push(v);
+        s.on_stack.insert(v);
+        for w in s.edges.get(v).into_iter().flatten() {
+            let w = w.as_str();
+            if !s.edges.contains_key(w) {
+                continue;
+            }
+            if !s.index.contains_key(w) {
+                visit(s, w);
+                let low = s.low[v].min(s.low[w]);
+                s.low.insert(v, low);
+            } else if s.on_stack.contains(w) {
+                let low = s.low[v].min(s.index[w]);
+                s.low.insert(v, low);
+            }
+        }
+        if s.low[v] == s.index[v] {
+            let mut group = Vec::new();
+            while let Some(w) = s.stack.pop() {
+                s.on_stack.remove(w);
+                group.push(w.to_string());
+                if w == v {
+                    break;
+                }
+            }
+            group.sort();
+            s.groups.push(group);
+        }
+    }
+    let mut state = State {
+        edges,
+        index: BTreeMap::new(),
+        low: BTreeMap::new(),
+        stack: Vec::new(),
+        on_stack: Default::default(),
+        groups: Vec::new(),
+    };
+    for v in edges.keys() {
+        if !state.index.contains_key(v.as_str()) {
+            visit(&mut state, v);
+        }
+    }
+    state.groups
+}
+
+#[test]
+fn no_two_files_import_each_other_in_a_circle() {
+    for root in ["src", "../cli/src"] {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join(root);
+        let circles = file_circles(&root);
+        assert!(circles.is_empty(), "{}: {circles:?}", root.display());
+    }
+}
+
+/// The circle scan sees `super::` groups, `crate::` paths through re-exports and `self::`, and
+/// does not count a `mod.rs` re-exporting its children.
+#[test]
+fn the_circle_scan_finds_the_circles_it_should() {
+    let dir = tempfile_dir("circles");
+    let write = |path: &str, text: &str| {
+        let path = dir.join(path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    };
+    write("lib.rs", "mod release;\nmod diagnose;\n");
+    write(
+        "release/mod.rs",
+        "mod a;\nmod b;\npub use a::A;\npub use b::B;\n",
+    );
+    write("release/a.rs", "use super::{b::B, c};\npub struct A;\n");
+    write("release/b.rs", "use crate::release::a::A;\npub struct B;\n");
+    write("diagnose/mod.rs", "mod x;\nmod y;\npub struct E;\n");
+    write("diagnose/x.rs", "use super::E;\nuse super::y::Y;\n");
+    write(
+        "diagnose/y.rs",
+        "pub struct Y;\n#[cfg(test)]\nmod tests { use super::super::x; }\n",
+    );
+    assert_eq!(file_circles(&dir), [vec!["release/a", "release/b"]]);
 }

@@ -11,6 +11,15 @@
 
 use serde::Serialize;
 
+/// Fragments the facts (`facts.rs`) look for in every line, beside the causes' own: the matcher
+/// finds them in its one pass. Kept here, with the other words, so the matcher reads words from
+/// one module and the facts read the matcher's findings.
+pub(crate) const FACT_WORDS: &[&str] = &[
+    "pod status:",
+    "master status:",
+    "error while checking pod status",
+];
+
 /// A cause of a failed bootstrap that `diagnose` recognises.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "kebab-case")]

@@ -28,13 +28,6 @@ const MAX_PODS: usize = 8;
 /// Minutes without a request after which the machine-config server's silence counts.
 pub(crate) const SILENCE_MINUTES: i64 = 10;
 
-/// Fragments the facts look for in every line (the matcher finds them in its one pass).
-pub(crate) const FACT_WORDS: &[&str] = &[
-    "pod status:",
-    "master status:",
-    "error while checking pod status",
-];
-
 /// What kind of file a line comes from, as far as the facts care.
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub(crate) enum FactFile {

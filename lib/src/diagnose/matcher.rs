@@ -2,12 +2,11 @@
 //! journal, almost none of it evidence; testing each of the table's ~70 fragments against each
 //! line would read every line ~70 times. Instead every position of the line is looked up once
 //! in a table of the fragments' first two bytes (ASCII case folded), and only a hit is compared
-//! in full. The facts' words (`facts::FACT_WORDS`) are found in the same pass.
+//! in full. The facts' words (`causes::FACT_WORDS`) are found in the same pass.
 
 use std::sync::OnceLock;
 
-use super::causes::{Cause, TABLE};
-use super::facts::FACT_WORDS;
+use super::causes::{Cause, FACT_WORDS, TABLE};
 
 /// Words that make a line an error line worth showing when no cause matches.
 const ERROR_WORDS: &[&str] = &["error", "fail", "fatal"];

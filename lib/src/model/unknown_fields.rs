@@ -51,10 +51,8 @@ fn later_fields(profile: &Profile, features: &FeatureSet) -> Vec<(&'static str, 
             "additionalTrustBundlePolicy",
             features.has(Feature::TrustBundlePolicy),
         ),
-        (
-            "capabilities",
-            !super::capabilities::capability_sets(profile).is_empty(),
-        ),
+        // A release with capability sets knows the field (capabilities.rs checks its values).
+        ("capabilities", !profile.capability_sets.is_empty()),
         ("featureGates", features.has(Feature::CustomFeatureGates)),
         (
             "featureSet",

@@ -1,8 +1,8 @@
 //! What differs between two releases' bootstraps: stages, their order, each command's words,
 //! the payload images looked up, feature switches and the Ignition spec.
 
+use super::dimensions::Distribution;
 use super::profile::{feature_set_label, DistributionFacts, Profile};
-use super::view::Distribution;
 use std::fmt::{self, Write as _};
 
 /// The differences going from `from` to `to`.

@@ -12,6 +12,7 @@
 //! ```
 
 mod compare;
+mod dimensions;
 mod feature;
 mod payload;
 mod profile;
@@ -22,6 +23,9 @@ mod version;
 mod view;
 
 pub use compare::{compare, ReleaseDiff};
+pub use dimensions::{
+    Condition, Dimensions, Distribution, Each, Flow, NodeFile, NodeUnit, Order, Platform,
+};
 pub use feature::{Feature, FeatureSet};
 pub use payload::{distribution_of_reference, is_fedora_okd};
 pub(crate) use profile::feature_set_label;
@@ -33,6 +37,4 @@ pub use profile::{
 pub use reference::{check_repository, PullSpec};
 pub use select::{default_minor, select, supported_list, SelectedRelease};
 pub use version::{version_of_reference, Minor, ReleaseVersion};
-pub use view::{
-    Condition, Dimensions, Distribution, Each, Flow, NodeFile, NodeUnit, NodeView, Order, Platform,
-};
+pub use view::NodeView;

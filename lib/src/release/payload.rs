@@ -3,7 +3,7 @@
 //! `quay.io/openshift-release-dev/ocp-release` with tags such as `4.17.0-x86_64`. A digest on a
 //! mirror says nothing; the caller then asks the mirrors' sources, or the user.
 
-use super::view::Distribution;
+use super::dimensions::Distribution;
 
 /// The repository (without tag or digest) and the tag of a pull spec.
 fn split(reference: &str) -> (&str, Option<&str>) {

@@ -3,10 +3,10 @@
 //! and/or up to one (`until`, inclusive); a profile is the rows that hold for its minor. Code
 //! and templates ask the profile; they never compare versions themselves.
 
+use super::dimensions::{Dimensions, Distribution, Flow, NodeFile, NodeUnit, Scope};
 use super::feature::{Feature, FeatureSet};
 use super::table::{self, holds, values_in, words, Table};
 use super::version::Minor;
-use super::view::{Dimensions, Distribution, Flow, NodeFile, NodeUnit, NodeView, Platform, Scope};
 use serde::Serialize;
 use std::sync::LazyLock;
 
@@ -232,39 +232,6 @@ impl Profile {
         }
         on
     }
-
-    /// What a node of this release gets in `flow`, on `platform`, of `distribution`, with the
-    /// gates `open` ([`Profile::gates_open`]).
-    pub fn view(
-        &self,
-        flow: Flow,
-        platform: Platform,
-        distribution: Distribution,
-        open: &[String],
-    ) -> NodeView<'_> {
-        let dims = Dimensions {
-            flow,
-            platform,
-            distribution,
-        };
-        let features = self.features(dims);
-        NodeView {
-            profile: self,
-            dims,
-            gates: open.to_vec(),
-            files: self
-                .files
-                .iter()
-                .filter(|f| f.scope.admits(dims, &features, open))
-                .collect(),
-            units: self
-                .units
-                .iter()
-                .filter(|u| u.scope.admits(dims, &features, open))
-                .collect(),
-            features,
-        }
-    }
 }
 
 fn build(table: &Table) -> Vec<Profile> {
@@ -471,7 +438,7 @@ pub fn profile_for(minor: Minor) -> Option<&'static Profile> {
 
 /// The file row that renders the items of `each` (one path and template in every release that
 /// has it): for code that edits those manifests in any config, whatever its release.
-pub fn per_item_row(each: super::view::Each) -> Option<&'static NodeFile> {
+pub fn per_item_row(each: super::dimensions::Each) -> Option<&'static NodeFile> {
     ALL_PROFILES
         .iter()
         .rev()
@@ -497,7 +464,7 @@ pub fn profile_for_patch(minor: Minor, patch: u32) -> Option<&'static Profile> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::release::view::Dimensions;
+    use crate::release::dimensions::{Dimensions, Platform};
     use table::{bound, Point};
 
     /// Every node a profile can make: each flow, platform and distribution.

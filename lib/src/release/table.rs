@@ -2,9 +2,9 @@
 //! make a bad table an error when it loads (an unknown switch, gate or overlay, a row with a
 //! bound that names no supported release), never a silently smaller node.
 
+use super::dimensions::{Condition, Distribution, Each, Flow, Order, Platform, Scope};
 use super::feature::Feature;
 use super::version::Minor;
-use super::view::{Condition, Distribution, Each, Flow, Order, Platform, Scope};
 use serde::Deserialize;
 
 /// The table, embedded at build time.
