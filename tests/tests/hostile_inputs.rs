@@ -1,0 +1,163 @@
+//! Hostile inputs cost bounded memory and time: a config whose one gzip file expands to a GiB,
+//! and YAML or JSON nested a hundred thousand levels deep, are refused quickly, naming the file,
+//! by every command that reads them. Each child's peak memory is read from the kernel
+//! (`wait4`'s `ru_maxrss`) and its time is bounded by killing it.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use base64::Engine as _;
+use serde_json::json;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// Most a command may hold on a hostile input.
+const MAX_RSS_BYTES: u64 = 256 << 20;
+
+/// What a child did: its exit code (None when killed), output and peak memory.
+struct Measured {
+    code: Option<i32>,
+    stdout: String,
+    stderr: String,
+    max_rss_bytes: u64,
+}
+
+impl Measured {
+    fn output(&self) -> String {
+        format!(
+            "exit {:?}, {} MiB\n--- stdout\n{}--- stderr\n{}",
+            self.code,
+            self.max_rss_bytes >> 20,
+            self.stdout,
+            self.stderr
+        )
+    }
+}
+
+/// Runs `cmd` (output into files, so a pipe never blocks it), killing it after `limit`, and
+/// reads its peak resident memory from `wait4`.
+// The child is reaped by `wait4`, which `Child::wait` cannot do while giving its rusage.
+#[allow(clippy::zombie_processes)]
+fn measure(cmd: &mut Command, limit: Duration) -> Measured {
+    let scratch = tempfile::tempdir().unwrap();
+    let (out_path, err_path) = (scratch.path().join("out"), scratch.path().join("err"));
+    let child = cmd
+        .stdin(Stdio::null())
+        .stdout(std::fs::File::create(&out_path).unwrap())
+        .stderr(std::fs::File::create(&err_path).unwrap())
+        .spawn()
+        .unwrap();
+    let pid = child.id() as libc::pid_t;
+    let started = Instant::now();
+    let mut killed = false;
+    let (status, usage) = loop {
+        let mut status = 0;
+        // SAFETY: rusage is plain data, zeroed is a valid value; wait4 fills both out-params.
+        let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+        let done = unsafe { libc::wait4(pid, &mut status, libc::WNOHANG, &mut usage) };
+        assert!(done >= 0, "wait4: {}", std::io::Error::last_os_error());
+        if done == pid {
+            break (status, usage);
+        }
+        if !killed && started.elapsed() > limit {
+            // SAFETY: the child is ours and not yet reaped, so the pid is still its own.
+            unsafe { libc::kill(pid, libc::SIGKILL) };
+            killed = true;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let code = libc::WIFEXITED(status).then(|| libc::WEXITSTATUS(status));
+    Measured {
+        code: if killed { None } else { code },
+        stdout: std::fs::read_to_string(out_path).unwrap(),
+        stderr: std::fs::read_to_string(err_path).unwrap(),
+        // Linux gives kilobytes.
+        max_rss_bytes: usage.ru_maxrss as u64 * 1024,
+    }
+}
+
+/// A config with one file, `/etc/pki/bomb.pem`, whose gzip contents expand to `expanded`
+/// bytes: a PEM header (so even the certificate report wants it), then zeros. Compressed as a
+/// stream, so the test never holds the expanded bytes.
+fn bomb_config(dir: &Path, expanded: u64) -> PathBuf {
+    let started = Instant::now();
+    let mut gzip = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+    let header = b"-----BEGIN CERTIFICATE-----\n";
+    gzip.write_all(header).unwrap();
+    let zeros = vec![0u8; 1 << 20];
+    let mut left = expanded - header.len() as u64;
+    while left > 0 {
+        let n = left.min(zeros.len() as u64) as usize;
+        gzip.write_all(&zeros[..n]).unwrap();
+        left -= n as u64;
+    }
+    let compressed = gzip.finish().unwrap();
+    let source = format!(
+        "data:;base64,{}",
+        base64::engine::general_purpose::STANDARD.encode(&compressed)
+    );
+    let config = json!({"ignition": {"version": "3.2.0"}, "storage": {"files": [
+        {"path": "/etc/motd", "mode": 420, "contents": {"source": "data:,hello"}},
+        {"path": "/etc/pki/bomb.pem", "mode": 420,
+         "contents": {"source": source, "compression": "gzip"}}]}});
+    let path = dir.join("bomb.ign");
+    std::fs::write(&path, serde_json::to_vec(&config).unwrap()).unwrap();
+    eprintln!(
+        "bomb of {} MiB: {} KiB of config, made in {:?}",
+        expanded >> 20,
+        std::fs::metadata(&path).unwrap().len() >> 10,
+        started.elapsed()
+    );
+    path
+}
+
+/// Every command that reads a config's files refuses the bomb, naming the file, and none holds
+/// more than 256 MiB doing it (before, each held the whole GiB, and more).
+#[test]
+fn a_gzip_bomb_is_refused_by_every_command_within_bounded_memory() {
+    let dir = tempfile::tempdir().unwrap();
+    let bomb = bomb_config(dir.path(), 1 << 30);
+    let golden_dir = dir.path().join("out");
+    std::fs::create_dir(&golden_dir).unwrap();
+    std::fs::copy(&bomb, golden_dir.join("bootstrap.ign")).unwrap();
+    let plain = dir.path().join("plain.ign");
+    std::fs::write(&plain, br#"{"ignition":{"version":"3.2.0"}}"#).unwrap();
+    let extracted = dir.path().join("extracted");
+    let patched = dir.path().join("patched.ign");
+    let commands: Vec<Vec<&std::ffi::OsStr>> = vec![
+        vec![
+            "extract".as_ref(),
+            bomb.as_ref(),
+            "-o".as_ref(),
+            extracted.as_ref(),
+        ],
+        vec!["inspect".as_ref(), bomb.as_ref()],
+        vec!["inspect".as_ref(), "--certs".as_ref(), bomb.as_ref()],
+        vec!["validate".as_ref(), bomb.as_ref()],
+        vec!["diff".as_ref(), plain.as_ref(), bomb.as_ref()],
+        vec!["inspect".as_ref(), "--golden".as_ref(), golden_dir.as_ref()],
+        vec![
+            "patch".as_ref(),
+            bomb.as_ref(),
+            "-o".as_ref(),
+            patched.as_ref(),
+        ],
+    ];
+    let mut failures = Vec::new();
+    for args in &commands {
+        let mut cmd = bootgen_conformance::bootgen!();
+        cmd.args(args);
+        let run = measure(&mut cmd, Duration::from_secs(60));
+        let said = format!("{}{}", run.stdout, run.stderr);
+        let refused = matches!(run.code, Some(1 | 2))
+            && said.contains("/etc/pki/bomb.pem")
+            && said.contains("decompression bomb");
+        if !refused || run.max_rss_bytes > MAX_RSS_BYTES {
+            failures.push(format!("bootgen {args:?}: {}", run.output()));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+    assert!(!extracted.join("etc/motd").exists(), "extract wrote files");
+    assert!(!patched.exists(), "patch wrote its output");
+}
