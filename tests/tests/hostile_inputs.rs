@@ -161,3 +161,169 @@ fn a_gzip_bomb_is_refused_by_every_command_within_bounded_memory() {
     assert!(!extracted.join("etc/motd").exists(), "extract wrote files");
     assert!(!patched.exists(), "patch wrote its output");
 }
+
+/// 100,000 levels of flow (`[[[...]]]`) and block (`- - - ...`) nesting.
+const LEVELS: usize = 100_000;
+
+fn flow(levels: usize) -> String {
+    format!("{}{}", "[".repeat(levels), "]".repeat(levels))
+}
+
+fn block(levels: usize) -> String {
+    format!("{}x", "- ".repeat(levels))
+}
+
+/// Runs bootgen with `args`, killed after 30 seconds (before, a 100,000-level install-config
+/// took over a minute).
+fn bootgen_within_30s(args: &[&std::ffi::OsStr]) -> Measured {
+    let mut cmd = bootgen_conformance::bootgen!();
+    cmd.args(args);
+    measure(&mut cmd, Duration::from_secs(30))
+}
+
+/// An install-config and a manifest of `--manifests-dir` nested 100,000 levels deep are
+/// refused at once, naming the file and line.
+#[test]
+fn deep_yaml_is_refused_quickly_naming_file_and_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let head = "apiVersion: v1\nmetadata:\n  name: deep\nbaseDomain: example.com\nplatform:\n  none: {}\npullSecret: '{\"auths\":{}}'\n";
+    let cases = [
+        (
+            "flow.yaml",
+            format!("{head}additionalTrustBundle: {}\n", flow(LEVELS)),
+            8,
+        ),
+        (
+            "block.yaml",
+            format!("{head}compute:\n  {}\n", block(LEVELS)),
+            9,
+        ),
+        (
+            "flow.json",
+            format!(
+                "{{\"apiVersion\": \"v1\",\n\"compute\": {}}}\n",
+                flow(LEVELS)
+            ),
+            2,
+        ),
+    ];
+    let mut failures = Vec::new();
+    for (name, text, line) in cases {
+        let path = dir.path().join(name);
+        std::fs::write(&path, text).unwrap();
+        let out = dir.path().join(format!("out-{name}"));
+        let run = bootgen_within_30s(&[
+            "ignition".as_ref(),
+            "--install-config".as_ref(),
+            path.as_ref(),
+            "-o".as_ref(),
+            out.as_ref(),
+        ]);
+        let expected = format!("{name}:{line}: nested deeper than 128 levels");
+        if run.code != Some(1) || !run.stderr.contains(&expected) {
+            failures.push(format!("{name}: wanted `{expected}`: {}", run.output()));
+        }
+    }
+    let manifests = dir.path().join("manifests");
+    std::fs::create_dir(&manifests).unwrap();
+    let manifest = format!(
+        "apiVersion: v1\nkind: ConfigMap\ndata:\n  x:\n    {}\n",
+        block(LEVELS)
+    );
+    std::fs::write(manifests.join("deep.yaml"), manifest).unwrap();
+    let out = dir.path().join("out-manifests");
+    let run = bootgen_within_30s(&[
+        "ignition".as_ref(),
+        "--manifests-dir".as_ref(),
+        manifests.as_ref(),
+        "-o".as_ref(),
+        out.as_ref(),
+    ]);
+    if run.code != Some(1)
+        || !run
+            .stderr
+            .contains("deep.yaml:5: nested deeper than 128 levels")
+    {
+        failures.push(format!("--manifests-dir: {}", run.output()));
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+/// Ignition configs nested 100,000 levels deep are refused at once by every reader, naming
+/// the file and line; a config whose manifests nest that deep (the stored install-config among
+/// them) is read at once, those manifests left unread.
+#[test]
+fn deep_json_configs_and_deep_manifests_inside_them_cost_no_time() {
+    let dir = tempfile::tempdir().unwrap();
+    let deep = dir.path().join("deep.ign");
+    let text = format!(
+        "{{\"ignition\": {{\"version\": \"3.2.0\"}},\n\"storage\": {{\"files\": {}}}}}",
+        flow(LEVELS)
+    );
+    std::fs::write(&deep, text).unwrap();
+    let scratch = dir.path().join("scratch");
+    let commands: Vec<Vec<&std::ffi::OsStr>> = vec![
+        vec!["validate".as_ref(), deep.as_ref()],
+        vec!["inspect".as_ref(), deep.as_ref()],
+        vec!["inspect".as_ref(), "--objects".as_ref(), deep.as_ref()],
+        vec![
+            "extract".as_ref(),
+            deep.as_ref(),
+            "-o".as_ref(),
+            scratch.as_ref(),
+        ],
+        vec!["diff".as_ref(), deep.as_ref(), deep.as_ref()],
+        vec![
+            "patch".as_ref(),
+            deep.as_ref(),
+            "-o".as_ref(),
+            scratch.as_ref(),
+        ],
+    ];
+    let mut failures = Vec::new();
+    for args in &commands {
+        let run = bootgen_within_30s(args);
+        let said = format!("{}{}", run.stdout, run.stderr);
+        let named =
+            said.contains("deep.ign:2:") || said.contains("deep.ign") && said.contains("line 2");
+        if !matches!(run.code, Some(1 | 2)) || !named {
+            failures.push(format!("bootgen {args:?}: {}", run.output()));
+        }
+    }
+    let stored = format!(
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cluster-config-v1\n  namespace: kube-system\ndata:\n  install-config: |\n    apiVersion: v1\n    baseDomain: {}\n",
+        flow(LEVELS)
+    );
+    let manifest = format!(
+        "apiVersion: v1\nkind: ConfigMap\ndata:\n  x:\n    {}\n",
+        block(LEVELS)
+    );
+    let data = |text: &str| {
+        format!(
+            "data:;base64,{}",
+            base64::engine::general_purpose::STANDARD.encode(text)
+        )
+    };
+    let config = json!({"ignition": {"version": "3.2.0"}, "storage": {"files": [
+        {"path": "/opt/openshift/manifests/cluster-config.yaml", "contents": {"source": data(&stored)}},
+        {"path": "/opt/openshift/manifests/deep.yaml", "contents": {"source": data(&manifest)}}]}});
+    let carrying = dir.path().join("carrying.ign");
+    std::fs::write(&carrying, serde_json::to_vec(&config).unwrap()).unwrap();
+    for args in [
+        vec!["inspect".as_ref(), carrying.as_ref()],
+        vec!["inspect".as_ref(), "--objects".as_ref(), carrying.as_ref()],
+        vec![
+            "diff".as_ref(),
+            "--objects".as_ref(),
+            carrying.as_ref(),
+            carrying.as_ref(),
+        ],
+        vec!["validate".as_ref(), carrying.as_ref()],
+    ] {
+        let run = bootgen_within_30s(&args);
+        if run.code != Some(0) {
+            failures.push(format!("bootgen {args:?}: {}", run.output()));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}

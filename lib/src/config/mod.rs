@@ -1,6 +1,7 @@
 //! Loading `install-config.yaml`: the document as the user wrote it. A key bootgen does not
 //! know is refused with its line and, for a typo, the key that was meant.
 
+pub(crate) mod depth;
 mod known_keys;
 mod locate;
 mod types;
@@ -149,6 +150,13 @@ fn tab_indented_line(text: &str) -> Option<usize> {
 
 /// Parses install-config text; `source_name` is used in messages.
 pub fn parse(text: &str, source_name: &str) -> Result<LoadedConfig> {
+    if let Some(line) = depth::too_deep(text) {
+        return Err(Error::Parse {
+            file: source_name.to_string(),
+            line: Some(line),
+            message: depth::too_deep_message(),
+        });
+    }
     let mut unknown = Vec::new();
     let deserializer = serde_yaml_ng::Deserializer::from_str(text);
     let config: InstallConfig =

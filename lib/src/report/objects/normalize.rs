@@ -184,7 +184,7 @@ fn decoded_base64(text: &str) -> Option<String> {
 
 /// A string that is itself a YAML mapping or JSON object.
 fn embedded_document(text: &str) -> Option<Value> {
-    let value: Value = serde_yaml_ng::from_str(text).ok()?;
+    let value: Value = crate::config::depth::from_str(text).ok()?;
     value.is_object().then_some(value)
 }
 
@@ -232,6 +232,9 @@ fn parse_documents(path: &str, bytes: &[u8]) -> Option<Vec<Value>> {
             serde_json::to_value(table).ok().map(|v| vec![v])
         }
         Syntax::Yaml => {
+            if crate::config::depth::too_deep(text).is_some() {
+                return None;
+            }
             let mut docs = Vec::new();
             for doc in serde_yaml_ng::Deserializer::from_str(text) {
                 let value: Value = serde::Deserialize::deserialize(doc).ok()?;
