@@ -7,7 +7,7 @@
 
 use base64::Engine as _;
 use serde_json::json;
-use std::io::Write as _;
+use std::io::{Read as _, Write as _};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -323,6 +323,72 @@ fn deep_json_configs_and_deep_manifests_inside_them_cost_no_time() {
         let run = bootgen_within_30s(&args);
         if run.code != Some(0) {
             failures.push(format!("bootgen {args:?}: {}", run.output()));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+/// A log bundle whose one journal is a bomb, as a plain entry of the `.tar.gz` and as a
+/// `.log.gz` inside it: 1 GiB of zeros each. `diagnose` stops inside that entry (before, it
+/// read the whole entry and only then looked at the ratio), and with no failure found in what
+/// it read, refuses the bundle as damaged instead of calling it healthy.
+#[test]
+fn a_bomb_inside_one_bundle_entry_is_stopped_inside_it() {
+    const RELEASE_DONE: &str = r#"[{"timestamp": "2026-01-01T00:59:00Z", "phase": "service start"},
+        {"timestamp": "2026-01-01T00:59:30Z", "phase": "service end", "result": "success"}]"#;
+    let dir = tempfile::tempdir().unwrap();
+    let append =
+        |builder: &mut tar::Builder<_>, name: &str, size: u64, data: &mut dyn std::io::Read| {
+            let mut header = tar::Header::new_gnu();
+            header.set_size(size);
+            header.set_mode(0o644);
+            builder.append_data(&mut header, name, data).unwrap();
+        };
+    let bundle = |name: &str, journal: &str, size: u64, data: &mut dyn std::io::Read| {
+        let path = dir.path().join(name);
+        let file = std::fs::File::create(&path).unwrap();
+        let gzip = flate2::write::GzEncoder::new(file, flate2::Compression::best());
+        let mut builder = tar::Builder::new(gzip);
+        let records = "log-bundle-1/bootstrap/services/release-image.json";
+        append(
+            &mut builder,
+            records,
+            RELEASE_DONE.len() as u64,
+            &mut RELEASE_DONE.as_bytes(),
+        );
+        append(&mut builder, journal, size, data);
+        builder.into_inner().unwrap().finish().unwrap();
+        path
+    };
+    let zeros = || std::io::repeat(0).take(1 << 30);
+    let started = Instant::now();
+    let outer = bundle(
+        "outer.tar.gz",
+        "log-bundle-1/bootstrap/journals/crio.log",
+        1 << 30,
+        &mut zeros(),
+    );
+    let mut inner_gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+    std::io::copy(&mut zeros(), &mut inner_gz).unwrap();
+    let inner_gz = inner_gz.finish().unwrap();
+    let inner = bundle(
+        "inner.tar.gz",
+        "log-bundle-1/bootstrap/journals/journal.log.gz",
+        inner_gz.len() as u64,
+        &mut &inner_gz[..],
+    );
+    eprintln!("bundles made in {:?}", started.elapsed());
+    let mut failures = Vec::new();
+    for (path, journal) in [(&outer, "crio.log"), (&inner, "journal.log.gz")] {
+        let mut cmd = bootgen_conformance::bootgen!();
+        cmd.arg("diagnose").arg(path);
+        let run = measure(&mut cmd, Duration::from_secs(60));
+        let refused = run.code == Some(2)
+            && run.stderr.contains("damaged")
+            && run.stderr.contains(journal)
+            && run.stderr.contains("archive bomb");
+        if !refused || run.max_rss_bytes > MAX_RSS_BYTES {
+            failures.push(format!("diagnose {}: {}", path.display(), run.output()));
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
