@@ -206,3 +206,54 @@ fn tar_and_tar_xz_bundles_are_read_whatever_their_names() {
     assert!(whats.iter().all(|w| *w == whats[0]), "{whats:?}");
     assert!(whats[0].to_string().contains("bootkube"), "{whats:?}");
 }
+
+/// Limits scaled down so that 64 MiB of zeros is a bomb: the checks are the same at any size.
+fn small_limits() -> bootgen::diagnose::Limits {
+    bootgen::diagnose::Limits {
+        ratio_applies_after: 8 << 20,
+        ..Default::default()
+    }
+}
+
+/// A bomb inside one entry of an xz bundle, and a `.log.gz` bomb in an unpacked directory, are
+/// stopped inside that file and named.
+#[test]
+fn bombs_inside_one_file_of_an_xz_bundle_or_a_directory_are_stopped_there() {
+    let zeros = vec![0u8; 64 << 20];
+    let plain = tar(&[
+        Entry::File(
+            "log-bundle-1/bootstrap/services/release-image.json",
+            RELEASE_DONE.as_bytes(),
+        ),
+        Entry::File("log-bundle-1/bootstrap/journals/crio.log", &zeros),
+    ]);
+    let err = bootgen::diagnose::diagnose_archive(&xz(&plain)[..], "b.tar.xz", &small_limits())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("b.tar.xz: damaged: bootstrap/journals/crio.log cannot be read")
+            && err.contains("archive bomb"),
+        "{err}"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    fs::create_dir_all(dir.path().join("bootstrap/services")).unwrap();
+    fs::create_dir_all(dir.path().join("bootstrap/journals")).unwrap();
+    fs::write(
+        dir.path().join("bootstrap/services/release-image.json"),
+        RELEASE_DONE,
+    )
+    .unwrap();
+    fs::write(
+        dir.path().join("bootstrap/journals/journal.log.gz"),
+        gzip(&zeros),
+    )
+    .unwrap();
+    let err = bootgen::diagnose::diagnose_dir(dir.path(), &small_limits())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("damaged: bootstrap/journals/journal.log.gz cannot be read")
+            && err.contains("archive bomb"),
+        "{err}"
+    );
+}

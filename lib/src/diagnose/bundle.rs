@@ -389,6 +389,9 @@ pub(crate) fn read_dir(dir: &Path, limits: &Limits, analysis: &mut Analysis) -> 
             Ok(file) => file,
             Err(err) => {
                 analysis.note(format!("{raw}: cannot be read ({err})"));
+                walked
+                    .stopped
+                    .get_or_insert(format!("{raw} cannot be read ({err})"));
                 continue;
             }
         };
@@ -401,6 +404,9 @@ pub(crate) fn read_dir(dir: &Path, limits: &Limits, analysis: &mut Analysis) -> 
             Err(err) => {
                 walked.saw(&path, false);
                 analysis.note(format!("{raw}: cannot be read ({err})"));
+                walked
+                    .stopped
+                    .get_or_insert(format!("{raw} cannot be read ({err})"));
             }
         }
     }

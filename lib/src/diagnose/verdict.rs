@@ -13,7 +13,8 @@ pub(crate) struct Walked {
     pub(crate) records_seen: u64,
     /// Journals and `failed-units.txt` read.
     pub(crate) logs_read: u64,
-    /// Why the walk ended early: the archive cut short or unreadable, or a limit.
+    /// Why the walk ended early (the archive cut short or unreadable, a limit), or the first
+    /// file of a directory that could not be read.
     pub(crate) stopped: Option<String>,
 }
 
