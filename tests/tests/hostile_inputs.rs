@@ -393,3 +393,58 @@ fn a_bomb_inside_one_bundle_entry_is_stopped_inside_it() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
 }
+
+/// A config of `files` files, each `text` repeated to 30 MiB and gzipped.
+fn text_config(dir: &Path, name: &str, text: &[u8], files: usize) -> PathBuf {
+    let mut gzip = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+    for _ in 0..(30 << 20) / text.len() {
+        gzip.write_all(text).unwrap();
+    }
+    let source = format!(
+        "data:;base64,{}",
+        base64::engine::general_purpose::STANDARD.encode(gzip.finish().unwrap())
+    );
+    let entries: Vec<_> = (0..files)
+        .map(|i| json!({"path": format!("/etc/text{i}"), "contents": {"source": source, "compression": "gzip"}}))
+        .collect();
+    let config = json!({"ignition": {"version": "3.2.0"}, "storage": {"files": entries}});
+    let path = dir.join(name);
+    std::fs::write(&path, serde_json::to_vec(&config).unwrap()).unwrap();
+    path
+}
+
+/// Files each within what one may decompress to still cost bounded time and memory where a
+/// command's work grows faster than their size (a line diff of two unrelated texts), or with
+/// their number (the golden view holds every file's text).
+#[test]
+fn large_texts_under_the_limit_cost_bounded_time_and_memory() {
+    let dir = tempfile::tempdir().unwrap();
+    let line = |c: u8| [vec![c; 99], vec![b'\n']].concat();
+    let a = text_config(dir.path(), "a.ign", &line(b'a'), 1);
+    let b = text_config(dir.path(), "b.ign", &line(b'b'), 1);
+    let mut failures = Vec::new();
+    let mut cmd = bootgen_conformance::bootgen!();
+    cmd.arg("diff").arg(&a).arg(&b);
+    let run = measure(&mut cmd, Duration::from_secs(60));
+    if run.code != Some(1)
+        || !run.stdout.contains("too large for a line diff")
+        || run.max_rss_bytes > MAX_RSS_BYTES
+    {
+        failures.push(format!("diff: {}", run.output()));
+    }
+    let golden = dir.path().join("out");
+    std::fs::create_dir(&golden).unwrap();
+    let many = text_config(dir.path(), "many.ign", &line(b'a'), 5);
+    std::fs::rename(&many, golden.join("bootstrap.ign")).unwrap();
+    let mut cmd = bootgen_conformance::bootgen!();
+    cmd.args(["inspect", "--golden"]).arg(&golden);
+    let run = measure(&mut cmd, Duration::from_secs(60));
+    if !matches!(run.code, Some(1 | 2))
+        || !run.stderr.contains("/etc/text")
+        || !run.stderr.contains("golden view passes 64 MiB")
+        || run.max_rss_bytes > MAX_RSS_BYTES
+    {
+        failures.push(format!("inspect --golden: {}", run.output()));
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}

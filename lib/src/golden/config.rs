@@ -201,6 +201,10 @@ fn decode(resource: &Value, path: &str) -> Result<Option<Vec<u8>>> {
         })
 }
 
+/// The largest golden view: each file's contents are in it, and a config of a few MiB can
+/// expand to gigabytes, each file within what one may decompress to.
+const MAX_VIEW_BYTES: usize = 64 << 20;
+
 fn write_files<'v>(
     out: &mut String,
     doc: &IgnitionDoc,
@@ -263,6 +267,15 @@ fn write_files<'v>(
                     let _ = writeln!(out, "source: {}", str_of(fragment, "source"));
                 }
             }
+        }
+        if out.len() > MAX_VIEW_BYTES {
+            return Err(crate::Error::Ignition {
+                file: "<config>".into(),
+                message: format!(
+                    "{path}: the golden view passes {} MiB with this file: refused (no cluster's files come to that much; a config can expand to it)",
+                    MAX_VIEW_BYTES >> 20
+                ),
+            });
         }
     }
     Ok(())
