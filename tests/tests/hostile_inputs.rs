@@ -448,3 +448,52 @@ fn large_texts_under_the_limit_cost_bounded_time_and_memory() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
 }
+
+/// The objects view holds every file and parses the structured ones: files that expand past
+/// 32 MiB in all are refused, naming the file, and a YAML list of a million tiny items (which
+/// would cost some 60 times its text as a tree) is compared by its digest instead of parsed.
+#[test]
+fn the_objects_view_holds_bounded_files_and_trees() {
+    let dir = tempfile::tempdir().unwrap();
+    let many = text_config(dir.path(), "many.ign", b"a\n", 2);
+    let mut failures = Vec::new();
+    for args in [
+        ["inspect", "--objects"].as_slice(),
+        ["diff", "--objects"].as_slice(),
+    ] {
+        let mut cmd = bootgen_conformance::bootgen!();
+        cmd.args(args).arg(&many);
+        if args[0] == "diff" {
+            cmd.arg(&many);
+        }
+        let run = measure(&mut cmd, Duration::from_secs(60));
+        let named = run.stderr.contains("/etc/text1") && run.stderr.contains("32 MiB");
+        if !matches!(run.code, Some(1 | 2)) || !named || run.max_rss_bytes > MAX_RSS_BYTES {
+            failures.push(format!("{args:?} of 2 x 30 MiB: {}", run.output()));
+        }
+    }
+    let mut gzip = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+    gzip.write_all(b"items:\n").unwrap();
+    for _ in 0..(3 << 20) {
+        gzip.write_all(b"- a\n").unwrap();
+    }
+    let source = format!(
+        "data:;base64,{}",
+        base64::engine::general_purpose::STANDARD.encode(gzip.finish().unwrap())
+    );
+    let config = json!({"ignition": {"version": "3.2.0"}, "storage": {"files": [
+        {"path": "/opt/openshift/manifests/items.yaml",
+         "contents": {"source": source, "compression": "gzip"}}]}});
+    let items = dir.path().join("items.ign");
+    std::fs::write(&items, serde_json::to_vec(&config).unwrap()).unwrap();
+    let mut cmd = bootgen_conformance::bootgen!();
+    cmd.args(["inspect", "--objects"]).arg(&items);
+    let run = measure(&mut cmd, Duration::from_secs(60));
+    if run.code != Some(0)
+        || !run.stdout.contains("not parsed")
+        || run.max_rss_bytes > MAX_RSS_BYTES
+    {
+        failures.push(format!("inspect --objects of 3 M items: {}", run.output()));
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}

@@ -16,10 +16,24 @@ const SECRET_KEYS: &[&str] = &[
     "identitytoken",
 ];
 
+/// The most values the view parses out of one config's structured files (counted from above:
+/// see [`values_at_most`]). A parsed value costs tens of bytes, so a YAML list of one-letter
+/// items would cost some 60 times its text; real configs have far fewer.
+const MAX_VIEW_VALUES: u64 = 1_000_000;
+
 /// The per-config knowledge a file needs: the run's IDs, found in the config's own manifests.
 pub(super) struct Normalizer {
     /// (value, placeholder), longest first so a longer ID is replaced before a shorter one.
     ids: Vec<(String, &'static str)>,
+    /// Of [`MAX_VIEW_VALUES`], what the files not yet parsed may still use.
+    values_left: std::cell::Cell<u64>,
+}
+
+/// At least as many as the values parsing `text` can give (JSON, YAML without aliases, TOML):
+/// each value past the first needs a separator (`,` `:` `-` `=` `?`), an opening bracket or a
+/// line of its own.
+fn values_at_most(text: &str) -> u64 {
+    1 + text.bytes().filter(|b| b",:-=?[{\n".contains(b)).count() as u64
 }
 
 impl Normalizer {
@@ -48,11 +62,26 @@ impl Normalizer {
             }
         }
         ids.sort_by_key(|(id, _)| std::cmp::Reverse(id.len()));
-        Normalizer { ids }
+        Normalizer {
+            ids,
+            values_left: std::cell::Cell::new(MAX_VIEW_VALUES),
+        }
     }
 
     /// The normalized objects of a file at `path`, or None when it is not structured.
     pub(super) fn object_of(&self, path: &str, bytes: &[u8]) -> Option<Value> {
+        syntax_of(path)?;
+        let values = std::str::from_utf8(bytes).map_or(0, values_at_most);
+        let Some(left) = self.values_left.get().checked_sub(values) else {
+            // Still compared, by digest.
+            use sha2::Digest as _;
+            return Some(Value::String(format!(
+                "<not parsed: {} bytes, beyond the {MAX_VIEW_VALUES} values the view parses of a config; sha256 {:x}>",
+                bytes.len(),
+                sha2::Sha256::digest(bytes)
+            )));
+        };
+        self.values_left.set(left);
         let mut docs = parse_documents(path, bytes)?;
         for doc in &mut docs {
             self.normalize(doc, None, false);
