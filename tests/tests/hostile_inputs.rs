@@ -78,12 +78,11 @@ fn measure(cmd: &mut Command, limit: Duration) -> Measured {
 }
 
 /// A config with one file, `/etc/pki/bomb.pem`, whose gzip contents expand to `expanded`
-/// bytes: a PEM header (so even the certificate report wants it), then zeros. Compressed as a
-/// stream, so the test never holds the expanded bytes.
-fn bomb_config(dir: &Path, expanded: u64) -> PathBuf {
+/// bytes: `header` (a PEM header makes even the certificate report want it), then zeros.
+/// Compressed as a stream, so the test never holds the expanded bytes.
+fn bomb_config(dir: &Path, expanded: u64, header: &[u8]) -> PathBuf {
     let started = Instant::now();
     let mut gzip = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
-    let header = b"-----BEGIN CERTIFICATE-----\n";
     gzip.write_all(header).unwrap();
     let zeros = vec![0u8; 1 << 20];
     let mut left = expanded - header.len() as u64;
@@ -117,7 +116,7 @@ fn bomb_config(dir: &Path, expanded: u64) -> PathBuf {
 #[test]
 fn a_gzip_bomb_is_refused_by_every_command_within_bounded_memory() {
     let dir = tempfile::tempdir().unwrap();
-    let bomb = bomb_config(dir.path(), 1 << 30);
+    let bomb = bomb_config(dir.path(), 1 << 30, b"-----BEGIN CERTIFICATE-----\n");
     let golden_dir = dir.path().join("out");
     std::fs::create_dir(&golden_dir).unwrap();
     std::fs::copy(&bomb, golden_dir.join("bootstrap.ign")).unwrap();
@@ -160,6 +159,22 @@ fn a_gzip_bomb_is_refused_by_every_command_within_bounded_memory() {
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
     assert!(!extracted.join("etc/motd").exists(), "extract wrote files");
     assert!(!patched.exists(), "patch wrote its output");
+}
+
+/// The certificate report decompresses only files that show a certificate in their first MiB:
+/// a bomb of zeros costs it nothing, and the report is made.
+#[test]
+fn the_certificate_report_leaves_a_bomb_without_certificates_compressed() {
+    let dir = tempfile::tempdir().unwrap();
+    let bomb = bomb_config(dir.path(), 1 << 30, b"");
+    let mut cmd = bootgen_conformance::bootgen!();
+    cmd.args(["inspect", "--certs"]).arg(&bomb);
+    let run = measure(&mut cmd, Duration::from_secs(60));
+    assert!(
+        run.code == Some(0) && run.max_rss_bytes < 64 << 20,
+        "{}",
+        run.output()
+    );
 }
 
 /// 100,000 levels of flow (`[[[...]]]`) and block (`- - - ...`) nesting.
