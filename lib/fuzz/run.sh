@@ -16,7 +16,8 @@ for target in "${targets[@]}"; do
     log="$(mktemp)"
     status=0
     cargo fuzz run -O "$target" "$corpus" "fuzz/seeds/$target" -- \
-        -max_total_time="$seconds" -max_len=65536 -print_final_stats=1 >"$log" 2>&1 || status=$?
+        -max_total_time="$seconds" -max_len=65536 -rss_limit_mb=512 -timeout=10 \
+        -print_final_stats=1 >"$log" 2>&1 || status=$?
     runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo "?")
     cov=$(grep -o 'cov: [0-9]*' "$log" | tail -n 1 | grep -o '[0-9]*' || echo "?")
     if [ "$status" -eq 0 ]; then verdict="no crash"; else verdict="CRASH (exit $status), see fuzz/artifacts/$target"; fi

@@ -198,9 +198,11 @@ pub enum Error {
         reason: String,
     },
 
-    /// A log bundle cannot be read at all (not a gzip-compressed tar archive, or not a
-    /// directory); one that breaks part way gives a partial diagnosis instead.
-    #[error("{file}: not a readable log bundle: {message}")]
+    /// A log bundle cannot be read at all (not a tar archive, plain or compressed with gzip or
+    /// xz, nor a directory), holds none of what every bundle has, or is damaged and shows no
+    /// failure in what could be read; one that breaks part way after a failure gives a partial
+    /// diagnosis instead.
+    #[error("{file}: {message}")]
     UnreadableBundle {
         /// The bundle (archive or directory) as given.
         file: String,

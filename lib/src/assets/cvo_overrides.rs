@@ -88,6 +88,9 @@ fn first_object(contents: &[u8]) -> Option<Unmanaged> {
         metadata: Meta,
     }
     let text = std::str::from_utf8(contents).ok()?;
+    if crate::config::depth::too_deep(text).is_some() {
+        return None;
+    }
     let document = serde_yaml_ng::Deserializer::from_str(text).next()?;
     let head = Head::deserialize(document).ok()?;
     // `group/version`, or a bare version for the core group.

@@ -151,6 +151,9 @@ pub(crate) fn declares_secret(contents: &[u8]) -> bool {
     let Ok(text) = std::str::from_utf8(contents) else {
         return false;
     };
+    if crate::config::depth::too_deep(text).is_some() {
+        return false;
+    }
     serde_yaml_ng::Deserializer::from_str(text).any(|doc| {
         serde_yaml_ng::Value::deserialize(doc)
             .ok()

@@ -63,6 +63,13 @@ fn check_parses(path: &Path, contents: &[u8]) -> Result<()> {
         line: None,
         message: "is not UTF-8 text; manifests must be YAML or JSON".into(),
     })?;
+    if let Some(line) = crate::config::depth::too_deep(text) {
+        return Err(Error::Parse {
+            file: path.display().to_string(),
+            line: Some(line),
+            message: crate::config::depth::too_deep_message(),
+        });
+    }
     for document in serde_yaml_ng::Deserializer::from_str(text) {
         use serde::Deserialize;
         serde_yaml_ng::Value::deserialize(document).map_err(|e| Error::Parse {

@@ -3,6 +3,7 @@
 
 mod control_chars;
 mod deprecated;
+pub(crate) mod depth;
 mod known_keys;
 mod locate;
 mod types;
@@ -195,6 +196,13 @@ fn refuse_more_documents(
 
 /// Parses install-config text; `source_name` is used in messages.
 pub fn parse(text: &str, source_name: &str) -> Result<LoadedConfig> {
+    if let Some(line) = depth::too_deep(text) {
+        return Err(Error::Parse {
+            file: source_name.to_string(),
+            line: Some(line),
+            message: depth::too_deep_message(),
+        });
+    }
     let mut unknown = Vec::new();
     // The installer's reader takes a UTF-8 byte-order mark, as editors on Windows write it.
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);

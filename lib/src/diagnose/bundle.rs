@@ -1,5 +1,6 @@
-//! Walking a log bundle, a `.tar.gz` read as a stream (nothing is unpacked; nothing is written)
-//! or an unpacked directory, and offering each file to the [`Analysis`] once, within [`Limits`].
+//! Walking a log bundle, a tar archive (plain, gzip or xz, told by its first bytes) read as a
+//! stream (nothing is unpacked; nothing is written) or an unpacked directory, and offering each
+//! file to the [`Analysis`] once, within [`Limits`], checked as each file is read.
 
 use std::cell::Cell;
 use std::fs;
@@ -10,23 +11,11 @@ use std::rc::Rc;
 use flate2::read::GzDecoder;
 
 use super::analysis::{classify, Analysis, FileKind};
+use super::archive::{self, Counting, Guarded};
 use super::records::time_of_epoch;
+use super::verdict::Walked;
 use super::Limits;
 use crate::error::{Error, Result};
-
-/// A reader that counts the bytes that pass through it.
-struct Counting<R> {
-    inner: R,
-    count: Rc<Cell<u64>>,
-}
-
-impl<R: Read> Read for Counting<R> {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        let n = self.inner.read(buf)?;
-        self.count.set(self.count.get() + n as u64);
-        Ok(n)
-    }
-}
 
 /// A bundle path made relative to the bundle's top, or why it is refused. The top directory
 /// (`log-bundle-ID/`, or bootgen's older `artifacts-ID/`) is dropped; `log-bundle-bootstrap/`
@@ -53,12 +42,18 @@ pub(crate) fn bundle_path(raw: &str) -> std::result::Result<Option<String>, Stri
     Ok((!parts.is_empty()).then(|| parts.join("/")))
 }
 
+/// A byte count shared with the reader that keeps it.
+type Count = Rc<Cell<u64>>;
+
 /// What the walk has used of its limits.
 struct Budget<'a> {
     limits: &'a Limits,
     /// Uncompressed bytes read: the tar stream, plus compressed journals inside it.
     used: u64,
     entries: u64,
+    /// An archive's live counts (its tar stream's bytes, and its own), read while a file is:
+    /// one entry alone can be a bomb.
+    live: Option<(Count, Count)>,
 }
 
 impl Budget<'_> {
@@ -66,6 +61,29 @@ impl Budget<'_> {
         self.limits
             .max_file_bytes
             .min(self.limits.max_total_bytes.saturating_sub(self.used))
+    }
+
+    /// Why reading must stop now that `inflated` bytes came out of a compressed file of `size`
+    /// bytes being read (0 for a file that is not compressed), if it must.
+    fn stop_inside(&self, size: u64, inflated: u64) -> Option<String> {
+        let (used, compressed) = match &self.live {
+            Some((uncompressed, compressed)) => (uncompressed.get(), compressed.get()),
+            None => (self.used, u64::MAX),
+        };
+        let limits = self.limits;
+        let used = used + inflated;
+        let too_much = bytes_over_limits(limits, used, compressed);
+        let ratio_floor = limits.ratio_applies_after;
+        too_much.or_else(|| {
+            (inflated > ratio_floor && inflated / size.max(1) > limits.max_ratio).then(|| {
+                format!(
+                    "stopped: {} MiB came out of a file of {} KiB, more than {}:1 (an archive bomb?)",
+                    inflated >> 20,
+                    size >> 10,
+                    limits.max_ratio
+                )
+            })
+        })
     }
 }
 
@@ -79,6 +97,12 @@ fn offer(
     budget: &Budget<'_>,
 ) -> io::Result<u64> {
     analysis.facts.file_time(&path.to_ascii_lowercase(), mtime);
+    let outer = |_: u64| budget.stop_inside(0, 0);
+    let reader = &mut Guarded {
+        inner: reader,
+        read: 0,
+        check: &outer,
+    };
     match classify(path) {
         FileKind::Records(service) => {
             let mut bytes = Vec::new();
@@ -108,7 +132,17 @@ fn offer(
             Ok(0)
         }
         FileKind::GzipText => {
-            let mut decoder = BufReader::new(GzDecoder::new(reader));
+            let size = Rc::new(Cell::new(0u64));
+            let counted = Counting {
+                inner: reader,
+                count: Rc::clone(&size),
+            };
+            let inner = |inflated: u64| budget.stop_inside(size.get(), inflated);
+            let mut decoder = BufReader::new(Guarded {
+                inner: GzDecoder::new(counted),
+                read: 0,
+                check: &inner,
+            });
             match analysis.scan_text(path, &mut decoder, budget.file_limit()) {
                 Ok(read) => Ok(read),
                 Err(err)
@@ -145,50 +179,58 @@ pub(crate) fn offer_file(
         limits,
         used: 0,
         entries: 0,
+        live: None,
     };
     if let Err(err) = offer(analysis, &path, reader, mtime, &budget) {
         analysis.note(format!("{path}: cannot be read ({err})"));
     }
 }
 
-/// Reads a `.tar.gz` bundle from `reader` in one pass. `name` names it in messages. Fails only
-/// when nothing of it can be read; damage further on ends the pass with a note.
+/// Reads a bundle archive from `reader` in one pass: a tar archive, plain or compressed with
+/// gzip or xz, as its first bytes say. `name` names it in messages. Fails only when nothing of
+/// it can be read; damage further on ends the pass with a note (and is in what it returns).
 pub(crate) fn read_archive(
-    reader: impl Read,
+    mut reader: impl Read,
     name: &str,
     limits: &Limits,
     analysis: &mut Analysis,
-) -> Result<()> {
+) -> Result<Walked> {
+    let unreadable = |message: String| Error::UnreadableBundle {
+        file: name.to_string(),
+        message: format!("not a readable log bundle: {message}"),
+    };
     let compressed = Rc::new(Cell::new(0u64));
     let uncompressed = Rc::new(Cell::new(0u64));
-    let gzip = GzDecoder::new(Counting {
+    let head = archive::head(&mut reader).map_err(|e| unreadable(e.to_string()))?;
+    let counted = Counting {
         inner: reader,
         count: Rc::clone(&compressed),
-    });
+    };
+    let stream = archive::open(head, counted).map_err(unreadable)?;
     let mut archive = tar::Archive::new(Counting {
-        inner: gzip,
+        inner: stream,
         count: Rc::clone(&uncompressed),
     });
-    let unreadable = |err: io::Error| Error::UnreadableBundle {
-        file: name.to_string(),
-        message: err.to_string(),
-    };
-    let entries = archive.entries().map_err(unreadable)?;
+    let entries = archive.entries().map_err(|e| unreadable(e.to_string()))?;
+    let mut walked = Walked::default();
     let mut budget = Budget {
         limits,
         used: 0,
         entries: 0,
+        live: Some((Rc::clone(&uncompressed), Rc::clone(&compressed))),
     };
     let mut extra = 0u64;
     for entry in entries {
         let mut entry = match entry {
             Ok(entry) => entry,
-            Err(err) if budget.entries == 0 => return Err(unreadable(err)),
+            Err(err) if budget.entries == 0 => return Err(unreadable(err.to_string())),
             Err(err) => {
-                analysis.note(format!(
-                    "{name}: damaged after {} entries ({err}); the report covers what came before",
+                let why = format!(
+                    "cut short or corrupt after {} entries ({err})",
                     budget.entries
-                ));
+                );
+                analysis.note(format!("{name}: {why}; the report covers what came before"));
+                walked.stopped = Some(why);
                 break;
             }
         };
@@ -198,12 +240,22 @@ pub(crate) fn read_archive(
             analysis.note(format!(
                 "{name}: {reason}; the report covers what came before"
             ));
+            walked.stopped = Some(reason);
             break;
         }
-        if !entry.header().entry_type().is_file() {
+        let kind = entry.header().entry_type();
+        let raw = String::from_utf8_lossy(&entry.path_bytes()).into_owned();
+        if kind.is_symlink() || kind.is_hard_link() {
+            // Never followed (it may point anywhere), but said: a record as a link is damage.
+            if let Ok(Some(path)) = bundle_path(&raw) {
+                walked.saw(&path, false);
+            }
+            analysis.note(format!("skipped {raw}: a link"));
             continue;
         }
-        let raw = String::from_utf8_lossy(&entry.path_bytes()).into_owned();
+        if !kind.is_file() {
+            continue;
+        }
         let path = match bundle_path(&raw) {
             Ok(Some(path)) => path,
             Ok(None) => continue,
@@ -217,12 +269,18 @@ pub(crate) fn read_archive(
             .mtime()
             .ok()
             .and_then(|t| i64::try_from(t).ok());
+        budget.used = uncompressed.get() + extra;
         match offer(analysis, &path, &mut entry, mtime, &budget) {
-            Ok(read) => extra += read,
+            Ok(read) => {
+                extra += read;
+                walked.saw(&path, true);
+            }
             Err(err) => {
+                walked.saw(&path, false);
                 analysis.note(format!(
                     "{name}: cannot read {path} ({err}); the report covers what came before"
                 ));
+                walked.stopped = Some(format!("{path} cannot be read ({err})"));
                 break;
             }
         }
@@ -233,33 +291,39 @@ pub(crate) fn read_archive(
             analysis.note(format!(
                 "{name}: {reason}; the report covers what came before"
             ));
+            walked.stopped = Some(reason);
             break;
         }
     }
-    Ok(())
+    Ok(walked)
 }
 
 /// Why the walk must stop, if it must: too many bytes or entries, or a compression ratio no log
 /// bundle has (an archive bomb).
 fn over_limits(budget: &Budget<'_>, compressed: u64) -> Option<String> {
     let limits = budget.limits;
-    if budget.used >= limits.max_total_bytes {
-        return Some(format!(
-            "stopped after {} MiB of uncompressed data (the limit)",
-            budget.used / (1024 * 1024)
-        ));
-    }
     if budget.entries > limits.max_entries {
         return Some(format!(
             "stopped after {} entries (the limit)",
             limits.max_entries
         ));
     }
+    bytes_over_limits(limits, budget.used, compressed)
+}
+
+/// Why `used` uncompressed bytes out of `compressed` are too many, if they are.
+fn bytes_over_limits(limits: &Limits, used: u64, compressed: u64) -> Option<String> {
+    if used >= limits.max_total_bytes {
+        return Some(format!(
+            "stopped after {} MiB of uncompressed data (the limit)",
+            used / (1024 * 1024)
+        ));
+    }
     let ratio_floor = limits.ratio_applies_after;
-    if budget.used > ratio_floor && budget.used / compressed.max(1) > limits.max_ratio {
+    if used > ratio_floor && used / compressed.max(1) > limits.max_ratio {
         return Some(format!(
             "stopped: {} MiB came out of {} KiB, more than {}:1 (an archive bomb?)",
-            budget.used / (1024 * 1024),
+            used / (1024 * 1024),
             compressed / 1024,
             limits.max_ratio
         ));
@@ -268,18 +332,20 @@ fn over_limits(budget: &Budget<'_>, compressed: u64) -> Option<String> {
 }
 
 /// Reads an unpacked bundle directory. Links are not followed; nothing outside `dir` is read.
-pub(crate) fn read_dir(dir: &Path, limits: &Limits, analysis: &mut Analysis) -> Result<()> {
+pub(crate) fn read_dir(dir: &Path, limits: &Limits, analysis: &mut Analysis) -> Result<Walked> {
     let meta = fs::metadata(dir).map_err(|err| Error::io("cannot read", dir, err))?;
     if !meta.is_dir() {
         return Err(Error::UnreadableBundle {
             file: dir.display().to_string(),
-            message: "not a directory".into(),
+            message: "not a readable log bundle: not a directory".into(),
         });
     }
+    let mut walked = Walked::default();
     let mut budget = Budget {
         limits,
         used: 0,
         entries: 0,
+        live: None,
     };
     for entry in walkdir::WalkDir::new(dir)
         .follow_links(false)
@@ -295,11 +361,15 @@ pub(crate) fn read_dir(dir: &Path, limits: &Limits, analysis: &mut Analysis) -> 
         budget.entries += 1;
         if let Some(reason) = over_limits(&budget, u64::MAX) {
             analysis.note(format!("{}: {reason}", dir.display()));
+            walked.stopped = Some(reason);
             break;
         }
         let relative = entry.path().strip_prefix(dir).unwrap_or(entry.path());
         let raw = relative.to_string_lossy().into_owned();
         if entry.path_is_symlink() {
+            if let Ok(Some(path)) = bundle_path(&raw) {
+                walked.saw(&path, false);
+            }
             analysis.note(format!("skipped {raw}: a symbolic link"));
             continue;
         }
@@ -319,16 +389,28 @@ pub(crate) fn read_dir(dir: &Path, limits: &Limits, analysis: &mut Analysis) -> 
             Ok(file) => file,
             Err(err) => {
                 analysis.note(format!("{raw}: cannot be read ({err})"));
+                walked
+                    .stopped
+                    .get_or_insert(format!("{raw} cannot be read ({err})"));
                 continue;
             }
         };
         let size = entry.metadata().map(|m| m.len()).unwrap_or(0);
         match offer(analysis, &path, &mut file, mtime, &budget) {
-            Ok(read) => budget.used += size.min(limits.max_file_bytes) + read,
-            Err(err) => analysis.note(format!("{raw}: cannot be read ({err})")),
+            Ok(read) => {
+                budget.used += size.min(limits.max_file_bytes) + read;
+                walked.saw(&path, true);
+            }
+            Err(err) => {
+                walked.saw(&path, false);
+                analysis.note(format!("{raw}: cannot be read ({err})"));
+                walked
+                    .stopped
+                    .get_or_insert(format!("{raw} cannot be read ({err})"));
+            }
         }
     }
-    Ok(())
+    Ok(walked)
 }
 
 #[cfg(test)]

@@ -21,6 +21,7 @@
 //! ```
 
 mod analysis;
+mod archive;
 mod bundle;
 mod causes;
 mod conclude;
@@ -32,6 +33,7 @@ mod matcher;
 mod node;
 mod records;
 mod text;
+mod verdict;
 
 use std::fs;
 use std::io::Read;
@@ -135,23 +137,32 @@ pub struct Evidence {
     pub text: String,
 }
 
-/// Diagnoses a `.tar.gz` bundle read from `reader`, in one pass; `name` names it in messages.
-/// A bundle is gathered because the bootstrap did not complete, so a service that had not
-/// finished is taken for the failure.
+/// Diagnoses a bundle archive read from `reader` (a tar archive, plain or compressed with gzip
+/// or xz, as its first bytes say), in one pass; `name` names it in messages. A bundle is
+/// gathered because the bootstrap did not complete, so a service that had not finished is
+/// taken for the failure. What holds none of what every bundle has, or is damaged where no
+/// failure was found, is an error ([`Error::UnreadableBundle`]), not a clean report.
 pub fn diagnose_archive(reader: impl Read, name: &str, limits: &Limits) -> Result<Diagnosis> {
     let mut analysis = analysis::Analysis::default();
-    bundle::read_archive(reader, name, limits, &mut analysis)?;
-    Ok(conclude::conclude(analysis, conclude::Source::Bundle))
+    let walked = bundle::read_archive(reader, name, limits, &mut analysis)?;
+    judged(analysis, &walked, name)
 }
 
-/// Diagnoses an unpacked bundle directory.
+/// Diagnoses an unpacked bundle directory, judged as [`diagnose_archive`] judges an archive.
 pub fn diagnose_dir(dir: &Path, limits: &Limits) -> Result<Diagnosis> {
     let mut analysis = analysis::Analysis::default();
-    bundle::read_dir(dir, limits, &mut analysis)?;
-    Ok(conclude::conclude(analysis, conclude::Source::Bundle))
+    let walked = bundle::read_dir(dir, limits, &mut analysis)?;
+    judged(analysis, &walked, &dir.display().to_string())
 }
 
-/// Diagnoses a bundle given by path: a directory, or else a `.tar.gz` archive.
+fn judged(analysis: analysis::Analysis, walked: &verdict::Walked, name: &str) -> Result<Diagnosis> {
+    let records_read = analysis.records.len();
+    let diagnosis = conclude::conclude(analysis, conclude::Source::Bundle);
+    walked.verdict(name, records_read, diagnosis.failure.is_some())?;
+    Ok(diagnosis)
+}
+
+/// Diagnoses a bundle given by path: a directory, or else an archive.
 pub fn diagnose_path(path: &Path, limits: &Limits) -> Result<Diagnosis> {
     let meta = fs::metadata(path).map_err(|err| Error::io("cannot read", path, err))?;
     if meta.is_dir() {

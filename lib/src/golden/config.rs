@@ -184,7 +184,8 @@ fn users(out: &mut String, doc: &IgnitionDoc, redactions: &Redactions) {
     }
 }
 
-fn decode(resource: &Value) -> Result<Option<Vec<u8>>> {
+/// `path` is the node path of the file the resource belongs to, for errors.
+fn decode(resource: &Value, path: &str) -> Result<Option<Vec<u8>>> {
     let Some(source) = resource.get("source").and_then(Value::as_str) else {
         return Ok(Some(Vec::new()));
     };
@@ -196,9 +197,13 @@ fn decode(resource: &Value) -> Result<Option<Vec<u8>>> {
         .map(Some)
         .map_err(|e| crate::Error::Ignition {
             file: "<config>".into(),
-            message: format!("{}: {e}", source.chars().take(40).collect::<String>()),
+            message: format!("{path}: {e}"),
         })
 }
+
+/// The largest golden view: each file's contents are in it, and a config of a few MiB can
+/// expand to gigabytes, each file within what one may decompress to.
+const MAX_VIEW_BYTES: usize = 64 << 20;
 
 fn write_files<'v>(
     out: &mut String,
@@ -235,7 +240,7 @@ fn write_files<'v>(
             owner(file)
         );
         if let Some(contents) = file.get("contents") {
-            match decode(contents)? {
+            match decode(contents, path)? {
                 Some(bytes) => {
                     // A pull secret may be hidden under another file name: its kind says.
                     if classify(path, Some(&bytes)) == FileKind::PullSecret {
@@ -256,12 +261,21 @@ fn write_files<'v>(
             .flatten()
         {
             let _ = writeln!(out, "-- appended:");
-            match decode(fragment)? {
+            match decode(fragment, path)? {
                 Some(bytes) => push_body(out, &bytes, "", redactions),
                 None => {
                     let _ = writeln!(out, "source: {}", str_of(fragment, "source"));
                 }
             }
+        }
+        if out.len() > MAX_VIEW_BYTES {
+            return Err(crate::Error::Ignition {
+                file: "<config>".into(),
+                message: format!(
+                    "{path}: the golden view passes {} MiB with this file: refused (no cluster's files come to that much; a config can expand to it)",
+                    MAX_VIEW_BYTES >> 20
+                ),
+            });
         }
     }
     Ok(())

@@ -108,11 +108,12 @@ pub fn decoded_files(doc: &IgnitionDoc) -> impl Iterator<Item = Result<DecodedFi
 
 /// Decodes one file entry; `i` is its index, for errors.
 pub fn decode_file(i: usize, f: &Value) -> Result<DecodedFile> {
+    let path = str_of(f, "path").unwrap_or_default();
     let mut remote = Vec::new();
     let contents = match f.get("contents") {
         Some(resource) => {
             let (bytes, url) =
-                decode_resource(resource, &format!("$.storage.files[{i}].contents"))?;
+                decode_resource(resource, &format!("$.storage.files[{i}].contents ({path})"))?;
             remote.extend(url);
             bytes
         }
@@ -126,7 +127,10 @@ pub fn decode_file(i: usize, f: &Value) -> Result<DecodedFile> {
         .flatten()
         .enumerate()
     {
-        let (bytes, url) = decode_resource(resource, &format!("$.storage.files[{i}].append[{j}]"))?;
+        let (bytes, url) = decode_resource(
+            resource,
+            &format!("$.storage.files[{i}].append[{j}] ({path})"),
+        )?;
         append.extend(bytes);
         remote.extend(url);
     }
@@ -134,7 +138,7 @@ pub fn decode_file(i: usize, f: &Value) -> Result<DecodedFile> {
         str_of(u, "name").or_else(|| u.get("id").and_then(Value::as_i64).map(|id| id.to_string()))
     });
     Ok(DecodedFile {
-        path: str_of(f, "path").unwrap_or_default(),
+        path,
         mode: f.get("mode").and_then(Value::as_u64).map(|m| m as u32),
         overwrite: f.get("overwrite").and_then(Value::as_bool),
         contents,

@@ -13,7 +13,7 @@ use crate::ignition::{IgnitionDoc, SplitDoc};
 use serde_json::Value;
 use std::borrow::Cow;
 use std::fs;
-use std::io::Write as _;
+use std::io::Write;
 use std::os::unix::fs::{OpenOptionsExt as _, PermissionsExt as _};
 use std::path::{Path, PathBuf};
 
@@ -69,27 +69,121 @@ fn unit_component(kind: &str, name: &str) -> Result<()> {
     Ok(())
 }
 
-/// What to write for a file entry: its bytes (contents then appended fragments) and mode, or
-/// why it is not written.
-type Written = std::result::Result<(Vec<u8>, u32), String>;
+/// The most bytes one extraction writes for its files' contents, decompressed. A bootstrap
+/// config's files come to a few MiB; gzip expands up to about 1000 times, so a small config
+/// could otherwise fill a disk.
+pub const MAX_EXTRACTED: u64 = 512 << 20;
 
-/// A file entry decoded: its node path and what to write.
-fn file_item(i: usize, entry: &Value) -> Result<(String, Written)> {
-    let file = crate::ignition::decode_file(i, entry)?;
-    parts(&file.path)?;
-    if file.contents.is_none() && !file.remote_sources.is_empty() {
+/// One source of a file's bytes: a data URL and its compression.
+type Source = (String, Option<String>);
+
+/// What to write for a file entry: its sources (contents then appended fragments, decoded only
+/// while written) and mode, or why it is not written.
+type Written = std::result::Result<(Vec<Source>, u32), String>;
+
+/// A file entry checked: its node path and what to write.
+fn file_item(entry: &Value) -> Result<(String, Written)> {
+    let path = entry
+        .get("path")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    parts(path)?;
+    let source = |resource: &Value| {
+        let url = resource.get("source").and_then(Value::as_str)?;
+        let compression = resource.get("compression").and_then(Value::as_str);
+        Some((url.to_string(), compression.map(str::to_string)))
+    };
+    let contents = entry.get("contents").map(source);
+    let appended = entry.get("append").and_then(Value::as_array);
+    let sources: Vec<Source> = (contents.clone().flatten().into_iter())
+        .chain(appended.into_iter().flatten().filter_map(source))
+        .collect();
+    let remote: Vec<&str> = sources
+        .iter()
+        .map(|(url, _)| url.as_str())
+        .filter(|url| !url.starts_with("data:"))
+        .collect();
+    // No inline contents (none given, or fetched from elsewhere) and something to fetch.
+    let no_contents = match &contents {
+        None => true,
+        Some(contents) => contents
+            .as_ref()
+            .is_some_and(|(url, _)| !url.starts_with("data:")),
+    };
+    if no_contents && !remote.is_empty() {
         let reason = format!(
-            "{}: remote contents ({}) are not fetched",
-            file.path,
-            file.remote_sources.join(", ")
+            "{path}: remote contents ({}) are not fetched",
+            remote.join(", ")
         );
-        return Ok((file.path, Err(reason)));
+        return Ok((path.to_string(), Err(reason)));
     }
-    let mut bytes = file.contents.unwrap_or_default();
-    for fragment in &file.append {
-        bytes.extend_from_slice(fragment);
+    let mode = entry
+        .get("mode")
+        .and_then(Value::as_u64)
+        .map_or(0o644, |m| m as u32);
+    let inline = sources
+        .into_iter()
+        .filter(|(url, _)| url.starts_with("data:"));
+    Ok((path.to_string(), Ok((inline.collect(), mode))))
+}
+
+/// Counts what passes through to the writer it wraps.
+struct Counted<'a> {
+    inner: &'a mut dyn Write,
+    count: u64,
+}
+
+impl std::io::Write for Counted<'_> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let n = self.inner.write(buf)?;
+        self.count += n as u64;
+        Ok(n)
     }
-    Ok((file.path, Ok((bytes, file.mode.unwrap_or(0o644)))))
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.inner.flush()
+    }
+}
+
+/// Decodes the sources of the `i`th file entry into `out` as a stream, within what is left of
+/// `budget` (the bytes this extraction may still write), and takes what it wrote from it.
+fn stream_sources(
+    i: usize,
+    node_path: &str,
+    sources: &[Source],
+    out: &mut dyn Write,
+    budget: &mut u64,
+) -> Result<()> {
+    for (url, compression) in sources {
+        let mut counted = Counted {
+            inner: &mut *out,
+            count: 0,
+        };
+        let decoded = crate::ignition::dataurl::decode_into(
+            url,
+            compression.as_deref(),
+            &mut counted,
+            *budget,
+        );
+        let written = counted.count;
+        let message = match decoded {
+            // Cut short by the budget (a decoder error then only says the writing stopped).
+            _ if written > *budget => format!(
+                "the config's files expand to more than {} MiB in all: refused as a decompression bomb",
+                MAX_EXTRACTED >> 20
+            ),
+            Ok(_) => {
+                *budget -= written;
+                continue;
+            }
+            Err(e) => e.to_string(),
+        };
+        return Err(Error::Ignition {
+            file: "<config>".into(),
+            message: format!("$.storage.files[{i}] ({node_path}): {message}"),
+        });
+    }
+    Ok(())
 }
 
 /// Everything but the file list, each checked: directories (node path and mode), units with
@@ -190,7 +284,12 @@ fn ensure_dirs(root: &Path, node_path: &str, parts: &[&str]) -> Result<PathBuf> 
     Ok(current)
 }
 
-fn write_item(root: &Path, node_path: &str, bytes: &[u8], mode: u32) -> Result<()> {
+fn write_item(
+    root: &Path,
+    node_path: &str,
+    write: impl FnOnce(&mut dyn Write) -> Result<()>,
+    mode: u32,
+) -> Result<()> {
     let all = parts(node_path)?;
     let (name, parents) = all
         .split_last()
@@ -220,9 +319,7 @@ fn write_item(root: &Path, node_path: &str, bytes: &[u8], mode: u32) -> Result<(
         .mode(0o600)
         .open(&target)
         .map_err(|e| Error::io("cannot write", &target, e))?;
-    handle
-        .write_all(bytes)
-        .map_err(|e| Error::io("cannot write", &target, e))?;
+    write(&mut handle)?;
     fs::set_permissions(&target, fs::Permissions::from_mode(mode))
         .map_err(|e| Error::io("cannot set permissions on", &target, e))
 }
@@ -262,9 +359,13 @@ where
     let rest = rest_of(doc)?;
     let mut report = ExtractReport::default();
     let mut plan = Plan::default();
+    let mut budget = MAX_EXTRACTED;
     for (i, entry) in files().enumerate() {
-        match file_item(i, entry?.as_ref())? {
-            (path, Ok((_, mode))) => plan.add(&path, Kind::File, Some(mode.into()))?,
+        match file_item(entry?.as_ref())? {
+            (path, Ok((sources, mode))) => {
+                plan.add(&path, Kind::File, Some(mode.into()))?;
+                stream_sources(i, &path, &sources, &mut std::io::sink(), &mut budget)?;
+            }
             // Not written, but on the node it is a file all the same.
             (path, Err(reason)) => {
                 plan.add(&path, Kind::File, None)?;
@@ -294,14 +395,22 @@ where
             .map_err(|e| Error::io("cannot set permissions on", &path, e))?;
         report.directories.push(node_path.clone());
     }
+    let mut budget = MAX_EXTRACTED;
     for (i, entry) in files().enumerate() {
-        if let (node_path, Ok((bytes, mode))) = file_item(i, entry?.as_ref())? {
-            write_item(dir, &node_path, &bytes, mode & 0o777)?;
+        if let (node_path, Ok((sources, mode))) = file_item(entry?.as_ref())? {
+            let write =
+                |out: &mut dyn Write| stream_sources(i, &node_path, &sources, out, &mut budget);
+            write_item(dir, &node_path, write, mode & 0o777)?;
             report.written.push(node_path);
         }
     }
     for (node_path, bytes) in rest.unit_files {
-        write_item(dir, &node_path, &bytes, 0o644)?;
+        let write = |out: &mut dyn Write| {
+            let target = dir.join(node_path.trim_start_matches('/'));
+            out.write_all(&bytes)
+                .map_err(|e| Error::io("cannot write", &target, e))
+        };
+        write_item(dir, &node_path, write, 0o644)?;
         report.written.push(node_path);
     }
     Ok(report)

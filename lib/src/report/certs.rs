@@ -168,7 +168,11 @@ impl CertCollector {
         entries: impl Iterator<Item = Result<V>>,
     ) -> Result<()> {
         for (i, entry) in entries.enumerate() {
-            let file = crate::ignition::decode_file(i, entry?.borrow())?;
+            let entry = entry?;
+            if !may_hold_certificates(entry.borrow()) {
+                continue;
+            }
+            let file = crate::ignition::decode_file(i, entry.borrow())?;
             for bytes in file.contents.iter().chain(&file.append) {
                 self.scan(bytes, &file.path);
             }
@@ -419,6 +423,33 @@ impl fmt::Display for CertReport {
         }
         Ok(())
     }
+}
+
+/// False for a file whose every source is compressed and shows no PEM (nor base64 of PEM) in
+/// its first MiB: such a file is not decompressed at all, so a compressed file that expands to
+/// gigabytes costs the certificate report nothing.
+fn may_hold_certificates(entry: &serde_json::Value) -> bool {
+    let contents = entry.get("contents").into_iter();
+    let appended = entry.get("append").and_then(serde_json::Value::as_array);
+    let mut sources = contents.chain(appended.into_iter().flatten()).peekable();
+    if sources.peek().is_none() {
+        return true;
+    }
+    sources.any(|resource| {
+        let compression = resource
+            .get("compression")
+            .and_then(serde_json::Value::as_str);
+        let Some(source) = resource.get("source").and_then(serde_json::Value::as_str) else {
+            return false;
+        };
+        if compression != Some("gzip") {
+            return true;
+        }
+        crate::ignition::dataurl::peek(source, compression, 1 << 20).map_or(true, |head| {
+            let head = String::from_utf8_lossy(&head);
+            head.contains(BEGIN) || head.contains("LS0t")
+        })
+    })
 }
 
 #[cfg(test)]

@@ -196,7 +196,7 @@ pub fn distribution_of(
         return Some(said);
     }
     let text = file_text(doc, CVO_OVERRIDES)?;
-    let manifest: serde_yaml_ng::Value = serde_yaml_ng::from_str(&text).ok()?;
+    let manifest: serde_yaml_ng::Value = crate::config::depth::from_str(&text).ok()?;
     let channel = manifest.get("spec")?.get("channel")?.as_str()?;
     Distribution::ALL.iter().copied().find(|d| {
         PROFILES

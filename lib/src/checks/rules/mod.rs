@@ -38,7 +38,8 @@ impl Rules {
             .push(Problem::new(Severity::Error, check, rule, at, message));
     }
 
-    fn resource(&mut self, resource: &Value, at: &str) {
+    /// `file` is the node path of the file entry the resource belongs to, if any.
+    fn resource(&mut self, resource: &Value, at: &str, file: Option<&str>) {
         let compression = str_at(resource, "compression").unwrap_or_default();
         if !compression.is_empty() && compression != "gzip" {
             self.error(
@@ -67,10 +68,13 @@ impl Rules {
         match check_source(source, self.minor) {
             Err(why) => self.error(Check::Ignition, "source", format!("{at}.source"), why),
             Ok(Some(bytes)) if compression == "gzip" => {
-                let mut out = Vec::new();
-                if let Err(e) = flate2::read::GzDecoder::new(bytes.as_slice()).read_to_end(&mut out)
-                {
-                    self.error(Check::Boot, "gzip", format!("{at}.source"), format!("compression is gzip but the data does not decompress ({e}): the files stage fails"));
+                // Counted, not kept, and only up to what any other command would read.
+                let limit = crate::ignition::dataurl::MAX_DECOMPRESSED;
+                let mut decoder = flate2::read::GzDecoder::new(bytes.as_slice()).take(limit + 1);
+                match std::io::copy(&mut decoder, &mut std::io::sink()) {
+                    Err(e) => self.error(Check::Boot, "gzip", format!("{at}.source"), format!("compression is gzip but the data does not decompress ({e}): the files stage fails")),
+                    Ok(n) if n > limit => self.error(Check::Lint, "gzip-bomb", format!("{at}.source"), format!("{}gzip contents expand to more than {} MiB from {} compressed bytes: refused as a decompression bomb (bootgen reads no further)", file.map(|f| format!("{f}: ")).unwrap_or_default(), limit >> 20, bytes.len())),
+                    Ok(_) => {}
                 }
             }
             Ok(_) => {}
@@ -97,10 +101,12 @@ impl Rules {
             match config.pointer(&format!("/ignition/config/{key}")) {
                 Some(Value::Array(list)) => {
                     for (i, r) in list.iter().enumerate() {
-                        self.resource(r, &format!("$.ignition.config.{key}[{i}]"));
+                        self.resource(r, &format!("$.ignition.config.{key}[{i}]"), None);
                     }
                 }
-                Some(r @ Value::Object(_)) => self.resource(r, &format!("$.ignition.config.{key}")),
+                Some(r @ Value::Object(_)) => {
+                    self.resource(r, &format!("$.ignition.config.{key}"), None)
+                }
                 _ => {}
             }
         }
@@ -111,6 +117,7 @@ impl Rules {
             self.resource(
                 r,
                 &format!("$.ignition.security.tls.certificateAuthorities[{i}]"),
+                None,
             );
         }
     }

@@ -149,11 +149,12 @@ impl Rules {
                 "overwrite must be false if contents.source is unspecified",
             );
         }
+        let path = str_at(file, "path");
         if let Some(resource) = file.get("contents") {
-            self.resource(resource, &format!("{at}.contents"));
+            self.resource(resource, &format!("{at}.contents"), path);
         }
         for (j, resource) in list(file, "/append").iter().enumerate() {
-            self.resource(resource, &format!("{at}.append[{j}]"));
+            self.resource(resource, &format!("{at}.append[{j}]"), path);
         }
     }
 

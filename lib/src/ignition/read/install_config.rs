@@ -15,9 +15,9 @@ pub fn stored_install_config(doc: &IgnitionDoc) -> Option<serde_yaml_ng::Value> 
 
 /// The install-config inside the text of a `cluster-config.yaml` manifest.
 fn parse_stored(text: &str) -> Option<serde_yaml_ng::Value> {
-    let manifest: serde_yaml_ng::Value = serde_yaml_ng::from_str(text).ok()?;
+    let manifest: serde_yaml_ng::Value = crate::config::depth::from_str(text).ok()?;
     let install_config = manifest.get("data")?.get("install-config")?.as_str()?;
-    serde_yaml_ng::from_str(install_config).ok()
+    crate::config::depth::from_str(install_config).ok()
 }
 
 /// A vSphere platform as the stored install-config writes it, in either form: the `vcenters`

@@ -36,7 +36,7 @@ pub fn auth_keys(text: Option<String>) -> Result<Vec<String>, String> {
 /// The cluster pull secret's keys, when the config has that manifest and it can be read.
 pub fn manifest_auth_keys(doc: &IgnitionDoc) -> Option<Vec<String>> {
     let text = read_text(doc, PULL_SECRET_MANIFEST).ok().flatten()?;
-    let manifest: serde_yaml_ng::Value = serde_yaml_ng::from_str(&text).ok()?;
+    let manifest: serde_yaml_ng::Value = crate::config::depth::from_str(&text).ok()?;
     let encoded = manifest.get("data")?.get(".dockerconfigjson")?.as_str()?;
     let decoded = base64::engine::general_purpose::STANDARD
         .decode(encoded.trim())

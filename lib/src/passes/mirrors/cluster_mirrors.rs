@@ -72,7 +72,7 @@ fn rules_of(path: &str, text: &str, kind: &str) -> Result<Vec<(String, Vec<Strin
         path: path.to_string(),
         message,
     };
-    let manifest: Manifest = serde_yaml_ng::from_str(text)
+    let manifest: Manifest = crate::config::depth::from_str(text)
         .map_err(|e| cannot(format!("expected a single {kind} manifest: {e}")))?;
     if manifest.kind != kind {
         return Err(cannot(format!(

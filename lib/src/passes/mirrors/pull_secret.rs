@@ -109,7 +109,7 @@ pub fn apply(doc: &mut IgnitionDoc, auth: &RegistryAuth) -> Result<Vec<Change>> 
 /// byte as it was.
 fn update_manifest(text: &str, auth: &RegistryAuth) -> Result<(String, Vec<Change>)> {
     let path = PULL_SECRET_MANIFEST;
-    let manifest: serde_yaml_ng::Value = serde_yaml_ng::from_str(text)
+    let manifest: serde_yaml_ng::Value = crate::config::depth::from_str(text)
         .map_err(|e| cannot(path, format!("the manifest is not YAML: {e}")))?;
     let encoded = manifest
         .get("data")

@@ -86,7 +86,7 @@ pub fn apply(doc: &mut IgnitionDoc, bundle: &TrustBundle) -> Result<Vec<Change>>
 
 /// The `ca-bundle.crt` of a user-ca-bundle ConfigMap.
 fn bundle_of_manifest(text: &str) -> Result<String> {
-    let value: serde_yaml_ng::Value = serde_yaml_ng::from_str(text)
+    let value: serde_yaml_ng::Value = crate::config::depth::from_str(text)
         .map_err(|e| cannot(USER_CA_BUNDLE, format!("the manifest is not YAML: {e}")))?;
     let is_config_map =
         value.get("kind").and_then(serde_yaml_ng::Value::as_str) == Some("ConfigMap");

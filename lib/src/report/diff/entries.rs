@@ -9,6 +9,13 @@ use crate::ignition::{DecodedFile, DecodedUnit};
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 
+/// The largest text (each side) given a line diff: the diff's time grows with the product of
+/// the lines and the differences, so two large unrelated texts (a config of a few KiB can
+/// expand to them) would take hours.
+const MAX_LINE_DIFF_LINES: usize = 20_000;
+/// The same, in bytes.
+const MAX_LINE_DIFF_BYTES: usize = 4 << 20;
+
 /// Collects the differences.
 pub(super) struct Differ<'a> {
     pub(super) old: &'a str,
@@ -98,6 +105,17 @@ impl Differ<'_> {
             ));
             return None;
         };
+        let lines = |text: &str| text.bytes().filter(|b| *b == b'\n').count();
+        let too_large =
+            |text: &str| text.len() > MAX_LINE_DIFF_BYTES || lines(text) > MAX_LINE_DIFF_LINES;
+        if too_large(a_text) || too_large(b_text) {
+            details.push(format!(
+                "{label} changed ({} -> {} lines: too large for a line diff)",
+                lines(a_text),
+                lines(b_text)
+            ));
+            return None;
+        }
         let (a_view, b_view) = (
             Redact::WithDigest.text(a_text),
             Redact::WithDigest.text(b_text),

@@ -14,7 +14,7 @@ pub use compare::{diff_objects, ObjectChange, ObjectDiff};
 
 use crate::error::Result;
 use crate::ignition::unit_text::parse_unit;
-use crate::ignition::{decode, IgnitionDoc};
+use crate::ignition::IgnitionDoc;
 use normalize::Normalizer;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -138,9 +138,36 @@ fn script_images(bytes: &[u8]) -> BTreeSet<String> {
         .collect()
 }
 
+/// The most bytes the files of one config may decode to for its objects view: the view holds
+/// them all at once, and a config of a few MiB can expand to gigabytes.
+const MAX_VIEW_DECODED: u64 = 32 << 20;
+
 /// Builds the objects view of `doc`.
 pub fn object_view(doc: &IgnitionDoc) -> Result<ObjectView> {
-    let decoded = decode(doc)?;
+    let mut total = 0u64;
+    let files = crate::ignition::decoded_files(doc).map(|file| {
+        let file = file?;
+        let size = file.contents.as_ref().map_or(0, Vec::len)
+            + file.append.iter().map(Vec::len).sum::<usize>();
+        total += size as u64;
+        if total > MAX_VIEW_DECODED {
+            return Err(crate::Error::Ignition {
+                file: "<config>".into(),
+                message: format!(
+                    "{}: the config's files come to more than {} MiB with this one: refused (no cluster's do; a config can expand to that)",
+                    file.path,
+                    MAX_VIEW_DECODED >> 20
+                ),
+            });
+        }
+        Ok(file)
+    });
+    let decoded = crate::ignition::DecodedConfig {
+        version: doc.version().to_string(),
+        files: files.collect::<Result<_>>()?,
+        units: crate::ignition::decode_units(doc),
+        users: crate::ignition::decode_users(doc),
+    };
     let normalizer = Normalizer::for_config(&decoded);
     let mut view = ObjectView::default();
     for file in &decoded.files {

@@ -6,10 +6,24 @@ use crate::ignition::DecodedConfig;
 use base64::Engine;
 use serde_json::Value;
 
+/// The most values the view parses out of one config's structured files (counted from above:
+/// see [`values_at_most`]). A parsed value costs tens of bytes, so a YAML list of one-letter
+/// items would cost some 60 times its text; real configs have far fewer.
+const MAX_VIEW_VALUES: u64 = 1_000_000;
+
 /// The per-config knowledge a file needs: the run's IDs, found in the config's own manifests.
 pub(super) struct Normalizer {
     /// (value, placeholder), longest first so a longer ID is replaced before a shorter one.
     ids: Vec<(String, &'static str)>,
+    /// Of [`MAX_VIEW_VALUES`], what the files not yet parsed may still use.
+    values_left: std::cell::Cell<u64>,
+}
+
+/// At least as many as the values parsing `text` can give (JSON, YAML without aliases, TOML):
+/// each value past the first needs a separator (`,` `:` `-` `=` `?`), an opening bracket or a
+/// line of its own.
+fn values_at_most(text: &str) -> u64 {
+    1 + text.bytes().filter(|b| b",:-=?[{\n".contains(b)).count() as u64
 }
 
 impl Normalizer {
@@ -38,11 +52,26 @@ impl Normalizer {
             }
         }
         ids.sort_by_key(|(id, _)| std::cmp::Reverse(id.len()));
-        Normalizer { ids }
+        Normalizer {
+            ids,
+            values_left: std::cell::Cell::new(MAX_VIEW_VALUES),
+        }
     }
 
     /// The normalized objects of a file at `path`, or None when it is not structured.
     pub(super) fn object_of(&self, path: &str, bytes: &[u8]) -> Option<Value> {
+        syntax_of(path)?;
+        let values = std::str::from_utf8(bytes).map_or(0, values_at_most);
+        let Some(left) = self.values_left.get().checked_sub(values) else {
+            // Still compared, by digest.
+            use sha2::Digest as _;
+            return Some(Value::String(format!(
+                "<not parsed: {} bytes, beyond the {MAX_VIEW_VALUES} values the view parses of a config; sha256 {:x}>",
+                bytes.len(),
+                sha2::Sha256::digest(bytes)
+            )));
+        };
+        self.values_left.set(left);
         let mut docs = parse_documents(path, bytes)?;
         for doc in &mut docs {
             self.normalize(doc, None, false);
@@ -175,7 +204,7 @@ fn decoded_base64(text: &str) -> Option<String> {
 
 /// A string that is itself a YAML mapping or JSON object.
 fn embedded_document(text: &str) -> Option<Value> {
-    let value: Value = serde_yaml_ng::from_str(text).ok()?;
+    let value: Value = crate::config::depth::from_str(text).ok()?;
     value.is_object().then_some(value)
 }
 
@@ -223,6 +252,9 @@ fn parse_documents(path: &str, bytes: &[u8]) -> Option<Vec<Value>> {
             serde_json::to_value(table).ok().map(|v| vec![v])
         }
         Syntax::Yaml => {
+            if crate::config::depth::too_deep(text).is_some() {
+                return None;
+            }
             let mut docs = Vec::new();
             for doc in serde_yaml_ng::Deserializer::from_str(text) {
                 let value: Value = serde::Deserialize::deserialize(doc).ok()?;
