@@ -241,6 +241,10 @@ fn write_files<'v>(
         );
         if let Some(contents) = file.get("contents") {
             match decode(contents, path)? {
+                // Refused before its text is normalized: the copies that takes are the peak.
+                Some(bytes) if out.len() + bytes.len() > MAX_VIEW_BYTES => {
+                    return Err(too_large(path));
+                }
                 Some(bytes) => {
                     // A pull secret may be hidden under another file name: its kind says.
                     if classify(path, Some(&bytes)) == FileKind::PullSecret {
@@ -269,16 +273,20 @@ fn write_files<'v>(
             }
         }
         if out.len() > MAX_VIEW_BYTES {
-            return Err(crate::Error::Ignition {
-                file: "<config>".into(),
-                message: format!(
-                    "{path}: the golden view passes {} MiB with this file: refused (no cluster's files come to that much; a config can expand to it)",
-                    MAX_VIEW_BYTES >> 20
-                ),
-            });
+            return Err(too_large(path));
         }
     }
     Ok(())
+}
+
+fn too_large(path: &str) -> crate::Error {
+    crate::Error::Ignition {
+        file: "<config>".into(),
+        message: format!(
+            "{path}: the golden view passes {} MiB with this file: refused (no cluster's files come to that much; a config can expand to it)",
+            MAX_VIEW_BYTES >> 20
+        ),
+    }
 }
 
 fn units(out: &mut String, doc: &IgnitionDoc, redactions: &Redactions) {

@@ -48,10 +48,15 @@ pub(super) const PULL_SECRET: &str = "<pull secret>";
 /// markers without a digest (a golden file is committed, and must not change with the PKI):
 /// a Secret's data, passwords and their hashes, tokens, credentials in URLs.
 pub(super) fn normalize(text: &str, redactions: &Redactions) -> String {
-    let text = Redact::Marker.secrets(text);
-    let text = replace_pem(&text);
-    let text = replace_base64(&text, redactions);
-    redactions.apply(&text)
+    // Each step's input is dropped as soon as the next exists: a file's text can be tens of MiB,
+    // and four live copies of it would be the view's peak.
+    let pem = {
+        let hidden = Redact::Marker.secrets(text);
+        replace_pem(&hidden)
+    };
+    let base64 = replace_base64(&pem, redactions);
+    drop(pem);
+    redactions.apply(&base64)
 }
 
 /// True when `text` is a registry pull secret (`{"auths": {...}}`).
