@@ -700,7 +700,7 @@ fn the_default_machine_platform_is_merged_under_each_pool() {
         )
         .replacen(
             "    vcenters:\n",
-            "    defaultMachinePlatform:\n      cpus: 16\n      memoryMB: 65536\n      osDisk: {diskSizeGB: 200}\n    vcenters:\n",
+            "    defaultMachinePlatform:\n      cpus: 16\n      memoryMB: 65536\n      osDisk: {diskSizeGB: 200}\n      zones: [rack2]\n    vcenters:\n",
             1,
         );
     let config = dir.path().join("defaults.yaml");
@@ -716,6 +716,14 @@ fn the_default_machine_platform_is_merged_under_each_pool() {
     for machine in objects.machines.iter().chain(&objects.control_plane_set) {
         assert_eq!(size_of(machine), (16, 4, 65536, 200));
     }
+    // The control plane writes no vsphere settings: its machines go to the default zones. The
+    // compute pool writes some without zones, which the installer's check of the pool fills in
+    // with every failure domain before merging: a MachineSet in each.
+    let rack2 = "/dc1/datastore/rack2-ssd";
+    assert!(objects.machines.iter().all(|m| datastore_of(m) == rack2));
+    let mut placed: Vec<String> = objects.machine_sets.iter().map(datastore_of).collect();
+    placed.sort();
+    assert_eq!(placed, ["/dc1/datastore/rack1-ssd", rack2]);
 }
 
 #[test]

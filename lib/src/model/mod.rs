@@ -485,6 +485,9 @@ impl Model {
         ) {
             vsphere::store(raw, read, &features);
         }
+        if let Some(read) = &vsphere_platform {
+            vsphere::store_pools(&mut stored_source, read, &features);
+        }
         // Fields the release's installer does not know (ignored, said above) are not stored.
         if distribution_facts.feature_sets.len() <= 1 {
             stored_source.feature_set = None;

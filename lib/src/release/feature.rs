@@ -89,6 +89,7 @@ features! {
     VspherePoolCoresRule => "vsphere_pool_cores_rule",
     VspherePoolZones => "vsphere_pool_zones",
     VspherePoolDataDisks => "vsphere_pool_data_disks",
+    VspherePoolDataDisksStoredNull => "vsphere_pool_data_disks_stored_null",
     VsphereProviderSpecMachineApi => "vsphere_provider_spec_machine_api",
     ClusterConfigDescription => "cluster_config_description",
     VsphereVipLists => "vsphere_vip_lists",

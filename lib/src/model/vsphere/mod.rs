@@ -25,7 +25,7 @@ pub(crate) use legacy::deprecation_warning;
 pub(crate) use pools::{arrived_in, later_pool_fields, machine_pools};
 pub use pools::{DataDisk, VSphereMachinePool, VSphereMachinePools};
 pub(crate) use rules::{check_architectures, check_vips};
-pub(crate) use stored::store;
+pub(crate) use stored::{store, store_pools};
 
 /// Where the keys below live, for messages.
 const AT: &str = "platform.vsphere";

@@ -73,6 +73,8 @@ pub struct VSphereMachinePools {
 /// passes over zero values.
 #[derive(Debug, Clone, Default)]
 pub(super) struct Written {
+    /// The pool writes `platform.vsphere` (even `{}`).
+    pub present: bool,
     pub cpus: i64,
     pub cores_per_socket: i64,
     pub memory_mib: i64,
@@ -129,12 +131,25 @@ pub(crate) fn machine_pools(
         } else {
             SMALL_COMPUTE
         };
-        compute.push(merge(base, &defaults, &written));
+        compute.push(merge(base, &defaults, &with_zones(written, &release)));
     }
     Ok(VSphereMachinePools {
-        control_plane: merge(DEFAULT, &defaults, &control_plane),
+        control_plane: merge(DEFAULT, &defaults, &with_zones(control_plane, &release)),
         compute,
     })
+}
+
+/// A pool that writes `platform.vsphere` without zones, with every failure domain's name as its
+/// zones: the installer's check of the pool fills them in before the pool is merged, so its
+/// machines go to every failure domain even where `defaultMachinePlatform` names zones.
+fn with_zones(mut pool: Written, release: &Release<'_>) -> Written {
+    if pool.present && pool.zones.is_empty() && release.features.has(Feature::VsphereFailureDomains)
+    {
+        pool.zones = (release.vsphere.failure_domains.iter())
+            .map(|fd| fd.name.clone())
+            .collect();
+    }
+    pool
 }
 
 /// The release a pool is read for.
@@ -205,7 +220,10 @@ fn read(
         Some(_) => return Err(loaded.field_error(at, "must be a map")),
     };
     let names: Vec<&str> = POOL_KEYS.iter().map(|(k, _)| *k).collect();
-    let mut written = Written::default();
+    let mut written = Written {
+        present: true,
+        ..Written::default()
+    };
     for (key, item) in map {
         let Some((_, arrived)) = POOL_KEYS.iter().find(|(k, _)| k == key) else {
             return Err(loaded.field_error(
@@ -364,15 +382,27 @@ pub(super) mod tests {
             "    vcenters:",
             "    defaultMachinePlatform: {cpus: 12, memoryMB: 32768, zones: [fd1]}\n    vcenters:",
         );
-        let model = model(&text, "4.16.0");
-        let pools = &model.vsphere_platform.as_ref().unwrap().machine_pools;
+        let built = model(&text, "4.16.0");
+        let pools = &built.vsphere_platform.as_ref().unwrap().machine_pools;
         let cp = &pools.control_plane;
         assert_eq!((cp.cpus, cp.cores_per_socket), (12, 4));
         assert_eq!((cp.memory_mib, cp.disk_gib), (32768, 120));
-        assert_eq!(cp.zones, ["fd1"]);
+        // The installer's check filled the control plane's zones in: every failure domain.
+        assert_eq!(cp.zones, ["fd1", "fd2"]);
         let worker = &pools.compute[0];
         assert_eq!((worker.cpus, worker.memory_mib), (8, 32768));
         assert_eq!(worker.zones, ["fd2"]);
+        // A pool without `platform.vsphere` takes the default machine platform's zones.
+        let bare = config("").replace(
+            "    vcenters:",
+            "    defaultMachinePlatform: {zones: [fd2]}\n    vcenters:",
+        );
+        let pools = model(&bare, "4.16.0")
+            .vsphere_platform
+            .unwrap()
+            .machine_pools;
+        assert_eq!(pools.control_plane.zones, ["fd2"]);
+        assert_eq!(pools.compute[0].zones, ["fd2"]);
     }
 
     #[test]
@@ -383,5 +413,37 @@ pub(super) mod tests {
         assert_eq!(pools.compute.len(), 1);
         assert_eq!(pools.compute[0].memory_mib, 16384);
         assert!(pools.compute[0].zones.is_empty());
+    }
+}
+
+#[cfg(test)]
+mod stored_tests {
+    use super::tests::config;
+
+    fn stored(text: &str, version: &str) -> String {
+        let loaded = crate::config::parse(text, "install-config.yaml").unwrap();
+        let options = crate::model::ModelOptions {
+            release_version: Some(version.into()),
+            ..Default::default()
+        };
+        crate::model::Model::new(&loaded, &options)
+            .unwrap()
+            .stored_install_config
+    }
+
+    #[test]
+    fn a_pools_settings_are_stored_as_the_installer_stores_them() {
+        let text = config("compute:\n- name: worker\n  platform:\n    vsphere: {cpus: 8}\n");
+        let pool = "    vsphere:\n      cpus: 8\n      coresPerSocket: 0\n      memoryMB: 0\n      osDisk:\n        diskSizeGB: 0\n      zones:\n      - fd1\n      - fd2\n";
+        let at_20 = stored(&text, "4.20.0");
+        assert!(
+            at_20.contains(&format!("{pool}      dataDisks: null\n")),
+            "{at_20}"
+        );
+        let at_22 = stored(&text, "4.22.0");
+        assert!(
+            at_22.contains(pool) && !at_22.contains("dataDisks"),
+            "{at_22}"
+        );
     }
 }
