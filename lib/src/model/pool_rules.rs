@@ -1,4 +1,4 @@
-//! The installer's rules for machine pools on platform none: which compute pools there are,
+//! The installer's rules for machine pools: which compute pools there are,
 //! how many control-plane machines, each pool's architecture and platform settings.
 
 use super::{Arch, Pool};
@@ -93,7 +93,9 @@ pub(crate) fn check_pool_platform(
         "none"
     };
     for (name, settings) in platforms {
-        if name != own {
+        let empty = settings.is_null() || settings.as_object().is_some_and(|m| m.is_empty());
+        // `none: {}` says nothing, and was always taken.
+        if name != own && !(name == "none" && empty) {
             return Err(loaded.field_error(
                 &format!("{field}.platform.{name}"),
                 format!(
@@ -102,8 +104,7 @@ pub(crate) fn check_pool_platform(
                 ),
             ));
         }
-        let empty = settings.is_null() || settings.as_object().is_some_and(|m| m.is_empty());
-        if own == "none" && !empty {
+        if name == "none" && !empty {
             let key = settings
                 .as_object()
                 .and_then(|m| m.keys().next())

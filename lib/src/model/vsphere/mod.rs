@@ -16,6 +16,8 @@ use std::net::IpAddr;
 mod legacy;
 mod paths;
 mod pool_checks;
+#[cfg(test)]
+mod pool_tests;
 mod pool_values;
 mod pools;
 mod rules;

@@ -200,7 +200,7 @@ fn check_zones(
 
 #[cfg(test)]
 mod tests {
-    use super::super::pools::tests::config;
+    use super::super::pool_tests::tests::config;
     use crate::model::refusal;
 
     /// The refusal of a compute pool with `settings` for `version`.
@@ -308,6 +308,15 @@ mod tests {
                     .contains("a pool on platform none takes no settings of platform `vsphere`"),
             "{refused}"
         );
+        // On vSphere another platform's settings are refused too; `none: {}` says nothing.
+        let aws = config("compute:\n- name: worker\n  platform:\n    aws: {type: m5}\n");
+        let refused = refusal(&aws, "4.20.0");
+        assert!(
+            refused.contains("a pool on platform vsphere takes no settings of platform `aws`"),
+            "{refused}"
+        );
+        let none = config("compute:\n- name: worker\n  platform:\n    none: {}\n");
+        assert_eq!(refusal(&none, "4.20.0"), "");
         let external = text.replace("  none: {}", "  external: {platformName: oci}");
         let refused = refusal(&external, "4.20.0");
         assert!(refused.contains("a pool on platform external"), "{refused}");
