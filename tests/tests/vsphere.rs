@@ -173,6 +173,36 @@ fn mistakes_are_refused_naming_the_field_and_writing_nothing() {
             "platform.vsphere.failureDomains[0].topology.datastore",
         ),
         (
+            "CPUs not a multiple of cores per socket",
+            "- name: worker\n  replicas: 3\n",
+            "- name: worker\n  replicas: 3\n  platform:\n    vsphere: {cpus: 6, coresPerSocket: 4}\n",
+            "compute[0].platform.vsphere.cpus",
+        ),
+        (
+            "a negative memory size",
+            "  replicas: 3\ncompute:",
+            "  replicas: 3\n  platform:\n    vsphere:\n      memoryMB: -1024\ncompute:",
+            "controlPlane.platform.vsphere.memoryMB",
+        ),
+        (
+            "a negative OS disk by default",
+            "    vcenters:\n",
+            "    defaultMachinePlatform:\n      osDisk: {diskSizeGB: -1}\n    vcenters:\n",
+            "platform.vsphere.defaultMachinePlatform.osDisk.diskSizeGB",
+        ),
+        (
+            "a zone that names no failure domain",
+            "- name: worker\n  replicas: 3\n",
+            "- name: worker\n  replicas: 3\n  platform:\n    vsphere:\n      zones: [rack1, rack3]\n",
+            "compute[0].platform.vsphere.zones[1]",
+        ),
+        (
+            "a data disk without a size",
+            "- name: worker\n  replicas: 3\n",
+            "- name: worker\n  replicas: 3\n  platform:\n    vsphere:\n      dataDisks:\n      - name: logs\n",
+            "compute[0].platform.vsphere.dataDisks[0].sizeGiB",
+        ),
+        (
             "arm64 machines",
             "  replicas: 3\ncompute:\n- name: worker\n  replicas: 3\n",
             "  replicas: 3\n  architecture: arm64\ncompute:\n- name: worker\n  replicas: 3\n  architecture: arm64\n",
@@ -537,4 +567,236 @@ fn the_pre_flight_says_whether_the_vcenter_resolves() {
         );
         assert_eq!(strict.exists(), !warned);
     }
+}
+
+/// The fixture with `from` replaced by `to`, generated for `version` into `dir/out-<version>`;
+/// the bootstrap config's view and what bootgen printed on standard error.
+fn generate_changed(dir: &Path, from: &str, to: &str, version: &str) -> (IgnitionView, String) {
+    let fixture_text = fs::read_to_string(fixture()).unwrap();
+    assert!(fixture_text.contains(from), "the fixture has no {from:?}");
+    let config = dir.join(format!("install-config-{version}.yaml"));
+    fs::write(&config, fixture_text.replacen(from, to, 1)).unwrap();
+    let out = dir.join(format!("out-{version}"));
+    let made = ignition(&config, &out, &["--release-version", version]);
+    let stderr = text(&made.stderr);
+    assert!(made.status.success(), "{version}: {stderr}");
+    (
+        IgnitionView::load(&out.join("bootstrap.ign")).unwrap(),
+        stderr,
+    )
+}
+
+/// The machine objects of a generated config: the control-plane Machines, the MachineSets and
+/// the ControlPlaneMachineSet (when there is one), parsed.
+struct MachineObjects {
+    machines: Vec<serde_yaml_ng::Value>,
+    machine_sets: Vec<serde_yaml_ng::Value>,
+    control_plane_set: Option<serde_yaml_ng::Value>,
+}
+
+fn machine_objects(view: &IgnitionView) -> MachineObjects {
+    let parse = |path: &String| -> serde_yaml_ng::Value {
+        serde_yaml_ng::from_slice(&view.files[path].expected(None)).unwrap()
+    };
+    let matching = |part: &str| -> Vec<serde_yaml_ng::Value> {
+        view.files
+            .keys()
+            .filter(|p| p.contains(part))
+            .map(parse)
+            .collect()
+    };
+    MachineObjects {
+        machines: matching("cluster-api_master-machines"),
+        machine_sets: matching("worker-machineset"),
+        control_plane_set: matching("control-plane-machine-set").into_iter().next(),
+    }
+}
+
+/// An object's provider spec (a Machine's, a MachineSet's template's or the CPMS template's).
+fn provider_spec(object: &serde_yaml_ng::Value) -> &serde_yaml_ng::Value {
+    let spec = &object["spec"];
+    if object["kind"] == "Machine" {
+        &spec["providerSpec"]["value"]
+    } else if object["kind"] == "MachineSet" {
+        &spec["template"]["spec"]["providerSpec"]["value"]
+    } else {
+        &spec["template"]["machines_v1beta1_machine_openshift_io"]["spec"]["providerSpec"]["value"]
+    }
+}
+
+/// (numCPUs, numCoresPerSocket, memoryMiB, diskGiB) of an object's provider spec.
+fn size_of(object: &serde_yaml_ng::Value) -> (u64, u64, u64, u64) {
+    let spec = provider_spec(object);
+    let number = |key: &str| spec[key].as_u64().unwrap();
+    (
+        number("numCPUs"),
+        number("numCoresPerSocket"),
+        number("memoryMiB"),
+        number("diskGiB"),
+    )
+}
+
+/// The datastore (standing for the failure domain) of an object's provider spec.
+fn datastore_of(object: &serde_yaml_ng::Value) -> String {
+    provider_spec(object)["workspace"]["datastore"]
+        .as_str()
+        .unwrap()
+        .to_string()
+}
+
+#[test]
+fn the_reported_pool_settings_size_every_machine_object() {
+    // Issue 36: vSphere pool settings were refused as settings of another platform.
+    let dir = tempfile::tempdir().unwrap();
+    let pools = "controlPlane:\n  name: master\n  replicas: 3\n  platform: {vsphere: {cpus: 8, memoryMB: 16384}}\ncompute: [{name: worker, replicas: 2, platform: {vsphere: {cpus: 8, memoryMB: 16384}}}]\n";
+    let from =
+        "controlPlane:\n  name: master\n  replicas: 3\ncompute:\n- name: worker\n  replicas: 3\n";
+    for version in ["4.16.0", "4.20.0"] {
+        let (view, _) = generate_changed(dir.path(), from, pools, version);
+        let objects = machine_objects(&view);
+        assert_eq!(objects.machines.len(), 3, "{version}");
+        assert_eq!(objects.machine_sets.len(), 2, "{version}");
+        let cpms = objects.control_plane_set.as_ref().unwrap();
+        for object in objects
+            .machines
+            .iter()
+            .chain(&objects.machine_sets)
+            .chain([cpms])
+        {
+            assert_eq!(size_of(object), (8, 4, 16384, 120), "{version}: {object:?}");
+        }
+    }
+    // `vsphere: {}` is accepted, and leaves the installer's sizes.
+    let empty = "controlPlane:\n  name: master\n  replicas: 3\n  platform:\n    vsphere: {}\n";
+    let other = tempfile::tempdir().unwrap();
+    let (view, _) = generate_changed(
+        other.path(),
+        "controlPlane:\n  name: master\n  replicas: 3\n",
+        empty,
+        "4.16.0",
+    );
+    for machine in machine_objects(&view).machines {
+        assert_eq!(size_of(&machine), (4, 4, 16384, 120));
+    }
+}
+
+#[test]
+fn the_default_machine_platform_is_merged_under_each_pool() {
+    let dir = tempfile::tempdir().unwrap();
+    let (view, _) = generate_changed(
+        dir.path(),
+        "- name: worker\n  replicas: 3\n",
+        "- name: worker\n  replicas: 3\n  platform:\n    vsphere: {cpus: 8, coresPerSocket: 2}\n",
+        "4.20.0",
+    );
+    let objects = machine_objects(&view);
+    assert_eq!(size_of(&objects.machine_sets[0]), (8, 2, 16384, 120));
+    let fixture_text = fs::read_to_string(fixture()).unwrap();
+    let with_defaults = fixture_text
+        .replacen(
+            "- name: worker\n  replicas: 3\n",
+            "- name: worker\n  replicas: 3\n  platform:\n    vsphere: {cpus: 8, coresPerSocket: 2}\n",
+            1,
+        )
+        .replacen(
+            "    vcenters:\n",
+            "    defaultMachinePlatform:\n      cpus: 16\n      memoryMB: 65536\n      osDisk: {diskSizeGB: 200}\n      zones: [rack2]\n    vcenters:\n",
+            1,
+        );
+    let config = dir.path().join("defaults.yaml");
+    fs::write(&config, with_defaults).unwrap();
+    let out = dir.path().join("defaults");
+    let made = ignition(&config, &out, &["--release-version", "4.20.0"]);
+    assert!(made.status.success(), "{}", text(&made.stderr));
+    let objects = machine_objects(&IgnitionView::load(&out.join("bootstrap.ign")).unwrap());
+    // The pool's own values win; the rest come from defaultMachinePlatform.
+    for set in &objects.machine_sets {
+        assert_eq!(size_of(set), (8, 2, 65536, 200));
+    }
+    for machine in objects.machines.iter().chain(&objects.control_plane_set) {
+        assert_eq!(size_of(machine), (16, 4, 65536, 200));
+    }
+    // The control plane writes no vsphere settings: its machines go to the default zones. The
+    // compute pool writes some without zones, which the installer's check of the pool fills in
+    // with every failure domain before merging: a MachineSet in each.
+    let rack2 = "/dc1/datastore/rack2-ssd";
+    assert!(objects.machines.iter().all(|m| datastore_of(m) == rack2));
+    let mut placed: Vec<String> = objects.machine_sets.iter().map(datastore_of).collect();
+    placed.sort();
+    assert_eq!(placed, ["/dc1/datastore/rack1-ssd", rack2]);
+}
+
+#[test]
+fn zones_choose_the_failure_domains_of_a_pools_machines() {
+    let dir = tempfile::tempdir().unwrap();
+    let (view, _) = generate_changed(
+        dir.path(),
+        "  replicas: 3\ncompute:\n- name: worker\n  replicas: 3\n",
+        "  replicas: 3\n  platform:\n    vsphere:\n      zones: [rack2]\ncompute:\n- name: worker\n  replicas: 3\n  platform:\n    vsphere:\n      zones: [rack2, rack1]\n",
+        "4.20.0",
+    );
+    let objects = machine_objects(&view);
+    // Every control-plane machine in rack2, and the CPMS spread over rack2 only.
+    let rack2 = "/dc1/datastore/rack2-ssd";
+    assert!(objects.machines.iter().all(|m| datastore_of(m) == rack2));
+    let cpms = objects.control_plane_set.unwrap();
+    let domains = &cpms["spec"]["template"]["machines_v1beta1_machine_openshift_io"]
+        ["failureDomains"]["vsphere"];
+    assert_eq!(
+        serde_yaml_ng::to_string(domains).unwrap(),
+        "- name: rack2\n"
+    );
+    // One MachineSet per zone, in the zones' order: rack2 takes the remainder's extra one.
+    let mut sets = objects.machine_sets;
+    sets.sort_by_key(|s| s["metadata"]["name"].as_str().unwrap().to_string());
+    let placed: Vec<(String, u64)> = sets
+        .iter()
+        .map(|s| (datastore_of(s), s["spec"]["replicas"].as_u64().unwrap()))
+        .collect();
+    assert_eq!(
+        placed,
+        [
+            (rack2.to_string(), 2),
+            ("/dc1/datastore/rack1-ssd".to_string(), 1)
+        ]
+    );
+}
+
+#[test]
+fn data_disks_are_written_where_the_release_has_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let from = "- name: worker\n  replicas: 3\n";
+    let to = "- name: worker\n  replicas: 3\n  platform:\n    vsphere:\n      dataDisks:\n      - {name: logs, sizeGiB: 50, provisioningMode: Thin}\n";
+    let (view, _) = generate_changed(dir.path(), from, to, "4.20.0");
+    for set in machine_objects(&view).machine_sets {
+        let disks = &provider_spec(&set)["dataDisks"];
+        assert_eq!(disks[0]["name"], "logs");
+        assert_eq!(disks[0]["sizeGiB"].as_u64(), Some(50));
+        assert_eq!(disks[0]["provisioningMode"], "Thin");
+    }
+    // 4.16's installer has no data disks: it ignores the field, and bootgen says so.
+    let (view, stderr) = generate_changed(dir.path(), from, to, "4.16.0");
+    assert!(
+        stderr.contains("compute[0].platform.vsphere.dataDisks")
+            && stderr.contains("ignored")
+            && stderr.contains("4.19"),
+        "{stderr}"
+    );
+    for set in machine_objects(&view).machine_sets {
+        assert!(provider_spec(&set).get("dataDisks").is_none(), "{set:?}");
+    }
+    // 4.11's installer refuses a field it does not know (zones arrived in 4.12).
+    let config = dir.path().join("zones.yaml");
+    let fixture_text = fs::read_to_string(fixture()).unwrap();
+    let zones = "- name: worker\n  replicas: 3\n  platform:\n    vsphere:\n      zones: [rack1]\n";
+    fs::write(&config, fixture_text.replacen(from, zones, 1)).unwrap();
+    let out = dir.path().join("out-4.11");
+    let made = ignition(&config, &out, &["--release-version", "4.11.0"]);
+    let stderr = text(&made.stderr);
+    assert_eq!(made.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("`compute[0].platform.vsphere.zones`") && stderr.contains("4.12"),
+        "{stderr}"
+    );
+    assert!(!out.exists());
 }

@@ -2,11 +2,12 @@
 //! installer's defaults resolved (folders, resource pools, template names), the machines the
 //! machine API manifests describe, and their sizes.
 
-use crate::model::{FailureDomain, Model, VCenter};
+use crate::model::{DataDisk, FailureDomain, Model, VCenter, VSphereMachinePool};
 use crate::release::Feature;
 use serde::Serialize;
 
-/// A machine's size (the installer's defaults for vSphere).
+/// A machine's size and disks: its pool's settings merged with `defaultMachinePlatform` and
+/// the installer's defaults.
 #[derive(Debug, Clone, Serialize)]
 pub struct MachineSize {
     /// vCPUs.
@@ -14,27 +15,24 @@ pub struct MachineSize {
     /// Cores per socket.
     pub cores_per_socket: u32,
     /// Memory in MiB.
-    pub memory_mib: u32,
+    pub memory_mib: u64,
     /// The OS disk in GiB.
     pub disk_gib: u32,
+    /// Disks besides the OS disk (written only when there are some, as the installer does).
+    pub data_disks: Vec<DataDisk>,
 }
 
-/// Control-plane machines get 4 vCPUs on one socket, 16 GiB and 120 GiB; compute machines too
-/// from 4.11.
-const DEFAULT_SIZE: MachineSize = MachineSize {
-    cpus: 4,
-    cores_per_socket: 4,
-    memory_mib: 16384,
-    disk_gib: 120,
-};
-
-/// Compute machines before 4.11: 2 vCPUs on one socket, 8 GiB, 120 GiB.
-const SMALL_COMPUTE_SIZE: MachineSize = MachineSize {
-    cpus: 2,
-    cores_per_socket: 2,
-    memory_mib: 8192,
-    disk_gib: 120,
-};
+impl MachineSize {
+    fn of(pool: &VSphereMachinePool) -> MachineSize {
+        MachineSize {
+            cpus: pool.cpus,
+            cores_per_socket: pool.cores_per_socket,
+            memory_mib: pool.memory_mib,
+            disk_gib: pool.disk_gib,
+            data_disks: pool.data_disks.clone(),
+        }
+    }
+}
 
 /// A failure domain with what the installer derives for it.
 #[derive(Debug, Clone, Serialize)]
@@ -59,6 +57,8 @@ pub struct MachineItem {
     pub name: String,
     /// The failure domain it is spread to.
     pub failure_domain: FailureDomainContext,
+    /// Its size and disks.
+    pub size: MachineSize,
 }
 
 /// A compute MachineSet.
@@ -72,6 +72,8 @@ pub struct MachineSetItem {
     pub replicas: u32,
     /// Its failure domain.
     pub failure_domain: FailureDomainContext,
+    /// Its machines' size and disks.
+    pub size: MachineSize,
 }
 
 /// The context's `platform.vsphere`.
@@ -87,10 +89,14 @@ pub struct VSphereContext {
     pub ingress_vips: Vec<String>,
     /// Each VIP as a network of one address (`/32`, `/128`), API's first.
     pub vip_networks: Vec<String>,
-    /// The control-plane Machines, spread over the failure domains in turn.
+    /// The control-plane Machines, spread over the pool's zones (else every failure domain)
+    /// in turn.
     pub control_plane_machines: Vec<MachineItem>,
-    /// One compute MachineSet per failure domain.
+    /// One compute MachineSet per zone of its pool (else per failure domain).
     pub compute_machine_sets: Vec<MachineSetItem>,
+    /// The failure domains the control-plane machines are in, each once, in the machines'
+    /// order (the ControlPlaneMachineSet's).
+    pub control_plane_failure_domains: Vec<String>,
     /// The ControlPlaneMachineSet, when the release writes one: for a control plane of several
     /// machines (none with the machine manifests left out).
     pub control_plane_machine_set: bool,
@@ -98,10 +104,8 @@ pub struct VSphereContext {
     /// its objects from them as they were (4.12): no failure domains in the Infrastructure
     /// object, the in-tree INI layout, one template and MachineSet for the cluster.
     pub single_vcenter_objects: bool,
-    /// The control-plane machines' size.
+    /// The control-plane machines' size and disks.
     pub control_plane_size: MachineSize,
-    /// The compute machines' size.
-    pub compute_size: MachineSize,
 }
 
 /// The context's `platform.vsphere` for `model`; `None` on other platforms.
@@ -144,17 +148,41 @@ pub fn context(model: &Model, infra_id: &str) -> Option<VSphereContext> {
         })
         .collect();
     let machines = !model.without_machine_manifests;
-    let control_plane_machines = (0..model.control_plane.replicas as usize)
-        .filter(|_| machines)
+    let pools = &vsphere.machine_pools;
+    // The failure domains a pool's machines go to in turn: its zones, else all of them.
+    let chosen = |zones: &[String]| -> Vec<FailureDomainContext> {
+        if zones.is_empty() {
+            return domains.clone();
+        }
+        zones
+            .iter()
+            .filter_map(|zone| domains.iter().find(|d| d.domain.name == *zone).cloned())
+            .collect()
+    };
+    let control_plane_domains = chosen(&pools.control_plane.zones);
+    let control_plane_size = MachineSize::of(&pools.control_plane);
+    let control_plane_machines: Vec<MachineItem> = (0..model.control_plane.replicas as usize)
+        .filter(|_| machines && !control_plane_domains.is_empty())
         .map(|i| MachineItem {
             name: format!("{infra_id}-master-{i}"),
-            failure_domain: domains[i % domains.len()].clone(),
+            failure_domain: control_plane_domains[i % control_plane_domains.len()].clone(),
+            size: control_plane_size.clone(),
         })
         .collect();
+    let mut control_plane_failure_domains: Vec<String> = Vec::new();
+    for machine in &control_plane_machines {
+        let name = &machine.failure_domain.domain.name;
+        if !control_plane_failure_domains.contains(name) {
+            control_plane_failure_domains.push(name.clone());
+        }
+    }
     let mut compute_machine_sets = Vec::new();
-    for pool in model.compute.iter().filter(|_| machines) {
-        let count = domains.len() as u32;
-        for (i, domain) in domains.iter().enumerate() {
+    let default_pool = VSphereMachinePool::default();
+    for (p, pool) in model.compute.iter().enumerate().filter(|_| machines) {
+        let settings = pools.compute.get(p).unwrap_or(&default_pool);
+        let pool_domains = chosen(&settings.zones);
+        let count = pool_domains.len() as u32;
+        for (i, domain) in pool_domains.into_iter().enumerate() {
             let i = i as u32;
             // The replicas split evenly, the first domains taking one more of the remainder.
             let replicas = pool.replicas / count + u32::from(i < pool.replicas % count);
@@ -166,7 +194,8 @@ pub fn context(model: &Model, infra_id: &str) -> Option<VSphereContext> {
                 },
                 role: pool.name.clone(),
                 replicas,
-                failure_domain: domain.clone(),
+                failure_domain: domain,
+                size: MachineSize::of(settings),
             });
         }
     }
@@ -191,15 +220,8 @@ pub fn context(model: &Model, infra_id: &str) -> Option<VSphereContext> {
         control_plane_machine_set: machines
             && model.control_plane.replicas > 1
             && model.features.has(Feature::VsphereControlPlaneMachineSet),
-        control_plane_size: DEFAULT_SIZE,
-        compute_size: if model
-            .features
-            .has(Feature::VsphereComputeSizeOfControlPlane)
-        {
-            DEFAULT_SIZE
-        } else {
-            SMALL_COMPUTE_SIZE
-        },
+        control_plane_size,
+        control_plane_failure_domains,
     })
 }
 

@@ -29,7 +29,10 @@ use crate::release::{Feature, FeatureSet};
 
 /// Platforms bootgen can generate for.
 pub use platform::{ExternalPlatform, SUPPORTED_PLATFORMS};
-pub use vsphere::{FailureDomain, Topology, VCenter, VSpherePlatform};
+pub use vsphere::{
+    DataDisk, FailureDomain, Topology, VCenter, VSphereMachinePool, VSphereMachinePools,
+    VSpherePlatform,
+};
 
 /// Choices that come from the command line rather than the install-config.
 #[derive(Debug, Clone, Default)]
@@ -272,7 +275,7 @@ impl Model {
         fields::check_domain(&base_domain).map_err(|m| loaded.field_error("baseDomain", m))?;
         let base_domain = base_domain.trim_end_matches('.').to_string();
 
-        let (control_plane, compute) = pools(loaded, options)?;
+        let (control_plane, compute) = pools(loaded, options, platform)?;
         let single_node =
             single_node::settings(loaded, options, &control_plane, &compute, &mut warnings)?;
         let release = selected?;
@@ -299,6 +302,7 @@ impl Model {
             distribution,
         });
         let mut external_platform = external_platform;
+        let mut vsphere_platform = vsphere_platform;
         platform::check_release(
             loaded,
             platform,
@@ -308,8 +312,16 @@ impl Model {
             &features,
             &mut warnings,
         )?;
-        if vsphere_platform.is_some() {
+        if let Some(vsphere) = vsphere_platform.as_mut() {
             vsphere::check_architectures(loaded, &control_plane, &compute)?;
+            vsphere.machine_pools = vsphere::machine_pools(
+                loaded,
+                vsphere,
+                compute.len(),
+                release.profile,
+                &features,
+                &mut warnings,
+            )?;
         }
         pool_rules::check_compute_names(loaded)?;
         pool_rules::check_control_plane_count(
@@ -480,6 +492,9 @@ impl Model {
         ) {
             vsphere::store(raw, read, &features);
         }
+        if let Some(read) = &vsphere_platform {
+            vsphere::store_pools(&mut stored_source, read, &features);
+        }
         // Fields the release's installer does not know (ignored, said above) are not stored.
         if distribution_facts.feature_sets.len() <= 1 {
             stored_source.feature_set = None;
@@ -544,14 +559,15 @@ fn required(loaded: &LoadedConfig, value: Option<&str>, field: &str, what: &str)
 
 fn pool(
     loaded: &LoadedConfig,
-    field: &str,
+    at: (&str, crate::release::Platform),
     raw: Option<&crate::config::MachinePool>,
     default_name: &str,
     default_replicas: u32,
     default_arch: Arch,
 ) -> Result<Pool> {
+    let (field, platform) = at;
     let raw = raw.cloned().unwrap_or_default();
-    pool_rules::check_pool_platform(loaded, field, raw.platform.as_ref())?;
+    pool_rules::check_pool_platform(loaded, field, platform, raw.platform.as_ref())?;
     let replicas = match raw.replicas {
         None => default_replicas,
         Some(n) if (0..=1000).contains(&n) => n as u32,
@@ -606,7 +622,11 @@ fn pool(
     })
 }
 
-fn pools(loaded: &LoadedConfig, options: &ModelOptions) -> Result<(Pool, Vec<Pool>)> {
+fn pools(
+    loaded: &LoadedConfig,
+    options: &ModelOptions,
+    platform: crate::release::Platform,
+) -> Result<(Pool, Vec<Pool>)> {
     let ic = &loaded.config;
     let written_arch = ic
         .control_plane
@@ -615,7 +635,7 @@ fn pools(loaded: &LoadedConfig, options: &ModelOptions) -> Result<(Pool, Vec<Poo
     let default_arch = options.arch.unwrap_or(Arch::Amd64);
     let control_plane = pool(
         loaded,
-        "controlPlane",
+        ("controlPlane", platform),
         ic.control_plane.as_ref(),
         "master",
         3,
@@ -646,7 +666,7 @@ fn pools(loaded: &LoadedConfig, options: &ModelOptions) -> Result<(Pool, Vec<Poo
         // `--arch` says the installer runs as), not the control plane's.
         compute.push(pool(
             loaded,
-            &format!("compute.{i}"),
+            (&format!("compute.{i}"), platform),
             Some(raw),
             "worker",
             3,
@@ -657,7 +677,14 @@ fn pools(loaded: &LoadedConfig, options: &ModelOptions) -> Result<(Pool, Vec<Poo
     // Without `compute` the installer makes the default pool: three workers of its own
     // architecture (so the control plane is not schedulable).
     if ic.compute.is_empty() {
-        compute.push(pool(loaded, "compute", None, "worker", 3, default_arch)?);
+        compute.push(pool(
+            loaded,
+            ("compute", platform),
+            None,
+            "worker",
+            3,
+            default_arch,
+        )?);
     }
     Ok((control_plane, compute))
 }

@@ -1,11 +1,11 @@
-//! The installer's rules for machine pools on platform none: which compute pools there are,
+//! The installer's rules for machine pools: which compute pools there are,
 //! how many control-plane machines, each pool's architecture and platform settings.
 
 use super::{Arch, Pool};
 use crate::config::LoadedConfig;
 use crate::error::Result;
 use crate::release::Profile;
-use crate::release::{Feature, FeatureSet};
+use crate::release::{Feature, FeatureSet, Platform};
 
 /// Compute pool names: `worker` only on platform none (`edge` needs a cloud's edge zones), and
 /// each once; a pool without a name is refused as the installer does not name it.
@@ -75,24 +75,36 @@ pub(crate) fn check_single_replica(
     Ok(())
 }
 
-/// A pool's `platform` on platform none: nothing, or `none: {}`.
+/// A pool's `platform`: on vSphere `vsphere` (its settings read in `vsphere::machine_pools`);
+/// elsewhere nothing, or `none: {}`.
 pub(crate) fn check_pool_platform(
     loaded: &LoadedConfig,
     field: &str,
+    cluster: Platform,
     platform: Option<&serde_json::Value>,
 ) -> Result<()> {
     let Some(serde_json::Value::Object(platforms)) = platform else {
         return Ok(());
     };
+    let cluster_name = cluster.name();
+    let own = if cluster == Platform::VSphere {
+        "vsphere"
+    } else {
+        "none"
+    };
     for (name, settings) in platforms {
         let empty = settings.is_null() || settings.as_object().is_some_and(|m| m.is_empty());
-        if name != "none" {
+        // `none: {}` says nothing, and was always taken.
+        if name != own && !(name == "none" && empty) {
             return Err(loaded.field_error(
                 &format!("{field}.platform.{name}"),
-                format!("unknown key: a pool on platform none takes no settings of platform `{name}`; remove it"),
+                format!(
+                    "unknown key: a pool on platform {cluster_name} takes no settings of \
+                     platform `{name}`; remove it"
+                ),
             ));
         }
-        if !empty {
+        if name == "none" && !empty {
             let key = settings
                 .as_object()
                 .and_then(|m| m.keys().next())

@@ -97,24 +97,30 @@ pub(crate) fn refuse_first_unknown(
     if !features.has(Feature::UnknownFieldsRefused) {
         return Ok(());
     }
-    let mut unknown: Vec<&str> = later_fields(profile, features)
+    let mut unknown: Vec<String> = later_fields(profile, features)
         .into_iter()
         .filter(|(field, known)| !known && loaded.line_of(field).is_some())
-        .map(|(field, _)| field)
+        .map(|(field, _)| field.to_string())
         .collect();
+    // A vSphere pool's settings: `controlPlane.platform.vsphere.zones`, ...
+    let pool_fields = super::vsphere::later_pool_fields(loaded, features);
+    unknown.extend(pool_fields.iter().map(|(field, _)| field.clone()));
     unknown.sort_by(|a, b| a.split('.').cmp(b.split('.')));
     let Some(field) = unknown.first() else {
         return Ok(());
     };
-    let arrived = crate::release::PROFILES
-        .iter()
-        .find(|p| {
-            let later = p.features(crate::release::Dimensions::default());
-            later_fields(p, &later)
-                .iter()
-                .any(|(f, known)| f == field && *known)
-        })
-        .map_or_else(String::new, |p| format!(" (it arrived in {})", p.minor));
+    let arrived = match pool_fields.iter().find(|(f, _)| f == field) {
+        Some((_, feature)) => format!(" (it arrived in {})", super::vsphere::arrived_in(*feature)),
+        None => crate::release::PROFILES
+            .iter()
+            .find(|p| {
+                let later = p.features(crate::release::Dimensions::default());
+                later_fields(p, &later)
+                    .iter()
+                    .any(|(f, known)| f == field && *known)
+            })
+            .map_or_else(String::new, |p| format!(" (it arrived in {})", p.minor)),
+    };
     Err(loaded.field_error(
         field,
         format!(

@@ -15,18 +15,31 @@ use std::net::IpAddr;
 
 mod legacy;
 mod paths;
+mod pool_checks;
+#[cfg(test)]
+mod pool_tests;
+mod pool_values;
+mod pools;
 mod rules;
 mod stored;
 
 pub(crate) use legacy::deprecation_warning;
+pub(crate) use pools::{arrived_in, later_pool_fields, machine_pools};
+pub use pools::{DataDisk, VSphereMachinePool, VSphereMachinePools};
 pub(crate) use rules::{check_architectures, check_vips};
-pub(crate) use stored::store;
+pub(crate) use stored::{store, store_pools};
 
 /// Where the keys below live, for messages.
 const AT: &str = "platform.vsphere";
 
 /// The keys bootgen reads under `platform.vsphere`.
-const KNOWN_KEYS: &[&str] = &["vcenters", "failureDomains", "apiVIPs", "ingressVIPs"];
+const KNOWN_KEYS: &[&str] = &[
+    "vcenters",
+    "failureDomains",
+    "apiVIPs",
+    "ingressVIPs",
+    "defaultMachinePlatform",
+];
 
 /// The single-vCenter keys of installers before 4.13, and what replaces each.
 const LEGACY_KEYS: &[(&str, &str)] = &[
@@ -119,6 +132,9 @@ pub struct VSpherePlatform {
     /// The single-vCenter fields the install-config wrote (`vCenter`, `username`, ...); empty
     /// for the `vcenters` form.
     pub single_vcenter_fields: Vec<String>,
+    /// Each pool's machines (size, disks, failure domains), merged with
+    /// `defaultMachinePlatform` and the installer's defaults once the release is known.
+    pub machine_pools: VSphereMachinePools,
 }
 
 impl VSpherePlatform {
@@ -198,6 +214,7 @@ pub(crate) fn settings(
         ingress_vips,
         single_vcenter_datastore,
         single_vcenter_fields,
+        machine_pools: VSphereMachinePools::default(),
     })
 }
 

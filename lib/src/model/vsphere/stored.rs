@@ -107,6 +107,87 @@ pub(crate) fn store(
     }
 }
 
+/// Every pool's `platform.vsphere` (and `defaultMachinePlatform`) as the installer stores it:
+/// its Go type written out, zero values included, the fields the release does not have dropped;
+/// a pool's missing zones are its failure domains' names, as the installer's check of the pool
+/// (not of the default platform) fills them in.
+pub(crate) fn store_pools(
+    stored: &mut crate::config::InstallConfig,
+    read: &VSpherePlatform,
+    features: &FeatureSet,
+) {
+    let names: Vec<&str> = read
+        .failure_domains
+        .iter()
+        .map(|fd| fd.name.as_str())
+        .collect();
+    let fill = features
+        .has(Feature::VsphereFailureDomains)
+        .then_some(&names[..]);
+    let pools = stored
+        .control_plane
+        .iter_mut()
+        .chain(stored.compute.iter_mut())
+        .filter_map(|pool| pool.platform.as_mut())
+        .filter_map(|platform| platform.get_mut("vsphere"));
+    for pool in pools {
+        store_pool(pool, features, fill);
+    }
+    if let Some(defaults) = stored
+        .platform
+        .as_mut()
+        .and_then(|p| p.get_mut("vsphere"))
+        .and_then(|v| v.get_mut("defaultMachinePlatform"))
+    {
+        store_pool(defaults, features, None);
+    }
+}
+
+fn store_pool(pool: &mut serde_json::Value, features: &FeatureSet, zones: Option<&[&str]>) {
+    use serde_json::{json, Value};
+    let Value::Object(map) = pool else {
+        return;
+    };
+    for (key, feature) in [
+        ("zones", Feature::VspherePoolZones),
+        ("dataDisks", Feature::VspherePoolDataDisks),
+    ] {
+        if !features.has(feature) {
+            map.remove(key);
+        }
+    }
+    for key in ["cpus", "coresPerSocket", "memoryMB"] {
+        if map.get(key).is_none_or(Value::is_null) {
+            map.insert(key.into(), json!(0));
+        }
+    }
+    let disk = map
+        .get("osDisk")
+        .and_then(|d| d.get("diskSizeGB"))
+        .cloned()
+        .filter(|v| !v.is_null())
+        .unwrap_or(json!(0));
+    map.insert("osDisk".into(), json!({ "diskSizeGB": disk }));
+    let empty = |v: Option<&Value>| v.is_none_or(|v| v.as_array().is_none_or(Vec::is_empty));
+    if empty(map.get("zones")) {
+        match zones {
+            Some(names) if features.has(Feature::VspherePoolZones) && !names.is_empty() => {
+                map.insert("zones".into(), json!(names));
+            }
+            _ => {
+                map.remove("zones");
+            }
+        }
+    }
+    if features.has(Feature::VspherePoolDataDisks) && empty(map.get("dataDisks")) {
+        if features.has(Feature::VspherePoolDataDisksStoredNull) {
+            map.insert("dataDisks".into(), Value::Null);
+        } else {
+            map.remove("dataDisks");
+        }
+    }
+}
+
 /// A failure domain as the install-config writes it.
 fn installer_failure_domain(fd: &FailureDomain) -> serde_json::Value {
     let t = &fd.topology;

@@ -1,0 +1,94 @@
+//! Tests of the vSphere pools' merging (`pools.rs`) and stored form (`stored.rs`), and the
+//! install-config they share with the checks' tests (`pool_checks.rs`).
+
+pub(super) mod tests {
+    /// A vSphere install-config with two failure domains and `pools` (placed before
+    /// `platform`, from line 5 on).
+    pub(in crate::model::vsphere) fn config(pools: &str) -> String {
+        format!(
+            "apiVersion: v1\nmetadata:\n  name: demo\nbaseDomain: example.com\n{pools}platform:\n  vsphere:\n    vcenters:\n    - {{server: vc.example.com, user: u, password: p, datacenters: [dc1]}}\n    failureDomains:\n    - {{name: fd1, region: r, zone: z1, server: vc.example.com, topology: {{datacenter: dc1, computeCluster: /dc1/host/c1, networks: [n], datastore: /dc1/datastore/d1}}}}\n    - {{name: fd2, region: r, zone: z2, server: vc.example.com, topology: {{datacenter: dc1, computeCluster: /dc1/host/c2, networks: [n], datastore: /dc1/datastore/d2}}}}\npullSecret: '{{\"auths\":{{\"r\":{{\"auth\":\"eDp5\"}}}}}}'\n"
+        )
+    }
+
+    fn model(text: &str, version: &str) -> crate::model::Model {
+        let loaded = crate::config::parse(text, "install-config.yaml").unwrap();
+        let options = crate::model::ModelOptions {
+            release_version: Some(version.into()),
+            ..Default::default()
+        };
+        crate::model::Model::new(&loaded, &options).unwrap()
+    }
+
+    #[test]
+    fn the_pool_wins_over_the_default_machine_platform_which_wins_over_the_defaults() {
+        let text = config(
+            "controlPlane:\n  platform:\n    vsphere: {}\ncompute:\n- name: worker\n  platform:\n    vsphere: {cpus: 8, zones: [fd2]}\n",
+        )
+        .replace(
+            "    vcenters:",
+            "    defaultMachinePlatform: {cpus: 12, memoryMB: 32768, zones: [fd1]}\n    vcenters:",
+        );
+        let built = model(&text, "4.16.0");
+        let pools = &built.vsphere_platform.as_ref().unwrap().machine_pools;
+        let cp = &pools.control_plane;
+        assert_eq!((cp.cpus, cp.cores_per_socket), (12, 4));
+        assert_eq!((cp.memory_mib, cp.disk_gib), (32768, 120));
+        // The installer's check filled the control plane's zones in: every failure domain.
+        assert_eq!(cp.zones, ["fd1", "fd2"]);
+        let worker = &pools.compute[0];
+        assert_eq!((worker.cpus, worker.memory_mib), (8, 32768));
+        assert_eq!(worker.zones, ["fd2"]);
+        // A pool without `platform.vsphere` takes the default machine platform's zones.
+        let bare = config("").replace(
+            "    vcenters:",
+            "    defaultMachinePlatform: {zones: [fd2]}\n    vcenters:",
+        );
+        let pools = model(&bare, "4.16.0")
+            .vsphere_platform
+            .unwrap()
+            .machine_pools;
+        assert_eq!(pools.control_plane.zones, ["fd2"]);
+        assert_eq!(pools.compute[0].zones, ["fd2"]);
+    }
+
+    #[test]
+    fn without_settings_the_pools_have_the_installers_sizes() {
+        let model = model(&config(""), "4.20.0");
+        let pools = &model.vsphere_platform.as_ref().unwrap().machine_pools;
+        assert_eq!(pools.control_plane.cpus, 4);
+        assert_eq!(pools.compute.len(), 1);
+        assert_eq!(pools.compute[0].memory_mib, 16384);
+        assert!(pools.compute[0].zones.is_empty());
+    }
+}
+
+mod stored_tests {
+    use super::tests::config;
+
+    fn stored(text: &str, version: &str) -> String {
+        let loaded = crate::config::parse(text, "install-config.yaml").unwrap();
+        let options = crate::model::ModelOptions {
+            release_version: Some(version.into()),
+            ..Default::default()
+        };
+        crate::model::Model::new(&loaded, &options)
+            .unwrap()
+            .stored_install_config
+    }
+
+    #[test]
+    fn a_pools_settings_are_stored_as_the_installer_stores_them() {
+        let text = config("compute:\n- name: worker\n  platform:\n    vsphere: {cpus: 8}\n");
+        let pool = "    vsphere:\n      cpus: 8\n      coresPerSocket: 0\n      memoryMB: 0\n      osDisk:\n        diskSizeGB: 0\n      zones:\n      - fd1\n      - fd2\n";
+        let at_20 = stored(&text, "4.20.0");
+        assert!(
+            at_20.contains(&format!("{pool}      dataDisks: null\n")),
+            "{at_20}"
+        );
+        let at_22 = stored(&text, "4.22.0");
+        assert!(
+            at_22.contains(pool) && !at_22.contains("dataDisks"),
+            "{at_22}"
+        );
+    }
+}
