@@ -2,7 +2,7 @@
 //! negative, CPUs a multiple of cores per socket, data disks named and sized within vSphere's
 //! limits, zones naming failure domains once each.
 
-use super::pools::Written;
+use super::pool_values::Written;
 use super::VSpherePlatform;
 use crate::config::LoadedConfig;
 use crate::error::Result;
@@ -21,14 +21,6 @@ const MAX_DISK_GIB: i64 = 16384;
 
 /// The provisioning modes vSphere has.
 const PROVISIONING_MODES: &[&str] = &["EagerlyZeroed", "Thick", "Thin"];
-
-/// A data disk as written.
-#[derive(Debug, Clone, Default)]
-pub(super) struct WrittenDisk {
-    pub name: String,
-    pub size_gib: i64,
-    pub provisioning_mode: String,
-}
 
 /// Checks one pool's settings at `at`; `cores_rule`: the release's installer checks CPUs against
 /// cores per socket.

@@ -1,10 +1,32 @@
-//! The values of a vSphere pool's fields, read with the installer's types: whole numbers,
+//! A vSphere pool's settings as written (a leaf: the reading, checking and merging modules all
+//! use them), and the values of its fields, read with the installer's types: whole numbers,
 //! `osDisk`, `zones` and `dataDisks`, each refused naming its field when it has the wrong shape.
 
-use super::pool_checks::WrittenDisk;
 use crate::config::LoadedConfig;
 use crate::error::Result;
 use serde_json::Value;
+
+/// One pool's settings as written; 0 or empty where not written, as the installer's merging
+/// passes over zero values.
+#[derive(Debug, Clone, Default)]
+pub(super) struct Written {
+    /// The pool writes `platform.vsphere` (even `{}`).
+    pub present: bool,
+    pub cpus: i64,
+    pub cores_per_socket: i64,
+    pub memory_mib: i64,
+    pub disk_gib: i64,
+    pub zones: Vec<String>,
+    pub data_disks: Vec<WrittenDisk>,
+}
+
+/// A data disk as written.
+#[derive(Debug, Clone, Default)]
+pub(super) struct WrittenDisk {
+    pub name: String,
+    pub size_gib: i64,
+    pub provisioning_mode: String,
+}
 
 /// A whole number from 0 (unset) to `max`; negative numbers pass, for the pool's checks to
 /// refuse with the installer's reason.

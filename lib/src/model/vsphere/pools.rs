@@ -3,8 +3,8 @@
 //! has and merged as it merges them: its defaults, then the default machine platform's non-zero
 //! values, then the pool's own.
 
-use super::pool_checks::{check_pool, WrittenDisk};
-use super::pool_values::{data_disks, os_disk, whole, zones};
+use super::pool_checks::check_pool;
+use super::pool_values::{data_disks, os_disk, whole, zones, Written};
 use super::VSpherePlatform;
 use crate::config::{LoadedConfig, Warning};
 use crate::error::Result;
@@ -67,20 +67,6 @@ pub struct VSphereMachinePools {
     pub control_plane: VSphereMachinePool,
     /// Each compute pool's.
     pub compute: Vec<VSphereMachinePool>,
-}
-
-/// One pool's settings as written; 0 or empty where not written, as the installer's merging
-/// passes over zero values.
-#[derive(Debug, Clone, Default)]
-pub(super) struct Written {
-    /// The pool writes `platform.vsphere` (even `{}`).
-    pub present: bool,
-    pub cpus: i64,
-    pub cores_per_socket: i64,
-    pub memory_mib: i64,
-    pub disk_gib: i64,
-    pub zones: Vec<String>,
-    pub data_disks: Vec<WrittenDisk>,
 }
 
 /// Reads, checks and merges every pool's vSphere settings. `compute_pools` is the number of
