@@ -36,13 +36,13 @@ pub struct Profile {
     /// preview feature set).
     pub gates: Vec<Gate>,
     /// The switch rows that hold for this release, each with the dimensions it is limited to
-    /// (read through [`Profile::features`] or a [`NodeView`]).
+    /// (read through [`Profile::features`] or a [`NodeView`](super::NodeView)).
     #[serde(skip)]
     switches: Vec<(Feature, Scope)>,
     /// Every file a node of this release can have, in any flow, platform or distribution
-    /// (read through a [`NodeView`]).
+    /// (read through a [`NodeView`](super::NodeView)).
     pub files: Vec<NodeFile>,
-    /// Every unit a node of this release can have (read through a [`NodeView`]).
+    /// Every unit a node of this release can have (read through a [`NodeView`](super::NodeView)).
     pub units: Vec<NodeUnit>,
     /// The cluster capabilities this release knows, in table order.
     pub capabilities: Vec<Capability>,

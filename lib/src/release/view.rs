@@ -55,7 +55,7 @@ pub struct NodeView<'p> {
     pub gates: Vec<String>,
     /// The switches that are on.
     pub features: FeatureSet,
-    /// The files the node can have (each still subject to its [`Condition`]), in table order.
+    /// The files the node can have (each still subject to its [`Condition`](super::Condition)), in table order.
     pub files: Vec<&'p NodeFile>,
     /// The units the node has, in table order.
     pub units: Vec<&'p NodeUnit>,
