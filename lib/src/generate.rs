@@ -651,6 +651,19 @@ mod tests {
                 text.contains("imageDigestSources") && text.contains("ignored")
             });
             assert_eq!(warned, !honoured, "{version}");
+            // Both arrivals are read from the release table.
+            let said: Vec<String> = generated.warnings.iter().map(|w| w.to_string()).collect();
+            let expected = match version {
+                "4.12.0" => Some("(it arrived in 4.14)"),
+                "4.16.0" => Some("(it arrived in 4.21)"),
+                _ => None,
+            };
+            if let Some(expected) = expected {
+                assert!(
+                    said.iter().any(|w| w.contains(expected)),
+                    "{version}: {said:?}"
+                );
+            }
             assert_eq!(
                 registries_conf(&generated).contains("blocked = true"),
                 honoured,

@@ -61,7 +61,7 @@ pub(crate) fn check_capabilities(
             release,
             &super::unknown_fields::NotInRelease {
                 field: "capabilities",
-                arrived: crate::release::Minor::new(4, 11),
+                arrived: crate::release::first_release(|p| !p.capability_sets.is_empty()),
                 consequence: ", so the cluster gets every component",
             },
             warnings,

@@ -8,7 +8,7 @@ use crate::config::{LoadedConfig, Warning};
 use crate::error::Result;
 use crate::release::{
     feature_set_label, Distribution, DistributionFacts, Feature, FeatureSet, Profile,
-    CUSTOM_FEATURE_SET, OS_STREAMS_GATE, PROFILES,
+    CUSTOM_FEATURE_SET, OS_STREAMS_GATE,
 };
 use serde::Serialize;
 
@@ -46,7 +46,10 @@ pub(crate) fn feature_selection(
             profile.minor,
             &super::unknown_fields::NotInRelease {
                 field: "featureSet",
-                arrived: crate::release::Minor::new(4, 12),
+                arrived: crate::release::first_release(|p| {
+                    p.distribution(crate::release::Distribution::Ocp)
+                        .is_some_and(|facts| facts.feature_sets.len() > 1)
+                }),
                 consequence: ", so the cluster gets the default feature set",
             },
             warnings,
@@ -79,10 +82,9 @@ pub(crate) fn feature_selection(
         return Ok((feature_set, gates));
     }
     if !features.has(Feature::CustomFeatureGates) {
-        let first = arrived_in(|p| {
-            p.features(Default::default())
-                .has(Feature::CustomFeatureGates)
-        });
+        let first = super::unknown_fields::arrived_text(crate::release::first_with(
+            Feature::CustomFeatureGates,
+        ));
         return Err(loaded.field_error(
             "featureGates",
             format!(
@@ -158,10 +160,10 @@ pub(crate) fn os_image_stream(
         return Ok(default);
     };
     if facts.os_image_streams.is_empty() {
-        let first = arrived_in(|p| {
+        let first = super::unknown_fields::arrived_text(crate::release::first_release(|p| {
             p.distribution(facts.distribution)
                 .is_some_and(|f| !f.os_image_streams.is_empty())
-        });
+        }));
         warnings.push(loaded.warning(
             "osImageStream",
             format!(
@@ -196,14 +198,6 @@ pub(crate) fn os_image_stream(
         }
     }
     Ok(asked.to_string())
-}
-
-/// ` (it arrived in 4.N)`, naming the oldest release that has what `has` asks about.
-fn arrived_in(has: impl Fn(&Profile) -> bool) -> String {
-    PROFILES
-        .iter()
-        .find(|p| has(p))
-        .map_or_else(String::new, |p| format!(" (it arrived in {})", p.minor))
 }
 
 /// A boolean as the installer parses it (Go's `strconv.ParseBool`).

@@ -438,7 +438,7 @@ impl Model {
                 release.profile.minor,
                 &unknown_fields::NotInRelease {
                     field: "additionalTrustBundlePolicy",
-                    arrived: crate::release::Minor::new(4, 12),
+                    arrived: crate::release::first_with(Feature::TrustBundlePolicy),
                     consequence: "",
                 },
                 &mut warnings,
@@ -876,7 +876,7 @@ fn mirror_rules(
             profile.minor,
             &unknown_fields::NotInRelease {
                 field: "imageDigestSources",
-                arrived: crate::release::Minor::new(4, 14),
+                arrived: crate::release::first_with(Feature::InstallConfigDigestSources),
                 consequence: ", so the cluster gets no mirrors from it; write the entries under imageContentSources for this release",
             },
             warnings,
@@ -913,8 +913,14 @@ fn mirror_rules(
             warnings.push(loaded.warning(
                 &policy_field,
                 format!(
-                    "ignored: OpenShift {}'s installer does not know this field (it arrived in 4.21), so the cluster may still contact `{}`; block the source with bootgen's own source blocking instead (ImageDigestMirrorSet releases, 4.14 on)",
-                    profile.minor, entry.source
+                    "ignored: OpenShift {}'s installer does not know this field{}, so the cluster may still contact `{}`; block the source with bootgen's own source blocking instead (ImageDigestMirrorSet releases{})",
+                    profile.minor,
+                    unknown_fields::arrived_text(crate::release::first_with(
+                        Feature::InstallConfigSourcePolicy
+                    )),
+                    entry.source,
+                    crate::release::first_with(Feature::ImageDigestMirrorSet)
+                        .map_or_else(String::new, |minor| format!(", {minor} on"))
                 ),
             ));
             rules.push((entry.source.clone(), entry.mirrors.clone(), false));

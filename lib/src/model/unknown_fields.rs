@@ -13,8 +13,8 @@ use crate::release::{Feature, FeatureSet, Minor, Profile};
 pub(crate) struct NotInRelease<'a> {
     /// The field's path, e.g. `imageDigestSources`.
     pub field: &'a str,
-    /// The release it arrived in (`4.14`).
-    pub arrived: Minor,
+    /// The release it arrived in (`4.14`), from the release table.
+    pub arrived: Option<Minor>,
     /// What ignoring it means for the cluster, appended to the warning (`, so ...`), or "".
     pub consequence: &'a str,
 }
@@ -36,10 +36,15 @@ pub(crate) fn ignored_by_release(
     warnings.push(loaded.warning(
         field,
         format!(
-            "ignored: OpenShift {minor}'s installer does not know this field (it arrived in \
-             {arrived}){consequence}"
+            "ignored: OpenShift {minor}'s installer does not know this field{}{consequence}",
+            arrived_text(*arrived)
         ),
     ));
+}
+
+/// ` (it arrived in 4.N)`, or nothing when no supported release has it.
+pub(crate) fn arrived_text(arrived: Option<Minor>) -> String {
+    arrived.map_or_else(String::new, |minor| format!(" (it arrived in {minor})"))
 }
 
 /// Where the install-config's fields that arrived after 4.9 live, and whether a release knows
@@ -109,18 +114,15 @@ pub(crate) fn refuse_first_unknown(
     let Some(field) = unknown.first() else {
         return Ok(());
     };
-    let arrived = match pool_fields.iter().find(|(f, _)| f == field) {
-        Some((_, feature)) => format!(" (it arrived in {})", super::vsphere::arrived_in(*feature)),
-        None => crate::release::PROFILES
-            .iter()
-            .find(|p| {
-                let later = p.features(crate::release::Dimensions::default());
-                later_fields(p, &later)
-                    .iter()
-                    .any(|(f, known)| f == field && *known)
-            })
-            .map_or_else(String::new, |p| format!(" (it arrived in {})", p.minor)),
-    };
+    let arrived = arrived_text(match pool_fields.iter().find(|(f, _)| f == field) {
+        Some((_, feature)) => crate::release::first_with(*feature),
+        None => crate::release::first_release(|p| {
+            let later = p.features(crate::release::Dimensions::default());
+            later_fields(p, &later)
+                .iter()
+                .any(|(f, known)| f == field && *known)
+        }),
+    });
     Err(loaded.field_error(
         field,
         format!(

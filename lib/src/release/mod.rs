@@ -35,6 +35,8 @@ pub use profile::{
     PROFILES,
 };
 pub use reference::{check_repository, PullSpec};
-pub use select::{default_minor, select, supported_list, SelectedRelease};
+pub use select::{
+    default_minor, first_release, first_with, select, supported_list, SelectedRelease,
+};
 pub use version::{version_of_reference, Minor, ReleaseVersion};
 pub use view::NodeView;

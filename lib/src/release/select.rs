@@ -17,6 +17,19 @@ pub struct SelectedRelease {
     pub defaulted: bool,
 }
 
+/// The oldest supported release of which `has` holds (where a field or a setting arrived), for
+/// messages that say so; `None` when no release has it. Release facts stay in the table: code
+/// asks here instead of naming a minor.
+pub fn first_release(has: impl Fn(&Profile) -> bool) -> Option<Minor> {
+    PROFILES.iter().find(|p| has(p)).map(|p| p.minor)
+}
+
+/// The oldest supported release with the switch `feature` on (for a cluster node on platform
+/// none of OpenShift, the dimensions switches about the install-config hold for).
+pub fn first_with(feature: super::Feature) -> Option<Minor> {
+    first_release(|p| p.features(super::Dimensions::default()).has(feature))
+}
+
 /// The newest supported release that is not a development one.
 pub fn default_minor() -> Minor {
     PROFILES

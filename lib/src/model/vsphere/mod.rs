@@ -24,7 +24,7 @@ mod rules;
 mod stored;
 
 pub(crate) use legacy::deprecation_warning;
-pub(crate) use pools::{arrived_in, later_pool_fields, machine_pools};
+pub(crate) use pools::{later_pool_fields, machine_pools};
 pub use pools::{DataDisk, VSphereMachinePool, VSphereMachinePools};
 pub(crate) use rules::{check_architectures, check_vips};
 pub(crate) use stored::{store, store_pools};

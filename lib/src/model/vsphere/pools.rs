@@ -240,8 +240,10 @@ fn read(
             &format!("{at}.zones"),
             format!(
                 "names failure domains, which the OpenShift {} installer takes only with \
-                 TechPreviewNoUpgrade (they arrived in 4.13); remove it",
-                release.profile.minor
+                 TechPreviewNoUpgrade{}; remove it",
+                release.profile.minor,
+                crate::release::first_with(Feature::VsphereFailureDomains)
+                    .map_or_else(String::new, |minor| format!(" (they arrived in {minor})"))
             ),
         ));
     }
@@ -264,14 +266,15 @@ fn refuse_or_ignore(
     release: &Release<'_>,
     warnings: &mut Vec<Warning>,
 ) -> Result<()> {
-    let arrived = arrived_in(feature);
+    let arrived = crate::release::first_with(feature);
     if release.features.has(Feature::UnknownFieldsRefused) {
         return Err(loaded.field_error(
             field,
             format!(
-                "the OpenShift {} installer does not know this field (it arrived in {arrived}) \
-                 and refuses an install-config that has it; remove it",
-                release.profile.minor
+                "the OpenShift {} installer does not know this field{} and refuses an \
+                 install-config that has it; remove it",
+                release.profile.minor,
+                super::super::unknown_fields::arrived_text(arrived)
             ),
         ));
     }
@@ -286,18 +289,6 @@ fn refuse_or_ignore(
         warnings,
     );
     Ok(())
-}
-
-/// The first release with `feature`.
-pub(crate) fn arrived_in(feature: Feature) -> crate::release::Minor {
-    crate::release::PROFILES
-        .iter()
-        .find(|p| {
-            p.features(crate::release::Dimensions::default())
-                .has(feature)
-        })
-        .or_else(|| crate::release::PROFILES.last())
-        .map_or(crate::release::Minor::new(4, 9), |p| p.minor)
 }
 
 /// The pool fields the install-config writes that its release's installer does not have, with
