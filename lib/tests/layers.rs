@@ -46,15 +46,19 @@ fn sources(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
+/// A source file's code without its comment lines and its test module.
+fn code_of(text: &str) -> String {
+    let code = text.split("#[cfg(test)]").next().unwrap_or_default();
+    code.lines()
+        .filter(|l| !l.trim_start().starts_with("//"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
 /// The top-level modules `text` names through `crate::` (in paths and in `use crate::{...}`
 /// groups), leaving out comments and test code.
 fn imports(text: &str) -> Vec<String> {
-    let code = text.split("#[cfg(test)]").next().unwrap_or_default();
-    let code: String = code
-        .lines()
-        .filter(|l| !l.trim_start().starts_with("//"))
-        .collect::<Vec<_>>()
-        .join("\n");
+    let code = code_of(text);
     let ident = |s: &str| -> String {
         s.chars()
             .take_while(|c| c.is_ascii_lowercase() || *c == '_' || c.is_ascii_digit())
@@ -225,12 +229,7 @@ fn join(base: &str, name: &str) -> String {
 /// The modules a file's code names through `super::`, `self::` and `crate::` paths (groups
 /// included), each resolved to the longest module path that exists.
 fn file_imports(text: &str, module: &str, known: &[String]) -> Vec<String> {
-    let code = text.split("#[cfg(test)]").next().unwrap_or_default();
-    let code: String = code
-        .lines()
-        .filter(|l| !l.trim_start().starts_with("//"))
-        .collect::<Vec<_>>()
-        .join("\n");
+    let code = code_of(text);
     // `self` is the file's own module (`release/view`, or `release` for its mod.rs), `super`
     // the one above it.
     let self_base = module.to_string();

@@ -25,6 +25,16 @@ fn ignition(out: &Path, extra: &[&str]) -> Command {
     cmd
 }
 
+/// `bootgen package -o TARBALL OUT`.
+fn package(out: &Path, tarball: &Path) -> Output {
+    bootgen_conformance::bootgen!()
+        .args(["package", "-o"])
+        .arg(tarball)
+        .arg(out)
+        .output()
+        .unwrap()
+}
+
 fn run_pair(out: &Path, extra: &[&str]) -> [Output; 2] {
     let first = ignition(out, extra).spawn().unwrap();
     let second = ignition(out, extra).spawn().unwrap();
@@ -191,23 +201,13 @@ fn package_refuses_what_bootgen_did_not_write() {
     std::fs::write(&elsewhere, "root:$6$not-for-the-tarball").unwrap();
     std::fs::hard_link(&elsewhere, out.join("auth/shadow")).unwrap();
     let tarball = scratch.path().join("cluster.tar.gz");
-    let output = bootgen_conformance::bootgen!()
-        .args(["package", "-o"])
-        .arg(&tarball)
-        .arg(&out)
-        .output()
-        .unwrap();
+    let output = package(&out, &tarball);
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_eq!(output.status.code(), Some(1), "{stderr}");
     assert!(stderr.contains("auth/shadow"), "{stderr}");
     assert!(!tarball.exists());
     std::fs::remove_file(out.join("auth/shadow")).unwrap();
-    let output = bootgen_conformance::bootgen!()
-        .args(["package", "-o"])
-        .arg(&tarball)
-        .arg(&out)
-        .output()
-        .unwrap();
+    let output = package(&out, &tarball);
     assert!(output.status.success(), "{output:?}");
 }
 
@@ -238,12 +238,7 @@ fn a_tarball_written_into_a_shared_directory_is_nobody_elses() {
         }
     }
     let tarball = shared.join("cluster.tar.gz");
-    let output = bootgen_conformance::bootgen!()
-        .args(["package", "-o"])
-        .arg(&tarball)
-        .arg(&out)
-        .output()
-        .unwrap();
+    let output = package(&out, &tarball);
     assert!(output.status.success(), "{output:?}");
     assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious");
     for mut spy in spies {
