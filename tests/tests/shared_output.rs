@@ -256,3 +256,16 @@ fn a_tarball_written_into_a_shared_directory_is_nobody_elses() {
         0o600
     );
 }
+
+#[test]
+fn a_run_inside_its_output_directory_reusing_its_own_tls_is_not_refused_by_its_own_lock() {
+    let scratch = tempfile::tempdir().unwrap();
+    let out = scratch.path().join("out");
+    assert!(ignition(&out, &[]).status().unwrap().success());
+    // `cd out; bootgen ignition -o . --tls-dir tls`: the PKI's directory is the output's.
+    let output = ignition(Path::new("."), &["--tls-dir", "tls"])
+        .current_dir(&out)
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{output:?}");
+}

@@ -93,9 +93,22 @@ pub fn run(args: IgnitionArgs) -> anyhow::Result<ExitCode> {
     let _output_lock = crate::lock::hold(&args.output, output::Access::Write, args.wait)?;
     let links = tls_links(&args)?;
     // A PKI reused from another output directory is not read while a run writes it.
-    let _tls_lock = match args.tls_dir.as_deref().and_then(std::path::Path::parent) {
-        Some(parent) if !crate::lock::same_dir(parent, &args.output) => {
-            Some(crate::lock::hold(parent, output::Access::Read, args.wait)?)
+    // (`--tls-dir tls` has the parent "": the current directory.)
+    let tls_parent = args
+        .tls_dir
+        .as_deref()
+        .and_then(std::path::Path::parent)
+        .map(|p| p.to_path_buf())
+        .map(|p| {
+            if p.as_os_str().is_empty() {
+                ".".into()
+            } else {
+                p
+            }
+        });
+    let _tls_lock = match tls_parent {
+        Some(parent) if !crate::lock::same_dir(&parent, &args.output) => {
+            Some(crate::lock::hold(&parent, output::Access::Read, args.wait)?)
         }
         _ => None,
     };
