@@ -204,16 +204,21 @@ pub fn run(args: IgnitionArgs) -> anyhow::Result<ExitCode> {
         files.sort_by(|a, b| a.relative.cmp(&b.relative));
     }
     let size = budget.as_ref().map_or(0, |b| b.size);
-    if !args.replace_cluster {
-        output::refuse_other_cluster(&args.output, &files)?;
-    }
     let mut stop = kill_switch();
     let existing = if args.force {
         output::ExistingConfigs::Replace
     } else {
         output::ExistingConfigs::Refuse
     };
-    let report = output::write_dir_observed(&args.output, &files, existing, links, &mut stop)
+    let guards = output::Guards {
+        links,
+        other_cluster: if args.replace_cluster {
+            output::OtherCluster::Replace
+        } else {
+            output::OtherCluster::Refuse
+        },
+    };
+    let report = output::write_dir_observed(&args.output, &files, existing, guards, &mut stop)
         .with_context(|| format!("writing {}", args.output.display()))?;
     drop(files);
     crate::report::emit(

@@ -16,7 +16,6 @@ pub use extract::{extract, extract_split, ExtractReport, UNIT_DIR};
 pub use journal::{interrupted, recover, Recovery, WriteStep, COMMIT_RECORD, STAGING_DIR};
 pub use lock::{Access, DirLock, WhenBusy, LOCK_FILE};
 pub use package::{write_package, PackageReport, CHECKSUMS};
-pub use same_cluster::{refuse_other_cluster, ClusterMark};
 
 use crate::error::{Error, OptionField, Result};
 use crate::generate::Generated;
@@ -45,12 +44,20 @@ pub const CONFIG_FILES: &[&str] = &[
     "metadata.json",
 ];
 
-/// What `auth/` holds: the admin kubeconfig, the kubeadmin password and the bootstrap SSH key.
+/// The admin kubeconfig.
+const ADMIN_KUBECONFIG: &str = "auth/kubeconfig";
+/// The kubeadmin password.
+const KUBEADMIN_PASSWORD: &str = "auth/kubeadmin-password";
+/// The bootstrap SSH key pair: a key, which is never replaced, and its public half.
+const BOOTSTRAP_SSH_KEY: &str = "auth/bootstrap-ssh-key";
+const BOOTSTRAP_SSH_PUBLIC_KEY: &str = "auth/bootstrap-ssh-key.pub";
+
+/// What `auth/` holds, by path in the output directory.
 pub const AUTH_FILES: &[&str] = &[
-    "kubeconfig",
-    "kubeadmin-password",
-    "bootstrap-ssh-key",
-    "bootstrap-ssh-key.pub",
+    ADMIN_KUBECONFIG,
+    KUBEADMIN_PASSWORD,
+    BOOTSTRAP_SSH_KEY,
+    BOOTSTRAP_SSH_PUBLIC_KEY,
 ];
 
 /// True for a path (relative, `/`-separated) that a generation writes into an output
@@ -58,7 +65,7 @@ pub const AUTH_FILES: &[&str] = &[
 pub fn is_output_path(relative: &str) -> bool {
     match relative.split_once('/') {
         None => CONFIG_FILES.contains(&relative) || relative == "auth" || relative == "tls",
-        Some(("auth", name)) => AUTH_FILES.contains(&name),
+        Some(("auth", _)) => AUTH_FILES.contains(&relative),
         Some(("tls", name)) => {
             name == crate::identity::HASH_CACHE_FILE || crate::pki::is_stored_file(name)
         }
@@ -105,22 +112,22 @@ fn files_with(generated: &Generated, bootstrap: Vec<u8>) -> Vec<OutputFile> {
             },
         ),
         file(
-            "auth/kubeconfig",
+            ADMIN_KUBECONFIG,
             generated.admin_kubeconfig.clone().into_bytes(),
             0o600,
         ),
         file(
-            "auth/kubeadmin-password",
+            KUBEADMIN_PASSWORD,
             generated.identity.kubeadmin_password.clone().into_bytes(),
             0o600,
         ),
         file(
-            "auth/bootstrap-ssh-key",
+            BOOTSTRAP_SSH_KEY,
             generated.pki.bootstrap_ssh_private_key_pem().into_bytes(),
             0o600,
         ),
         file(
-            "auth/bootstrap-ssh-key.pub",
+            BOOTSTRAP_SSH_PUBLIC_KEY,
             generated.pki.bootstrap_ssh_public_key().into_bytes(),
             0o644,
         ),
@@ -151,8 +158,7 @@ fn file(relative: &str, contents: Vec<u8>, mode: u32) -> OutputFile {
 
 /// True for private keys, which are never overwritten.
 fn is_key(relative: &str) -> bool {
-    relative.starts_with("tls/") && relative.ends_with(".key")
-        || relative == "auth/bootstrap-ssh-key"
+    relative.starts_with("tls/") && relative.ends_with(".key") || relative == BOOTSTRAP_SSH_KEY
 }
 
 /// What `write_dir` did.
@@ -174,34 +180,55 @@ pub enum ExistingConfigs {
 }
 
 /// Which links inside the output directory [`write_dir`] writes through.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Links {
     /// None: a file, `tls/` or `auth/` that is a link is refused (keys written through a link
     /// would land wherever it points, and be chmod-ed there).
+    #[default]
     Refuse,
     /// `tls/` may be a link: the caller named it on purpose (as `tls_dir`).
     AllowTls,
 }
 
+/// What [`write_dir`] does when the directory holds another cluster's output (another name or
+/// infra ID in `metadata.json`, another API URL in the admin kubeconfig).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum OtherCluster {
+    /// Refuse ([`crate::Error::OtherCluster`]), before anything is written.
+    #[default]
+    Refuse,
+    /// Replace its configs (its keys are kept, as always).
+    Replace,
+}
+
+/// What [`write_dir_observed`] guards against besides replacing configs and keys.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Guards {
+    /// The links it writes through.
+    pub links: Links,
+    /// Another cluster's output.
+    pub other_cluster: OtherCluster,
+}
+
 /// Writes `files` into `dir`. Refuses to replace existing configs unless `existing` says
-/// [`ExistingConfigs::Replace`], never replaces a key with different bytes, and writes through
-/// no link inside `dir`. An earlier write that was interrupted is finished or undone first (see
-/// [`recover`]).
+/// [`ExistingConfigs::Replace`], never replaces a key with different bytes, writes over no
+/// other cluster's output and through no link inside `dir`. An earlier write that was
+/// interrupted is finished or undone first (see [`recover`]).
 pub fn write_dir(
     dir: &Path,
     files: &[OutputFile],
     existing: ExistingConfigs,
 ) -> Result<WriteReport> {
-    write_dir_observed(dir, files, existing, Links::Refuse, &mut |_| {})
+    write_dir_observed(dir, files, existing, Guards::default(), &mut |_| {})
 }
 
-/// [`write_dir`] with a choice of [`Links`], telling `observe` of each step of the write
+/// [`write_dir`] with a choice of [`Guards`], telling `observe` of each step of the write
 /// before it happens.
 pub fn write_dir_observed(
     dir: &Path,
     files: &[OutputFile],
     existing: ExistingConfigs,
-    links: Links,
+    guards: Guards,
     observe: &mut dyn FnMut(&WriteStep),
 ) -> Result<WriteReport> {
     match fs::metadata(dir) {
@@ -216,17 +243,13 @@ pub fn write_dir_observed(
         }
         Err(_) => {}
     }
-    refuse_links(dir, files, links)?;
-    if existing == ExistingConfigs::Refuse {
-        for name in CONFIG_FILES {
-            let path = dir.join(name);
-            if path.exists() {
-                return Err(Error::WouldOverwrite { path });
-            }
-        }
-    }
+    refuse_links(dir, files, guards.links)?;
+    // Every file is read once, to compare: what differs is written, a key that differs is an
+    // error, and the files naming the cluster that differ say which cluster the directory holds.
     let mut report = WriteReport::default();
     let mut pending = Vec::new();
+    let mut other_key = None;
+    let mut naming_cluster = Vec::new();
     for f in files {
         let target = dir.join(&f.relative);
         match fs::read(&target) {
@@ -235,14 +258,35 @@ pub fn write_dir_observed(
                 continue;
             }
             Ok(_) if is_key(&f.relative) => {
-                return Err(Error::KeyExists { path: target });
+                other_key.get_or_insert(target);
+                continue;
             }
-            _ => pending.push(journal::Pending {
-                relative: &f.relative,
-                contents: &f.contents,
-                mode: f.mode,
-            }),
+            Ok(existing) if same_cluster::names_cluster(&f.relative) => {
+                naming_cluster.push((f.relative.as_str(), existing));
+            }
+            _ => {}
         }
+        pending.push(journal::Pending {
+            relative: &f.relative,
+            contents: &f.contents,
+            mode: f.mode,
+        });
+    }
+    // A key that differs is reported as the key it is: keys are never replaced, so no flag
+    // about clusters would get past it.
+    if other_key.is_none() && guards.other_cluster == OtherCluster::Refuse {
+        same_cluster::refuse_other_cluster(dir, files, &naming_cluster)?;
+    }
+    if existing == ExistingConfigs::Refuse {
+        for name in CONFIG_FILES {
+            let path = dir.join(name);
+            if path.exists() {
+                return Err(Error::WouldOverwrite { path });
+            }
+        }
+    }
+    if let Some(path) = other_key {
+        return Err(Error::KeyExists { path });
     }
     if pending.is_empty() {
         return Ok(report);
@@ -407,11 +451,15 @@ mod tests {
         assert!(fs::read_dir(&elsewhere).unwrap().next().is_none());
         assert!(!dir.join("bootstrap.ign").exists());
         // Named on purpose, the link is written through.
+        let guards = Guards {
+            links: Links::AllowTls,
+            ..Guards::default()
+        };
         write_dir_observed(
             &dir,
             &files(1),
             ExistingConfigs::Replace,
-            Links::AllowTls,
+            guards,
             &mut |_| {},
         )
         .unwrap();

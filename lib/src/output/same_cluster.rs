@@ -9,18 +9,15 @@ use std::path::Path;
 /// What names a cluster in an output directory: its name and infra ID (`metadata.json`) and
 /// its API server's URL (the admin kubeconfig's, which holds the base domain).
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct ClusterMark {
-    /// `metadata.json` `clusterName`.
-    pub name: Option<String>,
-    /// `metadata.json` `infraID`.
-    pub infra_id: Option<String>,
-    /// `auth/kubeconfig`'s server URL.
-    pub api_server: Option<String>,
+struct ClusterMark {
+    name: Option<String>,
+    infra_id: Option<String>,
+    api_server: Option<String>,
 }
 
 impl ClusterMark {
     /// The mark of the files about to be written.
-    pub fn of_files(files: &[OutputFile]) -> ClusterMark {
+    fn of_files(files: &[OutputFile]) -> ClusterMark {
         let find = |name: &str| {
             files
                 .iter()
@@ -28,13 +25,6 @@ impl ClusterMark {
                 .map(|f| f.contents.as_slice())
         };
         ClusterMark::read(find(METADATA), find(KUBECONFIG))
-    }
-
-    /// The mark of what `dir` holds now (empty when it holds no configs).
-    pub fn of_dir(dir: &Path) -> ClusterMark {
-        let metadata = std::fs::read(dir.join(METADATA)).ok();
-        let kubeconfig = std::fs::read(dir.join(KUBECONFIG)).ok();
-        ClusterMark::read(metadata.as_deref(), kubeconfig.as_deref())
     }
 
     fn read(metadata: Option<&[u8]>, kubeconfig: Option<&[u8]>) -> ClusterMark {
@@ -65,7 +55,7 @@ impl ClusterMark {
     }
 
     /// True when the two name different clusters: some fact both know differs.
-    pub fn differs_from(&self, other: &ClusterMark) -> bool {
+    fn differs_from(&self, other: &ClusterMark) -> bool {
         let differ =
             |a: &Option<String>, b: &Option<String>| matches!((a, b), (Some(a), Some(b)) if a != b);
         differ(&self.name, &other.name)
@@ -88,22 +78,35 @@ impl std::fmt::Display for ClusterMark {
 }
 
 const METADATA: &str = "metadata.json";
-const KUBECONFIG: &str = "auth/kubeconfig";
+const KUBECONFIG: &str = super::ADMIN_KUBECONFIG;
 
-/// An error when `dir` holds the output of another cluster than `files` are for.
-/// A key of `files` that differs from the one on disk is reported by the write itself
-/// ([`Error::KeyExists`]): keys are never replaced, so no flag would get past it.
-pub fn refuse_other_cluster(dir: &Path, files: &[OutputFile]) -> Result<()> {
-    let key_differs = files.iter().any(|f| {
-        super::is_key(&f.relative)
-            && std::fs::read(dir.join(&f.relative)).is_ok_and(|bytes| bytes != f.contents)
-    });
-    if key_differs {
+/// True for the files that name the cluster (the write keeps what it found of them on disk).
+pub(super) fn names_cluster(relative: &str) -> bool {
+    relative == METADATA || relative == KUBECONFIG
+}
+
+/// An error when `dir` holds the output of another cluster than `files` are for. `found`: the
+/// bytes on disk of the files of `files` that [`names_cluster`] and that differ from the new
+/// ones (the write read them anyway); when none differ, the cluster is the same.
+pub(super) fn refuse_other_cluster(
+    dir: &Path,
+    files: &[OutputFile],
+    found: &[(&str, Vec<u8>)],
+) -> Result<()> {
+    if found.is_empty() {
         return Ok(());
     }
-    let on_disk = ClusterMark::of_dir(dir);
+    let find = |name: &str| {
+        found
+            .iter()
+            .find(|(relative, _)| *relative == name)
+            .map(|(_, bytes)| bytes.as_slice())
+    };
     let new = ClusterMark::of_files(files);
-    if on_disk.differs_from(&new) {
+    if ClusterMark::read(find(METADATA), find(KUBECONFIG)).differs_from(&new) {
+        // Only to say which cluster it is: the file that did not differ is read too.
+        let read = |name: &str| std::fs::read(dir.join(name)).ok();
+        let on_disk = ClusterMark::read(read(METADATA).as_deref(), read(KUBECONFIG).as_deref());
         return Err(Error::OtherCluster {
             dir: dir.to_path_buf(),
             on_disk: on_disk.to_string(),
@@ -133,16 +136,33 @@ mod tests {
         ]
     }
 
+    /// What a write finds on disk of the files naming the cluster, where they differ.
+    fn found<'a>(on_disk: &[OutputFile], new: &[OutputFile]) -> Vec<(&'a str, Vec<u8>)> {
+        on_disk
+            .iter()
+            .zip(new)
+            .filter(|(old, new)| old.contents != new.contents)
+            .map(|(old, _)| {
+                let name = if old.relative == METADATA {
+                    METADATA
+                } else {
+                    KUBECONFIG
+                };
+                (name, old.contents.clone())
+            })
+            .collect()
+    }
+
     #[test]
     fn another_name_domain_or_infra_id_is_another_cluster() {
         let dir = tempfile::tempdir().unwrap();
         let real = files("prod", "prod-x1", "https://api.prod.corp.example:6443");
-        // An empty directory holds no cluster.
-        refuse_other_cluster(dir.path(), &real).unwrap();
         for f in &real {
             crate::output::write_file(&dir.path().join(&f.relative), &f.contents, f.mode).unwrap();
         }
-        refuse_other_cluster(dir.path(), &real).unwrap();
+        // Nothing found on disk, or the same files: the same cluster.
+        refuse_other_cluster(dir.path(), &real, &[]).unwrap();
+        refuse_other_cluster(dir.path(), &real, &found(&real, &real)).unwrap();
         for other in [
             files(
                 "example",
@@ -152,7 +172,7 @@ mod tests {
             files("prod", "prod-x1", "https://api.prod.lab.example:6443"),
             files("prod", "prod-y2", "https://api.prod.corp.example:6443"),
         ] {
-            let err = refuse_other_cluster(dir.path(), &other)
+            let err = refuse_other_cluster(dir.path(), &other, &found(&real, &other))
                 .unwrap_err()
                 .to_string();
             assert!(
