@@ -22,7 +22,7 @@ const LIBRARY_LAYERS: &[&[&str]] = &[
     &["passes"],
     &["checks", "report", "diagnose"],
     &["generate"],
-    &["output", "golden"],
+    &["output", "golden", "check"],
 ];
 
 /// The CLI's modules, lowest layer first.

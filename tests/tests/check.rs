@@ -1,0 +1,597 @@
+//! `bootgen check` against real servers on this machine's loopback, each started here and killed
+//! at the end: Debian's dnsmasq on an unprivileged port with the cluster's names (right answers,
+//! wrong answers, NXDOMAIN), `openssl s_server` listeners on 6443- and 22623-like ports serving
+//! certificates from the generated PKI and from another install's, and a machine-config server
+//! path. Each fault is named with its fix; with every fault removed `check` passes; and no
+//! contact goes anywhere but the DNS server and the addresses the cluster's names resolved to.
+
+use std::error::Error;
+use std::fs;
+use std::net::{TcpListener, TcpStream, UdpSocket};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+type TestResult<T = ()> = Result<T, Box<dyn Error>>;
+
+const DOMAIN: &str = "example.example.com";
+const TOOLS: &[&str] = &["/usr/sbin/dnsmasq", "/usr/bin/openssl"];
+
+/// False (after saying so) when a tool is missing outside CI; under CI a missing tool fails.
+fn tools_present() -> bool {
+    let missing: Vec<&str> = TOOLS
+        .iter()
+        .copied()
+        .filter(|t| !Path::new(t).exists())
+        .collect();
+    if missing.is_empty() {
+        return true;
+    }
+    assert!(
+        std::env::var_os("CI").is_none(),
+        "CI must have {missing:?} (.ci/run installs them)"
+    );
+    eprintln!("SKIPPED: {missing:?} not installed; run `bash .ci/run`");
+    false
+}
+
+/// A server started by a test, killed when dropped.
+struct Server(Child);
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn free_udp_port() -> TestResult<u16> {
+    Ok(UdpSocket::bind("127.0.0.1:0")?.local_addr()?.port())
+}
+
+/// A TCP port free on 127.0.0.1 and 127.0.0.2 alike.
+fn free_tcp_port() -> TestResult<u16> {
+    for _ in 0..20 {
+        let port = TcpListener::bind("127.0.0.1:0")?.local_addr()?.port();
+        if TcpListener::bind(("127.0.0.2", port)).is_ok() {
+            return Ok(port);
+        }
+    }
+    Err("no port free on both 127.0.0.1 and 127.0.0.2".into())
+}
+
+/// dnsmasq answering only from `rules` (`--address=/name/ip`; an empty ip is NXDOMAIN), on
+/// 127.0.0.1:`port`; it returns once dnsmasq says it started.
+fn start_dns(dir: &Path, port: u16, rules: &[String]) -> TestResult<Server> {
+    let log = dir.join(format!("dnsmasq-{port}.log"));
+    let child = Command::new("/usr/sbin/dnsmasq")
+        .args([
+            "--no-daemon",
+            "--no-resolv",
+            "--no-hosts",
+            "--bind-interfaces",
+            "--listen-address=127.0.0.1",
+            "--pid-file=",
+            "--user=",
+        ])
+        .arg(format!("--port={port}"))
+        .args(rules.iter().map(|r| format!("--address={r}")))
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(fs::File::create(&log)?)
+        .spawn()?;
+    let mut server = Server(child);
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !fs::read_to_string(&log)?.contains("started") {
+        if let Some(status) = server.0.try_wait()? {
+            return Err(format!("dnsmasq exited ({status}): {}", fs::read_to_string(&log)?).into());
+        }
+        if Instant::now() > deadline {
+            return Err("dnsmasq did not start".into());
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    Ok(server)
+}
+
+/// `openssl s_server` on `address` with a certificate and key; with `www`, it serves that
+/// directory's files (`-WWW`), else a status page. Returns once it accepts connections.
+fn start_tls(address: &str, cert: &Path, key: &Path, www: Option<&Path>) -> TestResult<Server> {
+    let mut cmd = Command::new("/usr/bin/openssl");
+    cmd.args(["s_server", "-quiet", "-accept", address])
+        .arg("-cert")
+        .arg(cert)
+        .arg("-key")
+        .arg(key)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
+    match www {
+        Some(dir) => cmd.arg("-WWW").current_dir(dir),
+        None => cmd.arg("-www"),
+    };
+    let mut server = Server(cmd.spawn()?);
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while TcpStream::connect(address).is_err() {
+        if let Some(status) = server.0.try_wait()? {
+            return Err(format!("openssl s_server on {address} exited ({status})").into());
+        }
+        if Instant::now() > deadline {
+            return Err(format!("openssl s_server did not listen on {address}").into());
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    Ok(server)
+}
+
+/// `bootgen ignition` of the embedded example cluster (`example.example.com`) into `out`.
+fn generate(out: &Path, config: Option<&Path>) -> TestResult {
+    let mut cmd = bootgen_conformance::bootgen!();
+    cmd.args(["ignition", "--key-algorithm", "ecdsa-p256", "--output"])
+        .arg(out);
+    if let Some(config) = config {
+        cmd.arg("--install-config").arg(config);
+    }
+    bootgen_conformance::run(&mut cmd)?;
+    Ok(())
+}
+
+/// `bootgen check --json` of `out`; the exit code and the report.
+fn check(
+    out: &Path,
+    dns_port: u16,
+    api_port: u16,
+    mcs_port: u16,
+    extra: &[&str],
+) -> TestResult<(i32, Value, Output)> {
+    let output = bootgen_conformance::bootgen!()
+        .arg("check")
+        .arg(out)
+        .arg("--dns-server")
+        .arg(format!("127.0.0.1:{dns_port}"))
+        .arg("--api-port")
+        .arg(api_port.to_string())
+        .arg("--machine-config-port")
+        .arg(mcs_port.to_string())
+        .args(["--timeout", "2", "--json"])
+        .args(extra)
+        .output()?;
+    let report: Value = serde_json::from_slice(&output.stdout).map_err(|e| {
+        format!(
+            "not JSON ({e}): {}\n{}",
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        )
+    })?;
+    Ok((output.status.code().unwrap_or(-1), report, output))
+}
+
+fn findings(report: &Value) -> Vec<&Value> {
+    report["findings"]
+        .as_array()
+        .map(|f| f.iter().collect())
+        .unwrap_or_default()
+}
+
+/// The finding about `target` (a prefix) in `area`, or a failure listing them all.
+fn finding<'a>(report: &'a Value, area: &str, target: &str) -> TestResult<&'a Value> {
+    findings(report)
+        .into_iter()
+        .find(|f| f["area"] == area && f["target"].as_str().is_some_and(|t| t.starts_with(target)))
+        .ok_or_else(|| format!("no {area} finding about {target}: {report:#}").into())
+}
+
+/// Asserts a finding failed, and that its evidence and fix say what is expected.
+fn assert_fails(report: &Value, area: &str, target: &str, evidence: &str, fix: &str) -> TestResult {
+    let found = finding(report, area, target)?;
+    assert_eq!(found["status"], "fail", "{found:#}");
+    let said = |key: &str| found[key].as_str().unwrap_or_default().to_string();
+    assert!(
+        said("evidence").contains(evidence),
+        "evidence of {found:#} lacks {evidence:?}"
+    );
+    assert!(said("fix").contains(fix), "fix of {found:#} lacks {fix:?}");
+    Ok(())
+}
+
+fn tls(out: &Path, name: &str) -> (PathBuf, PathBuf) {
+    let dir = out.join("tls");
+    (
+        dir.join(format!("{name}.crt")),
+        dir.join(format!("{name}.key")),
+    )
+}
+
+/// The cluster's names as they should be: api on 127.0.0.1, api-int on 127.0.0.2, apps on
+/// 127.0.0.3; every other name under the domain does not exist.
+fn right_names() -> Vec<String> {
+    vec![
+        format!("/{DOMAIN}/"),
+        format!("/api.{DOMAIN}/127.0.0.1"),
+        format!("/api-int.{DOMAIN}/127.0.0.2"),
+        format!("/apps.{DOMAIN}/127.0.0.3"),
+    ]
+}
+
+/// The three listeners of a running bootstrap, with `api_cert` on api's port.
+fn start_load_balancer(
+    work: &Path,
+    out: &Path,
+    api_cert: (PathBuf, PathBuf),
+    api_port: u16,
+    mcs_port: u16,
+) -> TestResult<Vec<Server>> {
+    let www = work.join("www");
+    fs::create_dir_all(www.join("config"))?;
+    fs::write(
+        www.join("config/master"),
+        br#"{"ignition":{"version":"3.2.0"}}"#,
+    )?;
+    let (internal_cert, internal_key) = tls(out, "kube-apiserver-internal-lb-server");
+    let (mcs_cert, mcs_key) = tls(out, "machine-config-server");
+    Ok(vec![
+        start_tls(
+            &format!("127.0.0.1:{api_port}"),
+            &api_cert.0,
+            &api_cert.1,
+            None,
+        )?,
+        start_tls(
+            &format!("127.0.0.2:{api_port}"),
+            &internal_cert,
+            &internal_key,
+            None,
+        )?,
+        start_tls(
+            &format!("127.0.0.2:{mcs_port}"),
+            &mcs_cert,
+            &mcs_key,
+            Some(&www),
+        )?,
+    ])
+}
+
+#[test]
+fn a_healthy_environment_passes_and_nothing_else_is_contacted() -> TestResult {
+    if !tools_present() {
+        return Ok(());
+    }
+    let work = tempfile::tempdir()?;
+    let work = work.path();
+    let out = work.join("out");
+    generate(&out, None)?;
+    let (dns_port, api_port, mcs_port) = (free_udp_port()?, free_tcp_port()?, free_tcp_port()?);
+    let _dns = start_dns(work, dns_port, &right_names())?;
+    let _lb = start_load_balancer(
+        work,
+        &out,
+        tls(&out, "kube-apiserver-lb-server"),
+        api_port,
+        mcs_port,
+    )?;
+
+    let (code, report, output) = check(&out, dns_port, api_port, mcs_port, &[])?;
+    assert_eq!(
+        code,
+        0,
+        "{report:#}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert_eq!(report["passed"], true);
+    for found in findings(&report) {
+        assert_eq!(found["status"], "pass", "{found:#}");
+    }
+    assert_eq!(
+        finding(
+            &report,
+            "load balancer",
+            &format!("api-int.{DOMAIN}:{mcs_port}")
+        )?["status"],
+        "pass"
+    );
+    let served = findings(&report).into_iter().any(|f| {
+        f["what"]
+            .as_str()
+            .is_some_and(|w| w.starts_with("serves /config/master"))
+    });
+    assert!(served, "{report:#}");
+
+    // Only the DNS server and the addresses the cluster's names resolved to, on the ports given;
+    // only names under the cluster's domain asked.
+    let allowed = [
+        format!("127.0.0.1:{dns_port}"),
+        format!("127.0.0.1:{api_port}"),
+        format!("127.0.0.2:{api_port}"),
+        format!("127.0.0.2:{mcs_port}"),
+    ];
+    let contacts = report["contacts"].as_array().ok_or("no contacts")?;
+    assert!(!contacts.is_empty());
+    for contact in contacts {
+        let address = contact["address"].as_str().unwrap_or_default();
+        assert!(allowed.iter().any(|a| a == address), "contacted {contact}");
+        if contact["kind"] == "dns" {
+            let about = contact["about"].as_str().unwrap_or_default();
+            assert!(about.contains(&format!(".{DOMAIN} ")), "asked {contact}");
+        }
+    }
+    // --verbose says every contact.
+    let verbose = bootgen_conformance::bootgen!()
+        .arg("check")
+        .arg(&out)
+        .arg(format!("--dns-server=127.0.0.1:{dns_port}"))
+        .arg(format!("--api-port={api_port}"))
+        .arg(format!("--machine-config-port={mcs_port}"))
+        .arg("--verbose")
+        .output()?;
+    let text = String::from_utf8_lossy(&verbose.stdout);
+    assert!(verbose.status.success(), "{text}");
+    assert!(
+        text.contains(&format!("contacted: tls 127.0.0.2:{mcs_port}")),
+        "{text}"
+    );
+    assert!(text.contains("ready: "), "{text}");
+    Ok(())
+}
+
+#[test]
+fn dns_faults_are_named_with_their_fix() -> TestResult {
+    if !tools_present() {
+        return Ok(());
+    }
+    let work = tempfile::tempdir()?;
+    let work = work.path();
+    let out = work.join("out");
+    generate(&out, None)?;
+    let (dns_port, api_port, mcs_port) = (free_udp_port()?, free_tcp_port()?, free_tcp_port()?);
+    // api-int is missing (NXDOMAIN), apps has no wildcard; api is right but nothing listens.
+    let _dns = start_dns(
+        work,
+        dns_port,
+        &[format!("/{DOMAIN}/"), format!("/api.{DOMAIN}/127.0.0.1")],
+    )?;
+    let (code, report, _) = check(&out, dns_port, api_port, mcs_port, &[])?;
+    assert_eq!(code, 1, "{report:#}");
+    assert_eq!(report["passed"], false);
+    assert_fails(
+        &report,
+        "dns",
+        &format!("api-int.{DOMAIN}"),
+        "NXDOMAIN from 127.0.0.1",
+        &format!("api-int.{DOMAIN} IN A"),
+    )?;
+    assert_fails(
+        &report,
+        "dns",
+        "bootgen-check-",
+        "NXDOMAIN",
+        &format!("*.apps.{DOMAIN} IN A"),
+    )?;
+    assert_eq!(
+        finding(&report, "dns", &format!("api.{DOMAIN}"))?["status"],
+        "pass"
+    );
+    assert_fails(
+        &report,
+        "load balancer",
+        &format!("api.{DOMAIN}:{api_port}"),
+        "refused",
+        &format!("listen on api.{DOMAIN}:{api_port}"),
+    )?;
+
+    // The text form says the same, with a line per fault.
+    let text = bootgen_conformance::bootgen!()
+        .arg("check")
+        .arg(&out)
+        .arg(format!("--dns-server=127.0.0.1:{dns_port}"))
+        .arg(format!("--api-port={api_port}"))
+        .output()?;
+    let stdout = String::from_utf8_lossy(&text.stdout);
+    assert_eq!(text.status.code(), Some(1), "{stdout}");
+    assert!(
+        stdout.contains(&format!(
+            "FAIL dns            api-int.{DOMAIN}: does not resolve"
+        )),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("received: NXDOMAIN from 127.0.0.1"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("NOT READY"), "{stdout}");
+    Ok(())
+}
+
+#[test]
+fn names_that_resolve_elsewhere_than_the_vips_fail_and_are_not_contacted() -> TestResult {
+    if !tools_present() {
+        return Ok(());
+    }
+    let work = tempfile::tempdir()?;
+    let work = work.path();
+    let out = work.join("out");
+    let config = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../fixtures/install-configs/valid/vsphere.yaml"
+    );
+    generate(&out, Some(Path::new(config)))?;
+    let domain = "vsphere.lab.example.org";
+    let dns_port = free_udp_port()?;
+    // The install-config's VIPs are 10.0.0.5 (API) and 10.0.0.6 (ingress); DNS says otherwise.
+    let _dns = start_dns(
+        work,
+        dns_port,
+        &[
+            format!("/{domain}/"),
+            format!("/api.{domain}/127.0.0.9"),
+            format!("/api-int.{domain}/127.0.0.9"),
+            format!("/apps.{domain}/127.0.0.10"),
+        ],
+    )?;
+    let (code, report, _) = check(&out, dns_port, 6443, 22623, &[])?;
+    assert_eq!(code, 1, "{report:#}");
+    assert_fails(
+        &report,
+        "dns",
+        &format!("api.{domain}"),
+        &format!("api.{domain} -> 127.0.0.9"),
+        "to 10.0.0.5",
+    )?;
+    assert_fails(
+        &report,
+        "dns",
+        &format!("api-int.{domain}"),
+        "127.0.0.9",
+        "to 10.0.0.5",
+    )?;
+    assert_fails(
+        &report,
+        "dns",
+        "bootgen-check-",
+        "127.0.0.10",
+        "to 10.0.0.6",
+    )?;
+    // A wrong answer is never connected to.
+    for contact in report["contacts"].as_array().ok_or("no contacts")? {
+        assert_eq!(contact["kind"], "dns", "{contact}");
+    }
+    Ok(())
+}
+
+#[test]
+fn load_balancer_faults_are_named_with_their_fix() -> TestResult {
+    if !tools_present() {
+        return Ok(());
+    }
+    let work = tempfile::tempdir()?;
+    let work = work.path();
+    let out = work.join("out");
+    let other = work.join("other");
+    generate(&out, None)?;
+    generate(&other, None)?;
+    let (dns_port, api_port, mcs_port) = (free_udp_port()?, free_tcp_port()?, free_tcp_port()?);
+    let _dns = start_dns(work, dns_port, &right_names())?;
+    // api presents another install's certificate (another CA); the machine-config server has
+    // no config to serve (s_server answers 200 with an error text, not a config).
+    let www = work.join("empty-www");
+    fs::create_dir_all(&www)?;
+    let (wrong_cert, wrong_key) = tls(&other, "kube-apiserver-lb-server");
+    let (internal_cert, internal_key) = tls(&out, "kube-apiserver-internal-lb-server");
+    let (mcs_cert, mcs_key) = tls(&out, "machine-config-server");
+    let _api = start_tls(
+        &format!("127.0.0.1:{api_port}"),
+        &wrong_cert,
+        &wrong_key,
+        None,
+    )?;
+    let _api_int = start_tls(
+        &format!("127.0.0.2:{api_port}"),
+        &internal_cert,
+        &internal_key,
+        None,
+    )?;
+    let _mcs = start_tls(
+        &format!("127.0.0.2:{mcs_port}"),
+        &mcs_cert,
+        &mcs_key,
+        Some(&www),
+    )?;
+
+    let (code, report, _) = check(&out, dns_port, api_port, mcs_port, &[])?;
+    assert_eq!(code, 1, "{report:#}");
+    assert_fails(
+        &report,
+        "load balancer",
+        &format!("api.{DOMAIN}:{api_port}"),
+        "issuer CN=kube-apiserver-lb-signer",
+        "pass TCP through",
+    )?;
+    let wrong = finding(
+        &report,
+        "load balancer",
+        &format!("api.{DOMAIN}:{api_port}"),
+    )?;
+    assert!(
+        wrong["evidence"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("BadSignature"),
+        "{wrong:#}"
+    );
+    assert_eq!(
+        finding(
+            &report,
+            "load balancer",
+            &format!("api-int.{DOMAIN}:{api_port}")
+        )?["status"],
+        "pass"
+    );
+    let mcs = findings(&report)
+        .into_iter()
+        .find(|f| {
+            f["status"] == "fail"
+                && f["target"]
+                    .as_str()
+                    .is_some_and(|t| t.contains(&format!(":{mcs_port}")))
+        })
+        .ok_or_else(|| format!("no failed machine-config finding: {report:#}"))?;
+    assert!(
+        mcs["what"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("does not serve an Ignition config at /config/master"),
+        "{mcs:#}"
+    );
+    assert!(
+        mcs["evidence"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("Error opening 'config/master'"),
+        "{mcs:#}"
+    );
+    Ok(())
+}
+
+#[test]
+fn certificates_too_close_to_expiry_fail_with_the_renewal() -> TestResult {
+    if !tools_present() {
+        return Ok(());
+    }
+    let work = tempfile::tempdir()?;
+    let work = work.path();
+    let out = work.join("out");
+    generate(&out, None)?;
+    let dns_port = free_udp_port()?;
+    let _dns = start_dns(work, dns_port, &right_names())?;
+    // Judged 23 h 30 min after generation: the day-long certificates have half an hour left.
+    let later = time::OffsetDateTime::now_utc() + time::Duration::minutes(23 * 60 + 30);
+    let later = later.format(&time::format_description::well_known::Rfc3339)?;
+    let (code, report, _) = check(
+        &out,
+        dns_port,
+        free_tcp_port()?,
+        free_tcp_port()?,
+        &["--now", &later],
+    )?;
+    assert_eq!(code, 1, "{report:#}");
+    let expiring = findings(&report)
+        .into_iter()
+        .find(|f| f["area"] == "time" && f["status"] == "fail")
+        .ok_or_else(|| format!("no failed time finding: {report:#}"))?;
+    assert!(
+        expiring["what"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("too soon for the bootstrap to finish"),
+        "{expiring:#}"
+    );
+    assert!(
+        expiring["fix"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("--renew-expired"),
+        "{expiring:#}"
+    );
+    Ok(())
+}
