@@ -175,11 +175,13 @@ fn findings(report: &Value) -> Vec<&Value> {
         .unwrap_or_default()
 }
 
-/// The finding about `target` (a prefix) in `area`, or a failure listing them all.
+/// The finding about `target` (exactly, else the first it begins) in `area`, or a failure
+/// listing them all.
 fn finding<'a>(report: &'a Value, area: &str, target: &str) -> TestResult<&'a Value> {
-    findings(report)
-        .into_iter()
-        .find(|f| f["area"] == area && f["target"].as_str().is_some_and(|t| t.starts_with(target)))
+    let in_area = || findings(report).into_iter().filter(|f| f["area"] == area);
+    in_area()
+        .find(|f| f["target"] == target)
+        .or_else(|| in_area().find(|f| f["target"].as_str().is_some_and(|t| t.starts_with(target))))
         .ok_or_else(|| format!("no {area} finding about {target}: {report:#}").into())
 }
 
@@ -593,5 +595,264 @@ fn certificates_too_close_to_expiry_fail_with_the_renewal() -> TestResult {
             .contains("--renew-expired"),
         "{expiring:#}"
     );
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------------------------
+// Mirrors: Debian's docker-registry with TLS from a CA made here and htpasswd auth, holding an
+// image and release payloads whose image-references name it (and, in one, an image it lacks).
+
+use base64::engine::general_purpose::STANDARD;
+use base64::Engine as _;
+use bootgen_conformance::registry::{
+    make_pki, push_layout, run_ok, start_registry, write_oci_layout, write_oci_layout_with,
+};
+
+const MIRROR_TOOLS: &[&str] = &[
+    "/usr/bin/docker-registry",
+    "/usr/bin/skopeo",
+    "/usr/bin/htpasswd",
+];
+
+/// A payload whose image-references name `images`.
+fn push_payload(
+    work: &Path,
+    registry: &bootgen_conformance::registry::Registry,
+    name: &str,
+    images: &[String],
+    certs: &Path,
+) -> TestResult<String> {
+    let tags: Vec<Value> = images
+        .iter()
+        .enumerate()
+        .map(|(i, image)| serde_json::json!({"name": format!("component-{i}"), "from": {"kind": "DockerImage", "name": image}}))
+        .collect();
+    let references = serde_json::to_vec(&serde_json::json!({
+        "kind": "ImageStream",
+        "apiVersion": "image.openshift.io/v1",
+        "spec": {"tags": tags},
+    }))?;
+    let layout = work.join(format!("layout-{name}"));
+    write_oci_layout_with(
+        &layout,
+        &[("release-manifests/image-references", references.as_slice())],
+    )?;
+    push_layout(
+        work,
+        registry,
+        &layout,
+        &format!("mirror/{name}:v1"),
+        Some("mirror-user:mirror-pass"),
+        Some(certs),
+    )
+}
+
+#[test]
+fn mirror_faults_are_named_and_a_healthy_environment_passes() -> TestResult {
+    if !tools_present() || MIRROR_TOOLS.iter().any(|t| !Path::new(t).exists()) {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "CI must have {MIRROR_TOOLS:?}"
+        );
+        return Ok(());
+    }
+    let work = tempfile::tempdir()?;
+    let work = work.path();
+    let (ca, cert, key) = make_pki(&work.join("pki"))?;
+    let htpasswd = work.join("htpasswd");
+    let hashed =
+        run_ok(Command::new("/usr/bin/htpasswd").args(["-Bbn", "mirror-user", "mirror-pass"]))?;
+    fs::write(&htpasswd, &hashed.stdout)?;
+    let registry = start_registry(work, Some(&htpasswd), Some((&cert, &key)))?;
+    let certs = work.join("push-certs");
+    fs::create_dir_all(&certs)?;
+    fs::copy(&ca, certs.join("ca.crt"))?;
+    let app_layout = work.join("layout-app");
+    write_oci_layout(&app_layout)?;
+    let app = push_layout(
+        work,
+        &registry,
+        &app_layout,
+        "mirror/app:v1",
+        Some("mirror-user:mirror-pass"),
+        Some(&certs),
+    )?;
+    let present = format!("source.invalid/app@{app}");
+    let absent = format!("source.invalid/app@sha256:{}", "0".repeat(64));
+    let whole = push_payload(
+        work,
+        &registry,
+        "release",
+        std::slice::from_ref(&present),
+        &certs,
+    )?;
+    let partial = push_payload(
+        work,
+        &registry,
+        "release-partial",
+        &[present.clone(), absent.clone()],
+        &certs,
+    )?;
+    let host = format!("127.0.0.1:{}", registry.port);
+
+    let auth = |password: &str| -> TestResult<PathBuf> {
+        let path = work.join(format!("auth-{password}.json"));
+        let entry = serde_json::json!({"auths": {&host: {"auth": STANDARD.encode(format!("mirror-user:{password}"))}}});
+        fs::write(&path, serde_json::to_vec(&entry)?)?;
+        Ok(path)
+    };
+    let generate_for =
+        |name: &str, release: &str, password: &str, with_ca: bool| -> TestResult<PathBuf> {
+            let out = work.join(name);
+            let mut cmd = bootgen_conformance::bootgen!();
+            cmd.args([
+                "ignition",
+                "--key-algorithm",
+                "ecdsa-p256",
+                "--release-version",
+                "4.22.0",
+            ])
+            .arg("--release-image")
+            .arg(format!("source.invalid/{release}"))
+            .arg("--mirror")
+            .arg(format!("source.invalid={host}/mirror"))
+            .arg("--block-source")
+            .arg("--registry-auth")
+            .arg(auth(password)?)
+            .arg("--output")
+            .arg(&out);
+            if with_ca {
+                cmd.arg("--trust-bundle").arg(&ca);
+            }
+            bootgen_conformance::run(&mut cmd)?;
+            Ok(out)
+        };
+
+    let (dns_port, api_port, mcs_port) = (free_udp_port()?, free_tcp_port()?, free_tcp_port()?);
+    let _dns = start_dns(work, dns_port, &right_names())?;
+
+    // Every fault removed: the load balancer's listeners serve this output's certificates, and
+    // the mirror holds the release and every image it names.
+    let healthy = generate_for("healthy", &format!("release@{whole}"), "mirror-pass", true)?;
+    let lb = start_load_balancer(
+        work,
+        &healthy,
+        tls(&healthy, "kube-apiserver-lb-server"),
+        api_port,
+        mcs_port,
+    )?;
+    let (code, report, _) = check(&healthy, dns_port, api_port, mcs_port, &[])?;
+    assert_eq!(code, 0, "{report:#}");
+    for found in findings(&report) {
+        assert_eq!(found["status"], "pass", "{found:#}");
+    }
+    let mirror = finding(&report, "mirror", &host)?;
+    assert!(
+        mirror["what"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("accepts the pull secret's credentials (TLS verified"),
+        "{mirror:#}"
+    );
+    finding(&report, "mirror", &format!("{host}/mirror/release@{whole}"))?;
+    let images = finding(&report, "mirror", &format!("{host}/mirror/release"))?;
+    assert!(
+        findings(&report)
+            .iter()
+            .any(|f| f["what"] == "holds all 1 images the release names"),
+        "{images:#}"
+    );
+    finding(&report, "time", &host)?;
+    let allowed = [
+        format!("127.0.0.1:{dns_port}"),
+        format!("127.0.0.1:{api_port}"),
+        format!("127.0.0.2:{api_port}"),
+        format!("127.0.0.2:{mcs_port}"),
+        host.clone(),
+    ];
+    for contact in report["contacts"].as_array().ok_or("no contacts")? {
+        let address = contact["address"].as_str().unwrap_or_default();
+        assert!(allowed.iter().any(|a| a == address), "contacted {contact}");
+    }
+    drop(lb);
+
+    // This machine's clock two hours ahead of the registry's Date.
+    let ahead = time::OffsetDateTime::now_utc() + time::Duration::hours(2);
+    let ahead = ahead.format(&time::format_description::well_known::Rfc3339)?;
+    let (code, report, _) = check(&healthy, dns_port, api_port, mcs_port, &["--now", &ahead])?;
+    assert_eq!(code, 1, "{report:#}");
+    assert_fails(
+        &report,
+        "time",
+        &host,
+        &format!("{host} sent Date: "),
+        "chronyc tracking",
+    )?;
+    let skew = finding(&report, "time", &host)?;
+    assert!(
+        skew["what"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("clock is 2 h 0 min ahead of"),
+        "{skew:#}"
+    );
+
+    // A payload naming an image the mirror lacks.
+    let out = generate_for(
+        "partial",
+        &format!("release-partial@{partial}"),
+        "mirror-pass",
+        true,
+    )?;
+    let (code, report, _) = check(&out, dns_port, api_port, mcs_port, &[])?;
+    assert_eq!(code, 1, "{report:#}");
+    assert_fails(
+        &report,
+        "mirror",
+        &format!("{host}/mirror/release-partial"),
+        &absent,
+        "oc adm release mirror",
+    )?;
+
+    // The release image itself missing.
+    let missing = format!("sha256:{}", "1".repeat(64));
+    let out = generate_for(
+        "no-release",
+        &format!("release@{missing}"),
+        "mirror-pass",
+        true,
+    )?;
+    let (code, report, _) = check(&out, dns_port, api_port, mcs_port, &[])?;
+    assert_eq!(code, 1, "{report:#}");
+    assert_fails(
+        &report,
+        "mirror",
+        &format!("{host}/mirror/release@{missing}"),
+        "HTTP 404",
+        "oc adm release mirror --from=",
+    )?;
+
+    // Credentials the registry refuses.
+    let out = generate_for(
+        "wrong-password",
+        &format!("release@{whole}"),
+        "not-the-password",
+        true,
+    )?;
+    let (code, report, _) = check(&out, dns_port, api_port, mcs_port, &[])?;
+    assert_eq!(code, 1, "{report:#}");
+    assert_fails(&report, "mirror", &host, "HTTP 401", "--registry-auth")?;
+    let text = report.to_string();
+    assert!(
+        !text.contains("not-the-password")
+            && !text.contains(&STANDARD.encode("mirror-user:not-the-password")),
+        "a secret in the report"
+    );
+
+    // No trust bundle: the mirror's certificate is from a CA the node does not trust.
+    let out = generate_for("no-ca", &format!("release@{whole}"), "mirror-pass", false)?;
+    let (code, report, _) = check(&out, dns_port, api_port, mcs_port, &[])?;
+    assert_eq!(code, 1, "{report:#}");
+    assert_fails(&report, "mirror", &host, "UnknownIssuer", "--trust-bundle")?;
     Ok(())
 }

@@ -12,18 +12,28 @@ const TOO_LITTLE: Duration = Duration::hours(1);
 /// Below this, half of the day is gone: a warning.
 const RUNNING_LOW: Duration = Duration::hours(12);
 
-/// An HTTP `Date` (IMF-fixdate: `Fri, 27 Nov 2026 02:31:18 GMT`).
+/// HTTP's date format (IMF-fixdate: `Fri, 27 Nov 2026 02:31:18 GMT`).
+const HTTP_DATE: &[time::format_description::BorrowedFormatItem<'static>] = time::macros::format_description!(
+    "[weekday repr:short], [day] [month repr:short] [year] [hour]:[minute]:[second] GMT"
+);
+
+/// An HTTP `Date`.
 pub(crate) fn parse_http_date(text: &str) -> Option<OffsetDateTime> {
-    let format = time::macros::format_description!(
-        "[weekday repr:short], [day] [month repr:short] [year] [hour]:[minute]:[second] GMT"
-    );
-    PrimitiveDateTime::parse(text.trim(), format)
+    PrimitiveDateTime::parse(text.trim(), HTTP_DATE)
         .ok()
         .map(PrimitiveDateTime::assume_utc)
 }
 
+/// A time as HTTP writes it (in UTC), so two can be compared by eye.
+fn http_date(at: OffsetDateTime) -> String {
+    at.to_offset(time::UtcOffset::UTC)
+        .format(HTTP_DATE)
+        .unwrap_or_else(|_| at.to_string())
+}
+
+/// A duration to the nearest minute, as `2 h 5 min`.
 fn hours_minutes(duration: Duration) -> String {
-    let minutes = duration.whole_minutes().abs();
+    let minutes = (duration.whole_seconds().abs() + 30) / 60;
     format!("{} h {} min", minutes / 60, minutes % 60)
 }
 
@@ -39,7 +49,10 @@ pub(crate) fn check_clock(
             continue;
         };
         let skew = now - theirs;
-        let evidence = format!("{server} sent Date: {header}; this machine's clock read {now}");
+        let evidence = format!(
+            "{server} sent Date: {header}; this machine's clock read {}",
+            http_date(now)
+        );
         if skew.abs() > max_skew {
             let direction = if skew.is_positive() {
                 "ahead of"
@@ -87,7 +100,7 @@ pub(crate) fn check_certificates(
                 "the certificate is not valid yet, for {}: it was made on a clock ahead of this one",
                 hours_minutes(early.not_before - now)
             ),
-            format!("{}: notBefore {}", early.subject, early.not_before),
+            format!("{}: notBefore {}", early.subject, http_date(early.not_before)),
             format!("sync the clocks (chronyc tracking), then {renew}"),
         ));
     }
@@ -95,7 +108,7 @@ pub(crate) fn check_certificates(
         return;
     };
     let left = first.not_after - now;
-    let evidence = format!("{}: notAfter {}", first.subject, first.not_after);
+    let evidence = format!("{}: notAfter {}", first.subject, http_date(first.not_after));
     let target = first.file.clone();
     if left < TOO_LITTLE {
         let what = if left.is_negative() {
@@ -148,5 +161,10 @@ mod tests {
         let date = parse_http_date("Fri, 27 Nov 2026 02:31:18 GMT").unwrap();
         assert_eq!(date.unix_timestamp(), 1_795_746_678);
         assert!(parse_http_date("yesterday").is_none());
+        assert_eq!(http_date(date), "Fri, 27 Nov 2026 02:31:18 GMT");
+        assert_eq!(
+            hours_minutes(Duration::seconds(-(2 * 3600 - 20))),
+            "2 h 0 min"
+        );
     }
 }

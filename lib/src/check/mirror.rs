@@ -13,10 +13,14 @@ use crate::model::Registry;
 use std::collections::BTreeMap;
 
 /// Where an image is pulled from through the mirrors: `(mirror host, insecure, repository path
-/// on the mirror)`, first mirror first.
+/// on the mirror)`, first mirror first; an image no registry entry covers, from its own host.
 pub(crate) fn mirrored(registries: &[Registry], image: &str) -> Vec<(String, bool, String)> {
     let Some(registry) = crate::ignition::read::registry_for(registries, image) else {
-        return Vec::new();
+        // Not mirrored: pulled from where it names (checked when that is a mirror host).
+        let repository = repository_of(image);
+        let host = host_of(repository);
+        let path = repository[host.len()..].trim_start_matches('/').to_string();
+        return vec![(host.to_string(), false, path)];
     };
     let repository = repository_of(image);
     let rest = &repository[registry.location.len()..];
@@ -106,7 +110,11 @@ fn check_release(
     findings: &mut Vec<Finding>,
 ) {
     let places = mirrored(&plan.registries, release);
-    if places.is_empty() {
+    // A release pulled from a host that is no mirror is not the mirrors' business.
+    if !places
+        .iter()
+        .any(|(host, _, _)| sessions.contains_key(host))
+    {
         return;
     }
     let Some((_, digest)) = release.split_once('@') else {
