@@ -79,6 +79,20 @@ pub struct CheckArgs {
     /// Also print every DNS question, connection and request made.
     #[arg(long, short = 'v')]
     pub verbose: bool,
+    /// After the tests, follow the install on the bootstrap machine (over SSH, as core with
+    /// OUTPUT/auth/bootstrap-ssh-key) until it completes (exit 0) or fails or stalls (exit 1,
+    /// with diagnose's cause and fix from a log bundle gathered there).
+    #[arg(long, requires = "bootstrap")]
+    pub watch: bool,
+    /// The bootstrap machine's address, for --watch.
+    #[arg(long, value_name = "HOST")]
+    pub bootstrap: Option<String>,
+    /// With --watch: seconds between two looks at the bootstrap machine.
+    #[arg(long, value_name = "SECONDS", default_value_t = 15)]
+    pub interval: u64,
+    /// With --watch: seconds without completion after which the install counts as stalled.
+    #[arg(long, value_name = "SECONDS", default_value_t = 3600)]
+    pub stall_after: u64,
 }
 
 /// `bootgen diagnose`.

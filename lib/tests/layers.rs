@@ -27,7 +27,7 @@ const LIBRARY_LAYERS: &[&[&str]] = &[
 
 /// The CLI's modules, lowest layer first.
 const CLI_LAYERS: &[&[&str]] = &[
-    &["args", "clock", "resolver", "node"],
+    &["args", "clock", "resolver", "node", "remote"],
     &["input"],
     &["options"],
     &["report"],

@@ -856,3 +856,172 @@ fn mirror_faults_are_named_and_a_healthy_environment_passes() -> TestResult {
     assert_fails(&report, "mirror", &host, "UnknownIssuer", "--trust-bundle")?;
     Ok(())
 }
+
+// ---------------------------------------------------------------------------------------------
+// --watch against a scripted bootstrap machine (tests/src/failing_node.rs): stub `ssh` and
+// `scp` run what bootgen sends on the node's scratch tree, its installer-gather.sh included.
+
+use bootgen_conformance::failing_node::FailingNode;
+use std::os::unix::fs::PermissionsExt as _;
+
+/// ssh: skips the options, logs the command and runs it on the node, its absolute paths moved
+/// under the node's root and `sudo` dropped.
+const STUB_SSH: &str = r##"#!/usr/bin/env bash
+while [ $# -gt 0 ]; do
+    case "$1" in -i|-o) shift 2 ;; -*) shift ;; *) break ;; esac
+done
+host="$1"; shift
+cmd="$*"
+echo "$host: $cmd" >> "$WATCH_HOME/ssh.log"
+cmd="${cmd//sudo /}"
+cmd="${cmd//\/opt\/openshift/$GATHER_NODE_ROOT/opt/openshift}"
+cmd="${cmd//\/usr\/local\/bin/$GATHER_NODE_ROOT/usr/local/bin}"
+cd "$WATCH_HOME" && PATH="$WATCH_NODE_PATH" exec bash -c "$cmd"
+"##;
+
+/// scp: `core@host:FILE DEST` copies FILE from the node's home.
+const STUB_SCP: &str = r##"#!/usr/bin/env bash
+while [ $# -gt 0 ]; do
+    case "$1" in -i|-o) shift 2 ;; -*) shift ;; *) break ;; esac
+done
+cp "$WATCH_HOME/${1#*:}" "$2"
+"##;
+
+/// `bootgen check OUT --watch --bootstrap 192.0.2.20` against `node`; its output.
+fn watch(node: &FailingNode, out: &Path, dns_port: u16, extra: &[&str]) -> TestResult<Output> {
+    let stubs = node.root().join("watch-stubs");
+    fs::create_dir_all(&stubs)?;
+    for (name, text) in [("ssh", STUB_SSH), ("scp", STUB_SCP)] {
+        let path = stubs.join(name);
+        fs::write(&path, text)?;
+        fs::set_permissions(&path, fs::Permissions::from_mode(0o755))?;
+    }
+    let home = node.root().join("home");
+    fs::create_dir_all(&home)?;
+    fs::create_dir_all(node.root().join("work"))?;
+    let node_path = node
+        .node_env()
+        .into_iter()
+        .find(|(name, _)| *name == "PATH")
+        .map(|(_, value)| value)
+        .unwrap_or_default();
+    let path = format!(
+        "{}:{}",
+        stubs.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    Ok(bootgen_conformance::bootgen!()
+        .arg("check")
+        .arg(out)
+        .arg(format!("--dns-server=127.0.0.1:{dns_port}"))
+        .args([
+            "--timeout",
+            "1",
+            "--watch",
+            "--bootstrap",
+            "192.0.2.20",
+            "--interval",
+            "1",
+        ])
+        .args(extra)
+        .env("PATH", path)
+        .env("WATCH_HOME", &home)
+        .env("WATCH_NODE_PATH", node_path)
+        .env("STUB_DIR", node.root().join("stub"))
+        .env("GATHER_NODE_ROOT", node.root().join("node"))
+        .env("GATHER_WORK_DIR", node.root().join("work"))
+        .env("GATHER_NO_SUDO", "1")
+        .output()?)
+}
+
+fn journal_line(ident: &str, message: &str) -> String {
+    format!("2026-01-01T01:05:00+0000 bootstrap {ident}: {message}\n")
+}
+
+#[test]
+fn watch_follows_the_bootstrap_to_completion_failure_or_stall() -> TestResult {
+    if !tools_present() {
+        return Ok(());
+    }
+    let work = tempfile::tempdir()?;
+    let work = work.path();
+    let out = work.join("out");
+    generate(&out, None)?;
+    let dns_port = free_udp_port()?;
+    let _dns = start_dns(work, dns_port, &right_names())?;
+
+    // Completes: bootkube's last marker is there.
+    let done = FailingNode::release_pulled()?.file("/opt/openshift/.bootkube.done", "")?;
+    let output = watch(&done, &out, dns_port, &[])?;
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{stdout}{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(
+        stdout.contains("watch: the bootstrap on 192.0.2.20 is complete"),
+        "{stdout}"
+    );
+    let asked = fs::read_to_string(done.root().join("home/ssh.log"))?;
+    assert!(
+        asked.starts_with("core@192.0.2.20: ls -1a /opt/openshift"),
+        "{asked}"
+    );
+
+    // Fails: the release image pull was refused; diagnose's cause and fix, live.
+    let refused = FailingNode::new(None)?
+        .journal(
+            "release-image.service",
+            &journal_line("release-image-download.sh[1201]", "Pull of release image quay.io/openshift-release-dev/ocp-release@sha256:4f1e failed (attempt 3): Error: initializing source docker://quay.io/openshift-release-dev/ocp-release@sha256:4f1e: reading manifest sha256:4f1e in quay.io/openshift-release-dev/ocp-release: unauthorized: authentication required"),
+        )?
+        .service("release-image", "record_service_stage_start pull-release-image\nexit 1")?
+        .failed_unit("release-image.service")?;
+    let output = watch(&refused, &out, dns_port, &[])?;
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(
+        output.status.code(),
+        Some(1),
+        "{stdout}{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(
+        stdout.contains("watch: on 192.0.2.20, release-image.service failed"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("refused the pull (unauthorized)"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("--registry-auth"), "{stdout}");
+    assert!(out.join("log-bundle-bootgen-watch.tar.gz").exists());
+
+    // Stalls: bootkube never gets past cb-bootstrap; after --stall-after the bundle says so.
+    let stalled = FailingNode::release_pulled()?
+        .journal(
+            "bootkube.service",
+            &journal_line(
+                "bootkube.sh[2001]",
+                "Waiting for the control plane to join...",
+            ),
+        )?
+        .service(
+            "bootkube",
+            "record_service_stage_start cb-bootstrap\nkill -KILL $$",
+        )?;
+    let output = watch(&stalled, &out, dns_port, &["--stall-after", "1"])?;
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stdout}{stderr}");
+    assert!(
+        stderr.contains("stages done: "),
+        "a progress line while it waits: {stderr}"
+    );
+    assert!(stdout.contains("did not complete within 1 s"), "{stdout}");
+    assert!(
+        stdout.contains("bootkube.service never finished: stage cb-bootstrap did not end"),
+        "{stdout}"
+    );
+    Ok(())
+}

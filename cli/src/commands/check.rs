@@ -1,10 +1,15 @@
-//! `bootgen check`: tests the environment the configs need before the nodes boot. Exit 0 when
-//! every test passes (warnings allowed), 1 when one fails or the configs cannot be read.
+//! `bootgen check`: tests the environment the configs need before the nodes boot, and with
+//! `--watch` follows the install on the bootstrap machine. Exit 0 when every test passes
+//! (warnings allowed) and, watching, the bootstrap completes; 1 when a test fails, the bootstrap
+//! fails or stalls, or the configs cannot be read.
 
 use crate::args::CheckArgs;
-use bootgen::check::{check, CheckOptions, NetProbes, Plan};
+use crate::remote::Remote;
+use bootgen::check::{api_readiness, check, progress, CheckOptions, NetProbes, Plan, Progress};
+use bootgen::diagnose::{diagnose_path, Limits};
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// Where Debian, Fedora and their kin keep the system's CA bundle: a mirror with a certificate
 /// from a public CA is trusted by the node's system store too.
@@ -12,6 +17,9 @@ const SYSTEM_CA_BUNDLES: &[&str] = &[
     "/etc/ssl/certs/ca-certificates.crt",
     "/etc/pki/tls/certs/ca-bundle.crt",
 ];
+
+/// The id of the log bundle `--watch` gathers.
+const GATHER_ID: &str = "bootgen-watch";
 
 fn system_roots() -> Vec<Vec<u8>> {
     SYSTEM_CA_BUNDLES
@@ -29,7 +37,8 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
     options.api_port = args.api_port;
     options.config_port = args.machine_config_port;
     options.system_roots = system_roots();
-    let probes = NetProbes::new(args.dns_server, Duration::from_secs(args.timeout.max(1)));
+    let timeout = Duration::from_secs(args.timeout.max(1));
+    let probes = NetProbes::new(args.dns_server, timeout);
     let mut report = check(&plan, &probes, &options);
     // The library names bootgen's settings; the fix a person runs names the flags.
     report.map_text(crate::options::with_flags);
@@ -48,9 +57,106 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
         text.push_str(&report.to_string());
         crate::report::emit(text)?;
     }
+    if args.watch {
+        if let Some(host) = &args.bootstrap {
+            return watch(&args, host, &plan, &probes);
+        }
+    }
     Ok(if report.passed {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(crate::EXIT_INPUT)
     })
+}
+
+/// The output directory: the input, or the directory of a bootstrap.ign given as a file.
+fn output_dir(input: &Path) -> PathBuf {
+    if input.is_dir() {
+        input.to_path_buf()
+    } else {
+        input
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .map_or_else(|| PathBuf::from("."), Path::to_path_buf)
+    }
+}
+
+/// Looks at the bootstrap machine every `--interval` until it completes, fails or stalls.
+fn watch(
+    args: &CheckArgs,
+    host: &str,
+    plan: &Plan,
+    probes: &NetProbes,
+) -> anyhow::Result<ExitCode> {
+    let dir = output_dir(&args.input);
+    let remote = Remote::new(
+        host,
+        &dir.join("auth/bootstrap-ssh-key"),
+        args.timeout.max(1),
+    );
+    let started = Instant::now();
+    loop {
+        let elapsed = started.elapsed().as_secs();
+        let api = api_readiness(plan, probes, args.api_port);
+        match remote
+            .run(bootgen::check::STATUS_COMMAND)
+            .map(|text| progress(&text))
+        {
+            Ok(Progress::Complete) => {
+                crate::report::emit(format!(
+                    "watch: the bootstrap on {host} is complete after {elapsed} s ({api}); the bootstrap machine can be removed from the load balancer\n"
+                ))?;
+                return Ok(ExitCode::SUCCESS);
+            }
+            Ok(Progress::Failed { units }) => {
+                crate::report::emit(format!(
+                    "watch: on {host}, {} failed after {elapsed} s; gathering its logs\n",
+                    units.join(", ")
+                ))?;
+                return explain(&remote, &dir);
+            }
+            Ok(Progress::Waiting { done }) => {
+                let stages = if done.is_empty() {
+                    "none".into()
+                } else {
+                    done.join(", ")
+                };
+                crate::report::notice(format!("watch {elapsed} s: stages done: {stages}; {api}"));
+            }
+            Err(error) => crate::report::notice(format!("watch {elapsed} s: {error}; {api}")),
+        }
+        if elapsed >= args.stall_after {
+            crate::report::emit(format!(
+                "watch: the bootstrap on {host} did not complete within {} s; gathering its logs\n",
+                args.stall_after
+            ))?;
+            return explain(&remote, &dir);
+        }
+        std::thread::sleep(Duration::from_secs(args.interval));
+    }
+}
+
+/// Gathers a log bundle on the machine, copies it into `dir` and prints diagnose's report.
+fn explain(remote: &Remote, dir: &Path) -> anyhow::Result<ExitCode> {
+    let bundle = format!("log-bundle-{GATHER_ID}.tar.gz");
+    let fetched = remote
+        .run(&format!(
+            "sudo /usr/local/bin/installer-gather.sh --id {GATHER_ID}"
+        ))
+        .and_then(|_| remote.fetch(&bundle, dir));
+    let path = match fetched {
+        Ok(path) => path,
+        Err(error) => {
+            crate::report::emit(format!("watch: no log bundle could be gathered: {error}\n"))?;
+            return Ok(ExitCode::from(crate::EXIT_INPUT));
+        }
+    };
+    let mut diagnosis = diagnose_path(&path, &Limits::default())?;
+    if let Some(failure) = &mut diagnosis.failure {
+        failure.sentence = crate::options::with_flags(&failure.sentence);
+        failure.fix = failure.fix.as_deref().map(crate::options::with_flags);
+    }
+    crate::report::emit(format!("watch: the log bundle is {}\n", path.display()))?;
+    crate::report::emit_display(&diagnosis)?;
+    Ok(ExitCode::from(crate::EXIT_INPUT))
 }

@@ -22,11 +22,13 @@ mod probe;
 mod registry;
 mod targets;
 mod tls;
+mod watch;
 
 pub use finding::{Finding, Report, Status};
 pub use net::NetProbes;
 pub use probe::{Contact, Handshake, Lookup, Presented, Probes, Request, Response, Transport};
 pub use targets::{CertificateTime, ConfigServer, Plan, API_PORT, MCS_PORT};
+pub use watch::{api_readiness, progress, Progress, COMPLETE_MARKER, STATUS_COMMAND};
 
 use time::{Duration, OffsetDateTime};
 
