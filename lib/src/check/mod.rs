@@ -125,3 +125,99 @@ pub fn check(plan: &Plan, probes: &dyn Probes, options: &CheckOptions) -> Report
         contacts: probes.contacts(),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+    use crate::model::mirrors::{Mirror, Registry};
+    use std::cell::RefCell;
+    use std::net::SocketAddr;
+
+    /// Answers from a table; connects, handshakes and requests are recorded and refused.
+    struct Fake {
+        answers: Vec<(&'static str, Lookup)>,
+        touched: RefCell<Vec<String>>,
+    }
+
+    impl Probes for Fake {
+        fn resolve(&self, name: &str) -> Lookup {
+            self.answers
+                .iter()
+                .find(|(n, _)| name.ends_with(n))
+                .map(|(_, answer)| answer.clone())
+                .unwrap_or(Lookup::NoSuchName {
+                    answer: "NXDOMAIN from the fake".into(),
+                })
+        }
+        fn connect(&self, address: SocketAddr) -> std::result::Result<(), String> {
+            self.touched.borrow_mut().push(address.to_string());
+            Err("refused".into())
+        }
+        fn handshake(&self, address: SocketAddr, _: &str, _: &[Vec<u8>]) -> Handshake {
+            self.touched.borrow_mut().push(address.to_string());
+            Handshake::NoCertificate("closed".into())
+        }
+        fn get(&self, request: &Request) -> std::result::Result<Response, String> {
+            self.touched.borrow_mut().push(request.address.to_string());
+            Err("refused".into())
+        }
+        fn contacts(&self) -> Vec<Contact> {
+            Vec::new()
+        }
+    }
+
+    fn plan() -> Plan {
+        Plan {
+            domain: "c.example.com".into(),
+            api_vips: vec!["10.0.0.5".parse().unwrap()],
+            registries: vec![Registry {
+                location: "source.example/ocp".into(),
+                insecure: false,
+                blocked: true,
+                mirror_by_digest_only: true,
+                mirrors: vec![Mirror {
+                    location: "mirror.example/ocp".into(),
+                    insecure: false,
+                }],
+            }],
+            release: Some(format!(
+                "source.example/ocp/release@sha256:{}",
+                "a".repeat(64)
+            )),
+            ..Plan::default()
+        }
+    }
+
+    #[test]
+    fn a_wrong_answer_or_an_empty_one_is_never_connected_to() {
+        let fake = Fake {
+            answers: vec![
+                (
+                    "api.c.example.com",
+                    Lookup::Addresses(vec!["192.0.2.9".parse().unwrap()]),
+                ),
+                ("api-int.c.example.com", Lookup::Addresses(Vec::new())),
+                ("mirror.example", Lookup::Addresses(Vec::new())),
+            ],
+            touched: RefCell::new(Vec::new()),
+        };
+        let now = OffsetDateTime::UNIX_EPOCH + Duration::days(20_000);
+        let report = check(&plan(), &fake, &CheckOptions::at(now));
+        assert!(!report.passed);
+        assert!(
+            fake.touched.borrow().is_empty(),
+            "{:?}",
+            fake.touched.borrow()
+        );
+        let api = &report.findings[0];
+        assert_eq!(api.status, Status::Fail);
+        assert_eq!(
+            api.evidence.as_deref(),
+            Some("api.c.example.com -> 192.0.2.9")
+        );
+        let mirror = report.findings.iter().find(|f| f.area == "mirror").unwrap();
+        assert_eq!(mirror.target, "mirror.example");
+        assert_eq!(mirror.status, Status::Fail);
+    }
+}

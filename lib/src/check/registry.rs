@@ -86,7 +86,14 @@ impl<'a> Session<'a> {
         };
         let (name, port) = host_and_port(host);
         let ip = match probes.resolve(name) {
-            Lookup::Addresses(addresses) => addresses[0],
+            Lookup::Addresses(addresses) if !addresses.is_empty() => addresses[0],
+            Lookup::Addresses(_) => {
+                return Err(refusal(
+                    RefusalKind::Name,
+                    "the mirror's name has no address",
+                    String::new(),
+                ))
+            }
             Lookup::NoSuchName { answer } => {
                 return Err(refusal(
                     RefusalKind::Name,

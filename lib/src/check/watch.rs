@@ -74,7 +74,8 @@ pub fn progress(output: &str) -> Progress {
 pub fn api_readiness(plan: &Plan, probes: &dyn Probes, port: u16) -> String {
     let host = plan.api();
     let ip = match probes.resolve(&host) {
-        Lookup::Addresses(addresses) => addresses[0],
+        Lookup::Addresses(addresses) if !addresses.is_empty() => addresses[0],
+        Lookup::Addresses(_) => return format!("API: {host} has no address"),
         Lookup::NoSuchName { answer } => return format!("API: {host} does not resolve ({answer})"),
         Lookup::Failed(error) => return format!("API: {host} cannot be looked up ({error})"),
     };
