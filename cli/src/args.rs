@@ -84,7 +84,8 @@ pub struct CheckArgs {
     /// with diagnose's cause and fix from a log bundle gathered there).
     #[arg(long, requires = "bootstrap")]
     pub watch: bool,
-    /// The bootstrap machine's address, for --watch.
+    /// The bootstrap machine's address: SSH to it is tested (as core with
+    /// OUTPUT/auth/bootstrap-ssh-key), and --watch follows it.
     #[arg(long, value_name = "HOST")]
     pub bootstrap: Option<String>,
     /// With --watch: seconds between two looks at the bootstrap machine.

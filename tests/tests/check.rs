@@ -873,6 +873,10 @@ done
 host="$1"; shift
 cmd="$*"
 echo "$host: $cmd" >> "$WATCH_HOME/ssh.log"
+if [ -n "${WATCH_SSH_DENY:-}" ]; then
+    echo "$host: Permission denied (publickey)." >&2
+    exit 255
+fi
 cmd="${cmd//sudo /}"
 cmd="${cmd//\/opt\/openshift/$GATHER_NODE_ROOT/opt/openshift}"
 cmd="${cmd//\/usr\/local\/bin/$GATHER_NODE_ROOT/usr/local/bin}"
@@ -887,8 +891,8 @@ done
 cp "$WATCH_HOME/${1#*:}" "$2"
 "##;
 
-/// `bootgen check OUT --watch --bootstrap 192.0.2.20` against `node`; its output.
-fn watch(node: &FailingNode, out: &Path, dns_port: u16, extra: &[&str]) -> TestResult<Output> {
+/// `bootgen check OUT --bootstrap 192.0.2.20` (with `args`) reaching `node` through the stubs.
+fn check_node(node: &FailingNode, out: &Path, dns_port: u16, args: &[&str]) -> TestResult<Command> {
     let stubs = node.root().join("watch-stubs");
     fs::create_dir_all(&stubs)?;
     for (name, text) in [("ssh", STUB_SSH), ("scp", STUB_SCP)] {
@@ -910,28 +914,27 @@ fn watch(node: &FailingNode, out: &Path, dns_port: u16, extra: &[&str]) -> TestR
         stubs.display(),
         std::env::var("PATH").unwrap_or_default()
     );
-    Ok(bootgen_conformance::bootgen!()
-        .arg("check")
+    let mut cmd = bootgen_conformance::bootgen!();
+    cmd.arg("check")
         .arg(out)
         .arg(format!("--dns-server=127.0.0.1:{dns_port}"))
-        .args([
-            "--timeout",
-            "1",
-            "--watch",
-            "--bootstrap",
-            "192.0.2.20",
-            "--interval",
-            "1",
-        ])
-        .args(extra)
+        .args(["--timeout", "1", "--bootstrap", "192.0.2.20"])
+        .args(args)
         .env("PATH", path)
         .env("WATCH_HOME", &home)
         .env("WATCH_NODE_PATH", node_path)
         .env("STUB_DIR", node.root().join("stub"))
         .env("GATHER_NODE_ROOT", node.root().join("node"))
         .env("GATHER_WORK_DIR", node.root().join("work"))
-        .env("GATHER_NO_SUDO", "1")
-        .output()?)
+        .env("GATHER_NO_SUDO", "1");
+    Ok(cmd)
+}
+
+/// `bootgen check OUT --watch --bootstrap 192.0.2.20` against `node`; its output.
+fn watch(node: &FailingNode, out: &Path, dns_port: u16, extra: &[&str]) -> TestResult<Output> {
+    let mut args = vec!["--watch", "--interval", "1"];
+    args.extend_from_slice(extra);
+    Ok(check_node(node, out, dns_port, &args)?.output()?)
 }
 
 fn journal_line(ident: &str, message: &str) -> String {
@@ -966,7 +969,7 @@ fn watch_follows_the_bootstrap_to_completion_failure_or_stall() -> TestResult {
     );
     let asked = fs::read_to_string(done.root().join("home/ssh.log"))?;
     assert!(
-        asked.starts_with("core@192.0.2.20: ls -1a /opt/openshift"),
+        asked.starts_with("core@192.0.2.20: true\ncore@192.0.2.20: ls -1a /opt/openshift"),
         "{asked}"
     );
 
@@ -1023,5 +1026,42 @@ fn watch_follows_the_bootstrap_to_completion_failure_or_stall() -> TestResult {
         stdout.contains("bootkube.service never finished: stage cb-bootstrap did not end"),
         "{stdout}"
     );
+    Ok(())
+}
+
+#[test]
+fn ssh_to_the_bootstrap_machine_is_tested_when_given_its_address() -> TestResult {
+    if !tools_present() {
+        return Ok(());
+    }
+    let work = tempfile::tempdir()?;
+    let work = work.path();
+    let out = work.join("out");
+    generate(&out, None)?;
+    let dns_port = free_udp_port()?;
+    let _dns = start_dns(work, dns_port, &right_names())?;
+    let node = FailingNode::release_pulled()?;
+
+    let output = check_node(&node, &out, dns_port, &["--json"])?.output()?;
+    let report: Value = serde_json::from_slice(&output.stdout)?;
+    let ssh = finding(&report, "bootstrap", "192.0.2.20")?;
+    assert_eq!(ssh["status"], "pass", "{ssh:#}");
+    assert!(
+        report["contacts"].to_string().contains("192.0.2.20:22"),
+        "{report:#}"
+    );
+
+    let output = check_node(&node, &out, dns_port, &["--json"])?
+        .env("WATCH_SSH_DENY", "1")
+        .output()?;
+    assert_eq!(output.status.code(), Some(1));
+    let report: Value = serde_json::from_slice(&output.stdout)?;
+    assert_fails(
+        &report,
+        "bootstrap",
+        "192.0.2.20",
+        "Permission denied (publickey)",
+        "booted this output's bootstrap.ign",
+    )?;
     Ok(())
 }

@@ -5,7 +5,10 @@
 
 use crate::args::CheckArgs;
 use crate::remote::Remote;
-use bootgen::check::{api_readiness, check, progress, CheckOptions, NetProbes, Plan, Progress};
+use bootgen::check::{
+    api_readiness, check, progress, CheckOptions, Contact, Finding, NetProbes, Plan, Progress,
+    Status,
+};
 use bootgen::diagnose::{diagnose_path, Limits};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -40,6 +43,18 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
     let timeout = Duration::from_secs(args.timeout.max(1));
     let probes = NetProbes::new(args.dns_server, timeout);
     let mut report = check(&plan, &probes, &options);
+    let remote = args.bootstrap.as_deref().map(|host| {
+        let key = output_dir(&args.input).join("auth/bootstrap-ssh-key");
+        (host, Remote::new(host, &key, args.timeout.max(1)))
+    });
+    if let Some((host, remote)) = &remote {
+        report.contacts.push(Contact {
+            kind: "ssh",
+            address: format!("{host}:22"),
+            about: "core".into(),
+        });
+        report.add(ssh_finding(host, remote));
+    }
     // The library names bootgen's settings; the fix a person runs names the flags.
     report.map_text(crate::options::with_flags);
     if args.json {
@@ -58,8 +73,8 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
         crate::report::emit(text)?;
     }
     if args.watch {
-        if let Some(host) = &args.bootstrap {
-            return watch(&args, host, &plan, &probes);
+        if let Some((host, remote)) = &remote {
+            return watch(&args, host, remote, &plan, &probes);
         }
     }
     Ok(if report.passed {
@@ -67,6 +82,25 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
     } else {
         ExitCode::from(crate::EXIT_INPUT)
     })
+}
+
+/// Logs in to the bootstrap machine as `core` with the output's SSH key.
+fn ssh_finding(host: &str, remote: &Remote) -> Finding {
+    match remote.run("true") {
+        Ok(_) => Finding::pass(
+            "bootstrap",
+            host,
+            "ssh core@ logs in with auth/bootstrap-ssh-key".into(),
+        ),
+        Err(error) => Finding::problem(
+            Status::Fail,
+            "bootstrap",
+            host,
+            "ssh core@ with auth/bootstrap-ssh-key does not log in".into(),
+            error,
+            "check that the machine booted this output's bootstrap.ign (its core user holds auth/bootstrap-ssh-key.pub) and that port 22 is reachable from here".into(),
+        ),
+    }
 }
 
 /// The output directory: the input, or the directory of a bootstrap.ign given as a file.
@@ -85,15 +119,11 @@ fn output_dir(input: &Path) -> PathBuf {
 fn watch(
     args: &CheckArgs,
     host: &str,
+    remote: &Remote,
     plan: &Plan,
     probes: &NetProbes,
 ) -> anyhow::Result<ExitCode> {
     let dir = output_dir(&args.input);
-    let remote = Remote::new(
-        host,
-        &dir.join("auth/bootstrap-ssh-key"),
-        args.timeout.max(1),
-    );
     let started = Instant::now();
     loop {
         let elapsed = started.elapsed().as_secs();
@@ -113,7 +143,7 @@ fn watch(
                     "watch: on {host}, {} failed after {elapsed} s; gathering its logs\n",
                     units.join(", ")
                 ))?;
-                return explain(&remote, &dir);
+                return explain(remote, &dir);
             }
             Ok(Progress::Waiting { done }) => {
                 let stages = if done.is_empty() {
@@ -130,7 +160,7 @@ fn watch(
                 "watch: the bootstrap on {host} did not complete within {} s; gathering its logs\n",
                 args.stall_after
             ))?;
-            return explain(&remote, &dir);
+            return explain(remote, &dir);
         }
         std::thread::sleep(Duration::from_secs(args.interval));
     }

@@ -37,7 +37,7 @@ pub struct Finding {
 
 impl Finding {
     /// A pass.
-    pub(crate) fn pass(area: &'static str, target: impl Into<String>, what: String) -> Finding {
+    pub fn pass(area: &'static str, target: impl Into<String>, what: String) -> Finding {
         Finding {
             area,
             target: target.into(),
@@ -49,7 +49,7 @@ impl Finding {
     }
 
     /// A failure or a warning, with its evidence and fix.
-    pub(crate) fn problem(
+    pub fn problem(
         status: Status,
         area: &'static str,
         target: impl Into<String>,
@@ -82,6 +82,13 @@ pub struct Report {
 }
 
 impl Report {
+    /// Adds a finding the caller made (a front end's own test, such as SSH), keeping
+    /// [`Report::passed`] true to the findings.
+    pub fn add(&mut self, finding: Finding) {
+        self.passed &= finding.status != Status::Fail;
+        self.findings.push(finding);
+    }
+
     /// How many findings have this status.
     pub fn count(&self, status: Status) -> usize {
         self.findings.iter().filter(|f| f.status == status).count()
