@@ -7,11 +7,10 @@
 
 use std::error::Error;
 use std::fs;
-use std::net::{TcpListener, TcpStream, UdpSocket};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
-use std::time::{Duration, Instant};
+use std::process::{Command, Output};
 
+use bootgen_conformance::loopback::{free_tcp_port, free_udp_port, start_dns, start_tls, Server};
 use serde_json::Value;
 
 type TestResult<T = ()> = Result<T, Box<dyn Error>>;
@@ -35,95 +34,6 @@ fn tools_present() -> bool {
     );
     eprintln!("SKIPPED: {missing:?} not installed; run `bash .ci/run`");
     false
-}
-
-/// A server started by a test, killed when dropped.
-struct Server(Child);
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-fn free_udp_port() -> TestResult<u16> {
-    Ok(UdpSocket::bind("127.0.0.1:0")?.local_addr()?.port())
-}
-
-/// A TCP port free on 127.0.0.1 and 127.0.0.2 alike.
-fn free_tcp_port() -> TestResult<u16> {
-    for _ in 0..20 {
-        let port = TcpListener::bind("127.0.0.1:0")?.local_addr()?.port();
-        if TcpListener::bind(("127.0.0.2", port)).is_ok() {
-            return Ok(port);
-        }
-    }
-    Err("no port free on both 127.0.0.1 and 127.0.0.2".into())
-}
-
-/// dnsmasq answering only from `rules` (`--address=/name/ip`; an empty ip is NXDOMAIN), on
-/// 127.0.0.1:`port`; it returns once dnsmasq says it started.
-fn start_dns(dir: &Path, port: u16, rules: &[String]) -> TestResult<Server> {
-    let log = dir.join(format!("dnsmasq-{port}.log"));
-    let child = Command::new("/usr/sbin/dnsmasq")
-        .args([
-            "--no-daemon",
-            "--no-resolv",
-            "--no-hosts",
-            "--bind-interfaces",
-            "--listen-address=127.0.0.1",
-            "--pid-file=",
-            "--user=",
-        ])
-        .arg(format!("--port={port}"))
-        .args(rules.iter().map(|r| format!("--address={r}")))
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(fs::File::create(&log)?)
-        .spawn()?;
-    let mut server = Server(child);
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while !fs::read_to_string(&log)?.contains("started") {
-        if let Some(status) = server.0.try_wait()? {
-            return Err(format!("dnsmasq exited ({status}): {}", fs::read_to_string(&log)?).into());
-        }
-        if Instant::now() > deadline {
-            return Err("dnsmasq did not start".into());
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    Ok(server)
-}
-
-/// `openssl s_server` on `address` with a certificate and key; with `www`, it serves that
-/// directory's files (`-WWW`), else a status page. Returns once it accepts connections.
-fn start_tls(address: &str, cert: &Path, key: &Path, www: Option<&Path>) -> TestResult<Server> {
-    let mut cmd = Command::new("/usr/bin/openssl");
-    cmd.args(["s_server", "-quiet", "-accept", address])
-        .arg("-cert")
-        .arg(cert)
-        .arg("-key")
-        .arg(key)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null());
-    match www {
-        Some(dir) => cmd.arg("-WWW").current_dir(dir),
-        None => cmd.arg("-www"),
-    };
-    let mut server = Server(cmd.spawn()?);
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while TcpStream::connect(address).is_err() {
-        if let Some(status) = server.0.try_wait()? {
-            return Err(format!("openssl s_server on {address} exited ({status})").into());
-        }
-        if Instant::now() > deadline {
-            return Err(format!("openssl s_server did not listen on {address}").into());
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    Ok(server)
 }
 
 /// `bootgen ignition` of the embedded example cluster (`example.example.com`) into `out`.
@@ -1063,5 +973,34 @@ fn ssh_to_the_bootstrap_machine_is_tested_when_given_its_address() -> TestResult
         "Permission denied (publickey)",
         "booted this output's bootstrap.ign",
     )?;
+    Ok(())
+}
+
+#[test]
+fn unreadable_configs_exit_1_naming_the_file() -> TestResult {
+    let work = tempfile::tempdir()?;
+    let work = work.path();
+    let not_config = work.join("not-a-cluster.ign");
+    fs::write(&not_config, r#"{"ignition":{"version":"3.2.0"}}"#)?;
+    for (input, said) in [
+        (work.join("missing"), "cannot read".to_string()),
+        (
+            work.to_path_buf(),
+            format!("{}/bootstrap.ign", work.display()),
+        ),
+        (
+            not_config.clone(),
+            format!("{}: holds no install-config", not_config.display()),
+        ),
+    ] {
+        let output = bootgen_conformance::bootgen!()
+            .arg("check")
+            .arg(&input)
+            .output()?;
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(1), "{stderr}");
+        assert!(stderr.contains(&said), "{said:?} not in {stderr}");
+        assert!(output.stdout.is_empty());
+    }
     Ok(())
 }

@@ -35,7 +35,15 @@ fn system_roots() -> Vec<Vec<u8>> {
 
 /// Runs `bootgen check`.
 pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
-    let plan = Plan::read(&args.input)?;
+    // Read as every toolkit command reads an output directory: a half-written one is refused.
+    let (bootstrap, name) = crate::input::read_path(&args.input)?;
+    let pointer_path = args.input.join("master.ign");
+    let pointer = if args.input.is_dir() && pointer_path.exists() {
+        Some(crate::input::read_config(&pointer_path)?.0)
+    } else {
+        None
+    };
+    let plan = Plan::from_configs(&bootstrap, &name, pointer.as_deref())?;
     let mut options = CheckOptions::at(crate::clock::present(args.now.as_deref())?);
     options.api_port = args.api_port;
     options.config_port = args.machine_config_port;
