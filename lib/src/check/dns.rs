@@ -222,6 +222,15 @@ mod tests {
             );
         }
         assert!(decode_reply(8, RecordType::A, &good).is_err());
+        // Damage anywhere is an answer or an error, never a panic.
+        for at in 0..good.len() {
+            for byte in [0u8, 0x3f, 0xc0, 0xff] {
+                let mut damaged = good.clone();
+                damaged[at] = byte;
+                let _ = decode_reply(7, RecordType::A, &damaged);
+                let _ = decode_reply(7, RecordType::Aaaa, &damaged);
+            }
+        }
         assert!(encode_query(1, "a..b", RecordType::A).is_err());
     }
 }

@@ -169,4 +169,19 @@ mod tests {
         assert!(parse(b"SSH-2.0-OpenSSH\r\n\r\n").is_err());
         assert!(parse(b"").is_err());
     }
+
+    #[test]
+    fn any_cut_or_damage_of_a_response_is_an_answer_or_an_error() {
+        let whole: &[u8] = b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nDate: Fri, 27 Nov 2026 02:31:18 GMT\r\n\r\n3\r\nabc\r\n2\r\nde\r\n0\r\n\r\n";
+        for cut in 0..whole.len() {
+            let _ = parse(&whole[..cut]);
+            let _ = is_complete(&whole[..cut]);
+            for byte in [0u8, b'\r', b'\n', b':', b'f', 0xff] {
+                let mut damaged = whole.to_vec();
+                damaged[cut] = byte;
+                let _ = parse(&damaged);
+                let _ = is_complete(&damaged);
+            }
+        }
+    }
 }
