@@ -922,13 +922,25 @@ fn watch_follows_the_bootstrap_to_completion_failure_or_stall() -> TestResult {
         .service(
             "bootkube",
             "record_service_stage_start cb-bootstrap\nkill -KILL $$",
+        )?
+        .file("/opt/openshift/.bootkube-etcd.done", "")?
+        // The machine-config server runs and has served no control-plane machine; the API
+        // lists two CSRs nobody approved.
+        .crio_container(
+            "machine-config-server",
+            "mcs1",
+            "I0101 01:00:00.000000       1 api.go:107] launching server\n",
+        )?
+        .api_resource(
+            "csr",
+            r#"{"apiVersion":"v1","kind":"List","items":[{"metadata":{"name":"csr-a"},"status":{}},{"metadata":{"name":"csr-b"}}]}"#,
         )?;
     let output = watch(&stalled, &out, dns_port, &["--stall-after", "1"])?;
     let stdout = String::from_utf8_lossy(&output.stdout);
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_eq!(output.status.code(), Some(1), "{stdout}{stderr}");
     assert!(
-        stderr.contains("stages done: "),
+        stderr.contains("stages done: bootkube-etcd; configs served to control-plane machines: 0; CSRs pending: 2"),
         "a progress line while it waits: {stderr}"
     );
     assert!(stdout.contains("did not complete within 1 s"), "{stdout}");

@@ -153,13 +153,8 @@ fn watch(
                 ))?;
                 return explain(remote, &dir);
             }
-            Ok(Progress::Waiting { done }) => {
-                let stages = if done.is_empty() {
-                    "none".into()
-                } else {
-                    done.join(", ")
-                };
-                crate::report::notice(format!("watch {elapsed} s: stages done: {stages}; {api}"));
+            Ok(waiting) => {
+                crate::report::notice(format!("watch {elapsed} s: {waiting}; {api}"));
             }
             Err(error) => crate::report::notice(format!("watch {elapsed} s: {error}; {api}")),
         }

@@ -7,9 +7,17 @@ use super::probe::{Lookup, Probes, Request, Transport};
 use super::targets::Plan;
 use std::net::SocketAddr;
 
-/// The command run on the bootstrap machine each round: the markers, a separator, the failed
-/// units. It reads only; its output is parsed by [`progress`].
-pub const STATUS_COMMAND: &str = "ls -1a /opt/openshift 2>/dev/null | grep '[.]done$'; echo '--- failed units'; sudo systemctl list-units --state=failed --no-legend --plain 2>/dev/null";
+/// The command run on the bootstrap machine each round: the markers, the failed units, how many
+/// configs the machine-config server served (its `requested by address` lines), the CSRs as the
+/// API lists them. It reads only; its output is parsed by [`progress`].
+pub const STATUS_COMMAND: &str = concat!(
+    "ls -1a /opt/openshift 2>/dev/null | grep '[.]done$'; ",
+    "echo '--- failed units'; sudo systemctl list-units --state=failed --no-legend --plain 2>/dev/null; ",
+    "echo '--- config requests'; id=$(sudo crictl ps -q --name machine-config-server 2>/dev/null | head -n 1); ",
+    "if [ -n \"$id\" ]; then sudo crictl logs \"$id\" 2>&1 | grep -c 'requested by address'; fi; ",
+    "echo '--- csr'; sudo oc --kubeconfig=/opt/openshift/auth/kubeconfig --request-timeout=5s get csr --output=json 2>/dev/null; ",
+    "true"
+);
 
 /// The marker bootkube writes when the bootstrap is done.
 pub const COMPLETE_MARKER: &str = ".bootkube.done";
@@ -28,14 +36,68 @@ pub enum Progress {
     Waiting {
         /// The stages done so far (their markers, without `.done`).
         done: Vec<String>,
+        /// Configs the machine-config server served the control-plane machines, once it runs.
+        config_requests: Option<usize>,
+        /// CSRs waiting for approval, once the API answers.
+        pending_csrs: Option<usize>,
     },
+}
+
+impl std::fmt::Display for Progress {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Progress::Complete => write!(f, "complete"),
+            Progress::Failed { units } => write!(f, "failed: {}", units.join(", ")),
+            Progress::Waiting {
+                done,
+                config_requests,
+                pending_csrs,
+            } => {
+                let stages = if done.is_empty() {
+                    "none".to_string()
+                } else {
+                    done.join(", ")
+                };
+                write!(f, "stages done: {stages}")?;
+                if let Some(count) = config_requests {
+                    write!(f, "; configs served to control-plane machines: {count}")?;
+                }
+                if let Some(count) = pending_csrs {
+                    write!(f, "; CSRs pending: {count}")?;
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+/// The part of the status output after `marker`, up to the next section.
+fn section<'a>(output: &'a str, marker: &str) -> Option<&'a str> {
+    let start = output.find(marker)? + marker.len();
+    let rest = &output[start..];
+    Some(rest.find("\n--- ").map_or(rest, |end| &rest[..end]))
+}
+
+/// CSRs without a condition (neither approved nor denied) in the API's list.
+fn pending_csrs(json: &str) -> Option<usize> {
+    let list: serde_json::Value = serde_json::from_str(json.trim()).ok()?;
+    let items = list.get("items")?.as_array()?;
+    Some(
+        items
+            .iter()
+            .filter(|csr| {
+                csr.pointer("/status/conditions")
+                    .and_then(serde_json::Value::as_array)
+                    .is_none_or(Vec::is_empty)
+            })
+            .count(),
+    )
 }
 
 /// Reads the output of [`STATUS_COMMAND`].
 pub fn progress(output: &str) -> Progress {
-    let (markers, failed) = output
-        .split_once("--- failed units")
-        .unwrap_or((output, ""));
+    let markers = output.split("--- ").next().unwrap_or_default();
+    let failed = section(output, "--- failed units").unwrap_or_default();
     let done: Vec<String> = markers
         .lines()
         .map(str::trim)
@@ -66,6 +128,9 @@ pub fn progress(output: &str) -> Progress {
                     .to_string()
             })
             .collect(),
+        config_requests: section(output, "--- config requests")
+            .and_then(|count| count.trim().parse().ok()),
+        pending_csrs: section(output, "--- csr").and_then(pending_csrs),
     }
 }
 
@@ -98,16 +163,28 @@ mod tests {
     use super::*;
 
     #[test]
-    fn markers_and_failed_units_are_read() {
-        let waiting = progress(".release-image.done\n.bootkube-etcd.done\n--- failed units\n");
+    fn markers_failed_units_config_requests_and_csrs_are_read() {
+        let waiting = progress(concat!(
+            ".release-image.done\n.bootkube-etcd.done\n--- failed units\n",
+            "--- config requests\n2\n--- csr\n",
+            r#"{"items":[{"status":{}},{"status":{"conditions":[{"type":"Approved"}]}}]}"#
+        ));
         assert_eq!(
             waiting,
             Progress::Waiting {
-                done: vec!["release-image".into(), "bootkube-etcd".into()]
+                done: vec!["release-image".into(), "bootkube-etcd".into()],
+                config_requests: Some(2),
+                pending_csrs: Some(1),
             }
         );
+        assert_eq!(
+            waiting.to_string(),
+            "stages done: release-image, bootkube-etcd; configs served to control-plane machines: 2; CSRs pending: 1"
+        );
+        let early = progress("--- failed units\n--- config requests\n--- csr\n");
+        assert_eq!(early.to_string(), "stages done: none");
         let failed = progress(
-            "--- failed units\n● release-image.service loaded failed failed Download the release\n",
+            "--- failed units\n● release-image.service loaded failed failed Download the release\n--- config requests\n",
         );
         assert_eq!(
             failed,
