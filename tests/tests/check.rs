@@ -865,8 +865,14 @@ fn watch_follows_the_bootstrap_to_completion_failure_or_stall() -> TestResult {
 
     // Completes: bootkube's last marker is there.
     let done = FailingNode::release_pulled()?.file("/opt/openshift/.bootkube.done", "")?;
-    let output = watch(&done, &out, dns_port, &[])?;
+    let output = watch(&done, &out, dns_port, &["--verbose"])?;
     let stdout = String::from_utf8_lossy(&output.stdout);
+    // --verbose says the contacts of the watch too (the API's readiness).
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("contacted: http 127.0.0.1:6443 (api.example.example.com/readyz)"),
+        "{stderr}"
+    );
     assert_eq!(
         output.status.code(),
         Some(0),

@@ -6,8 +6,8 @@
 use crate::args::CheckArgs;
 use crate::remote::Remote;
 use bootgen::check::{
-    api_readiness, check, progress, CheckOptions, Contact, Finding, NetProbes, Plan, Progress,
-    Status,
+    api_readiness, check, progress, CheckOptions, Contact, Finding, NetProbes, Plan, Probes,
+    Progress, Status,
 };
 use bootgen::diagnose::{diagnose_path, Limits};
 use std::path::{Path, PathBuf};
@@ -133,9 +133,20 @@ fn watch(
 ) -> anyhow::Result<ExitCode> {
     let dir = output_dir(&args.input);
     let started = Instant::now();
+    let mut said = probes.contacts().len();
     loop {
         let elapsed = started.elapsed().as_secs();
         let api = api_readiness(plan, probes, args.api_port);
+        if args.verbose {
+            let contacts = probes.contacts();
+            for contact in contacts.iter().skip(said) {
+                crate::report::notice(format!(
+                    "contacted: {} {} ({})",
+                    contact.kind, contact.address, contact.about
+                ));
+            }
+            said = contacts.len();
+        }
         match remote
             .run(bootgen::check::STATUS_COMMAND)
             .map(|text| progress(&text))
