@@ -163,7 +163,7 @@ impl NetProbes {
         host: &str,
         roots: Option<&[Vec<u8>]>,
     ) -> Result<Response, String> {
-        let server_name = request.host.split(':').next().unwrap_or(request.host);
+        let (server_name, _) = super::registry::host_and_port(request.host);
         match tls::handshake(socket, server_name, roots) {
             (_, Some(mut stream)) => http::get(&mut stream, host, request.path, &request.headers),
             (Handshake::Rejected { reason, presented }, None) => Err(match presented {

@@ -59,12 +59,16 @@ fn parameter(header: &str, key: &str) -> Option<String> {
     Some(header[at..end].to_string())
 }
 
-/// Splits `host[:port]` into the name to resolve and the port.
+/// Splits `host[:port]` (or `[v6]:port`) into the name to resolve and the port.
 pub(crate) fn host_and_port(host: &str) -> (&str, u16) {
-    match host.rsplit_once(':') {
-        Some((name, port)) if !name.contains(']') || name.ends_with(']') => {
-            (name.trim_matches(['[', ']']), port.parse().unwrap_or(443))
+    if let Some(rest) = host.strip_prefix('[') {
+        if let Some((name, after)) = rest.split_once(']') {
+            let port = after.strip_prefix(':').and_then(|p| p.parse().ok());
+            return (name, port.unwrap_or(443));
         }
+    }
+    match host.split_once(':') {
+        Some((name, port)) if !port.contains(':') => (name, port.parse().unwrap_or(443)),
         _ => (host, 443),
     }
 }
@@ -118,9 +122,15 @@ impl<'a> Session<'a> {
                 Transport::Verified(roots)
             },
             scheme: Scheme::Open,
+            // The host's own entry, else one for a namespace on it (as containers-auth.json).
             auth: credentials
                 .iter()
                 .find(|(key, _)| key == host)
+                .or_else(|| {
+                    credentials
+                        .iter()
+                        .find(|(key, _)| key.starts_with(&format!("{host}/")))
+                })
                 .map(|(_, auth)| auth.clone()),
             tokens: BTreeMap::new(),
         };
@@ -262,5 +272,22 @@ impl<'a> Session<'a> {
     ) -> Result<Response, String> {
         let authorization = self.authorization(probes, scope);
         self.send(probes, path, authorization)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hosts_with_and_without_ports_are_split() {
+        assert_eq!(host_and_port("mirror.lab:8443"), ("mirror.lab", 8443));
+        assert_eq!(host_and_port("mirror.lab"), ("mirror.lab", 443));
+        assert_eq!(host_and_port("[fd00::5]:5000"), ("fd00::5", 5000));
+        assert_eq!(host_and_port("[fd00::5]"), ("fd00::5", 443));
+        assert_eq!(
+            parameter(r#"Bearer realm="https://m/token",service="m""#, "service").as_deref(),
+            Some("m")
+        );
     }
 }
