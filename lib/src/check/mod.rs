@@ -7,7 +7,8 @@
 //! What to probe is a [`Plan`] read from the configs; the network is a [`Probes`]
 //! ([`NetProbes`] is the real one, the only code in the library that opens connections, every
 //! step bounded in time); each test gives a [`Finding`] with the answer received and the fix.
-//! The clock comes in with [`CheckOptions`].
+//! The clock comes in with [`CheckOptions`]. For `--watch`, [`progress`] reads what one look at
+//! the bootstrap machine printed ([`STATUS_COMMAND`], run there by the caller over SSH).
 
 mod clock;
 mod dns;
