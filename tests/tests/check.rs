@@ -589,6 +589,9 @@ fn mirror_faults_are_named_and_a_healthy_environment_passes() -> TestResult {
     )?;
     let present = format!("source.invalid/app@{app}");
     let absent = format!("source.invalid/app@sha256:{}", "0".repeat(64));
+    // 5.0's OS image stream node images live in a repository of their own, which
+    // `oc adm release mirror` does not copy (assisted-service #10527).
+    let os_image = format!("source.invalid/os-images@sha256:{}", "2".repeat(64));
     let whole = push_payload(
         work,
         &registry,
@@ -600,7 +603,7 @@ fn mirror_faults_are_named_and_a_healthy_environment_passes() -> TestResult {
         work,
         &registry,
         "release-partial",
-        &[present.clone(), absent.clone()],
+        &[present.clone(), absent.clone(), os_image.clone()],
         &certs,
     )?;
     let host = format!("127.0.0.1:{}", registry.port);
@@ -720,9 +723,14 @@ fn mirror_faults_are_named_and_a_healthy_environment_passes() -> TestResult {
         &report,
         "mirror",
         &format!("{host}/mirror/release-partial"),
-        &absent,
-        "oc adm release mirror",
+        &format!("{absent}, {os_image}"),
+        "the OS image stream's included",
     )?;
+    let lacks = finding(&report, "mirror", &format!("{host}/mirror/release-partial"))?;
+    assert_eq!(
+        lacks["what"], "lacks 2 of the 3 images the release names",
+        "{lacks:#}"
+    );
 
     // The release image itself missing.
     let missing = format!("sha256:{}", "1".repeat(64));
