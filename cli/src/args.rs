@@ -46,6 +46,54 @@ pub enum Command {
     /// Say why a bootstrap failed, from a log bundle or on the node (exit 0 no failure found,
     /// 1 a failure explained, 2 unreadable input or bad usage).
     Diagnose(DiagnoseArgs),
+    /// Test, before the nodes boot, the DNS names, load balancer, mirrors and clock the configs
+    /// need (exit 0 ready, 1 a test failed or the configs are unreadable).
+    Check(CheckArgs),
+}
+
+/// `bootgen check`.
+#[derive(Debug, Args)]
+pub struct CheckArgs {
+    /// The output directory `bootgen ignition` wrote, or any bootstrap.ign.
+    #[arg(value_name = "OUTPUT|BOOTSTRAP.IGN", default_value = "bootgen-out")]
+    pub input: PathBuf,
+    /// Ask this DNS server (IP:PORT) instead of the system resolver, for split DNS.
+    #[arg(long, value_name = "IP:PORT")]
+    pub dns_server: Option<std::net::SocketAddr>,
+    /// The API's port on the load balancer.
+    #[arg(long, value_name = "PORT", default_value_t = bootgen::check::API_PORT)]
+    pub api_port: u16,
+    /// The machine-config server's port on the load balancer (default: the pointer config's,
+    /// 22623).
+    #[arg(long, value_name = "PORT")]
+    pub machine_config_port: Option<u16>,
+    /// Seconds each lookup, connection, handshake or response may take.
+    #[arg(long, value_name = "SECONDS", default_value_t = 5)]
+    pub timeout: u64,
+    /// The present time (RFC 3339) the clock and certificates are judged at; default now.
+    #[arg(long, value_name = "TIME")]
+    pub now: Option<String>,
+    /// Print JSON instead of text.
+    #[arg(long)]
+    pub json: bool,
+    /// Also print every DNS question, connection and request made.
+    #[arg(long, short = 'v')]
+    pub verbose: bool,
+    /// After the tests, follow the install on the bootstrap machine (over SSH, as core with
+    /// OUTPUT/auth/bootstrap-ssh-key) until it completes (exit 0) or fails or stalls (exit 1,
+    /// with diagnose's cause and fix from a log bundle gathered there).
+    #[arg(long, requires = "bootstrap")]
+    pub watch: bool,
+    /// The bootstrap machine's address: SSH to it is tested (as core with
+    /// OUTPUT/auth/bootstrap-ssh-key), and --watch follows it.
+    #[arg(long, value_name = "HOST")]
+    pub bootstrap: Option<String>,
+    /// With --watch: seconds between two looks at the bootstrap machine.
+    #[arg(long, value_name = "SECONDS", default_value_t = 15)]
+    pub interval: u64,
+    /// With --watch: seconds without completion after which the install counts as stalled.
+    #[arg(long, value_name = "SECONDS", default_value_t = 3600)]
+    pub stall_after: u64,
 }
 
 /// `bootgen diagnose`.

@@ -33,6 +33,15 @@ pub fn now(flag: Option<&str>) -> anyhow::Result<OffsetDateTime> {
     Ok(OffsetDateTime::now_utc())
 }
 
+/// The present time for judging a live system (`bootgen check`): `--now`, else the time;
+/// never `SOURCE_DATE_EPOCH`, which would make a correct clock look skewed.
+pub fn present(flag: Option<&str>) -> anyhow::Result<OffsetDateTime> {
+    match flag {
+        Some(_) => now(flag),
+        None => Ok(OffsetDateTime::now_utc()),
+    }
+}
+
 /// Times of archive entries: `SOURCE_DATE_EPOCH`, else 0, so two runs give the same bytes.
 pub fn entry_mtime() -> anyhow::Result<u64> {
     match source_date_epoch()? {

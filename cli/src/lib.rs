@@ -10,6 +10,7 @@ mod lock;
 mod node;
 mod options;
 mod pack;
+mod remote;
 mod report;
 mod resolver;
 

@@ -122,6 +122,7 @@
 
 mod arch;
 mod assets;
+pub mod check;
 pub mod checks;
 pub mod config;
 mod context;

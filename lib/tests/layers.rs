@@ -22,12 +22,12 @@ const LIBRARY_LAYERS: &[&[&str]] = &[
     &["passes"],
     &["checks", "report", "diagnose"],
     &["generate"],
-    &["output", "golden"],
+    &["output", "golden", "check"],
 ];
 
 /// The CLI's modules, lowest layer first.
 const CLI_LAYERS: &[&[&str]] = &[
-    &["args", "clock", "resolver", "node"],
+    &["args", "clock", "resolver", "node", "remote"],
     &["input"],
     &["options"],
     &["report"],

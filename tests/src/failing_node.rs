@@ -76,7 +76,8 @@ exit 0
 "##;
 
 /// crictl and podman: the scenario's containers (`crio/NAME-ID.log` for CRI-O,
-/// `podman/NAME-ID.log` for podman), listed as JSON in each tool's own shape.
+/// `podman/NAME-ID.log` for podman), listed as JSON in each tool's own shape, or as the IDs of
+/// one name (`ps -q --name NAME`).
 const STUB_RUNTIME: &str = r##"#!/usr/bin/env bash
 tool=$(basename "$0")
 if [ "$tool" = crictl ]; then dir="${STUB_DIR:?}/crio"; else dir="${STUB_DIR:?}/podman"; fi
@@ -94,6 +95,11 @@ case "$1 ${2:-} ${3:-}" in
             items="${items:+$items,}$item"
         done
         if [ "$tool" = crictl ]; then echo "{\"containers\":[$items]}"; else echo "[$items]"; fi
+        ;;
+    "ps -q --name")
+        for f in "$dir/${4:-}"-*.log; do
+            [ -e "$f" ] && { base=$(basename "$f" .log); echo "${base##*-}"; }
+        done
         ;;
     logs*) cat "$dir"/*-"${*: -1}".log ;;
     inspect*) echo '{"State":{"Status":"exited"}}' ;;

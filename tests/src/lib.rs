@@ -24,6 +24,8 @@
 //! ```
 
 pub mod failing_node;
+pub mod loopback;
+pub mod registry;
 pub mod templates;
 
 use std::collections::{BTreeMap, BTreeSet};

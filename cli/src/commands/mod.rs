@@ -1,5 +1,6 @@
 //! One module per subcommand.
 
+mod check;
 mod completions;
 mod diagnose;
 mod diff;
@@ -32,5 +33,6 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Man(args) => completions::run_man(args),
         Command::Releases(args) => releases::run(args),
         Command::Diagnose(args) => diagnose::run(args),
+        Command::Check(args) => check::run(args),
     }
 }

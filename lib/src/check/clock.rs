@@ -1,0 +1,170 @@
+//! Time: this machine's clock against the `Date` the mirror or the machine-config server sent,
+//! and the time the cluster's certificates have left (the bootstrap certificates last a day, so
+//! configs made too early expire before the install finishes).
+
+use super::finding::{Finding, Status};
+use super::targets::CertificateTime;
+use crate::error::OptionField;
+use time::{Duration, OffsetDateTime, PrimitiveDateTime};
+
+/// Below this much time left the bootstrap cannot finish: a failure.
+const TOO_LITTLE: Duration = Duration::hours(1);
+/// Below this, half of the day is gone: a warning.
+const RUNNING_LOW: Duration = Duration::hours(12);
+
+/// HTTP's date format (IMF-fixdate: `Fri, 27 Nov 2026 02:31:18 GMT`).
+const HTTP_DATE: &[time::format_description::BorrowedFormatItem<'static>] = time::macros::format_description!(
+    "[weekday repr:short], [day] [month repr:short] [year] [hour]:[minute]:[second] GMT"
+);
+
+/// An HTTP `Date`.
+pub(crate) fn parse_http_date(text: &str) -> Option<OffsetDateTime> {
+    PrimitiveDateTime::parse(text.trim(), HTTP_DATE)
+        .ok()
+        .map(PrimitiveDateTime::assume_utc)
+}
+
+/// A time as HTTP writes it (in UTC), so two can be compared by eye.
+fn http_date(at: OffsetDateTime) -> String {
+    at.to_offset(time::UtcOffset::UTC)
+        .format(HTTP_DATE)
+        .unwrap_or_else(|_| at.to_string())
+}
+
+/// A duration to the nearest minute, as `2 h 5 min`.
+fn hours_minutes(duration: Duration) -> String {
+    let minutes = (duration.whole_seconds().abs() + 30) / 60;
+    format!("{} h {} min", minutes / 60, minutes % 60)
+}
+
+/// Each server's `Date` (`(server, header)`) against `now`; more than `max_skew` apart fails.
+pub(crate) fn check_clock(
+    dates: &[(String, String)],
+    now: OffsetDateTime,
+    max_skew: Duration,
+    findings: &mut Vec<Finding>,
+) {
+    for (server, header) in dates {
+        let Some(theirs) = parse_http_date(header) else {
+            continue;
+        };
+        let skew = now - theirs;
+        let evidence = format!(
+            "{server} sent Date: {header}; this machine's clock read {}",
+            http_date(now)
+        );
+        if skew.abs() > max_skew {
+            let direction = if skew.is_positive() {
+                "ahead of"
+            } else {
+                "behind"
+            };
+            findings.push(Finding::problem(
+                Status::Fail,
+                "time",
+                server.clone(),
+                format!("this machine's clock is {} {direction} the server's", hours_minutes(skew)),
+                evidence,
+                format!("chronyc tracking   # sync this machine and the nodes to the same NTP servers, then make the configs again: bootgen ignition {} {} <dir>", OptionField::RenewExpired, OptionField::OutputDir),
+            ));
+        } else {
+            findings.push(Finding::pass(
+                "time",
+                server.clone(),
+                format!(
+                    "the server's clock agrees with this machine's (within {} s)",
+                    skew.whole_seconds().abs()
+                ),
+            ));
+        }
+    }
+}
+
+/// The certificate that expires first, and any not valid yet.
+pub(crate) fn check_certificates(
+    certificates: &[CertificateTime],
+    now: OffsetDateTime,
+    findings: &mut Vec<Finding>,
+) {
+    let renew = format!(
+        "bootgen ignition {} {} <dir>   # new certificates, the same keys; then boot the new bootstrap.ign",
+        OptionField::RenewExpired,
+        OptionField::OutputDir
+    );
+    if let Some(early) = certificates.iter().find(|c| c.not_before > now) {
+        findings.push(Finding::problem(
+            Status::Fail,
+            "time",
+            early.file.clone(),
+            format!(
+                "the certificate is not valid yet, for {}: it was made on a clock ahead of this one",
+                hours_minutes(early.not_before - now)
+            ),
+            format!("{}: notBefore {}", early.subject, http_date(early.not_before)),
+            format!("sync the clocks (chronyc tracking), then {renew}"),
+        ));
+    }
+    let Some(first) = certificates.iter().min_by_key(|c| c.not_after) else {
+        return;
+    };
+    let left = first.not_after - now;
+    let evidence = format!("{}: notAfter {}", first.subject, http_date(first.not_after));
+    let target = first.file.clone();
+    if left < TOO_LITTLE {
+        let what = if left.is_negative() {
+            format!("the certificate expired {} ago", hours_minutes(left))
+        } else {
+            format!(
+                "the certificate expires in {}, too soon for the bootstrap to finish",
+                hours_minutes(left)
+            )
+        };
+        findings.push(Finding::problem(
+            Status::Fail,
+            "time",
+            target,
+            what,
+            evidence,
+            renew,
+        ));
+    } else if left < RUNNING_LOW {
+        findings.push(Finding::problem(
+            Status::Warn,
+            "time",
+            target,
+            format!(
+                "the first certificate expires in {}: more than half of its day is gone",
+                hours_minutes(left)
+            ),
+            evidence,
+            renew,
+        ));
+    } else {
+        findings.push(Finding::pass(
+            "time",
+            target,
+            format!(
+                "the first certificate to expire has {} left",
+                hours_minutes(left)
+            ),
+        ));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    #[test]
+    fn http_dates_are_read() {
+        let date = parse_http_date("Fri, 27 Nov 2026 02:31:18 GMT").unwrap();
+        assert_eq!(date.unix_timestamp(), 1_795_746_678);
+        assert!(parse_http_date("yesterday").is_none());
+        assert_eq!(http_date(date), "Fri, 27 Nov 2026 02:31:18 GMT");
+        assert_eq!(
+            hours_minutes(Duration::seconds(-(2 * 3600 - 20))),
+            "2 h 0 min"
+        );
+    }
+}

@@ -1,0 +1,251 @@
+//! Every mirror: reached with the trust bundle (or insecure as configured), the pull secret's
+//! credentials accepted, the release image's manifest there by digest, and, when the payload
+//! can be read from the mirror, every image the release names (its `image-references`).
+
+use super::finding::{Finding, Status};
+use super::payload::{image_references, manifest_path};
+use super::probe::Probes;
+use super::registry::{RefusalKind, Session};
+use super::targets::Plan;
+use crate::error::OptionField;
+use crate::model::mirrors::{host_of, repository_of};
+use crate::model::Registry;
+use std::collections::BTreeMap;
+
+/// Where an image is pulled from through the mirrors: `(mirror host, insecure, repository path
+/// on the mirror)`, first mirror first; an image no registry entry covers, from its own host.
+pub(crate) fn mirrored(registries: &[Registry], image: &str) -> Vec<(String, bool, String)> {
+    let Some(registry) = crate::ignition::read::registry_for(registries, image) else {
+        // Not mirrored: pulled from where it names (checked when that is a mirror host).
+        let repository = repository_of(image);
+        let host = host_of(repository);
+        let path = repository[host.len()..].trim_start_matches('/').to_string();
+        return vec![(host.to_string(), false, path)];
+    };
+    let repository = repository_of(image);
+    let rest = &repository[registry.location.len()..];
+    registry
+        .mirrors
+        .iter()
+        .map(|mirror| {
+            let host = host_of(&mirror.location).to_string();
+            let path = format!("{}{rest}", &mirror.location[host.len()..])
+                .trim_start_matches('/')
+                .to_string();
+            (host, mirror.insecure, path)
+        })
+        .collect()
+}
+
+fn refusal_fix(kind: RefusalKind, host: &str) -> String {
+    match kind {
+        RefusalKind::Name => format!("add a DNS record for {host}, or give the nodes /etc/hosts entries: bootgen patch {} <ip>={host}", OptionField::AddHost),
+        RefusalKind::Unreachable => format!("check that the registry runs and that this machine and the nodes reach {host}"),
+        RefusalKind::Trust => format!("bootgen patch {} <the CA that signed {host}'s certificate>   # or, for a test registry only, {} {host}", OptionField::TrustBundle, OptionField::InsecureRegistry),
+        RefusalKind::NoCredentials => format!("bootgen patch {} <auth.json with an entry for {host}>", OptionField::RegistryAuth),
+        RefusalKind::Refused => format!("check the user and password in the pull secret's entry for {host} (podman login {host}), then bootgen patch {} <auth.json>", OptionField::RegistryAuth),
+        RefusalKind::ForeignTokenService => format!("check by hand: podman login {host} && skopeo inspect docker://{host}/<repository>"),
+    }
+}
+
+/// Tests each mirror host and the release on them; `Date` headers go to `dates`.
+pub(crate) fn check_mirrors(
+    plan: &Plan,
+    probes: &dyn Probes,
+    roots: &[Vec<u8>],
+    findings: &mut Vec<Finding>,
+    dates: &mut Vec<(String, String)>,
+) {
+    let mut hosts: BTreeMap<String, bool> = BTreeMap::new();
+    for registry in &plan.registries {
+        for mirror in &registry.mirrors {
+            let host = host_of(&mirror.location).to_string();
+            *hosts.entry(host).or_default() |= mirror.insecure;
+        }
+    }
+    let mut sessions = BTreeMap::new();
+    for (host, insecure) in &hosts {
+        match Session::open(probes, host, *insecure, roots, &plan.credentials, dates) {
+            Ok(session) => {
+                let how =
+                    if session.auth.is_some() && session.scheme != super::registry::Scheme::Open {
+                        "accepts the pull secret's credentials"
+                    } else {
+                        "answers without credentials"
+                    };
+                let tls = match session.transport {
+                    super::probe::Transport::Verified(_) => "TLS verified against the trust bundle",
+                    super::probe::Transport::Unverified => {
+                        "TLS not verified (insecure, as configured)"
+                    }
+                    super::probe::Transport::Plain => "plain HTTP (insecure, as configured)",
+                };
+                findings.push(Finding::pass(
+                    "mirror",
+                    host.clone(),
+                    format!("{how} ({tls})"),
+                ));
+                sessions.insert(host.clone(), session);
+            }
+            Err(refusal) => findings.push(Finding::problem(
+                Status::Fail,
+                "mirror",
+                host.clone(),
+                refusal.what,
+                refusal.evidence,
+                refusal_fix(refusal.kind, host),
+            )),
+        }
+    }
+    if let Some(release) = &plan.release {
+        check_release(plan, release, probes, &mut sessions, findings);
+    }
+}
+
+fn check_release(
+    plan: &Plan,
+    release: &str,
+    probes: &dyn Probes,
+    sessions: &mut BTreeMap<String, Session>,
+    findings: &mut Vec<Finding>,
+) {
+    let places = mirrored(&plan.registries, release);
+    // A release pulled from a host that is no mirror is not the mirrors' business.
+    if !places
+        .iter()
+        .any(|(host, _, _)| sessions.contains_key(host))
+    {
+        return;
+    }
+    let Some((_, digest)) = release.split_once('@') else {
+        findings.push(Finding::problem(
+            Status::Fail,
+            "mirror",
+            release.to_string(),
+            "the release image is named by tag, and mirrors serve digests only".into(),
+            release.to_string(),
+            format!("bootgen ignition {} <repository>@sha256:<digest> ...   # pin the release image by digest", OptionField::ReleaseImage),
+        ));
+        return;
+    };
+    for (host, _, path) in places {
+        let Some(session) = sessions.get_mut(&host) else {
+            continue;
+        };
+        let target = format!("{host}/{path}@{digest}");
+        let response = session.get(
+            probes,
+            &manifest_path(&path, digest),
+            &format!("repository:{path}:pull"),
+        );
+        match response {
+            Ok(response) if response.status == 200 => {
+                findings.push(Finding::pass(
+                    "mirror",
+                    target,
+                    "holds the release image's manifest".into(),
+                ));
+                check_images(
+                    plan,
+                    release,
+                    &response.body,
+                    &host,
+                    &path,
+                    probes,
+                    sessions,
+                    findings,
+                );
+                return;
+            }
+            Ok(response) => findings.push(Finding::problem(
+                Status::Fail,
+                "mirror",
+                target,
+                "does not hold the release image".into(),
+                format!("HTTP {}: {}", response.status, response.body_excerpt()),
+                format!("oc adm release mirror --from={release} --to={host}/{path}"),
+            )),
+            Err(error) => findings.push(Finding::problem(
+                Status::Fail,
+                "mirror",
+                target,
+                "stopped answering when asked for the release image".into(),
+                error,
+                format!("check that the registry runs and that this machine reaches {host}"),
+            )),
+        }
+    }
+}
+
+/// Every image the payload names, looked up through the mirrors.
+#[allow(clippy::too_many_arguments)]
+fn check_images(
+    plan: &Plan,
+    release: &str,
+    manifest: &[u8],
+    host: &str,
+    path: &str,
+    probes: &dyn Probes,
+    sessions: &mut BTreeMap<String, Session>,
+    findings: &mut Vec<Finding>,
+) {
+    let target = format!("{host}/{path}");
+    let images = {
+        let Some(session) = sessions.get_mut(host) else {
+            return;
+        };
+        match image_references(session, probes, path, manifest) {
+            Ok(images) => images,
+            Err(why) => {
+                findings.push(Finding::problem(
+                    Status::Warn,
+                    "mirror",
+                    target,
+                    "the release's image references could not be read from the mirror, so its images were not checked".into(),
+                    why,
+                    format!("oc adm release info {release}   # lists the images the release names"),
+                ));
+                return;
+            }
+        }
+    };
+    let mut missing = Vec::new();
+    for image in &images {
+        let Some((_, digest)) = image.split_once('@') else {
+            continue;
+        };
+        let found = mirrored(&plan.registries, image)
+            .into_iter()
+            .any(|(h, _, p)| {
+                sessions.get_mut(&h).is_some_and(|session| {
+                    session
+                        .get(
+                            probes,
+                            &manifest_path(&p, digest),
+                            &format!("repository:{p}:pull"),
+                        )
+                        .is_ok_and(|r| r.status == 200)
+                })
+            });
+        if !found {
+            missing.push(image.clone());
+        }
+    }
+    if missing.is_empty() {
+        findings.push(Finding::pass(
+            "mirror",
+            target,
+            format!("holds all {} images the release names", images.len()),
+        ));
+    } else {
+        let shown: Vec<&str> = missing.iter().take(5).map(String::as_str).collect();
+        findings.push(Finding::problem(
+            Status::Fail,
+            "mirror",
+            target.clone(),
+            format!("lacks {} of the {} images the release names", missing.len(), images.len()),
+            format!("not found through the mirrors: {}{}", shown.join(", "), if missing.len() > 5 { ", ..." } else { "" }),
+            format!("oc adm release mirror --from={release} --to={target}   # and mirror every image the release names, the OS image stream's included"),
+        ));
+    }
+}

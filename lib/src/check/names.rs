@@ -1,0 +1,126 @@
+//! DNS: `api`, `api-int` and a made-up name under `*.apps` must resolve, to the VIPs when the
+//! install-config has them.
+
+use super::finding::{Finding, Status};
+use super::probe::{Lookup, Probes};
+use super::targets::Plan;
+use std::net::IpAddr;
+use time::OffsetDateTime;
+
+/// The addresses the cluster's API names resolved to (empty when they did not).
+#[derive(Debug, Default)]
+pub(crate) struct Resolved {
+    pub(crate) api: Vec<IpAddr>,
+    pub(crate) api_int: Vec<IpAddr>,
+}
+
+/// A name under `*.apps` no one would create by hand, so only the wildcard record answers it.
+pub(crate) fn apps_probe_name(domain: &str, now: OffsetDateTime) -> String {
+    format!("bootgen-check-{:x}.apps.{domain}", now.unix_timestamp())
+}
+
+fn list(addresses: &[IpAddr]) -> String {
+    addresses
+        .iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Looks up one name; a finding for it, and its addresses when it resolved as it should.
+fn check_name(
+    probes: &dyn Probes,
+    name: &str,
+    record: &str,
+    vips: &[IpAddr],
+    role: &str,
+    findings: &mut Vec<Finding>,
+) -> Vec<IpAddr> {
+    let target_text = if vips.is_empty() {
+        role.to_string()
+    } else {
+        format!("{} ({role})", list(vips))
+    };
+    let add_record =
+        format!("add the DNS record {record} IN A {target_text}, in the DNS server the nodes use");
+    match probes.resolve(name) {
+        Lookup::Addresses(addresses) => {
+            if !vips.is_empty() && !addresses.iter().any(|a| vips.contains(a)) {
+                findings.push(Finding::problem(
+                    Status::Fail,
+                    "dns",
+                    name,
+                    format!(
+                        "resolves to another address than the install-config's VIP ({})",
+                        list(vips)
+                    ),
+                    format!("{name} -> {}", list(&addresses)),
+                    format!("change the DNS record {record} to {}", list(vips)),
+                ));
+                return Vec::new();
+            }
+            findings.push(Finding::pass(
+                "dns",
+                name,
+                format!("resolves to {}", list(&addresses)),
+            ));
+            addresses
+        }
+        Lookup::NoSuchName { answer } => {
+            findings.push(Finding::problem(
+                Status::Fail,
+                "dns",
+                name,
+                "does not resolve: the name does not exist".into(),
+                answer,
+                add_record,
+            ));
+            Vec::new()
+        }
+        Lookup::Failed(error) => {
+            findings.push(Finding::problem(
+                Status::Fail,
+                "dns",
+                name,
+                "could not be looked up".into(),
+                error,
+                format!("make the DNS server answer for {name}; {add_record}"),
+            ));
+            Vec::new()
+        }
+    }
+}
+
+/// The three names of the cluster; the API names' addresses for the load-balancer checks.
+pub(crate) fn check_names(
+    plan: &Plan,
+    probes: &dyn Probes,
+    now: OffsetDateTime,
+    findings: &mut Vec<Finding>,
+) -> Resolved {
+    let api = check_name(
+        probes,
+        &plan.api(),
+        &plan.api(),
+        &plan.api_vips,
+        "the API load balancer",
+        findings,
+    );
+    let api_int = check_name(
+        probes,
+        &plan.api_int(),
+        &plan.api_int(),
+        &plan.api_vips,
+        "the internal API load balancer; the control-plane machines fetch their configs through it",
+        findings,
+    );
+    check_name(
+        probes,
+        &apps_probe_name(&plan.domain, now),
+        &format!("*.apps.{}", plan.domain),
+        &plan.ingress_vips,
+        "the ingress load balancer",
+        findings,
+    );
+    Resolved { api, api_int }
+}

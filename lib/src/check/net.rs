@@ -1,0 +1,190 @@
+//! The real network behind [`Probes`]: the one place in the library that opens connections.
+//! Every operation has a time limit, nothing is retried but a silent DNS question (once), and
+//! every contact is recorded.
+
+use super::dns::{self, Answer, RecordType};
+use super::probe::{Contact, Handshake, Lookup, Probes, Request, Response, Transport};
+use super::{http, tls};
+use std::net::{IpAddr, SocketAddr, TcpStream, ToSocketAddrs};
+use std::sync::atomic::{AtomicU16, Ordering};
+use std::sync::{mpsc, Mutex};
+use std::time::Duration;
+
+/// The network, with the limits each probe keeps.
+#[derive(Debug)]
+pub struct NetProbes {
+    dns_server: Option<SocketAddr>,
+    timeout: Duration,
+    contacts: Mutex<Vec<Contact>>,
+    next_id: AtomicU16,
+}
+
+impl NetProbes {
+    /// Probes that ask `dns_server` for names (the system resolver when `None`) and give each
+    /// connection, handshake, DNS question or response `timeout` to happen.
+    pub fn new(dns_server: Option<SocketAddr>, timeout: Duration) -> NetProbes {
+        NetProbes {
+            dns_server,
+            timeout,
+            contacts: Mutex::new(Vec::new()),
+            next_id: AtomicU16::new(0x6263),
+        }
+    }
+
+    fn record(&self, kind: &'static str, address: String, about: String) {
+        if let Ok(mut contacts) = self.contacts.lock() {
+            contacts.push(Contact {
+                kind,
+                address,
+                about,
+            });
+        }
+    }
+
+    fn open(&self, address: SocketAddr) -> Result<TcpStream, String> {
+        let socket =
+            TcpStream::connect_timeout(&address, self.timeout).map_err(|e| e.to_string())?;
+        socket
+            .set_read_timeout(Some(self.timeout))
+            .and_then(|()| socket.set_write_timeout(Some(self.timeout)))
+            .map_err(|e| e.to_string())?;
+        Ok(socket)
+    }
+
+    fn ask_server(&self, server: SocketAddr, name: &str) -> Lookup {
+        let mut addresses: Vec<IpAddr> = Vec::new();
+        let mut last_error = None;
+        let mut nxdomain = false;
+        for kind in [RecordType::A, RecordType::Aaaa] {
+            self.record("dns", server.to_string(), format!("{name} {}", kind.name()));
+            let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+            match dns::ask(server, id, name, kind, self.timeout) {
+                Ok(Answer::Addresses(found)) => addresses.extend(found),
+                Ok(Answer::NoSuchName) => nxdomain = true,
+                Err(e) => last_error = Some(e),
+            }
+        }
+        if !addresses.is_empty() {
+            Lookup::Addresses(addresses)
+        } else if nxdomain {
+            Lookup::NoSuchName {
+                answer: format!("NXDOMAIN from {server}"),
+            }
+        } else if let Some(error) = last_error {
+            Lookup::Failed(error)
+        } else {
+            Lookup::NoSuchName {
+                answer: format!("no A or AAAA record from {server}"),
+            }
+        }
+    }
+
+    fn ask_system(&self, name: &str) -> Lookup {
+        self.record("dns", "system resolver".into(), name.to_string());
+        let (send, receive) = mpsc::channel();
+        let owned = name.to_string();
+        // The system resolver has no time limit of its own: the lookup thread is left to finish.
+        std::thread::spawn(move || {
+            let answer = (owned.as_str(), 0).to_socket_addrs().map(|found| {
+                let mut addresses: Vec<IpAddr> = found.map(|a| a.ip()).collect();
+                addresses.dedup();
+                addresses
+            });
+            let _ = send.send(answer);
+        });
+        match receive.recv_timeout(self.timeout) {
+            Ok(Ok(addresses)) if !addresses.is_empty() => Lookup::Addresses(addresses),
+            Ok(Ok(_)) => Lookup::NoSuchName {
+                answer: "no address from the system resolver".into(),
+            },
+            Ok(Err(e)) => Lookup::NoSuchName {
+                answer: format!("the system resolver: {e}"),
+            },
+            Err(_) => Lookup::Failed(format!(
+                "no answer from the system resolver within {} s",
+                self.timeout.as_secs()
+            )),
+        }
+    }
+}
+
+impl Probes for NetProbes {
+    fn resolve(&self, name: &str) -> Lookup {
+        if let Ok(ip) = name.parse::<IpAddr>() {
+            return Lookup::Addresses(vec![ip]);
+        }
+        match self.dns_server {
+            Some(server) => self.ask_server(server, name),
+            None => self.ask_system(name),
+        }
+    }
+
+    fn connect(&self, address: SocketAddr) -> Result<(), String> {
+        self.record("tcp", address.to_string(), "connect".into());
+        self.open(address).map(drop)
+    }
+
+    fn handshake(&self, address: SocketAddr, server_name: &str, roots: &[Vec<u8>]) -> Handshake {
+        self.record("tls", address.to_string(), server_name.to_string());
+        match self.open(address) {
+            Ok(socket) => tls::handshake(socket, server_name, Some(roots)).0,
+            Err(e) => Handshake::NoCertificate(e),
+        }
+    }
+
+    fn get(&self, request: &Request) -> Result<Response, String> {
+        self.record(
+            "http",
+            request.address.to_string(),
+            format!("{}{}", request.host, request.path),
+        );
+        let mut socket = self.open(request.address)?;
+        let host = host_header(request);
+        match request.transport {
+            Transport::Plain => http::get(&mut socket, &host, request.path, &request.headers),
+            Transport::Verified(roots) => self.get_tls(socket, request, &host, Some(roots)),
+            Transport::Unverified => self.get_tls(socket, request, &host, None),
+        }
+    }
+
+    fn contacts(&self) -> Vec<Contact> {
+        self.contacts
+            .lock()
+            .map(|contacts| contacts.clone())
+            .unwrap_or_default()
+    }
+}
+
+impl NetProbes {
+    fn get_tls(
+        &self,
+        socket: TcpStream,
+        request: &Request,
+        host: &str,
+        roots: Option<&[Vec<u8>]>,
+    ) -> Result<Response, String> {
+        let (server_name, _) = super::registry::host_and_port(request.host);
+        match tls::handshake(socket, server_name, roots) {
+            (_, Some(mut stream)) => http::get(&mut stream, host, request.path, &request.headers),
+            (Handshake::Rejected { reason, presented }, None) => Err(match presented {
+                Some(p) => format!("TLS: {reason} (the server presented {p})"),
+                None => format!("TLS: {reason}"),
+            }),
+            (Handshake::NoCertificate(reason), None) => Err(format!("TLS: {reason}")),
+            (Handshake::Verified(_), None) => Err("TLS: no stream".into()),
+        }
+    }
+}
+
+/// `Host:` carries the port when it is not the scheme's default.
+fn host_header(request: &Request) -> String {
+    let default = match request.transport {
+        Transport::Plain => 80,
+        _ => 443,
+    };
+    if request.host.contains(':') || request.address.port() == default {
+        request.host.to_string()
+    } else {
+        format!("{}:{}", request.host, request.address.port())
+    }
+}

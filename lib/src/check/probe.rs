@@ -1,0 +1,140 @@
+//! What `check` asks of the network, as a trait: resolve a name, connect, shake hands over TLS,
+//! send an HTTP GET. The checks speak only to this trait, so they run the same against the real
+//! network ([`super::NetProbes`]) and against a fake in unit tests.
+
+use serde::Serialize;
+use std::net::{IpAddr, SocketAddr};
+
+/// The answer to a name lookup.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Lookup {
+    /// The name's addresses, in the order received.
+    Addresses(Vec<IpAddr>),
+    /// The DNS server said the name does not exist (NXDOMAIN), or has no address.
+    NoSuchName {
+        /// What answered, and how (`NXDOMAIN from 127.0.0.1:53`).
+        answer: String,
+    },
+    /// No answer could be had: a timeout, a refusal, a broken reply.
+    Failed(String),
+}
+
+/// A certificate a server presented, as a person checks it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Presented {
+    /// Its subject, as `CN=...` (or the whole subject when it has no common name).
+    pub subject: String,
+    /// Its issuer, the same way.
+    pub issuer: String,
+    /// Its DNS names and IP addresses.
+    pub names: Vec<String>,
+}
+
+impl std::fmt::Display for Presented {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "subject {}, issuer {}", self.subject, self.issuer)?;
+        if !self.names.is_empty() {
+            write!(f, ", names {}", self.names.join(" "))?;
+        }
+        Ok(())
+    }
+}
+
+/// How a TLS handshake ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Handshake {
+    /// The server's certificate chains to the given roots and names the host.
+    Verified(Presented),
+    /// A certificate came but was refused: another CA, another name, expired.
+    Rejected {
+        /// The TLS library's reason.
+        reason: String,
+        /// The certificate, when it could be read.
+        presented: Option<Presented>,
+    },
+    /// No certificate came: the connection closed, reset or timed out first.
+    NoCertificate(String),
+}
+
+/// How an HTTP request reaches its server.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Transport<'a> {
+    /// TLS, the certificate checked against these roots (DER).
+    Verified(&'a [Vec<u8>]),
+    /// TLS with any certificate (a registry configured insecure).
+    Unverified,
+    /// Plain HTTP (a registry configured insecure that does not speak TLS).
+    Plain,
+}
+
+/// One HTTP GET.
+#[derive(Debug, Clone)]
+pub struct Request<'a> {
+    /// The host name: sent as `Host` and, over TLS, as the server name.
+    pub host: &'a str,
+    /// The address to connect to (one the host resolved to).
+    pub address: SocketAddr,
+    /// The path and query.
+    pub path: &'a str,
+    /// How to reach it.
+    pub transport: Transport<'a>,
+    /// Further headers (`Accept`, `Authorization`).
+    pub headers: Vec<(String, String)>,
+}
+
+/// An HTTP response, its body bounded.
+#[derive(Debug, Clone, Default)]
+pub struct Response {
+    /// The status code.
+    pub status: u16,
+    /// The headers, names as received.
+    pub headers: Vec<(String, String)>,
+    /// The body.
+    pub body: Vec<u8>,
+}
+
+impl Response {
+    /// The first header of that name (case-insensitive).
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// The body's first 200 characters, for evidence.
+    pub fn body_excerpt(&self) -> String {
+        let text = String::from_utf8_lossy(&self.body);
+        let text = text.trim();
+        match text.char_indices().nth(200) {
+            Some((at, _)) => format!("{}...", &text[..at]),
+            None => text.to_string(),
+        }
+    }
+}
+
+/// One thing the probes sent over the network, for `--verbose` and for the tests that hold
+/// `check` to the hosts the configs name.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Contact {
+    /// `dns`, `tcp`, `tls` or `http`.
+    pub kind: &'static str,
+    /// The address contacted (`127.0.0.1:6443`).
+    pub address: String,
+    /// What for: the name asked, the host and path requested.
+    pub about: String,
+}
+
+/// The network, as the checks use it. Every method is bounded in time by the implementation.
+pub trait Probes {
+    /// Resolves a host name to its addresses.
+    fn resolve(&self, name: &str) -> Lookup;
+    /// Opens a TCP connection and closes it.
+    fn connect(&self, address: SocketAddr) -> Result<(), String>;
+    /// Shakes hands over TLS as `server_name`, checking the certificate against `roots` (DER).
+    fn handshake(&self, address: SocketAddr, server_name: &str, roots: &[Vec<u8>]) -> Handshake;
+    /// Sends one HTTP GET; an error says why no response came (a refused certificate included).
+    fn get(&self, request: &Request) -> Result<Response, String>;
+    /// Everything contacted so far, in order.
+    fn contacts(&self) -> Vec<Contact>;
+}

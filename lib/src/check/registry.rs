@@ -1,0 +1,293 @@
+//! A session with one mirror registry: where it is, how it is reached (TLS checked against the
+//! trust bundle, or insecure as configured), and its credentials from the pull secret (basic
+//! auth, or a bearer token from a token service on the same host).
+
+use super::probe::{Lookup, Probes, Request, Response, Transport};
+use std::collections::BTreeMap;
+use std::net::SocketAddr;
+
+/// How the registry wants to be authorized.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Scheme {
+    /// No credentials needed.
+    Open,
+    /// `Authorization: Basic <auth>`.
+    Basic,
+    /// A token from `realm` (same host), for `service`.
+    Bearer { path: String, service: String },
+}
+
+/// One registry, reached and authorized.
+pub(crate) struct Session<'a> {
+    pub(crate) host: String,
+    pub(crate) address: SocketAddr,
+    pub(crate) transport: Transport<'a>,
+    pub(crate) scheme: Scheme,
+    /// The pull secret's `auth` for the host.
+    pub(crate) auth: Option<String>,
+    tokens: BTreeMap<String, Option<String>>,
+}
+
+/// Why a session could not be opened: what failed, the evidence.
+pub(crate) struct Refusal {
+    pub(crate) what: String,
+    pub(crate) evidence: String,
+    pub(crate) kind: RefusalKind,
+}
+
+/// What a refusal is about, for the fix.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum RefusalKind {
+    /// The name does not resolve.
+    Name,
+    /// No connection, no HTTP.
+    Unreachable,
+    /// The certificate is not trusted.
+    Trust,
+    /// The pull secret has no credentials for it.
+    NoCredentials,
+    /// The credentials were refused.
+    Refused,
+    /// A token service on another host (not contacted).
+    ForeignTokenService,
+}
+
+/// `key="value"` parameters of a `WWW-Authenticate` header.
+fn parameter(header: &str, key: &str) -> Option<String> {
+    let at = header.find(&format!("{key}=\""))? + key.len() + 2;
+    let end = header[at..].find('"')? + at;
+    Some(header[at..end].to_string())
+}
+
+/// Splits `host[:port]` (or `[v6]:port`) into the name to resolve and the port.
+pub(crate) fn host_and_port(host: &str) -> (&str, u16) {
+    if let Some(rest) = host.strip_prefix('[') {
+        if let Some((name, after)) = rest.split_once(']') {
+            let port = after.strip_prefix(':').and_then(|p| p.parse().ok());
+            return (name, port.unwrap_or(443));
+        }
+    }
+    match host.split_once(':') {
+        Some((name, port)) if !port.contains(':') => (name, port.parse().unwrap_or(443)),
+        _ => (host, 443),
+    }
+}
+
+impl<'a> Session<'a> {
+    /// Resolves the host, asks `/v2/`, and works out the credentials it needs.
+    pub(crate) fn open(
+        probes: &dyn Probes,
+        host: &str,
+        insecure: bool,
+        roots: &'a [Vec<u8>],
+        credentials: &[(String, String)],
+        dates: &mut Vec<(String, String)>,
+    ) -> Result<Session<'a>, Refusal> {
+        let refusal = |kind, what: &str, evidence: String| Refusal {
+            what: what.to_string(),
+            evidence,
+            kind,
+        };
+        let (name, port) = host_and_port(host);
+        let ip = match probes.resolve(name) {
+            Lookup::Addresses(addresses) if !addresses.is_empty() => addresses[0],
+            Lookup::Addresses(_) => {
+                return Err(refusal(
+                    RefusalKind::Name,
+                    "the mirror's name has no address",
+                    String::new(),
+                ))
+            }
+            Lookup::NoSuchName { answer } => {
+                return Err(refusal(
+                    RefusalKind::Name,
+                    "the mirror's name does not resolve",
+                    answer,
+                ))
+            }
+            Lookup::Failed(error) => {
+                return Err(refusal(
+                    RefusalKind::Name,
+                    "the mirror's name could not be looked up",
+                    error,
+                ))
+            }
+        };
+        let mut session = Session {
+            host: host.to_string(),
+            address: SocketAddr::new(ip, port),
+            transport: if insecure {
+                Transport::Unverified
+            } else {
+                Transport::Verified(roots)
+            },
+            scheme: Scheme::Open,
+            // The host's own entry, else one for a namespace on it (as containers-auth.json).
+            auth: credentials
+                .iter()
+                .find(|(key, _)| key == host)
+                .or_else(|| {
+                    credentials
+                        .iter()
+                        .find(|(key, _)| key.starts_with(&format!("{host}/")))
+                })
+                .map(|(_, auth)| auth.clone()),
+            tokens: BTreeMap::new(),
+        };
+        let mut first = session.send(probes, "/v2/", None);
+        if insecure && first.is_err() {
+            // An insecure registry may speak plain HTTP.
+            session.transport = Transport::Plain;
+            first = session.send(probes, "/v2/", None);
+        }
+        let first = first.map_err(|error| {
+            let kind = if error.starts_with("TLS:") && !insecure {
+                RefusalKind::Trust
+            } else {
+                RefusalKind::Unreachable
+            };
+            refusal(kind, "the mirror does not answer /v2/", error)
+        })?;
+        if let Some(date) = first.header("date") {
+            dates.push((host.to_string(), date.to_string()));
+        }
+        if first.status != 401 {
+            return Ok(session);
+        }
+        let challenge = first
+            .header("www-authenticate")
+            .unwrap_or_default()
+            .to_string();
+        if session.auth.is_none() {
+            return Err(refusal(
+                RefusalKind::NoCredentials,
+                "the mirror wants credentials and the pull secret has none for it",
+                format!("HTTP 401, WWW-Authenticate: {challenge}"),
+            ));
+        }
+        if challenge.to_ascii_lowercase().starts_with("bearer") {
+            let realm = parameter(&challenge, "realm").unwrap_or_default();
+            let realm_host = realm
+                .split("://")
+                .nth(1)
+                .and_then(|rest| rest.split('/').next())
+                .unwrap_or_default();
+            if realm_host != host {
+                return Err(refusal(
+                    RefusalKind::ForeignTokenService,
+                    "the mirror's token service is on another host, which the configs do not name (not contacted)",
+                    format!("WWW-Authenticate: {challenge}"),
+                ));
+            }
+            let path = realm
+                .split("://")
+                .nth(1)
+                .and_then(|rest| rest.find('/').map(|at| rest[at..].to_string()))
+                .unwrap_or_else(|| "/".into());
+            session.scheme = Scheme::Bearer {
+                path,
+                service: parameter(&challenge, "service").unwrap_or_default(),
+            };
+        } else {
+            session.scheme = Scheme::Basic;
+        }
+        let checked = session.get(probes, "/v2/", "registry:catalog:*");
+        match checked {
+            Ok(response) if response.status == 200 => Ok(session),
+            Ok(response) => Err(refusal(
+                RefusalKind::Refused,
+                "the mirror refuses the pull secret's credentials",
+                format!("HTTP {}: {}", response.status, response.body_excerpt()),
+            )),
+            Err(error) => Err(refusal(
+                RefusalKind::Unreachable,
+                "the mirror stopped answering",
+                error,
+            )),
+        }
+    }
+
+    fn send(
+        &self,
+        probes: &dyn Probes,
+        path: &str,
+        authorization: Option<String>,
+    ) -> Result<Response, String> {
+        let mut headers = vec![(
+            "Accept".to_string(),
+            [
+                "application/vnd.oci.image.index.v1+json",
+                "application/vnd.docker.distribution.manifest.list.v2+json",
+                "application/vnd.oci.image.manifest.v1+json",
+                "application/vnd.docker.distribution.manifest.v2+json",
+                "application/json",
+            ]
+            .join(", "),
+        )];
+        headers.extend(authorization.map(|a| ("Authorization".to_string(), a)));
+        probes.get(&Request {
+            host: &self.host,
+            address: self.address,
+            path,
+            transport: self.transport,
+            headers,
+        })
+    }
+
+    /// The `Authorization` header for `scope`, fetching a token once per scope.
+    fn authorization(&mut self, probes: &dyn Probes, scope: &str) -> Option<String> {
+        let auth = self.auth.clone()?;
+        match &self.scheme {
+            Scheme::Open => None,
+            Scheme::Basic => Some(format!("Basic {auth}")),
+            Scheme::Bearer { path, service } => {
+                if let Some(token) = self.tokens.get(scope) {
+                    return token.as_ref().map(|t| format!("Bearer {t}"));
+                }
+                let separator = if path.contains('?') { '&' } else { '?' };
+                let token_path = format!("{path}{separator}service={service}&scope={scope}");
+                let token = self
+                    .send(probes, &token_path, Some(format!("Basic {auth}")))
+                    .ok()
+                    .filter(|r| r.status == 200)
+                    .and_then(|r| serde_json::from_slice::<serde_json::Value>(&r.body).ok())
+                    .and_then(|v| {
+                        v.get("token")
+                            .or_else(|| v.get("access_token"))
+                            .and_then(|t| t.as_str())
+                            .map(str::to_string)
+                    });
+                self.tokens.insert(scope.to_string(), token.clone());
+                token.map(|t| format!("Bearer {t}"))
+            }
+        }
+    }
+
+    /// GET `path` authorized for `scope`.
+    pub(crate) fn get(
+        &mut self,
+        probes: &dyn Probes,
+        path: &str,
+        scope: &str,
+    ) -> Result<Response, String> {
+        let authorization = self.authorization(probes, scope);
+        self.send(probes, path, authorization)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hosts_with_and_without_ports_are_split() {
+        assert_eq!(host_and_port("mirror.lab:8443"), ("mirror.lab", 8443));
+        assert_eq!(host_and_port("mirror.lab"), ("mirror.lab", 443));
+        assert_eq!(host_and_port("[fd00::5]:5000"), ("fd00::5", 5000));
+        assert_eq!(host_and_port("[fd00::5]"), ("fd00::5", 443));
+        assert_eq!(
+            parameter(r#"Bearer realm="https://m/token",service="m""#, "service").as_deref(),
+            Some("m")
+        );
+    }
+}

@@ -1,0 +1,1032 @@
+//! `bootgen check` against real servers on this machine's loopback, each started here and killed
+//! at the end: Debian's dnsmasq on an unprivileged port with the cluster's names (right answers,
+//! wrong answers, NXDOMAIN), `openssl s_server` listeners on 6443- and 22623-like ports serving
+//! certificates from the generated PKI and from another install's, and a machine-config server
+//! path. Each fault is named with its fix; with every fault removed `check` passes; and no
+//! contact goes anywhere but the DNS server and the addresses the cluster's names resolved to.
+
+use std::error::Error;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use bootgen_conformance::loopback::{free_tcp_port, free_udp_port, start_dns, start_tls, Server};
+use serde_json::Value;
+
+type TestResult<T = ()> = Result<T, Box<dyn Error>>;
+
+const DOMAIN: &str = "example.example.com";
+const TOOLS: &[&str] = &["/usr/sbin/dnsmasq", "/usr/bin/openssl"];
+
+/// False (after saying so) when a tool is missing outside CI; under CI a missing tool fails.
+fn tools_present() -> bool {
+    let missing: Vec<&str> = TOOLS
+        .iter()
+        .copied()
+        .filter(|t| !Path::new(t).exists())
+        .collect();
+    if missing.is_empty() {
+        return true;
+    }
+    assert!(
+        std::env::var_os("CI").is_none(),
+        "CI must have {missing:?} (.ci/run installs them)"
+    );
+    eprintln!("SKIPPED: {missing:?} not installed; run `bash .ci/run`");
+    false
+}
+
+/// `bootgen ignition` of the embedded example cluster (`example.example.com`) into `out`.
+fn generate(out: &Path, config: Option<&Path>) -> TestResult {
+    let mut cmd = bootgen_conformance::bootgen!();
+    cmd.args(["ignition", "--key-algorithm", "ecdsa-p256", "--output"])
+        .arg(out);
+    if let Some(config) = config {
+        cmd.arg("--install-config").arg(config);
+    }
+    bootgen_conformance::run(&mut cmd)?;
+    Ok(())
+}
+
+/// `bootgen check --json` of `out`; the exit code and the report.
+fn check(
+    out: &Path,
+    dns_port: u16,
+    api_port: u16,
+    mcs_port: u16,
+    extra: &[&str],
+) -> TestResult<(i32, Value, Output)> {
+    let output = bootgen_conformance::bootgen!()
+        .arg("check")
+        .arg(out)
+        .arg("--dns-server")
+        .arg(format!("127.0.0.1:{dns_port}"))
+        .arg("--api-port")
+        .arg(api_port.to_string())
+        .arg("--machine-config-port")
+        .arg(mcs_port.to_string())
+        .args(["--timeout", "2", "--json"])
+        .args(extra)
+        .output()?;
+    let report: Value = serde_json::from_slice(&output.stdout).map_err(|e| {
+        format!(
+            "not JSON ({e}): {}\n{}",
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        )
+    })?;
+    Ok((output.status.code().unwrap_or(-1), report, output))
+}
+
+fn findings(report: &Value) -> Vec<&Value> {
+    report["findings"]
+        .as_array()
+        .map(|f| f.iter().collect())
+        .unwrap_or_default()
+}
+
+/// The finding about `target` (exactly, else the first it begins) in `area`, or a failure
+/// listing them all.
+fn finding<'a>(report: &'a Value, area: &str, target: &str) -> TestResult<&'a Value> {
+    let in_area = || findings(report).into_iter().filter(|f| f["area"] == area);
+    in_area()
+        .find(|f| f["target"] == target)
+        .or_else(|| in_area().find(|f| f["target"].as_str().is_some_and(|t| t.starts_with(target))))
+        .ok_or_else(|| format!("no {area} finding about {target}: {report:#}").into())
+}
+
+/// Asserts a finding failed, and that its evidence and fix say what is expected.
+fn assert_fails(report: &Value, area: &str, target: &str, evidence: &str, fix: &str) -> TestResult {
+    let found = finding(report, area, target)?;
+    assert_eq!(found["status"], "fail", "{found:#}");
+    let said = |key: &str| found[key].as_str().unwrap_or_default().to_string();
+    assert!(
+        said("evidence").contains(evidence),
+        "evidence of {found:#} lacks {evidence:?}"
+    );
+    assert!(said("fix").contains(fix), "fix of {found:#} lacks {fix:?}");
+    Ok(())
+}
+
+fn tls(out: &Path, name: &str) -> (PathBuf, PathBuf) {
+    let dir = out.join("tls");
+    (
+        dir.join(format!("{name}.crt")),
+        dir.join(format!("{name}.key")),
+    )
+}
+
+/// The cluster's names as they should be: api on 127.0.0.1, api-int on 127.0.0.2, apps on
+/// 127.0.0.3; every other name under the domain does not exist.
+fn right_names() -> Vec<String> {
+    vec![
+        format!("/{DOMAIN}/"),
+        format!("/api.{DOMAIN}/127.0.0.1"),
+        format!("/api-int.{DOMAIN}/127.0.0.2"),
+        format!("/apps.{DOMAIN}/127.0.0.3"),
+    ]
+}
+
+/// The three listeners of a running bootstrap, with `api_cert` on api's port.
+fn start_load_balancer(
+    work: &Path,
+    out: &Path,
+    api_cert: (PathBuf, PathBuf),
+    api_port: u16,
+    mcs_port: u16,
+) -> TestResult<Vec<Server>> {
+    let www = work.join("www");
+    fs::create_dir_all(www.join("config"))?;
+    fs::write(
+        www.join("config/master"),
+        br#"{"ignition":{"version":"3.2.0"}}"#,
+    )?;
+    let (internal_cert, internal_key) = tls(out, "kube-apiserver-internal-lb-server");
+    let (mcs_cert, mcs_key) = tls(out, "machine-config-server");
+    Ok(vec![
+        start_tls(
+            &format!("127.0.0.1:{api_port}"),
+            &api_cert.0,
+            &api_cert.1,
+            None,
+        )?,
+        start_tls(
+            &format!("127.0.0.2:{api_port}"),
+            &internal_cert,
+            &internal_key,
+            None,
+        )?,
+        start_tls(
+            &format!("127.0.0.2:{mcs_port}"),
+            &mcs_cert,
+            &mcs_key,
+            Some(&www),
+        )?,
+    ])
+}
+
+#[test]
+fn a_healthy_environment_passes_and_nothing_else_is_contacted() -> TestResult {
+    if !tools_present() {
+        return Ok(());
+    }
+    let work = tempfile::tempdir()?;
+    let work = work.path();
+    let out = work.join("out");
+    generate(&out, None)?;
+    let (dns_port, api_port, mcs_port) = (free_udp_port()?, free_tcp_port()?, free_tcp_port()?);
+    let _dns = start_dns(work, dns_port, &right_names())?;
+    let _lb = start_load_balancer(
+        work,
+        &out,
+        tls(&out, "kube-apiserver-lb-server"),
+        api_port,
+        mcs_port,
+    )?;
+
+    let (code, report, output) = check(&out, dns_port, api_port, mcs_port, &[])?;
+    assert_eq!(
+        code,
+        0,
+        "{report:#}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert_eq!(report["passed"], true);
+    for found in findings(&report) {
+        assert_eq!(found["status"], "pass", "{found:#}");
+    }
+    assert_eq!(
+        finding(
+            &report,
+            "load balancer",
+            &format!("api-int.{DOMAIN}:{mcs_port}")
+        )?["status"],
+        "pass"
+    );
+    let served = findings(&report).into_iter().any(|f| {
+        f["what"]
+            .as_str()
+            .is_some_and(|w| w.starts_with("serves /config/master"))
+    });
+    assert!(served, "{report:#}");
+
+    // Only the DNS server and the addresses the cluster's names resolved to, on the ports given;
+    // only names under the cluster's domain asked.
+    let allowed = [
+        format!("127.0.0.1:{dns_port}"),
+        format!("127.0.0.1:{api_port}"),
+        format!("127.0.0.2:{api_port}"),
+        format!("127.0.0.2:{mcs_port}"),
+    ];
+    let contacts = report["contacts"].as_array().ok_or("no contacts")?;
+    assert!(!contacts.is_empty());
+    for contact in contacts {
+        let address = contact["address"].as_str().unwrap_or_default();
+        assert!(allowed.iter().any(|a| a == address), "contacted {contact}");
+        if contact["kind"] == "dns" {
+            let about = contact["about"].as_str().unwrap_or_default();
+            assert!(about.contains(&format!(".{DOMAIN} ")), "asked {contact}");
+        }
+    }
+    // --verbose says every contact.
+    let verbose = bootgen_conformance::bootgen!()
+        .arg("check")
+        .arg(&out)
+        .arg(format!("--dns-server=127.0.0.1:{dns_port}"))
+        .arg(format!("--api-port={api_port}"))
+        .arg(format!("--machine-config-port={mcs_port}"))
+        .arg("--verbose")
+        .output()?;
+    let text = String::from_utf8_lossy(&verbose.stdout);
+    assert!(verbose.status.success(), "{text}");
+    assert!(
+        text.contains(&format!("contacted: tls 127.0.0.2:{mcs_port}")),
+        "{text}"
+    );
+    assert!(text.contains("ready: "), "{text}");
+    Ok(())
+}
+
+#[test]
+fn dns_faults_are_named_with_their_fix() -> TestResult {
+    if !tools_present() {
+        return Ok(());
+    }
+    let work = tempfile::tempdir()?;
+    let work = work.path();
+    let out = work.join("out");
+    generate(&out, None)?;
+    let (dns_port, api_port, mcs_port) = (free_udp_port()?, free_tcp_port()?, free_tcp_port()?);
+    // api-int is missing (NXDOMAIN), apps has no wildcard; api is right but nothing listens.
+    let _dns = start_dns(
+        work,
+        dns_port,
+        &[format!("/{DOMAIN}/"), format!("/api.{DOMAIN}/127.0.0.1")],
+    )?;
+    let (code, report, _) = check(&out, dns_port, api_port, mcs_port, &[])?;
+    assert_eq!(code, 1, "{report:#}");
+    assert_eq!(report["passed"], false);
+    assert_fails(
+        &report,
+        "dns",
+        &format!("api-int.{DOMAIN}"),
+        "NXDOMAIN from 127.0.0.1",
+        &format!("api-int.{DOMAIN} IN A"),
+    )?;
+    assert_fails(
+        &report,
+        "dns",
+        "bootgen-check-",
+        "NXDOMAIN",
+        &format!("*.apps.{DOMAIN} IN A"),
+    )?;
+    assert_eq!(
+        finding(&report, "dns", &format!("api.{DOMAIN}"))?["status"],
+        "pass"
+    );
+    assert_fails(
+        &report,
+        "load balancer",
+        &format!("api.{DOMAIN}:{api_port}"),
+        "refused",
+        &format!("listen on api.{DOMAIN}:{api_port}"),
+    )?;
+
+    // The text form says the same, with a line per fault.
+    let text = bootgen_conformance::bootgen!()
+        .arg("check")
+        .arg(&out)
+        .arg(format!("--dns-server=127.0.0.1:{dns_port}"))
+        .arg(format!("--api-port={api_port}"))
+        .output()?;
+    let stdout = String::from_utf8_lossy(&text.stdout);
+    assert_eq!(text.status.code(), Some(1), "{stdout}");
+    assert!(
+        stdout.contains(&format!(
+            "FAIL dns            api-int.{DOMAIN}: does not resolve"
+        )),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("received: NXDOMAIN from 127.0.0.1"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("NOT READY"), "{stdout}");
+    Ok(())
+}
+
+#[test]
+fn names_that_resolve_elsewhere_than_the_vips_fail_and_are_not_contacted() -> TestResult {
+    if !tools_present() {
+        return Ok(());
+    }
+    let work = tempfile::tempdir()?;
+    let work = work.path();
+    let out = work.join("out");
+    let config = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../fixtures/install-configs/valid/vsphere.yaml"
+    );
+    generate(&out, Some(Path::new(config)))?;
+    let domain = "vsphere.lab.example.org";
+    let dns_port = free_udp_port()?;
+    // The install-config's VIPs are 10.0.0.5 (API) and 10.0.0.6 (ingress); DNS says otherwise.
+    let _dns = start_dns(
+        work,
+        dns_port,
+        &[
+            format!("/{domain}/"),
+            format!("/api.{domain}/127.0.0.9"),
+            format!("/api-int.{domain}/127.0.0.9"),
+            format!("/apps.{domain}/127.0.0.10"),
+        ],
+    )?;
+    let (code, report, _) = check(&out, dns_port, 6443, 22623, &[])?;
+    assert_eq!(code, 1, "{report:#}");
+    assert_fails(
+        &report,
+        "dns",
+        &format!("api.{domain}"),
+        &format!("api.{domain} -> 127.0.0.9"),
+        "to 10.0.0.5",
+    )?;
+    assert_fails(
+        &report,
+        "dns",
+        &format!("api-int.{domain}"),
+        "127.0.0.9",
+        "to 10.0.0.5",
+    )?;
+    assert_fails(
+        &report,
+        "dns",
+        "bootgen-check-",
+        "127.0.0.10",
+        "to 10.0.0.6",
+    )?;
+    // A wrong answer is never connected to.
+    for contact in report["contacts"].as_array().ok_or("no contacts")? {
+        assert_eq!(contact["kind"], "dns", "{contact}");
+    }
+    Ok(())
+}
+
+#[test]
+fn load_balancer_faults_are_named_with_their_fix() -> TestResult {
+    if !tools_present() {
+        return Ok(());
+    }
+    let work = tempfile::tempdir()?;
+    let work = work.path();
+    let out = work.join("out");
+    let other = work.join("other");
+    generate(&out, None)?;
+    generate(&other, None)?;
+    let (dns_port, api_port, mcs_port) = (free_udp_port()?, free_tcp_port()?, free_tcp_port()?);
+    let _dns = start_dns(work, dns_port, &right_names())?;
+    // api presents another install's certificate (another CA); the machine-config server has
+    // no config to serve (s_server answers 200 with an error text, not a config).
+    let www = work.join("empty-www");
+    fs::create_dir_all(&www)?;
+    let (wrong_cert, wrong_key) = tls(&other, "kube-apiserver-lb-server");
+    let (internal_cert, internal_key) = tls(&out, "kube-apiserver-internal-lb-server");
+    let (mcs_cert, mcs_key) = tls(&out, "machine-config-server");
+    let _api = start_tls(
+        &format!("127.0.0.1:{api_port}"),
+        &wrong_cert,
+        &wrong_key,
+        None,
+    )?;
+    let _api_int = start_tls(
+        &format!("127.0.0.2:{api_port}"),
+        &internal_cert,
+        &internal_key,
+        None,
+    )?;
+    let _mcs = start_tls(
+        &format!("127.0.0.2:{mcs_port}"),
+        &mcs_cert,
+        &mcs_key,
+        Some(&www),
+    )?;
+
+    let (code, report, _) = check(&out, dns_port, api_port, mcs_port, &[])?;
+    assert_eq!(code, 1, "{report:#}");
+    assert_fails(
+        &report,
+        "load balancer",
+        &format!("api.{DOMAIN}:{api_port}"),
+        "issuer CN=kube-apiserver-lb-signer",
+        "pass TCP through",
+    )?;
+    let wrong = finding(
+        &report,
+        "load balancer",
+        &format!("api.{DOMAIN}:{api_port}"),
+    )?;
+    assert!(
+        wrong["evidence"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("BadSignature"),
+        "{wrong:#}"
+    );
+    assert_eq!(
+        finding(
+            &report,
+            "load balancer",
+            &format!("api-int.{DOMAIN}:{api_port}")
+        )?["status"],
+        "pass"
+    );
+    let mcs = findings(&report)
+        .into_iter()
+        .find(|f| {
+            f["status"] == "fail"
+                && f["target"]
+                    .as_str()
+                    .is_some_and(|t| t.contains(&format!(":{mcs_port}")))
+        })
+        .ok_or_else(|| format!("no failed machine-config finding: {report:#}"))?;
+    assert!(
+        mcs["what"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("does not serve an Ignition config at /config/master"),
+        "{mcs:#}"
+    );
+    assert!(
+        mcs["evidence"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("Error opening 'config/master'"),
+        "{mcs:#}"
+    );
+    Ok(())
+}
+
+#[test]
+fn certificates_too_close_to_expiry_fail_with_the_renewal() -> TestResult {
+    if !tools_present() {
+        return Ok(());
+    }
+    let work = tempfile::tempdir()?;
+    let work = work.path();
+    let out = work.join("out");
+    generate(&out, None)?;
+    let dns_port = free_udp_port()?;
+    let _dns = start_dns(work, dns_port, &right_names())?;
+    // Judged 23 h 30 min after generation: the day-long certificates have half an hour left.
+    let later = time::OffsetDateTime::now_utc() + time::Duration::minutes(23 * 60 + 30);
+    let later = later.format(&time::format_description::well_known::Rfc3339)?;
+    let (code, report, _) = check(
+        &out,
+        dns_port,
+        free_tcp_port()?,
+        free_tcp_port()?,
+        &["--now", &later],
+    )?;
+    assert_eq!(code, 1, "{report:#}");
+    let expiring = findings(&report)
+        .into_iter()
+        .find(|f| f["area"] == "time" && f["status"] == "fail")
+        .ok_or_else(|| format!("no failed time finding: {report:#}"))?;
+    assert!(
+        expiring["what"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("too soon for the bootstrap to finish"),
+        "{expiring:#}"
+    );
+    assert!(
+        expiring["fix"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("--renew-expired"),
+        "{expiring:#}"
+    );
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------------------------
+// Mirrors: Debian's docker-registry with TLS from a CA made here and htpasswd auth, holding an
+// image and release payloads whose image-references name it (and, in one, an image it lacks).
+
+use base64::engine::general_purpose::STANDARD;
+use base64::Engine as _;
+use bootgen_conformance::registry::{
+    make_pki, push_layout, run_ok, start_registry, write_oci_layout, write_oci_layout_with,
+};
+
+const MIRROR_TOOLS: &[&str] = &[
+    "/usr/bin/docker-registry",
+    "/usr/bin/skopeo",
+    "/usr/bin/htpasswd",
+];
+
+/// A payload whose image-references name `images`.
+fn push_payload(
+    work: &Path,
+    registry: &bootgen_conformance::registry::Registry,
+    name: &str,
+    images: &[String],
+    certs: &Path,
+) -> TestResult<String> {
+    let tags: Vec<Value> = images
+        .iter()
+        .enumerate()
+        .map(|(i, image)| serde_json::json!({"name": format!("component-{i}"), "from": {"kind": "DockerImage", "name": image}}))
+        .collect();
+    let references = serde_json::to_vec(&serde_json::json!({
+        "kind": "ImageStream",
+        "apiVersion": "image.openshift.io/v1",
+        "spec": {"tags": tags},
+    }))?;
+    let layout = work.join(format!("layout-{name}"));
+    write_oci_layout_with(
+        &layout,
+        &[("release-manifests/image-references", references.as_slice())],
+    )?;
+    push_layout(
+        work,
+        registry,
+        &layout,
+        &format!("mirror/{name}:v1"),
+        Some("mirror-user:mirror-pass"),
+        Some(certs),
+    )
+}
+
+#[test]
+fn mirror_faults_are_named_and_a_healthy_environment_passes() -> TestResult {
+    if !tools_present() || MIRROR_TOOLS.iter().any(|t| !Path::new(t).exists()) {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "CI must have {MIRROR_TOOLS:?}"
+        );
+        return Ok(());
+    }
+    let work = tempfile::tempdir()?;
+    let work = work.path();
+    let (ca, cert, key) = make_pki(&work.join("pki"))?;
+    let htpasswd = work.join("htpasswd");
+    let hashed =
+        run_ok(Command::new("/usr/bin/htpasswd").args(["-Bbn", "mirror-user", "mirror-pass"]))?;
+    fs::write(&htpasswd, &hashed.stdout)?;
+    let registry = start_registry(work, Some(&htpasswd), Some((&cert, &key)))?;
+    let certs = work.join("push-certs");
+    fs::create_dir_all(&certs)?;
+    fs::copy(&ca, certs.join("ca.crt"))?;
+    let app_layout = work.join("layout-app");
+    write_oci_layout(&app_layout)?;
+    let app = push_layout(
+        work,
+        &registry,
+        &app_layout,
+        "mirror/app:v1",
+        Some("mirror-user:mirror-pass"),
+        Some(&certs),
+    )?;
+    let present = format!("source.invalid/app@{app}");
+    let absent = format!("source.invalid/app@sha256:{}", "0".repeat(64));
+    // 5.0's OS image stream node images live in a repository of their own, which
+    // `oc adm release mirror` does not copy (assisted-service #10527).
+    let os_image = format!("source.invalid/os-images@sha256:{}", "2".repeat(64));
+    let whole = push_payload(
+        work,
+        &registry,
+        "release",
+        std::slice::from_ref(&present),
+        &certs,
+    )?;
+    let partial = push_payload(
+        work,
+        &registry,
+        "release-partial",
+        &[present.clone(), absent.clone(), os_image.clone()],
+        &certs,
+    )?;
+    let host = format!("127.0.0.1:{}", registry.port);
+
+    let auth = |password: &str| -> TestResult<PathBuf> {
+        let path = work.join(format!("auth-{password}.json"));
+        let entry = serde_json::json!({"auths": {&host: {"auth": STANDARD.encode(format!("mirror-user:{password}"))}}});
+        fs::write(&path, serde_json::to_vec(&entry)?)?;
+        Ok(path)
+    };
+    let generate_for =
+        |name: &str, release: &str, password: &str, with_ca: bool| -> TestResult<PathBuf> {
+            let out = work.join(name);
+            let mut cmd = bootgen_conformance::bootgen!();
+            cmd.args([
+                "ignition",
+                "--key-algorithm",
+                "ecdsa-p256",
+                "--release-version",
+                "4.22.0",
+            ])
+            .arg("--release-image")
+            .arg(format!("source.invalid/{release}"))
+            .arg("--mirror")
+            .arg(format!("source.invalid={host}/mirror"))
+            .arg("--block-source")
+            .arg("--registry-auth")
+            .arg(auth(password)?)
+            .arg("--output")
+            .arg(&out);
+            if with_ca {
+                cmd.arg("--trust-bundle").arg(&ca);
+            }
+            bootgen_conformance::run(&mut cmd)?;
+            Ok(out)
+        };
+
+    let (dns_port, api_port, mcs_port) = (free_udp_port()?, free_tcp_port()?, free_tcp_port()?);
+    let _dns = start_dns(work, dns_port, &right_names())?;
+
+    // Every fault removed: the load balancer's listeners serve this output's certificates, and
+    // the mirror holds the release and every image it names.
+    let healthy = generate_for("healthy", &format!("release@{whole}"), "mirror-pass", true)?;
+    let lb = start_load_balancer(
+        work,
+        &healthy,
+        tls(&healthy, "kube-apiserver-lb-server"),
+        api_port,
+        mcs_port,
+    )?;
+    let (code, report, _) = check(&healthy, dns_port, api_port, mcs_port, &[])?;
+    assert_eq!(code, 0, "{report:#}");
+    for found in findings(&report) {
+        assert_eq!(found["status"], "pass", "{found:#}");
+    }
+    let mirror = finding(&report, "mirror", &host)?;
+    assert!(
+        mirror["what"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("accepts the pull secret's credentials (TLS verified"),
+        "{mirror:#}"
+    );
+    finding(&report, "mirror", &format!("{host}/mirror/release@{whole}"))?;
+    let images = finding(&report, "mirror", &format!("{host}/mirror/release"))?;
+    assert!(
+        findings(&report)
+            .iter()
+            .any(|f| f["what"] == "holds all 1 images the release names"),
+        "{images:#}"
+    );
+    finding(&report, "time", &host)?;
+    let allowed = [
+        format!("127.0.0.1:{dns_port}"),
+        format!("127.0.0.1:{api_port}"),
+        format!("127.0.0.2:{api_port}"),
+        format!("127.0.0.2:{mcs_port}"),
+        host.clone(),
+    ];
+    for contact in report["contacts"].as_array().ok_or("no contacts")? {
+        let address = contact["address"].as_str().unwrap_or_default();
+        assert!(allowed.iter().any(|a| a == address), "contacted {contact}");
+    }
+    drop(lb);
+
+    // This machine's clock two hours ahead of the registry's Date.
+    let ahead = time::OffsetDateTime::now_utc() + time::Duration::hours(2);
+    let ahead = ahead.format(&time::format_description::well_known::Rfc3339)?;
+    let (code, report, _) = check(&healthy, dns_port, api_port, mcs_port, &["--now", &ahead])?;
+    assert_eq!(code, 1, "{report:#}");
+    assert_fails(
+        &report,
+        "time",
+        &host,
+        &format!("{host} sent Date: "),
+        "chronyc tracking",
+    )?;
+    let skew = finding(&report, "time", &host)?;
+    assert!(
+        skew["what"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("clock is 2 h 0 min ahead of"),
+        "{skew:#}"
+    );
+
+    // A payload naming an image the mirror lacks.
+    let out = generate_for(
+        "partial",
+        &format!("release-partial@{partial}"),
+        "mirror-pass",
+        true,
+    )?;
+    let (code, report, _) = check(&out, dns_port, api_port, mcs_port, &[])?;
+    assert_eq!(code, 1, "{report:#}");
+    assert_fails(
+        &report,
+        "mirror",
+        &format!("{host}/mirror/release-partial"),
+        &format!("{absent}, {os_image}"),
+        "the OS image stream's included",
+    )?;
+    let lacks = finding(&report, "mirror", &format!("{host}/mirror/release-partial"))?;
+    assert_eq!(
+        lacks["what"], "lacks 2 of the 3 images the release names",
+        "{lacks:#}"
+    );
+
+    // The release image itself missing.
+    let missing = format!("sha256:{}", "1".repeat(64));
+    let out = generate_for(
+        "no-release",
+        &format!("release@{missing}"),
+        "mirror-pass",
+        true,
+    )?;
+    let (code, report, _) = check(&out, dns_port, api_port, mcs_port, &[])?;
+    assert_eq!(code, 1, "{report:#}");
+    assert_fails(
+        &report,
+        "mirror",
+        &format!("{host}/mirror/release@{missing}"),
+        "HTTP 404",
+        "oc adm release mirror --from=",
+    )?;
+
+    // Credentials the registry refuses.
+    let out = generate_for(
+        "wrong-password",
+        &format!("release@{whole}"),
+        "not-the-password",
+        true,
+    )?;
+    let (code, report, _) = check(&out, dns_port, api_port, mcs_port, &[])?;
+    assert_eq!(code, 1, "{report:#}");
+    assert_fails(&report, "mirror", &host, "HTTP 401", "--registry-auth")?;
+    let text = report.to_string();
+    assert!(
+        !text.contains("not-the-password")
+            && !text.contains(&STANDARD.encode("mirror-user:not-the-password")),
+        "a secret in the report"
+    );
+
+    // No trust bundle: the mirror's certificate is from a CA the node does not trust.
+    let out = generate_for("no-ca", &format!("release@{whole}"), "mirror-pass", false)?;
+    let (code, report, _) = check(&out, dns_port, api_port, mcs_port, &[])?;
+    assert_eq!(code, 1, "{report:#}");
+    assert_fails(&report, "mirror", &host, "UnknownIssuer", "--trust-bundle")?;
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------------------------
+// --watch against a scripted bootstrap machine (tests/src/failing_node.rs): stub `ssh` and
+// `scp` run what bootgen sends on the node's scratch tree, its installer-gather.sh included.
+
+use bootgen_conformance::failing_node::FailingNode;
+use std::os::unix::fs::PermissionsExt as _;
+
+/// ssh: skips the options, logs the command and runs it on the node, its absolute paths moved
+/// under the node's root and `sudo` dropped.
+const STUB_SSH: &str = r##"#!/usr/bin/env bash
+while [ $# -gt 0 ]; do
+    case "$1" in -i|-o) shift 2 ;; -*) shift ;; *) break ;; esac
+done
+host="$1"; shift
+cmd="$*"
+echo "$host: $cmd" >> "$WATCH_HOME/ssh.log"
+if [ -n "${WATCH_SSH_DENY:-}" ]; then
+    echo "$host: Permission denied (publickey)." >&2
+    exit 255
+fi
+cmd="${cmd//sudo /}"
+cmd="${cmd//\/opt\/openshift/$GATHER_NODE_ROOT/opt/openshift}"
+cmd="${cmd//\/usr\/local\/bin/$GATHER_NODE_ROOT/usr/local/bin}"
+cd "$WATCH_HOME" && PATH="$WATCH_NODE_PATH" exec bash -c "$cmd"
+"##;
+
+/// scp: `core@host:FILE DEST` copies FILE from the node's home.
+const STUB_SCP: &str = r##"#!/usr/bin/env bash
+while [ $# -gt 0 ]; do
+    case "$1" in -i|-o) shift 2 ;; -*) shift ;; *) break ;; esac
+done
+cp "$WATCH_HOME/${1#*:}" "$2"
+"##;
+
+/// `bootgen check OUT --bootstrap 192.0.2.20` (with `args`) reaching `node` through the stubs.
+fn check_node(node: &FailingNode, out: &Path, dns_port: u16, args: &[&str]) -> TestResult<Command> {
+    let stubs = node.root().join("watch-stubs");
+    fs::create_dir_all(&stubs)?;
+    for (name, text) in [("ssh", STUB_SSH), ("scp", STUB_SCP)] {
+        let path = stubs.join(name);
+        fs::write(&path, text)?;
+        fs::set_permissions(&path, fs::Permissions::from_mode(0o755))?;
+    }
+    let home = node.root().join("home");
+    fs::create_dir_all(&home)?;
+    fs::create_dir_all(node.root().join("work"))?;
+    let node_path = node
+        .node_env()
+        .into_iter()
+        .find(|(name, _)| *name == "PATH")
+        .map(|(_, value)| value)
+        .unwrap_or_default();
+    let path = format!(
+        "{}:{}",
+        stubs.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let mut cmd = bootgen_conformance::bootgen!();
+    cmd.arg("check")
+        .arg(out)
+        .arg(format!("--dns-server=127.0.0.1:{dns_port}"))
+        .args(["--timeout", "1", "--bootstrap", "192.0.2.20"])
+        .args(args)
+        .env("PATH", path)
+        .env("WATCH_HOME", &home)
+        .env("WATCH_NODE_PATH", node_path)
+        .env("STUB_DIR", node.root().join("stub"))
+        .env("GATHER_NODE_ROOT", node.root().join("node"))
+        .env("GATHER_WORK_DIR", node.root().join("work"))
+        .env("GATHER_NO_SUDO", "1");
+    Ok(cmd)
+}
+
+/// `bootgen check OUT --watch --bootstrap 192.0.2.20` against `node`; its output.
+fn watch(node: &FailingNode, out: &Path, dns_port: u16, extra: &[&str]) -> TestResult<Output> {
+    let mut args = vec!["--watch", "--interval", "1"];
+    args.extend_from_slice(extra);
+    Ok(check_node(node, out, dns_port, &args)?.output()?)
+}
+
+fn journal_line(ident: &str, message: &str) -> String {
+    format!("2026-01-01T01:05:00+0000 bootstrap {ident}: {message}\n")
+}
+
+#[test]
+fn watch_follows_the_bootstrap_to_completion_failure_or_stall() -> TestResult {
+    if !tools_present() {
+        return Ok(());
+    }
+    let work = tempfile::tempdir()?;
+    let work = work.path();
+    let out = work.join("out");
+    generate(&out, None)?;
+    let dns_port = free_udp_port()?;
+    let _dns = start_dns(work, dns_port, &right_names())?;
+
+    // Completes: bootkube's last marker is there.
+    let done = FailingNode::release_pulled()?.file("/opt/openshift/.bootkube.done", "")?;
+    let output = watch(&done, &out, dns_port, &["--verbose"])?;
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    // --verbose says the contacts of the watch too (the API's readiness).
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("contacted: http 127.0.0.1:6443 (api.example.example.com/readyz)"),
+        "{stderr}"
+    );
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{stdout}{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(
+        stdout.contains("watch: the bootstrap on 192.0.2.20 is complete"),
+        "{stdout}"
+    );
+    let asked = fs::read_to_string(done.root().join("home/ssh.log"))?;
+    assert!(
+        asked.starts_with("core@192.0.2.20: true\ncore@192.0.2.20: ls -1a /opt/openshift"),
+        "{asked}"
+    );
+
+    // Fails: the release image pull was refused; diagnose's cause and fix, live.
+    let refused = FailingNode::new(None)?
+        .journal(
+            "release-image.service",
+            &journal_line("release-image-download.sh[1201]", "Pull of release image quay.io/openshift-release-dev/ocp-release@sha256:4f1e failed (attempt 3): Error: initializing source docker://quay.io/openshift-release-dev/ocp-release@sha256:4f1e: reading manifest sha256:4f1e in quay.io/openshift-release-dev/ocp-release: unauthorized: authentication required"),
+        )?
+        .service("release-image", "record_service_stage_start pull-release-image\nexit 1")?
+        .failed_unit("release-image.service")?;
+    let output = watch(&refused, &out, dns_port, &[])?;
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(
+        output.status.code(),
+        Some(1),
+        "{stdout}{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(
+        stdout.contains("watch: on 192.0.2.20, release-image.service failed"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("refused the pull (unauthorized)"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("--registry-auth"), "{stdout}");
+    assert!(out.join("log-bundle-bootgen-watch.tar.gz").exists());
+
+    // Stalls: bootkube never gets past cb-bootstrap; after --stall-after the bundle says so.
+    let stalled = FailingNode::release_pulled()?
+        .journal(
+            "bootkube.service",
+            &journal_line(
+                "bootkube.sh[2001]",
+                "Waiting for the control plane to join...",
+            ),
+        )?
+        .service(
+            "bootkube",
+            "record_service_stage_start cb-bootstrap\nkill -KILL $$",
+        )?
+        .file("/opt/openshift/.bootkube-etcd.done", "")?
+        // The machine-config server runs and has served no control-plane machine; the API
+        // lists two CSRs nobody approved.
+        .crio_container(
+            "machine-config-server",
+            "mcs1",
+            "I0101 01:00:00.000000       1 api.go:107] launching server\n",
+        )?
+        .api_resource(
+            "csr",
+            r#"{"apiVersion":"v1","kind":"List","items":[{"metadata":{"name":"csr-a"},"status":{}},{"metadata":{"name":"csr-b"}}]}"#,
+        )?;
+    let output = watch(&stalled, &out, dns_port, &["--stall-after", "1"])?;
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stdout}{stderr}");
+    assert!(
+        stderr.contains("stages done: bootkube-etcd; configs served to control-plane machines: 0; CSRs pending: 2"),
+        "a progress line while it waits: {stderr}"
+    );
+    assert!(stdout.contains("did not complete within 1 s"), "{stdout}");
+    assert!(
+        stdout.contains("bootkube.service never finished: stage cb-bootstrap did not end"),
+        "{stdout}"
+    );
+    Ok(())
+}
+
+#[test]
+fn ssh_to_the_bootstrap_machine_is_tested_when_given_its_address() -> TestResult {
+    if !tools_present() {
+        return Ok(());
+    }
+    let work = tempfile::tempdir()?;
+    let work = work.path();
+    let out = work.join("out");
+    generate(&out, None)?;
+    let dns_port = free_udp_port()?;
+    let _dns = start_dns(work, dns_port, &right_names())?;
+    let node = FailingNode::release_pulled()?;
+
+    let output = check_node(&node, &out, dns_port, &["--json"])?.output()?;
+    let report: Value = serde_json::from_slice(&output.stdout)?;
+    let ssh = finding(&report, "bootstrap", "192.0.2.20")?;
+    assert_eq!(ssh["status"], "pass", "{ssh:#}");
+    assert!(
+        report["contacts"].to_string().contains("192.0.2.20:22"),
+        "{report:#}"
+    );
+
+    let output = check_node(&node, &out, dns_port, &["--json"])?
+        .env("WATCH_SSH_DENY", "1")
+        .output()?;
+    assert_eq!(output.status.code(), Some(1));
+    let report: Value = serde_json::from_slice(&output.stdout)?;
+    assert_fails(
+        &report,
+        "bootstrap",
+        "192.0.2.20",
+        "Permission denied (publickey)",
+        "booted this output's bootstrap.ign",
+    )?;
+    Ok(())
+}
+
+#[test]
+fn unreadable_configs_exit_1_naming_the_file() -> TestResult {
+    let work = tempfile::tempdir()?;
+    let work = work.path();
+    let not_config = work.join("not-a-cluster.ign");
+    fs::write(&not_config, r#"{"ignition":{"version":"3.2.0"}}"#)?;
+    for (input, said) in [
+        (work.join("missing"), "cannot read".to_string()),
+        (
+            work.to_path_buf(),
+            format!("{}/bootstrap.ign", work.display()),
+        ),
+        (
+            not_config.clone(),
+            format!("{}: holds no install-config", not_config.display()),
+        ),
+    ] {
+        let output = bootgen_conformance::bootgen!()
+            .arg("check")
+            .arg(&input)
+            .output()?;
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(1), "{stderr}");
+        assert!(stderr.contains(&said), "{said:?} not in {stderr}");
+        assert!(output.stdout.is_empty());
+    }
+    Ok(())
+}
