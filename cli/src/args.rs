@@ -33,6 +33,8 @@ pub enum Command {
     Validate(ValidateArgs),
     /// Write a small spec 3.2.0 config that replaces itself with IN.ign fetched from a URL.
     Pointer(PointerArgs),
+    /// Embed a config into a CoreOS live ISO: the live system's config, or (with --dest-device) an ISO that installs itself.
+    Iso(Box<IsoArgs>),
     /// Pack an output directory into a reproducible .tar.gz with SHA256SUMS inside.
     Package(PackageArgs),
     /// Finish (or undo) a write into an output directory that a killed run left, and nothing else.
@@ -378,4 +380,47 @@ pub struct PackageArgs {
     /// When a bootgen run is writing DIR, wait for it instead of failing.
     #[arg(long)]
     pub wait: bool,
+}
+
+/// What `bootgen iso` puts into the media.
+#[derive(Debug, Args)]
+pub struct MediaArgs {
+    /// The config: a file, or an output directory (its single-node live config, else bootstrap.ign).
+    #[arg(long, short = 'c', value_name = "FILE|DIR")]
+    pub config: PathBuf,
+    /// Install to this disk without asking, with the config as the installed system's, then reboot (as `coreos-installer iso customize --dest-device --dest-ignition`).
+    #[arg(long, value_name = "DEVICE")]
+    pub dest_device: Option<String>,
+    /// A kernel argument for the installed system (with --dest-device; repeatable).
+    #[arg(long, value_name = "ARG", requires = "dest_device")]
+    pub dest_karg_append: Vec<String>,
+    /// A console for the installed system, e.g. ttyS0,115200n8 (with --dest-device; repeatable).
+    #[arg(long, value_name = "SPEC", requires = "dest_device")]
+    pub console: Vec<String>,
+    /// A NetworkManager keyfile for the live system, copied to the installed one (repeatable).
+    #[arg(long, value_name = "FILE")]
+    pub network_keyfile: Vec<PathBuf>,
+    /// The config's architecture, when neither the config nor its directory's metadata.json tells it.
+    #[arg(long, value_name = "ARCH")]
+    pub arch: Option<Arch>,
+}
+
+/// `bootgen iso`.
+#[derive(Debug, Args)]
+pub struct IsoArgs {
+    /// The CoreOS live ISO (RHCOS or SCOS).
+    #[arg(value_name = "LIVE.iso")]
+    pub input: PathBuf,
+    /// Write the result here; without it the input ISO is changed in place.
+    #[arg(long, short = 'o', value_name = "OUT.iso")]
+    pub output: Option<PathBuf>,
+    /// Customize an ISO that already holds a config or kernel arguments (replacing them), and replace an existing --output.
+    #[arg(long)]
+    pub force: bool,
+    /// A kernel argument added to the ISO's own for the live system (repeatable).
+    #[arg(long, value_name = "ARG")]
+    pub live_karg_append: Vec<String>,
+    /// What goes into the ISO.
+    #[command(flatten)]
+    pub media: MediaArgs,
 }

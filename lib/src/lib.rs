@@ -131,6 +131,7 @@ mod generate;
 pub mod golden;
 mod identity;
 pub mod ignition;
+pub mod media;
 pub mod model;
 pub mod output;
 pub mod passes;

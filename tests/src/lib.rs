@@ -24,6 +24,7 @@
 //! ```
 
 pub mod failing_node;
+pub mod live_iso;
 pub mod templates;
 
 use std::collections::{BTreeMap, BTreeSet};

@@ -6,6 +6,7 @@ mod diff;
 mod extract;
 mod ignition;
 mod inspect;
+mod iso;
 mod package;
 mod patch;
 mod pointer;
@@ -26,6 +27,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Diff(args) => diff::run(args),
         Command::Validate(args) => validate::run(args),
         Command::Pointer(args) => pointer::run(args),
+        Command::Iso(args) => iso::run(*args),
         Command::Package(args) => package::run(args),
         Command::Recover(args) => recover::run(args),
         Command::Completions(args) => completions::run(args),

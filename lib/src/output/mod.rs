@@ -8,6 +8,7 @@ mod extract;
 mod extract_plan;
 mod journal;
 mod lock;
+mod media;
 mod package;
 mod same_cluster;
 
@@ -15,6 +16,7 @@ pub use estimate::{iso_estimate, ISO_ESTIMATE_FILE};
 pub use extract::{extract, extract_split, ExtractReport, UNIT_DIR};
 pub use journal::{interrupted, recover, Recovery, WriteStep, COMMIT_RECORD, STAGING_DIR};
 pub use lock::{Access, DirLock, WhenBusy, LOCK_FILE};
+pub use media::{patch_in_place, patch_to_copy, write_streamed};
 pub use package::{write_package, PackageReport, CHECKSUMS};
 
 use crate::error::{Error, OptionField, Result};

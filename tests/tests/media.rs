@@ -1,0 +1,474 @@
+//! Boot media (`bootgen iso`, `bootgen pxe`, `bootgen ignition --iso`): live ISOs made here
+//! with `xorriso` in today's layout (`/coreos/igninfo.json`, `kargs.json`, `features.json`,
+//! `/images/pxeboot`) for x86_64 and aarch64, and in the older `coreiso+`/`coreKarg` header
+//! layout; what bootgen writes read back by the real `coreos-installer`, compared member by
+//! member with what `coreos-installer iso customize` embeds for the same inputs, unpacked by
+//! the real `xz` and `cpio` as the initrd does, and applied with the real Ignition; and every
+//! bad input refused with the input unchanged.
+
+use bootgen_conformance::live_iso::{
+    header_iso, lba_offset, live_iso, xorriso, DEFAULT_KARGS, EMBED_SIZE,
+};
+use bootgen_conformance::{decode_resource, repo, BaseRoot};
+use serde_json::Value;
+use sha2::{Digest, Sha256};
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// The real coreos-installer, or `None` (after saying so) outside CI; under `CI` a missing one
+/// fails, so CI cannot pass by skipping.
+fn coreos_installer() -> Option<PathBuf> {
+    let found = std::env::var_os("PATH").and_then(|paths| {
+        std::env::split_paths(&paths)
+            .map(|dir| dir.join("coreos-installer"))
+            .find(|p| p.is_file())
+    });
+    if found.is_none() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "coreos-installer is not on PATH, and CI must check media with it (.ci/run installs it)"
+        );
+        eprintln!("SKIPPED: coreos-installer is not on PATH; `bash .ci/run` installs it");
+    }
+    found
+}
+
+fn run_ok(cmd: &mut Command) -> Output {
+    let output = cmd
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run {cmd:?}: {e}"));
+    assert!(
+        output.status.success(),
+        "{cmd:?}: {}\nstdout:\n{}\nstderr:\n{}",
+        output.status,
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    output
+}
+
+fn bootgen(args: &[&std::ffi::OsStr]) -> Output {
+    bootgen_conformance::bootgen!().args(args).output().unwrap()
+}
+
+macro_rules! args {
+    ($($a:expr),* $(,)?) => { &[$(std::ffi::OsStr::new($a)),*] };
+}
+
+fn digest(path: &Path) -> Vec<u8> {
+    Sha256::digest(fs::read(path).unwrap()).to_vec()
+}
+
+/// A cluster's output directory made with the fixture PKI (fast, no key generation).
+fn cluster(dir: &Path, name: &str, extra: &[&str]) -> PathBuf {
+    let out = dir.join(name);
+    let pki = repo().join("fixtures/pki");
+    let mut cmd = bootgen_conformance::bootgen!();
+    cmd.args(["ignition", "--now", "2026-01-01T00:00:00Z", "--tls-dir"])
+        .arg(&pki)
+        .args(extra)
+        .arg("-o")
+        .arg(&out);
+    run_ok(&mut cmd);
+    out
+}
+
+/// The files of the archive in `iso`'s embed area, unpacked by the real xz and cpio.
+fn unpack_area(iso: &Path, area_path: &str, into: &Path) -> BTreeMap<String, Vec<u8>> {
+    let offset = lba_offset(iso, area_path) as usize;
+    let bytes = fs::read(iso).unwrap();
+    let area = &bytes[offset..offset + EMBED_SIZE];
+    let end = area.iter().rposition(|b| *b != 0).unwrap() + 1;
+    let archive = into.with_extension("cpio.xz");
+    fs::write(&archive, &area[..end]).unwrap();
+    fs::create_dir_all(into).unwrap();
+    run_ok(Command::new("sh").arg("-c").arg(format!(
+        "xz -dc --single-stream '{}' | (cd '{}' && cpio -idm --quiet)",
+        archive.display(),
+        into.display()
+    )));
+    bootgen_conformance::dir_contents(into)
+        .unwrap()
+        .into_iter()
+        .map(|(path, (_, contents))| (path, contents))
+        .collect()
+}
+
+/// `value` without its null members (unset fields, as a parser that writes every field has them).
+fn without_nulls(value: Value) -> Value {
+    match value {
+        Value::Object(map) => Value::Object(
+            map.into_iter()
+                .filter(|(_, v)| !v.is_null())
+                .map(|(k, v)| (k, without_nulls(v)))
+                .collect(),
+        ),
+        Value::Array(items) => Value::Array(items.into_iter().map(without_nulls).collect()),
+        other => other,
+    }
+}
+
+/// A config's files as (mode, decoded contents) by path.
+fn config_files(config: &[u8]) -> BTreeMap<String, (Option<u64>, Vec<u8>)> {
+    let doc: Value = serde_json::from_slice(config).unwrap();
+    doc["storage"]["files"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|f| {
+            let contents = decode_resource(&f["contents"]).unwrap().unwrap_or_default();
+            (
+                f["path"].as_str().unwrap().to_string(),
+                (f["mode"].as_u64(), contents),
+            )
+        })
+        .collect()
+}
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+#[test]
+fn single_node_live_iso_reads_back_in_coreos_installer() {
+    let dir = tempfile::tempdir().unwrap();
+    let Some(installer) = coreos_installer() else {
+        return;
+    };
+    for (arch, bootgen_arch) in [("x86_64", "amd64"), ("aarch64", "arm64")] {
+        let out = cluster(
+            dir.path(),
+            &format!("sno-{arch}"),
+            &[
+                "--single-node",
+                "--installation-disk",
+                "/dev/sda",
+                "--arch",
+                bootgen_arch,
+            ],
+        );
+        let live = out.join("bootstrap-in-place-for-live-iso.ign");
+        let iso = live_iso(dir.path(), arch, EMBED_SIZE);
+        let before = digest(&iso);
+        let result = dir.path().join(format!("sno-{arch}.iso"));
+        let output = bootgen(args![
+            "iso",
+            &iso,
+            "-c",
+            &out,
+            "-o",
+            &result,
+            "--live-karg-append",
+            "console=ttyS0"
+        ]);
+        assert!(output.status.success(), "{}", stderr(&output));
+        assert_eq!(digest(&iso), before, "the input ISO is left as it was");
+        let shown = run_ok(
+            Command::new(&installer)
+                .args(["iso", "ignition", "show"])
+                .arg(&result),
+        );
+        assert_eq!(
+            shown.stdout,
+            fs::read(&live).unwrap(),
+            "{arch}: the embedded config"
+        );
+        let kargs = run_ok(
+            Command::new(&installer)
+                .args(["iso", "kargs", "show"])
+                .arg(&result),
+        );
+        assert_eq!(
+            String::from_utf8_lossy(&kargs.stdout).trim(),
+            format!("{DEFAULT_KARGS} console=ttyS0")
+        );
+        // Read back by bootgen too: the config, the arguments, no install target.
+        let inspect = bootgen(args!["inspect", &result]);
+        let text = String::from_utf8_lossy(&inspect.stdout);
+        assert!(inspect.status.success(), "{}", stderr(&inspect));
+        assert!(text.contains("console=ttyS0"), "{text}");
+        assert!(text.contains("installs: nothing"), "{text}");
+        let validate = bootgen(args!["validate", "--now", "2026-01-01T01:00:00Z", &result]);
+        assert!(validate.status.success(), "{}", stderr(&validate));
+    }
+}
+
+#[test]
+fn install_isos_per_role_match_coreos_installer_and_apply() {
+    let dir = tempfile::tempdir().unwrap();
+    let Some(installer) = coreos_installer() else {
+        return;
+    };
+    let out = cluster(dir.path(), "out", &[]);
+    let iso = live_iso(dir.path(), "x86_64", EMBED_SIZE);
+    let keyfile = dir.path().join("eth0.nmconnection");
+    fs::write(&keyfile, "[connection]\nid=eth0\ntype=ethernet\n").unwrap();
+    for role in ["bootstrap", "master", "worker"] {
+        let config = out.join(format!("{role}.ign"));
+        let ours = dir.path().join(format!("{role}-bootgen.iso"));
+        let theirs = dir.path().join(format!("{role}-coreos-installer.iso"));
+        let flags = [
+            "--dest-device",
+            "/dev/disk/by-id/wwn-0x5000c500a0b1c2d3",
+            "--dest-karg-append",
+            "nosmt",
+            "--network-keyfile",
+            keyfile.to_str().unwrap(),
+        ];
+        let output = bootgen_conformance::bootgen!()
+            .arg("iso")
+            .arg(&iso)
+            .arg("-c")
+            .arg(&config)
+            .arg("-o")
+            .arg(&ours)
+            .args(flags)
+            .args(["--console", "ttyS0,115200n8"])
+            .output()
+            .unwrap();
+        assert!(output.status.success(), "{role}: {}", stderr(&output));
+        run_ok(
+            Command::new(&installer)
+                .args(["iso", "customize", "--dest-ignition"])
+                .arg(&config)
+                .args(flags)
+                .args(["--dest-console", "ttyS0,115200n8", "-o"])
+                .arg(&theirs)
+                .arg(&iso),
+        );
+        let ours_members = unpack_area(
+            &ours,
+            "/images/ignition.img",
+            &dir.path().join(format!("{role}-ours")),
+        );
+        let theirs_members = unpack_area(
+            &theirs,
+            "/images/ignition.img",
+            &dir.path().join(format!("{role}-theirs")),
+        );
+        assert_eq!(
+            ours_members.keys().collect::<Vec<_>>(),
+            theirs_members.keys().collect::<Vec<_>>(),
+            "{role}: the archives' members"
+        );
+        let keyfile_member = "etc/coreos-firstboot-network/eth0.nmconnection";
+        assert_eq!(ours_members[keyfile_member], theirs_members[keyfile_member]);
+        // The live configs write the same files: the role's config (the same JSON) and the
+        // same installer config (the same YAML), with the same modes.
+        let ours_files = config_files(&ours_members["config.ign"]);
+        let theirs_files = config_files(&theirs_members["config.ign"]);
+        assert_eq!(
+            ours_files.keys().collect::<Vec<_>>(),
+            theirs_files.keys().collect::<Vec<_>>()
+        );
+        for (path, (mode, contents)) in &ours_files {
+            let (their_mode, their_contents) = &theirs_files[path];
+            assert_eq!(mode, their_mode, "{role}: mode of {path}");
+            if path.ends_with(".ign") {
+                // Ours is the role's config byte for byte; coreos-installer's is the same
+                // config as its own parser writes it back (every unset field as null).
+                let original = fs::read(&config).unwrap();
+                assert!(
+                    *contents == original,
+                    "{role}: {path} is not the role's config"
+                );
+                let b = without_nulls(serde_json::from_slice(their_contents).unwrap());
+                let original = without_nulls(serde_json::from_slice(&original).unwrap());
+                assert!(
+                    b == original,
+                    "{role}: coreos-installer's {path} is another config"
+                );
+            } else {
+                let a: serde_yaml_ng::Value = serde_yaml_ng::from_slice(contents).unwrap();
+                let b: serde_yaml_ng::Value = serde_yaml_ng::from_slice(their_contents).unwrap();
+                assert_eq!(a, b, "{role}: {path}");
+            }
+        }
+        // coreos-installer reads ours as its own.
+        let shown = run_ok(
+            Command::new(&installer)
+                .args(["iso", "ignition", "show"])
+                .arg(&ours),
+        );
+        assert_eq!(config_files(&shown.stdout), ours_files);
+        // The real Ignition applies the live config: the installer finds its files on disk.
+        let live = dir.path().join(format!("{role}-live.ign"));
+        fs::write(&live, &ours_members["config.ign"]).unwrap();
+        if let Some(root) = BaseRoot::new().apply(&live).unwrap() {
+            let dest = fs::read(root.join("/etc/coreos/dest.ign")).unwrap();
+            let dest: Value = serde_json::from_slice(&dest).unwrap();
+            let original: Value = serde_json::from_slice(&fs::read(&config).unwrap()).unwrap();
+            assert_eq!(
+                dest, original,
+                "{role}: the installed system's config on disk"
+            );
+            let yaml = fs::read_to_string(root.join("/etc/coreos/installer.d/0000-customize.yaml"))
+                .unwrap();
+            assert!(
+                yaml.contains("dest-device: /dev/disk/by-id/wwn-0x5000c500a0b1c2d3"),
+                "{yaml}"
+            );
+        }
+        // bootgen reads it back: the install target and the role's config.
+        let inspect = bootgen(args!["inspect", &ours]);
+        let text = String::from_utf8_lossy(&inspect.stdout);
+        assert!(
+            text.contains("installs to: /dev/disk/by-id/wwn-0x5000c500a0b1c2d3"),
+            "{text}"
+        );
+        assert!(text.contains("/etc/coreos/dest.ign"), "{text}");
+    }
+}
+
+#[test]
+fn header_layout_isos_take_the_config_and_kargs() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = repo().join("fixtures/ign/minimal.ign");
+    let config = if config.exists() {
+        config
+    } else {
+        write_small_config(dir.path())
+    };
+    // As 2020-2021 images are: the header and /images/ignition.img name the same area.
+    let iso = header_iso(dir.path(), "images/ignition.img");
+    let output = bootgen(args![
+        "iso",
+        &iso,
+        "-c",
+        &config,
+        "--live-karg-append",
+        "quiet"
+    ]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let members = unpack_area(
+        &iso,
+        "/images/ignition.img",
+        &dir.path().join("header-members"),
+    );
+    assert_eq!(members["config.ign"], fs::read(&config).unwrap());
+    if let Some(installer) = coreos_installer() {
+        let kargs = run_ok(
+            Command::new(&installer)
+                .args(["iso", "kargs", "show"])
+                .arg(&iso),
+        );
+        assert_eq!(
+            String::from_utf8_lossy(&kargs.stdout).trim(),
+            format!("{DEFAULT_KARGS} quiet")
+        );
+        let shown = run_ok(
+            Command::new(&installer)
+                .args(["iso", "ignition", "show"])
+                .arg(&iso),
+        );
+        assert_eq!(shown.stdout, fs::read(&config).unwrap());
+    }
+    // Found through the coreiso+ header alone.
+    let iso = header_iso(dir.path(), "images/area.img");
+    let output = bootgen(args!["iso", &iso, "-c", &config]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let members = unpack_area(&iso, "/images/area.img", &dir.path().join("header-only"));
+    assert_eq!(members["config.ign"], fs::read(&config).unwrap());
+    let inspect = bootgen(args!["inspect", &iso]);
+    assert!(String::from_utf8_lossy(&inspect.stdout).contains(DEFAULT_KARGS));
+}
+
+fn write_small_config(dir: &Path) -> PathBuf {
+    let path = dir.join("small.ign");
+    fs::write(
+        &path,
+        r#"{"ignition":{"version":"3.2.0"},"storage":{"files":[{"path":"/etc/motd","contents":{"source":"data:,hello"},"mode":420}]}}"#,
+    )
+    .unwrap();
+    path
+}
+
+/// Runs `bootgen iso` on `iso` expecting exit 1, a message with every fragment, and the input
+/// unchanged.
+fn refused(iso: &Path, args: &[&std::ffi::OsStr], fragments: &[&str]) {
+    let before = digest(iso);
+    let output = bootgen_conformance::bootgen!()
+        .arg("iso")
+        .arg(iso)
+        .args(args)
+        .output()
+        .unwrap();
+    let message = stderr(&output);
+    assert_eq!(output.status.code(), Some(1), "{message}");
+    for fragment in fragments {
+        assert!(message.contains(fragment), "{fragment:?} not in: {message}");
+    }
+    assert_eq!(
+        digest(iso),
+        before,
+        "the input ISO is left as it was: {message}"
+    );
+}
+
+#[test]
+fn bad_inputs_are_clear_errors_with_nothing_lost() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = write_small_config(dir.path());
+    let c = config.as_os_str();
+    // Not a CoreOS live ISO: an ISO without an embed area, and no ISO at all.
+    let plain = xorriso(dir.path(), "plain", &[("README", b"hello".to_vec())]);
+    refused(
+        &plain,
+        args!["-c", c],
+        &["plain.iso", "not a CoreOS live ISO"],
+    );
+    refused(
+        &config.clone(),
+        args!["-c", c],
+        &["small.ign", "not an ISO image"],
+    );
+    // Already customized: refused without --force, which replaces it.
+    let iso = live_iso(dir.path(), "x86_64", EMBED_SIZE);
+    let output = bootgen(args!["iso", &iso, "-c", c]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    refused(
+        &iso,
+        args!["-c", c],
+        &["already customized", "config.ign", "--force"],
+    );
+    let output = bootgen(args!["iso", &iso, "-c", c, "--force"]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    // Another architecture, named both ways.
+    let arm = live_iso(dir.path(), "aarch64", EMBED_SIZE);
+    let out = cluster(dir.path(), "out", &[]);
+    refused(
+        &arm,
+        args!["-c", &out.join("worker.ign"), "--dest-device", "/dev/sda"],
+        &["aarch64", "x86_64", "boot files"],
+    );
+    // A config larger than the area: both sizes, and the ways that work.
+    let small = live_iso(dir.path(), "x86_64", 8 * 1024);
+    refused(
+        &small,
+        args![
+            "-c",
+            &out.join("bootstrap.ign"),
+            "--dest-device",
+            "/dev/sda"
+        ],
+        &["8192", "bootgen pointer", "/images/ignition.img"],
+    );
+    // An output location nothing can be written to (even by root): the input is untouched.
+    let fresh = live_iso(dir.path(), "x86_64", EMBED_SIZE);
+    refused(
+        &fresh,
+        args!["-c", c, "-o", "/sys/bootgen-media-test.iso"],
+        &["cannot write", "/sys/bootgen-media-test.iso"],
+    );
+    // An existing output is not replaced without --force.
+    let existing = dir.path().join("existing.iso");
+    fs::write(&existing, b"keep").unwrap();
+    refused(
+        &fresh,
+        args!["-c", c, "-o", &existing],
+        &["existing.iso", "--force"],
+    );
+    assert_eq!(fs::read(&existing).unwrap(), b"keep");
+}
