@@ -207,6 +207,17 @@ pub struct IgnitionArgs {
     /// The time certificates start from (RFC 3339); default SOURCE_DATE_EPOCH, else now.
     #[arg(long, value_name = "TIME")]
     pub now: Option<String>,
+    /// Also write boot media from this CoreOS live ISO into OUTPUT/media: the single node's live ISO, or bootstrap, master and worker ISOs that install to --dest-device.
+    #[arg(long, value_name = "LIVE.iso", help_heading = "Boot media")]
+    pub iso: Option<PathBuf>,
+    /// The disk the --iso install ISOs install to without asking (e.g. /dev/sda).
+    #[arg(
+        long,
+        value_name = "DEVICE",
+        requires = "iso",
+        help_heading = "Boot media"
+    )]
+    pub dest_device: Option<String>,
     /// Unit transforms.
     #[command(flatten)]
     pub passes: PassArgs,

@@ -116,3 +116,86 @@ pub fn describe(customization: &Customization) -> String {
         (None, None) => "holds no config".into(),
     }
 }
+
+/// The boot media of one generated cluster, planned: each ISO's name in the output's media
+/// directory and the patch that makes it from the live ISO.
+pub struct ClusterMedia {
+    iso: PathBuf,
+    planned: Vec<(String, bootgen::media::Patch, String)>,
+}
+
+/// Plans `ignition --iso`: one ISO per role from the configs about to be written (a single
+/// node's live config; bootstrap, master and worker installing to `dest_device`), every check
+/// (the ISO, each role's architecture, each archive's size) done before anything is written.
+pub fn plan_cluster(
+    iso_path: &Path,
+    files: &[bootgen::output::OutputFile],
+    arch: &bootgen::ArchitectureRecord,
+    single_node: bool,
+    dest_device: Option<&str>,
+) -> anyhow::Result<ClusterMedia> {
+    let (_, iso) = read_iso(iso_path)?;
+    let roles: &[(&str, &str)] = if single_node {
+        &[(bootgen::LIVE_ISO_CONFIG, arch.control_plane.as_str())]
+    } else {
+        &[
+            (bootgen::BOOTSTRAP_CONFIG, arch.bootstrap.as_str()),
+            ("master.ign", arch.control_plane.as_str()),
+            (
+                "worker.ign",
+                arch.compute
+                    .get("worker")
+                    .map_or(arch.control_plane.as_str(), String::as_str),
+            ),
+        ]
+    };
+    let device = match (single_node, dest_device) {
+        (false, None) => anyhow::bail!(
+            "--iso: the bootstrap, control-plane and compute ISOs install themselves to a disk: give it with --dest-device (e.g. /dev/sda or /dev/disk/by-id/...)"
+        ),
+        (_, device) => device,
+    };
+    let mut planned = Vec::new();
+    for (config, role_arch) in roles {
+        let Some(file) = files.iter().find(|f| f.relative == *config) else {
+            continue;
+        };
+        if let Ok(role_arch) = role_arch.parse::<Arch>() {
+            iso.check_arch(role_arch, config)?;
+        }
+        let mut customization = Customization::default();
+        match device {
+            Some(device) if !single_node => {
+                customization.install = Some(Install {
+                    dest_device: device.to_string(),
+                    dest_config: file.contents.clone(),
+                    ..Install::default()
+                })
+            }
+            _ => customization.live_config = Some(file.contents.clone()),
+        }
+        let patch = iso.plan(&customization, false)?;
+        let name = format!("{}.iso", config.trim_end_matches(".ign"));
+        planned.push((name, patch, describe(&customization)));
+    }
+    Ok(ClusterMedia {
+        iso: iso_path.to_path_buf(),
+        planned,
+    })
+}
+
+impl ClusterMedia {
+    /// Writes every ISO into `output`'s media directory (the run holds the directory's lock),
+    /// each a copy of the live ISO renamed into place; returns one line per ISO.
+    pub fn write(&self, output: &Path) -> anyhow::Result<Vec<String>> {
+        let dir = output.join(bootgen::output::MEDIA_DIR);
+        std::fs::create_dir_all(&dir).map_err(|e| bootgen::Error::io("cannot create", &dir, e))?;
+        let mut lines = Vec::new();
+        for (name, patch, what) in &self.planned {
+            let path = dir.join(name);
+            bootgen::output::patch_to_copy(&self.iso, &path, patch, true)?;
+            lines.push(format!("wrote {}: {what}", path.display()));
+        }
+        Ok(lines)
+    }
+}

@@ -472,3 +472,85 @@ fn bad_inputs_are_clear_errors_with_nothing_lost() {
     );
     assert_eq!(fs::read(&existing).unwrap(), b"keep");
 }
+
+#[test]
+fn ignition_iso_writes_one_iso_per_role_beside_the_configs() {
+    let dir = tempfile::tempdir().unwrap();
+    let iso = live_iso(dir.path(), "x86_64", EMBED_SIZE);
+    let before = digest(&iso);
+    let iso_flag = format!("--iso={}", iso.display());
+    // Checked before anything is written: the install ISOs need a disk, and the architecture.
+    for (extra, fragment) in [
+        (vec![], "--dest-device"),
+        (
+            vec!["--dest-device", "/dev/sda", "--arch", "arm64"],
+            "aarch64",
+        ),
+    ] {
+        let out = dir.path().join("refused");
+        let output = bootgen_conformance::bootgen!()
+            .args(["ignition", "--now", "2026-01-01T00:00:00Z", "--tls-dir"])
+            .arg(repo().join("fixtures/pki"))
+            .arg(&iso_flag)
+            .args(&extra)
+            .arg("-o")
+            .arg(&out)
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+        assert!(stderr(&output).contains(fragment), "{}", stderr(&output));
+        assert!(!out.join("bootstrap.ign").exists(), "nothing written");
+    }
+    let out = cluster(
+        dir.path(),
+        "cluster",
+        &[&iso_flag, "--dest-device", "/dev/sda"],
+    );
+    assert_eq!(digest(&iso), before, "the live ISO is left as it was");
+    let installer = coreos_installer();
+    for role in ["bootstrap", "master", "worker"] {
+        let media = out.join("media").join(format!("{role}.iso"));
+        let inspect = bootgen(args!["inspect", &media]);
+        let text = String::from_utf8_lossy(&inspect.stdout);
+        assert!(text.contains("installs to: /dev/sda"), "{role}: {text}");
+        if let Some(installer) = &installer {
+            let shown = run_ok(
+                Command::new(installer)
+                    .args(["iso", "ignition", "show"])
+                    .arg(&media),
+            );
+            let files = config_files(&shown.stdout);
+            assert!(
+                files["/etc/coreos/dest.ign"].1
+                    == fs::read(out.join(format!("{role}.ign"))).unwrap(),
+                "{role}: coreos-installer reads another config"
+            );
+        }
+    }
+    // The media are not packed, and do not stop the directory from being packed.
+    let package = dir.path().join("cluster.tar.gz");
+    let output = bootgen(args!["package", &out, "-o", &package]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    // A single node: its live ISO.
+    let out = cluster(
+        dir.path(),
+        "sno",
+        &[
+            "--single-node",
+            "--installation-disk",
+            "/dev/sda",
+            &iso_flag,
+        ],
+    );
+    let media = out.join("media/bootstrap-in-place-for-live-iso.iso");
+    if let Some(installer) = &installer {
+        let shown = run_ok(
+            Command::new(installer)
+                .args(["iso", "ignition", "show"])
+                .arg(&media),
+        );
+        assert!(shown.stdout == fs::read(out.join("bootstrap-in-place-for-live-iso.ign")).unwrap());
+    }
+    let inspect = bootgen(args!["inspect", &media]);
+    assert!(String::from_utf8_lossy(&inspect.stdout).contains("installs: nothing"));
+}

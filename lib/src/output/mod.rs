@@ -46,6 +46,10 @@ pub const CONFIG_FILES: &[&str] = &[
     "metadata.json",
 ];
 
+/// The directory of an output directory that `ignition --iso` writes boot media into: not
+/// packed (an ISO is no config), not foreign either.
+pub const MEDIA_DIR: &str = "media";
+
 /// The admin kubeconfig.
 const ADMIN_KUBECONFIG: &str = "auth/kubeconfig";
 /// The kubeadmin password.
