@@ -7,6 +7,9 @@ use bootgen::pki::KeyAlgorithm;
 use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
 
+mod media;
+pub use media::{IsoArgs, MediaArgs, PxeArgs};
+
 /// Generate, inspect and patch OpenShift bootstrap Ignition configs.
 #[derive(Debug, Parser)]
 #[command(name = "bootgen", version, about, long_about = None)]
@@ -35,6 +38,8 @@ pub enum Command {
     Pointer(PointerArgs),
     /// Embed a config into a CoreOS live ISO: the live system's config, or (with --dest-device) an ISO that installs itself.
     Iso(Box<IsoArgs>),
+    /// Write the PXE set (kernel, initramfs with the config appended, rootfs, iPXE and GRUB entries) from a CoreOS live ISO.
+    Pxe(Box<PxeArgs>),
     /// Pack an output directory into a reproducible .tar.gz with SHA256SUMS inside.
     Package(PackageArgs),
     /// Finish (or undo) a write into an output directory that a killed run left, and nothing else.
@@ -210,13 +215,24 @@ pub struct IgnitionArgs {
     /// Also write boot media from this CoreOS live ISO into OUTPUT/media: the single node's live ISO, or bootstrap, master and worker ISOs that install to --dest-device.
     #[arg(long, value_name = "LIVE.iso", help_heading = "Boot media")]
     pub iso: Option<PathBuf>,
-    /// The disk the --iso install ISOs install to without asking (e.g. /dev/sda).
+    /// Also write PXE sets from this CoreOS live ISO into OUTPUT/media/pxe, one per role (with --pxe-base-url).
     #[arg(
         long,
-        value_name = "DEVICE",
-        requires = "iso",
+        value_name = "LIVE.iso",
+        requires = "pxe_base_url",
         help_heading = "Boot media"
     )]
+    pub pxe: Option<PathBuf>,
+    /// The URL the PXE sets are served from, for their boot entries.
+    #[arg(
+        long,
+        value_name = "URL",
+        requires = "pxe",
+        help_heading = "Boot media"
+    )]
+    pub pxe_base_url: Option<String>,
+    /// The disk the --iso and --pxe install media install to without asking (e.g. /dev/sda).
+    #[arg(long, value_name = "DEVICE", help_heading = "Boot media")]
     pub dest_device: Option<String>,
     /// Unit transforms.
     #[command(flatten)]
@@ -391,47 +407,4 @@ pub struct PackageArgs {
     /// When a bootgen run is writing DIR, wait for it instead of failing.
     #[arg(long)]
     pub wait: bool,
-}
-
-/// What `bootgen iso` puts into the media.
-#[derive(Debug, Args)]
-pub struct MediaArgs {
-    /// The config: a file, or an output directory (its single-node live config, else bootstrap.ign).
-    #[arg(long, short = 'c', value_name = "FILE|DIR")]
-    pub config: PathBuf,
-    /// Install to this disk without asking, with the config as the installed system's, then reboot (as `coreos-installer iso customize --dest-device --dest-ignition`).
-    #[arg(long, value_name = "DEVICE")]
-    pub dest_device: Option<String>,
-    /// A kernel argument for the installed system (with --dest-device; repeatable).
-    #[arg(long, value_name = "ARG", requires = "dest_device")]
-    pub dest_karg_append: Vec<String>,
-    /// A console for the installed system, e.g. ttyS0,115200n8 (with --dest-device; repeatable).
-    #[arg(long, value_name = "SPEC", requires = "dest_device")]
-    pub console: Vec<String>,
-    /// A NetworkManager keyfile for the live system, copied to the installed one (repeatable).
-    #[arg(long, value_name = "FILE")]
-    pub network_keyfile: Vec<PathBuf>,
-    /// The config's architecture, when neither the config nor its directory's metadata.json tells it.
-    #[arg(long, value_name = "ARCH")]
-    pub arch: Option<Arch>,
-}
-
-/// `bootgen iso`.
-#[derive(Debug, Args)]
-pub struct IsoArgs {
-    /// The CoreOS live ISO (RHCOS or SCOS).
-    #[arg(value_name = "LIVE.iso")]
-    pub input: PathBuf,
-    /// Write the result here; without it the input ISO is changed in place.
-    #[arg(long, short = 'o', value_name = "OUT.iso")]
-    pub output: Option<PathBuf>,
-    /// Customize an ISO that already holds a config or kernel arguments (replacing them), and replace an existing --output.
-    #[arg(long)]
-    pub force: bool,
-    /// A kernel argument added to the ISO's own for the live system (repeatable).
-    #[arg(long, value_name = "ARG")]
-    pub live_karg_append: Vec<String>,
-    /// What goes into the ISO.
-    #[command(flatten)]
-    pub media: MediaArgs,
 }

@@ -117,24 +117,48 @@ pub fn describe(customization: &Customization) -> String {
     }
 }
 
-/// The boot media of one generated cluster, planned: each ISO's name in the output's media
-/// directory and the patch that makes it from the live ISO.
+/// The boot media of one generated cluster, planned: per role, the ISO's name in the output's
+/// media directory and the patch that makes it, and the PXE set's customization.
 pub struct ClusterMedia {
-    iso: PathBuf,
-    planned: Vec<(String, bootgen::media::Patch, String)>,
+    iso: Option<(PathBuf, Vec<PlannedIso>)>,
+    pxe: Option<PlannedPxe>,
 }
 
-/// Plans `ignition --iso`: one ISO per role from the configs about to be written (a single
-/// node's live config; bootstrap, master and worker installing to `dest_device`), every check
-/// (the ISO, each role's architecture, each archive's size) done before anything is written.
+/// One role's ISO: its file name, the patch that makes it, what it does.
+struct PlannedIso {
+    name: String,
+    patch: bootgen::media::Patch,
+    what: String,
+}
+
+/// The PXE sets: the live ISO they come from, the URL they are served from, each role's
+/// name and customization.
+struct PlannedPxe {
+    path: PathBuf,
+    iso: LiveIso,
+    url: String,
+    sets: Vec<(String, Customization)>,
+}
+
+/// Where `ignition --iso` and `--pxe` take their media from.
+pub struct MediaSources<'a> {
+    /// The live ISO the ISOs are made from.
+    pub iso: Option<&'a Path>,
+    /// The live ISO the PXE sets are made from, and the URL they are served from.
+    pub pxe: Option<(&'a Path, &'a str)>,
+    /// The disk the install media install to.
+    pub dest_device: Option<&'a str>,
+}
+
+/// Plans `ignition --iso/--pxe`: per role, from the configs about to be written (a single
+/// node's live config; bootstrap, master and worker installing to the disk), every check (the
+/// ISOs, each role's architecture, each archive's size) done before anything is written.
 pub fn plan_cluster(
-    iso_path: &Path,
+    sources: &MediaSources<'_>,
     files: &[bootgen::output::OutputFile],
     arch: &bootgen::ArchitectureRecord,
     single_node: bool,
-    dest_device: Option<&str>,
 ) -> anyhow::Result<ClusterMedia> {
-    let (_, iso) = read_iso(iso_path)?;
     let roles: &[(&str, &str)] = if single_node {
         &[(bootgen::LIVE_ISO_CONFIG, arch.control_plane.as_str())]
     } else {
@@ -149,22 +173,18 @@ pub fn plan_cluster(
             ),
         ]
     };
-    let device = match (single_node, dest_device) {
-        (false, None) => anyhow::bail!(
-            "--iso: the bootstrap, control-plane and compute ISOs install themselves to a disk: give it with --dest-device (e.g. /dev/sda or /dev/disk/by-id/...)"
-        ),
-        (_, device) => device,
-    };
-    let mut planned = Vec::new();
+    if !single_node && sources.dest_device.is_none() {
+        anyhow::bail!(
+            "--iso, --pxe: the bootstrap, control-plane and compute media install themselves to a disk: give it with --dest-device (e.g. /dev/sda or /dev/disk/by-id/...)"
+        );
+    }
+    let mut customizations = Vec::new();
     for (config, role_arch) in roles {
         let Some(file) = files.iter().find(|f| f.relative == *config) else {
             continue;
         };
-        if let Ok(role_arch) = role_arch.parse::<Arch>() {
-            iso.check_arch(role_arch, config)?;
-        }
         let mut customization = Customization::default();
-        match device {
+        match sources.dest_device {
             Some(device) if !single_node => {
                 customization.install = Some(Install {
                     dest_device: device.to_string(),
@@ -174,28 +194,155 @@ pub fn plan_cluster(
             }
             _ => customization.live_config = Some(file.contents.clone()),
         }
-        let patch = iso.plan(&customization, false)?;
-        let name = format!("{}.iso", config.trim_end_matches(".ign"));
-        planned.push((name, patch, describe(&customization)));
+        customizations.push((
+            config.trim_end_matches(".ign").to_string(),
+            role_arch.parse::<Arch>().ok(),
+            customization,
+        ));
     }
-    Ok(ClusterMedia {
-        iso: iso_path.to_path_buf(),
-        planned,
-    })
+    let check = |iso: &LiveIso| -> anyhow::Result<()> {
+        for (name, arch, _) in &customizations {
+            if let Some(arch) = arch {
+                iso.check_arch(*arch, &format!("{name}.ign"))?;
+            }
+        }
+        Ok(())
+    };
+    let iso = match sources.iso {
+        Some(path) => {
+            let (_, iso) = read_iso(path)?;
+            check(&iso)?;
+            let mut planned = Vec::new();
+            for (name, _, customization) in &customizations {
+                planned.push(PlannedIso {
+                    name: format!("{name}.iso"),
+                    patch: iso.plan(customization, false)?,
+                    what: describe(customization),
+                });
+            }
+            Some((path.to_path_buf(), planned))
+        }
+        None => None,
+    };
+    let pxe = match sources.pxe {
+        Some((path, url)) => {
+            let (_, pxe_iso) = read_iso(path)?;
+            check(&pxe_iso)?;
+            let sets = customizations
+                .iter()
+                .map(|(name, _, c)| (name.clone(), c.clone()))
+                .collect();
+            Some(PlannedPxe {
+                path: path.to_path_buf(),
+                iso: pxe_iso,
+                url: url.to_string(),
+                sets,
+            })
+        }
+        None => None,
+    };
+    Ok(ClusterMedia { iso, pxe })
 }
 
 impl ClusterMedia {
-    /// Writes every ISO into `output`'s media directory (the run holds the directory's lock),
-    /// each a copy of the live ISO renamed into place; returns one line per ISO.
+    /// Writes every ISO and PXE set into `output`'s media directory (the run holds the
+    /// directory's lock), each file a copy renamed into place; returns one line per medium.
     pub fn write(&self, output: &Path) -> anyhow::Result<Vec<String>> {
         let dir = output.join(bootgen::output::MEDIA_DIR);
         std::fs::create_dir_all(&dir).map_err(|e| bootgen::Error::io("cannot create", &dir, e))?;
         let mut lines = Vec::new();
-        for (name, patch, what) in &self.planned {
-            let path = dir.join(name);
-            bootgen::output::patch_to_copy(&self.iso, &path, patch, true)?;
-            lines.push(format!("wrote {}: {what}", path.display()));
+        if let Some((iso, planned)) = &self.iso {
+            for planned in planned {
+                let path = dir.join(&planned.name);
+                bootgen::output::patch_to_copy(iso, &path, &planned.patch, true)?;
+                lines.push(format!("wrote {}: {}", path.display(), planned.what));
+            }
+        }
+        if let Some(pxe) = &self.pxe {
+            let pxe_dir = dir.join("pxe");
+            for (name, customization) in &pxe.sets {
+                write_pxe_set(
+                    &pxe.path,
+                    &pxe.iso,
+                    customization,
+                    &pxe_dir,
+                    name,
+                    &pxe.url,
+                    true,
+                )?;
+                lines.push(format!(
+                    "wrote {}: {name}-vmlinuz, {name}-initrd.img, {name}-rootfs.img, {name}-grub.cfg ({})",
+                    pxe_dir.join(format!("{name}.ipxe")).display(),
+                    describe(customization)
+                ));
+            }
         }
         Ok(lines)
     }
+}
+
+/// Writes the PXE set of `customization` into `dir`: `NAME-vmlinuz`, `NAME-initrd.img` (the
+/// ISO's initramfs with the config's archive appended), `NAME-rootfs.img`, `NAME.ipxe` and
+/// `NAME-grub.cfg`; every check (the files, their names free unless `replace`) runs first.
+pub fn write_pxe_set(
+    iso_path: &Path,
+    iso: &LiveIso,
+    customization: &Customization,
+    dir: &Path,
+    name: &str,
+    base_url: &str,
+    replace: bool,
+) -> anyhow::Result<Vec<PathBuf>> {
+    use std::io::{Read, Seek, SeekFrom, Write};
+    let iso_name = iso_path.display().to_string();
+    let archive = bootgen::media::pxe_archive(customization, iso.features(), &iso_name)?;
+    let mut file = std::fs::File::open(iso_path)
+        .map_err(|e| bootgen::Error::io("cannot read", iso_path, e))?;
+    let mut parts = Vec::new();
+    for (path, suffix) in bootgen::media::PXE_FILES {
+        let area = iso
+            .file_area(&mut file, path)?
+            .ok_or_else(|| bootgen::Error::Media {
+                file: iso_name.clone(),
+                area: path.to_string(),
+                message: "the ISO has no such file, which a PXE set needs".into(),
+            })?;
+        parts.push((
+            dir.join(format!("{name}-{suffix}")),
+            area,
+            suffix == "initrd.img",
+        ));
+    }
+    let entries = bootgen::media::boot_entries(name, base_url, &format!("{name}-"), &[]);
+    let texts = [
+        (dir.join(format!("{name}.ipxe")), entries.ipxe),
+        (dir.join(format!("{name}-grub.cfg")), entries.grub),
+    ];
+    if !replace {
+        let taken = parts.iter().map(|p| &p.0).chain(texts.iter().map(|t| &t.0));
+        if let Some(path) = taken
+            .into_iter()
+            .find(|p| std::fs::symlink_metadata(p).is_ok())
+        {
+            return Err(bootgen::Error::WouldOverwrite { path: path.clone() }.into());
+        }
+    }
+    std::fs::create_dir_all(dir).map_err(|e| bootgen::Error::io("cannot create", dir, e))?;
+    let mut written = Vec::new();
+    for (path, area, append) in parts {
+        bootgen::output::write_streamed(&path, 0o644, true, |out| {
+            file.seek(SeekFrom::Start(area.offset))?;
+            std::io::copy(&mut (&mut file).take(area.length), out)?;
+            if append {
+                out.write_all(&archive)?;
+            }
+            Ok(())
+        })?;
+        written.push(path);
+    }
+    for (path, text) in texts {
+        bootgen::output::write_atomic(&path, text.as_bytes(), 0o644)?;
+        written.push(path);
+    }
+    Ok(written)
 }

@@ -113,10 +113,7 @@ pub fn live_iso(dir: &Path, arch: &str, embed: usize) -> PathBuf {
             "images/pxeboot/vmlinuz",
             format!("{arch} kernel\n").repeat(100).into_bytes(),
         ),
-        (
-            "images/pxeboot/initrd.img",
-            b"070701 base initramfs".repeat(50),
-        ),
+        ("images/pxeboot/initrd.img", base_initramfs(dir, arch)),
         ("images/pxeboot/rootfs.img", b"rootfs".repeat(300)),
         (efi, b"MZ loader".to_vec()),
     ]);
@@ -171,4 +168,22 @@ pub fn header_iso(dir: &Path, embed_file: &str) -> PathBuf {
     bytes[32768 - 24..32768].copy_from_slice(&header);
     fs::write(&iso, bytes).unwrap();
     iso
+}
+
+/// A live initramfs as the image build makes one: a gzip-compressed newc cpio (made by the
+/// real cpio) holding the live stamp and the OS features.
+pub fn base_initramfs(dir: &Path, arch: &str) -> Vec<u8> {
+    let root = dir.join(format!("initramfs-{arch}"));
+    fs::create_dir_all(root.join("etc/coreos")).unwrap();
+    fs::write(root.join("etc/coreos-live-initramfs"), format!("{arch}\n")).unwrap();
+    fs::write(
+        root.join("etc/coreos/features.json"),
+        r#"{"installer-config":true,"installer-config-directives":{"console":true},"live-initrd-network":true}"#,
+    )
+    .unwrap();
+    let output = run_ok(Command::new("sh").arg("-c").arg(format!(
+        "cd '{}' && find . | LC_ALL=C sort | cpio -o -H newc --quiet | gzip -9n",
+        root.display()
+    )));
+    output.stdout
 }

@@ -453,7 +453,12 @@ fn bad_inputs_are_clear_errors_with_nothing_lost() {
             "--dest-device",
             "/dev/sda"
         ],
-        &["8192", "bootgen pointer", "/images/ignition.img"],
+        &[
+            "8192",
+            "bootgen pointer",
+            "bootgen pxe",
+            "/images/ignition.img",
+        ],
     );
     // An output location nothing can be written to (even by root): the input is untouched.
     let fresh = live_iso(dir.path(), "x86_64", EMBED_SIZE);
@@ -553,4 +558,125 @@ fn ignition_iso_writes_one_iso_per_role_beside_the_configs() {
     }
     let inspect = bootgen(args!["inspect", &media]);
     assert!(String::from_utf8_lossy(&inspect.stdout).contains("installs: nothing"));
+}
+
+#[test]
+fn pxe_sets_read_back_in_coreos_installer() {
+    let dir = tempfile::tempdir().unwrap();
+    let iso = live_iso(dir.path(), "x86_64", EMBED_SIZE);
+    let tree = dir
+        .path()
+        .join(format!("live-x86_64-{EMBED_SIZE}.tree/images/pxeboot"));
+    let sno = cluster(
+        dir.path(),
+        "sno",
+        &["--single-node", "--installation-disk", "/dev/sda"],
+    );
+    let out = cluster(dir.path(), "out", &[]);
+    let pxe = dir.path().join("pxe");
+    let url = "http://192.0.2.10/pxe";
+    let output = bootgen(args![
+        "pxe",
+        &iso,
+        "-c",
+        &sno,
+        "-o",
+        &pxe,
+        "--base-url",
+        url
+    ]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let name = "bootstrap-in-place-for-live-iso";
+    let output = bootgen(args![
+        "pxe",
+        &iso,
+        "-c",
+        &out.join("worker.ign"),
+        "-o",
+        &pxe,
+        "--base-url",
+        url,
+        "--dest-device",
+        "/dev/sda"
+    ]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    // The kernel and rootfs as the ISO has them; the initramfs its own, the config appended.
+    for (ours, theirs) in [("vmlinuz", "vmlinuz"), ("rootfs.img", "rootfs.img")] {
+        assert_eq!(
+            fs::read(pxe.join(format!("{name}-{ours}"))).unwrap(),
+            fs::read(tree.join(theirs)).unwrap()
+        );
+    }
+    let base = fs::read(tree.join("initrd.img")).unwrap();
+    let initrd = fs::read(pxe.join(format!("{name}-initrd.img"))).unwrap();
+    assert!(initrd.starts_with(&base) && initrd.len() > base.len());
+    let ipxe = fs::read_to_string(pxe.join(format!("{name}.ipxe"))).unwrap();
+    assert!(ipxe.contains(&format!("coreos.live.rootfs_url={url}/{name}-rootfs.img ignition.firstboot ignition.platform.id=metal")), "{ipxe}");
+    assert!(
+        ipxe.contains(&format!("initrd --name main {url}/{name}-initrd.img")),
+        "{ipxe}"
+    );
+    let grub = fs::read_to_string(pxe.join(format!("{name}-grub.cfg"))).unwrap();
+    assert!(
+        grub.contains(&format!("linux {name}-vmlinuz coreos.live.rootfs_url=")),
+        "{grub}"
+    );
+    // bootgen reads the initramfs back.
+    let inspect = bootgen(args!["inspect", &pxe.join("worker-initrd.img")]);
+    let text = String::from_utf8_lossy(&inspect.stdout);
+    assert!(
+        text.contains("PXE initramfs") && text.contains("installs to: /dev/sda"),
+        "{text}"
+    );
+    if let Some(installer) = coreos_installer() {
+        let unwrapped = run_ok(
+            Command::new(&installer)
+                .args(["pxe", "ignition", "unwrap"])
+                .arg(pxe.join(format!("{name}-initrd.img"))),
+        );
+        assert!(unwrapped.stdout == fs::read(sno.join(format!("{name}.ign"))).unwrap());
+        let unwrapped = run_ok(
+            Command::new(&installer)
+                .args(["pxe", "ignition", "unwrap"])
+                .arg(pxe.join("worker-initrd.img")),
+        );
+        let files = config_files(&unwrapped.stdout);
+        assert!(files["/etc/coreos/dest.ign"].1 == fs::read(out.join("worker.ign")).unwrap());
+    }
+    // An existing set is not replaced without --force.
+    let before = fs::read(pxe.join("worker.ipxe")).unwrap();
+    let output = bootgen(args![
+        "pxe",
+        &iso,
+        "-c",
+        &out.join("worker.ign"),
+        "-o",
+        &pxe,
+        "--base-url",
+        "http://other/"
+    ]);
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    assert!(stderr(&output).contains("--force"), "{}", stderr(&output));
+    assert_eq!(fs::read(pxe.join("worker.ipxe")).unwrap(), before);
+    // ignition --pxe: a set per role beside the configs.
+    let iso_flag = format!("--pxe={}", iso.display());
+    let both = cluster(
+        dir.path(),
+        "both",
+        &[
+            &iso_flag,
+            "--pxe-base-url",
+            url,
+            "--dest-device",
+            "/dev/sda",
+        ],
+    );
+    for role in ["bootstrap", "master", "worker"] {
+        let initrd = both.join(format!("media/pxe/{role}-initrd.img"));
+        let inspect = bootgen(args!["inspect", &initrd]);
+        assert!(
+            String::from_utf8_lossy(&inspect.stdout).contains("installs to: /dev/sda"),
+            "{role}"
+        );
+    }
 }

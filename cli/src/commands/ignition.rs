@@ -181,15 +181,20 @@ pub fn run(args: IgnitionArgs) -> anyhow::Result<ExitCode> {
     let architectures = generated.metadata.architecture.clone();
     let mut files = output::into_output_files(generated);
     // The media are planned (and checked) before anything is written.
-    let media = match &args.iso {
-        Some(iso) => Some(crate::media::plan_cluster(
-            iso,
+    let sources = crate::media::MediaSources {
+        iso: args.iso.as_deref(),
+        pxe: args.pxe.as_deref().zip(args.pxe_base_url.as_deref()),
+        dest_device: args.dest_device.as_deref(),
+    };
+    let media = if sources.iso.is_some() || sources.pxe.is_some() {
+        Some(crate::media::plan_cluster(
+            &sources,
             &files,
             &architectures,
             single_node.is_some(),
-            args.dest_device.as_deref(),
-        )?),
-        None => None,
+        )?)
+    } else {
+        None
     };
     // The budget comes from the bytes about to be written, not from serializing the config again
     // (as `Generated::size_budget` would); the live-ISO estimate of the same bytes from an

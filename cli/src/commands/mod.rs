@@ -10,6 +10,7 @@ mod iso;
 mod package;
 mod patch;
 mod pointer;
+mod pxe;
 mod recover;
 mod releases;
 mod validate;
@@ -28,6 +29,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Validate(args) => validate::run(args),
         Command::Pointer(args) => pointer::run(args),
         Command::Iso(args) => iso::run(*args),
+        Command::Pxe(args) => pxe::run(*args),
         Command::Package(args) => package::run(args),
         Command::Recover(args) => recover::run(args),
         Command::Completions(args) => completions::run(args),

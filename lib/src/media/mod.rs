@@ -115,6 +115,7 @@ impl Customization {
 #[derive(Debug, Clone)]
 pub struct LiveIso {
     file: String,
+    volume: iso9660::Volume,
     layout: areas::Layout,
     members: Members,
     kargs: Option<String>,
@@ -158,10 +159,24 @@ impl LiveIso {
         };
         Ok(LiveIso {
             file: file.to_string(),
+            volume,
             layout,
             members,
             kargs,
         })
+    }
+
+    /// Where the file at `path` (`/images/pxeboot/vmlinuz`) lies in the image, `None` when the
+    /// image has no such file.
+    pub fn file_area<R: Read + Seek>(&self, reader: &mut R, path: &str) -> Result<Option<Area>> {
+        Ok(self
+            .volume
+            .find(reader, path, &self.file)?
+            .filter(|e| !e.is_dir)
+            .map(|e| Area {
+                offset: e.offset,
+                length: e.length,
+            }))
     }
 
     /// The image's architecture, as its boot files tell (`None` when they do not).
@@ -276,7 +291,7 @@ impl LiveIso {
         }
         if bytes.len() as u64 > capacity {
             return Err(fault(&self.file, area, format!(
-                "the config compresses to {} bytes, more than the embed area's {capacity}; embed a pointer config instead (`bootgen pointer` with the config served over HTTPS)",
+                "the config compresses to {} bytes, more than the embed area's {capacity}; embed a pointer config instead (`bootgen pointer` with the config served over HTTPS), or boot the PXE set (`bootgen pxe`), which has no such limit",
                 bytes.len())));
         }
         bytes.resize(capacity as usize, 0);
