@@ -49,6 +49,60 @@ pub struct Media {
     pub is_iso: bool,
 }
 
+impl Media {
+    /// What the image carries besides its config's contents, a line each: the archive's
+    /// files, the live kernel arguments, the install target, the config read.
+    pub fn summary(&self) -> String {
+        let kind = if self.is_iso {
+            "live ISO"
+        } else {
+            "PXE initramfs"
+        };
+        let members = if self.members.is_empty() {
+            "nothing".to_string()
+        } else {
+            self.members.join(", ")
+        };
+        let mut text = format!("{kind}: embedded {members}\n");
+        if let Some((now, default)) = &self.kargs {
+            let own = if now == default {
+                " (the image's own)"
+            } else {
+                ""
+            };
+            text.push_str(&format!("kernel arguments: {now}{own}\n"));
+        }
+        match self.config.as_ref().and_then(|c| c.installs_to.as_deref()) {
+            Some(device) => text.push_str(&format!(
+                "installs to: {device} (without asking, then reboots)\n"
+            )),
+            None if self.config.is_some() => {
+                text.push_str("installs: nothing (the config is the live system's)\n")
+            }
+            None => {}
+        }
+        if let Some(installer) = self
+            .config
+            .as_ref()
+            .and_then(|c| c.installer_config.as_deref())
+        {
+            for line in installer.lines() {
+                text.push_str(&format!("installer config: {line}\n"));
+            }
+        }
+        if let Some(config) = &self.config {
+            // The member, not the image's path: two images compare by what they hold.
+            let inner = if config.name.ends_with(bootgen::media::DEST_CONFIG) {
+                bootgen::media::DEST_CONFIG
+            } else {
+                bootgen::media::CONFIG_MEMBER
+            };
+            text.push_str(&format!("config: {inner}\n"));
+        }
+        text
+    }
+}
+
 /// Reads `path` as boot media: `None` when it is neither a live ISO (an ISO 9660 volume) nor a
 /// file that ends in an xz archive (a PXE initramfs), so a config is read as a config.
 pub fn read_media(path: &Path) -> anyhow::Result<Option<Media>> {

@@ -680,3 +680,48 @@ fn pxe_sets_read_back_in_coreos_installer() {
         );
     }
 }
+
+#[test]
+fn diff_and_extract_read_what_isos_carry() {
+    let dir = tempfile::tempdir().unwrap();
+    let iso = live_iso(dir.path(), "x86_64", EMBED_SIZE);
+    let config = write_small_config(dir.path());
+    let make = |name: &str, device: &str| {
+        let out = dir.path().join(name);
+        let output = bootgen(args![
+            "iso",
+            &iso,
+            "-c",
+            &config,
+            "--dest-device",
+            device,
+            "-o",
+            &out
+        ]);
+        assert!(output.status.success(), "{}", stderr(&output));
+        out
+    };
+    let (a, b) = (make("a.iso", "/dev/sda"), make("b.iso", "/dev/vdb"));
+    let copy = dir.path().join("copy.iso");
+    fs::copy(&a, &copy).unwrap();
+    let same = bootgen(args!["diff", &a, &copy]);
+    assert_eq!(
+        same.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&same.stdout)
+    );
+    // The same config, another install target: the difference is named.
+    let other = bootgen(args!["diff", &a, &b]);
+    let text = String::from_utf8_lossy(&other.stdout);
+    assert_eq!(other.status.code(), Some(1), "{text}");
+    assert!(
+        text.contains("-installs to: /dev/sda") && text.contains("+installs to: /dev/vdb"),
+        "{text}"
+    );
+    // extract writes the installed system's files.
+    let tree = dir.path().join("tree");
+    let output = bootgen(args!["extract", &a, "-o", &tree]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert_eq!(fs::read(tree.join("etc/motd")).unwrap(), b"hello");
+}

@@ -25,7 +25,7 @@ pub fn run(args: InspectArgs) -> anyhow::Result<ExitCode> {
     }
     if !args.json {
         if let Some(media) = crate::input::read_media(&crate::input::config_path(&args.input))? {
-            emit(media_lines(&media))?;
+            emit(media.summary() + "\n")?;
         }
     }
     let (bytes, name) = read_path(&args.input)?;
@@ -93,43 +93,4 @@ fn golden(args: &InspectArgs) -> anyhow::Result<ExitCode> {
         None => emit(view)?,
     }
     Ok(ExitCode::SUCCESS)
-}
-
-/// What a live ISO or PXE initramfs carries besides its config: the archive's files, the live
-/// kernel arguments, the install target.
-fn media_lines(media: &crate::input::Media) -> String {
-    let mut text = format!(
-        "{}: embedded {}\n",
-        if media.is_iso {
-            "live ISO"
-        } else {
-            "PXE initramfs"
-        },
-        if media.members.is_empty() {
-            "nothing".to_string()
-        } else {
-            media.members.join(", ")
-        }
-    );
-    if let Some((now, default)) = &media.kargs {
-        let changed = if now == default {
-            " (the image's own)"
-        } else {
-            ""
-        };
-        text.push_str(&format!("kernel arguments: {now}{changed}\n"));
-    }
-    match media.config.as_ref().and_then(|c| c.installs_to.as_deref()) {
-        Some(device) => text.push_str(&format!(
-            "installs to: {device} (without asking, then reboots)\n"
-        )),
-        None if media.config.is_some() => {
-            text.push_str("installs: nothing (the config is the live system's)\n")
-        }
-        None => {}
-    }
-    if let Some(config) = &media.config {
-        text.push_str(&format!("config: {}\n\n", config.name));
-    }
-    text
 }
