@@ -7,7 +7,7 @@
 //! bad input refused with the input unchanged.
 
 use bootgen_conformance::live_iso::{
-    header_iso, lba_offset, live_iso, xorriso, DEFAULT_KARGS, EMBED_SIZE,
+    boot_configs, header_iso, lba_offset, live_iso, xorriso, DEFAULT_KARGS, EMBED_SIZE,
 };
 use bootgen_conformance::{decode_resource, repo, BaseRoot};
 use serde_json::Value;
@@ -466,6 +466,36 @@ fn bad_inputs_are_clear_errors_with_nothing_lost() {
         &fresh,
         args!["-c", c, "-o", "/sys/bootgen-media-test.iso"],
         &["cannot write", "/sys/bootgen-media-test.iso"],
+    );
+    // A damaged image: cut short, or an embed area holding neither zeros nor an archive.
+    let cut = dir.path().join("cut.iso");
+    let bytes = fs::read(&fresh).unwrap();
+    fs::write(&cut, &bytes[..bytes.len() / 2]).unwrap();
+    refused(&cut, args!["-c", c], &["cut.iso", "incomplete"]);
+    let garbage = dir.path().join("garbage.iso");
+    let mut bytes = fs::read(&fresh).unwrap();
+    let area = lba_offset(&fresh, "/images/ignition.img") as usize;
+    bytes[area..area + 16].copy_from_slice(b"not an archive!!");
+    fs::write(&garbage, bytes).unwrap();
+    refused(
+        &garbage,
+        args!["-c", c, "--force"],
+        &["/images/ignition.img", "neither zeros nor"],
+    );
+    // Offsets the image's own info files choose are checked, never trusted.
+    let (mut files, _) = boot_configs();
+    files.extend([
+        (
+            "coreos/kargs.json",
+            br#"{"default":"quiet","files":[{"path":"EFI/BOOT/grub.cfg","offset":18446744073709551615}],"size":1024}"#.to_vec(),
+        ),
+        ("images/ignition.img", vec![0; 4096]),
+    ]);
+    let hostile = xorriso(dir.path(), "hostile", &files);
+    refused(
+        &hostile,
+        args!["-c", c],
+        &["/coreos/kargs.json", "past the file's end"],
     );
     // An existing output is not replaced without --force.
     let existing = dir.path().join("existing.iso");

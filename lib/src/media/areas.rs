@@ -207,10 +207,7 @@ fn kargs_from_info<R: Read + Seek>(
     for entry in info.files {
         let path = format!("/{}", entry.path.trim_start_matches('/'));
         let extent = existing(reader, volume, &path, file)?;
-        let area = Area {
-            offset: extent.offset + entry.offset,
-            length: info.size,
-        };
+        // Checked before the sum: the offset is the image's to choose.
         if entry.offset.saturating_add(info.size) > extent.length {
             return Err(fault(
                 file,
@@ -218,6 +215,10 @@ fn kargs_from_info<R: Read + Seek>(
                 format!("its area in {path} reaches past the file's end"),
             ));
         }
+        let area = Area {
+            offset: extent.offset + entry.offset,
+            length: info.size,
+        };
         areas.push(KargsArea {
             area,
             end: byte_of(entry.end, b'\n'),

@@ -236,3 +236,33 @@ pub fn read_at<R: Read + Seek>(
             )
         })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_match_whole_or_cut_to_eight_dot_three() {
+        assert!(names_match(&iso_name(b"IGNINFO.JSO;1"), "igninfo.json"));
+        assert!(names_match(&iso_name(b"FEATURES.JSO;1"), "features.json"));
+        assert!(names_match(&iso_name(b"ISOLINUX"), "isolinux"));
+        assert!(names_match(&iso_name(b"ignition.img"), "ignition.img"));
+        assert!(names_match(&iso_name(b"README.;1"), "readme"));
+        assert!(!names_match(&iso_name(b"KARGS.JSO;1"), "igninfo.json"));
+        assert!(!names_match(&iso_name(b"IGNINFO.JS;1"), "igninfo.json"));
+    }
+
+    #[test]
+    fn a_record_cut_short_is_no_extent() {
+        assert_eq!(record(&[0u8; 20]), None);
+        let mut raw = [0u8; 34];
+        raw[2..6].copy_from_slice(&3u32.to_le_bytes());
+        raw[10..14].copy_from_slice(&10u32.to_le_bytes());
+        raw[25] = 2;
+        let extent = record(&raw).unwrap();
+        assert_eq!(
+            (extent.offset, extent.length, extent.is_dir),
+            (3 * SECTOR, 10, true)
+        );
+    }
+}
