@@ -286,6 +286,17 @@ fn install_isos_per_role_match_coreos_installer_and_apply() {
                 assert_eq!(a, b, "{role}: {path}");
             }
         }
+        // bootgen reads coreos-installer's (xz with preset 9's 64 MiB dictionary) as its own,
+        // and replaces what it holds with --force.
+        let inspect = bootgen(args!["inspect", &theirs]);
+        let text = String::from_utf8_lossy(&inspect.stdout);
+        assert!(inspect.status.success(), "{role}: {}", stderr(&inspect));
+        assert!(
+            text.contains("installs to: /dev/disk/by-id/wwn-0x5000c500a0b1c2d3"),
+            "{text}"
+        );
+        let again = bootgen(args!["iso", &theirs, "-c", &config, "--force"]);
+        assert!(again.status.success(), "{role}: {}", stderr(&again));
         // coreos-installer reads ours as its own.
         let shown = run_ok(
             Command::new(&installer)
@@ -481,6 +492,22 @@ fn bad_inputs_are_clear_errors_with_nothing_lost() {
         &garbage,
         args!["-c", c, "--force"],
         &["/images/ignition.img", "neither zeros nor"],
+    );
+    // An embed area whose archive unpacks to more than 64 MiB (an xz bomb) is refused unread.
+    let bomb = run_ok(
+        Command::new("sh")
+            .arg("-c")
+            .arg("head -c 200M /dev/zero | xz -9 --check=crc32"),
+    )
+    .stdout;
+    let bombed = dir.path().join("bomb.iso");
+    let mut bytes = fs::read(&fresh).unwrap();
+    bytes[area..area + bomb.len()].copy_from_slice(&bomb);
+    fs::write(&bombed, bytes).unwrap();
+    refused(
+        &bombed,
+        args!["-c", c, "--force"],
+        &["/images/ignition.img", "more than 67108864 bytes"],
     );
     // Offsets the image's own info files choose are checked, never trusted.
     let (mut files, _) = boot_configs();

@@ -10,6 +10,10 @@ use std::io::{Cursor, Read};
 /// The most an embedded archive may unpack to; a larger one is refused, not read.
 pub const MAX_UNPACKED: u64 = 64 * 1024 * 1024;
 
+/// The most memory the xz decoder may take: preset 9's 64 MiB dictionary (what
+/// coreos-installer compresses with) and its overhead, not the 1.5 GiB a hostile header may ask.
+const MAX_XZ_MEMORY: u64 = 96 * 1024 * 1024;
+
 /// The files of an archive by path (`config.ign`, `etc/coreos-firstboot-network/eth0.nmconnection`).
 pub type Members = BTreeMap<String, Vec<u8>>;
 
@@ -80,7 +84,7 @@ pub fn unpack(bytes: &[u8]) -> Result<Members, Unreadable> {
         return Ok(Members::new());
     }
     if bytes.starts_with(b"\xfd7zXZ\0") {
-        let stream = liblzma::stream::Stream::new_stream_decoder(MAX_UNPACKED, 0)
+        let stream = liblzma::stream::Stream::new_stream_decoder(MAX_XZ_MEMORY, 0)
             .map_err(|e| Unreadable(format!("cannot start xz: {e}")))?;
         let mut decoder = liblzma::read::XzDecoder::new_stream(&bytes[..end], stream);
         let mut cpio = Vec::new();
