@@ -493,11 +493,18 @@ fn bad_inputs_are_clear_errors_with_nothing_lost() {
         args!["-c", c, "--force"],
         &["/images/ignition.img", "neither zeros nor"],
     );
+    // An image whose live system cannot install itself (no installer-config feature).
+    let old = header_iso(dir.path(), "images/ignition.img");
+    refused(
+        &old,
+        args!["-c", c, "--dest-device", "/dev/sda"],
+        &["/coreos/features.json", "installer-config"],
+    );
     // An embed area whose archive unpacks to more than 64 MiB (an xz bomb) is refused unread.
     let bomb = run_ok(
         Command::new("sh")
             .arg("-c")
-            .arg("head -c 200M /dev/zero | xz -9 --check=crc32"),
+            .arg("head -c 70M /dev/zero | xz -1 --check=crc32"),
     )
     .stdout;
     let bombed = dir.path().join("bomb.iso");
