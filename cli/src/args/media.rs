@@ -42,6 +42,9 @@ pub struct IsoArgs {
     /// A kernel argument added to the ISO's own for the live system (repeatable).
     #[arg(long, value_name = "ARG")]
     pub live_karg_append: Vec<String>,
+    /// A kernel argument taken out of the ISO's own for the live system (repeatable).
+    #[arg(long, value_name = "ARG")]
+    pub live_karg_delete: Vec<String>,
     /// What goes into the ISO.
     #[command(flatten)]
     pub media: MediaArgs,

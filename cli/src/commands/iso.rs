@@ -10,6 +10,7 @@ use std::process::ExitCode;
 pub fn run(args: IsoArgs) -> anyhow::Result<ExitCode> {
     let (mut customization, config) = customization(&args.media)?;
     customization.live_karg_append = args.live_karg_append.clone();
+    customization.live_karg_delete = args.live_karg_delete.clone();
     let (file, iso) = read_iso(&args.input)?;
     drop(file);
     check_arch(&iso, &config)?;

@@ -47,6 +47,9 @@ pub struct Customization {
     pub install: Option<Install>,
     /// Kernel arguments added to the image's defaults for the live system.
     pub live_karg_append: Vec<String>,
+    /// Kernel arguments taken out of the image's defaults for the live system (each must be
+    /// there, whole: `quiet`, `console=tty0`).
+    pub live_karg_delete: Vec<String>,
     /// NetworkManager keyfiles for the live system (file name, contents), carried to the
     /// installed system when installing.
     pub network_keyfiles: Vec<(String, Vec<u8>)>,
@@ -251,14 +254,12 @@ impl LiveIso {
         let mut writes = vec![(self.layout.ignition.offset, self.embed_bytes(&members)?)];
         match &self.layout.kargs {
             Some(areas) => {
-                let mut kargs = areas.default.clone();
-                for arg in &customization.live_karg_append {
-                    kargs.push(' ');
-                    kargs.push_str(arg.trim());
-                }
+                let kargs = edit_kargs(&areas.default, customization, &self.file)?;
                 writes.extend(kargs_writes(areas, &kargs, &self.file)?);
             }
-            None if !customization.live_karg_append.is_empty() => {
+            None if !(customization.live_karg_append.is_empty()
+                && customization.live_karg_delete.is_empty()) =>
+            {
                 return Err(fault(&self.file, "kargs area", "this image has no kernel-argument areas (no /coreos/kargs.json or coreKarg header) to add live kernel arguments to"));
             }
             None => {}
@@ -297,6 +298,26 @@ impl LiveIso {
         bytes.resize(capacity as usize, 0);
         Ok(bytes)
     }
+}
+
+/// The image's default kernel arguments with `customization`'s deleted, then appended; an
+/// argument to delete that the defaults do not have is refused, naming them.
+fn edit_kargs(default: &str, customization: &Customization, file: &str) -> Result<String> {
+    let mut args: Vec<&str> = default.split_whitespace().collect();
+    for gone in &customization.live_karg_delete {
+        let Some(at) = args.iter().position(|a| *a == gone.trim()) else {
+            return Err(fault(
+                file,
+                "kargs area",
+                format!(
+                    "the kernel argument {gone:?} to delete is not among the image's: {default}"
+                ),
+            ));
+        };
+        args.remove(at);
+    }
+    args.extend(customization.live_karg_append.iter().map(|a| a.trim()));
+    Ok(args.join(" "))
 }
 
 /// The live kernel arguments, the same in every area or the image is damaged.
