@@ -7,6 +7,9 @@ use bootgen::pki::KeyAlgorithm;
 use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
 
+mod media;
+pub use media::{IsoArgs, MediaArgs, PxeArgs};
+
 /// Generate, inspect and patch OpenShift bootstrap Ignition configs.
 #[derive(Debug, Parser)]
 #[command(name = "bootgen", version, about, long_about = None)]
@@ -33,6 +36,10 @@ pub enum Command {
     Validate(ValidateArgs),
     /// Write a small spec 3.2.0 config that replaces itself with IN.ign fetched from a URL.
     Pointer(PointerArgs),
+    /// Embed a config into a CoreOS live ISO: the live system's config, or (with --dest-device) an ISO that installs itself.
+    Iso(Box<IsoArgs>),
+    /// Write the PXE set (kernel, initramfs with the config appended, rootfs, iPXE and GRUB entries) from a CoreOS live ISO.
+    Pxe(Box<PxeArgs>),
     /// Pack an output directory into a reproducible .tar.gz with SHA256SUMS inside.
     Package(PackageArgs),
     /// Finish (or undo) a write into an output directory that a killed run left, and nothing else.
@@ -253,6 +260,28 @@ pub struct IgnitionArgs {
     /// The time certificates start from (RFC 3339); default SOURCE_DATE_EPOCH, else now.
     #[arg(long, value_name = "TIME")]
     pub now: Option<String>,
+    /// Also write boot media from this CoreOS live ISO into OUTPUT/media: the single node's live ISO, or bootstrap, master and worker ISOs that install to --dest-device.
+    #[arg(long, value_name = "LIVE.iso", help_heading = "Boot media")]
+    pub iso: Option<PathBuf>,
+    /// Also write PXE sets from this CoreOS live ISO into OUTPUT/media/pxe, one per role (with --pxe-base-url).
+    #[arg(
+        long,
+        value_name = "LIVE.iso",
+        requires = "pxe_base_url",
+        help_heading = "Boot media"
+    )]
+    pub pxe: Option<PathBuf>,
+    /// The URL the PXE sets are served from, for their boot entries.
+    #[arg(
+        long,
+        value_name = "URL",
+        requires = "pxe",
+        help_heading = "Boot media"
+    )]
+    pub pxe_base_url: Option<String>,
+    /// The disk the --iso and --pxe install media install to without asking (e.g. /dev/sda).
+    #[arg(long, value_name = "DEVICE", help_heading = "Boot media")]
+    pub dest_device: Option<String>,
     /// Unit transforms.
     #[command(flatten)]
     pub passes: PassArgs,

@@ -7,6 +7,7 @@ mod clock;
 mod commands;
 mod input;
 mod lock;
+mod media;
 mod node;
 mod options;
 mod pack;

@@ -30,3 +30,12 @@ pub fn same_dir(a: &Path, b: &Path) -> bool {
         _ => false,
     }
 }
+
+/// True when `a` and `b` name the same existing file.
+pub fn same_file(a: &std::path::Path, b: &std::path::Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    match (std::fs::metadata(a), std::fs::metadata(b)) {
+        (Ok(a), Ok(b)) => a.dev() == b.dev() && a.ino() == b.ino(),
+        _ => false,
+    }
+}

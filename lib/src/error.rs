@@ -209,6 +209,18 @@ pub enum Error {
         /// What is wrong with it.
         message: String,
     },
+
+    /// A live ISO or PXE initramfs cannot take what was asked: not a CoreOS live image,
+    /// already customized, another architecture, an area too small for the config.
+    #[error("{file}: {area}: {message}")]
+    Media {
+        /// The ISO or initramfs as given.
+        file: String,
+        /// The area or field at fault (`/images/ignition.img`, `kargs area`, ...).
+        area: String,
+        /// What is wrong, and the way out.
+        message: String,
+    },
 }
 
 impl Error {

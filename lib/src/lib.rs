@@ -117,7 +117,8 @@
 //!
 //! The data flows one way: [`config`] → [`model`] → [`pki`] → assets (the node's files and
 //! units, rendered from [`templates`]) → [`ignition`] → [`passes`] → [`output`] (see
-//! ARCHITECTURE.md in the repository). [`release`] holds what differs by OpenShift release.
+//! ARCHITECTURE.md in the repository). [`release`] holds what differs by OpenShift release;
+//! [`media`] puts a config into a CoreOS live ISO or PXE initramfs and reads it back.
 //! Everything else is internal: the modules listed here are the whole public API.
 
 mod arch;
@@ -132,6 +133,7 @@ mod generate;
 pub mod golden;
 mod identity;
 pub mod ignition;
+pub mod media;
 pub mod model;
 pub mod output;
 pub mod passes;

@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 const LIBRARY_LAYERS: &[&[&str]] = &[
     &["arch", "pki"],
     &["error"],
-    &["config", "render"],
+    &["config", "render", "media"],
     &["release"],
     &["model"],
     &["identity"],
@@ -31,7 +31,7 @@ const CLI_LAYERS: &[&[&str]] = &[
     &["input"],
     &["options"],
     &["report"],
-    &["checks", "pack", "lock"],
+    &["checks", "pack", "lock", "media"],
     &["commands"],
 ];
 

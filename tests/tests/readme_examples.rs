@@ -189,6 +189,21 @@ fn prepare(bin: &Path, dir: &Path, block: &str) {
             std::fs::copy(made.join("tls/root-ca.crt"), dir.join(name)).unwrap();
         }
     }
+    if mentions("rhcos-live.iso") {
+        // A live ISO in today's layout, for the architecture the block generates for.
+        let arch = if block.contains("--arch arm64") {
+            "aarch64"
+        } else {
+            "x86_64"
+        };
+        let scratch = tempfile::tempdir().unwrap();
+        let iso = bootgen_conformance::live_iso::live_iso(
+            scratch.path(),
+            arch,
+            bootgen_conformance::live_iso::EMBED_SIZE,
+        );
+        std::fs::copy(iso, dir.join("rhcos-live.iso")).unwrap();
+    }
     if mentions("mirror-auth.json") {
         std::fs::write(
             dir.join("mirror-auth.json"),

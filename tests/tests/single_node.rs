@@ -356,7 +356,7 @@ fn the_embedded_single_node_example_needs_only_a_disk() -> TestResult {
     ok(&output);
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(
-        stdout.contains("coreos-installer iso ignition embed") && stdout.contains(LIVE_ISO),
+        stdout.contains("bootgen iso rhcos-live.iso -c") && stdout.contains(LIVE_ISO),
         "{stdout}"
     );
     // The config travels only in the live ISO: its budget is the embed area's, and gzip (which

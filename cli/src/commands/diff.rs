@@ -88,6 +88,26 @@ fn compare_dirs(old: &Path, new: &Path) -> anyhow::Result<Vec<ConfigDiff>> {
     Ok(diffs)
 }
 
+/// What two boot media carry besides their configs (kernel arguments, install target,
+/// installer config, archive), as text; nothing when neither is an ISO or initramfs.
+fn compare_media(old: &Path, new: &Path) -> anyhow::Result<Vec<ConfigDiff>> {
+    let summary = |path: &Path| -> anyhow::Result<Option<Vec<u8>>> {
+        Ok(crate::input::read_media(path)?.map(|m| m.summary().into_bytes()))
+    };
+    let (a, b) = (summary(old)?, summary(new)?);
+    if a.is_none() && b.is_none() {
+        return Ok(Vec::new());
+    }
+    let (old_name, new_name) = (old.display().to_string(), new.display().to_string());
+    Ok(vec![diff_file(
+        a.as_deref(),
+        b.as_deref(),
+        &old_name,
+        &new_name,
+        "boot media",
+    )])
+}
+
 fn compare_objects(old: &Path, new: &Path) -> anyhow::Result<ObjectDiff> {
     let (_, old_doc) = load(old)?;
     let (_, new_doc) = load(new)?;
@@ -154,7 +174,9 @@ fn compare(args: &DiffArgs) -> anyhow::Result<bool> {
     let diffs = if args.old.is_dir() && args.new.is_dir() {
         compare_dirs(&args.old, &args.new)?
     } else {
-        vec![compare_configs(&args.old, &args.new)?]
+        let mut diffs = compare_media(&args.old, &args.new)?;
+        diffs.push(compare_configs(&args.old, &args.new)?);
+        diffs
     };
     let same = diffs.iter().all(ConfigDiff::is_empty);
     if args.json {

@@ -178,7 +178,24 @@ pub fn run(args: IgnitionArgs) -> anyhow::Result<ExitCode> {
         .flatten();
     let config_name = generated.bootstrap_name();
     let single_node = generated.model.single_node.clone();
+    let architectures = generated.metadata.architecture.clone();
     let mut files = output::into_output_files(generated);
+    // The media are planned (and checked) before anything is written.
+    let sources = crate::media::MediaSources {
+        iso: args.iso.as_deref(),
+        pxe: args.pxe.as_deref().zip(args.pxe_base_url.as_deref()),
+        dest_device: args.dest_device.as_deref(),
+    };
+    let media = if sources.iso.is_some() || sources.pxe.is_some() {
+        Some(crate::media::plan_cluster(
+            &sources,
+            &files,
+            &architectures,
+            single_node.is_some(),
+        )?)
+    } else {
+        None
+    };
     // The budget comes from the bytes about to be written, not from serializing the config again
     // (as `Generated::size_budget` would); the live-ISO estimate of the same bytes from an
     // earlier run is read back, and recorded for the next.
@@ -255,9 +272,13 @@ pub fn run(args: IgnitionArgs) -> anyhow::Result<ExitCode> {
     if let Some(budget) = budget {
         crate::report::emit_budget(&budget, &args.output.join(config_name))?;
     }
-    if let Some(single) = &single_node {
+    if let Some(media) = &media {
+        for line in media.write(&args.output)? {
+            crate::report::emit(line + "\n")?;
+        }
+    } else if let Some(single) = &single_node {
         crate::report::emit(format!(
-            "single node: embed the config in the RHCOS live ISO and boot the node from it; it installs itself to {} and reboots:\n  coreos-installer iso ignition embed --force --ignition-file {} rhcos-live.iso\n",
+            "single node: embed the config in the RHCOS live ISO and boot the node from it; it installs itself to {} and reboots:\n  bootgen iso rhcos-live.iso -c {} -o node.iso\n",
             single.installation_disk,
             args.output.join(config_name).display()
         ))?;

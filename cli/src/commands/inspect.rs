@@ -23,6 +23,11 @@ pub fn run(args: InspectArgs) -> anyhow::Result<ExitCode> {
         emit_json(&bootgen::report::object_view(&doc)?)?;
         return Ok(ExitCode::SUCCESS);
     }
+    if !args.json {
+        if let Some(media) = crate::input::read_media(&crate::input::config_path(&args.input))? {
+            emit(media.summary() + "\n")?;
+        }
+    }
     let (bytes, name) = read_path(&args.input)?;
     // The file entries stay raw JSON, parsed one at a time: a JSON tree of a config costs
     // about ten times its size.

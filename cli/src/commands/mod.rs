@@ -7,9 +7,11 @@ mod diff;
 mod extract;
 mod ignition;
 mod inspect;
+mod iso;
 mod package;
 mod patch;
 mod pointer;
+mod pxe;
 mod recover;
 mod releases;
 mod validate;
@@ -27,6 +29,8 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Diff(args) => diff::run(args),
         Command::Validate(args) => validate::run(args),
         Command::Pointer(args) => pointer::run(args),
+        Command::Iso(args) => iso::run(*args),
+        Command::Pxe(args) => pxe::run(*args),
         Command::Package(args) => package::run(args),
         Command::Recover(args) => recover::run(args),
         Command::Completions(args) => completions::run(args),

@@ -8,6 +8,7 @@ mod extract;
 mod extract_plan;
 mod journal;
 mod lock;
+mod media;
 mod package;
 mod same_cluster;
 
@@ -15,6 +16,7 @@ pub use estimate::{iso_estimate, ISO_ESTIMATE_FILE};
 pub use extract::{extract, extract_split, ExtractReport, UNIT_DIR};
 pub use journal::{interrupted, recover, Recovery, WriteStep, COMMIT_RECORD, STAGING_DIR};
 pub use lock::{Access, DirLock, WhenBusy, LOCK_FILE};
+pub use media::{patch_in_place, patch_to_copy, write_streamed};
 pub use package::{write_package, PackageReport, CHECKSUMS};
 
 use crate::error::{Error, OptionField, Result};
@@ -43,6 +45,10 @@ pub const CONFIG_FILES: &[&str] = &[
     "worker.ign",
     "metadata.json",
 ];
+
+/// The directory of an output directory that `ignition --iso` writes boot media into: not
+/// packed (an ISO is no config), not foreign either.
+pub const MEDIA_DIR: &str = "media";
 
 /// The admin kubeconfig.
 const ADMIN_KUBECONFIG: &str = "auth/kubeconfig";

@@ -52,7 +52,10 @@ pub fn collect(dir: &Path, exclude: Option<&Path>) -> Result<Vec<PackageEntry>> 
         .follow_links(false)
         .sort_by_file_name()
         .into_iter()
-        .filter_entry(|e| !is_scratch(&e.file_name().to_string_lossy()));
+        .filter_entry(|e| {
+            let media = e.depth() == 1 && e.file_name() == super::MEDIA_DIR;
+            !(media || is_scratch(&e.file_name().to_string_lossy()))
+        });
     for entry in walker {
         let entry = entry.map_err(|e| {
             let path = e

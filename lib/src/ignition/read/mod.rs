@@ -7,6 +7,7 @@
 mod entries;
 mod hosts;
 mod install_config;
+mod media;
 mod pull_secret;
 mod registries;
 mod release;
@@ -17,6 +18,7 @@ pub use hosts::{configured_lines, maps_name, HOSTS};
 pub use install_config::{
     stored_install_config, stored_vsphere, vcenter_servers, StoredVSphere, CLUSTER_CONFIG,
 };
+pub use media::{embedded_config, EmbeddedConfig};
 pub use pull_secret::{
     auth_keys, has_credentials, manifest_auth_keys, normalize_auth_key, NODE_PULL_SECRET,
     PULL_SECRET_MANIFEST,

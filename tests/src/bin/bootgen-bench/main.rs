@@ -16,6 +16,8 @@
 //! 6. `toolkit`: validate, inspect and patch on configs of 20,000 to 200,000 files, against
 //!    `ignition-validate`.
 //! 7. `diagnose`: `bootgen diagnose` on a 1 GiB log bundle: time and peak memory.
+//! 8. `media`: `bootgen iso` on a 1 GiB live ISO, in place and to a new file against `cp` and
+//!    `coreos-installer iso customize -o`: time and peak memory.
 //!
 //! Child processes run the real CLI: this binary re-executes itself with [`CLI_ENV`] set and
 //! then calls `bootgen_cli::main_entry`, the same function the `bootgen` binary's `main` calls.
@@ -25,6 +27,7 @@ mod diagnose;
 mod fresh;
 mod manifests;
 mod measure;
+mod media;
 mod openssl;
 mod patch;
 mod scale;
@@ -42,8 +45,8 @@ pub const CLI_ENV: &str = "BOOTGEN_BENCH_RUN_CLI";
 pub type Result<T> = std::result::Result<T, Box<dyn std::error::Error>>;
 
 /// The benchmarks, by the name `--only` takes.
-const ALL: [&str; 7] = [
-    "openssl", "floor", "reused", "scale", "patch", "toolkit", "diagnose",
+const ALL: [&str; 8] = [
+    "openssl", "floor", "reused", "scale", "patch", "toolkit", "diagnose", "media",
 ];
 
 /// One goal and how this run did against it.
@@ -175,7 +178,7 @@ struct Args {
 }
 
 const USAGE: &str = "usage: bootgen-bench [--quick] [--check] [--only NAME[,NAME...]]
-  names: openssl, floor, reused, scale, patch, toolkit, diagnose (default: all)
+  names: openssl, floor, reused, scale, patch, toolkit, diagnose, media (default: all)
   --quick  few iterations and 1/10 of the scale counts: checks that it runs, not figures
   --check  exit 1 when a ratio is past its goal by more than a factor of 2 (for CI; absolute
            times and missed goals within that margin only print)";
@@ -262,6 +265,9 @@ fn run() -> Result<bool> {
     }
     if wants("diagnose") {
         diagnose::run(&mut bench)?;
+    }
+    if wants("media") {
+        media::run(&mut bench)?;
     }
     println!(
         "\nSummary (load average at the end: {}; whole run {:.0} s)",

@@ -1,0 +1,348 @@
+//! What `iso`, `pxe` and `ignition --iso/--pxe` share: a `Customization` from the media flags,
+//! the config's architecture (told by --arch, its directory's metadata.json, or the
+//! install-config it stores), and the one line that says what was written.
+
+use crate::args::MediaArgs;
+use bootgen::media::{Customization, Install, LiveIso};
+use bootgen::model::Arch;
+use std::path::{Path, PathBuf};
+
+/// A config read for the media, with its architecture when known.
+pub struct MediaConfig {
+    /// The config file (the output directory's file when a directory was given).
+    pub path: PathBuf,
+    /// The config's architecture, and what told it.
+    pub arch: Option<(Arch, String)>,
+}
+
+/// Reads the config and the keyfiles the flags name, and makes the customization.
+pub fn customization(args: &MediaArgs) -> anyhow::Result<(Customization, MediaConfig)> {
+    let path = crate::input::config_path(&args.config);
+    let (bytes, name) = crate::input::read_config(&path)?;
+    // Parsed to refuse what is no config before any image is touched.
+    let doc = bootgen::ignition::IgnitionDoc::parse(&bytes, &name)?;
+    let arch = match args.arch {
+        Some(arch) => Some((arch, "--arch".to_string())),
+        None => config_arch(&path, &doc),
+    };
+    let mut network_keyfiles = Vec::new();
+    for file in &args.network_keyfile {
+        let contents =
+            std::fs::read(file).map_err(|e| bootgen::Error::io("cannot read", file, e))?;
+        let name = file
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        network_keyfiles.push((name, contents));
+    }
+    let mut customization = Customization {
+        network_keyfiles,
+        ..Customization::default()
+    };
+    match &args.dest_device {
+        Some(device) => {
+            customization.install = Some(Install {
+                dest_device: device.clone(),
+                dest_config: bytes,
+                dest_karg_append: args.dest_karg_append.clone(),
+                console: args.console.clone(),
+                copy_network: false,
+            })
+        }
+        None => customization.live_config = Some(bytes),
+    }
+    Ok((customization, MediaConfig { path, arch }))
+}
+
+/// The architecture a config is for: its output directory's metadata.json (by the config's
+/// role), else the control plane's in the install-config a bootstrap config stores.
+fn config_arch(path: &Path, doc: &bootgen::ignition::IgnitionDoc) -> Option<(Arch, String)> {
+    let dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let metadata = dir.join("metadata.json");
+    if let Some(record) = std::fs::read(&metadata)
+        .ok()
+        .and_then(|b| serde_json::from_slice::<serde_json::Value>(&b).ok())
+    {
+        let architecture = &record["architecture"];
+        let file = path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let value = match file.as_str() {
+            bootgen::BOOTSTRAP_CONFIG => &architecture["bootstrap"],
+            "worker.ign" => &architecture["compute"]["worker"],
+            _ => &architecture["controlPlane"],
+        };
+        if let Some(arch) = value.as_str().and_then(|a| a.parse().ok()) {
+            return Some((arch, metadata.display().to_string()));
+        }
+    }
+    let stored = bootgen::ignition::read::stored_install_config(doc)?;
+    let arch = stored
+        .get("controlPlane")
+        .and_then(|c| c.get("architecture"))
+        .and_then(|a| a.as_str())
+        .unwrap_or("amd64");
+    Some((arch.parse().ok()?, "the install-config it stores".into()))
+}
+
+/// Opens a live ISO for reading and reads its areas.
+pub fn read_iso(path: &Path) -> anyhow::Result<(std::fs::File, LiveIso)> {
+    let mut file =
+        std::fs::File::open(path).map_err(|e| bootgen::Error::io("cannot read", path, e))?;
+    let iso = LiveIso::read(&mut file, &path.display().to_string())?;
+    Ok((file, iso))
+}
+
+/// Refuses an ISO for another architecture than the config's.
+pub fn check_arch(iso: &LiveIso, config: &MediaConfig) -> anyhow::Result<()> {
+    if let Some((arch, source)) = &config.arch {
+        iso.check_arch(*arch, &format!("{} (by {source})", config.path.display()))?;
+    }
+    Ok(())
+}
+
+/// What an image now does, in a few words.
+pub fn describe(customization: &Customization) -> String {
+    match (&customization.install, &customization.live_config) {
+        (Some(install), _) => format!(
+            "installs to {} without asking, then reboots",
+            install.dest_device
+        ),
+        (None, Some(_)) => "boots the live system with the config".into(),
+        (None, None) => "holds no config".into(),
+    }
+}
+
+/// The boot media of one generated cluster, planned: per role, the ISO's name in the output's
+/// media directory and the patch that makes it, and the PXE set's customization.
+pub struct ClusterMedia {
+    iso: Option<(PathBuf, Vec<PlannedIso>)>,
+    pxe: Option<PlannedPxe>,
+}
+
+/// One role's ISO: its file name, the patch that makes it, what it does.
+struct PlannedIso {
+    name: String,
+    patch: bootgen::media::Patch,
+    what: String,
+}
+
+/// The PXE sets: the live ISO they come from, the URL they are served from, each role's
+/// name and customization.
+struct PlannedPxe {
+    path: PathBuf,
+    iso: LiveIso,
+    url: String,
+    sets: Vec<(String, Customization)>,
+}
+
+/// Where `ignition --iso` and `--pxe` take their media from.
+pub struct MediaSources<'a> {
+    /// The live ISO the ISOs are made from.
+    pub iso: Option<&'a Path>,
+    /// The live ISO the PXE sets are made from, and the URL they are served from.
+    pub pxe: Option<(&'a Path, &'a str)>,
+    /// The disk the install media install to.
+    pub dest_device: Option<&'a str>,
+}
+
+/// Plans `ignition --iso/--pxe`: per role, from the configs about to be written (a single
+/// node's live config; bootstrap, master and worker installing to the disk), every check (the
+/// ISOs, each role's architecture, each archive's size) done before anything is written.
+pub fn plan_cluster(
+    sources: &MediaSources<'_>,
+    files: &[bootgen::output::OutputFile],
+    arch: &bootgen::ArchitectureRecord,
+    single_node: bool,
+) -> anyhow::Result<ClusterMedia> {
+    let roles: &[(&str, &str)] = if single_node {
+        &[(bootgen::LIVE_ISO_CONFIG, arch.control_plane.as_str())]
+    } else {
+        &[
+            (bootgen::BOOTSTRAP_CONFIG, arch.bootstrap.as_str()),
+            ("master.ign", arch.control_plane.as_str()),
+            (
+                "worker.ign",
+                arch.compute
+                    .get("worker")
+                    .map_or(arch.control_plane.as_str(), String::as_str),
+            ),
+        ]
+    };
+    if !single_node && sources.dest_device.is_none() {
+        anyhow::bail!(
+            "--iso, --pxe: the bootstrap, control-plane and compute media install themselves to a disk: give it with --dest-device (e.g. /dev/sda or /dev/disk/by-id/...)"
+        );
+    }
+    let mut customizations = Vec::new();
+    for (config, role_arch) in roles {
+        let Some(file) = files.iter().find(|f| f.relative == *config) else {
+            continue;
+        };
+        let mut customization = Customization::default();
+        match sources.dest_device {
+            Some(device) if !single_node => {
+                customization.install = Some(Install {
+                    dest_device: device.to_string(),
+                    dest_config: file.contents.clone(),
+                    ..Install::default()
+                })
+            }
+            _ => customization.live_config = Some(file.contents.clone()),
+        }
+        customizations.push((
+            config.trim_end_matches(".ign").to_string(),
+            role_arch.parse::<Arch>().ok(),
+            customization,
+        ));
+    }
+    let check = |iso: &LiveIso| -> anyhow::Result<()> {
+        for (name, arch, _) in &customizations {
+            if let Some(arch) = arch {
+                iso.check_arch(*arch, &format!("{name}.ign"))?;
+            }
+        }
+        Ok(())
+    };
+    let iso = match sources.iso {
+        Some(path) => {
+            let (_, iso) = read_iso(path)?;
+            check(&iso)?;
+            let mut planned = Vec::new();
+            for (name, _, customization) in &customizations {
+                planned.push(PlannedIso {
+                    name: format!("{name}.iso"),
+                    patch: iso.plan(customization, false)?,
+                    what: describe(customization),
+                });
+            }
+            Some((path.to_path_buf(), planned))
+        }
+        None => None,
+    };
+    let pxe = match sources.pxe {
+        Some((path, url)) => {
+            let (_, pxe_iso) = read_iso(path)?;
+            check(&pxe_iso)?;
+            let sets = customizations
+                .iter()
+                .map(|(name, _, c)| (name.clone(), c.clone()))
+                .collect();
+            Some(PlannedPxe {
+                path: path.to_path_buf(),
+                iso: pxe_iso,
+                url: url.to_string(),
+                sets,
+            })
+        }
+        None => None,
+    };
+    Ok(ClusterMedia { iso, pxe })
+}
+
+impl ClusterMedia {
+    /// Writes every ISO and PXE set into `output`'s media directory (the run holds the
+    /// directory's lock), each file a copy renamed into place; returns one line per medium.
+    pub fn write(&self, output: &Path) -> anyhow::Result<Vec<String>> {
+        let dir = output.join(bootgen::output::MEDIA_DIR);
+        std::fs::create_dir_all(&dir).map_err(|e| bootgen::Error::io("cannot create", &dir, e))?;
+        let mut lines = Vec::new();
+        if let Some((iso, planned)) = &self.iso {
+            for planned in planned {
+                let path = dir.join(&planned.name);
+                bootgen::output::patch_to_copy(iso, &path, &planned.patch, true)?;
+                lines.push(format!("wrote {}: {}", path.display(), planned.what));
+            }
+        }
+        if let Some(pxe) = &self.pxe {
+            let pxe_dir = dir.join("pxe");
+            for (name, customization) in &pxe.sets {
+                write_pxe_set(
+                    &pxe.path,
+                    &pxe.iso,
+                    customization,
+                    &pxe_dir,
+                    name,
+                    &pxe.url,
+                    true,
+                )?;
+                lines.push(format!(
+                    "wrote {}: {name}-vmlinuz, {name}-initrd.img, {name}-rootfs.img, {name}-grub.cfg ({})",
+                    pxe_dir.join(format!("{name}.ipxe")).display(),
+                    describe(customization)
+                ));
+            }
+        }
+        Ok(lines)
+    }
+}
+
+/// Writes the PXE set of `customization` into `dir`: `NAME-vmlinuz`, `NAME-initrd.img` (the
+/// ISO's initramfs with the config's archive appended), `NAME-rootfs.img`, `NAME.ipxe` and
+/// `NAME-grub.cfg`; every check (the files, their names free unless `replace`) runs first.
+pub fn write_pxe_set(
+    iso_path: &Path,
+    iso: &LiveIso,
+    customization: &Customization,
+    dir: &Path,
+    name: &str,
+    base_url: &str,
+    replace: bool,
+) -> anyhow::Result<Vec<PathBuf>> {
+    use std::io::{Read, Seek, SeekFrom, Write};
+    let iso_name = iso_path.display().to_string();
+    let archive = bootgen::media::pxe_archive(customization, iso.features(), &iso_name)?;
+    let mut file = std::fs::File::open(iso_path)
+        .map_err(|e| bootgen::Error::io("cannot read", iso_path, e))?;
+    let mut parts = Vec::new();
+    for (path, suffix) in bootgen::media::PXE_FILES {
+        let area = iso
+            .file_area(&mut file, path)?
+            .ok_or_else(|| bootgen::Error::Media {
+                file: iso_name.clone(),
+                area: path.to_string(),
+                message: "the ISO has no such file, which a PXE set needs".into(),
+            })?;
+        parts.push((
+            dir.join(format!("{name}-{suffix}")),
+            area,
+            suffix == "initrd.img",
+        ));
+    }
+    let entries = bootgen::media::boot_entries(name, base_url, &format!("{name}-"), &[]);
+    let texts = [
+        (dir.join(format!("{name}.ipxe")), entries.ipxe),
+        (dir.join(format!("{name}-grub.cfg")), entries.grub),
+    ];
+    if !replace {
+        let taken = parts.iter().map(|p| &p.0).chain(texts.iter().map(|t| &t.0));
+        if let Some(path) = taken
+            .into_iter()
+            .find(|p| std::fs::symlink_metadata(p).is_ok())
+        {
+            return Err(bootgen::Error::WouldOverwrite { path: path.clone() }.into());
+        }
+    }
+    std::fs::create_dir_all(dir).map_err(|e| bootgen::Error::io("cannot create", dir, e))?;
+    let mut written = Vec::new();
+    for (path, area, append) in parts {
+        bootgen::output::write_streamed(&path, 0o644, true, |out| {
+            file.seek(SeekFrom::Start(area.offset))?;
+            std::io::copy(&mut (&mut file).take(area.length), out)?;
+            if append {
+                out.write_all(&archive)?;
+            }
+            Ok(())
+        })?;
+        written.push(path);
+    }
+    for (path, text) in texts {
+        bootgen::output::write_atomic(&path, text.as_bytes(), 0o644)?;
+        written.push(path);
+    }
+    Ok(written)
+}

@@ -1,0 +1,133 @@
+//! An image that installs itself, as `coreos-installer iso customize --dest-device
+//! --dest-ignition` makes one: the live system's Ignition config writes the role's config to
+//! `/etc/coreos/dest.ign` and an installer config to `/etc/coreos/installer.d/`, which the
+//! live system's `coreos-installer.service` reads (when the image's features say it does) to
+//! install to the device and reboot into the installed system.
+
+use flate2::{write::GzEncoder, Compression};
+use serde_json::json;
+use std::io::Write;
+
+/// Where the live system keeps the installed system's config.
+pub const DEST_CONFIG: &str = "/etc/coreos/dest.ign";
+/// The installer config the live system's installer reads.
+pub const INSTALLER_CONFIG: &str = "/etc/coreos/installer.d/0000-customize.yaml";
+
+/// Installing to a disk: where, with which config, and the installed system's settings.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Install {
+    /// The disk the live system installs to (`/dev/sda`), without asking.
+    pub dest_device: String,
+    /// The installed system's Ignition config (the role's config).
+    pub dest_config: Vec<u8>,
+    /// Kernel arguments the installed system gets.
+    pub dest_karg_append: Vec<String>,
+    /// The installed system's consoles (`ttyS0,115200n8`).
+    pub console: Vec<String>,
+    /// Copy the live system's network keyfiles to the installed system.
+    pub copy_network: bool,
+}
+
+impl Install {
+    /// The installer config: YAML, in coreos-installer's key order.
+    pub fn installer_yaml(&self) -> String {
+        let mut text = format!("ignition-file: {DEST_CONFIG}\n");
+        list(&mut text, "console", &self.console);
+        list(&mut text, "append-karg", &self.dest_karg_append);
+        if self.copy_network {
+            text.push_str("copy-network: true\n");
+        }
+        text.push_str(&format!("dest-device: {}\n", scalar(&self.dest_device)));
+        text
+    }
+
+    /// The live system's Ignition config (spec 3.2.0, which every image with an installer
+    /// config reads): the installed system's config and the installer config, both 0600.
+    pub fn live_config(&self) -> std::io::Result<Vec<u8>> {
+        let files = [
+            (DEST_CONFIG, self.dest_config.clone()),
+            (INSTALLER_CONFIG, self.installer_yaml().into_bytes()),
+        ]
+        .into_iter()
+        .map(|(path, contents)| {
+            Ok(json!({
+                "path": path,
+                "contents": {"compression": "gzip", "source": gzip_data_url(&contents)?},
+                "mode": 0o600,
+            }))
+        })
+        .collect::<std::io::Result<Vec<_>>>()?;
+        let config = json!({"ignition": {"version": "3.2.0"}, "storage": {"files": files}});
+        let mut bytes = serde_json::to_vec(&config).map_err(std::io::Error::other)?;
+        bytes.push(b'\n');
+        Ok(bytes)
+    }
+}
+
+/// `key:` and one `- item` line per item, when there are any.
+fn list(text: &mut String, key: &str, items: &[String]) {
+    if !items.is_empty() {
+        text.push_str(&format!("{key}:\n"));
+        for item in items {
+            text.push_str(&format!("- {}\n", scalar(item)));
+        }
+    }
+}
+
+/// A YAML scalar that reads back as the same string: plain when nothing in it means more,
+/// else double-quoted (JSON's quoting is valid YAML).
+fn scalar(value: &str) -> String {
+    let plain = !value.is_empty()
+        && value
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "/_-.,=+@".contains(c))
+        && !value.starts_with(['-', '.', '@'])
+        && value.parse::<f64>().is_err()
+        && !matches!(
+            value.to_ascii_lowercase().as_str(),
+            "true" | "false" | "yes" | "no" | "on" | "off" | "null" | "y" | "n"
+        );
+    if plain {
+        value.to_string()
+    } else {
+        serde_json::Value::String(value.to_string()).to_string()
+    }
+}
+
+/// A gzip data URL, as coreos-installer writes its files (best compression).
+fn gzip_data_url(contents: &[u8]) -> std::io::Result<String> {
+    use base64::Engine as _;
+    let mut encoder = GzEncoder::new(Vec::new(), Compression::best());
+    encoder.write_all(contents)?;
+    let compressed = encoder.finish()?;
+    Ok(format!(
+        "data:;base64,{}",
+        base64::engine::general_purpose::STANDARD.encode(compressed)
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_installer_config_names_the_device_and_quotes_what_needs_it() {
+        let install = Install {
+            dest_device: "/dev/disk/by-id/wwn-0x5000".into(),
+            dest_config: b"{}".to_vec(),
+            dest_karg_append: vec!["console=tty0".into(), "a: b".into()],
+            console: vec!["ttyS0,115200n8".into()],
+            copy_network: true,
+        };
+        assert_eq!(
+            install.installer_yaml(),
+            "ignition-file: /etc/coreos/dest.ign\nconsole:\n- ttyS0,115200n8\n\
+             append-karg:\n- console=tty0\n- \"a: b\"\ncopy-network: true\n\
+             dest-device: /dev/disk/by-id/wwn-0x5000\n"
+        );
+        let live: serde_json::Value =
+            serde_json::from_slice(&install.live_config().unwrap()).unwrap();
+        assert_eq!(live["storage"]["files"][0]["path"], DEST_CONFIG);
+        assert_eq!(live["storage"]["files"][1]["mode"], 0o600);
+    }
+}

@@ -1,0 +1,72 @@
+//! Writing boot media: a customized ISO in place (the patch's few runs written into the input
+//! after every check passed) or streamed to a new file (an exclusive temporary file beside it,
+//! copied, patched, synced, renamed), so an input is never left half-written and an output
+//! either appears whole or not at all.
+
+use crate::error::{Error, Result};
+use crate::media::Patch;
+use std::fs;
+use std::io::Write;
+use std::os::unix::fs::PermissionsExt;
+use std::path::Path;
+
+/// Writes `patch` into the image at `input` itself.
+pub fn patch_in_place(input: &Path, patch: &Patch) -> Result<()> {
+    let mut image = fs::OpenOptions::new()
+        .write(true)
+        .open(input)
+        .map_err(|e| Error::io("cannot write", input, e))?;
+    patch
+        .apply(&mut image)
+        .and_then(|()| image.sync_data())
+        .map_err(|e| Error::io("cannot write", input, e))
+}
+
+/// Copies the image at `input` to `output` with `patch` applied. An existing `output` is
+/// refused unless `replace`.
+pub fn patch_to_copy(input: &Path, output: &Path, patch: &Patch, replace: bool) -> Result<()> {
+    let mut source = fs::File::open(input).map_err(|e| Error::io("cannot read", input, e))?;
+    write_streamed(output, 0o644, replace, |file| {
+        // A file-to-file copy: the kernel moves the bytes (copy_file_range), as cp does.
+        std::io::copy(&mut source, file)?;
+        patch.apply(file)
+    })
+}
+
+/// Writes `output` through `fill`, atomically: nothing at `output` until the whole file is
+/// written and synced. An existing `output` is refused unless `replace`.
+pub fn write_streamed(
+    output: &Path,
+    mode: u32,
+    replace: bool,
+    fill: impl FnOnce(&mut fs::File) -> std::io::Result<()>,
+) -> Result<()> {
+    if !replace && fs::symlink_metadata(output).is_ok() {
+        return Err(Error::WouldOverwrite {
+            path: output.to_path_buf(),
+        });
+    }
+    let dir = output
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let name = output
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let mut temp = tempfile::Builder::new()
+        .prefix(&format!(".{name}."))
+        .suffix(".bootgen-tmp")
+        .tempfile_in(dir)
+        .map_err(|e| Error::io("cannot write", output, e))?;
+    let file = temp.as_file_mut();
+    fill(file)
+        .and_then(|()| file.flush())
+        .and_then(|()| file.set_permissions(fs::Permissions::from_mode(mode)))
+        .and_then(|()| file.sync_all())
+        .map_err(|e| Error::io("cannot write", output, e))?;
+    // On failure the temporary file is removed when `temp` is dropped.
+    temp.persist(output)
+        .map(drop)
+        .map_err(|e| Error::io("cannot move into place", output, e.error))
+}

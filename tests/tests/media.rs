@@ -1,0 +1,863 @@
+//! Boot media (`bootgen iso`, `bootgen pxe`, `bootgen ignition --iso`): live ISOs made here
+//! with `xorriso` in today's layout (`/coreos/igninfo.json`, `kargs.json`, `features.json`,
+//! `/images/pxeboot`) for x86_64 and aarch64, and in the older `coreiso+`/`coreKarg` header
+//! layout; what bootgen writes read back by the real `coreos-installer`, compared member by
+//! member with what `coreos-installer iso customize` embeds for the same inputs, unpacked by
+//! the real `xz` and `cpio` as the initrd does, and applied with the real Ignition; and every
+//! bad input refused with the input unchanged.
+
+use bootgen_conformance::live_iso::{
+    boot_configs, header_iso, lba_offset, live_iso, xorriso, DEFAULT_KARGS, EMBED_SIZE,
+};
+use bootgen_conformance::{decode_resource, repo, BaseRoot};
+use serde_json::Value;
+use sha2::{Digest, Sha256};
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// The real coreos-installer, or `None` (after saying so) outside CI; under `CI` a missing one
+/// fails, so CI cannot pass by skipping.
+fn coreos_installer() -> Option<PathBuf> {
+    let found = std::env::var_os("PATH").and_then(|paths| {
+        std::env::split_paths(&paths)
+            .map(|dir| dir.join("coreos-installer"))
+            .find(|p| p.is_file())
+    });
+    if found.is_none() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "coreos-installer is not on PATH, and CI must check media with it (.ci/run installs it)"
+        );
+        eprintln!("SKIPPED: coreos-installer is not on PATH; `bash .ci/run` installs it");
+    }
+    found
+}
+
+fn run_ok(cmd: &mut Command) -> Output {
+    let output = cmd
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run {cmd:?}: {e}"));
+    assert!(
+        output.status.success(),
+        "{cmd:?}: {}\nstdout:\n{}\nstderr:\n{}",
+        output.status,
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    output
+}
+
+fn bootgen(args: &[&std::ffi::OsStr]) -> Output {
+    bootgen_conformance::bootgen!().args(args).output().unwrap()
+}
+
+macro_rules! args {
+    ($($a:expr),* $(,)?) => { &[$(std::ffi::OsStr::new($a)),*] };
+}
+
+fn digest(path: &Path) -> Vec<u8> {
+    Sha256::digest(fs::read(path).unwrap()).to_vec()
+}
+
+/// A cluster's output directory made with the fixture PKI (fast, no key generation).
+fn cluster(dir: &Path, name: &str, extra: &[&str]) -> PathBuf {
+    let out = dir.join(name);
+    let pki = repo().join("fixtures/pki");
+    let mut cmd = bootgen_conformance::bootgen!();
+    cmd.args(["ignition", "--now", "2026-01-01T00:00:00Z", "--tls-dir"])
+        .arg(&pki)
+        .args(extra)
+        .arg("-o")
+        .arg(&out);
+    run_ok(&mut cmd);
+    out
+}
+
+/// The files of the archive in `iso`'s embed area, unpacked by the real xz and cpio.
+fn unpack_area(iso: &Path, area_path: &str, into: &Path) -> BTreeMap<String, Vec<u8>> {
+    let offset = lba_offset(iso, area_path) as usize;
+    let bytes = fs::read(iso).unwrap();
+    let area = &bytes[offset..offset + EMBED_SIZE];
+    let end = area.iter().rposition(|b| *b != 0).unwrap() + 1;
+    let archive = into.with_extension("cpio.xz");
+    fs::write(&archive, &area[..end]).unwrap();
+    fs::create_dir_all(into).unwrap();
+    run_ok(Command::new("sh").arg("-c").arg(format!(
+        "xz -dc --single-stream '{}' | (cd '{}' && cpio -idm --quiet)",
+        archive.display(),
+        into.display()
+    )));
+    bootgen_conformance::dir_contents(into)
+        .unwrap()
+        .into_iter()
+        .map(|(path, (_, contents))| (path, contents))
+        .collect()
+}
+
+/// `value` without its null members (unset fields, as a parser that writes every field has them).
+fn without_nulls(value: Value) -> Value {
+    match value {
+        Value::Object(map) => Value::Object(
+            map.into_iter()
+                .filter(|(_, v)| !v.is_null())
+                .map(|(k, v)| (k, without_nulls(v)))
+                .collect(),
+        ),
+        Value::Array(items) => Value::Array(items.into_iter().map(without_nulls).collect()),
+        other => other,
+    }
+}
+
+/// A config's files as (mode, decoded contents) by path.
+fn config_files(config: &[u8]) -> BTreeMap<String, (Option<u64>, Vec<u8>)> {
+    let doc: Value = serde_json::from_slice(config).unwrap();
+    doc["storage"]["files"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|f| {
+            let contents = decode_resource(&f["contents"]).unwrap().unwrap_or_default();
+            (
+                f["path"].as_str().unwrap().to_string(),
+                (f["mode"].as_u64(), contents),
+            )
+        })
+        .collect()
+}
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+#[test]
+fn single_node_live_iso_reads_back_in_coreos_installer() {
+    let dir = tempfile::tempdir().unwrap();
+    let Some(installer) = coreos_installer() else {
+        return;
+    };
+    for (arch, bootgen_arch) in [("x86_64", "amd64"), ("aarch64", "arm64")] {
+        let out = cluster(
+            dir.path(),
+            &format!("sno-{arch}"),
+            &[
+                "--single-node",
+                "--installation-disk",
+                "/dev/sda",
+                "--arch",
+                bootgen_arch,
+            ],
+        );
+        let live = out.join("bootstrap-in-place-for-live-iso.ign");
+        let iso = live_iso(dir.path(), arch, EMBED_SIZE);
+        let before = digest(&iso);
+        let result = dir.path().join(format!("sno-{arch}.iso"));
+        let output = bootgen(args![
+            "iso",
+            &iso,
+            "-c",
+            &out,
+            "-o",
+            &result,
+            "--live-karg-append",
+            "console=ttyS0",
+            "--live-karg-delete",
+            "mitigations=auto,nosmt"
+        ]);
+        assert!(output.status.success(), "{}", stderr(&output));
+        assert_eq!(digest(&iso), before, "the input ISO is left as it was");
+        let shown = run_ok(
+            Command::new(&installer)
+                .args(["iso", "ignition", "show"])
+                .arg(&result),
+        );
+        assert_eq!(
+            shown.stdout,
+            fs::read(&live).unwrap(),
+            "{arch}: the embedded config"
+        );
+        let kargs = run_ok(
+            Command::new(&installer)
+                .args(["iso", "kargs", "show"])
+                .arg(&result),
+        );
+        assert_eq!(
+            String::from_utf8_lossy(&kargs.stdout).trim(),
+            format!(
+                "{} console=ttyS0",
+                DEFAULT_KARGS.trim_start_matches("mitigations=auto,nosmt ")
+            )
+        );
+        // Read back by bootgen too: the config, the arguments, no install target.
+        let inspect = bootgen(args!["inspect", &result]);
+        let text = String::from_utf8_lossy(&inspect.stdout);
+        assert!(inspect.status.success(), "{}", stderr(&inspect));
+        assert!(text.contains("console=ttyS0"), "{text}");
+        assert!(text.contains("installs: nothing"), "{text}");
+        let validate = bootgen(args!["validate", "--now", "2026-01-01T01:00:00Z", &result]);
+        assert!(validate.status.success(), "{}", stderr(&validate));
+    }
+}
+
+#[test]
+fn install_isos_per_role_match_coreos_installer_and_apply() {
+    let dir = tempfile::tempdir().unwrap();
+    let Some(installer) = coreos_installer() else {
+        return;
+    };
+    let out = cluster(dir.path(), "out", &[]);
+    let iso = live_iso(dir.path(), "x86_64", EMBED_SIZE);
+    let keyfile = dir.path().join("eth0.nmconnection");
+    fs::write(&keyfile, "[connection]\nid=eth0\ntype=ethernet\n").unwrap();
+    for role in ["bootstrap", "master", "worker"] {
+        let config = out.join(format!("{role}.ign"));
+        let ours = dir.path().join(format!("{role}-bootgen.iso"));
+        let theirs = dir.path().join(format!("{role}-coreos-installer.iso"));
+        let flags = [
+            "--dest-device",
+            "/dev/disk/by-id/wwn-0x5000c500a0b1c2d3",
+            "--dest-karg-append",
+            "nosmt",
+            "--network-keyfile",
+            keyfile.to_str().unwrap(),
+        ];
+        let output = bootgen_conformance::bootgen!()
+            .arg("iso")
+            .arg(&iso)
+            .arg("-c")
+            .arg(&config)
+            .arg("-o")
+            .arg(&ours)
+            .args(flags)
+            .args(["--console", "ttyS0,115200n8"])
+            .output()
+            .unwrap();
+        assert!(output.status.success(), "{role}: {}", stderr(&output));
+        run_ok(
+            Command::new(&installer)
+                .args(["iso", "customize", "--dest-ignition"])
+                .arg(&config)
+                .args(flags)
+                .args(["--dest-console", "ttyS0,115200n8", "-o"])
+                .arg(&theirs)
+                .arg(&iso),
+        );
+        let ours_members = unpack_area(
+            &ours,
+            "/images/ignition.img",
+            &dir.path().join(format!("{role}-ours")),
+        );
+        let theirs_members = unpack_area(
+            &theirs,
+            "/images/ignition.img",
+            &dir.path().join(format!("{role}-theirs")),
+        );
+        assert_eq!(
+            ours_members.keys().collect::<Vec<_>>(),
+            theirs_members.keys().collect::<Vec<_>>(),
+            "{role}: the archives' members"
+        );
+        let keyfile_member = "etc/coreos-firstboot-network/eth0.nmconnection";
+        assert_eq!(ours_members[keyfile_member], theirs_members[keyfile_member]);
+        // The live configs write the same files: the role's config (the same JSON) and the
+        // same installer config (the same YAML), with the same modes.
+        let ours_files = config_files(&ours_members["config.ign"]);
+        let theirs_files = config_files(&theirs_members["config.ign"]);
+        assert_eq!(
+            ours_files.keys().collect::<Vec<_>>(),
+            theirs_files.keys().collect::<Vec<_>>()
+        );
+        for (path, (mode, contents)) in &ours_files {
+            let (their_mode, their_contents) = &theirs_files[path];
+            assert_eq!(mode, their_mode, "{role}: mode of {path}");
+            if path.ends_with(".ign") {
+                // Ours is the role's config byte for byte; coreos-installer's is the same
+                // config as its own parser writes it back (every unset field as null).
+                let original = fs::read(&config).unwrap();
+                assert!(
+                    *contents == original,
+                    "{role}: {path} is not the role's config"
+                );
+                let b = without_nulls(serde_json::from_slice(their_contents).unwrap());
+                let original = without_nulls(serde_json::from_slice(&original).unwrap());
+                assert!(
+                    b == original,
+                    "{role}: coreos-installer's {path} is another config"
+                );
+            } else {
+                let a: serde_yaml_ng::Value = serde_yaml_ng::from_slice(contents).unwrap();
+                let b: serde_yaml_ng::Value = serde_yaml_ng::from_slice(their_contents).unwrap();
+                assert_eq!(a, b, "{role}: {path}");
+            }
+        }
+        // bootgen reads coreos-installer's (xz with preset 9's 64 MiB dictionary) as its own,
+        // and replaces what it holds with --force.
+        let inspect = bootgen(args!["inspect", &theirs]);
+        let text = String::from_utf8_lossy(&inspect.stdout);
+        assert!(inspect.status.success(), "{role}: {}", stderr(&inspect));
+        assert!(
+            text.contains("installs to: /dev/disk/by-id/wwn-0x5000c500a0b1c2d3"),
+            "{text}"
+        );
+        let again = bootgen(args!["iso", &theirs, "-c", &config, "--force"]);
+        assert!(again.status.success(), "{role}: {}", stderr(&again));
+        // coreos-installer reads ours as its own.
+        let shown = run_ok(
+            Command::new(&installer)
+                .args(["iso", "ignition", "show"])
+                .arg(&ours),
+        );
+        assert_eq!(config_files(&shown.stdout), ours_files);
+        // The real Ignition applies the live config: the installer finds its files on disk.
+        let live = dir.path().join(format!("{role}-live.ign"));
+        fs::write(&live, &ours_members["config.ign"]).unwrap();
+        if let Some(root) = BaseRoot::new().apply(&live).unwrap() {
+            let dest = fs::read(root.join("/etc/coreos/dest.ign")).unwrap();
+            let dest: Value = serde_json::from_slice(&dest).unwrap();
+            let original: Value = serde_json::from_slice(&fs::read(&config).unwrap()).unwrap();
+            assert_eq!(
+                dest, original,
+                "{role}: the installed system's config on disk"
+            );
+            let yaml = fs::read_to_string(root.join("/etc/coreos/installer.d/0000-customize.yaml"))
+                .unwrap();
+            assert!(
+                yaml.contains("dest-device: /dev/disk/by-id/wwn-0x5000c500a0b1c2d3"),
+                "{yaml}"
+            );
+        }
+        // bootgen reads it back: the install target and the role's config.
+        let inspect = bootgen(args!["inspect", &ours]);
+        let text = String::from_utf8_lossy(&inspect.stdout);
+        assert!(
+            text.contains("installs to: /dev/disk/by-id/wwn-0x5000c500a0b1c2d3"),
+            "{text}"
+        );
+        assert!(text.contains("/etc/coreos/dest.ign"), "{text}");
+    }
+}
+
+#[test]
+fn header_layout_isos_take_the_config_and_kargs() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = repo().join("fixtures/ign/minimal.ign");
+    let config = if config.exists() {
+        config
+    } else {
+        write_small_config(dir.path())
+    };
+    // As 2020-2021 images are: the header and /images/ignition.img name the same area.
+    let iso = header_iso(dir.path(), "images/ignition.img");
+    let output = bootgen(args![
+        "iso",
+        &iso,
+        "-c",
+        &config,
+        "--live-karg-append",
+        "quiet"
+    ]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let members = unpack_area(
+        &iso,
+        "/images/ignition.img",
+        &dir.path().join("header-members"),
+    );
+    assert_eq!(members["config.ign"], fs::read(&config).unwrap());
+    if let Some(installer) = coreos_installer() {
+        let kargs = run_ok(
+            Command::new(&installer)
+                .args(["iso", "kargs", "show"])
+                .arg(&iso),
+        );
+        assert_eq!(
+            String::from_utf8_lossy(&kargs.stdout).trim(),
+            format!("{DEFAULT_KARGS} quiet")
+        );
+        let shown = run_ok(
+            Command::new(&installer)
+                .args(["iso", "ignition", "show"])
+                .arg(&iso),
+        );
+        assert_eq!(shown.stdout, fs::read(&config).unwrap());
+    }
+    // Found through the coreiso+ header alone.
+    let iso = header_iso(dir.path(), "images/area.img");
+    let output = bootgen(args!["iso", &iso, "-c", &config]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let members = unpack_area(&iso, "/images/area.img", &dir.path().join("header-only"));
+    assert_eq!(members["config.ign"], fs::read(&config).unwrap());
+    let inspect = bootgen(args!["inspect", &iso]);
+    assert!(String::from_utf8_lossy(&inspect.stdout).contains(DEFAULT_KARGS));
+}
+
+fn write_small_config(dir: &Path) -> PathBuf {
+    let path = dir.join("small.ign");
+    fs::write(
+        &path,
+        r#"{"ignition":{"version":"3.2.0"},"storage":{"files":[{"path":"/etc/motd","contents":{"source":"data:,hello"},"mode":420}]}}"#,
+    )
+    .unwrap();
+    path
+}
+
+/// Runs `bootgen iso` on `iso` expecting exit 1, a message with every fragment, and the input
+/// unchanged.
+fn refused(iso: &Path, args: &[&std::ffi::OsStr], fragments: &[&str]) {
+    let before = digest(iso);
+    let output = bootgen_conformance::bootgen!()
+        .arg("iso")
+        .arg(iso)
+        .args(args)
+        .output()
+        .unwrap();
+    let message = stderr(&output);
+    assert_eq!(output.status.code(), Some(1), "{message}");
+    for fragment in fragments {
+        assert!(message.contains(fragment), "{fragment:?} not in: {message}");
+    }
+    assert_eq!(
+        digest(iso),
+        before,
+        "the input ISO is left as it was: {message}"
+    );
+}
+
+#[test]
+fn bad_inputs_are_clear_errors_with_nothing_lost() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = write_small_config(dir.path());
+    let c = config.as_os_str();
+    // Not a CoreOS live ISO: an ISO without an embed area, and no ISO at all.
+    let plain = xorriso(dir.path(), "plain", &[("README", b"hello".to_vec())]);
+    refused(
+        &plain,
+        args!["-c", c],
+        &["plain.iso", "not a CoreOS live ISO"],
+    );
+    refused(
+        &config.clone(),
+        args!["-c", c],
+        &["small.ign", "not an ISO image"],
+    );
+    // Already customized: refused without --force, which replaces it.
+    let iso = live_iso(dir.path(), "x86_64", EMBED_SIZE);
+    let output = bootgen(args!["iso", &iso, "-c", c]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    refused(
+        &iso,
+        args!["-c", c],
+        &["already customized", "config.ign", "--force"],
+    );
+    let output = bootgen(args!["iso", &iso, "-c", c, "--force"]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    // A kernel argument to delete that the image does not have.
+    let plain_iso = live_iso(dir.path(), "x86_64", EMBED_SIZE);
+    refused(
+        &plain_iso,
+        args!["-c", c, "--live-karg-delete", "nomodeset"],
+        &["\"nomodeset\"", "kargs area"],
+    );
+    // Another architecture, named both ways.
+    let arm = live_iso(dir.path(), "aarch64", EMBED_SIZE);
+    let out = cluster(dir.path(), "out", &[]);
+    refused(
+        &arm,
+        args!["-c", &out.join("worker.ign"), "--dest-device", "/dev/sda"],
+        &["aarch64", "x86_64", "boot files"],
+    );
+    // A config larger than the area: both sizes, and the ways that work.
+    let small = live_iso(dir.path(), "x86_64", 8 * 1024);
+    refused(
+        &small,
+        args![
+            "-c",
+            &out.join("bootstrap.ign"),
+            "--dest-device",
+            "/dev/sda"
+        ],
+        &[
+            "8192",
+            "bootgen pointer",
+            "bootgen pxe",
+            "/images/ignition.img",
+        ],
+    );
+    // An output location nothing can be written to (even by root): the input is untouched.
+    let fresh = live_iso(dir.path(), "x86_64", EMBED_SIZE);
+    refused(
+        &fresh,
+        args!["-c", c, "-o", "/sys/bootgen-media-test.iso"],
+        &["cannot write", "/sys/bootgen-media-test.iso"],
+    );
+    // A damaged image: cut short, or an embed area holding neither zeros nor an archive.
+    let cut = dir.path().join("cut.iso");
+    let bytes = fs::read(&fresh).unwrap();
+    fs::write(&cut, &bytes[..bytes.len() / 2]).unwrap();
+    refused(&cut, args!["-c", c], &["cut.iso", "incomplete"]);
+    let garbage = dir.path().join("garbage.iso");
+    let mut bytes = fs::read(&fresh).unwrap();
+    let area = lba_offset(&fresh, "/images/ignition.img") as usize;
+    bytes[area..area + 16].copy_from_slice(b"not an archive!!");
+    fs::write(&garbage, bytes).unwrap();
+    refused(
+        &garbage,
+        args!["-c", c, "--force"],
+        &["/images/ignition.img", "neither zeros nor"],
+    );
+    // An image whose live system cannot install itself (no installer-config feature).
+    let old = header_iso(dir.path(), "images/ignition.img");
+    refused(
+        &old,
+        args!["-c", c, "--dest-device", "/dev/sda"],
+        &["/coreos/features.json", "installer-config"],
+    );
+    // An embed area whose archive unpacks to more than 64 MiB (an xz bomb) is refused unread.
+    let bomb = run_ok(
+        Command::new("sh")
+            .arg("-c")
+            .arg("head -c 70M /dev/zero | xz -1 --check=crc32"),
+    )
+    .stdout;
+    let bombed = dir.path().join("bomb.iso");
+    let mut bytes = fs::read(&fresh).unwrap();
+    bytes[area..area + bomb.len()].copy_from_slice(&bomb);
+    fs::write(&bombed, bytes).unwrap();
+    refused(
+        &bombed,
+        args!["-c", c, "--force"],
+        &["/images/ignition.img", "more than 67108864 bytes"],
+    );
+    // Offsets the image's own info files choose are checked, never trusted.
+    let (mut files, _) = boot_configs();
+    files.extend([
+        (
+            "coreos/kargs.json",
+            br#"{"default":"quiet","files":[{"path":"EFI/BOOT/grub.cfg","offset":18446744073709551615}],"size":1024}"#.to_vec(),
+        ),
+        ("images/ignition.img", vec![0; 4096]),
+    ]);
+    let hostile = xorriso(dir.path(), "hostile", &files);
+    refused(
+        &hostile,
+        args!["-c", c],
+        &["/coreos/kargs.json", "past the file's end"],
+    );
+    // An existing output is not replaced without --force.
+    let existing = dir.path().join("existing.iso");
+    fs::write(&existing, b"keep").unwrap();
+    refused(
+        &fresh,
+        args!["-c", c, "-o", &existing],
+        &["existing.iso", "--force"],
+    );
+    assert_eq!(fs::read(&existing).unwrap(), b"keep");
+}
+
+#[test]
+fn ignition_iso_writes_one_iso_per_role_beside_the_configs() {
+    let dir = tempfile::tempdir().unwrap();
+    let iso = live_iso(dir.path(), "x86_64", EMBED_SIZE);
+    let before = digest(&iso);
+    let iso_flag = format!("--iso={}", iso.display());
+    // Checked before anything is written: the install ISOs need a disk, and the architecture.
+    for (extra, fragment) in [
+        (vec![], "--dest-device"),
+        (
+            vec!["--dest-device", "/dev/sda", "--arch", "arm64"],
+            "aarch64",
+        ),
+    ] {
+        let out = dir.path().join("refused");
+        let output = bootgen_conformance::bootgen!()
+            .args(["ignition", "--now", "2026-01-01T00:00:00Z", "--tls-dir"])
+            .arg(repo().join("fixtures/pki"))
+            .arg(&iso_flag)
+            .args(&extra)
+            .arg("-o")
+            .arg(&out)
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+        assert!(stderr(&output).contains(fragment), "{}", stderr(&output));
+        assert!(!out.join("bootstrap.ign").exists(), "nothing written");
+    }
+    let out = cluster(
+        dir.path(),
+        "cluster",
+        &[&iso_flag, "--dest-device", "/dev/sda"],
+    );
+    assert_eq!(digest(&iso), before, "the live ISO is left as it was");
+    let installer = coreos_installer();
+    for role in ["bootstrap", "master", "worker"] {
+        let media = out.join("media").join(format!("{role}.iso"));
+        let inspect = bootgen(args!["inspect", &media]);
+        let text = String::from_utf8_lossy(&inspect.stdout);
+        assert!(text.contains("installs to: /dev/sda"), "{role}: {text}");
+        if let Some(installer) = &installer {
+            let shown = run_ok(
+                Command::new(installer)
+                    .args(["iso", "ignition", "show"])
+                    .arg(&media),
+            );
+            let files = config_files(&shown.stdout);
+            assert!(
+                files["/etc/coreos/dest.ign"].1
+                    == fs::read(out.join(format!("{role}.ign"))).unwrap(),
+                "{role}: coreos-installer reads another config"
+            );
+        }
+    }
+    // The media are not packed, and do not stop the directory from being packed.
+    let package = dir.path().join("cluster.tar.gz");
+    let output = bootgen(args!["package", &out, "-o", &package]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    // A single node: its live ISO.
+    let out = cluster(
+        dir.path(),
+        "sno",
+        &[
+            "--single-node",
+            "--installation-disk",
+            "/dev/sda",
+            &iso_flag,
+        ],
+    );
+    let media = out.join("media/bootstrap-in-place-for-live-iso.iso");
+    if let Some(installer) = &installer {
+        let shown = run_ok(
+            Command::new(installer)
+                .args(["iso", "ignition", "show"])
+                .arg(&media),
+        );
+        assert!(shown.stdout == fs::read(out.join("bootstrap-in-place-for-live-iso.ign")).unwrap());
+    }
+    let inspect = bootgen(args!["inspect", &media]);
+    assert!(String::from_utf8_lossy(&inspect.stdout).contains("installs: nothing"));
+}
+
+#[test]
+fn pxe_sets_read_back_in_coreos_installer() {
+    let dir = tempfile::tempdir().unwrap();
+    let iso = live_iso(dir.path(), "x86_64", EMBED_SIZE);
+    let tree = dir
+        .path()
+        .join(format!("live-x86_64-{EMBED_SIZE}.tree/images/pxeboot"));
+    let sno = cluster(
+        dir.path(),
+        "sno",
+        &["--single-node", "--installation-disk", "/dev/sda"],
+    );
+    let out = cluster(dir.path(), "out", &[]);
+    let pxe = dir.path().join("pxe");
+    let url = "http://192.0.2.10/pxe";
+    let output = bootgen(args![
+        "pxe",
+        &iso,
+        "-c",
+        &sno,
+        "-o",
+        &pxe,
+        "--base-url",
+        url
+    ]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let name = "bootstrap-in-place-for-live-iso";
+    let output = bootgen(args![
+        "pxe",
+        &iso,
+        "-c",
+        &out.join("worker.ign"),
+        "-o",
+        &pxe,
+        "--base-url",
+        url,
+        "--dest-device",
+        "/dev/sda"
+    ]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    // The kernel and rootfs as the ISO has them; the initramfs its own, the config appended.
+    for (ours, theirs) in [("vmlinuz", "vmlinuz"), ("rootfs.img", "rootfs.img")] {
+        assert_eq!(
+            fs::read(pxe.join(format!("{name}-{ours}"))).unwrap(),
+            fs::read(tree.join(theirs)).unwrap()
+        );
+    }
+    let base = fs::read(tree.join("initrd.img")).unwrap();
+    let initrd = fs::read(pxe.join(format!("{name}-initrd.img"))).unwrap();
+    assert!(initrd.starts_with(&base) && initrd.len() > base.len());
+    let ipxe = fs::read_to_string(pxe.join(format!("{name}.ipxe"))).unwrap();
+    assert!(ipxe.contains(&format!("coreos.live.rootfs_url={url}/{name}-rootfs.img ignition.firstboot ignition.platform.id=metal")), "{ipxe}");
+    assert!(
+        ipxe.contains(&format!("initrd --name main {url}/{name}-initrd.img")),
+        "{ipxe}"
+    );
+    let grub = fs::read_to_string(pxe.join(format!("{name}-grub.cfg"))).unwrap();
+    assert!(
+        grub.contains(&format!("linux {name}-vmlinuz coreos.live.rootfs_url=")),
+        "{grub}"
+    );
+    // bootgen reads the initramfs back.
+    let inspect = bootgen(args!["inspect", &pxe.join("worker-initrd.img")]);
+    let text = String::from_utf8_lossy(&inspect.stdout);
+    assert!(
+        text.contains("PXE initramfs") && text.contains("installs to: /dev/sda"),
+        "{text}"
+    );
+    if let Some(installer) = coreos_installer() {
+        let unwrapped = run_ok(
+            Command::new(&installer)
+                .args(["pxe", "ignition", "unwrap"])
+                .arg(pxe.join(format!("{name}-initrd.img"))),
+        );
+        assert!(unwrapped.stdout == fs::read(sno.join(format!("{name}.ign"))).unwrap());
+        let unwrapped = run_ok(
+            Command::new(&installer)
+                .args(["pxe", "ignition", "unwrap"])
+                .arg(pxe.join("worker-initrd.img")),
+        );
+        let files = config_files(&unwrapped.stdout);
+        assert!(files["/etc/coreos/dest.ign"].1 == fs::read(out.join("worker.ign")).unwrap());
+    }
+    // An existing set is not replaced without --force.
+    let before = fs::read(pxe.join("worker.ipxe")).unwrap();
+    let output = bootgen(args![
+        "pxe",
+        &iso,
+        "-c",
+        &out.join("worker.ign"),
+        "-o",
+        &pxe,
+        "--base-url",
+        "http://other/"
+    ]);
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    assert!(stderr(&output).contains("--force"), "{}", stderr(&output));
+    assert_eq!(fs::read(pxe.join("worker.ipxe")).unwrap(), before);
+    // ignition --pxe: a set per role beside the configs.
+    let iso_flag = format!("--pxe={}", iso.display());
+    let both = cluster(
+        dir.path(),
+        "both",
+        &[
+            &iso_flag,
+            "--pxe-base-url",
+            url,
+            "--dest-device",
+            "/dev/sda",
+        ],
+    );
+    for role in ["bootstrap", "master", "worker"] {
+        let initrd = both.join(format!("media/pxe/{role}-initrd.img"));
+        let inspect = bootgen(args!["inspect", &initrd]);
+        assert!(
+            String::from_utf8_lossy(&inspect.stdout).contains("installs to: /dev/sda"),
+            "{role}"
+        );
+    }
+}
+
+#[test]
+fn diff_and_extract_read_what_isos_carry() {
+    let dir = tempfile::tempdir().unwrap();
+    let iso = live_iso(dir.path(), "x86_64", EMBED_SIZE);
+    let config = write_small_config(dir.path());
+    let make = |name: &str, device: &str| {
+        let out = dir.path().join(name);
+        let output = bootgen(args![
+            "iso",
+            &iso,
+            "-c",
+            &config,
+            "--dest-device",
+            device,
+            "-o",
+            &out
+        ]);
+        assert!(output.status.success(), "{}", stderr(&output));
+        out
+    };
+    let (a, b) = (make("a.iso", "/dev/sda"), make("b.iso", "/dev/vdb"));
+    let copy = dir.path().join("copy.iso");
+    fs::copy(&a, &copy).unwrap();
+    let same = bootgen(args!["diff", &a, &copy]);
+    assert_eq!(
+        same.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&same.stdout)
+    );
+    // The same config, another install target: the difference is named.
+    let other = bootgen(args!["diff", &a, &b]);
+    let text = String::from_utf8_lossy(&other.stdout);
+    assert_eq!(other.status.code(), Some(1), "{text}");
+    assert!(
+        text.contains("-installs to: /dev/sda") && text.contains("+installs to: /dev/vdb"),
+        "{text}"
+    );
+    // extract writes the installed system's files.
+    let tree = dir.path().join("tree");
+    let output = bootgen(args!["extract", &a, "-o", &tree]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert_eq!(fs::read(tree.join("etc/motd")).unwrap(), b"hello");
+}
+
+/// Damaged images are errors, never a panic: a made live ISO with bytes of its volume
+/// descriptors, directories and info files changed at random (a fixed seed), read in process;
+/// and the same for an initramfs whose appended archive is damaged.
+#[test]
+fn damaged_images_are_errors_never_panics() {
+    let dir = tempfile::tempdir().unwrap();
+    let iso = fs::read(live_iso(dir.path(), "x86_64", EMBED_SIZE)).unwrap();
+    // Everything before the first file's data: descriptors, path tables, directories.
+    let metadata = lba_offset(
+        &dir.path().join(format!("live-x86_64-{EMBED_SIZE}.iso")),
+        "/coreos/features.json",
+    ) as usize
+        + 2048;
+    let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+    let mut next = |bound: usize| {
+        seed = seed
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        (seed >> 33) as usize % bound
+    };
+    let mut read_ok = 0;
+    for _ in 0..800 {
+        let mut bytes = iso.clone();
+        for _ in 0..1 + next(4) {
+            let at = 32 * 1024 + next(metadata - 32 * 1024);
+            bytes[at] = next(256) as u8;
+        }
+        let mut image = std::io::Cursor::new(bytes);
+        if let Ok(live) = bootgen::media::LiveIso::read(&mut image, "damaged.iso") {
+            read_ok += 1;
+            let customization = bootgen::media::Customization {
+                live_config: Some(b"{}".to_vec()),
+                ..Default::default()
+            };
+            if let Ok(patch) = live.plan(&customization, true) {
+                patch.apply(&mut image).unwrap();
+            }
+        }
+    }
+    assert!(read_ok > 0, "some damage leaves the image readable");
+    let mut members = bootgen::media::Members::new();
+    members.insert(
+        "config.ign".into(),
+        b"{\"ignition\":{\"version\":\"3.2.0\"}}".to_vec(),
+    );
+    let customization = bootgen::media::Customization {
+        live_config: Some(members["config.ign"].clone()),
+        ..Default::default()
+    };
+    let features = bootgen::media::Features::default();
+    let archive = bootgen::media::pxe_archive(&customization, features, "x").unwrap();
+    for _ in 0..800 {
+        let mut bytes = b"base initramfs".to_vec();
+        bytes.extend(&archive);
+        let at = 14 + next(archive.len());
+        bytes[at] = next(256) as u8;
+        let _ = bootgen::media::initramfs_members(&mut std::io::Cursor::new(bytes), "damaged.img");
+    }
+}
