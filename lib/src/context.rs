@@ -257,8 +257,8 @@ impl TemplateContext {
             },
             platform: PlatformContext {
                 name: model.platform.name(),
-                infrastructure_type: model.platform.infrastructure_type(),
-                external: model.external_platform.clone(),
+                infrastructure_type: model.platform.kind().infrastructure_type(),
+                external: model.platform.external().cloned(),
                 vsphere: vsphere::context(model, &identity.infra_id),
             },
             release_image: model.release_image.clone(),

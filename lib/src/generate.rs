@@ -359,7 +359,7 @@ pub fn generate(loaded: &LoadedConfig, options: &Options) -> Result<Generated> {
         custom_feature_set: records_features.then(|| {
             (!model.custom_feature_gates.is_empty()).then(|| model.custom_feature_gates.clone())
         }),
-        vsphere: model.vsphere_platform.as_ref().map(|v| {
+        vsphere: model.platform.vsphere().map(|v| {
             let mut vcenters: Vec<VCenterMetadata> = v
                 .vcenters
                 .iter()

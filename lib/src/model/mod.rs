@@ -27,8 +27,7 @@ use crate::config::{InstallConfig, LoadedConfig, Warning};
 use crate::error::{Error, OptionField, Result, OPTIONS_SOURCE};
 use crate::release::{Feature, FeatureSet};
 
-/// Platforms bootgen can generate for.
-pub use platform::{ExternalPlatform, SUPPORTED_PLATFORMS};
+pub use platform::{ExternalPlatform, PlatformSettings};
 pub use vsphere::{
     DataDisk, FailureDomain, Topology, VCenter, VSphereMachinePool, VSphereMachinePools,
     VSpherePlatform,
@@ -90,12 +89,8 @@ pub struct Model {
     pub compute: Vec<Pool>,
     /// The bootstrap host's architecture (normally the control plane's).
     pub bootstrap_arch: Arch,
-    /// The platform (the install-config's one key under `platform`).
-    pub platform: crate::release::Platform,
-    /// An external platform's settings (`platform: external`).
-    pub external_platform: Option<ExternalPlatform>,
-    /// A vSphere platform's vCenters, failure domains and VIPs (`platform: vsphere`).
-    pub vsphere_platform: Option<VSpherePlatform>,
+    /// The platform (the install-config's one key under `platform`) with its settings.
+    pub platform: PlatformSettings,
     /// The machine API's manifests are left out (see [`ModelOptions::without_machine_manifests`]).
     pub without_machine_manifests: bool,
     /// The distribution the payload belongs to.
@@ -170,7 +165,7 @@ impl Model {
             &self.feature_set,
             &self.custom_feature_gates.enabled,
         );
-        profile.view(self.flow(), self.platform, self.distribution, &open)
+        profile.view(self.flow(), self.platform.kind(), self.distribution, &open)
     }
 
     /// `<name>.<baseDomain>`.
@@ -194,9 +189,9 @@ impl Model {
         if !self.features.has(Feature::McsCertificateVips) {
             return Vec::new();
         }
-        self.vsphere_platform
+        self.platform
+            .api_vips()
             .iter()
-            .flat_map(|v| &v.api_vips)
             .filter_map(|vip| vip.parse().ok())
             .collect()
     }
@@ -253,11 +248,7 @@ impl Model {
                 platform::check_vsphere_form(loaded, release.profile, &features)?;
             }
         }
-        let platform::PlatformSettings {
-            platform,
-            external: external_platform,
-            vsphere: vsphere_platform,
-        } = platform::platform_of(loaded, &mut warnings)?;
+        let mut platform = platform::platform_of(loaded, &mut warnings)?;
         let cluster_name = required(
             loaded,
             ic.metadata.name.as_deref(),
@@ -275,7 +266,7 @@ impl Model {
         fields::check_domain(&base_domain).map_err(|m| loaded.field_error("baseDomain", m))?;
         let base_domain = base_domain.trim_end_matches('.').to_string();
 
-        let (control_plane, compute) = pools(loaded, options, platform)?;
+        let (control_plane, compute) = pools(loaded, options, platform.kind())?;
         let single_node =
             single_node::settings(loaded, options, &control_plane, &compute, &mut warnings)?;
         let release = selected?;
@@ -298,21 +289,17 @@ impl Model {
             } else {
                 crate::release::Flow::Cluster
             },
-            platform,
+            platform: platform.kind(),
             distribution,
         });
-        let mut external_platform = external_platform;
-        let mut vsphere_platform = vsphere_platform;
         platform::check_release(
             loaded,
-            platform,
-            external_platform.as_mut(),
-            vsphere_platform.as_ref(),
+            &mut platform,
             release.profile,
             &features,
             &mut warnings,
         )?;
-        if let Some(vsphere) = vsphere_platform.as_mut() {
+        if let PlatformSettings::VSphere(vsphere) = &mut platform {
             vsphere::check_architectures(loaded, &control_plane, &compute)?;
             vsphere.machine_pools = vsphere::machine_pools(
                 loaded,
@@ -397,7 +384,7 @@ impl Model {
         let networks = network_settings(loaded, &features)?;
         network_rules::check_networks(loaded, release.profile, &features, &networks)?;
         warnings.extend(network_rules::misspelled_plugin(loaded, &networks));
-        if let Some(vsphere) = &vsphere_platform {
+        if let Some(vsphere) = platform.vsphere() {
             vsphere::check_vips(loaded, vsphere, &networks.machine, &mut warnings)?;
         }
         pool_rules::check_single_replica(
@@ -484,7 +471,7 @@ impl Model {
         // A vSphere platform is stored as read, without its credentials.
         let mut stored_source = ic.clone();
         if let (Some(read), Some(serde_json::Value::Object(raw))) = (
-            &vsphere_platform,
+            platform.vsphere(),
             stored_source
                 .platform
                 .as_mut()
@@ -492,7 +479,7 @@ impl Model {
         ) {
             vsphere::store(raw, read, &features);
         }
-        if let Some(read) = &vsphere_platform {
+        if let Some(read) = platform.vsphere() {
             vsphere::store_pools(&mut stored_source, read, &features);
         }
         // Fields the release's installer does not know (ignored, said above) are not stored.
@@ -519,8 +506,6 @@ impl Model {
             compute,
             bootstrap_arch,
             platform,
-            external_platform,
-            vsphere_platform,
             without_machine_manifests: options.without_machine_manifests,
             distribution,
             distribution_facts,

@@ -1,13 +1,12 @@
 //! The install-config's platform: which one bootgen makes the node for (`none`, `external` or
 //! `vsphere`), and what the node needs of its settings.
 
+use super::unknown_fields::arrived_text;
+use super::vsphere::VSpherePlatform;
 use crate::config::{LoadedConfig, Warning};
 use crate::error::Result;
-use crate::release::{Feature, FeatureSet, Platform, Profile, PROFILES};
+use crate::release::{first_with, Feature, FeatureSet, Platform, Profile};
 use serde::Serialize;
-
-/// The install-config keys bootgen supports under `platform`.
-pub const SUPPORTED_PLATFORMS: &[&str] = &["none", "external", "vsphere"];
 
 /// An external platform's settings (`platform.external`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -20,11 +19,66 @@ pub struct ExternalPlatform {
     pub cloud_controller_manager: String,
 }
 
-/// The platform the install-config names, with the settings of the platforms that have some.
-pub(crate) struct PlatformSettings {
-    pub platform: Platform,
-    pub external: Option<ExternalPlatform>,
-    pub vsphere: Option<super::vsphere::VSpherePlatform>,
+/// The platform the install-config names, with its settings: one variant per platform, so a
+/// platform's settings exist exactly when it is the cluster's.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum PlatformSettings {
+    /// `platform: none`, which has no settings.
+    None,
+    /// `platform: external`.
+    External(ExternalPlatform),
+    /// `platform: vsphere`: its vCenters, failure domains, VIPs and pools.
+    VSphere(Box<VSpherePlatform>),
+}
+
+impl PlatformSettings {
+    /// Which platform this is: the dimension the release table's rows are limited by.
+    pub fn kind(&self) -> Platform {
+        match self {
+            PlatformSettings::None => Platform::None,
+            PlatformSettings::External(_) => Platform::External,
+            PlatformSettings::VSphere(_) => Platform::VSphere,
+        }
+    }
+
+    /// The install-config key, e.g. `none`.
+    pub fn name(&self) -> &'static str {
+        self.kind().name()
+    }
+
+    /// An external platform's settings; `None` on other platforms.
+    pub fn external(&self) -> Option<&ExternalPlatform> {
+        match self {
+            PlatformSettings::External(external) => Some(external),
+            _ => None,
+        }
+    }
+
+    /// A vSphere platform's settings; `None` on other platforms.
+    pub fn vsphere(&self) -> Option<&VSpherePlatform> {
+        match self {
+            PlatformSettings::VSphere(vsphere) => Some(vsphere),
+            _ => None,
+        }
+    }
+
+    /// The API's virtual IPs; empty on a platform without them, or with a load balancer of the
+    /// user's own.
+    pub fn api_vips(&self) -> &[String] {
+        self.vsphere().map_or(&[], |v| &v.api_vips)
+    }
+
+    /// The ingress virtual IPs; empty where [`PlatformSettings::api_vips`] is.
+    pub fn ingress_vips(&self) -> &[String] {
+        self.vsphere().map_or(&[], |v| &v.ingress_vips)
+    }
+}
+
+/// The platforms bootgen supports, as the install-config names them (`none, external, ...`).
+fn supported() -> String {
+    let names: Vec<&str> = Platform::ALL.iter().map(|p| p.name()).collect();
+    names.join(", ")
 }
 
 /// The platform the install-config names, with its settings; an error naming the field when it
@@ -33,7 +87,7 @@ pub(crate) fn platform_of(
     loaded: &LoadedConfig,
     warnings: &mut Vec<Warning>,
 ) -> Result<PlatformSettings> {
-    let supported = SUPPORTED_PLATFORMS.join(", ");
+    let supported = supported();
     let Some(platform) = &loaded.config.platform else {
         return Err(loaded.field_error(
             "platform",
@@ -58,16 +112,15 @@ pub(crate) fn platform_of(
             format!("platform `{name}` is not supported yet; supported platforms: {supported}"),
         ));
     };
-    let mut settings = PlatformSettings {
-        platform: chosen,
-        external: None,
-        vsphere: None,
-    };
-    match chosen {
-        Platform::External => settings.external = Some(external_settings(loaded, &platform[name])?),
-        Platform::VSphere => {
-            settings.vsphere = Some(super::vsphere::settings(loaded, &platform[name], warnings)?);
+    Ok(match chosen {
+        Platform::External => {
+            PlatformSettings::External(external_settings(loaded, &platform[name])?)
         }
+        Platform::VSphere => PlatformSettings::VSphere(Box::new(super::vsphere::settings(
+            loaded,
+            &platform[name],
+            warnings,
+        )?)),
         Platform::None => {
             // Platform none has no settings.
             if let Some(serde_json::Value::Object(settings)) = platform.get(name) {
@@ -80,9 +133,9 @@ pub(crate) fn platform_of(
                     ));
                 }
             }
+            PlatformSettings::None
         }
-    }
-    Ok(settings)
+    })
 }
 
 fn external_settings(loaded: &LoadedConfig, value: &serde_json::Value) -> Result<ExternalPlatform> {
@@ -123,27 +176,28 @@ pub(crate) fn check_vsphere_form(
     features: &FeatureSet,
 ) -> Result<()> {
     let written = |key: &&str| loaded.line_of(&format!("platform.vsphere.{key}")).is_some();
-    let mut later: Vec<(&str, &str)> = Vec::new();
+    let arrived = |what: &str, feature: Feature, then: &str| {
+        first_with(feature).map_or_else(
+            || format!("{what} are not in any supported release{then}"),
+            |minor| format!("{what} arrived in {minor}{then}"),
+        )
+    };
+    let mut later: Vec<(&str, String)> = Vec::new();
     if !features.has(Feature::VsphereFailureDomains) {
-        later.extend([
-            ("vcenters", "vcenters and failureDomains arrived in 4.13"),
-            (
-                "failureDomains",
-                "vcenters and failureDomains arrived in 4.13",
-            ),
-        ]);
+        let why = arrived(
+            "vcenters and failureDomains",
+            Feature::VsphereFailureDomains,
+            "",
+        );
+        later.extend([("vcenters", why.clone()), ("failureDomains", why)]);
     }
     if !features.has(Feature::VsphereVipLists) {
-        later.extend([
-            (
-                "apiVIPs",
-                "apiVIPs and ingressVIPs arrived in 4.12 (write apiVIP and ingressVIP)",
-            ),
-            (
-                "ingressVIPs",
-                "apiVIPs and ingressVIPs arrived in 4.12 (write apiVIP and ingressVIP)",
-            ),
-        ]);
+        let why = arrived(
+            "apiVIPs and ingressVIPs",
+            Feature::VsphereVipLists,
+            " (write apiVIP and ingressVIP)",
+        );
+        later.extend([("apiVIPs", why.clone()), ("ingressVIPs", why)]);
     }
     later.retain(|(key, _)| written(key));
     let Some((key, arrived)) = later.first() else {
@@ -177,21 +231,13 @@ pub(crate) fn check_vsphere_form(
 /// installer does: 4.14's knew no `cloudControllerManager`).
 pub(crate) fn check_release(
     loaded: &LoadedConfig,
-    platform: Platform,
-    external: Option<&mut ExternalPlatform>,
-    vsphere: Option<&super::VSpherePlatform>,
+    platform: &mut PlatformSettings,
     profile: &Profile,
     features: &FeatureSet,
     warnings: &mut Vec<Warning>,
 ) -> Result<()> {
-    if platform == Platform::External && !features.has(Feature::ExternalPlatform) {
-        let first = PROFILES
-            .iter()
-            .find(|p| {
-                p.features(Default::default())
-                    .has(Feature::ExternalPlatform)
-            })
-            .map_or_else(String::new, |p| format!(" (it arrived in {})", p.minor));
+    if platform.kind() == Platform::External && !features.has(Feature::ExternalPlatform) {
+        let first = arrived_text(first_with(Feature::ExternalPlatform));
         return Err(loaded.field_error(
             "platform.external",
             format!(
@@ -201,7 +247,7 @@ pub(crate) fn check_release(
         ));
     }
 
-    if let Some(vsphere) = vsphere {
+    if let PlatformSettings::VSphere(vsphere) = platform {
         // Where the `vcenters` form exists, the single-vCenter fields are its deprecated
         // spelling; before, they are the only one.
         if features.has(Feature::VsphereFailureDomains) {
@@ -211,7 +257,7 @@ pub(crate) fn check_release(
             ));
         }
     }
-    let Some(external) = external else {
+    let PlatformSettings::External(external) = platform else {
         return Ok(());
     };
     let ccm = "platform.external.cloudControllerManager";
@@ -220,9 +266,10 @@ pub(crate) fn check_release(
             warnings.push(loaded.warning(
                 ccm,
                 format!(
-                    "the OpenShift {} installer does not read cloudControllerManager (it arrived in \
-                     4.15); ignored: the cluster says External",
-                    profile.minor
+                    "the OpenShift {} installer does not read cloudControllerManager{}; ignored: \
+                     the cluster says External",
+                    profile.minor,
+                    arrived_text(first_with(Feature::ExternalCcmFromInstallConfig))
                 ),
             ));
         }
@@ -272,8 +319,8 @@ mod tests {
             "4.16.0",
         )
         .unwrap();
-        assert_eq!(model.platform, Platform::External);
-        let external = model.external_platform.unwrap();
+        assert_eq!(model.platform.kind(), Platform::External);
+        let external = model.platform.external().unwrap();
         assert_eq!(external.platform_name, "oci");
         assert_eq!(external.cloud_controller_manager, "External");
     }
@@ -288,7 +335,7 @@ mod tests {
         )
         .unwrap();
         assert_eq!(
-            model.external_platform.unwrap().cloud_controller_manager,
+            model.platform.external().unwrap().cloud_controller_manager,
             ""
         );
         let warning = model
@@ -300,6 +347,24 @@ mod tests {
         assert!(!model
             .stored_install_config
             .contains("cloudControllerManager"));
+    }
+
+    /// Each platform's settings come with it and with no other, and the platforms a message
+    /// lists are every one the enum has.
+    #[test]
+    fn a_platform_carries_only_its_own_settings() {
+        let none = with_platform("platform:\n  none: {}\n", "4.16.0").unwrap();
+        assert_eq!(none.platform, super::PlatformSettings::None);
+        assert!(none.platform.external().is_none() && none.platform.api_vips().is_empty());
+        let external =
+            with_platform("platform:\n  external:\n    platformName: oci\n", "4.16.0").unwrap();
+        assert!(external.platform.vsphere().is_none());
+        let other = with_platform("platform:\n  aws: {}\n", "4.16.0")
+            .unwrap_err()
+            .to_string();
+        for platform in Platform::ALL {
+            assert!(other.contains(platform.name()), "{platform}: {other}");
+        }
     }
 
     #[test]
