@@ -38,7 +38,7 @@ pub struct TemplateContext {
     /// Additional trust bundle PEM, `""` when none.
     pub trust_bundle: String,
     /// `Proxyonly` or `Always`.
-    pub trust_bundle_policy: String,
+    pub trust_bundle_policy: crate::model::TrustBundlePolicy,
     /// Proxy settings with the computed noProxy.
     pub proxy: ProxySettings,
     /// Mirrored sources.
@@ -160,7 +160,7 @@ pub struct PoolContext {
     /// Replicas.
     pub replicas: u32,
     /// `Enabled` or `Disabled`.
-    pub hyperthreading: String,
+    pub hyperthreading: crate::model::Hyperthreading,
     /// Go architecture name.
     pub architecture: &'static str,
 }
@@ -242,7 +242,7 @@ impl TemplateContext {
         let pool = |p: &crate::model::Pool| PoolContext {
             name: p.name.clone(),
             replicas: p.replicas,
-            hyperthreading: p.hyperthreading.clone(),
+            hyperthreading: p.hyperthreading,
             architecture: p.architecture.go(),
         };
         TemplateContext {
@@ -269,7 +269,7 @@ impl TemplateContext {
             pull_secret: model.pull_secret.clone(),
             ssh_key: model.ssh_key.trim().to_string(),
             trust_bundle: model.trust_bundle.trim_end().to_string(),
-            trust_bundle_policy: model.trust_bundle_policy.clone(),
+            trust_bundle_policy: model.trust_bundle_policy,
             proxy: model.proxy.clone(),
             registries: model.registries.clone(),
             mirror_kind: mirror_kind(model).map(|k| k.as_str()).unwrap_or_default(),
@@ -281,7 +281,7 @@ impl TemplateContext {
             cluster_profile: String::new(),
             kubelet_verbosity: if debug { 4 } else { 2 },
             networking: Networking {
-                network_type: nets.network_type.clone(),
+                network_type: nets.network_type.to_string(),
                 cluster_networks: nets
                     .cluster
                     .iter()

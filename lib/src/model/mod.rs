@@ -11,17 +11,21 @@ pub(crate) mod network;
 mod network_rules;
 mod platform;
 mod pool_rules;
+mod pools;
 mod proxy;
 mod single_node;
+mod trust_bundle;
 mod unknown_fields;
 mod vsphere;
 
 pub use arch::{Arch, PayloadArch, UnknownArch};
 pub use features::CustomFeatureGates;
 pub use mirrors::{MirrorKind, Registry};
-pub use network::Networks;
+pub use network::{NetworkType, Networks};
+pub use pools::{Hyperthreading, Pool};
 pub use proxy::ProxySettings;
 pub use single_node::SingleNode;
+pub use trust_bundle::TrustBundlePolicy;
 
 use crate::config::{InstallConfig, LoadedConfig, Warning};
 use crate::error::{Error, OptionField, Result, OPTIONS_SOURCE};
@@ -61,19 +65,6 @@ pub struct ModelOptions {
     /// Leave out the machine API's Machines, MachineSets and ControlPlaneMachineSet (for
     /// machines the user creates: the installer's UPI documents delete them).
     pub without_machine_manifests: bool,
-}
-
-/// A machine pool after defaults.
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
-pub struct Pool {
-    /// Pool name.
-    pub name: String,
-    /// Machine count.
-    pub replicas: u32,
-    /// `Enabled` or `Disabled`.
-    pub hyperthreading: String,
-    /// CPU architecture.
-    pub architecture: Arch,
 }
 
 /// The validated cluster.
@@ -118,8 +109,8 @@ pub struct Model {
     pub ssh_key: String,
     /// Additional trust bundle PEM, may be empty.
     pub trust_bundle: String,
-    /// `Proxyonly` or `Always`.
-    pub trust_bundle_policy: String,
+    /// Which of the cluster's components trust the additional bundle.
+    pub trust_bundle_policy: TrustBundlePolicy,
     /// Proxy, with the computed noProxy.
     pub proxy: ProxySettings,
     /// Mirror rules.
@@ -266,7 +257,10 @@ impl Model {
         fields::check_domain(&base_domain).map_err(|m| loaded.field_error("baseDomain", m))?;
         let base_domain = base_domain.trim_end_matches('.').to_string();
 
-        let (control_plane, compute) = pools(loaded, options, platform.kind())?;
+        let pools::Pools {
+            control_plane,
+            compute,
+        } = pools::Pools::read(loaded, options, platform.kind())?;
         let single_node =
             single_node::settings(loaded, options, &control_plane, &compute, &mut warnings)?;
         let release = selected?;
@@ -381,7 +375,7 @@ impl Model {
             &mut warnings,
         )?;
 
-        let networks = network_settings(loaded, &features)?;
+        let networks = Networks::read(loaded, &features)?;
         network_rules::check_networks(loaded, release.profile, &features, &networks)?;
         warnings.extend(network_rules::misspelled_plugin(loaded, &networks));
         if let Some(vsphere) = platform.vsphere() {
@@ -413,39 +407,10 @@ impl Model {
                 "no SSH key: only the generated bootstrap key can log in",
             ));
         }
-        let trust_bundle = ic.additional_trust_bundle.clone().unwrap_or_default();
-        if !trust_bundle.trim().is_empty() {
-            fields::check_trust_bundle(&trust_bundle)
-                .map_err(|m| loaded.field_error("additionalTrustBundle", m))?;
-        }
-        if ic.additional_trust_bundle_policy.is_some() && !features.has(Feature::TrustBundlePolicy)
-        {
-            unknown_fields::ignored_by_release(
-                loaded,
-                release.profile.minor,
-                &unknown_fields::NotInRelease {
-                    field: "additionalTrustBundlePolicy",
-                    arrived: crate::release::first_with(Feature::TrustBundlePolicy),
-                    consequence: "",
-                },
-                &mut warnings,
-            );
-        }
-        // A release whose installer does not know the field ignores it (said above).
-        let read_policy = ic
-            .additional_trust_bundle_policy
-            .as_deref()
-            .filter(|_| features.has(Feature::TrustBundlePolicy));
-        let trust_bundle_policy = match read_policy {
-            None | Some("Proxyonly") => "Proxyonly".to_string(),
-            Some("Always") => "Always".to_string(),
-            Some(other) => {
-                return Err(loaded.field_error(
-                    "additionalTrustBundlePolicy",
-                    format!("`{other}` must be Proxyonly or Always"),
-                ));
-            }
-        };
+        let trust_bundle::TrustBundle {
+            pem: trust_bundle,
+            policy: trust_bundle_policy,
+        } = trust_bundle::TrustBundle::read(loaded, release.profile, &features, &mut warnings)?;
         check_publish(loaded)?;
         proxy::check_proxy(loaded, &networks)?;
         let proxy = proxy::settings(loaded, &cluster_name, &base_domain, &networks)?;
@@ -542,138 +507,6 @@ fn required(loaded: &LoadedConfig, value: Option<&str>, field: &str, what: &str)
     }
 }
 
-fn pool(
-    loaded: &LoadedConfig,
-    at: (&str, crate::release::Platform),
-    raw: Option<&crate::config::MachinePool>,
-    default_name: &str,
-    default_replicas: u32,
-    default_arch: Arch,
-) -> Result<Pool> {
-    let (field, platform) = at;
-    let raw = raw.cloned().unwrap_or_default();
-    pool_rules::check_pool_platform(loaded, field, platform, raw.platform.as_ref())?;
-    let replicas = match raw.replicas {
-        None => default_replicas,
-        Some(n) if (0..=1000).contains(&n) => n as u32,
-        Some(n) => {
-            return Err(loaded.field_error(
-                &format!("{field}.replicas"),
-                format!("{n} is not a machine count (0 to 1000)"),
-            ))
-        }
-    };
-    let hyperthreading = match raw.hyperthreading.as_deref() {
-        None | Some("Enabled") => "Enabled".to_string(),
-        Some("Disabled") => "Disabled".to_string(),
-        Some(other) => {
-            return Err(loaded.field_error(
-                &format!("{field}.hyperthreading"),
-                format!("`{other}` must be Enabled or Disabled"),
-            ))
-        }
-    };
-    let architecture = match raw.architecture.as_deref() {
-        None => default_arch,
-        Some(name) => {
-            let arch: Arch = name.parse().map_err(|_: arch::UnknownArch| {
-                let names: Vec<&str> = Arch::all().map(|a| a.facts().go).collect();
-                loaded.field_error(
-                    &format!("{field}.architecture"),
-                    format!(
-                        "`{name}` is not an architecture OpenShift is built for: write one of {}",
-                        names.join(", ")
-                    ),
-                )
-            })?;
-            // The installer knows each architecture by its Go name only.
-            if arch.facts().go != name {
-                return Err(loaded.field_error(
-                    &format!("{field}.architecture"),
-                    format!(
-                        "`{name}` is the kernel's name for it; the install-config takes `{}`",
-                        arch.facts().go
-                    ),
-                ));
-            }
-            arch
-        }
-    };
-    Ok(Pool {
-        name: raw.name.unwrap_or_else(|| default_name.to_string()),
-        replicas,
-        hyperthreading,
-        architecture,
-    })
-}
-
-fn pools(
-    loaded: &LoadedConfig,
-    options: &ModelOptions,
-    platform: crate::release::Platform,
-) -> Result<(Pool, Vec<Pool>)> {
-    let ic = &loaded.config;
-    let written_arch = ic
-        .control_plane
-        .as_ref()
-        .and_then(|p| p.architecture.clone());
-    let default_arch = options.arch.unwrap_or(Arch::Amd64);
-    let control_plane = pool(
-        loaded,
-        ("controlPlane", platform),
-        ic.control_plane.as_ref(),
-        "master",
-        3,
-        default_arch,
-    )?;
-    if let (Some(cli), Some(_)) = (options.arch, written_arch) {
-        if cli != control_plane.architecture {
-            return Err(Error::InvalidOption {
-                option: OptionField::Arch,
-                message: format!(
-                    "{cli} disagrees with controlPlane.architecture `{}` in {}{}; drop one or make them equal",
-                    control_plane.architecture,
-                    loaded.source_name,
-                    loaded.line_of("controlPlane.architecture").map(|l| format!(" (line {l})")).unwrap_or_default()
-                ),
-            });
-        }
-    }
-    if control_plane.replicas == 0 {
-        return Err(loaded.field_error(
-            "controlPlane.replicas",
-            "the control plane needs at least 1 machine",
-        ));
-    }
-    let mut compute = Vec::new();
-    for (i, raw) in ic.compute.iter().enumerate() {
-        // A compute pool without an architecture is the installer's own (amd64, or the one
-        // `--arch` says the installer runs as), not the control plane's.
-        compute.push(pool(
-            loaded,
-            (&format!("compute.{i}"), platform),
-            Some(raw),
-            "worker",
-            3,
-            default_arch,
-        )?);
-    }
-    pool_rules::check_same_architecture(loaded, &control_plane, &compute, default_arch)?;
-    // Without `compute` the installer makes the default pool: three workers of its own
-    // architecture (so the control plane is not schedulable).
-    if ic.compute.is_empty() {
-        compute.push(pool(
-            loaded,
-            ("compute", platform),
-            None,
-            "worker",
-            3,
-            default_arch,
-        )?);
-    }
-    Ok((control_plane, compute))
-}
-
 fn check_payload(
     control_plane: &Pool,
     compute: &[Pool],
@@ -746,95 +579,6 @@ fn check_payload(
         }
     }
     Ok(())
-}
-
-fn network_settings(loaded: &LoadedConfig, features: &FeatureSet) -> Result<Networks> {
-    use network::*;
-    let raw = loaded.config.networking.clone().unwrap_or_default();
-    let parse =
-        |field: String, text: &str| parse_cidr(text).map_err(|m| loaded.field_error(&field, m));
-    let mut cluster = Vec::new();
-    for (i, entry) in raw.cluster_network.iter().enumerate() {
-        let cidr = parse(format!("networking.clusterNetwork.{i}.cidr"), &entry.cidr)?;
-        let host_prefix = entry.host_prefix.unwrap_or(if cidr.addr().is_ipv6() {
-            64
-        } else {
-            DEFAULT_HOST_PREFIX
-        });
-        if host_prefix < cidr.prefix_len() || host_prefix > cidr.max_prefix_len() {
-            return Err(loaded.field_error(
-                &format!("networking.clusterNetwork.{i}.hostPrefix"),
-                format!(
-                    "{host_prefix} must lie between the network's prefix /{} and /{}",
-                    cidr.prefix_len(),
-                    cidr.max_prefix_len()
-                ),
-            ));
-        }
-        cluster.push(ClusterNetwork { cidr, host_prefix });
-    }
-    if cluster.is_empty() {
-        cluster.push(ClusterNetwork {
-            cidr: parse_cidr(DEFAULT_CLUSTER_NETWORK)
-                .map_err(|m| loaded.field_error("networking", m))?,
-            host_prefix: DEFAULT_HOST_PREFIX,
-        });
-    }
-    let mut service = Vec::new();
-    for (i, text) in raw.service_network.iter().enumerate() {
-        service.push(parse(format!("networking.serviceNetwork.{i}"), text)?);
-    }
-    if service.is_empty() {
-        service.push(
-            parse_cidr(DEFAULT_SERVICE_NETWORK).map_err(|m| loaded.field_error("networking", m))?,
-        );
-    }
-    if service.len() > 2
-        || (service.len() == 2 && service[0].addr().is_ipv6() == service[1].addr().is_ipv6())
-    {
-        return Err(loaded.field_error(
-            "networking.serviceNetwork",
-            "takes one network, or two of different families (dual-stack)",
-        ));
-    }
-    let mut machine = Vec::new();
-    for (i, entry) in raw.machine_network.iter().enumerate() {
-        machine.push(parse(
-            format!("networking.machineNetwork.{i}.cidr"),
-            &entry.cidr,
-        )?);
-    }
-    if machine.is_empty() {
-        machine.push(
-            parse_cidr(DEFAULT_MACHINE_NETWORK).map_err(|m| loaded.field_error("networking", m))?,
-        );
-    }
-    for (si, s) in service.iter().enumerate() {
-        for (ci, c) in cluster.iter().enumerate() {
-            if overlaps(s, &c.cidr) {
-                return Err(loaded.field_error(
-                    &format!("networking.clusterNetwork.{ci}.cidr"),
-                    format!(
-                        "{} overlaps serviceNetwork[{si}] {s}: pods and services need separate ranges",
-                        c.cidr
-                    ),
-                ));
-            }
-        }
-    }
-    Ok(Networks {
-        // The installer's default changed in 4.12, for a single node in 4.11.
-        network_type: raw.network_type.unwrap_or_else(|| {
-            if features.has(Feature::DefaultNetworkOvn) || features.has(Feature::SingleNodeOvn) {
-                "OVNKubernetes".to_string()
-            } else {
-                "OpenShiftSDN".to_string()
-            }
-        }),
-        cluster,
-        service,
-        machine,
-    })
 }
 
 /// The install-config's mirrors. `sourcePolicy` is read as the release's installer reads it:
@@ -995,7 +739,7 @@ fn stored_install_config(
     let write_pool = |raw: &mut crate::config::MachinePool, pool: &Pool| {
         raw.name = Some(pool.name.clone());
         raw.replicas = Some(i64::from(pool.replicas));
-        raw.hyperthreading = Some(pool.hyperthreading.clone());
+        raw.hyperthreading = Some(pool.hyperthreading.as_str().to_string());
         raw.architecture = Some(pool.architecture.to_string());
     };
     write_pool(
@@ -1016,7 +760,7 @@ fn stored_install_config(
         deprecated_service_cidr: written.deprecated_service_cidr,
         deprecated_cluster_networks: written.deprecated_cluster_networks,
         deprecated_type: written.deprecated_type,
-        network_type: Some(networks.network_type.clone()),
+        network_type: Some(networks.network_type.to_string()),
         cluster_network: networks
             .cluster
             .iter()
@@ -1037,7 +781,8 @@ fn stored_install_config(
     });
     // The field exists from 4.12 on, with this default.
     if features.has(Feature::TrustBundlePolicy) && stored.additional_trust_bundle_policy.is_none() {
-        stored.additional_trust_bundle_policy = Some("Proxyonly".into());
+        stored.additional_trust_bundle_policy =
+            Some(TrustBundlePolicy::default().as_str().to_string());
     }
     stored.os_image_stream = os_image_stream.map(str::to_string);
     // The disk may have come from an option: the cluster records the one it was installed to.
