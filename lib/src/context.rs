@@ -271,7 +271,7 @@ impl TemplateContext {
             trust_bundle: model.trust_bundle.trim_end().to_string(),
             trust_bundle_policy: model.trust_bundle_policy,
             proxy: model.proxy.clone(),
-            registries: model.registries.clone(),
+            registries: model.mirrors.registries.clone(),
             mirror_kind: mirror_kind(model).map(|k| k.as_str()).unwrap_or_default(),
             mirror_manifests: mirror_manifests(model, &view),
             node_ip: NodeIp {
@@ -368,7 +368,7 @@ pub fn release_context(release: &crate::release::SelectedRelease) -> Value {
 /// The kind of the cluster's mirror manifests: the install-config's, except that a release
 /// without ImageDigestMirrorSet support in its installer gets ImageContentSourcePolicies.
 fn mirror_kind(model: &Model) -> Option<MirrorKind> {
-    match model.mirror_kind {
+    match model.mirrors.kind {
         Some(MirrorKind::ImageDigestMirrorSet)
             if !model.features.has(Feature::ImageDigestMirrorSet) =>
         {
@@ -385,7 +385,7 @@ fn mirror_kind(model: &Model) -> Option<MirrorKind> {
 /// digits of the count (`image-content-source-policy-0.yaml`, object `image-policy-0`).
 fn mirror_manifests(model: &Model, view: &NodeView) -> Vec<MirrorManifest> {
     const ICSP_GROUP: &str = "operator.openshift.io";
-    let all = &model.registries;
+    let all = &model.mirrors.registries;
     let Some(kind) = mirror_kind(model) else {
         return Vec::new();
     };

@@ -330,7 +330,7 @@ pub fn generate(loaded: &LoadedConfig, options: &Options) -> Result<Generated> {
     )?;
     changes.extend(passes::mirrors::point_blocked_tag_at_mirror(
         &mut bootstrap,
-        &model.registries,
+        &model.mirrors.registries,
     )?);
     let admin_kubeconfig = pki.kubeconfig(
         KubeconfigKind::Admin,

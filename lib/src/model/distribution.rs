@@ -6,7 +6,9 @@
 use super::mirrors::matches_source;
 use crate::config::LoadedConfig;
 use crate::error::{Error, OptionField, Result};
-use crate::release::{distribution_of_reference, is_fedora_okd, Distribution, Profile};
+use crate::release::{
+    distribution_of_reference, is_fedora_okd, Distribution, DistributionFacts, Profile,
+};
 
 /// The distribution of the cluster whose payload is `release_image` (`None`: the default one
 /// will be named after the distribution), with `asked` from the options.
@@ -41,6 +43,26 @@ pub(crate) fn choose(
         (None, Some(said), _) => Ok(said),
         (None, None, _) => Ok(Distribution::Ocp),
     }
+}
+
+/// The cluster's distribution ([`choose`], from `options`) and its facts in `profile`.
+pub(crate) fn choose_with_facts(
+    loaded: &LoadedConfig,
+    options: &super::ModelOptions,
+    profile: &Profile,
+) -> Result<(Distribution, DistributionFacts)> {
+    let distribution = choose(
+        loaded,
+        options.release_image.as_deref(),
+        options.distribution,
+    )?;
+    let chosen_by = if options.distribution.is_some() {
+        OptionField::Distribution
+    } else {
+        OptionField::ReleaseImage
+    };
+    let facts = facts(distribution, profile, chosen_by)?.clone();
+    Ok((distribution, facts))
 }
 
 /// The distribution of the repository the install-config mirrors at the payload's repository.

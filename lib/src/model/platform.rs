@@ -3,6 +3,7 @@
 
 use super::unknown_fields::arrived_text;
 use super::vsphere::VSpherePlatform;
+use super::Pool;
 use crate::config::{LoadedConfig, Warning};
 use crate::error::Result;
 use crate::release::{first_with, Feature, FeatureSet, Platform, Profile};
@@ -72,6 +73,32 @@ impl PlatformSettings {
     /// The ingress virtual IPs; empty where [`PlatformSettings::api_vips`] is.
     pub fn ingress_vips(&self) -> &[String] {
         self.vsphere().map_or(&[], |v| &v.ingress_vips)
+    }
+
+    /// Checks the settings against the release and the pools, and completes what needs them:
+    /// the settings the release's installer ignores are cleared, and a vSphere platform gets
+    /// its pools' machines.
+    pub(crate) fn settle(
+        &mut self,
+        loaded: &LoadedConfig,
+        (control_plane, compute): (&Pool, &[Pool]),
+        profile: &Profile,
+        features: &FeatureSet,
+        warnings: &mut Vec<Warning>,
+    ) -> Result<()> {
+        check_release(loaded, self, profile, features, warnings)?;
+        if let PlatformSettings::VSphere(vsphere) = self {
+            super::vsphere::check_architectures(loaded, control_plane, compute)?;
+            vsphere.machine_pools = super::vsphere::machine_pools(
+                loaded,
+                vsphere,
+                compute.len(),
+                profile,
+                features,
+                warnings,
+            )?;
+        }
+        Ok(())
     }
 }
 
@@ -164,72 +191,10 @@ fn external_settings(loaded: &LoadedConfig, value: &serde_json::Value) -> Result
     })
 }
 
-/// Refuses the vSphere fields of a later form than the release takes: `vcenters` and
-/// `failureDomains` before 4.13 (4.12's installer took them only with TechPreviewNoUpgrade and
-/// required the single-vCenter fields), `apiVIPs` and `ingressVIPs` before 4.12 (one VIP of each
-/// kind then). 4.9's and 4.12's installers pass over `vcenters` and then find no vCenter, so
-/// bootgen names `vCenter` as they do; 4.10's and 4.11's refuse unknown fields, which
-/// `unknown_fields::refuse_first_unknown` has done before this runs.
-pub(crate) fn check_vsphere_form(
-    loaded: &LoadedConfig,
-    profile: &Profile,
-    features: &FeatureSet,
-) -> Result<()> {
-    let written = |key: &&str| loaded.line_of(&format!("platform.vsphere.{key}")).is_some();
-    let arrived = |what: &str, feature: Feature, then: &str| {
-        first_with(feature).map_or_else(
-            || format!("{what} are not in any supported release{then}"),
-            |minor| format!("{what} arrived in {minor}{then}"),
-        )
-    };
-    let mut later: Vec<(&str, String)> = Vec::new();
-    if !features.has(Feature::VsphereFailureDomains) {
-        let why = arrived(
-            "vcenters and failureDomains",
-            Feature::VsphereFailureDomains,
-            "",
-        );
-        later.extend([("vcenters", why.clone()), ("failureDomains", why)]);
-    }
-    if !features.has(Feature::VsphereVipLists) {
-        let why = arrived(
-            "apiVIPs and ingressVIPs",
-            Feature::VsphereVipLists,
-            " (write apiVIP and ingressVIP)",
-        );
-        later.extend([("apiVIPs", why.clone()), ("ingressVIPs", why)]);
-    }
-    later.retain(|(key, _)| written(key));
-    let Some((key, arrived)) = later.first() else {
-        return Ok(());
-    };
-    if matches!(*key, "vcenters" | "failureDomains") {
-        // The installer passes over the fields it does not take, finds no vCenter, and says so.
-        return Err(loaded.field_error(
-            "platform.vsphere.vCenter",
-            format!(
-                "is required: the OpenShift {} installer reads vSphere's single-vCenter fields \
-                 (vCenter, username, password, datacenter, defaultDatastore, cluster, network, \
-                 apiVIP, ingressVIP), not `{key}`; {arrived}",
-                profile.minor
-            ),
-        ));
-    }
-    Err(loaded.field_error(
-        &format!("platform.vsphere.{key}"),
-        format!(
-            "the OpenShift {} installer takes vSphere's single-vCenter fields (vCenter, \
-             username, password, datacenter, defaultDatastore, cluster, network, apiVIP, \
-             ingressVIP); {arrived}",
-            profile.minor
-        ),
-    ))
-}
-
 /// Refuses a platform the release's installer does not know, naming the release it arrived in;
 /// checks the settings that release reads, and ignores with a warning those it does not (as its
 /// installer does: 4.14's knew no `cloudControllerManager`).
-pub(crate) fn check_release(
+fn check_release(
     loaded: &LoadedConfig,
     platform: &mut PlatformSettings,
     profile: &Profile,
