@@ -295,12 +295,17 @@ impl TemplateContext {
             },
             control_plane: pool(&model.control_plane),
             compute: model.compute.iter().map(pool).collect(),
-            feature_set: model.feature_set.clone(),
+            feature_set: crate::model::ClusterFeatureSet::name_of(model.feature_set).to_string(),
             custom_feature_gates: model.custom_feature_gates.clone(),
-            os_image_stream: model.os_image_stream.clone(),
+            os_image_stream: crate::model::OsImageStream::name_of(model.os_image_stream)
+                .to_string(),
             capabilities: Capabilities {
-                baseline: model.capabilities_baseline.clone(),
-                additional: model.capabilities_additional.clone(),
+                baseline: model
+                    .capabilities
+                    .baseline
+                    .map(|set| set.to_string())
+                    .unwrap_or_default(),
+                additional: model.capabilities.additional.clone(),
             },
             install_config_yaml: model.stored_install_config.clone(),
             kubeadmin_hash: identity.kubeadmin_hash.clone(),

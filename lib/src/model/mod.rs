@@ -3,6 +3,7 @@
 
 pub(crate) use crate::arch;
 mod capabilities;
+mod choices;
 mod distribution;
 mod features;
 pub(crate) mod fields;
@@ -22,6 +23,8 @@ mod unknown_fields;
 mod vsphere;
 
 pub use arch::{Arch, PayloadArch, UnknownArch};
+pub use capabilities::{Capabilities, CapabilitySet};
+pub use choices::{ClusterFeatureSet, OsImageStream};
 pub use features::CustomFeatureGates;
 pub use mirrors::{MirrorKind, Mirrors, Registry};
 pub use network::{NetworkType, Networks};
@@ -118,17 +121,15 @@ pub struct Model {
     pub proxy: ProxySettings,
     /// The install-config's mirrors.
     pub mirrors: Mirrors,
-    /// Capabilities baseline (`""` when unset).
-    pub capabilities_baseline: String,
-    /// Extra capabilities.
-    pub capabilities_additional: Vec<String>,
-    /// Feature set (`""` when unset), one the release accepts.
-    pub feature_set: String,
+    /// The capabilities the cluster starts with.
+    pub capabilities: Capabilities,
+    /// The feature set, one the release accepts; `None`: the default one.
+    pub feature_set: Option<ClusterFeatureSet>,
     /// With feature set CustomNoUpgrade, the feature gates `featureGates` turns on and off.
     pub custom_feature_gates: CustomFeatureGates,
     /// The OS stream of the node image (install-config `osImageStream` or the release's
-    /// default), `""` before releases had streams.
-    pub os_image_stream: String,
+    /// default); `None` before releases had streams.
+    pub os_image_stream: Option<OsImageStream>,
     /// The install-config as stored in the cluster (pull secret removed).
     pub stored_install_config: String,
     /// The single-node (bootstrap-in-place) settings, when this is a single-node cluster.
@@ -154,7 +155,7 @@ impl Model {
         let profile = self.release.profile;
         let open = profile.gates_open(
             self.flow(),
-            &self.feature_set,
+            ClusterFeatureSet::name_of(self.feature_set),
             &self.custom_feature_gates.enabled,
         );
         profile.view(self.flow(), self.platform.kind(), self.distribution, &open)
@@ -276,8 +277,8 @@ impl Model {
         proxy::check_proxy(loaded, &networks)?;
         let proxy = proxy::settings(loaded, &cluster_name, &base_domain, &networks)?;
         let mirrors = Mirrors::read(loaded, release.profile, &features, &mut warnings)?;
-        capabilities::check_capabilities(loaded, release.profile, &features, &mut warnings)?;
-        let capabilities = ic.capabilities.clone().unwrap_or_default();
+        let capabilities =
+            capabilities::check_capabilities(loaded, release.profile, &features, &mut warnings)?;
         let (feature_set, custom_feature_gates) = features::feature_selection(
             loaded,
             release.profile,
@@ -329,11 +330,11 @@ impl Model {
             trust_bundle_policy,
             proxy,
             mirrors,
-            capabilities_baseline: capabilities.baseline_capability_set.unwrap_or_default(),
-            capabilities_additional: capabilities.additional_enabled_capabilities,
-            feature_set,
+            capabilities,
+            // Both are words the release table lists, which the types hold (a test says so).
+            feature_set: ClusterFeatureSet::from_name(&feature_set),
             custom_feature_gates,
-            os_image_stream,
+            os_image_stream: OsImageStream::from_name(&os_image_stream),
             stored_install_config,
             single_node,
             warnings,
