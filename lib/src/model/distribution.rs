@@ -18,11 +18,14 @@ pub(crate) fn choose(
     asked: Option<Distribution>,
 ) -> Result<Distribution> {
     if let Some(image) = release_image.filter(|image| is_fedora_okd(image)) {
+        let okd_since =
+            crate::release::first_release(|p| p.distribution(Distribution::Okd).is_some())
+                .map_or_else(String::new, |minor| format!(", from {minor}"));
         return Err(Error::InvalidOption {
             option: OptionField::ReleaseImage,
             message: format!(
                 "`{image}` is OKD on Fedora CoreOS, which bootgen does not make: it makes OKD on \
-                 CentOS Stream CoreOS (quay.io/okd/scos-release, from 4.12) and OpenShift"
+                 CentOS Stream CoreOS (quay.io/okd/scos-release{okd_since}) and OpenShift"
             ),
         });
     }
@@ -167,7 +170,7 @@ mod tests {
         let fedora = "quay.io/openshift/okd:4.15.0-0.okd-2024-03-10-010116";
         let refused = choose(&plain, Some(fedora), None).unwrap_err().to_string();
         assert!(
-            refused.contains("Fedora CoreOS") && refused.contains("scos-release"),
+            refused.contains("Fedora CoreOS") && refused.contains("scos-release, from 4.12)"),
             "{refused}"
         );
     }
