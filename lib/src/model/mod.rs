@@ -28,6 +28,7 @@ pub use choices::{ClusterFeatureSet, OsImageStream};
 pub use features::CustomFeatureGates;
 pub use mirrors::{MirrorKind, Mirrors, Registry};
 pub use network::{NetworkType, Networks};
+pub use platform::{ExternalPlatform, PlatformSettings};
 pub use pools::{Hyperthreading, Pool};
 pub use proxy::ProxySettings;
 pub use single_node::SingleNode;
@@ -37,7 +38,6 @@ use crate::config::{LoadedConfig, Warning};
 use crate::error::{OptionField, Result};
 use crate::release::Feature;
 
-pub use platform::{ExternalPlatform, PlatformSettings};
 pub use vsphere::{
     DataDisk, FailureDomain, Topology, VCenter, VSphereMachinePool, VSphereMachinePools,
     VSpherePlatform,
