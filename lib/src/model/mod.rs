@@ -28,7 +28,7 @@ pub use choices::{ClusterFeatureSet, OsImageStream};
 pub use features::CustomFeatureGates;
 pub use mirrors::{MirrorKind, Mirrors, Registry};
 pub use network::{NetworkType, Networks};
-pub use platform::{ExternalPlatform, PlatformSettings};
+pub use platform::{CloudControllerManager, ExternalPlatform, PlatformSettings};
 pub use pools::{Hyperthreading, Pool};
 pub use proxy::ProxySettings;
 pub use single_node::SingleNode;

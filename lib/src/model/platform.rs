@@ -15,9 +15,38 @@ use serde::Serialize;
 pub struct ExternalPlatform {
     /// `platformName`: the infrastructure provider, for information (e.g. `oci`).
     pub platform_name: String,
-    /// `cloudControllerManager`: `External` when the provider's own cloud controller manager
-    /// runs in the cluster, `""` when none does.
-    pub cloud_controller_manager: String,
+    /// `cloudControllerManager`, as the release's installer reads it.
+    pub cloud_controller_manager: CloudControllerManager,
+}
+
+/// An external platform's `cloudControllerManager`: whether the provider's own cloud
+/// controller manager runs in the cluster.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum CloudControllerManager {
+    /// None does (the field left out, or `""`).
+    #[default]
+    None,
+    /// The provider's does (`External`).
+    External,
+}
+
+impl CloudControllerManager {
+    /// The install-config's word for it: `External`, or `""` for none.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CloudControllerManager::None => "",
+            CloudControllerManager::External => "External",
+        }
+    }
+}
+
+impl Serialize for CloudControllerManager {
+    fn serialize<S: serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> std::result::Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
 }
 
 /// The platform the install-config names, with its settings: one variant per platform, so a
@@ -165,17 +194,22 @@ pub(crate) fn platform_of(
     })
 }
 
+/// A string setting of `platform.external`; `""` when absent.
+fn external_text(loaded: &LoadedConfig, value: &serde_json::Value, key: &str) -> Result<String> {
+    match value.get(key) {
+        None | Some(serde_json::Value::Null) => Ok(String::new()),
+        Some(serde_json::Value::String(s)) => Ok(s.trim().to_string()),
+        Some(_) => Err(loaded.field_error(
+            &format!("platform.external.{key}"),
+            "must be a string".to_string(),
+        )),
+    }
+}
+
+/// `platform.external`, with its cloud controller manager read only once the release is known
+/// (in [`check_release`]: some installers ignore it, whatever it says).
 fn external_settings(loaded: &LoadedConfig, value: &serde_json::Value) -> Result<ExternalPlatform> {
-    let text = |key: &str| -> Result<String> {
-        match value.get(key) {
-            None | Some(serde_json::Value::Null) => Ok(String::new()),
-            Some(serde_json::Value::String(s)) => Ok(s.trim().to_string()),
-            Some(_) => Err(loaded.field_error(
-                &format!("platform.external.{key}"),
-                "must be a string".to_string(),
-            )),
-        }
-    };
+    let text = |key: &str| external_text(loaded, value, key);
     let platform_name = text("platformName")?;
     if platform_name.is_empty() {
         return Err(loaded.field_error(
@@ -184,10 +218,10 @@ fn external_settings(loaded: &LoadedConfig, value: &serde_json::Value) -> Result
              cluster records it in its Infrastructure object)",
         ));
     }
-    let cloud_controller_manager = text("cloudControllerManager")?;
+    text("cloudControllerManager")?;
     Ok(ExternalPlatform {
         platform_name,
-        cloud_controller_manager,
+        cloud_controller_manager: CloudControllerManager::None,
     })
 }
 
@@ -238,19 +272,29 @@ fn check_release(
                 ),
             ));
         }
-        external.cloud_controller_manager.clear();
         return Ok(());
     }
-    let value = &external.cloud_controller_manager;
-    if !["", "External"].contains(&value.as_str()) {
-        return Err(loaded.field_error(
-            ccm,
-            format!(
-                "`{value}` must be `External` (the provider's cloud controller manager runs in the \
-                 cluster) or left out (none does)"
-            ),
-        ));
-    }
+    let written = loaded
+        .config
+        .platform
+        .as_ref()
+        .and_then(|p| p.get("external"))
+        .map(|value| external_text(loaded, value, "cloudControllerManager"))
+        .transpose()?
+        .unwrap_or_default();
+    external.cloud_controller_manager = match written.as_str() {
+        "" => CloudControllerManager::None,
+        "External" => CloudControllerManager::External,
+        value => {
+            return Err(loaded.field_error(
+                ccm,
+                format!(
+                    "`{value}` must be `External` (the provider's cloud controller manager runs \
+                     in the cluster) or left out (none does)"
+                ),
+            ))
+        }
+    };
     Ok(())
 }
 
@@ -287,7 +331,10 @@ mod tests {
         assert_eq!(model.platform.kind(), Platform::External);
         let external = model.platform.external().unwrap();
         assert_eq!(external.platform_name, "oci");
-        assert_eq!(external.cloud_controller_manager, "External");
+        assert_eq!(
+            external.cloud_controller_manager,
+            super::CloudControllerManager::External
+        );
     }
 
     /// 4.14's installer knew platform external but not its cloudControllerManager: the key is
@@ -301,7 +348,7 @@ mod tests {
         .unwrap();
         assert_eq!(
             model.platform.external().unwrap().cloud_controller_manager,
-            ""
+            super::CloudControllerManager::None
         );
         let warning = model
             .warnings
