@@ -12,6 +12,8 @@ pub(crate) mod network;
 mod network_rules;
 mod payload;
 mod platform;
+#[cfg(test)]
+mod platform_tests;
 mod pool_rules;
 mod pools;
 mod proxy;
