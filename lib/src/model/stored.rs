@@ -6,7 +6,7 @@
 use super::{
     capabilities, vsphere, Networks, PlatformSettings, Pool, SingleNode, TrustBundlePolicy,
 };
-use crate::config::InstallConfig;
+use crate::config::{ClusterNetwork, InstallConfig, MachineNetwork, Networking};
 use crate::release::{DistributionFacts, Feature, FeatureSet, Profile};
 
 /// What the stored install-config is written from: the document as written and the settled
@@ -60,7 +60,6 @@ impl StoredInstallConfig<'_> {
         // From 4.22 the installer stores the stream it defaulted; older ones drop the key.
         let os_image_stream =
             (!self.facts.os_image_streams.is_empty()).then_some(self.os_image_stream);
-        use crate::config::{ClusterNetwork, MachineNetwork, Networking};
         let mut stored = source;
         stored.pull_secret = Some(String::new());
         stored.publish = Some(stored.publish.unwrap_or_else(|| "External".into()));
