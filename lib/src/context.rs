@@ -38,7 +38,7 @@ pub struct TemplateContext {
     /// Additional trust bundle PEM, `""` when none.
     pub trust_bundle: String,
     /// `Proxyonly` or `Always`.
-    pub trust_bundle_policy: String,
+    pub trust_bundle_policy: crate::model::TrustBundlePolicy,
     /// Proxy settings with the computed noProxy.
     pub proxy: ProxySettings,
     /// Mirrored sources.
@@ -160,7 +160,7 @@ pub struct PoolContext {
     /// Replicas.
     pub replicas: u32,
     /// `Enabled` or `Disabled`.
-    pub hyperthreading: String,
+    pub hyperthreading: crate::model::Hyperthreading,
     /// Go architecture name.
     pub architecture: &'static str,
 }
@@ -242,7 +242,7 @@ impl TemplateContext {
         let pool = |p: &crate::model::Pool| PoolContext {
             name: p.name.clone(),
             replicas: p.replicas,
-            hyperthreading: p.hyperthreading.clone(),
+            hyperthreading: p.hyperthreading,
             architecture: p.architecture.go(),
         };
         TemplateContext {
@@ -257,8 +257,8 @@ impl TemplateContext {
             },
             platform: PlatformContext {
                 name: model.platform.name(),
-                infrastructure_type: model.platform.infrastructure_type(),
-                external: model.external_platform.clone(),
+                infrastructure_type: model.platform.kind().infrastructure_type(),
+                external: model.platform.external().cloned(),
                 vsphere: vsphere::context(model, &identity.infra_id),
             },
             release_image: model.release_image.clone(),
@@ -269,9 +269,9 @@ impl TemplateContext {
             pull_secret: model.pull_secret.clone(),
             ssh_key: model.ssh_key.trim().to_string(),
             trust_bundle: model.trust_bundle.trim_end().to_string(),
-            trust_bundle_policy: model.trust_bundle_policy.clone(),
+            trust_bundle_policy: model.trust_bundle_policy,
             proxy: model.proxy.clone(),
-            registries: model.registries.clone(),
+            registries: model.mirrors.registries.clone(),
             mirror_kind: mirror_kind(model).map(|k| k.as_str()).unwrap_or_default(),
             mirror_manifests: mirror_manifests(model, &view),
             node_ip: NodeIp {
@@ -281,7 +281,7 @@ impl TemplateContext {
             cluster_profile: String::new(),
             kubelet_verbosity: if debug { 4 } else { 2 },
             networking: Networking {
-                network_type: nets.network_type.clone(),
+                network_type: nets.network_type.to_string(),
                 cluster_networks: nets
                     .cluster
                     .iter()
@@ -295,12 +295,17 @@ impl TemplateContext {
             },
             control_plane: pool(&model.control_plane),
             compute: model.compute.iter().map(pool).collect(),
-            feature_set: model.feature_set.clone(),
+            feature_set: crate::model::ClusterFeatureSet::name_of(model.feature_set).to_string(),
             custom_feature_gates: model.custom_feature_gates.clone(),
-            os_image_stream: model.os_image_stream.clone(),
+            os_image_stream: crate::model::OsImageStream::name_of(model.os_image_stream)
+                .to_string(),
             capabilities: Capabilities {
-                baseline: model.capabilities_baseline.clone(),
-                additional: model.capabilities_additional.clone(),
+                baseline: model
+                    .capabilities
+                    .baseline
+                    .map(|set| set.to_string())
+                    .unwrap_or_default(),
+                additional: model.capabilities.additional.clone(),
             },
             install_config_yaml: model.stored_install_config.clone(),
             kubeadmin_hash: identity.kubeadmin_hash.clone(),
@@ -368,7 +373,7 @@ pub fn release_context(release: &crate::release::SelectedRelease) -> Value {
 /// The kind of the cluster's mirror manifests: the install-config's, except that a release
 /// without ImageDigestMirrorSet support in its installer gets ImageContentSourcePolicies.
 fn mirror_kind(model: &Model) -> Option<MirrorKind> {
-    match model.mirror_kind {
+    match model.mirrors.kind {
         Some(MirrorKind::ImageDigestMirrorSet)
             if !model.features.has(Feature::ImageDigestMirrorSet) =>
         {
@@ -385,7 +390,7 @@ fn mirror_kind(model: &Model) -> Option<MirrorKind> {
 /// digits of the count (`image-content-source-policy-0.yaml`, object `image-policy-0`).
 fn mirror_manifests(model: &Model, view: &NodeView) -> Vec<MirrorManifest> {
     const ICSP_GROUP: &str = "operator.openshift.io";
-    let all = &model.registries;
+    let all = &model.mirrors.registries;
     let Some(kind) = mirror_kind(model) else {
         return Vec::new();
     };

@@ -330,7 +330,7 @@ pub fn generate(loaded: &LoadedConfig, options: &Options) -> Result<Generated> {
     )?;
     changes.extend(passes::mirrors::point_blocked_tag_at_mirror(
         &mut bootstrap,
-        &model.registries,
+        &model.mirrors.registries,
     )?);
     let admin_kubeconfig = pki.kubeconfig(
         KubeconfigKind::Admin,
@@ -355,11 +355,12 @@ pub fn generate(loaded: &LoadedConfig, options: &Options) -> Result<Generated> {
         },
         release_image: model.release_image.clone(),
         bootgen_version: env!("CARGO_PKG_VERSION").to_string(),
-        feature_set: records_features.then(|| model.feature_set.clone()),
+        feature_set: records_features
+            .then(|| crate::model::ClusterFeatureSet::name_of(model.feature_set).to_string()),
         custom_feature_set: records_features.then(|| {
             (!model.custom_feature_gates.is_empty()).then(|| model.custom_feature_gates.clone())
         }),
-        vsphere: model.vsphere_platform.as_ref().map(|v| {
+        vsphere: model.platform.vsphere().map(|v| {
             let mut vcenters: Vec<VCenterMetadata> = v
                 .vcenters
                 .iter()
@@ -668,6 +669,32 @@ mod tests {
                 registries_conf(&generated).contains("blocked = true"),
                 honoured,
                 "{version}"
+            );
+        }
+    }
+
+    /// 4.9's installer ignores `capabilities` (it warns that the cluster gets every component):
+    /// the ClusterVersion says nothing of them either; 4.11's reads them.
+    #[test]
+    fn capabilities_a_release_ignores_do_not_reach_the_cluster_version() {
+        let text = format!(
+            "{}capabilities:\n  baselineCapabilitySet: vCurrent\n",
+            crate::config::DEFAULT_INSTALL_CONFIG
+        );
+        let loaded = crate::config::parse(&text, "ic.yaml").unwrap();
+        for (version, read) in [("4.9.0", false), ("4.11.0", true)] {
+            let mut opts = options();
+            opts.model.release_version = Some(version.into());
+            let generated = generate(&loaded, &opts).unwrap();
+            let cluster_version = crate::passes::file_text(
+                &generated.bootstrap,
+                "/opt/openshift/manifests/cvo-overrides.yaml",
+            )
+            .unwrap();
+            assert_eq!(
+                cluster_version.contains("baselineCapabilitySet: \"vCurrent\""),
+                read,
+                "{version}: {cluster_version}"
             );
         }
     }

@@ -4,6 +4,7 @@
 use super::File;
 use crate::context::TemplateContext;
 use crate::error::{Error, Result};
+use crate::model::Hyperthreading;
 use crate::release::{Condition, Each, NodeFile, NodeView, Order};
 use crate::render::{template, Renderer};
 
@@ -14,12 +15,12 @@ pub(crate) fn meets(condition: Condition, context: &TemplateContext) -> bool {
         Condition::SshKey => !context.ssh_key.trim().is_empty(),
         Condition::Fips => context.fips,
         Condition::ControlPlaneHyperthreadingOff => {
-            context.control_plane.hyperthreading == "Disabled"
+            context.control_plane.hyperthreading == Hyperthreading::Disabled
         }
         Condition::WorkerHyperthreadingOff => context
             .compute
             .first()
-            .is_some_and(|pool| pool.hyperthreading == "Disabled"),
+            .is_some_and(|pool| pool.hyperthreading == Hyperthreading::Disabled),
         Condition::DualStack => context.networking.service_networks.len() == 2,
         Condition::FeatureSet => !context.feature_set.trim().is_empty(),
         Condition::ControlPlaneMachineSet => context

@@ -110,7 +110,7 @@ pub struct VSphereContext {
 
 /// The context's `platform.vsphere` for `model`; `None` on other platforms.
 pub fn context(model: &Model, infra_id: &str) -> Option<VSphereContext> {
-    let vsphere = model.vsphere_platform.as_ref()?;
+    let vsphere = model.platform.vsphere()?;
     let by_failure_domain_name = model.features.has(Feature::VsphereTemplatePerFailureDomain);
     let double_slash = model.features.has(Feature::VsphereResourcePoolDoubleSlash);
     let single_vcenter_objects = vsphere.single_vcenter_datastore.is_some()

@@ -3,7 +3,53 @@
 
 use crate::config::{LoadedConfig, Warning};
 use crate::error::Result;
-use crate::release::{Feature, FeatureSet, Profile};
+use crate::release::{Feature, FeatureSet, Minor, Profile};
+
+/// `capabilities.baselineCapabilitySet`: the optional components a cluster starts with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CapabilitySet {
+    /// None of them (`None`).
+    None,
+    /// Those of a release (`v4.11`): what that release had, whatever the cluster runs.
+    Release(Minor),
+    /// All of them, including those later releases add (`vCurrent`).
+    Current,
+}
+
+impl CapabilitySet {
+    /// The set the install-config's `name` names; `None` for no set's name.
+    pub fn from_name(name: &str) -> Option<CapabilitySet> {
+        match name {
+            "None" => Some(CapabilitySet::None),
+            "vCurrent" => Some(CapabilitySet::Current),
+            _ => name
+                .strip_prefix('v')
+                .and_then(|minor| minor.parse().ok())
+                .map(CapabilitySet::Release),
+        }
+    }
+}
+
+impl std::fmt::Display for CapabilitySet {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            CapabilitySet::None => f.write_str("None"),
+            CapabilitySet::Release(minor) => write!(f, "v{minor}"),
+            CapabilitySet::Current => f.write_str("vCurrent"),
+        }
+    }
+}
+
+/// The capabilities the install-config asks for, as the release's installer reads them.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Capabilities {
+    /// The baseline set; `None` when the install-config gives no capabilities, or the release
+    /// has none (its installer ignores the field).
+    pub baseline: Option<CapabilitySet>,
+    /// The capabilities enabled besides the baseline's.
+    pub additional: Vec<String>,
+}
 
 /// The capabilities the release knows, in the table's order.
 fn capabilities(profile: &Profile) -> Vec<&str> {
@@ -48,9 +94,9 @@ pub(crate) fn check_capabilities(
     profile: &Profile,
     features: &FeatureSet,
     warnings: &mut Vec<Warning>,
-) -> Result<()> {
+) -> Result<Capabilities> {
     let Some(caps) = &loaded.config.capabilities else {
-        return Ok(());
+        return Ok(Capabilities::default());
     };
     let release = profile.minor;
     let sets = capability_sets(profile);
@@ -66,7 +112,7 @@ pub(crate) fn check_capabilities(
             },
             warnings,
         );
-        return Ok(());
+        return Ok(Capabilities::default());
     }
     let set = caps.baseline_capability_set.as_deref().unwrap_or_default();
     if !sets.contains(&set) {
@@ -130,7 +176,10 @@ pub(crate) fn check_capabilities(
             ),
         ));
     }
-    Ok(())
+    Ok(Capabilities {
+        baseline: CapabilitySet::from_name(set),
+        additional: caps.additional_enabled_capabilities.clone(),
+    })
 }
 
 #[cfg(test)]
@@ -151,7 +200,9 @@ mod tests {
         let release = crate::release::select(Some("4.9.0"), None).unwrap();
         let features = release.profile.features(Default::default());
         let mut warnings = Vec::new();
-        check_capabilities(&loaded, release.profile, &features, &mut warnings).unwrap();
+        let read = check_capabilities(&loaded, release.profile, &features, &mut warnings).unwrap();
+        // What the installer ignores does not reach the ClusterVersion either.
+        assert_eq!(read, Capabilities::default());
         assert_eq!(warnings.len(), 1);
         assert_eq!(warnings[0].line, Some(8));
         assert!(
@@ -161,8 +212,20 @@ mod tests {
         );
         let newer = crate::release::select(Some("4.11.0"), None).unwrap();
         let features = newer.profile.features(Default::default());
-        assert!(check_capabilities(&loaded, newer.profile, &features, &mut warnings).is_ok());
+        let read = check_capabilities(&loaded, newer.profile, &features, &mut warnings).unwrap();
+        assert_eq!(read.baseline, Some(CapabilitySet::None));
         assert_eq!(warnings.len(), 1);
+    }
+
+    /// Every set a release's table rows name is one [`CapabilitySet`] reads, and reads back.
+    #[test]
+    fn every_capability_set_is_typed() {
+        for profile in crate::release::PROFILES.iter() {
+            for name in capability_sets(profile) {
+                let set = CapabilitySet::from_name(name);
+                assert_eq!(set.map(|s| s.to_string()).as_deref(), Some(name));
+            }
+        }
     }
 
     #[test]

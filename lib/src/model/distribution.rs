@@ -6,7 +6,9 @@
 use super::mirrors::matches_source;
 use crate::config::LoadedConfig;
 use crate::error::{Error, OptionField, Result};
-use crate::release::{distribution_of_reference, is_fedora_okd, Distribution, Profile};
+use crate::release::{
+    distribution_of_reference, is_fedora_okd, Distribution, DistributionFacts, Profile,
+};
 
 /// The distribution of the cluster whose payload is `release_image` (`None`: the default one
 /// will be named after the distribution), with `asked` from the options.
@@ -16,11 +18,14 @@ pub(crate) fn choose(
     asked: Option<Distribution>,
 ) -> Result<Distribution> {
     if let Some(image) = release_image.filter(|image| is_fedora_okd(image)) {
+        let okd_since =
+            crate::release::first_release(|p| p.distribution(Distribution::Okd).is_some())
+                .map_or_else(String::new, |minor| format!(", from {minor}"));
         return Err(Error::InvalidOption {
             option: OptionField::ReleaseImage,
             message: format!(
                 "`{image}` is OKD on Fedora CoreOS, which bootgen does not make: it makes OKD on \
-                 CentOS Stream CoreOS (quay.io/okd/scos-release, from 4.12) and OpenShift"
+                 CentOS Stream CoreOS (quay.io/okd/scos-release{okd_since}) and OpenShift"
             ),
         });
     }
@@ -41,6 +46,26 @@ pub(crate) fn choose(
         (None, Some(said), _) => Ok(said),
         (None, None, _) => Ok(Distribution::Ocp),
     }
+}
+
+/// The cluster's distribution ([`choose`], from `options`) and its facts in `profile`.
+pub(crate) fn choose_with_facts(
+    loaded: &LoadedConfig,
+    options: &super::ModelOptions,
+    profile: &Profile,
+) -> Result<(Distribution, DistributionFacts)> {
+    let distribution = choose(
+        loaded,
+        options.release_image.as_deref(),
+        options.distribution,
+    )?;
+    let chosen_by = if options.distribution.is_some() {
+        OptionField::Distribution
+    } else {
+        OptionField::ReleaseImage
+    };
+    let facts = facts(distribution, profile, chosen_by)?.clone();
+    Ok((distribution, facts))
 }
 
 /// The distribution of the repository the install-config mirrors at the payload's repository.
@@ -145,7 +170,7 @@ mod tests {
         let fedora = "quay.io/openshift/okd:4.15.0-0.okd-2024-03-10-010116";
         let refused = choose(&plain, Some(fedora), None).unwrap_err().to_string();
         assert!(
-            refused.contains("Fedora CoreOS") && refused.contains("scos-release"),
+            refused.contains("Fedora CoreOS") && refused.contains("scos-release, from 4.12)"),
             "{refused}"
         );
     }

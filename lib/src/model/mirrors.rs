@@ -1,7 +1,20 @@
 //! Mirror registries: the merged, de-duplicated view of imageContentSources /
 //! imageDigestSources that registries.conf and the IDMS/ICSP manifests are rendered from.
 
+use crate::config::{LoadedConfig, Warning};
+use crate::error::Result;
+use crate::release::{Feature, FeatureSet};
 use serde::Serialize;
+
+/// The install-config's mirrors, merged, and the manifest that carries them.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Mirrors {
+    /// Mirror rules, one per source.
+    pub registries: Vec<Registry>,
+    /// Which manifest carries them (when there are any).
+    pub kind: Option<MirrorKind>,
+}
 
 /// A mirror of a source repository.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -43,6 +56,99 @@ impl MirrorKind {
             MirrorKind::ImageContentSourcePolicy => "ImageContentSourcePolicy",
             MirrorKind::ImageDigestMirrorSet => "ImageDigestMirrorSet",
         }
+    }
+}
+
+impl Mirrors {
+    /// The install-config's mirrors, each repository checked. `sourcePolicy` is read as the
+    /// release's installer reads it: where it knows the field; older installers warn and
+    /// ignore it, and so does bootgen (the source stays reachable).
+    pub(crate) fn read(
+        loaded: &LoadedConfig,
+        profile: &crate::release::Profile,
+        features: &FeatureSet,
+        warnings: &mut Vec<Warning>,
+    ) -> Result<Mirrors> {
+        let ic = &loaded.config;
+        if !ic.image_content_sources.is_empty()
+            && !ic.image_digest_sources.is_empty()
+            && features.has(Feature::OneMirrorList)
+        {
+            return Err(loaded.field_error("imageContentSources", "cannot be used together with imageDigestSources; move the entries to imageDigestSources"));
+        }
+        // Before 4.14 the installer does not know imageDigestSources.
+        let digest_sources_known = features.has(Feature::InstallConfigDigestSources);
+        if !digest_sources_known && !ic.image_digest_sources.is_empty() {
+            super::unknown_fields::ignored_by_release(
+            loaded,
+            profile.minor,
+            &super::unknown_fields::NotInRelease {
+                field: "imageDigestSources",
+                arrived: crate::release::first_with(Feature::InstallConfigDigestSources),
+                consequence: ", so the cluster gets no mirrors from it; write the entries under imageContentSources for this release",
+            },
+            warnings,
+        );
+        }
+        let no_sources = Vec::new();
+        let (list, field, kind) = if ic.image_content_sources.is_empty() {
+            (
+                if digest_sources_known {
+                    &ic.image_digest_sources
+                } else {
+                    &no_sources
+                },
+                "imageDigestSources",
+                MirrorKind::ImageDigestMirrorSet,
+            )
+        } else {
+            (
+                &ic.image_content_sources,
+                "imageContentSources",
+                MirrorKind::ImageContentSourcePolicy,
+            )
+        };
+        let mut rules = Vec::new();
+        for (i, entry) in list.iter().enumerate() {
+            crate::release::check_repository(&entry.source)
+                .map_err(|m| loaded.field_error(&format!("{field}.{i}.source"), m.0))?;
+            for (j, mirror) in entry.mirrors.iter().enumerate() {
+                crate::release::check_repository(mirror)
+                    .map_err(|m| loaded.field_error(&format!("{field}.{i}.mirrors.{j}"), m.0))?;
+            }
+            let policy_field = format!("{field}.{i}.sourcePolicy");
+            if entry.source_policy.is_some() && !features.has(Feature::InstallConfigSourcePolicy) {
+                warnings.push(loaded.warning(
+                &policy_field,
+                format!(
+                    "ignored: OpenShift {}'s installer does not know this field{}, so the cluster may still contact `{}`; block the source with bootgen's own source blocking instead (ImageDigestMirrorSet releases{})",
+                    profile.minor,
+                    super::unknown_fields::arrived_text(crate::release::first_with(
+                        Feature::InstallConfigSourcePolicy
+                    )),
+                    entry.source,
+                    crate::release::first_with(Feature::ImageDigestMirrorSet)
+                        .map_or_else(String::new, |minor| format!(", {minor} on"))
+                ),
+            ));
+                rules.push((entry.source.clone(), entry.mirrors.clone(), false));
+                continue;
+            }
+            let blocked = match entry.source_policy.as_deref() {
+                None | Some("AllowContactingSource") => false,
+                Some("NeverContactSource") => true,
+                Some(other) => {
+                    return Err(loaded.field_error(
+                        &policy_field,
+                        format!("`{other}` must be AllowContactingSource or NeverContactSource"),
+                    ))
+                }
+            };
+            rules.push((entry.source.clone(), entry.mirrors.clone(), blocked));
+        }
+        let registries = merge(rules);
+        let kind = (!registries.is_empty()).then_some(kind);
+        Ok(Mirrors { registries, kind })
     }
 }
 

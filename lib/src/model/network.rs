@@ -1,8 +1,81 @@
 //! Cluster networks: CIDR parsing, defaults and the addresses derived from them.
 
+use crate::config::LoadedConfig;
+use crate::error::Result;
+use crate::release::{Feature, FeatureSet};
 use ipnet::IpNet;
 use serde::Serialize;
 use std::net::IpAddr;
+
+/// `networking.networkType`: the cluster's network plugin.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum NetworkType {
+    /// OVN-Kubernetes (the installer's default from 4.12).
+    OvnKubernetes,
+    /// OpenShift SDN (the default before), which later releases dropped.
+    OpenShiftSdn,
+    /// Kuryr, which later releases dropped.
+    Kuryr,
+    /// Any other name, taken as written: a third party's plugin (the installer takes any
+    /// name), or one of OpenShift's in another case (`ovnkubernetes`), which the installer's
+    /// rules take as that plugin ([`NetworkType::names`]) and the cluster gets as written.
+    Other(String),
+}
+
+impl NetworkType {
+    /// The plugins OpenShift ships.
+    pub const OPENSHIFT: [NetworkType; 3] = [
+        NetworkType::OvnKubernetes,
+        NetworkType::OpenShiftSdn,
+        NetworkType::Kuryr,
+    ];
+
+    /// The plugin the install-config's `written` name is: one of OpenShift's when spelled as
+    /// OpenShift spells it, else [`NetworkType::Other`].
+    pub fn from_written(written: &str) -> NetworkType {
+        NetworkType::OPENSHIFT
+            .into_iter()
+            .find(|plugin| plugin.as_str() == written)
+            .unwrap_or_else(|| NetworkType::Other(written.to_string()))
+    }
+
+    /// The name the install-config and the cluster's Network object write.
+    pub fn as_str(&self) -> &str {
+        match self {
+            NetworkType::OvnKubernetes => "OVNKubernetes",
+            NetworkType::OpenShiftSdn => "OpenShiftSDN",
+            NetworkType::Kuryr => "Kuryr",
+            NetworkType::Other(name) => name,
+        }
+    }
+
+    /// Whether this names OpenShift's `plugin`, in any case, as the installer's rules compare.
+    pub fn names(&self, plugin: &NetworkType) -> bool {
+        self.as_str().eq_ignore_ascii_case(plugin.as_str())
+    }
+
+    /// Whether this names one of the plugins OpenShift ships, in any case.
+    pub fn is_openshift(&self) -> bool {
+        NetworkType::OPENSHIFT
+            .iter()
+            .any(|plugin| self.names(plugin))
+    }
+}
+
+impl std::fmt::Display for NetworkType {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl Serialize for NetworkType {
+    fn serialize<S: serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> std::result::Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
 
 /// A pod network.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -16,8 +89,8 @@ pub struct ClusterNetwork {
 /// Validated networking.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Networks {
-    /// `OVNKubernetes` unless the user said otherwise.
-    pub network_type: String,
+    /// The network plugin: the install-config's, else the release's default.
+    pub network_type: NetworkType,
     /// Pod networks.
     pub cluster: Vec<ClusterNetwork>,
     /// Service networks; the first decides the primary family.
@@ -76,6 +149,102 @@ impl Networks {
     }
 }
 
+impl Networks {
+    /// The install-config's networks after defaults, each CIDR checked, with the network
+    /// plugin the release's installer defaults to; an error naming the field at fault.
+    pub(crate) fn read(loaded: &LoadedConfig, features: &FeatureSet) -> Result<Networks> {
+        let raw = loaded.config.networking.clone().unwrap_or_default();
+        let parse =
+            |field: String, text: &str| parse_cidr(text).map_err(|m| loaded.field_error(&field, m));
+        let mut cluster = Vec::new();
+        for (i, entry) in raw.cluster_network.iter().enumerate() {
+            let cidr = parse(format!("networking.clusterNetwork.{i}.cidr"), &entry.cidr)?;
+            let host_prefix = entry.host_prefix.unwrap_or(if cidr.addr().is_ipv6() {
+                64
+            } else {
+                DEFAULT_HOST_PREFIX
+            });
+            if host_prefix < cidr.prefix_len() || host_prefix > cidr.max_prefix_len() {
+                return Err(loaded.field_error(
+                    &format!("networking.clusterNetwork.{i}.hostPrefix"),
+                    format!(
+                        "{host_prefix} must lie between the network's prefix /{} and /{}",
+                        cidr.prefix_len(),
+                        cidr.max_prefix_len()
+                    ),
+                ));
+            }
+            cluster.push(ClusterNetwork { cidr, host_prefix });
+        }
+        if cluster.is_empty() {
+            cluster.push(ClusterNetwork {
+                cidr: parse_cidr(DEFAULT_CLUSTER_NETWORK)
+                    .map_err(|m| loaded.field_error("networking", m))?,
+                host_prefix: DEFAULT_HOST_PREFIX,
+            });
+        }
+        let mut service = Vec::new();
+        for (i, text) in raw.service_network.iter().enumerate() {
+            service.push(parse(format!("networking.serviceNetwork.{i}"), text)?);
+        }
+        if service.is_empty() {
+            service.push(
+                parse_cidr(DEFAULT_SERVICE_NETWORK)
+                    .map_err(|m| loaded.field_error("networking", m))?,
+            );
+        }
+        if service.len() > 2
+            || (service.len() == 2 && service[0].addr().is_ipv6() == service[1].addr().is_ipv6())
+        {
+            return Err(loaded.field_error(
+                "networking.serviceNetwork",
+                "takes one network, or two of different families (dual-stack)",
+            ));
+        }
+        let mut machine = Vec::new();
+        for (i, entry) in raw.machine_network.iter().enumerate() {
+            machine.push(parse(
+                format!("networking.machineNetwork.{i}.cidr"),
+                &entry.cidr,
+            )?);
+        }
+        if machine.is_empty() {
+            machine.push(
+                parse_cidr(DEFAULT_MACHINE_NETWORK)
+                    .map_err(|m| loaded.field_error("networking", m))?,
+            );
+        }
+        for (si, s) in service.iter().enumerate() {
+            for (ci, c) in cluster.iter().enumerate() {
+                if overlaps(s, &c.cidr) {
+                    return Err(loaded.field_error(
+                    &format!("networking.clusterNetwork.{ci}.cidr"),
+                    format!(
+                        "{} overlaps serviceNetwork[{si}] {s}: pods and services need separate ranges",
+                        c.cidr
+                    ),
+                ));
+                }
+            }
+        }
+        Ok(Networks {
+            // The installer's default changed in 4.12, for a single node in 4.11.
+            network_type: match raw.network_type.as_deref() {
+                Some(written) => NetworkType::from_written(written),
+                None if features.has(Feature::DefaultNetworkOvn)
+                    || features.has(Feature::SingleNodeOvn) =>
+                {
+                    NetworkType::OvnKubernetes
+                }
+                None => NetworkType::OpenShiftSdn,
+            },
+            cluster,
+            service,
+            machine,
+        })
+    }
+}
+
 /// Two networks share addresses.
 pub fn overlaps(a: &IpNet, b: &IpNet) -> bool {
     a.contains(&b.network()) || b.contains(&a.network())
@@ -100,6 +269,23 @@ mod tests {
             .contains("172.30.0.0/16"));
         assert!(parse_cidr("300.1.1.1/8").is_err());
         assert!(parse_cidr("10.0.0.0").is_err());
+    }
+
+    /// A plugin's name reaches the cluster as written, and the installer's rules know
+    /// OpenShift's plugins in any case.
+    #[test]
+    fn network_types_keep_their_spelling() {
+        let lower = NetworkType::from_written("ovnkubernetes");
+        assert_eq!(lower.as_str(), "ovnkubernetes");
+        assert!(lower.names(&NetworkType::OvnKubernetes) && lower.is_openshift());
+        assert_eq!(
+            NetworkType::from_written("OpenShiftSDN"),
+            NetworkType::OpenShiftSdn
+        );
+        let calico = NetworkType::from_written("Calico");
+        assert_eq!(calico, NetworkType::Other("Calico".into()));
+        assert!(!calico.is_openshift());
+        assert_eq!(serde_json::to_value(&calico).unwrap(), "Calico");
     }
 
     #[test]

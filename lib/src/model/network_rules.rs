@@ -1,7 +1,7 @@
 //! The installer's rules between the networks of `networking`: overlaps, host prefixes,
 //! dual-stack, and the network plugins a release has dropped.
 
-use super::network::{overlaps, Networks};
+use super::network::{overlaps, NetworkType, Networks};
 use crate::config::{LoadedConfig, Warning};
 use crate::error::Result;
 use crate::release::Profile;
@@ -11,27 +11,42 @@ use ipnet::IpNet;
 /// OVN-Kubernetes' internal subnets (join and transit), which no cluster network may overlap.
 const OVN_INTERNAL: &[&str] = &["100.64.0.0/16", "100.88.0.0/16", "fd98::/64", "fd97::/64"];
 
-/// The network plugins OpenShift ships; any other `networkType` is a third party's.
-const OPENSHIFT_PLUGINS: &[&str] = &["OVNKubernetes", "OpenShiftSDN", "Kuryr"];
-
 /// A warning when `networkType` is not one of OpenShift's plugins but nearly spells one: a
 /// third-party plugin is legitimate, so the installer takes any name, and a misspelled one
 /// leaves the cluster without a network.
 pub(crate) fn misspelled_plugin(loaded: &LoadedConfig, networks: &Networks) -> Option<Warning> {
     let plugin = &networks.network_type;
-    if OPENSHIFT_PLUGINS
-        .iter()
-        .any(|known| known.eq_ignore_ascii_case(plugin))
-    {
+    if plugin.is_openshift() {
         return None;
     }
-    let meant = crate::config::nearest(plugin, OPENSHIFT_PLUGINS.iter().copied())?;
+    let openshift = NetworkType::OPENSHIFT.iter().map(NetworkType::as_str);
+    let meant = crate::config::nearest(plugin.as_str(), openshift)?;
     Some(loaded.warning(
         "networking.networkType",
         format!(
             "`{plugin}` is no network plugin of OpenShift (a third party's would be taken as it is): did you mean {meant}?"
         ),
     ))
+}
+
+/// When OpenShift dropped its older plugins, from the release table: `Kuryr is gone from 4.15,
+/// OpenShiftSDN from 4.16`.
+fn gone_from() -> String {
+    let mut text = String::new();
+    for (plugin, feature) in [
+        (NetworkType::Kuryr, Feature::NoKuryr),
+        (NetworkType::OpenShiftSdn, Feature::NoOpenshiftSdn),
+    ] {
+        let Some(minor) = crate::release::first_with(feature) else {
+            continue;
+        };
+        if text.is_empty() {
+            text = format!("{plugin} is gone from {minor}");
+        } else {
+            text.push_str(&format!(", {plugin} from {minor}"));
+        }
+    }
+    text
 }
 
 /// The rules between networks: no overlaps (machine and cluster, machine and service, the
@@ -46,20 +61,21 @@ pub(crate) fn check_networks(
 ) -> Result<()> {
     let plugin = &networks.network_type;
     let dropped = (features.has(Feature::NoOpenshiftSdn)
-        && plugin.eq_ignore_ascii_case("OpenShiftSDN"))
-        || (features.has(Feature::NoKuryr) && plugin.eq_ignore_ascii_case("Kuryr"));
+        && plugin.names(&NetworkType::OpenShiftSdn))
+        || (features.has(Feature::NoKuryr) && plugin.names(&NetworkType::Kuryr));
     if dropped {
         return Err(loaded.field_error(
             "networking.networkType",
             format!(
-                "`{plugin}` is not a network plugin of OpenShift {} (Kuryr is gone from 4.15, OpenShiftSDN from 4.16): write `networkType: OVNKubernetes`",
-                profile.minor
+                "`{plugin}` is not a network plugin of OpenShift {} ({}): write `networkType: OVNKubernetes`",
+                profile.minor,
+                gone_from()
             ),
         ));
     }
     // Where OpenShiftSDN is still a plugin, it carries IPv4 only, and from 4.11 not on a
     // single node.
-    if plugin.eq_ignore_ascii_case("OpenShiftSDN") {
+    if plugin.names(&NetworkType::OpenShiftSdn) {
         let ipv6 = networks
             .cluster
             .iter()
@@ -199,7 +215,7 @@ pub(crate) fn check_networks(
             }
         }
     }
-    if plugin.eq_ignore_ascii_case("OVNKubernetes") && features.has(Feature::OvnInternalSubnets) {
+    if plugin.names(&NetworkType::OvnKubernetes) && features.has(Feature::OvnInternalSubnets) {
         let internal: Vec<IpNet> = OVN_INTERNAL.iter().filter_map(|n| n.parse().ok()).collect();
         let lists = [
             (
@@ -294,8 +310,8 @@ mod tests {
                 .networks
                 .network_type
         };
-        assert_eq!(plugin("4.10.0"), "OpenShiftSDN");
-        assert_eq!(plugin("4.11.0"), "OVNKubernetes");
+        assert_eq!(plugin("4.10.0"), super::NetworkType::OpenShiftSdn);
+        assert_eq!(plugin("4.11.0"), super::NetworkType::OvnKubernetes);
         let sdn = "networking:\n  networkType: OpenShiftSDN\n";
         assert_eq!(super::super::refusal(&text(sdn), "4.10.0"), "");
         let refused = super::super::refusal(&text(sdn), "4.12.0");

@@ -1,13 +1,13 @@
 //! The install-config's platform: which one bootgen makes the node for (`none`, `external` or
 //! `vsphere`), and what the node needs of its settings.
 
+use super::unknown_fields::arrived_text;
+use super::vsphere::VSpherePlatform;
+use super::Pool;
 use crate::config::{LoadedConfig, Warning};
 use crate::error::Result;
-use crate::release::{Feature, FeatureSet, Platform, Profile, PROFILES};
+use crate::release::{first_with, Feature, FeatureSet, Platform, Profile};
 use serde::Serialize;
-
-/// The install-config keys bootgen supports under `platform`.
-pub const SUPPORTED_PLATFORMS: &[&str] = &["none", "external", "vsphere"];
 
 /// An external platform's settings (`platform.external`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -15,16 +15,126 @@ pub const SUPPORTED_PLATFORMS: &[&str] = &["none", "external", "vsphere"];
 pub struct ExternalPlatform {
     /// `platformName`: the infrastructure provider, for information (e.g. `oci`).
     pub platform_name: String,
-    /// `cloudControllerManager`: `External` when the provider's own cloud controller manager
-    /// runs in the cluster, `""` when none does.
-    pub cloud_controller_manager: String,
+    /// `cloudControllerManager`, as the release's installer reads it.
+    pub cloud_controller_manager: CloudControllerManager,
 }
 
-/// The platform the install-config names, with the settings of the platforms that have some.
-pub(crate) struct PlatformSettings {
-    pub platform: Platform,
-    pub external: Option<ExternalPlatform>,
-    pub vsphere: Option<super::vsphere::VSpherePlatform>,
+/// An external platform's `cloudControllerManager`: whether the provider's own cloud
+/// controller manager runs in the cluster.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum CloudControllerManager {
+    /// None does (the field left out, or `""`).
+    #[default]
+    None,
+    /// The provider's does (`External`).
+    External,
+}
+
+impl CloudControllerManager {
+    /// The install-config's word for it: `External`, or `""` for none.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CloudControllerManager::None => "",
+            CloudControllerManager::External => "External",
+        }
+    }
+}
+
+impl Serialize for CloudControllerManager {
+    fn serialize<S: serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> std::result::Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+/// The platform the install-config names, with its settings: one variant per platform, so a
+/// platform's settings exist exactly when it is the cluster's.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum PlatformSettings {
+    /// `platform: none`, which has no settings.
+    None,
+    /// `platform: external`.
+    External(ExternalPlatform),
+    /// `platform: vsphere`: its vCenters, failure domains, VIPs and pools.
+    VSphere(Box<VSpherePlatform>),
+}
+
+impl PlatformSettings {
+    /// Which platform this is: the dimension the release table's rows are limited by.
+    pub fn kind(&self) -> Platform {
+        match self {
+            PlatformSettings::None => Platform::None,
+            PlatformSettings::External(_) => Platform::External,
+            PlatformSettings::VSphere(_) => Platform::VSphere,
+        }
+    }
+
+    /// The install-config key, e.g. `none`.
+    pub fn name(&self) -> &'static str {
+        self.kind().name()
+    }
+
+    /// An external platform's settings; `None` on other platforms.
+    pub fn external(&self) -> Option<&ExternalPlatform> {
+        match self {
+            PlatformSettings::External(external) => Some(external),
+            _ => None,
+        }
+    }
+
+    /// A vSphere platform's settings; `None` on other platforms.
+    pub fn vsphere(&self) -> Option<&VSpherePlatform> {
+        match self {
+            PlatformSettings::VSphere(vsphere) => Some(vsphere),
+            _ => None,
+        }
+    }
+
+    /// The API's virtual IPs; empty on a platform without them, or with a load balancer of the
+    /// user's own.
+    pub fn api_vips(&self) -> &[String] {
+        self.vsphere().map_or(&[], |v| &v.api_vips)
+    }
+
+    /// The ingress virtual IPs; empty where [`PlatformSettings::api_vips`] is.
+    pub fn ingress_vips(&self) -> &[String] {
+        self.vsphere().map_or(&[], |v| &v.ingress_vips)
+    }
+
+    /// Checks the settings against the release and the pools, and completes what needs them:
+    /// the settings the release's installer ignores are cleared, and a vSphere platform gets
+    /// its pools' machines.
+    pub(crate) fn settle(
+        &mut self,
+        loaded: &LoadedConfig,
+        (control_plane, compute): (&Pool, &[Pool]),
+        profile: &Profile,
+        features: &FeatureSet,
+        warnings: &mut Vec<Warning>,
+    ) -> Result<()> {
+        check_release(loaded, self, profile, features, warnings)?;
+        if let PlatformSettings::VSphere(vsphere) = self {
+            super::vsphere::check_architectures(loaded, control_plane, compute)?;
+            vsphere.machine_pools = super::vsphere::machine_pools(
+                loaded,
+                vsphere,
+                compute.len(),
+                profile,
+                features,
+                warnings,
+            )?;
+        }
+        Ok(())
+    }
+}
+
+/// The platforms bootgen supports, as the install-config names them (`none, external, ...`).
+fn supported() -> String {
+    let names: Vec<&str> = Platform::ALL.iter().map(|p| p.name()).collect();
+    names.join(", ")
 }
 
 /// The platform the install-config names, with its settings; an error naming the field when it
@@ -33,7 +143,7 @@ pub(crate) fn platform_of(
     loaded: &LoadedConfig,
     warnings: &mut Vec<Warning>,
 ) -> Result<PlatformSettings> {
-    let supported = SUPPORTED_PLATFORMS.join(", ");
+    let supported = supported();
     let Some(platform) = &loaded.config.platform else {
         return Err(loaded.field_error(
             "platform",
@@ -58,16 +168,15 @@ pub(crate) fn platform_of(
             format!("platform `{name}` is not supported yet; supported platforms: {supported}"),
         ));
     };
-    let mut settings = PlatformSettings {
-        platform: chosen,
-        external: None,
-        vsphere: None,
-    };
-    match chosen {
-        Platform::External => settings.external = Some(external_settings(loaded, &platform[name])?),
-        Platform::VSphere => {
-            settings.vsphere = Some(super::vsphere::settings(loaded, &platform[name], warnings)?);
+    Ok(match chosen {
+        Platform::External => {
+            PlatformSettings::External(external_settings(loaded, &platform[name])?)
         }
+        Platform::VSphere => PlatformSettings::VSphere(Box::new(super::vsphere::settings(
+            loaded,
+            &platform[name],
+            warnings,
+        )?)),
         Platform::None => {
             // Platform none has no settings.
             if let Some(serde_json::Value::Object(settings)) = platform.get(name) {
@@ -80,22 +189,27 @@ pub(crate) fn platform_of(
                     ));
                 }
             }
+            PlatformSettings::None
         }
-    }
-    Ok(settings)
+    })
 }
 
+/// A string setting of `platform.external`; `""` when absent.
+fn external_text(loaded: &LoadedConfig, value: &serde_json::Value, key: &str) -> Result<String> {
+    match value.get(key) {
+        None | Some(serde_json::Value::Null) => Ok(String::new()),
+        Some(serde_json::Value::String(s)) => Ok(s.trim().to_string()),
+        Some(_) => Err(loaded.field_error(
+            &format!("platform.external.{key}"),
+            "must be a string".to_string(),
+        )),
+    }
+}
+
+/// `platform.external`, with its cloud controller manager read only once the release is known
+/// (in [`check_release`]: some installers ignore it, whatever it says).
 fn external_settings(loaded: &LoadedConfig, value: &serde_json::Value) -> Result<ExternalPlatform> {
-    let text = |key: &str| -> Result<String> {
-        match value.get(key) {
-            None | Some(serde_json::Value::Null) => Ok(String::new()),
-            Some(serde_json::Value::String(s)) => Ok(s.trim().to_string()),
-            Some(_) => Err(loaded.field_error(
-                &format!("platform.external.{key}"),
-                "must be a string".to_string(),
-            )),
-        }
-    };
+    let text = |key: &str| external_text(loaded, value, key);
     let platform_name = text("platformName")?;
     if platform_name.is_empty() {
         return Err(loaded.field_error(
@@ -104,94 +218,25 @@ fn external_settings(loaded: &LoadedConfig, value: &serde_json::Value) -> Result
              cluster records it in its Infrastructure object)",
         ));
     }
-    let cloud_controller_manager = text("cloudControllerManager")?;
+    text("cloudControllerManager")?;
     Ok(ExternalPlatform {
         platform_name,
-        cloud_controller_manager,
+        cloud_controller_manager: CloudControllerManager::None,
     })
-}
-
-/// Refuses the vSphere fields of a later form than the release takes: `vcenters` and
-/// `failureDomains` before 4.13 (4.12's installer took them only with TechPreviewNoUpgrade and
-/// required the single-vCenter fields), `apiVIPs` and `ingressVIPs` before 4.12 (one VIP of each
-/// kind then). 4.9's and 4.12's installers pass over `vcenters` and then find no vCenter, so
-/// bootgen names `vCenter` as they do; 4.10's and 4.11's refuse unknown fields, which
-/// `unknown_fields::refuse_first_unknown` has done before this runs.
-pub(crate) fn check_vsphere_form(
-    loaded: &LoadedConfig,
-    profile: &Profile,
-    features: &FeatureSet,
-) -> Result<()> {
-    let written = |key: &&str| loaded.line_of(&format!("platform.vsphere.{key}")).is_some();
-    let mut later: Vec<(&str, &str)> = Vec::new();
-    if !features.has(Feature::VsphereFailureDomains) {
-        later.extend([
-            ("vcenters", "vcenters and failureDomains arrived in 4.13"),
-            (
-                "failureDomains",
-                "vcenters and failureDomains arrived in 4.13",
-            ),
-        ]);
-    }
-    if !features.has(Feature::VsphereVipLists) {
-        later.extend([
-            (
-                "apiVIPs",
-                "apiVIPs and ingressVIPs arrived in 4.12 (write apiVIP and ingressVIP)",
-            ),
-            (
-                "ingressVIPs",
-                "apiVIPs and ingressVIPs arrived in 4.12 (write apiVIP and ingressVIP)",
-            ),
-        ]);
-    }
-    later.retain(|(key, _)| written(key));
-    let Some((key, arrived)) = later.first() else {
-        return Ok(());
-    };
-    if matches!(*key, "vcenters" | "failureDomains") {
-        // The installer passes over the fields it does not take, finds no vCenter, and says so.
-        return Err(loaded.field_error(
-            "platform.vsphere.vCenter",
-            format!(
-                "is required: the OpenShift {} installer reads vSphere's single-vCenter fields \
-                 (vCenter, username, password, datacenter, defaultDatastore, cluster, network, \
-                 apiVIP, ingressVIP), not `{key}`; {arrived}",
-                profile.minor
-            ),
-        ));
-    }
-    Err(loaded.field_error(
-        &format!("platform.vsphere.{key}"),
-        format!(
-            "the OpenShift {} installer takes vSphere's single-vCenter fields (vCenter, \
-             username, password, datacenter, defaultDatastore, cluster, network, apiVIP, \
-             ingressVIP); {arrived}",
-            profile.minor
-        ),
-    ))
 }
 
 /// Refuses a platform the release's installer does not know, naming the release it arrived in;
 /// checks the settings that release reads, and ignores with a warning those it does not (as its
 /// installer does: 4.14's knew no `cloudControllerManager`).
-pub(crate) fn check_release(
+fn check_release(
     loaded: &LoadedConfig,
-    platform: Platform,
-    external: Option<&mut ExternalPlatform>,
-    vsphere: Option<&super::VSpherePlatform>,
+    platform: &mut PlatformSettings,
     profile: &Profile,
     features: &FeatureSet,
     warnings: &mut Vec<Warning>,
 ) -> Result<()> {
-    if platform == Platform::External && !features.has(Feature::ExternalPlatform) {
-        let first = PROFILES
-            .iter()
-            .find(|p| {
-                p.features(Default::default())
-                    .has(Feature::ExternalPlatform)
-            })
-            .map_or_else(String::new, |p| format!(" (it arrived in {})", p.minor));
+    if platform.kind() == Platform::External && !features.has(Feature::ExternalPlatform) {
+        let first = arrived_text(first_with(Feature::ExternalPlatform));
         return Err(loaded.field_error(
             "platform.external",
             format!(
@@ -201,7 +246,7 @@ pub(crate) fn check_release(
         ));
     }
 
-    if let Some(vsphere) = vsphere {
+    if let PlatformSettings::VSphere(vsphere) = platform {
         // Where the `vcenters` form exists, the single-vCenter fields are its deprecated
         // spelling; before, they are the only one.
         if features.has(Feature::VsphereFailureDomains) {
@@ -211,7 +256,7 @@ pub(crate) fn check_release(
             ));
         }
     }
-    let Some(external) = external else {
+    let PlatformSettings::External(external) = platform else {
         return Ok(());
     };
     let ccm = "platform.external.cloudControllerManager";
@@ -220,115 +265,35 @@ pub(crate) fn check_release(
             warnings.push(loaded.warning(
                 ccm,
                 format!(
-                    "the OpenShift {} installer does not read cloudControllerManager (it arrived in \
-                     4.15); ignored: the cluster says External",
-                    profile.minor
+                    "the OpenShift {} installer does not read cloudControllerManager{}; ignored: \
+                     the cluster says External",
+                    profile.minor,
+                    arrived_text(first_with(Feature::ExternalCcmFromInstallConfig))
                 ),
             ));
         }
-        external.cloud_controller_manager.clear();
         return Ok(());
     }
-    let value = &external.cloud_controller_manager;
-    if !["", "External"].contains(&value.as_str()) {
-        return Err(loaded.field_error(
-            ccm,
-            format!(
-                "`{value}` must be `External` (the provider's cloud controller manager runs in the \
-                 cluster) or left out (none does)"
-            ),
-        ));
-    }
+    let written = loaded
+        .config
+        .platform
+        .as_ref()
+        .and_then(|p| p.get("external"))
+        .map(|value| external_text(loaded, value, "cloudControllerManager"))
+        .transpose()?
+        .unwrap_or_default();
+    external.cloud_controller_manager = match written.as_str() {
+        "" => CloudControllerManager::None,
+        "External" => CloudControllerManager::External,
+        value => {
+            return Err(loaded.field_error(
+                ccm,
+                format!(
+                    "`{value}` must be `External` (the provider's cloud controller manager runs \
+                     in the cluster) or left out (none does)"
+                ),
+            ))
+        }
+    };
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use crate::model::{Model, ModelOptions};
-    use crate::release::Platform;
-
-    /// The embedded example with its `platform` replaced by `platform`.
-    fn with_platform(platform: &str, version: &str) -> crate::error::Result<Model> {
-        let text = crate::config::load_default()
-            .unwrap()
-            .text
-            .replace("platform:\n  none: {}\n", platform);
-        assert!(
-            text.contains(platform),
-            "the example's platform is `none: {{}}`"
-        );
-        let loaded = crate::config::parse(&text, "install-config.yaml").unwrap();
-        let options = ModelOptions {
-            release_version: Some(version.into()),
-            ..ModelOptions::default()
-        };
-        Model::new(&loaded, &options)
-    }
-
-    #[test]
-    fn an_external_platform_is_read_with_its_settings() {
-        let model = with_platform(
-            "platform:\n  external:\n    platformName: oci\n    cloudControllerManager: External\n",
-            "4.16.0",
-        )
-        .unwrap();
-        assert_eq!(model.platform, Platform::External);
-        let external = model.external_platform.unwrap();
-        assert_eq!(external.platform_name, "oci");
-        assert_eq!(external.cloud_controller_manager, "External");
-    }
-
-    /// 4.14's installer knew platform external but not its cloudControllerManager: the key is
-    /// ignored with a warning (whatever its value), as that installer does.
-    #[test]
-    fn the_4_14_installer_ignores_cloud_controller_manager() {
-        let model = with_platform(
-            "platform:\n  external:\n    platformName: oci\n    cloudControllerManager: Internal\n",
-            "4.14.0",
-        )
-        .unwrap();
-        assert_eq!(
-            model.external_platform.unwrap().cloud_controller_manager,
-            ""
-        );
-        let warning = model
-            .warnings
-            .iter()
-            .find(|w| w.field == "platform.external.cloudControllerManager")
-            .unwrap();
-        assert!(warning.message.contains("arrived in 4.15"), "{warning:?}");
-        assert!(!model
-            .stored_install_config
-            .contains("cloudControllerManager"));
-    }
-
-    #[test]
-    fn external_platform_mistakes_name_the_field() {
-        let message = |platform: &str, version: &str| {
-            with_platform(platform, version).unwrap_err().to_string()
-        };
-        let missing = message("platform:\n  external: {}\n", "4.16.0");
-        assert!(
-            missing.contains("platform.external.platformName") && missing.contains("required"),
-            "{missing}"
-        );
-        let ccm = message(
-            "platform:\n  external:\n    platformName: oci\n    cloudControllerManager: Internal\n",
-            "4.16.0",
-        );
-        assert!(
-            ccm.contains("platform.external.cloudControllerManager") && ccm.contains("`Internal`"),
-            "{ccm}"
-        );
-        let old = message("platform:\n  external:\n    platformName: oci\n", "4.12.0");
-        assert!(
-            old.contains("platform.external") && old.contains("it arrived in 4.14"),
-            "{old}"
-        );
-        let other = message("platform:\n  aws: {}\n", "4.16.0");
-        assert!(
-            other.contains("platform.aws") && other.contains("none, external"),
-            "{other}"
-        );
-    }
 }

@@ -13,6 +13,7 @@ use serde::Serialize;
 use serde_json::Value;
 use std::net::IpAddr;
 
+mod form;
 mod legacy;
 mod paths;
 mod pool_checks;
@@ -23,6 +24,7 @@ mod pools;
 mod rules;
 mod stored;
 
+pub(crate) use form::check_form;
 pub(crate) use legacy::deprecation_warning;
 pub(crate) use pools::{later_pool_fields, machine_pools};
 pub use pools::{DataDisk, VSphereMachinePool, VSphereMachinePools};

@@ -29,7 +29,7 @@ pub(super) mod tests {
             "    defaultMachinePlatform: {cpus: 12, memoryMB: 32768, zones: [fd1]}\n    vcenters:",
         );
         let built = model(&text, "4.16.0");
-        let pools = &built.vsphere_platform.as_ref().unwrap().machine_pools;
+        let pools = &built.platform.vsphere().unwrap().machine_pools;
         let cp = &pools.control_plane;
         assert_eq!((cp.cpus, cp.cores_per_socket), (12, 4));
         assert_eq!((cp.memory_mib, cp.disk_gib), (32768, 120));
@@ -44,9 +44,11 @@ pub(super) mod tests {
             "    defaultMachinePlatform: {zones: [fd2]}\n    vcenters:",
         );
         let pools = model(&bare, "4.16.0")
-            .vsphere_platform
+            .platform
+            .vsphere()
             .unwrap()
-            .machine_pools;
+            .machine_pools
+            .clone();
         assert_eq!(pools.control_plane.zones, ["fd2"]);
         assert_eq!(pools.compute[0].zones, ["fd2"]);
     }
@@ -54,7 +56,7 @@ pub(super) mod tests {
     #[test]
     fn without_settings_the_pools_have_the_installers_sizes() {
         let model = model(&config(""), "4.20.0");
-        let pools = &model.vsphere_platform.as_ref().unwrap().machine_pools;
+        let pools = &model.platform.vsphere().unwrap().machine_pools;
         assert_eq!(pools.control_plane.cpus, 4);
         assert_eq!(pools.compute.len(), 1);
         assert_eq!(pools.compute[0].memory_mib, 16384);

@@ -1,0 +1,123 @@
+//! The install-config's top-level fields that stand alone: `apiVersion`, the cluster's name
+//! and base domain, `publish`, the pull secret and the SSH key, each read with its field named
+//! in a message.
+
+use super::fields;
+use crate::config::{LoadedConfig, Warning};
+use crate::error::Result;
+
+/// `apiVersion`: `v1`, the only version the installer reads.
+pub(crate) fn check_api_version(loaded: &LoadedConfig) -> Result<()> {
+    match loaded.config.api_version.as_deref() {
+        Some("v1") => {}
+        None => {
+            return Err(loaded.field_error(
+                "apiVersion",
+                "is required: begin the install-config with `apiVersion: v1`",
+            ))
+        }
+        Some(version) => {
+            return Err(loaded.field_error(
+                "apiVersion",
+                format!("`{version}` is not supported; use v1"),
+            ))
+        }
+    }
+    Ok(())
+}
+
+/// The cluster's name and base domain.
+pub(crate) struct Names {
+    /// `metadata.name`.
+    pub cluster_name: String,
+    /// `baseDomain`, without a trailing dot.
+    pub base_domain: String,
+}
+
+impl Names {
+    /// `metadata.name` and `baseDomain`, both required and checked.
+    pub(crate) fn read(loaded: &LoadedConfig) -> Result<Names> {
+        let cluster_name = required(
+            loaded,
+            loaded.config.metadata.name.as_deref(),
+            "metadata.name",
+            "the cluster name, e.g. `name: mycluster`",
+        )?;
+        fields::check_cluster_name(&cluster_name)
+            .map_err(|m| loaded.field_error("metadata.name", m))?;
+        let base_domain = required(
+            loaded,
+            loaded.config.base_domain.as_deref(),
+            "baseDomain",
+            "the DNS domain, e.g. `baseDomain: example.com`",
+        )?;
+        fields::check_domain(&base_domain).map_err(|m| loaded.field_error("baseDomain", m))?;
+        let base_domain = base_domain.trim_end_matches('.').to_string();
+        Ok(Names {
+            cluster_name,
+            base_domain,
+        })
+    }
+}
+
+/// What lets the cluster pull its images and a person log in.
+pub(crate) struct Access {
+    /// `pullSecret`, the registry credentials.
+    pub pull_secret: String,
+    /// `sshKey`, may be empty.
+    pub ssh_key: String,
+}
+
+impl Access {
+    /// `pullSecret` (required) and `sshKey` (a warning when missing), checked.
+    pub(crate) fn read(loaded: &LoadedConfig, warnings: &mut Vec<Warning>) -> Result<Access> {
+        let pull_secret = loaded.config.pull_secret.clone().unwrap_or_default();
+        if pull_secret.is_empty() {
+            return Err(loaded.field_error(
+                "pullSecret",
+                "is required: the registry credentials JSON from console.redhat.com",
+            ));
+        }
+        fields::check_pull_secret(&pull_secret).map_err(|m| loaded.field_error("pullSecret", m))?;
+        let ssh_key = loaded.config.ssh_key.clone().unwrap_or_default();
+        fields::check_ssh_key(&ssh_key).map_err(|m| loaded.field_error("sshKey", m))?;
+        if loaded.config.fips == Some(true) {
+            fields::check_fips_ssh_key(&ssh_key).map_err(|m| loaded.field_error("sshKey", m))?;
+        }
+        if ssh_key.trim().is_empty() {
+            warnings.push(loaded.warning(
+                "sshKey",
+                "no SSH key: only the generated bootstrap key can log in",
+            ));
+        }
+        Ok(Access {
+            pull_secret,
+            ssh_key,
+        })
+    }
+}
+
+fn required(loaded: &LoadedConfig, value: Option<&str>, field: &str, what: &str) -> Result<String> {
+    match value.map(str::trim) {
+        Some(v) if !v.is_empty() => Ok(v.to_string()),
+        _ => Err(loaded.field_error(field, format!("is required: {what}"))),
+    }
+}
+
+/// `publish`: External, the installer's default and the only strategy platform none has (the
+/// installer refuses Internal and Mixed there: they need a cloud's private load balancers).
+pub(crate) fn check_publish(loaded: &LoadedConfig) -> Result<()> {
+    match loaded.config.publish.as_deref() {
+        None | Some("External") => Ok(()),
+        Some(strategy @ ("Internal" | "Mixed")) => Err(loaded.field_error(
+            "publish",
+            format!(
+                "`{strategy}` is not supported on platform none (it needs a cloud's private load balancers): write `publish: External` or leave it out"
+            ),
+        )),
+        Some(other) => Err(loaded.field_error(
+            "publish",
+            format!("`{other}` is not a publishing strategy: write `External` (or leave it out)"),
+        )),
+    }
+}
