@@ -41,6 +41,12 @@ pub struct Options {
     /// Looks up mirror host names for the pre-flight ([`Generated::preflight`]); `None`: names
     /// are not looked up (reported as such).
     pub resolver: Option<NameResolver>,
+    /// Each host's network ([`crate::network::load_hosts`]): checked against the cluster, and
+    /// the bootstrap's or the single node's keyfiles placed in its config.
+    pub hosts: Option<crate::network::Hosts>,
+    /// Keyfiles the user wrote ([`crate::network::read_user_keyfile`]), each with the file it
+    /// was read from: placed in the bootstrap's or the single node's config.
+    pub network_keyfiles: Vec<(String, crate::network::Keyfile)>,
 }
 
 /// A host-name lookup the caller provides, e.g. the system resolver with a timeout.
@@ -79,6 +85,8 @@ impl Options {
             renew_expired: false,
             passes: PassOptions::default(),
             resolver: None,
+            hosts: None,
+            network_keyfiles: Vec::new(),
         }
     }
 }
@@ -271,6 +279,11 @@ pub fn generate(loaded: &LoadedConfig, options: &Options) -> Result<Generated> {
             message: "a single node's config travels only inside the live ISO, whose xz compresses it better without gzip inside: gzipping its files makes the embedded archive larger, not smaller".into(),
         });
     }
+    if let Some(hosts) = &options.hosts {
+        model.warnings.extend(hosts.warnings.iter().cloned());
+        let found = crate::network::check_hosts(hosts, &model)?;
+        model.warnings.extend(found);
+    }
     if options.strict {
         if let Some(first) = model.warnings.first() {
             return Err(Error::StrictWarnings {
@@ -322,7 +335,9 @@ pub fn generate(loaded: &LoadedConfig, options: &Options) -> Result<Generated> {
         }
     }
     model.warnings.extend(replaced);
-    let mut bootstrap = ignition::build(assets)?;
+    let mut assets = assets;
+    add_network(&mut assets, &model, options)?;
+    let mut bootstrap = ignition::build(assets.sorted())?;
     let mut changes = passes::apply_for(
         &mut bootstrap,
         &options.passes,
@@ -403,6 +418,33 @@ pub fn generate(loaded: &LoadedConfig, options: &Options) -> Result<Generated> {
         unit_lint,
         context,
     })
+}
+
+/// The bootstrap's or the single node's network files and, when its config serves several
+/// hosts, the unit that chooses among them.
+fn add_network(assets: &mut assets::AssetSet, model: &Model, options: &Options) -> Result<()> {
+    let (files, unit) = crate::network::bootstrap_files(
+        options.hosts.as_ref(),
+        &options.network_keyfiles,
+        model.single_node.is_some(),
+    )?;
+    for file in files {
+        assets.add_file(assets::File {
+            path: file.path,
+            mode: file.mode,
+            contents: file.contents.into_bytes(),
+            append: false,
+        });
+    }
+    if let Some(text) = unit {
+        assets.add_unit(assets::Unit {
+            name: crate::network::SELECT_UNIT.into(),
+            enabled: Some(true),
+            contents: Some(text),
+            dropins: Vec::new(),
+        });
+    }
+    Ok(())
 }
 
 fn identity_of(model: &Model, pki: &Pki, tls_dir: Option<&std::path::Path>) -> Identity {

@@ -132,6 +132,7 @@ pub mod golden;
 mod identity;
 pub mod ignition;
 pub mod model;
+pub mod network;
 pub mod output;
 pub mod passes;
 pub mod pki;

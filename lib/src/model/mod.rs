@@ -71,6 +71,9 @@ pub struct Pool {
     pub name: String,
     /// Machine count.
     pub replicas: u32,
+    /// The install-config wrote `replicas` (false: the default was taken, so the count is
+    /// open).
+    pub replicas_written: bool,
     /// `Enabled` or `Disabled`.
     pub hyperthreading: String,
     /// CPU architecture.
@@ -617,6 +620,7 @@ fn pool(
     Ok(Pool {
         name: raw.name.unwrap_or_else(|| default_name.to_string()),
         replicas,
+        replicas_written: raw.replicas.is_some(),
         hyperthreading,
         architecture,
     })
