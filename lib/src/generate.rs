@@ -177,6 +177,9 @@ pub struct Generated {
     pub master: IgnitionDoc,
     /// `worker.ign`.
     pub worker: IgnitionDoc,
+    /// Each control-plane and compute host of [`Options::hosts`] by host name: its role's
+    /// pointer config with its keyfiles and name (`hosts/<hostname>.ign`).
+    pub host_configs: Vec<(String, IgnitionDoc)>,
     /// `metadata.json`.
     pub metadata: Metadata,
     /// `auth/kubeconfig` (external API URL).
@@ -308,6 +311,7 @@ pub fn generate(loaded: &LoadedConfig, options: &Options) -> Result<Generated> {
     // The pointer configs come first: the machine API's user-data secrets carry them.
     let master = pointer_config(&model, &pki, "master")?;
     let worker = pointer_config(&model, &pki, "worker")?;
+    let host_configs = host_configs(&model, options.hosts.as_ref(), &master, &worker)?;
     let mut context = TemplateContext::new(
         &model,
         &identity,
@@ -409,6 +413,7 @@ pub fn generate(loaded: &LoadedConfig, options: &Options) -> Result<Generated> {
         bootstrap,
         master,
         worker,
+        host_configs,
         metadata,
         admin_kubeconfig,
         warnings,
@@ -418,6 +423,33 @@ pub fn generate(loaded: &LoadedConfig, options: &Options) -> Result<Generated> {
         unit_lint,
         context,
     })
+}
+
+/// The configs control-plane and compute hosts boot from when they have a network of their own:
+/// their role's pointer config (the machine-config server's config merged over it keeps these
+/// files) with their keyfiles and name. A single node has its own in the live ISO's config.
+fn host_configs(
+    model: &Model,
+    hosts: Option<&crate::network::Hosts>,
+    master: &IgnitionDoc,
+    worker: &IgnitionDoc,
+) -> Result<Vec<(String, IgnitionDoc)>> {
+    let Some(hosts) = hosts.filter(|_| model.single_node.is_none()) else {
+        return Ok(Vec::new());
+    };
+    let mut configs = Vec::new();
+    for host in &hosts.hosts {
+        let mut config = match host.role {
+            Some(crate::network::Role::Master) => master.clone(),
+            Some(crate::network::Role::Worker) => worker.clone(),
+            Some(crate::network::Role::Bootstrap) | None => continue,
+        };
+        for file in crate::network::host_config_files(host) {
+            passes::set_file_text(&mut config, &file.path, &file.contents, file.mode)?;
+        }
+        configs.push((host.hostname.clone(), config));
+    }
+    Ok(configs)
 }
 
 /// The bootstrap's or the single node's network files and, when its config serves several

@@ -308,6 +308,64 @@ fn the_bootstrap_host_gets_its_keyfile_and_name_and_ignition_writes_them_0600() 
     assert_eq!(text(&view, "/etc/hostname")?, "bootstrap\n");
     // One bootstrap host: its files directly, no selection script.
     assert!(!view.files.contains_key(SCRIPT));
+    // Each control-plane host: its own config beside master.ign, the pointer plus its network.
+    for (host, address) in [
+        ("master-0", "192.168.111.20"),
+        ("master-1", "192.168.111.21"),
+        ("master-2", "192.168.111.22"),
+    ] {
+        let path = out.path().join(format!("hosts/{host}.ign"));
+        assert_eq!(fs::metadata(&path)?.permissions().mode() & 0o7777, 0o600);
+        let json: serde_json::Value = serde_json::from_slice(&fs::read(&path)?)?;
+        assert_eq!(
+            json["ignition"]["config"]["merge"][0]["source"],
+            "https://api-int.static.lab.example.org:22623/config/master"
+        );
+        let (valid, report) = bootgen_conformance::ignition_validate(&path);
+        assert!(valid, "{host}: {report}");
+        let host_view = IgnitionView::load(&path)?;
+        assert_eq!(text(&host_view, "/etc/hostname")?, format!("{host}\n"));
+        let keyfiles: Vec<&String> = host_view
+            .files
+            .keys()
+            .filter(|p| p.starts_with(KEYFILE_DIR))
+            .collect();
+        assert!(
+            keyfiles.iter().all(|k| host_view.files[*k].mode == 0o600),
+            "{keyfiles:?}"
+        );
+        let all: String = keyfiles
+            .iter()
+            .map(|k| text(&host_view, k))
+            .collect::<Result<_, _>>()?;
+        assert!(
+            all.contains(&format!("address0={address}/")),
+            "{host}: {all}"
+        );
+    }
+    assert_eq!(
+        IgnitionView::load(&out.path().join("hosts/master-0.ign"))?
+            .files
+            .keys()
+            .filter(|p| p.starts_with(KEYFILE_DIR))
+            .count(),
+        4,
+        "bond, VLAN and two ports"
+    );
+    // The per-host configs are bootgen's output: packed with the rest.
+    let tarball = out.path().join("../static.tar.gz");
+    let packed = bootgen_conformance::bootgen!()
+        .arg("package")
+        .arg(out.path())
+        .arg("-o")
+        .arg(&tarball)
+        .output()?;
+    assert!(
+        packed.status.success(),
+        "{}",
+        String::from_utf8_lossy(&packed.stderr)
+    );
+    fs::remove_file(&tarball)?;
     if tool_present("nmcli") {
         let problems = network_manager_differences(&keyfile, &text(&view, &keyfile)?)?;
         assert!(problems.is_empty(), "{problems:?}");

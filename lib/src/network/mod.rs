@@ -25,7 +25,9 @@ pub use cluster::check_hosts;
 pub use convert::{Keyfile, KEYFILE_SUFFIX};
 pub use hosts::{HostInterface, Role, RootDeviceHints};
 pub use keyfile::read_user_keyfile;
-pub use placement::{bootstrap_files, NodeFile, KEYFILE_DIR, SELECT_SCRIPT, SELECT_UNIT};
+pub use placement::{
+    bootstrap_files, host_config_files, NodeFile, KEYFILE_DIR, SELECT_SCRIPT, SELECT_UNIT,
+};
 pub use settings::{HostNetwork, NetInterface, Route, StaticAddress, CONVERTED_KINDS};
 
 use crate::config::Warning;

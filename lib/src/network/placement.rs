@@ -94,6 +94,18 @@ pub(super) fn host_files(
     Ok(files)
 }
 
+/// A control-plane or compute host's own files, for the config it boots from beside its role's
+/// pointer config: its keyfiles (0600) and `/etc/hostname`.
+pub fn host_config_files(host: &Host) -> Vec<NodeFile> {
+    let mut files: Vec<NodeFile> = host
+        .keyfiles
+        .iter()
+        .map(|k| keyfile_at(KEYFILE_DIR, k))
+        .collect();
+    files.push(hostname_at("/etc/hostname".into(), host));
+    files
+}
+
 fn add_extra(files: &mut Vec<NodeFile>, extra: &[(String, Keyfile)]) -> Result<()> {
     for (origin, keyfile) in extra {
         let file = keyfile_at(KEYFILE_DIR, keyfile);
