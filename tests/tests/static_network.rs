@@ -352,6 +352,24 @@ fn the_bootstrap_host_gets_its_keyfile_and_name_and_ignition_writes_them_0600() 
         4,
         "bond, VLAN and two ports"
     );
+    // inspect shows each host's interfaces and addresses.
+    let inspected = bootgen_conformance::bootgen!()
+        .arg("inspect")
+        .arg(out.path().join("hosts/master-0.ign"))
+        .output()?;
+    let shown = String::from_utf8(inspected.stdout)?;
+    assert!(
+        inspected.status.success(),
+        "{}",
+        String::from_utf8_lossy(&inspected.stderr)
+    );
+    let vlan = shown
+        .lines()
+        .find(|l| l.contains("bond0.300 "))
+        .ok_or(format!("no bond0.300 in:\n{shown}"))?;
+    for expected in ["vlan", "192.168.111.20/24", "192.168.111.1"] {
+        assert!(vlan.contains(expected), "{expected} not in {vlan}");
+    }
     // The per-host configs are bootgen's output: packed with the rest.
     let tarball = out.path().join("../static.tar.gz");
     let packed = bootgen_conformance::bootgen!()
@@ -449,6 +467,18 @@ fn the_single_node_keeps_the_network_of_the_host_whose_mac_is_present() -> TestR
             String::from_utf8_lossy(&check.stdout)
         );
     }
+
+    let inspected = bootgen_conformance::bootgen!()
+        .arg("inspect")
+        .arg(&config)
+        .output()?;
+    let shown = String::from_utf8(inspected.stdout)?;
+    assert!(
+        shown
+            .lines()
+            .any(|l| l.contains("edge2") && l.contains("enp1s0") && l.contains("192.168.7.20/24")),
+        "{shown}"
+    );
 
     // A machine with the host's NIC (the kernel may show the MAC in either case) and another.
     let matching = tempfile::tempdir()?;

@@ -24,6 +24,7 @@ mod tests;
 pub use cluster::check_hosts;
 pub use convert::{Keyfile, KEYFILE_SUFFIX};
 pub use hosts::{HostInterface, Role, RootDeviceHints};
+pub(crate) use keyfile::parse_groups;
 pub use keyfile::read_user_keyfile;
 pub use placement::{
     bootstrap_files, host_config_files, NodeFile, KEYFILE_DIR, SELECT_SCRIPT, SELECT_UNIT,
