@@ -127,6 +127,9 @@ fn bin_dir(scratch: &Path) -> PathBuf {
 
 /// The install-config a block is about: its words say which kind.
 fn install_config_for(block: &str) -> PathBuf {
+    if block.contains("agent-config.yaml") {
+        return repo().join("fixtures/network/install-config.yaml");
+    }
     let name = if block.contains("oci-cluster") {
         "valid/external.yaml"
     } else if block.contains("vsphere-cluster") {
@@ -188,6 +191,13 @@ fn prepare(bin: &Path, dir: &Path, block: &str) {
         if mentions(name) {
             std::fs::copy(made.join("tls/root-ca.crt"), dir.join(name)).unwrap();
         }
+    }
+    if mentions("agent-config.yaml") {
+        std::fs::copy(
+            repo().join("fixtures/network/agent-config.yaml"),
+            dir.join("agent-config.yaml"),
+        )
+        .unwrap();
     }
     if mentions("mirror-auth.json") {
         std::fs::write(
