@@ -370,6 +370,20 @@ fn the_bootstrap_host_gets_its_keyfile_and_name_and_ignition_writes_them_0600() 
     for expected in ["vlan", "192.168.111.20/24", "192.168.111.1"] {
         assert!(vlan.contains(expected), "{expected} not in {vlan}");
     }
+    // The golden view shows each host's config with its keyfiles.
+    let golden = bootgen_conformance::bootgen!()
+        .args(["inspect", "--golden"])
+        .arg(out.path())
+        .output()?;
+    let golden_view = String::from_utf8(golden.stdout)?;
+    let master2 = golden_view
+        .split("######## ")
+        .find(|s| s.starts_with("hosts/master-2.ign"))
+        .ok_or("no hosts/master-2.ign in the golden view")?;
+    assert!(
+        master2.contains("address0=fd2e:6f44:5dd8:c956::22/64"),
+        "{master2}"
+    );
     // The per-host configs are bootgen's output: packed with the rest.
     let tarball = out.path().join("../static.tar.gz");
     let packed = bootgen_conformance::bootgen!()
