@@ -50,6 +50,12 @@ pub(super) fn keyfiles(
         .flat_map(|(_, files)| files)
         .map(|(name, contents)| Keyfile { name, contents })
         .collect();
+    // Each name becomes a path on the node: nothing but a plain file name will do.
+    if let Some(odd) = files.iter().find(|f| {
+        f.name.contains('/') || f.name.starts_with('.') || !f.name.ends_with(KEYFILE_SUFFIX)
+    }) {
+        return Err(refuse(format!("it named a keyfile `{}`", odd.name)));
+    }
     files.sort_by(|a, b| a.name.cmp(&b.name));
     Ok(files)
 }

@@ -128,6 +128,12 @@ fn each_mistake_is_refused_naming_the_host_and_the_field() {
             &["hosts[1].networkConfig.interfaces[1].type", "host master-0:", "does not convert `ovs-bridge`"],
         ),
         (
+            "an interface name that is a path",
+            "    - name: bond0.300\n      type: vlan",
+            "    - name: ../../x\n      type: vlan",
+            &["hosts[1].networkConfig.interfaces[1].name", "host master-0:", "is not an interface name"],
+        ),
+        (
             "a key nmstate does not know",
             "      type: ethernet\n      state: up\n      ipv4:\n        enabled: true\n        dhcp: false\n        address:\n        - ip: 192.168.111.22",
             "      type: ethernet\n      state: up\n      colour: red\n      ipv4:\n        enabled: true\n        dhcp: false\n        address:\n        - ip: 192.168.111.22",
