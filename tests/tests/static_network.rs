@@ -607,3 +607,29 @@ fn a_mistake_in_the_hosts_file_exits_1_naming_the_host_and_field() -> TestResult
     assert!(!dir.path().join("out/bootstrap.ign").exists());
     Ok(())
 }
+
+#[test]
+fn a_static_single_node_before_4_11_is_warned_that_its_installed_system_gets_dhcp() -> TestResult {
+    let dir = tempfile::tempdir()?;
+    let hosts = fixture("single-node/agent-config.yaml");
+    let hosts = hosts.to_str().ok_or("path")?;
+    let old = ignition(
+        &dir.path().join("old"),
+        "single-node/install-config.yaml",
+        &["--hosts", hosts, "--release-version", "4.10.0"],
+    );
+    succeeded(&old)?;
+    let warned = String::from_utf8_lossy(&old.stderr);
+    assert!(
+        warned.contains("agent-config.yaml: `hosts`: the installer of 4.10 does not copy"),
+        "{warned}"
+    );
+    let new = ignition(
+        &dir.path().join("new"),
+        "single-node/install-config.yaml",
+        &["--hosts", hosts],
+    );
+    succeeded(&new)?;
+    assert!(!String::from_utf8_lossy(&new.stderr).contains("does not copy"));
+    Ok(())
+}
