@@ -494,12 +494,12 @@ fn the_single_node_keeps_the_network_of_the_host_whose_mac_is_present() -> TestR
         "{shown}"
     );
 
-    // A machine with the host's NIC (the kernel may show the MAC in either case) and another.
+    // A machine with the host's NIC, and another without it.
     let matching = tempfile::tempdir()?;
     lay_out(&view, matching.path())?;
     fake_interfaces(
         matching.path(),
-        &[("lo", "00:00:00:00:00:00"), ("enp1s0", "02:00:00:00:07:01")],
+        &[("lo", "00:00:00:00:00:00"), ("enp1s0", "02:00:00:00:07:0a")],
     )?;
     let ran = run_script(matching.path())?;
     assert!(
@@ -511,7 +511,36 @@ fn the_single_node_keeps_the_network_of_the_host_whose_mac_is_present() -> TestR
         .path()
         .join("etc/NetworkManager/system-connections/enp1s0.nmconnection");
     assert_eq!(fs::metadata(&keyfile)?.permissions().mode() & 0o7777, 0o600);
-    assert!(fs::read_to_string(&keyfile)?.contains("address0=192.168.7.20/24"));
+    let staged = text(&view, "/etc/bootgen/network/edge2/enp1s0.nmconnection")?;
+    assert_eq!(fs::read_to_string(&keyfile)?, staged);
+
+    // The same machine whose kernel calls the NIC ens3 (MAC in capitals): the keyfile follows.
+    let renamed = tempfile::tempdir()?;
+    lay_out(&view, renamed.path())?;
+    fake_interfaces(
+        renamed.path(),
+        &[("lo", "00:00:00:00:00:00"), ("ens3", "02:00:00:00:07:0A")],
+    )?;
+    let ran = run_script(renamed.path())?;
+    assert!(
+        ran.status.success(),
+        "{}",
+        String::from_utf8_lossy(&ran.stderr)
+    );
+    let keyfile = renamed
+        .path()
+        .join("etc/NetworkManager/system-connections/enp1s0.nmconnection");
+    assert_eq!(fs::metadata(&keyfile)?.permissions().mode() & 0o7777, 0o600);
+    let written = fs::read_to_string(&keyfile)?;
+    assert_eq!(
+        written,
+        staged.replace("interface-name=enp1s0\n", "interface-name=ens3\n")
+    );
+    assert!(written.contains("address0=192.168.7.20/24"));
+    if tool_present("nmcli") {
+        let problems = network_manager_differences("renamed", &written)?;
+        assert!(problems.is_empty(), "{problems:?}");
+    }
     assert_eq!(
         fs::read_to_string(matching.path().join("etc/hostname"))?,
         "edge2\n"

@@ -235,6 +235,13 @@ pub(super) fn interfaces(
                 "is required: the interface name networkConfig uses",
             ));
         };
+        if !is_interface_name(name) {
+            return Err(source.error(
+                &format!("{at}.name"),
+                Some(host),
+                format!("`{name}` is not an interface name: {INTERFACE_NAME_RULE}"),
+            ));
+        }
         let Some(mac) = interface.mac_address.as_deref() else {
             return Err(source.error(
                 &format!("{at}.macAddress"),
@@ -264,6 +271,22 @@ pub(super) fn interfaces(
     Ok(out)
 }
 
+/// What [`is_interface_name`] takes, for messages.
+pub(super) const INTERFACE_NAME_RULE: &str =
+    "at most 15 characters, without `/`, `:`, `=`, `\\` or spaces";
+
+/// The kernel's rule for interface names, and what the selection script can carry: a name
+/// becomes a keyfile's file name and a word of the script's `MAC NAME` lines.
+pub(super) fn is_interface_name(name: &str) -> bool {
+    !name.is_empty()
+        && name.len() <= 15
+        && name != "."
+        && name != ".."
+        && !name
+            .chars()
+            .any(|c| "/:=\\".contains(c) || c.is_whitespace() || c.is_control())
+}
+
 /// Six two-digit hex octets separated by `:` (or `-`), lowercase with `:`.
 pub(super) fn normalize_mac(text: &str) -> Option<String> {
     let octets: Vec<&str> = text.split([':', '-']).collect();
@@ -286,5 +309,24 @@ mod tests {
         );
         assert!(normalize_mac("52:54:00:ab:cd").is_none());
         assert!(normalize_mac("52:54:00:ab:cd:0g").is_none());
+    }
+
+    #[test]
+    fn interface_names_follow_the_kernel_and_fit_a_line_of_the_script() {
+        for good in ["eno1", "bond0.300", "enp0s31f6", "br-ex"] {
+            assert!(is_interface_name(good), "{good}");
+        }
+        for bad in [
+            "",
+            "..",
+            "a/b",
+            "eno1 x",
+            "eno1\nfake",
+            "a=b",
+            "a\\b",
+            "abcdefghijklmnop",
+        ] {
+            assert!(!is_interface_name(bad), "{bad:?}");
+        }
     }
 }

@@ -127,10 +127,11 @@ pub(super) fn selected_files(
         let dir = format!("{STAGE_DIR}/{}", host.hostname);
         files.extend(host.keyfiles.iter().map(|k| keyfile_at(&dir, k)));
         files.push(hostname_at(format!("{dir}/hostname"), host));
+        // `MAC NAME` a line: the script finds the host by MAC and renames NAME to the kernel's.
         let macs: String = host
             .interfaces
             .iter()
-            .map(|i| format!("{}\n", i.mac_address))
+            .map(|i| format!("{} {}\n", i.mac_address, i.name))
             .collect();
         files.push(NodeFile {
             path: format!("{dir}/macs"),

@@ -202,18 +202,14 @@ fn interface(source: &Source<'_>, at: &str, host: &str, item: &Value) -> Result<
     let Some(name) = text(item.get("name")).filter(|n| !n.is_empty()) else {
         return Err(source.error(&format!("{at}.name"), Some(host), "is required"));
     };
-    // The kernel's rule for interface names; the name also becomes the keyfile's file name.
-    let kernel_name = name.len() <= 15
-        && name != "."
-        && name != ".."
-        && !name
-            .chars()
-            .any(|c| c == '/' || c == ':' || c.is_whitespace() || c.is_control());
-    if !kernel_name {
+    if !super::hosts::is_interface_name(name) {
         return Err(source.error(
             &format!("{at}.name"),
             Some(host),
-            format!("`{name}` is not an interface name: at most 15 characters, without `/`, `:` or spaces"),
+            format!(
+                "`{name}` is not an interface name: {}",
+                super::hosts::INTERFACE_NAME_RULE
+            ),
         ));
     }
     // nmstate's offline conversion takes an interface without a type for ethernet.
