@@ -229,6 +229,15 @@ pub struct IgnitionArgs {
     /// Extra manifests for /opt/openshift/openshift (walked recursively).
     #[arg(long, value_name = "DIR")]
     pub openshift_dir: Option<PathBuf>,
+    /// Each host's network (an agent installer's agent-config.yaml, or a hosts file of its
+    /// shape): checked against the cluster; the bootstrap's (or the single node's) keyfiles and
+    /// host name go into its config.
+    #[arg(long, value_name = "FILE")]
+    pub hosts: Option<PathBuf>,
+    /// A NetworkManager keyfile of your own for the bootstrap (or the single node), placed in
+    /// /etc/NetworkManager/system-connections with mode 0600 (repeatable).
+    #[arg(long, value_name = "FILE")]
+    pub network_keyfile: Vec<PathBuf>,
     /// Output directory.
     #[arg(long, short = 'o', value_name = "DIR", default_value = "bootgen-out")]
     pub output: PathBuf,

@@ -23,6 +23,17 @@ pub fn ignition_options(args: &IgnitionArgs) -> anyhow::Result<Options> {
     options.model.without_machine_manifests = args.without_machine_manifests;
     options.manifests_dir = args.manifests_dir.clone();
     options.openshift_dir = args.openshift_dir.clone();
+    options.hosts = args
+        .hosts
+        .as_deref()
+        .map(bootgen::network::load_hosts)
+        .transpose()?;
+    for path in &args.network_keyfile {
+        let keyfile = bootgen::network::read_user_keyfile(path)?;
+        options
+            .network_keyfiles
+            .push((path.display().to_string(), keyfile));
+    }
     options.strict = args.strict;
     options.key_algorithm = args.key_algorithm;
     options.renew_expired = args.renew_expired;

@@ -41,6 +41,12 @@ pub struct Options {
     /// Looks up mirror host names for the pre-flight ([`Generated::preflight`]); `None`: names
     /// are not looked up (reported as such).
     pub resolver: Option<NameResolver>,
+    /// Each host's network ([`crate::network::load_hosts`]): checked against the cluster, and
+    /// the bootstrap's or the single node's keyfiles placed in its config.
+    pub hosts: Option<crate::network::Hosts>,
+    /// Keyfiles the user wrote ([`crate::network::read_user_keyfile`]), each with the file it
+    /// was read from: placed in the bootstrap's or the single node's config.
+    pub network_keyfiles: Vec<(String, crate::network::Keyfile)>,
 }
 
 /// A host-name lookup the caller provides, e.g. the system resolver with a timeout.
@@ -79,6 +85,8 @@ impl Options {
             renew_expired: false,
             passes: PassOptions::default(),
             resolver: None,
+            hosts: None,
+            network_keyfiles: Vec::new(),
         }
     }
 }
@@ -169,6 +177,9 @@ pub struct Generated {
     pub master: IgnitionDoc,
     /// `worker.ign`.
     pub worker: IgnitionDoc,
+    /// Each control-plane and compute host of [`Options::hosts`] by host name: its role's
+    /// pointer config with its keyfiles and name (`hosts/<hostname>.ign`).
+    pub host_configs: Vec<(String, IgnitionDoc)>,
     /// `metadata.json`.
     pub metadata: Metadata,
     /// `auth/kubeconfig` (external API URL).
@@ -271,6 +282,28 @@ pub fn generate(loaded: &LoadedConfig, options: &Options) -> Result<Generated> {
             message: "a single node's config travels only inside the live ISO, whose xz compresses it better without gzip inside: gzipping its files makes the embedded archive larger, not smaller".into(),
         });
     }
+    if let Some(hosts) = &options.hosts {
+        model.warnings.extend(hosts.warnings.iter().cloned());
+        let found = crate::network::check_hosts(hosts, &model)?;
+        model.warnings.extend(found);
+        let static_single_node =
+            model.single_node.is_some() && hosts.hosts.iter().any(|h| !h.keyfiles.is_empty());
+        if static_single_node
+            && !model
+                .features
+                .has(crate::release::Feature::InstallCopyNetwork)
+        {
+            model.warnings.push(Warning {
+                file: hosts.source_name.clone(),
+                field: "hosts".into(),
+                line: None,
+                message: format!(
+                    "the installer of {} does not copy the live system's network to the installed one (coreos-installer -n arrived in 4.11): the single node boots its installed system on DHCP",
+                    model.release.profile.minor
+                ),
+            });
+        }
+    }
     if options.strict {
         if let Some(first) = model.warnings.first() {
             return Err(Error::StrictWarnings {
@@ -295,6 +328,7 @@ pub fn generate(loaded: &LoadedConfig, options: &Options) -> Result<Generated> {
     // The pointer configs come first: the machine API's user-data secrets carry them.
     let master = pointer_config(&model, &pki, "master")?;
     let worker = pointer_config(&model, &pki, "worker")?;
+    let host_configs = host_configs(&model, options.hosts.as_ref(), &master, &worker)?;
     let mut context = TemplateContext::new(
         &model,
         &identity,
@@ -322,7 +356,9 @@ pub fn generate(loaded: &LoadedConfig, options: &Options) -> Result<Generated> {
         }
     }
     model.warnings.extend(replaced);
-    let mut bootstrap = ignition::build(assets)?;
+    let mut assets = assets;
+    add_network(&mut assets, &model, options)?;
+    let mut bootstrap = ignition::build(assets.sorted())?;
     let mut changes = passes::apply_for(
         &mut bootstrap,
         &options.passes,
@@ -395,6 +431,7 @@ pub fn generate(loaded: &LoadedConfig, options: &Options) -> Result<Generated> {
         bootstrap,
         master,
         worker,
+        host_configs,
         metadata,
         admin_kubeconfig,
         warnings,
@@ -404,6 +441,60 @@ pub fn generate(loaded: &LoadedConfig, options: &Options) -> Result<Generated> {
         unit_lint,
         context,
     })
+}
+
+/// The configs control-plane and compute hosts boot from when they have a network of their own:
+/// their role's pointer config (the machine-config server's config merged over it keeps these
+/// files) with their keyfiles and name. A single node has its own in the live ISO's config.
+fn host_configs(
+    model: &Model,
+    hosts: Option<&crate::network::Hosts>,
+    master: &IgnitionDoc,
+    worker: &IgnitionDoc,
+) -> Result<Vec<(String, IgnitionDoc)>> {
+    let Some(hosts) = hosts.filter(|_| model.single_node.is_none()) else {
+        return Ok(Vec::new());
+    };
+    let mut configs = Vec::new();
+    for host in &hosts.hosts {
+        let mut config = match host.role {
+            Some(crate::network::Role::Master) => master.clone(),
+            Some(crate::network::Role::Worker) => worker.clone(),
+            Some(crate::network::Role::Bootstrap) | None => continue,
+        };
+        for file in crate::network::host_config_files(host) {
+            passes::set_file_text(&mut config, &file.path, &file.contents, file.mode)?;
+        }
+        configs.push((host.hostname.clone(), config));
+    }
+    Ok(configs)
+}
+
+/// The bootstrap's or the single node's network files and, when its config serves several
+/// hosts, the unit that chooses among them.
+fn add_network(assets: &mut assets::AssetSet, model: &Model, options: &Options) -> Result<()> {
+    let (files, unit) = crate::network::bootstrap_files(
+        options.hosts.as_ref(),
+        &options.network_keyfiles,
+        model.single_node.is_some(),
+    )?;
+    for file in files {
+        assets.add_file(assets::File {
+            path: file.path,
+            mode: file.mode,
+            contents: file.contents.into_bytes(),
+            append: false,
+        });
+    }
+    if let Some(text) = unit {
+        assets.add_unit(assets::Unit {
+            name: crate::network::SELECT_UNIT.into(),
+            enabled: Some(true),
+            contents: Some(text),
+            dropins: Vec::new(),
+        });
+    }
+    Ok(())
 }
 
 fn identity_of(model: &Model, pki: &Pki, tls_dir: Option<&std::path::Path>) -> Identity {

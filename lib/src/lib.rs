@@ -135,6 +135,7 @@ mod identity;
 pub mod ignition;
 pub mod media;
 pub mod model;
+pub mod network;
 pub mod output;
 pub mod passes;
 pub mod pki;

@@ -15,7 +15,7 @@ const LIBRARY_LAYERS: &[&[&str]] = &[
     &["config", "render", "media"],
     &["release"],
     &["model"],
-    &["identity"],
+    &["identity", "network"],
     &["context", "templates"],
     &["assets"],
     &["ignition"],

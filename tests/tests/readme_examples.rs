@@ -127,6 +127,9 @@ fn bin_dir(scratch: &Path) -> PathBuf {
 
 /// The install-config a block is about: its words say which kind.
 fn install_config_for(block: &str) -> PathBuf {
+    if block.contains("agent-config.yaml") {
+        return repo().join("fixtures/network/install-config.yaml");
+    }
     let name = if block.contains("oci-cluster") {
         "valid/external.yaml"
     } else if block.contains("vsphere-cluster") {
@@ -203,6 +206,13 @@ fn prepare(bin: &Path, dir: &Path, block: &str) {
             bootgen_conformance::live_iso::EMBED_SIZE,
         );
         std::fs::copy(iso, dir.join("rhcos-live.iso")).unwrap();
+    }
+    if mentions("agent-config.yaml") {
+        std::fs::copy(
+            repo().join("fixtures/network/agent-config.yaml"),
+            dir.join("agent-config.yaml"),
+        )
+        .unwrap();
     }
     if mentions("mirror-auth.json") {
         std::fs::write(

@@ -101,7 +101,7 @@ impl LoadedConfig {
 }
 
 /// Turns `compute.0.name` into `compute[0].name` for messages.
-fn display_path(dotted: &str) -> String {
+pub(crate) fn display_path(dotted: &str) -> String {
     let mut out = String::new();
     for part in dotted.split('.') {
         if part.parse::<usize>().is_ok() {

@@ -35,6 +35,9 @@ pub struct Pool {
     pub name: String,
     /// Machine count.
     pub replicas: u32,
+    /// The install-config wrote `replicas` (false: the default was taken, so the count is
+    /// open).
+    pub replicas_written: bool,
     /// Whether its machines run with simultaneous multithreading.
     pub hyperthreading: Hyperthreading,
     /// CPU architecture.
@@ -110,6 +113,7 @@ fn pool(
     Ok(Pool {
         name: raw.name.unwrap_or_else(|| default_name.to_string()),
         replicas,
+        replicas_written: raw.replicas.is_some(),
         hyperthreading,
         architecture,
     })

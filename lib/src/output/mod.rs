@@ -70,14 +70,23 @@ pub const AUTH_FILES: &[&str] = &[
 /// directory, or one of its two subdirectories; bootgen's own dot files are not among them.
 pub fn is_output_path(relative: &str) -> bool {
     match relative.split_once('/') {
-        None => CONFIG_FILES.contains(&relative) || relative == "auth" || relative == "tls",
+        None => {
+            CONFIG_FILES.contains(&relative)
+                || relative == "auth"
+                || relative == "tls"
+                || relative == HOSTS_DIR
+        }
         Some(("auth", _)) => AUTH_FILES.contains(&relative),
+        Some((HOSTS_DIR, name)) => name.ends_with(".ign") && !name.contains('/'),
         Some(("tls", name)) => {
             name == crate::identity::HASH_CACHE_FILE || crate::pki::is_stored_file(name)
         }
         Some(_) => false,
     }
 }
+
+/// The directory of the per-host configs (`hosts/<hostname>.ign`).
+pub const HOSTS_DIR: &str = "hosts";
 
 /// Everything a generation writes, sorted by path.
 pub fn output_files(generated: &Generated) -> Vec<OutputFile> {
@@ -105,6 +114,14 @@ fn files_with(generated: &Generated, bootstrap: Vec<u8>) -> Vec<OutputFile> {
     }
     if generated.writes_worker() {
         files.push(file("worker.ign", generated.worker.to_bytes(), 0o644));
+    }
+    // 0600: a keyfile may hold a Wi-Fi or 802.1X secret.
+    for (hostname, config) in &generated.host_configs {
+        files.push(file(
+            &format!("{HOSTS_DIR}/{hostname}.ign"),
+            config.to_bytes(),
+            0o600,
+        ));
     }
     files.extend([
         file(

@@ -6,6 +6,7 @@
 mod budget;
 mod certs;
 mod diff;
+mod network;
 mod objects;
 mod summary;
 mod terminal;
@@ -19,6 +20,7 @@ pub use certs::{
     human_duration, parse_duration, CertCollector, CertLine, CertReport, CertStatus, FoundCert,
 };
 pub use diff::{diff, diff_file, diff_split, ChangeKind, ConfigDiff, DiffItem};
+pub use network::NetworkSummary;
 pub use objects::{
     diff_objects, object_view, FileObject, ObjectChange, ObjectDiff, ObjectView, UnitObject,
 };

@@ -105,6 +105,9 @@ pub struct Summary {
     pub fetches: Vec<FetchSummary>,
     /// How many CA certificates Ignition trusts for those fetches.
     pub trusted_cas: usize,
+    /// The NetworkManager profiles it places (static networks), in config order.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub networks: Vec<super::NetworkSummary>,
 }
 
 /// The architecture a config was made for.
@@ -392,12 +395,16 @@ fn summarize_parts<'v>(
     // needs besides the config.
     let iso_embedded = super::budget::iso_estimate(config);
     let mut saving = crate::passes::CompressSaving::default();
+    let mut networks = Vec::new();
     let files: Vec<FileSummary> = files
         .enumerate()
         .map(|(i, entry)| {
             let entry = entry?;
             saving.add(&entry);
             let f = crate::ignition::decode_file(i, &entry)?;
+            if let Some(contents) = &f.contents {
+                networks.extend(super::network::network_of(&f.path, contents));
+            }
             let size = f.contents.as_ref().map_or(0, Vec::len)
                 + f.append.iter().map(Vec::len).sum::<usize>();
             let first = if f.contents.is_none() && f.remote_sources.is_empty() {
@@ -471,6 +478,7 @@ fn summarize_parts<'v>(
         mirrors: mirrors_of(doc),
         fetches: fetches_of(doc),
         trusted_cas: count(doc, "/ignition/security/tls/certificateAuthorities"),
+        networks,
     })
 }
 
@@ -564,6 +572,17 @@ impl fmt::Display for Summary {
         }
         if !self.bootkube_stages.is_empty() {
             writeln!(f, "bootkube stages: {}", self.bootkube_stages.join(" → "))?;
+        }
+        if !self.networks.is_empty() {
+            writeln!(f, "\nnetwork (NetworkManager keyfiles):")?;
+            writeln!(
+                f,
+                "  {:<12} {:<12} {:<10} {:<36} {:<20} DNS",
+                "HOST", "INTERFACE", "TYPE", "ADDRESSES", "GATEWAYS"
+            )?;
+            for network in &self.networks {
+                writeln!(f, "  {network}")?;
+            }
         }
         if !self.users.is_empty() {
             writeln!(f, "\nusers:")?;

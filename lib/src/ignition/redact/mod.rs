@@ -1,9 +1,11 @@
 //! Secrets out of what a person reads: the one place where `diff`, `diff --objects`, `inspect`
 //! and the golden view (and their JSON forms) hide a Secret's `data` and `stringData`, pull
 //! secrets, passwords and password hashes, bearer tokens, kubeconfig client keys and tokens and
-//! the credentials in URLs (`http://user:pass@proxy`). A hidden value is shown as a marker,
+//! the credentials in URLs (`http://user:pass@proxy`), and the Wi-Fi and 802.1X secrets of
+//! NetworkManager keyfiles. A hidden value is shown as a marker,
 //! with a short digest where a change must stay visible (`<redacted sha256:1a2b>`).
 
+mod keyfile;
 mod lines;
 
 use serde_json::Value;
@@ -116,6 +118,9 @@ impl Redact {
                 }
                 return shown;
             }
+        }
+        if keyfile::is_keyfile(text) {
+            return keyfile::redact(self, text);
         }
         lines::redact(self, text)
     }

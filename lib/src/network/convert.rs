@@ -1,0 +1,119 @@
+//! nmstate YAML to NetworkManager keyfiles, offline, with the `nmstate` crate's `gen_conf` (the
+//! code `nmstatectl gc` runs), so no `nmstatectl` of a matching version is needed on the
+//! workstation. Its UUIDs are derived from the interface names, so the same YAML gives the same
+//! keyfiles every run.
+
+use super::source::Source;
+use crate::error::Result;
+use serde_yaml_ng::Value;
+
+/// A NetworkManager connection profile in keyfile syntax.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[non_exhaustive]
+pub struct Keyfile {
+    /// The file name, `NAME.nmconnection`.
+    pub name: String,
+    /// The keyfile text.
+    pub contents: String,
+}
+
+/// The suffix NetworkManager reads keyfiles by.
+pub const KEYFILE_SUFFIX: &str = ".nmconnection";
+
+/// Converts a host's `networkConfig` (at `hosts.<index>.networkConfig`) to keyfiles, sorted by
+/// name; nmstate's refusal is an error naming the host and the field.
+pub(super) fn keyfiles(
+    source: &Source<'_>,
+    index: usize,
+    host: &str,
+    config: &Value,
+) -> Result<Vec<Keyfile>> {
+    let at = format!("hosts.{index}.networkConfig");
+    let refuse = |message: String| {
+        source.error(
+            &at,
+            Some(host),
+            format!("nmstate cannot convert it: {message}"),
+        )
+    };
+    let yaml = serde_yaml_ng::to_string(config).map_err(|e| refuse(e.to_string()))?;
+    // nmstate is another crate's code run on the user's input: a panic in it is reported as a
+    // refusal of that input, not a crash.
+    let converted = std::panic::catch_unwind(|| {
+        nmstate::NetworkState::new_from_yaml(&yaml).and_then(|state| state.gen_conf())
+    })
+    .map_err(|_| refuse("the conversion failed on this input".into()))?
+    .map_err(|e| refuse(without_position(e.msg()).to_string()))?;
+    let mut files: Vec<Keyfile> = converted
+        .into_iter()
+        .filter(|(backend, _)| backend == "NetworkManager")
+        .flat_map(|(_, files)| files)
+        .map(|(name, contents)| Keyfile { name, contents })
+        .collect();
+    // Each name becomes a path on the node: nothing but a plain file name will do.
+    if let Some(odd) = files.iter().find(|f| {
+        f.name.contains('/') || f.name.starts_with('.') || !f.name.ends_with(KEYFILE_SUFFIX)
+    }) {
+        return Err(refuse(format!("it named a keyfile `{}`", odd.name)));
+    }
+    files.sort_by(|a, b| a.name.cmp(&b.name));
+    Ok(files)
+}
+
+/// nmstate's message without its line and column: they count lines of the YAML handed to it,
+/// not of the hosts file (the error names the host's `networkConfig` and its line instead).
+fn without_position(message: &str) -> &str {
+    match message.rfind(" at line ") {
+        Some(at) if message[at..].contains(" column ") => &message[..at],
+        _ => message,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn convert(yaml: &str) -> Result<Vec<Keyfile>> {
+        let text = format!("hosts:\n- hostname: h\n  networkConfig:\n{}", indent(yaml));
+        let source = Source {
+            name: "hosts.yaml",
+            text: &text,
+        };
+        let document: Value = serde_yaml_ng::from_str(&text).unwrap();
+        keyfiles(&source, 0, "h", &document["hosts"][0]["networkConfig"])
+    }
+
+    fn indent(yaml: &str) -> String {
+        yaml.lines().map(|l| format!("    {l}\n")).collect()
+    }
+
+    #[test]
+    fn a_static_ethernet_becomes_one_keyfile_with_its_address_gateway_and_dns() {
+        let files = convert(
+            "interfaces:\n- name: eno1\n  type: ethernet\n  state: up\n  ipv4:\n    enabled: true\n    dhcp: false\n    address:\n    - ip: 192.168.111.20\n      prefix-length: 24\ndns-resolver:\n  config:\n    server: [192.168.111.1]\nroutes:\n  config:\n  - destination: 0.0.0.0/0\n    next-hop-address: 192.168.111.1\n    next-hop-interface: eno1\n",
+        )
+        .unwrap();
+        assert_eq!(files.len(), 1, "{files:?}");
+        assert_eq!(files[0].name, "eno1.nmconnection");
+        let text = &files[0].contents;
+        assert!(text.contains("address0=192.168.111.20/24"), "{text}");
+        assert!(text.contains("192.168.111.1"), "{text}");
+        assert!(text.contains("interface-name=eno1"), "{text}");
+        // The same input gives the same bytes (UUIDs from names, not random).
+        let again = convert(
+            "interfaces:\n- name: eno1\n  type: ethernet\n  state: up\n  ipv4:\n    enabled: true\n    dhcp: false\n    address:\n    - ip: 192.168.111.20\n      prefix-length: 24\ndns-resolver:\n  config:\n    server: [192.168.111.1]\nroutes:\n  config:\n  - destination: 0.0.0.0/0\n    next-hop-address: 192.168.111.1\n    next-hop-interface: eno1\n",
+        )
+        .unwrap();
+        assert_eq!(files, again);
+    }
+
+    #[test]
+    fn what_nmstate_refuses_names_the_host_and_field() {
+        let error = convert("interfaces:\n- name: eno1\n  type: ethernet\n  colour: red\n")
+            .unwrap_err()
+            .to_string();
+        assert!(error.contains("hosts[0].networkConfig"), "{error}");
+        assert!(error.contains("host h:"), "{error}");
+        assert!(error.contains("colour"), "{error}");
+    }
+}

@@ -1,0 +1,163 @@
+//! Static networking: each host's network read from a hosts file (the agent installer's
+//! `agent-config.yaml`, or a bootgen hosts file of the same shape), converted offline to
+//! NetworkManager keyfiles, checked against the cluster before anything boots, and placed in
+//! the configs the nodes boot from.
+//!
+//! ```
+//! let text = "hosts:\n- hostname: sno\n  role: master\n  interfaces:\n  - name: eno1\n    macAddress: 52:54:00:00:00:01\n  networkConfig:\n    interfaces:\n    - name: eno1\n      type: ethernet\n      state: up\n      ipv4:\n        enabled: true\n        dhcp: true\n";
+//! let hosts = bootgen::network::parse_hosts(text, "agent-config.yaml")?;
+//! let files = bootgen::network::host_keyfiles(&hosts.hosts[0]);
+//! assert_eq!(files[0].0, "eno1.nmconnection");
+//! # Ok::<(), bootgen::Error>(())
+//! ```
+
+mod cluster;
+mod convert;
+mod hosts;
+mod keyfile;
+mod placement;
+mod settings;
+mod source;
+#[cfg(test)]
+mod tests;
+
+pub use cluster::check_hosts;
+pub use convert::{Keyfile, KEYFILE_SUFFIX};
+pub use hosts::{HostInterface, Role, RootDeviceHints};
+pub(crate) use keyfile::parse_groups;
+pub use keyfile::read_user_keyfile;
+pub use placement::{
+    bootstrap_files, host_config_files, NodeFile, KEYFILE_DIR, SELECT_SCRIPT, SELECT_UNIT,
+};
+pub use settings::{HostNetwork, NetInterface, Route, StaticAddress, CONVERTED_KINDS};
+
+use crate::config::Warning;
+use crate::error::{Error, Result};
+use source::Source;
+use std::path::Path;
+
+/// A hosts file, read and converted.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct Hosts {
+    /// The file name shown in messages.
+    pub source_name: String,
+    /// The hosts, in the file's order.
+    pub hosts: Vec<Host>,
+    /// Keys nobody reads, with their line.
+    pub warnings: Vec<Warning>,
+    /// The text, for the lines of later messages.
+    text: String,
+}
+
+/// One host.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[non_exhaustive]
+pub struct Host {
+    /// Its host name.
+    pub hostname: String,
+    /// Its role; `None` when the file leaves it out (a single node's host may).
+    pub role: Option<Role>,
+    /// Its interfaces by name and MAC.
+    pub interfaces: Vec<HostInterface>,
+    /// Where media install it, when given.
+    pub root_device_hints: Option<RootDeviceHints>,
+    /// What its `networkConfig` states (empty without one: DHCP).
+    pub network: HostNetwork,
+    /// Its keyfiles, converted from `networkConfig`, sorted by name.
+    pub keyfiles: Vec<Keyfile>,
+    /// Its index in the file's `hosts`, for messages.
+    #[serde(skip)]
+    index: usize,
+}
+
+/// A host's keyfiles as (file name, contents): what goes into
+/// `/etc/NetworkManager/system-connections/` on the installed system, or into
+/// `/etc/coreos-firstboot-network/` of a live medium.
+pub fn host_keyfiles(host: &Host) -> Vec<(String, String)> {
+    host.keyfiles
+        .iter()
+        .map(|k| (k.name.clone(), k.contents.clone()))
+        .collect()
+}
+
+/// Reads and converts a hosts file.
+pub fn load_hosts(path: &Path) -> Result<Hosts> {
+    let text = std::fs::read_to_string(path).map_err(|e| Error::io("cannot read", path, e))?;
+    parse_hosts(&text, &path.display().to_string())
+}
+
+/// Parses and converts hosts-file text (`source_name` is used in messages): every host named,
+/// its interfaces with MACs unique across the file, its `networkConfig` converted; what cannot
+/// be is refused naming the host and field.
+pub fn parse_hosts(text: &str, source_name: &str) -> Result<Hosts> {
+    let source = Source {
+        name: source_name,
+        text,
+    };
+    let (document, warnings) = hosts::read_document(&source)?;
+    let mut out: Vec<Host> = Vec::new();
+    for (index, raw) in document.hosts.iter().enumerate() {
+        let hostname = hosts::hostname(&source, index, raw)?;
+        if out.iter().any(|h| h.hostname == hostname) {
+            return Err(source.error(
+                &format!("hosts.{index}.hostname"),
+                None,
+                format!("host {hostname} is listed twice"),
+            ));
+        }
+        let role = hosts::role(&source, index, &hostname, raw)?;
+        let interfaces = hosts::interfaces(&source, index, &hostname, raw)?;
+        for (k, interface) in interfaces.iter().enumerate() {
+            let owner = out.iter().find(|h| {
+                h.interfaces
+                    .iter()
+                    .any(|i| i.mac_address == interface.mac_address)
+            });
+            if let Some(owner) = owner {
+                return Err(source.error(
+                    &format!("hosts.{index}.interfaces.{k}.macAddress"),
+                    Some(&hostname),
+                    format!(
+                        "MAC {} is also host {}'s: each MAC belongs to one host",
+                        interface.mac_address, owner.hostname
+                    ),
+                ));
+            }
+        }
+        let (network, keyfiles) = match &raw.network_config {
+            None => (HostNetwork::default(), Vec::new()),
+            Some(config) => (
+                settings::read(&source, index, &hostname, config, &interfaces)?,
+                convert::keyfiles(&source, index, &hostname, config)?,
+            ),
+        };
+        out.push(Host {
+            hostname,
+            role,
+            interfaces,
+            root_device_hints: raw.root_device_hints.clone(),
+            network,
+            keyfiles,
+            index,
+        });
+    }
+    if out.is_empty() {
+        return Err(source.error("hosts", None, "lists no host"));
+    }
+    Ok(Hosts {
+        source_name: source_name.to_string(),
+        hosts: out,
+        warnings,
+        text: text.to_string(),
+    })
+}
+
+impl Hosts {
+    fn source(&self) -> Source<'_> {
+        Source {
+            name: &self.source_name,
+            text: &self.text,
+        }
+    }
+}

@@ -1,0 +1,277 @@
+//! The hosts reader and the checks against the cluster, on the fixtures of
+//! `fixtures/network/`: each mistake is refused naming the host and the field.
+
+use super::*;
+use crate::config;
+use crate::model::Model;
+
+fn fixture(name: &str) -> String {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../fixtures/network")
+        .join(name);
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+fn model(install_config: &str) -> Model {
+    let loaded = config::parse(install_config, "install-config.yaml").unwrap();
+    Model::new(&loaded, &Default::default()).unwrap()
+}
+
+fn cluster() -> Model {
+    model(&fixture("install-config.yaml"))
+}
+
+/// The error checking `hosts` (read or against the cluster) gives.
+fn refusal(hosts: &str, model: &Model) -> String {
+    match parse_hosts(hosts, "agent-config.yaml") {
+        Err(error) => error.to_string(),
+        Ok(hosts) => check_hosts(&hosts, model)
+            .map(|w| format!("accepted, warnings: {w:?}"))
+            .unwrap_or_else(|e| e.to_string()),
+    }
+}
+
+#[test]
+fn the_cluster_fixture_reads_converts_and_passes_every_check() {
+    let hosts = parse_hosts(&fixture("agent-config.yaml"), "agent-config.yaml").unwrap();
+    assert!(hosts.warnings.is_empty(), "{:?}", hosts.warnings);
+    let names: Vec<&str> = hosts.hosts.iter().map(|h| h.hostname.as_str()).collect();
+    assert_eq!(names, ["bootstrap", "master-0", "master-1", "master-2"]);
+    let files: Vec<String> = host_keyfiles(&hosts.hosts[1])
+        .into_iter()
+        .map(|(name, _)| name)
+        .collect();
+    assert_eq!(
+        files,
+        [
+            "bond0.300.nmconnection",
+            "bond0.nmconnection",
+            "eno1.nmconnection",
+            "eno2.nmconnection"
+        ]
+    );
+    let master2 = &hosts.hosts[3].network.interfaces[0];
+    assert_eq!(master2.addresses.len(), 2, "dual-stack: {master2:?}");
+    assert_eq!(
+        hosts.hosts[1]
+            .root_device_hints
+            .as_ref()
+            .and_then(|h| h.device_name.as_deref()),
+        Some("/dev/sda")
+    );
+    assert_eq!(check_hosts(&hosts, &cluster()).unwrap(), Vec::new());
+}
+
+#[test]
+fn each_mistake_is_refused_naming_the_host_and_the_field() {
+    let text = fixture("agent-config.yaml");
+    let cluster = cluster();
+    let cases: &[(&str, &str, &str, &[&str])] = &[
+        (
+            "two hosts with one address",
+            "ip: 192.168.111.22",
+            "ip: 192.168.111.21",
+            &["hosts[3].networkConfig.interfaces[0].ipv4.address[0].ip", "host master-2:", "also host master-1's"],
+        ),
+        (
+            "the bootstrap's address a control-plane host's",
+            "ip: 192.168.111.10",
+            "ip: 192.168.111.20",
+            &["hosts[1].networkConfig.interfaces[1].ipv4.address[0].ip", "host master-0:", "also host bootstrap's", "bootstrap host"],
+        ),
+        (
+            "one MAC on two hosts",
+            "macAddress: 02:00:00:00:03:01",
+            "macAddress: 02:00:00:00:02:02",
+            &["hosts[3].interfaces[0].macAddress", "host master-2:", "also host master-1's"],
+        ),
+        (
+            "an interface networkConfig names that the host does not list",
+            "- name: eno1\n    macAddress: 02:00:00:00:03:01",
+            "- name: eno9\n    macAddress: 02:00:00:00:03:01",
+            &["hosts[3].networkConfig.interfaces[0].name", "host master-2:", "eno1 is not among the host's interfaces"],
+        ),
+        (
+            "an address in no machine network",
+            "ip: 192.168.111.22",
+            "ip: 192.168.112.22",
+            &["hosts[3].networkConfig.interfaces[0].ipv4.address[0].ip", "host master-2:", "in no machine network"],
+        ),
+        (
+            "a gateway outside its subnet",
+            "next-hop-address: 192.168.111.1\n        next-hop-interface: eno1\n        table-id: 254\n      - destination: ::/0",
+            "next-hop-address: 192.168.112.1\n        next-hop-interface: eno1\n        table-id: 254\n      - destination: ::/0",
+            &["hosts[3].networkConfig.routes.config[0].next-hop-address", "host master-2:", "outside the subnet"],
+        ),
+        (
+            "no DNS server where every interface is static",
+            "        - 192.168.111.1\n        - fd2e:6f44:5dd8:c956::1\n",
+            "",
+            &["hosts[3].networkConfig.dns-resolver.config.server", "host master-2:", "no DNS server"],
+        ),
+        (
+            "fewer control-plane hosts than replicas",
+            "- hostname: master-2\n  role: master",
+            "- hostname: master-2\n  role: worker",
+            &["`hosts`", "2 host(s) with role master", "controlPlane.replicas is 3"],
+        ),
+        (
+            "a role missing among several hosts",
+            "- hostname: master-2\n  role: master\n",
+            "- hostname: master-2\n",
+            &["hosts[3].role", "host master-2:", "is required"],
+        ),
+        (
+            "an interface kind bootgen does not convert",
+            "type: vlan",
+            "type: ovs-bridge",
+            &["hosts[1].networkConfig.interfaces[1].type", "host master-0:", "does not convert `ovs-bridge`"],
+        ),
+        (
+            "an interface name that is a path",
+            "    - name: bond0.300\n      type: vlan",
+            "    - name: ../../x\n      type: vlan",
+            &["hosts[1].networkConfig.interfaces[1].name", "host master-0:", "is not an interface name"],
+        ),
+        (
+            "a key nmstate does not know",
+            "      type: ethernet\n      state: up\n      ipv4:\n        enabled: true\n        dhcp: false\n        address:\n        - ip: 192.168.111.22",
+            "      type: ethernet\n      state: up\n      colour: red\n      ipv4:\n        enabled: true\n        dhcp: false\n        address:\n        - ip: 192.168.111.22",
+            &["hosts[3].networkConfig", "host master-2:", "nmstate cannot convert it", "colour"],
+        ),
+    ];
+    for (what, from, to, fragments) in cases {
+        assert!(text.contains(from), "{what}: the fixture has no `{from}`");
+        let error = refusal(&text.replacen(from, to, 1), &cluster);
+        for fragment in *fragments {
+            assert!(
+                error.contains(fragment),
+                "{what}: `{fragment}` not in: {error}"
+            );
+        }
+    }
+}
+
+#[test]
+fn an_ipv6_host_needs_a_cluster_with_ipv6() {
+    let single = model(&fixture("single-node/install-config.yaml"));
+    let error = refusal(&fixture("ipv6-only.yaml"), &single);
+    assert!(
+        error.contains("hosts[0].networkConfig.interfaces[0].ipv6.address[0].ip"),
+        "{error}"
+    );
+    assert!(error.contains("host master-0: fd00:10::20 is an IPv6 address, and the cluster has no IPv6 machine network"), "{error}");
+    let ipv6 = model(
+        &std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../fixtures/install-configs/valid/ipv6.yaml"
+        ))
+        .unwrap(),
+    );
+    let hosts = parse_hosts(&fixture("ipv6-only.yaml"), "ipv6-only.yaml").unwrap();
+    // One host of three replicas: the count is wrong, the address is not.
+    let error = check_hosts(&hosts, &ipv6).unwrap_err().to_string();
+    assert!(error.contains("1 host(s) with role master"), "{error}");
+}
+
+#[test]
+fn a_vip_is_no_host_address() {
+    let vsphere = model(
+        &std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../fixtures/install-configs/valid/vsphere.yaml"
+        ))
+        .unwrap(),
+    );
+    let text = "hosts:\n- hostname: m0\n  role: master\n  interfaces:\n  - name: eno1\n    macAddress: 02:00:00:00:00:09\n  networkConfig:\n    interfaces:\n    - name: eno1\n      type: ethernet\n      ipv4:\n        enabled: true\n        address:\n        - ip: 10.0.0.5\n          prefix-length: 24\n    dns-resolver:\n      config:\n        server: [10.0.0.1]\n";
+    let error = refusal(text, &vsphere);
+    assert!(
+        error.contains("host m0: 10.0.0.5 is one of the cluster's VIPs"),
+        "{error}"
+    );
+}
+
+#[test]
+fn replicas_left_open_warn_and_unknown_keys_warn_with_their_line() {
+    let open = fixture("install-config.yaml").replace("  replicas: 3\n", "");
+    let text = fixture("agent-config.yaml")
+        .replacen(
+            "- hostname: master-2\n  role: master",
+            "- hostname: master-2\n  role: bootstrap",
+            1,
+        )
+        .replacen(
+            "rendezvousIP: 192.168.111.20\n",
+            "rendezvousIP: 192.168.111.20\nhostz: []\n",
+            1,
+        );
+    let hosts = parse_hosts(&text, "agent-config.yaml").unwrap();
+    assert_eq!(hosts.warnings.len(), 1, "{:?}", hosts.warnings);
+    assert_eq!(hosts.warnings[0].field, "hostz");
+    assert_eq!(hosts.warnings[0].line, Some(6));
+    let warnings = check_hosts(&hosts, &model(&open)).unwrap();
+    assert!(
+        warnings
+            .iter()
+            .any(|w| w.message.contains("2 host(s) with role master")
+                && w.message.contains("leaves it open")),
+        "{warnings:?}"
+    );
+}
+
+#[test]
+fn the_bootstrap_config_places_one_host_directly_and_several_through_the_script() {
+    let hosts = parse_hosts(&fixture("agent-config.yaml"), "agent-config.yaml").unwrap();
+    let (files, unit) = bootstrap_files(Some(&hosts), &[], false).unwrap();
+    assert!(unit.is_none());
+    let paths: Vec<(&str, u32)> = files.iter().map(|f| (f.path.as_str(), f.mode)).collect();
+    assert_eq!(
+        paths,
+        [
+            (
+                "/etc/NetworkManager/system-connections/eno1.nmconnection",
+                0o600
+            ),
+            ("/etc/hostname", 0o644)
+        ]
+    );
+    // Two bootstrap candidates: both staged, chosen on the machine by MAC.
+    let two = fixture("agent-config.yaml").replacen(
+        "- hostname: master-2\n  role: master",
+        "- hostname: master-2\n  role: bootstrap",
+        1,
+    );
+    let hosts = parse_hosts(&two, "agent-config.yaml").unwrap();
+    let (files, unit) = bootstrap_files(Some(&hosts), &[], false).unwrap();
+    assert!(unit.is_some_and(|u| u.contains("Before=NetworkManager.service")));
+    let paths: Vec<&str> = files.iter().map(|f| f.path.as_str()).collect();
+    assert!(
+        paths.contains(&"/etc/bootgen/network/master-2/macs"),
+        "{paths:?}"
+    );
+    assert!(
+        paths.contains(&"/etc/bootgen/network/bootstrap/eno1.nmconnection"),
+        "{paths:?}"
+    );
+    assert!(paths.contains(&SELECT_SCRIPT), "{paths:?}");
+}
+
+#[test]
+fn a_user_keyfile_of_a_host_keyfile_name_is_refused() {
+    let hosts = parse_hosts(&fixture("agent-config.yaml"), "agent-config.yaml").unwrap();
+    let mine = Keyfile {
+        name: "eno1.nmconnection".into(),
+        contents: "[connection]\ntype=ethernet\n".into(),
+    };
+    let error = bootstrap_files(
+        Some(&hosts),
+        &[("mine/eno1.nmconnection".into(), mine)],
+        false,
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        error.contains("mine/eno1.nmconnection") && error.contains("another keyfile"),
+        "{error}"
+    );
+}

@@ -1,0 +1,664 @@
+//! Static networking (`bootgen ignition --hosts`, `--network-keyfile`), judged by the real
+//! tools: NetworkManager (`nmcli --offline`) reads every keyfile bootgen writes back with the
+//! same settings; `nmstatectl gc` given the same nmstate YAML writes the same settings; the real
+//! Ignition writes them with mode 0600; the MAC selection script, shellcheck-clean, keeps the
+//! right host in a root with fake interfaces. Fixtures: `fixtures/network/`.
+//!
+//! A missing tool skips its test with a message outside CI and fails it under CI (`CI` set).
+
+use std::collections::BTreeMap;
+use std::error::Error;
+use std::fs;
+use std::io::Write;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+use bootgen_conformance::{repo, BaseRoot, IgnitionView};
+
+type TestResult = Result<(), Box<dyn Error>>;
+
+/// Group name to its key/value pairs.
+type Settings = BTreeMap<String, BTreeMap<String, String>>;
+
+const KEYFILE_DIR: &str = "/etc/NetworkManager/system-connections/";
+const SCRIPT: &str = "/usr/local/bin/bootgen-select-network.sh";
+
+fn fixture(name: &str) -> PathBuf {
+    repo().join("fixtures/network").join(name)
+}
+
+/// Whether `tool` runs; outside CI a missing tool skips (saying so), under CI it fails.
+fn tool_present(tool: &str) -> bool {
+    let found = Command::new(tool)
+        .arg("--version")
+        .output()
+        .is_ok_and(|out| out.status.success());
+    if !found {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "CI must have {tool} (.ci/run installs it)"
+        );
+        eprintln!("SKIPPED: {tool} is not installed; run `bash .ci/run`");
+    }
+    found
+}
+
+/// A keyfile's groups and keys, read here (not by bootgen) so a bootgen bug cannot hide.
+fn settings(text: &str) -> Settings {
+    let mut out = Settings::new();
+    let mut group = String::new();
+    for line in text.lines().map(str::trim) {
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        if let Some(name) = line.strip_prefix('[').and_then(|l| l.strip_suffix(']')) {
+            group = name.to_string();
+            out.entry(group.clone()).or_default();
+        } else if let Some((key, value)) = line.split_once('=') {
+            out.entry(group.clone())
+                .or_default()
+                .insert(key.trim().to_string(), value.trim().to_string());
+        }
+    }
+    out
+}
+
+/// What NetworkManager reads from `keyfile`: `nmcli --offline connection modify` parses it
+/// from stdin and prints the profile back.
+fn read_by_network_manager(keyfile: &str) -> Result<Settings, Box<dyn Error>> {
+    let mut child = Command::new("nmcli")
+        .args(["--offline", "connection", "modify"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()?;
+    child
+        .stdin
+        .take()
+        .ok_or("no stdin")?
+        .write_all(keyfile.as_bytes())?;
+    let out = child.wait_with_output()?;
+    if !out.status.success() {
+        return Err(format!(
+            "NetworkManager refuses the keyfile: {}\n{keyfile}",
+            String::from_utf8_lossy(&out.stderr)
+        )
+        .into());
+    }
+    Ok(settings(&String::from_utf8(out.stdout)?))
+}
+
+/// Settings NetworkManager leaves out when it prints a profile back because they hold its
+/// default: not a difference.
+const NETWORK_MANAGER_DEFAULTS: &[(&str, &str, &str)] = &[
+    ("connection", "autoconnect", "true"),
+    ("connection", "autoconnect-slaves", "-1"),
+];
+
+/// Spellings NetworkManager reads as one value: (key, as written, as printed back).
+const SAME_VALUES: &[(&str, &str, &str)] = &[
+    ("type", "802-3-ethernet", "ethernet"),
+    ("addr-gen-mode", "0", "eui64"),
+    ("addr-gen-mode", "1", "stable-privacy"),
+];
+
+/// Settings in one spelling: lists without their closing `;`, the numbered `addressN`/`routeN`
+/// (and `routeN_options`) renumbered by order (NetworkManager prints them from 1), and the
+/// values of [`SAME_VALUES`] as NetworkManager prints them.
+fn normalized(settings: &Settings) -> Settings {
+    let mut out = Settings::new();
+    for (group, pairs) in settings {
+        let mut numbered: BTreeMap<(String, u32), Vec<(String, String)>> = BTreeMap::new();
+        let target = out.entry(group.clone()).or_default();
+        for (key, value) in pairs {
+            let mut value = value.trim_end_matches(';').to_string();
+            if let Some((_, _, printed)) = SAME_VALUES
+                .iter()
+                .find(|(k, written, _)| k == key && *written == value)
+            {
+                value = (*printed).to_string();
+            }
+            let stem = key.split('_').next().unwrap_or(key);
+            let prefix = stem.trim_end_matches(|c: char| c.is_ascii_digit());
+            match stem[prefix.len()..].parse::<u32>() {
+                Ok(n) if ["address", "route"].contains(&prefix) => numbered
+                    .entry((prefix.to_string(), n))
+                    .or_default()
+                    .push((key[stem.len()..].to_string(), value)),
+                _ => {
+                    target.insert(key.clone(), value);
+                }
+            }
+        }
+        let mut rank: BTreeMap<String, u32> = BTreeMap::new();
+        for ((prefix, _), keys) in numbered {
+            let position = rank.entry(prefix.clone()).or_default();
+            *position += 1;
+            for (suffix, value) in keys {
+                target.insert(format!("{prefix}{position}{suffix}"), value);
+            }
+        }
+    }
+    out
+}
+
+/// Every setting of `keyfile` that NetworkManager reads back differently (it adds defaults of
+/// its own, which are not differences).
+fn network_manager_differences(name: &str, keyfile: &str) -> Result<Vec<String>, Box<dyn Error>> {
+    let read = normalized(&read_by_network_manager(keyfile)?);
+    let mut problems = Vec::new();
+    for (group, pairs) in normalized(&settings(keyfile)) {
+        for (key, value) in pairs {
+            let back = read.get(&group).and_then(|g| g.get(&key));
+            let default =
+                NETWORK_MANAGER_DEFAULTS.contains(&(group.as_str(), key.as_str(), value.as_str()));
+            if back != Some(&value) && !(back.is_none() && default) {
+                problems.push(format!(
+                    "{name}: [{group}] {key}={value} read back as {back:?}"
+                ));
+            }
+        }
+    }
+    Ok(problems)
+}
+
+/// `bootgen ignition` for a fixture cluster, into `out`.
+fn ignition(out: &Path, install_config: &str, extra: &[&str]) -> Output {
+    bootgen_conformance::bootgen!()
+        .arg("ignition")
+        .arg("--install-config")
+        .arg(fixture(install_config))
+        .args(extra)
+        .arg("--output")
+        .arg(out)
+        .arg("--key-algorithm")
+        .arg("ecdsa-p256")
+        .output()
+        .unwrap()
+}
+
+fn succeeded(output: &Output) -> TestResult {
+    if output.status.success() {
+        return Ok(());
+    }
+    Err(format!(
+        "bootgen failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    )
+    .into())
+}
+
+fn text(view: &IgnitionView, path: &str) -> Result<String, Box<dyn Error>> {
+    let entry = view
+        .files
+        .get(path)
+        .ok_or(format!("{path} is not in the config"))?;
+    Ok(String::from_utf8(entry.expected(None))?)
+}
+
+/// A keyfile of a fixture host: (fixture and host, file name, contents).
+type FixtureKeyfile = (String, String, String);
+
+/// Every host's keyfiles of every fixture, as bootgen converts them.
+fn fixture_keyfiles() -> Result<Vec<FixtureKeyfile>, Box<dyn Error>> {
+    let mut out = Vec::new();
+    for name in [
+        "agent-config.yaml",
+        "bond-vlan.yaml",
+        "dual-stack.yaml",
+        "ipv6-only.yaml",
+        "single-node/agent-config.yaml",
+    ] {
+        let hosts = bootgen::network::load_hosts(&fixture(name))?;
+        for host in &hosts.hosts {
+            for (file, contents) in bootgen::network::host_keyfiles(host) {
+                out.push((format!("{name} {}", host.hostname), file, contents));
+            }
+        }
+    }
+    Ok(out)
+}
+
+#[test]
+fn network_manager_reads_every_fixture_keyfile_with_the_same_settings() -> TestResult {
+    if !tool_present("nmcli") {
+        return Ok(());
+    }
+    let keyfiles = fixture_keyfiles()?;
+    assert!(keyfiles.len() >= 10, "{keyfiles:?}");
+    let mut problems = Vec::new();
+    for (host, file, contents) in &keyfiles {
+        problems.extend(network_manager_differences(
+            &format!("{host} {file}"),
+            contents,
+        )?);
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+    Ok(())
+}
+
+#[test]
+fn nmstatectl_gc_writes_the_same_settings_from_the_same_yaml() -> TestResult {
+    if !tool_present("nmstatectl") {
+        return Ok(());
+    }
+    let dir = tempfile::tempdir()?;
+    let mut compared = 0;
+    for name in [
+        "agent-config.yaml",
+        "bond-vlan.yaml",
+        "dual-stack.yaml",
+        "ipv6-only.yaml",
+        "single-node/agent-config.yaml",
+    ] {
+        let document: serde_yaml_ng::Value =
+            serde_yaml_ng::from_str(&fs::read_to_string(fixture(name))?)?;
+        let hosts = bootgen::network::load_hosts(&fixture(name))?;
+        for (k, host) in hosts.hosts.iter().enumerate() {
+            let yaml = serde_yaml_ng::to_string(&document["hosts"][k]["networkConfig"])?;
+            let path = dir.path().join(format!("{}.yaml", host.hostname));
+            fs::write(&path, yaml)?;
+            let out = Command::new("nmstatectl").arg("gc").arg(&path).output()?;
+            assert!(
+                out.status.success(),
+                "nmstatectl gc {name} {}: {}",
+                host.hostname,
+                String::from_utf8_lossy(&out.stderr)
+            );
+            // `NetworkManager:` is a list of [file name, contents] pairs.
+            let generated: serde_yaml_ng::Value = serde_yaml_ng::from_slice(&out.stdout)?;
+            let theirs: BTreeMap<String, Settings> = generated["NetworkManager"]
+                .as_sequence()
+                .ok_or("nmstatectl gc printed no NetworkManager list")?
+                .iter()
+                .map(|pair| {
+                    (
+                        pair[0].as_str().unwrap_or_default().to_string(),
+                        settings(pair[1].as_str().unwrap_or_default()),
+                    )
+                })
+                .collect();
+            let ours: BTreeMap<String, Settings> = bootgen::network::host_keyfiles(host)
+                .into_iter()
+                .map(|(file, contents)| (file, settings(&contents)))
+                .collect();
+            assert_eq!(ours, theirs, "{name} host {}", host.hostname);
+            compared += ours.len();
+        }
+    }
+    assert!(compared >= 10);
+    Ok(())
+}
+
+#[test]
+fn the_bootstrap_host_gets_its_keyfile_and_name_and_ignition_writes_them_0600() -> TestResult {
+    let out = tempfile::tempdir()?;
+    let hosts = fixture("agent-config.yaml");
+    succeeded(&ignition(
+        out.path(),
+        "install-config.yaml",
+        &["--hosts", hosts.to_str().ok_or("path")?],
+    ))?;
+    let config = out.path().join("bootstrap.ign");
+    let view = IgnitionView::load(&config)?;
+    let keyfile = format!("{KEYFILE_DIR}eno1.nmconnection");
+    assert_eq!(view.files[&keyfile].mode, 0o600);
+    assert!(text(&view, &keyfile)?.contains("address0=192.168.111.10/24"));
+    assert_eq!(text(&view, "/etc/hostname")?, "bootstrap\n");
+    // One bootstrap host: its files directly, no selection script.
+    assert!(!view.files.contains_key(SCRIPT));
+    // Each control-plane host: its own config beside master.ign, the pointer plus its network.
+    for (host, address) in [
+        ("master-0", "192.168.111.20"),
+        ("master-1", "192.168.111.21"),
+        ("master-2", "192.168.111.22"),
+    ] {
+        let path = out.path().join(format!("hosts/{host}.ign"));
+        assert_eq!(fs::metadata(&path)?.permissions().mode() & 0o7777, 0o600);
+        let json: serde_json::Value = serde_json::from_slice(&fs::read(&path)?)?;
+        assert_eq!(
+            json["ignition"]["config"]["merge"][0]["source"],
+            "https://api-int.static.lab.example.org:22623/config/master"
+        );
+        let (valid, report) = bootgen_conformance::ignition_validate(&path);
+        assert!(valid, "{host}: {report}");
+        let host_view = IgnitionView::load(&path)?;
+        assert_eq!(text(&host_view, "/etc/hostname")?, format!("{host}\n"));
+        let keyfiles: Vec<&String> = host_view
+            .files
+            .keys()
+            .filter(|p| p.starts_with(KEYFILE_DIR))
+            .collect();
+        assert!(
+            keyfiles.iter().all(|k| host_view.files[*k].mode == 0o600),
+            "{keyfiles:?}"
+        );
+        let all: String = keyfiles
+            .iter()
+            .map(|k| text(&host_view, k))
+            .collect::<Result<_, _>>()?;
+        assert!(
+            all.contains(&format!("address0={address}/")),
+            "{host}: {all}"
+        );
+    }
+    assert_eq!(
+        IgnitionView::load(&out.path().join("hosts/master-0.ign"))?
+            .files
+            .keys()
+            .filter(|p| p.starts_with(KEYFILE_DIR))
+            .count(),
+        4,
+        "bond, VLAN and two ports"
+    );
+    // inspect shows each host's interfaces and addresses.
+    let inspected = bootgen_conformance::bootgen!()
+        .arg("inspect")
+        .arg(out.path().join("hosts/master-0.ign"))
+        .output()?;
+    let shown = String::from_utf8(inspected.stdout)?;
+    assert!(
+        inspected.status.success(),
+        "{}",
+        String::from_utf8_lossy(&inspected.stderr)
+    );
+    let vlan = shown
+        .lines()
+        .find(|l| l.contains("bond0.300 "))
+        .ok_or(format!("no bond0.300 in:\n{shown}"))?;
+    for expected in ["vlan", "192.168.111.20/24", "192.168.111.1"] {
+        assert!(vlan.contains(expected), "{expected} not in {vlan}");
+    }
+    // The golden view shows each host's config with its keyfiles.
+    let golden = bootgen_conformance::bootgen!()
+        .args(["inspect", "--golden"])
+        .arg(out.path())
+        .output()?;
+    let golden_view = String::from_utf8(golden.stdout)?;
+    let master2 = golden_view
+        .split("######## ")
+        .find(|s| s.starts_with("hosts/master-2.ign"))
+        .ok_or("no hosts/master-2.ign in the golden view")?;
+    assert!(
+        master2.contains("address0=fd2e:6f44:5dd8:c956::22/64"),
+        "{master2}"
+    );
+    // The per-host configs are bootgen's output: packed with the rest.
+    let tarball = out.path().join("../static.tar.gz");
+    let packed = bootgen_conformance::bootgen!()
+        .arg("package")
+        .arg(out.path())
+        .arg("-o")
+        .arg(&tarball)
+        .output()?;
+    assert!(
+        packed.status.success(),
+        "{}",
+        String::from_utf8_lossy(&packed.stderr)
+    );
+    fs::remove_file(&tarball)?;
+    if tool_present("nmcli") {
+        let problems = network_manager_differences(&keyfile, &text(&view, &keyfile)?)?;
+        assert!(problems.is_empty(), "{problems:?}");
+    }
+    let Some(root) = BaseRoot::new().apply(&config)? else {
+        return Ok(());
+    };
+    let written = root.join(&keyfile);
+    assert_eq!(fs::metadata(&written)?.permissions().mode() & 0o7777, 0o600);
+    assert_eq!(fs::read_to_string(&written)?, text(&view, &keyfile)?);
+    assert_eq!(
+        fs::read_to_string(root.join("/etc/hostname"))?,
+        "bootstrap\n"
+    );
+    Ok(())
+}
+
+/// Writes the config's files under `root` as Ignition would (contents and modes), so the script
+/// runs the same with or without root privileges.
+fn lay_out(view: &IgnitionView, root: &Path) -> TestResult {
+    for (path, entry) in &view.files {
+        let target = root.join(path.trim_start_matches('/'));
+        fs::create_dir_all(target.parent().ok_or("no parent")?)?;
+        fs::write(&target, entry.expected(None))?;
+        fs::set_permissions(&target, fs::Permissions::from_mode(entry.mode))?;
+    }
+    Ok(())
+}
+
+/// Fake interfaces: `/sys/class/net/NAME/address` under `root`.
+fn fake_interfaces(root: &Path, interfaces: &[(&str, &str)]) -> TestResult {
+    for (name, mac) in interfaces {
+        let dir = root.join("sys/class/net").join(name);
+        fs::create_dir_all(&dir)?;
+        fs::write(dir.join("address"), format!("{mac}\n"))?;
+    }
+    Ok(())
+}
+
+fn run_script(root: &Path) -> Result<Output, Box<dyn Error>> {
+    Ok(Command::new("bash")
+        .arg(root.join(SCRIPT.trim_start_matches('/')))
+        .env("BOOTGEN_NETWORK_ROOT", root)
+        .output()?)
+}
+
+#[test]
+fn the_single_node_keeps_the_network_of_the_host_whose_mac_is_present() -> TestResult {
+    let out = tempfile::tempdir()?;
+    let hosts = fixture("single-node/agent-config.yaml");
+    succeeded(&ignition(
+        out.path(),
+        "single-node/install-config.yaml",
+        &["--hosts", hosts.to_str().ok_or("path")?],
+    ))?;
+    let config = out.path().join("bootstrap-in-place-for-live-iso.ign");
+    let view = IgnitionView::load(&config)?;
+    // The live ISO may boot on any machine: the host is chosen by MAC, before NetworkManager.
+    let unit = view
+        .units
+        .get("bootgen-select-network.service")
+        .ok_or("no selection unit")?;
+    assert_eq!(unit.enabled, Some(true));
+    assert!(unit
+        .contents
+        .as_deref()
+        .unwrap_or_default()
+        .contains("Before=NetworkManager.service"));
+    assert_eq!(view.files[SCRIPT].mode, 0o755);
+    if tool_present("shellcheck") {
+        let dir = tempfile::tempdir()?;
+        let script = dir.path().join("select.sh");
+        fs::write(&script, text(&view, SCRIPT)?)?;
+        let check = Command::new("shellcheck")
+            .arg("--severity=style")
+            .arg(&script)
+            .output()?;
+        assert!(
+            check.status.success(),
+            "{}",
+            String::from_utf8_lossy(&check.stdout)
+        );
+    }
+
+    let inspected = bootgen_conformance::bootgen!()
+        .arg("inspect")
+        .arg(&config)
+        .output()?;
+    let shown = String::from_utf8(inspected.stdout)?;
+    assert!(
+        shown
+            .lines()
+            .any(|l| l.contains("edge2") && l.contains("enp1s0") && l.contains("192.168.7.20/24")),
+        "{shown}"
+    );
+
+    // A machine with the host's NIC, and another without it.
+    let matching = tempfile::tempdir()?;
+    lay_out(&view, matching.path())?;
+    fake_interfaces(
+        matching.path(),
+        &[("lo", "00:00:00:00:00:00"), ("enp1s0", "02:00:00:00:07:0a")],
+    )?;
+    let ran = run_script(matching.path())?;
+    assert!(
+        ran.status.success(),
+        "{}",
+        String::from_utf8_lossy(&ran.stderr)
+    );
+    let keyfile = matching
+        .path()
+        .join("etc/NetworkManager/system-connections/enp1s0.nmconnection");
+    assert_eq!(fs::metadata(&keyfile)?.permissions().mode() & 0o7777, 0o600);
+    let staged = text(&view, "/etc/bootgen/network/edge2/enp1s0.nmconnection")?;
+    assert_eq!(fs::read_to_string(&keyfile)?, staged);
+
+    // The same machine whose kernel calls the NIC ens3 (MAC in capitals): the keyfile follows.
+    let renamed = tempfile::tempdir()?;
+    lay_out(&view, renamed.path())?;
+    fake_interfaces(
+        renamed.path(),
+        &[("lo", "00:00:00:00:00:00"), ("ens3", "02:00:00:00:07:0A")],
+    )?;
+    let ran = run_script(renamed.path())?;
+    assert!(
+        ran.status.success(),
+        "{}",
+        String::from_utf8_lossy(&ran.stderr)
+    );
+    let keyfile = renamed
+        .path()
+        .join("etc/NetworkManager/system-connections/enp1s0.nmconnection");
+    assert_eq!(fs::metadata(&keyfile)?.permissions().mode() & 0o7777, 0o600);
+    let written = fs::read_to_string(&keyfile)?;
+    assert_eq!(
+        written,
+        staged.replace("interface-name=enp1s0\n", "interface-name=ens3\n")
+    );
+    assert!(written.contains("address0=192.168.7.20/24"));
+    if tool_present("nmcli") {
+        let problems = network_manager_differences("renamed", &written)?;
+        assert!(problems.is_empty(), "{problems:?}");
+    }
+    assert_eq!(
+        fs::read_to_string(matching.path().join("etc/hostname"))?,
+        "edge2\n"
+    );
+
+    // A machine without it stays on DHCP: nothing is copied, and the boot goes on.
+    let other = tempfile::tempdir()?;
+    lay_out(&view, other.path())?;
+    fake_interfaces(other.path(), &[("enp1s0", "02:00:00:00:99:99")])?;
+    let ran = run_script(other.path())?;
+    assert!(
+        ran.status.success(),
+        "{}",
+        String::from_utf8_lossy(&ran.stderr)
+    );
+    assert!(String::from_utf8_lossy(&ran.stderr).contains("left to DHCP"));
+    assert!(!other
+        .path()
+        .join("etc/NetworkManager/system-connections")
+        .exists());
+
+    // The real Ignition writes the staged keyfiles 0600 and the script 0755.
+    let Some(root) = BaseRoot::new().apply(&config)? else {
+        return Ok(());
+    };
+    let staged = root.join("/etc/bootgen/network/edge2/enp1s0.nmconnection");
+    assert_eq!(fs::metadata(&staged)?.permissions().mode() & 0o7777, 0o600);
+    assert_eq!(
+        fs::metadata(root.join(SCRIPT))?.permissions().mode() & 0o7777,
+        0o755
+    );
+    Ok(())
+}
+
+#[test]
+fn a_users_keyfile_is_placed_0600_and_a_broken_one_refused_naming_its_file_and_line() -> TestResult
+{
+    let dir = tempfile::tempdir()?;
+    let good = dir.path().join("storage.nmconnection");
+    fs::write(&good, "[connection]\nid=storage\ntype=ethernet\ninterface-name=eno3\n\n[ipv4]\nmethod=manual\naddress1=10.0.5.20/24\n")?;
+    let out = dir.path().join("out");
+    succeeded(&ignition(
+        &out,
+        "install-config.yaml",
+        &["--network-keyfile", good.to_str().ok_or("path")?],
+    ))?;
+    let view = IgnitionView::load(&out.join("bootstrap.ign"))?;
+    let placed = format!("{KEYFILE_DIR}storage.nmconnection");
+    assert_eq!(view.files[&placed].mode, 0o600);
+    assert_eq!(text(&view, &placed)?, fs::read_to_string(&good)?);
+
+    let bad = dir.path().join("broken.nmconnection");
+    fs::write(
+        &bad,
+        "[connection]\nid=x\ntype=ethernet\nthis is no setting\n",
+    )?;
+    let refused = ignition(
+        &dir.path().join("out2"),
+        "install-config.yaml",
+        &["--network-keyfile", bad.to_str().ok_or("path")?],
+    );
+    assert_eq!(refused.status.code(), Some(1));
+    let message = String::from_utf8_lossy(&refused.stderr);
+    assert!(message.contains("broken.nmconnection:4"), "{message}");
+    Ok(())
+}
+
+#[test]
+fn a_mistake_in_the_hosts_file_exits_1_naming_the_host_and_field() -> TestResult {
+    let dir = tempfile::tempdir()?;
+    let hosts = dir.path().join("agent-config.yaml");
+    let text = fs::read_to_string(fixture("agent-config.yaml"))?.replacen(
+        "ip: 192.168.111.22",
+        "ip: 192.168.111.21",
+        1,
+    );
+    fs::write(&hosts, text)?;
+    let refused = ignition(
+        &dir.path().join("out"),
+        "install-config.yaml",
+        &["--hosts", hosts.to_str().ok_or("path")?],
+    );
+    assert_eq!(refused.status.code(), Some(1));
+    let message = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        message.contains("hosts[3].networkConfig.interfaces[0].ipv4.address[0].ip"),
+        "{message}"
+    );
+    assert!(
+        message.contains("host master-2: 192.168.111.21 is also host master-1's address"),
+        "{message}"
+    );
+    assert!(!dir.path().join("out/bootstrap.ign").exists());
+    Ok(())
+}
+
+#[test]
+fn a_static_single_node_before_4_11_is_warned_that_its_installed_system_gets_dhcp() -> TestResult {
+    let dir = tempfile::tempdir()?;
+    let hosts = fixture("single-node/agent-config.yaml");
+    let hosts = hosts.to_str().ok_or("path")?;
+    let old = ignition(
+        &dir.path().join("old"),
+        "single-node/install-config.yaml",
+        &["--hosts", hosts, "--release-version", "4.10.0"],
+    );
+    succeeded(&old)?;
+    let warned = String::from_utf8_lossy(&old.stderr);
+    assert!(
+        warned.contains("agent-config.yaml: `hosts`: the installer of 4.10 does not copy"),
+        "{warned}"
+    );
+    let new = ignition(
+        &dir.path().join("new"),
+        "single-node/install-config.yaml",
+        &["--hosts", hosts],
+    );
+    succeeded(&new)?;
+    assert!(!String::from_utf8_lossy(&new.stderr).contains("does not copy"));
+    Ok(())
+}
