@@ -1,5 +1,6 @@
 //! Generate or reuse: load what a tls directory has, decide per certificate whether to keep,
-//! issue or re-issue it, generate the missing keys in parallel, then sign.
+//! issue or re-issue it, generate the missing keys in parallel, import (with every check) the
+//! reused keys that sign or get a certificate now, then sign.
 
 use std::path::Path;
 
@@ -9,7 +10,8 @@ use time::OffsetDateTime;
 use super::cert::{CertInfo, San};
 use super::issue::{issue_leaf, self_signed_ca, Authority};
 use super::keys::{verify_signature, PrivateKey};
-use super::store::{load_certified, load_key_pair, Stored};
+use super::record::KeyRecord;
+use super::store::{invalid, key_path, load_certified, load_key_pair, Stored};
 use super::table::{
     LeafSpec, Sans, BOOTSTRAP_SSH, LEAVES, SERVICE_ACCOUNT, SERVICE_NETWORK_DNS_NAMES, SIGNERS,
 };
@@ -41,23 +43,35 @@ enum Plan {
 
 pub(crate) fn build(req: &PkiRequest, tls_dir: Option<&Path>) -> Result<Built, PkiError> {
     let now = whole_seconds_utc(req.now)?;
+    let record = KeyRecord::read(tls_dir);
     let signers: Vec<Stored> = SIGNERS
         .iter()
-        .map(|s| load_certified(tls_dir, s.name))
+        .map(|s| load_certified(tls_dir, s.name, &record))
         .collect::<Result<_, _>>()?;
     let leaves: Vec<Stored> = LEAVES
         .iter()
-        .map(|l| load_certified(tls_dir, l.name))
+        .map(|l| load_certified(tls_dir, l.name, &record))
         .collect::<Result<_, _>>()?;
-    let service_account =
-        load_key_pair(tls_dir, SERVICE_ACCOUNT, &format!("{SERVICE_ACCOUNT}.pub"))?;
-    let ssh = load_key_pair(tls_dir, BOOTSTRAP_SSH, &format!("{BOOTSTRAP_SSH}.pub"))?;
+    let service_account = load_key_pair(
+        tls_dir,
+        SERVICE_ACCOUNT,
+        &format!("{SERVICE_ACCOUNT}.pub"),
+        &record,
+    )?;
+    let ssh = load_key_pair(
+        tls_dir,
+        BOOTSTRAP_SSH,
+        &format!("{BOOTSTRAP_SSH}.pub"),
+        &record,
+    )?;
     let reusing = signers.iter().chain(&leaves).any(|s| s.key.is_some())
         || service_account.is_some()
         || ssh.is_some();
 
     check_authorities(&signers, now, tls_dir)?;
     let plans = plan_leaves(req, &signers, &leaves, now)?;
+    // Which leaves get a certificate now: their keys, and their CAs' keys, are imported first.
+    let issuing: Vec<bool> = plans.iter().map(|p| !matches!(p, Plan::Keep)).collect();
     let mut notices = Vec::new();
 
     // Keys: reuse what exists, generate the rest at once on all cores.
@@ -89,7 +103,16 @@ pub(crate) fn build(req: &PkiRequest, tls_dir: Option<&Path>) -> Result<Built, P
             stored.key.is_some() && stored.cert.is_none(),
             format!("re-created the certificate of CA {name} for its existing key"),
         );
-        signer_keys.push((take_key(stored.key, name)?, stored.cert));
+        let signs = stored.cert.is_none()
+            || LEAVES
+                .iter()
+                .zip(&issuing)
+                .any(|(leaf, &issued)| issued && leaf.issuer == name);
+        let mut key = take_key(stored.key, name)?;
+        if signs {
+            import(&mut key, tls_dir, name)?;
+        }
+        signer_keys.push((key, stored.cert));
     }
     let mut leaf_keys = Vec::with_capacity(LEAVES.len());
     for (spec, stored) in LEAVES.iter().zip(leaves) {
@@ -99,7 +122,11 @@ pub(crate) fn build(req: &PkiRequest, tls_dir: Option<&Path>) -> Result<Built, P
             stored.key.is_some() && stored.cert.is_none(),
             format!("issued the missing certificate {name} for its existing key"),
         );
-        leaf_keys.push((take_key(stored.key, name)?, stored.cert));
+        let mut key = take_key(stored.key, name)?;
+        if issuing.get(leaf_keys.len()).copied().unwrap_or(true) {
+            import(&mut key, tls_dir, name)?;
+        }
+        leaf_keys.push((key, stored.cert));
     }
     say(
         service_account.is_none(),
@@ -173,6 +200,15 @@ pub(crate) fn generate_keys(
             })
         })
         .collect()
+}
+
+/// Imports a reused key with every check before it signs or gets a certificate; the error names
+/// its file. (A key not imported was read from `tls_dir`; generated keys are imported already.)
+fn import(key: &mut PrivateKey, tls_dir: Option<&Path>, name: &str) -> Result<(), PkiError> {
+    key.import().map_err(|reason| {
+        let path = tls_dir.map_or_else(|| format!("{name}.key").into(), |dir| key_path(dir, name));
+        invalid(&path, reason)
+    })
 }
 
 fn notice(message: String) -> PkiNotice {

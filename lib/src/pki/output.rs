@@ -7,6 +7,7 @@ use base64::engine::general_purpose::STANDARD;
 use base64::Engine as _;
 use serde::Serialize;
 
+use super::record::{record_text, VERIFIED_KEYS_FILE};
 use super::table::{Ships, BOOTSTRAP_SSH, BUNDLES, LEAVES, SERVICE_ACCOUNT, SIGNERS};
 use super::{rfc3339, CertExpiry, KubeconfigKind, Pki, TlsFile};
 
@@ -33,8 +34,9 @@ impl Pki {
 
     /// Everything to keep in `<out>/tls/` so a later run can reuse it, sorted by name: the
     /// shipped files plus the keys and certificates that are not shipped (root CA key, admin and
-    /// kubelet-bootstrap signers, admin client) and the bootstrap SSH key pair
-    /// (`bootstrap-ssh.key`, `bootstrap-ssh.pub`).
+    /// kubelet-bootstrap signers, admin client), the bootstrap SSH key pair
+    /// (`bootstrap-ssh.key`, `bootstrap-ssh.pub`), and `verified-keys.sha256`, the SHA-256 of
+    /// each key file, which lets a later run skip importing keys whose files are unchanged.
     pub fn store_files(&self) -> Vec<TlsFile> {
         self.all_files()
     }
@@ -102,6 +104,13 @@ impl Pki {
             self.ssh.ssh_public_line(),
             false,
         ));
+        let record = record_text(
+            files
+                .iter()
+                .filter(|f| f.name.ends_with(".key"))
+                .map(|f| (f.name.as_str(), f.contents.as_slice())),
+        );
+        files.push(tls_file(VERIFIED_KEYS_FILE.to_string(), record, false));
         files.sort_by(|a, b| a.name.cmp(&b.name));
         files
     }
