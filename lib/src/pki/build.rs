@@ -136,25 +136,25 @@ pub(crate) fn build(req: &PkiRequest, tls_dir: Option<&Path>) -> Result<Built, P
     let service_account = take_key(service_account, SERVICE_ACCOUNT)?;
     let ssh = take_key(ssh, BOOTSTRAP_SSH)?;
 
-    let signers = signer_keys
-        .into_par_iter()
-        .zip(SIGNERS.par_iter())
-        .with_max_len(1)
-        .map(|((key, cert), spec)| {
+    let self_signing = signer_keys.iter().any(|(_, cert)| cert.is_none());
+    let signers = each(
+        signer_keys.into_iter().zip(SIGNERS).collect(),
+        self_signing,
+        |((key, cert), spec)| {
             let cert = match cert {
                 Some(cert) => cert,
                 None => self_signed_ca(spec, &key, now)?,
             };
             Ok(Certified { key, cert })
-        })
-        .collect::<Result<Vec<_>, PkiError>>()?;
+        },
+    )
+    .into_iter()
+    .collect::<Result<Vec<_>, PkiError>>()?;
 
-    let issued = leaf_keys
-        .into_par_iter()
-        .zip(LEAVES.par_iter())
-        .zip(plans)
-        .with_max_len(1)
-        .map(|(((key, cert), spec), plan)| {
+    let issued = each(
+        leaf_keys.into_iter().zip(LEAVES).zip(plans).collect(),
+        issuing.contains(&true),
+        |(((key, cert), spec), plan)| {
             let cert = match (cert, &plan) {
                 (Some(cert), Plan::Keep) => cert,
                 _ => {
@@ -167,8 +167,10 @@ pub(crate) fn build(req: &PkiRequest, tls_dir: Option<&Path>) -> Result<Built, P
                 }
             };
             Ok((Certified { key, cert }, plan))
-        })
-        .collect::<Result<Vec<_>, PkiError>>()?;
+        },
+    )
+    .into_iter()
+    .collect::<Result<Vec<_>, PkiError>>()?;
     let mut leaves = Vec::with_capacity(issued.len());
     for (spec, (certified, plan)) in LEAVES.iter().zip(issued) {
         if let Plan::Reissue(reason) = plan {
@@ -190,6 +192,10 @@ pub(crate) fn generate_keys(
     algorithm: KeyAlgorithm,
     count: usize,
 ) -> Result<Vec<PrivateKey>, PkiError> {
+    if count == 0 {
+        // Not even rayon's threads are started for nothing (a re-run generates no key).
+        return Ok(Vec::new());
+    }
     (0..count)
         .into_par_iter()
         .with_max_len(1)
@@ -209,6 +215,20 @@ fn import(key: &mut PrivateKey, tls_dir: Option<&Path>, name: &str) -> Result<()
         let path = tls_dir.map_or_else(|| format!("{name}.key").into(), |dir| key_path(dir, name));
         invalid(&path, reason)
     })
+}
+
+/// `work` on every item, one item per task on all cores when anything is `signing` (signing is
+/// what takes time), else in this thread: a re-run that signs nothing starts no threads.
+fn each<T: Send, R: Send>(
+    items: Vec<T>,
+    signing: bool,
+    work: impl Fn(T) -> R + Sync + Send,
+) -> Vec<R> {
+    if signing {
+        items.into_par_iter().with_max_len(1).map(work).collect()
+    } else {
+        items.into_iter().map(work).collect()
+    }
 }
 
 fn notice(message: String) -> PkiNotice {

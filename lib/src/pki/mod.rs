@@ -198,6 +198,9 @@ pub struct Pki {
     service_account: PrivateKey,
     ssh: PrivateKey,
     root_ca_pem: String,
+    /// Every file of the tls directory, made once: the shipped files and the stored ones are
+    /// the same texts, and the record in them hashes every key.
+    files: std::sync::OnceLock<Vec<TlsFile>>,
 }
 
 impl fmt::Debug for Pki {
@@ -231,6 +234,7 @@ impl Pki {
             service_account: built.service_account,
             ssh: built.ssh,
             root_ca_pem,
+            files: std::sync::OnceLock::new(),
         };
         Ok((pki, built.notices))
     }

@@ -29,7 +29,7 @@ impl Pki {
     /// for each row of the certificate table), sorted by name: `root-ca.crt` 0644, everything
     /// else 0600.
     pub fn shipped_files(&self) -> Vec<TlsFile> {
-        self.all_files().into_iter().filter(|f| f.shipped).collect()
+        self.files().iter().filter(|f| f.shipped).cloned().collect()
     }
 
     /// Everything to keep in `<out>/tls/` so a later run can reuse it, sorted by name: the
@@ -38,7 +38,11 @@ impl Pki {
     /// (`bootstrap-ssh.key`, `bootstrap-ssh.pub`), and `verified-keys.sha256`, the SHA-256 of
     /// each key file, which lets a later run skip importing keys whose files are unchanged.
     pub fn store_files(&self) -> Vec<TlsFile> {
-        self.all_files()
+        self.files().to_vec()
+    }
+
+    fn files(&self) -> &[TlsFile] {
+        self.files.get_or_init(|| self.all_files())
     }
 
     /// The root CA private key (PEM): the secret the cluster's identity is derived from.
