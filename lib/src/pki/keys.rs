@@ -53,6 +53,9 @@ pub(crate) struct PrivateKey {
     der: Vec<u8>,
     /// The subjectPublicKey bit string contents: PKCS#1 `RSAPublicKey` or the EC point.
     public: Vec<u8>,
+    /// The SHA-256 (hex) of the file it was read from, when the record vouched for that file:
+    /// the file is then exactly [`PrivateKey::pem`], so the record written again reuses it.
+    recorded_sha256: Option<String>,
 }
 
 impl std::fmt::Debug for PrivateKey {
@@ -90,10 +93,14 @@ impl PrivateKey {
     }
 
     /// Reads one PEM block holding a private key without importing it: its type and the public
-    /// half written in it, unchecked against the private part. `None` when the block does not
-    /// say its public half plainly (an unknown label, a SEC1 key without its public point): such
-    /// a key is read with [`PrivateKey::from_pem`].
-    pub(crate) fn from_pem_unchecked(block: &pem::Pem) -> Option<PrivateKey> {
+    /// half written in it, unchecked against the private part; `recorded_sha256` is the digest
+    /// the record holds for its file. `None` when the block does not say its public half plainly
+    /// (an unknown label, a SEC1 key without its public point): such a key is read with
+    /// [`PrivateKey::from_pem`].
+    pub(crate) fn from_pem_unchecked(
+        block: &pem::Pem,
+        recorded_sha256: String,
+    ) -> Option<PrivateKey> {
         let label = known_label(block.tag()).ok()?;
         let der = block.contents();
         let half = match label {
@@ -113,6 +120,7 @@ impl PrivateKey {
             label,
             der: der.to_vec(),
             public,
+            recorded_sha256: Some(recorded_sha256),
         })
     }
 
@@ -123,12 +131,21 @@ impl PrivateKey {
         if self.pair.is_some() {
             return Ok(());
         }
-        let imported = Self::import_der(self.label, std::mem::take(&mut self.der))?;
+        let imported = Self::import_der(self.label, self.der.clone())?;
         if imported.public != self.public {
             return Err("the public key written in it is not its private key's".into());
         }
-        *self = imported;
+        // Same label and DER: the same file text, so the same digest.
+        *self = PrivateKey {
+            recorded_sha256: self.recorded_sha256.take(),
+            ..imported
+        };
         Ok(())
+    }
+
+    /// The SHA-256 (hex) of [`PrivateKey::pem`] when it is known without hashing.
+    pub(crate) fn recorded_sha256(&self) -> Option<&str> {
+        self.recorded_sha256.as_deref()
     }
 
     fn import_der(label: &'static str, der: Vec<u8>) -> Result<PrivateKey, String> {
@@ -161,6 +178,7 @@ impl PrivateKey {
             label,
             der,
             public,
+            recorded_sha256: None,
         }
     }
 
@@ -172,6 +190,7 @@ impl PrivateKey {
             label,
             der,
             public,
+            recorded_sha256: None,
         }
     }
 

@@ -7,7 +7,8 @@ use base64::engine::general_purpose::STANDARD;
 use base64::Engine as _;
 use serde::Serialize;
 
-use super::record::{record_text, VERIFIED_KEYS_FILE};
+use super::keys::PrivateKey;
+use super::record::{record_text, KeyFile, VERIFIED_KEYS_FILE};
 use super::table::{Ships, BOOTSTRAP_SSH, BUNDLES, LEAVES, SERVICE_ACCOUNT, SIGNERS};
 use super::{rfc3339, CertExpiry, KubeconfigKind, Pki, TlsFile};
 
@@ -108,15 +109,27 @@ impl Pki {
             self.ssh.ssh_public_line(),
             false,
         ));
-        let record = record_text(
-            files
-                .iter()
-                .filter(|f| f.name.ends_with(".key"))
-                .map(|f| (f.name.as_str(), f.contents.as_slice())),
-        );
+        let record = record_text(files.iter().filter(|f| f.name.ends_with(".key")).map(|f| {
+            KeyFile {
+                name: &f.name,
+                contents: &f.contents,
+                sha256: self
+                    .key_of_file(&f.name)
+                    .and_then(PrivateKey::recorded_sha256),
+            }
+        }));
         files.push(tls_file(VERIFIED_KEYS_FILE.to_string(), record, false));
         files.sort_by(|a, b| a.name.cmp(&b.name));
         files
+    }
+
+    /// The key written to the file `name` (`<row>.key`, or a bare key pair's).
+    fn key_of_file(&self, name: &str) -> Option<&PrivateKey> {
+        match name.strip_suffix(".key")? {
+            SERVICE_ACCOUNT => Some(&self.service_account),
+            BOOTSTRAP_SSH => Some(&self.ssh),
+            row => self.signer(row).or_else(|| self.leaf(row)).map(|c| &c.key),
+        }
     }
 
     /// The first certificate of each member, concatenated.

@@ -38,18 +38,31 @@ impl KeyRecord {
         KeyRecord { digests }
     }
 
-    /// Whether `bytes` are what the record holds for the file `name`.
-    pub(crate) fn vouches_for(&self, name: &str, bytes: &[u8]) -> bool {
-        self.digests
-            .get(name)
-            .is_some_and(|recorded| *recorded == sha256_hex(bytes))
+    /// The digest the record holds for the file `name` when `bytes` are what it recorded:
+    /// the file's SHA-256, which the record written again reuses rather than hash it twice.
+    pub(crate) fn vouched_digest(&self, name: &str, bytes: &[u8]) -> Option<String> {
+        let recorded = self.digests.get(name)?;
+        let digest = sha256_hex(bytes);
+        (*recorded == digest).then_some(digest)
     }
 }
 
-/// The record's text for `keys`: `(file name, file contents)`, sorted by name.
-pub(crate) fn record_text<'a>(keys: impl Iterator<Item = (&'a str, &'a [u8])>) -> String {
+/// One key file for the record: its name, its contents, and their SHA-256 when known already.
+pub(crate) struct KeyFile<'a> {
+    pub name: &'a str,
+    pub contents: &'a [u8],
+    pub sha256: Option<&'a str>,
+}
+
+/// The record's text for `keys`, sorted by name.
+pub(crate) fn record_text<'a>(keys: impl Iterator<Item = KeyFile<'a>>) -> String {
     let mut lines: Vec<(&str, String)> = keys
-        .map(|(name, bytes)| (name, sha256_hex(bytes)))
+        .map(|key| {
+            let digest = key
+                .sha256
+                .map_or_else(|| sha256_hex(key.contents), str::to_string);
+            (key.name, digest)
+        })
         .collect();
     lines.sort();
     lines
@@ -76,7 +89,12 @@ mod tests {
 
     #[test]
     fn vouches_only_for_the_bytes_recorded_under_the_name() {
-        let text = record_text([("b.key", &b"bee"[..]), ("a.key", &b"ay"[..])].into_iter());
+        let key = |name, contents| KeyFile {
+            name,
+            contents,
+            sha256: None,
+        };
+        let text = record_text([key("b.key", &b"bee"[..]), key("a.key", &b"ay"[..])].into_iter());
         let first = text.lines().next().unwrap();
         assert!(
             first.ends_with("  a.key") && first.len() == 64 + 2 + 5,
@@ -89,9 +107,27 @@ mod tests {
         )
         .unwrap();
         let record = KeyRecord::read(Some(dir.path()));
-        assert!(record.vouches_for("a.key", b"ay"));
-        assert!(!record.vouches_for("a.key", b"bee"), "another file's bytes");
-        assert!(!record.vouches_for("c.key", b"ay"), "a name not recorded");
-        assert!(!KeyRecord::read(None).vouches_for("a.key", b"ay"));
+        let digest = record.vouched_digest("a.key", b"ay");
+        assert!(digest
+            .as_ref()
+            .is_some_and(|d| first.starts_with(d.as_str())));
+        assert_eq!(
+            record.vouched_digest("a.key", b"bee"),
+            None,
+            "another file's bytes"
+        );
+        assert_eq!(
+            record.vouched_digest("c.key", b"ay"),
+            None,
+            "a name not recorded"
+        );
+        assert_eq!(KeyRecord::read(None).vouched_digest("a.key", b"ay"), None);
+        // A digest known already is written as it is, not computed again.
+        let known = record_text(std::iter::once(KeyFile {
+            name: "a.key",
+            contents: b"",
+            sha256: digest.as_deref(),
+        }));
+        assert_eq!(known.lines().next(), Some(first));
     }
 }

@@ -134,11 +134,10 @@ fn read_key(path: &Path, record: &KeyRecord) -> Result<Option<PrivateKey>, PkiEr
         .file_name()
         .map(|n| n.to_string_lossy())
         .unwrap_or_default();
-    let vouched = record.vouches_for(&name, &bytes);
-    match vouched
-        .then(|| PrivateKey::from_pem_unchecked(block))
-        .flatten()
-    {
+    let vouched = record
+        .vouched_digest(&name, &bytes)
+        .and_then(|digest| PrivateKey::from_pem_unchecked(block, digest));
+    match vouched {
         Some(key) => Ok(Some(key)),
         None => PrivateKey::from_pem(block)
             .map(Some)

@@ -7,7 +7,7 @@ use std::path::Path;
 use time::Duration;
 
 use super::keys::PrivateKey;
-use super::record::{record_text, VERIFIED_KEYS_FILE};
+use super::record::{record_text, KeyFile, VERIFIED_KEYS_FILE};
 use super::tests::{request, TestResult};
 use super::tests_reuse::{contents, messages, stored};
 use super::*;
@@ -23,7 +23,11 @@ fn vouch_for_what_is_there(dir: &Path) -> TestResult {
             keys.push((name, bytes));
         }
     }
-    let text = record_text(keys.iter().map(|(n, b)| (n.as_str(), b.as_slice())));
+    let text = record_text(keys.iter().map(|(name, bytes)| KeyFile {
+        name,
+        contents: bytes,
+        sha256: None,
+    }));
     std::fs::write(dir.join(VERIFIED_KEYS_FILE), text)?;
     Ok(())
 }
@@ -48,7 +52,8 @@ fn with_broken_private_part(key_pem: &[u8]) -> TestResult<String> {
         PrivateKey::from_pem(&broken).is_err(),
         "aws-lc imports the broken key"
     );
-    let unchecked = PrivateKey::from_pem_unchecked(&broken).ok_or("no public half")?;
+    let unchecked =
+        PrivateKey::from_pem_unchecked(&broken, String::new()).ok_or("no public half")?;
     assert_eq!(unchecked.public_key_bytes(), original.public_key_bytes());
     Ok(pem_text(block.tag(), broken.contents()))
 }
