@@ -115,7 +115,7 @@ pub(crate) fn build(req: &PkiRequest, tls_dir: Option<&Path>) -> Result<Built, P
         signer_keys.push((key, stored.cert));
     }
     let mut leaf_keys = Vec::with_capacity(LEAVES.len());
-    for (spec, stored) in LEAVES.iter().zip(leaves) {
+    for ((spec, stored), &issued) in LEAVES.iter().zip(leaves).zip(&issuing) {
         let name = spec.name;
         say(stored.key.is_none(), format!("generated missing {name}"));
         say(
@@ -123,7 +123,7 @@ pub(crate) fn build(req: &PkiRequest, tls_dir: Option<&Path>) -> Result<Built, P
             format!("issued the missing certificate {name} for its existing key"),
         );
         let mut key = take_key(stored.key, name)?;
-        if issuing.get(leaf_keys.len()).copied().unwrap_or(true) {
+        if issued {
             import(&mut key, tls_dir, name)?;
         }
         leaf_keys.push((key, stored.cert));
