@@ -90,6 +90,44 @@ fn a_truncated_ssh_key_is_refused_naming_field_and_line() {
 }
 
 #[test]
+fn a_key_copied_over_another_is_refused_on_a_re_run_naming_it() {
+    let dir = tempfile::tempdir().unwrap();
+    // RSA (the default), what a re-run reads without importing its keys when their files are
+    // unchanged.
+    let run = |extra: &[&str]| {
+        bootgen()
+            .args(["ignition", "--output"])
+            .arg(dir.path().join("out"))
+            .args(extra)
+            .output()
+            .unwrap()
+    };
+    let output = run(&[]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let tls = dir.path().join("out/tls");
+    assert!(tls.join("verified-keys.sha256").is_file());
+    let before = std::fs::read(dir.path().join("out/bootstrap.ign")).unwrap();
+    // Another valid RSA key in place of the lb signer's: the record no longer vouches for the
+    // file, and its public key is not the certificate's.
+    std::fs::copy(
+        tls.join("kube-apiserver-localhost-signer.key"),
+        tls.join("kube-apiserver-lb-signer.key"),
+    )
+    .unwrap();
+    let output = run(&["--force"]);
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    let message = stderr(&output);
+    assert!(
+        message.contains("tls/kube-apiserver-lb-signer.key")
+            && message.contains("tls/kube-apiserver-lb-signer.crt"),
+        "{message}"
+    );
+    assert!(!message.contains("PRIVATE"), "{message}");
+    let after = std::fs::read(dir.path().join("out/bootstrap.ign")).unwrap();
+    assert!(after == before, "bootstrap.ign was rewritten");
+}
+
+#[test]
 fn tab_indentation_is_explained() {
     let dir = tempfile::tempdir().unwrap();
     let text = default_config().replacen("  name: example", "\tname: example", 1);

@@ -1,5 +1,6 @@
 //! Generate or reuse: load what a tls directory has, decide per certificate whether to keep,
-//! issue or re-issue it, generate the missing keys in parallel, then sign.
+//! issue or re-issue it, generate the missing keys in parallel, import (with every check) the
+//! reused keys that sign or get a certificate now, then sign.
 
 use std::path::Path;
 
@@ -9,7 +10,8 @@ use time::OffsetDateTime;
 use super::cert::{CertInfo, San};
 use super::issue::{issue_leaf, self_signed_ca, Authority};
 use super::keys::{verify_signature, PrivateKey};
-use super::store::{load_certified, load_key_pair, Stored};
+use super::record::KeyRecord;
+use super::store::{invalid, key_path, load_certified, load_key_pair, Stored};
 use super::table::{
     LeafSpec, Sans, BOOTSTRAP_SSH, LEAVES, SERVICE_ACCOUNT, SERVICE_NETWORK_DNS_NAMES, SIGNERS,
 };
@@ -41,23 +43,35 @@ enum Plan {
 
 pub(crate) fn build(req: &PkiRequest, tls_dir: Option<&Path>) -> Result<Built, PkiError> {
     let now = whole_seconds_utc(req.now)?;
+    let record = KeyRecord::read(tls_dir);
     let signers: Vec<Stored> = SIGNERS
         .iter()
-        .map(|s| load_certified(tls_dir, s.name))
+        .map(|s| load_certified(tls_dir, s.name, &record))
         .collect::<Result<_, _>>()?;
     let leaves: Vec<Stored> = LEAVES
         .iter()
-        .map(|l| load_certified(tls_dir, l.name))
+        .map(|l| load_certified(tls_dir, l.name, &record))
         .collect::<Result<_, _>>()?;
-    let service_account =
-        load_key_pair(tls_dir, SERVICE_ACCOUNT, &format!("{SERVICE_ACCOUNT}.pub"))?;
-    let ssh = load_key_pair(tls_dir, BOOTSTRAP_SSH, &format!("{BOOTSTRAP_SSH}.pub"))?;
+    let service_account = load_key_pair(
+        tls_dir,
+        SERVICE_ACCOUNT,
+        &format!("{SERVICE_ACCOUNT}.pub"),
+        &record,
+    )?;
+    let ssh = load_key_pair(
+        tls_dir,
+        BOOTSTRAP_SSH,
+        &format!("{BOOTSTRAP_SSH}.pub"),
+        &record,
+    )?;
     let reusing = signers.iter().chain(&leaves).any(|s| s.key.is_some())
         || service_account.is_some()
         || ssh.is_some();
 
     check_authorities(&signers, now, tls_dir)?;
     let plans = plan_leaves(req, &signers, &leaves, now)?;
+    // Which leaves get a certificate now: their keys, and their CAs' keys, are imported first.
+    let issuing: Vec<bool> = plans.iter().map(|p| !matches!(p, Plan::Keep)).collect();
     let mut notices = Vec::new();
 
     // Keys: reuse what exists, generate the rest at once on all cores.
@@ -89,17 +103,30 @@ pub(crate) fn build(req: &PkiRequest, tls_dir: Option<&Path>) -> Result<Built, P
             stored.key.is_some() && stored.cert.is_none(),
             format!("re-created the certificate of CA {name} for its existing key"),
         );
-        signer_keys.push((take_key(stored.key, name)?, stored.cert));
+        let signs = stored.cert.is_none()
+            || LEAVES
+                .iter()
+                .zip(&issuing)
+                .any(|(leaf, &issued)| issued && leaf.issuer == name);
+        let mut key = take_key(stored.key, name)?;
+        if signs {
+            import(&mut key, tls_dir, name)?;
+        }
+        signer_keys.push((key, stored.cert));
     }
     let mut leaf_keys = Vec::with_capacity(LEAVES.len());
-    for (spec, stored) in LEAVES.iter().zip(leaves) {
+    for ((spec, stored), &issued) in LEAVES.iter().zip(leaves).zip(&issuing) {
         let name = spec.name;
         say(stored.key.is_none(), format!("generated missing {name}"));
         say(
             stored.key.is_some() && stored.cert.is_none(),
             format!("issued the missing certificate {name} for its existing key"),
         );
-        leaf_keys.push((take_key(stored.key, name)?, stored.cert));
+        let mut key = take_key(stored.key, name)?;
+        if issued {
+            import(&mut key, tls_dir, name)?;
+        }
+        leaf_keys.push((key, stored.cert));
     }
     say(
         service_account.is_none(),
@@ -109,25 +136,25 @@ pub(crate) fn build(req: &PkiRequest, tls_dir: Option<&Path>) -> Result<Built, P
     let service_account = take_key(service_account, SERVICE_ACCOUNT)?;
     let ssh = take_key(ssh, BOOTSTRAP_SSH)?;
 
-    let signers = signer_keys
-        .into_par_iter()
-        .zip(SIGNERS.par_iter())
-        .with_max_len(1)
-        .map(|((key, cert), spec)| {
+    let self_signing = signer_keys.iter().any(|(_, cert)| cert.is_none());
+    let signers = each(
+        signer_keys.into_iter().zip(SIGNERS).collect(),
+        self_signing,
+        |((key, cert), spec)| {
             let cert = match cert {
                 Some(cert) => cert,
                 None => self_signed_ca(spec, &key, now)?,
             };
             Ok(Certified { key, cert })
-        })
-        .collect::<Result<Vec<_>, PkiError>>()?;
+        },
+    )
+    .into_iter()
+    .collect::<Result<Vec<_>, PkiError>>()?;
 
-    let issued = leaf_keys
-        .into_par_iter()
-        .zip(LEAVES.par_iter())
-        .zip(plans)
-        .with_max_len(1)
-        .map(|(((key, cert), spec), plan)| {
+    let issued = each(
+        leaf_keys.into_iter().zip(LEAVES).zip(plans).collect(),
+        issuing.contains(&true),
+        |(((key, cert), spec), plan)| {
             let cert = match (cert, &plan) {
                 (Some(cert), Plan::Keep) => cert,
                 _ => {
@@ -140,8 +167,10 @@ pub(crate) fn build(req: &PkiRequest, tls_dir: Option<&Path>) -> Result<Built, P
                 }
             };
             Ok((Certified { key, cert }, plan))
-        })
-        .collect::<Result<Vec<_>, PkiError>>()?;
+        },
+    )
+    .into_iter()
+    .collect::<Result<Vec<_>, PkiError>>()?;
     let mut leaves = Vec::with_capacity(issued.len());
     for (spec, (certified, plan)) in LEAVES.iter().zip(issued) {
         if let Plan::Reissue(reason) = plan {
@@ -163,6 +192,10 @@ pub(crate) fn generate_keys(
     algorithm: KeyAlgorithm,
     count: usize,
 ) -> Result<Vec<PrivateKey>, PkiError> {
+    if count == 0 {
+        // Not even rayon's threads are started for nothing (a re-run generates no key).
+        return Ok(Vec::new());
+    }
     (0..count)
         .into_par_iter()
         .with_max_len(1)
@@ -173,6 +206,29 @@ pub(crate) fn generate_keys(
             })
         })
         .collect()
+}
+
+/// Imports a reused key with every check before it signs or gets a certificate; the error names
+/// its file. (A key not imported was read from `tls_dir`; generated keys are imported already.)
+fn import(key: &mut PrivateKey, tls_dir: Option<&Path>, name: &str) -> Result<(), PkiError> {
+    key.import().map_err(|reason| {
+        let path = tls_dir.map_or_else(|| format!("{name}.key").into(), |dir| key_path(dir, name));
+        invalid(&path, reason)
+    })
+}
+
+/// `work` on every item, one item per task on all cores when anything is `signing` (signing is
+/// what takes time), else in this thread: a re-run that signs nothing starts no threads.
+fn each<T: Send, R: Send>(
+    items: Vec<T>,
+    signing: bool,
+    work: impl Fn(T) -> R + Sync + Send,
+) -> Vec<R> {
+    if signing {
+        items.into_par_iter().with_max_len(1).map(work).collect()
+    } else {
+        items.into_iter().map(work).collect()
+    }
 }
 
 fn notice(message: String) -> PkiNotice {

@@ -1,9 +1,32 @@
 //! The few DER structures the PKI takes apart by hand: a PKCS#8 wrapper around a PKCS#1 RSA
-//! key, and the modulus/exponent of a PKCS#1 RSA public key (for the SSH wire format).
+//! key, the modulus/exponent of a PKCS#1 RSA public key (for the SSH wire format), and the
+//! public half written inside a private key file (to match a key with its certificate without
+//! importing it).
 
 const TAG_INTEGER: u8 = 0x02;
+const TAG_BIT_STRING: u8 = 0x03;
 const TAG_OCTET_STRING: u8 = 0x04;
+const TAG_OID: u8 = 0x06;
 const TAG_SEQUENCE: u8 = 0x30;
+/// `[0]` and `[1]` of SEC1's `ECPrivateKey`: the curve and the public key.
+const TAG_EC_PARAMETERS: u8 = 0xa0;
+const TAG_EC_PUBLIC_KEY: u8 = 0xa1;
+
+/// OID contents of rsaEncryption (1.2.840.113549.1.1.1).
+const OID_RSA: &[u8] = &[0x2a, 0x86, 0x48, 0x86, 0xf7, 0x0d, 0x01, 0x01, 0x01];
+/// OID contents of id-ecPublicKey (1.2.840.10045.2.1).
+const OID_EC: &[u8] = &[0x2a, 0x86, 0x48, 0xce, 0x3d, 0x02, 0x01];
+/// OID contents of the P-256 curve, prime256v1 (1.2.840.10045.3.1.7).
+const OID_P256: &[u8] = &[0x2a, 0x86, 0x48, 0xce, 0x3d, 0x03, 0x01, 0x07];
+
+/// The key types a private key file can hold, as its public half says.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum PublicHalf<'a> {
+    /// `(modulus, public exponent)` as DER integer contents.
+    Rsa(&'a [u8], &'a [u8]),
+    /// The uncompressed P-256 point (65 bytes, starting with 4).
+    EcP256(&'a [u8]),
+}
 
 /// Splits one tag-length-value off `input`: `(tag, contents, rest)`. Only single-byte tags and
 /// definite lengths (what DER allows) are accepted.
@@ -46,6 +69,77 @@ pub(crate) fn pkcs8_private_key(pkcs8: &[u8]) -> Option<&[u8]> {
     Some(key)
 }
 
+/// What a PKCS#8 `PrivateKeyInfo` holds: RSA (the PKCS#1 key inside) or EC on P-256 (the
+/// SEC1 key inside); `None` for anything else.
+pub(crate) fn pkcs8_public_half(pkcs8: &[u8]) -> Option<PublicHalf<'_>> {
+    let (info, _) = expect(pkcs8, TAG_SEQUENCE)?;
+    let (_version, rest) = expect(info, TAG_INTEGER)?;
+    let (algorithm, rest) = expect(rest, TAG_SEQUENCE)?;
+    let (key, _) = expect(rest, TAG_OCTET_STRING)?;
+    let (oid, parameters) = expect(algorithm, TAG_OID)?;
+    if oid == OID_RSA {
+        return pkcs1_public_half(key);
+    }
+    let (curve, _) = expect(parameters, TAG_OID)?;
+    (oid == OID_EC && curve == OID_P256).then_some(())?;
+    sec1_public_half(key)
+}
+
+/// The modulus and exponent of a PKCS#1 `RSAPrivateKey` (the fields after its version).
+pub(crate) fn pkcs1_public_half(pkcs1: &[u8]) -> Option<PublicHalf<'_>> {
+    let (key, _) = expect(pkcs1, TAG_SEQUENCE)?;
+    let (_version, rest) = expect(key, TAG_INTEGER)?;
+    let (modulus, rest) = expect(rest, TAG_INTEGER)?;
+    let (exponent, _) = expect(rest, TAG_INTEGER)?;
+    Some(PublicHalf::Rsa(modulus, exponent))
+}
+
+/// The public point a SEC1 `ECPrivateKey` carries in its optional `[1]` field, when its curve
+/// (if it names one) is P-256. A key without that field has no public half to read.
+pub(crate) fn sec1_public_half(sec1: &[u8]) -> Option<PublicHalf<'_>> {
+    let (key, _) = expect(sec1, TAG_SEQUENCE)?;
+    let (_version, rest) = expect(key, TAG_INTEGER)?;
+    let (_scalar, mut rest) = expect(rest, TAG_OCTET_STRING)?;
+    if let Some((parameters, after)) = expect(rest, TAG_EC_PARAMETERS) {
+        let (curve, _) = expect(parameters, TAG_OID)?;
+        (curve == OID_P256).then_some(())?;
+        rest = after;
+    }
+    let (public, _) = expect(rest, TAG_EC_PUBLIC_KEY)?;
+    let (bits, _) = expect(public, TAG_BIT_STRING)?;
+    // No unused bits, then an uncompressed point: what a certificate's key of ours holds.
+    match bits.split_first()? {
+        (&0, point) if point.len() == 65 && point.first() == Some(&4) => {
+            Some(PublicHalf::EcP256(point))
+        }
+        _ => None,
+    }
+}
+
+/// A PKCS#1 `RSAPublicKey` (what a certificate's subjectPublicKey holds for RSA).
+pub(crate) fn rsa_public_key(modulus: &[u8], exponent: &[u8]) -> Vec<u8> {
+    let mut body = tlv(TAG_INTEGER, modulus);
+    body.extend(tlv(TAG_INTEGER, exponent));
+    tlv(TAG_SEQUENCE, &body)
+}
+
+/// One tag-length-value with a DER length.
+fn tlv(tag: u8, contents: &[u8]) -> Vec<u8> {
+    let len = contents.len();
+    let mut out = vec![tag];
+    if len < 0x80 {
+        out.push(len as u8);
+    } else {
+        let bytes = len.to_be_bytes();
+        let skip = bytes.iter().take_while(|&&b| b == 0).count();
+        let significant = bytes.get(skip..).unwrap_or_default();
+        out.push(0x80 | significant.len() as u8);
+        out.extend_from_slice(significant);
+    }
+    out.extend_from_slice(contents);
+    out
+}
+
 /// `(modulus, public exponent)` of a PKCS#1 `RSAPublicKey`, as DER integer contents (big-endian,
 /// two's complement, minimal), which is exactly SSH's `mpint` body.
 pub(crate) fn rsa_public_components(pkcs1: &[u8]) -> Option<(&[u8], &[u8])> {
@@ -78,6 +172,36 @@ mod tests {
         assert_eq!(read_tlv(&[0x30, 0x82, 0x01]), None);
         assert_eq!(read_tlv(&[0x30]), None);
         assert_eq!(pkcs8_private_key(&[0x30, 0x00]), None);
+    }
+
+    #[test]
+    fn writes_short_and_long_lengths_that_read_back() {
+        for len in [0, 1, 0x7f, 0x80, 0xff, 0x100, 0x1234] {
+            let contents = vec![5u8; len];
+            let written = tlv(TAG_OCTET_STRING, &contents);
+            assert_eq!(
+                read_tlv(&written),
+                Some((TAG_OCTET_STRING, &contents[..], &[][..]))
+            );
+        }
+    }
+
+    #[test]
+    fn a_sec1_key_without_its_public_half_or_on_another_curve_has_none() {
+        // SEQUENCE { INTEGER 1, OCTET STRING (1 byte) }: no [1] public key.
+        let bare = [0x30, 0x06, 0x02, 0x01, 0x01, 0x04, 0x01, 0x07];
+        assert_eq!(sec1_public_half(&bare), None);
+        let mut point = vec![0x00, 0x04];
+        point.extend([9u8; 64]);
+        let public = tlv(TAG_EC_PUBLIC_KEY, &tlv(TAG_BIT_STRING, &point));
+        let p384 = [0x2b, 0x81, 0x04, 0x00, 0x22];
+        for (curve, found) in [(OID_P256, true), (&p384[..], false)] {
+            let mut body = vec![0x02, 0x01, 0x01, 0x04, 0x01, 0x07];
+            body.extend(tlv(TAG_EC_PARAMETERS, &tlv(TAG_OID, curve)));
+            body.extend(&public);
+            let key = tlv(TAG_SEQUENCE, &body);
+            assert_eq!(sec1_public_half(&key).is_some(), found);
+        }
     }
 
     #[test]

@@ -3,6 +3,13 @@
 //!
 //! rcgen builds and serializes the certificates; it signs through [`rcgen::SigningKey`], which
 //! [`PrivateKey`] implements, so rcgen never needs to generate or even parse a key.
+//!
+//! Importing an RSA key into aws-lc checks the consistency of its private part, which costs
+//! about as much as the rest of a re-run. A key read from a file bootgen wrote and recorded
+//! (see `record.rs`) is therefore read without importing it ([`PrivateKey::from_pem_unchecked`]:
+//! the public half written in the file, which is all a re-run compares with the certificate),
+//! and imported with every check ([`PrivateKey::import`]) only when it must sign. Only an
+//! imported key can sign.
 
 use aws_lc_rs::encoding::{AsDer, Pkcs8V1Der};
 use aws_lc_rs::rand::SystemRandom;
@@ -13,27 +20,42 @@ use aws_lc_rs::{digest, rsa};
 use base64::engine::general_purpose::STANDARD;
 use base64::Engine as _;
 
-use super::{der, pem_text, KeyAlgorithm};
+use super::der::{self, PublicHalf};
+use super::{pem_text, KeyAlgorithm};
 
 /// PEM labels of the private key encodings we read and write.
 pub(crate) const PKCS1_LABEL: &str = "RSA PRIVATE KEY";
 pub(crate) const PKCS8_LABEL: &str = "PRIVATE KEY";
 pub(crate) const SEC1_LABEL: &str = "EC PRIVATE KEY";
 
-enum Inner {
+/// The key's type, known with or without the key imported.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Rsa,
+    Ecdsa,
+}
+
+/// A key pair imported into aws-lc, its consistency checked.
+enum Pair {
     Rsa(rsa::KeyPair),
     Ecdsa(EcdsaKeyPair),
 }
 
 /// A private key with the exact encoding it is stored in.
 pub(crate) struct PrivateKey {
-    inner: Inner,
+    kind: Kind,
+    /// Present for a generated key and for one imported from a file; absent for a key read
+    /// with [`PrivateKey::from_pem_unchecked`] until [`PrivateKey::import`].
+    pair: Option<Pair>,
     /// PEM label and DER of the stored private key (PKCS#1 for generated RSA keys, SEC1 for
     /// generated ECDSA keys, or whatever supported encoding a reused file had).
     label: &'static str,
     der: Vec<u8>,
     /// The subjectPublicKey bit string contents: PKCS#1 `RSAPublicKey` or the EC point.
     public: Vec<u8>,
+    /// The SHA-256 (hex) of the file it was read from, when the record vouched for that file:
+    /// the file is then exactly [`PrivateKey::pem`], so the record written again reuses it.
+    recorded_sha256: Option<String>,
 }
 
 impl std::fmt::Debug for PrivateKey {
@@ -63,56 +85,124 @@ impl PrivateKey {
         Ok(Self::from_rsa(pair, PKCS1_LABEL, pkcs1))
     }
 
-    /// Parses one PEM block holding a private key; the error says what is wrong with it.
+    /// Parses one PEM block holding a private key and imports it with every check; the error
+    /// says what is wrong with it.
     pub(crate) fn from_pem(block: &pem::Pem) -> Result<PrivateKey, String> {
-        let der = block.contents().to_vec();
-        match block.tag() {
+        let label = known_label(block.tag())?;
+        Self::import_der(label, block.contents().to_vec())
+    }
+
+    /// Reads one PEM block holding a private key without importing it: its type and the public
+    /// half written in it, unchecked against the private part; `recorded_sha256` is the digest
+    /// the record holds for its file. `None` when the block does not say its public half plainly
+    /// (an unknown label, a SEC1 key without its public point): such a key is read with
+    /// [`PrivateKey::from_pem`].
+    pub(crate) fn from_pem_unchecked(
+        block: &pem::Pem,
+        recorded_sha256: String,
+    ) -> Option<PrivateKey> {
+        let label = known_label(block.tag()).ok()?;
+        let der = block.contents();
+        let half = match label {
+            PKCS1_LABEL => der::pkcs1_public_half(der),
+            SEC1_LABEL => der::sec1_public_half(der),
+            _ => der::pkcs8_public_half(der),
+        }?;
+        let (kind, public) = match half {
+            PublicHalf::Rsa(modulus, exponent) => {
+                (Kind::Rsa, der::rsa_public_key(modulus, exponent))
+            }
+            PublicHalf::EcP256(point) => (Kind::Ecdsa, point.to_vec()),
+        };
+        Some(PrivateKey {
+            kind,
+            pair: None,
+            label,
+            der: der.to_vec(),
+            public,
+            recorded_sha256: Some(recorded_sha256),
+        })
+    }
+
+    /// Imports a key read with [`PrivateKey::from_pem_unchecked`], with every check aws-lc
+    /// makes, before it signs; a key already imported is left as it is. The error says what is
+    /// wrong, including a public half that is not the one its private part makes.
+    pub(crate) fn import(&mut self) -> Result<(), String> {
+        if self.pair.is_some() {
+            return Ok(());
+        }
+        let imported = Self::import_der(self.label, self.der.clone())?;
+        if imported.public != self.public {
+            return Err("the public key written in it is not its private key's".into());
+        }
+        // Same label and DER: the same file text, so the same digest.
+        *self = PrivateKey {
+            recorded_sha256: self.recorded_sha256.take(),
+            ..imported
+        };
+        Ok(())
+    }
+
+    /// The SHA-256 (hex) of [`PrivateKey::pem`] when it is known without hashing.
+    pub(crate) fn recorded_sha256(&self) -> Option<&str> {
+        self.recorded_sha256.as_deref()
+    }
+
+    fn import_der(label: &'static str, der: Vec<u8>) -> Result<PrivateKey, String> {
+        match label {
             PKCS1_LABEL => rsa::KeyPair::from_der(&der)
                 .map(|pair| Self::from_rsa(pair, PKCS1_LABEL, der))
                 .map_err(|e| format!("not a usable PKCS#1 RSA private key ({e})")),
             SEC1_LABEL => EcdsaKeyPair::from_private_key_der(&ECDSA_P256_SHA256_ASN1_SIGNING, &der)
                 .map(|pair| Self::from_ecdsa(pair, SEC1_LABEL, der))
                 .map_err(|e| format!("not a usable ECDSA P-256 private key ({e})")),
-            PKCS8_LABEL => {
+            _ => {
                 if let Ok(pair) = rsa::KeyPair::from_pkcs8(&der) {
                     Ok(Self::from_rsa(pair, PKCS8_LABEL, der))
                 } else {
                     EcdsaKeyPair::from_pkcs8(&ECDSA_P256_SHA256_ASN1_SIGNING, &der)
                         .map(|pair| Self::from_ecdsa(pair, PKCS8_LABEL, der))
-                        .map_err(|_| "PKCS#8 key is neither RSA (2048 to 8192 bits) nor ECDSA P-256".into())
+                        .map_err(|_| {
+                            "PKCS#8 key is neither RSA (2048 to 8192 bits) nor ECDSA P-256".into()
+                        })
                 }
             }
-            other => Err(format!(
-                "expected a {PKCS1_LABEL:?}, {SEC1_LABEL:?} or {PKCS8_LABEL:?} PEM block, found {other:?}"
-            )),
         }
     }
 
     fn from_rsa(pair: rsa::KeyPair, label: &'static str, der: Vec<u8>) -> PrivateKey {
         let public = pair.public_key().as_ref().to_vec();
         PrivateKey {
-            inner: Inner::Rsa(pair),
+            kind: Kind::Rsa,
+            pair: Some(Pair::Rsa(pair)),
             label,
             der,
             public,
+            recorded_sha256: None,
         }
     }
 
     fn from_ecdsa(pair: EcdsaKeyPair, label: &'static str, der: Vec<u8>) -> PrivateKey {
         let public = pair.public_key().as_ref().to_vec();
         PrivateKey {
-            inner: Inner::Ecdsa(pair),
+            kind: Kind::Ecdsa,
+            pair: Some(Pair::Ecdsa(pair)),
             label,
             der,
             public,
+            recorded_sha256: None,
         }
     }
 
     /// "RSA 2048", "ECDSA P-256".
     pub(crate) fn describe(&self) -> String {
-        match &self.inner {
-            Inner::Rsa(pair) => format!("RSA {}", pair.public_modulus_len() * 8),
-            Inner::Ecdsa(_) => "ECDSA P-256".to_string(),
+        match self.kind {
+            Kind::Rsa => {
+                let (modulus, _) = der::rsa_public_components(&self.public).unwrap_or_default();
+                let leading_zeros = modulus.iter().take_while(|&&b| b == 0).count();
+                format!("RSA {}", (modulus.len() - leading_zeros) * 8)
+            }
+            Kind::Ecdsa => "ECDSA P-256".to_string(),
         }
     }
 
@@ -141,9 +231,9 @@ impl PrivateKey {
     /// such history, so they get the honest `PUBLIC KEY` label.
     pub(crate) fn public_pem(&self) -> String {
         use rcgen::PublicKeyData as _;
-        let label = match self.inner {
-            Inner::Rsa(_) => "RSA PUBLIC KEY",
-            Inner::Ecdsa(_) => "PUBLIC KEY",
+        let label = match self.kind {
+            Kind::Rsa => "RSA PUBLIC KEY",
+            Kind::Ecdsa => "PUBLIC KEY",
         };
         pem_text(label, &self.subject_public_key_info())
     }
@@ -155,8 +245,8 @@ impl PrivateKey {
             out.extend_from_slice(bytes);
         }
         let mut blob = Vec::new();
-        let kind = match self.inner {
-            Inner::Rsa(_) => {
+        let kind = match self.kind {
+            Kind::Rsa => {
                 // The wire format wants e then n, both as mpint, which is what DER integers hold.
                 let (modulus, exponent) =
                     der::rsa_public_components(&self.public).unwrap_or_default();
@@ -165,7 +255,7 @@ impl PrivateKey {
                 put_string(&mut blob, modulus);
                 "ssh-rsa"
             }
-            Inner::Ecdsa(_) => {
+            Kind::Ecdsa => {
                 put_string(&mut blob, b"ecdsa-sha2-nistp256");
                 put_string(&mut blob, b"nistp256");
                 put_string(&mut blob, &self.public);
@@ -182,24 +272,27 @@ impl rcgen::PublicKeyData for PrivateKey {
     }
 
     fn algorithm(&self) -> &'static rcgen::SignatureAlgorithm {
-        match self.inner {
-            Inner::Rsa(_) => &rcgen::PKCS_RSA_SHA256,
-            Inner::Ecdsa(_) => &rcgen::PKCS_ECDSA_P256_SHA256,
+        match self.kind {
+            Kind::Rsa => &rcgen::PKCS_RSA_SHA256,
+            Kind::Ecdsa => &rcgen::PKCS_ECDSA_P256_SHA256,
         }
     }
 }
 
 impl rcgen::SigningKey for PrivateKey {
+    /// Signs with the imported key; a key not imported never signs (the caller imports it
+    /// first, so this error is a bug of bootgen's, not of the key).
     fn sign(&self, msg: &[u8]) -> Result<Vec<u8>, rcgen::Error> {
         let rng = SystemRandom::new();
-        match &self.inner {
-            Inner::Rsa(pair) => {
+        match &self.pair {
+            None => Err(rcgen::Error::RingUnspecified),
+            Some(Pair::Rsa(pair)) => {
                 let mut signature = vec![0; pair.public_modulus_len()];
                 pair.sign(&RSA_PKCS1_SHA256, &rng, msg, &mut signature)
                     .map_err(|_| rcgen::Error::RingUnspecified)?;
                 Ok(signature)
             }
-            Inner::Ecdsa(pair) => pair
+            Some(Pair::Ecdsa(pair)) => pair
                 .sign(&rng, msg)
                 .map(|s| s.as_ref().to_vec())
                 .map_err(|_| rcgen::Error::RingUnspecified),
@@ -219,14 +312,26 @@ pub(crate) fn verify_signature(
         UnparsedPublicKey, VerificationAlgorithm, ECDSA_P256_SHA256_ASN1,
         RSA_PKCS1_2048_8192_SHA256, RSA_PKCS1_2048_8192_SHA384, RSA_PKCS1_2048_8192_SHA512,
     };
-    let algorithm: &'static dyn VerificationAlgorithm = match (&issuer.inner, algorithm_oid) {
-        (Inner::Rsa(_), "1.2.840.113549.1.1.11") => &RSA_PKCS1_2048_8192_SHA256,
-        (Inner::Rsa(_), "1.2.840.113549.1.1.12") => &RSA_PKCS1_2048_8192_SHA384,
-        (Inner::Rsa(_), "1.2.840.113549.1.1.13") => &RSA_PKCS1_2048_8192_SHA512,
-        (Inner::Ecdsa(_), "1.2.840.10045.4.3.2") => &ECDSA_P256_SHA256_ASN1,
+    let algorithm: &'static dyn VerificationAlgorithm = match (issuer.kind, algorithm_oid) {
+        (Kind::Rsa, "1.2.840.113549.1.1.11") => &RSA_PKCS1_2048_8192_SHA256,
+        (Kind::Rsa, "1.2.840.113549.1.1.12") => &RSA_PKCS1_2048_8192_SHA384,
+        (Kind::Rsa, "1.2.840.113549.1.1.13") => &RSA_PKCS1_2048_8192_SHA512,
+        (Kind::Ecdsa, "1.2.840.10045.4.3.2") => &ECDSA_P256_SHA256_ASN1,
         _ => return false,
     };
     UnparsedPublicKey::new(algorithm, &issuer.public)
         .verify(signed, signature)
         .is_ok()
+}
+
+/// The label as one of ours, or the error naming the labels we read.
+fn known_label(tag: &str) -> Result<&'static str, String> {
+    [PKCS1_LABEL, SEC1_LABEL, PKCS8_LABEL]
+        .into_iter()
+        .find(|label| *label == tag)
+        .ok_or_else(|| {
+            format!(
+                "expected a {PKCS1_LABEL:?}, {SEC1_LABEL:?} or {PKCS8_LABEL:?} PEM block, found {tag:?}"
+            )
+        })
 }

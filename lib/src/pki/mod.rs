@@ -14,6 +14,10 @@
 //! clock the output is byte-identical: serial numbers are derived from the certificate contents
 //! and nothing but key generation (and ECDSA signing of new certificates) draws randomness.
 //!
+//! A tls directory bootgen wrote holds a record of its key files' digests
+//! (`verified-keys.sha256`, `record.rs`): a re-run reads the keys it vouches for without
+//! importing them, and imports a key with every check only when it signs or gets a certificate.
+//!
 //! Encodings: RSA private keys are PKCS#1 PEM (`RSA PRIVATE KEY`), ECDSA keys SEC1 PEM
 //! (`EC PRIVATE KEY`); certificates are PEM; `.pub` files follow the installer's quirk described
 //! on `keys::PrivateKey::public_pem` (PKIX DER under an `RSA PUBLIC KEY` label for RSA).
@@ -25,12 +29,15 @@ mod error;
 mod issue;
 mod keys;
 mod output;
+mod record;
 mod store;
 mod table;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
 mod tests_manifests;
+#[cfg(test)]
+mod tests_record;
 #[cfg(test)]
 mod tests_reuse;
 
@@ -191,6 +198,9 @@ pub struct Pki {
     service_account: PrivateKey,
     ssh: PrivateKey,
     root_ca_pem: String,
+    /// Every file of the tls directory, made once: the shipped files and the stored ones are
+    /// the same texts, and the record in them hashes every key.
+    files: std::sync::OnceLock<Vec<TlsFile>>,
 }
 
 impl fmt::Debug for Pki {
@@ -224,6 +234,7 @@ impl Pki {
             service_account: built.service_account,
             ssh: built.ssh,
             root_ca_pem,
+            files: std::sync::OnceLock::new(),
         };
         Ok((pki, built.notices))
     }

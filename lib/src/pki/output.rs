@@ -7,6 +7,8 @@ use base64::engine::general_purpose::STANDARD;
 use base64::Engine as _;
 use serde::Serialize;
 
+use super::keys::PrivateKey;
+use super::record::{record_text, KeyFile, VERIFIED_KEYS_FILE};
 use super::table::{Ships, BOOTSTRAP_SSH, BUNDLES, LEAVES, SERVICE_ACCOUNT, SIGNERS};
 use super::{rfc3339, CertExpiry, KubeconfigKind, Pki, TlsFile};
 
@@ -28,15 +30,20 @@ impl Pki {
     /// for each row of the certificate table), sorted by name: `root-ca.crt` 0644, everything
     /// else 0600.
     pub fn shipped_files(&self) -> Vec<TlsFile> {
-        self.all_files().into_iter().filter(|f| f.shipped).collect()
+        self.files().iter().filter(|f| f.shipped).cloned().collect()
     }
 
     /// Everything to keep in `<out>/tls/` so a later run can reuse it, sorted by name: the
     /// shipped files plus the keys and certificates that are not shipped (root CA key, admin and
-    /// kubelet-bootstrap signers, admin client) and the bootstrap SSH key pair
-    /// (`bootstrap-ssh.key`, `bootstrap-ssh.pub`).
+    /// kubelet-bootstrap signers, admin client), the bootstrap SSH key pair
+    /// (`bootstrap-ssh.key`, `bootstrap-ssh.pub`), and `verified-keys.sha256`, the SHA-256 of
+    /// each key file, which lets a later run skip importing keys whose files are unchanged.
     pub fn store_files(&self) -> Vec<TlsFile> {
-        self.all_files()
+        self.files().to_vec()
+    }
+
+    fn files(&self) -> &[TlsFile] {
+        self.files.get_or_init(|| self.all_files())
     }
 
     /// The root CA private key (PEM): the secret the cluster's identity is derived from.
@@ -102,8 +109,27 @@ impl Pki {
             self.ssh.ssh_public_line(),
             false,
         ));
+        let record = record_text(files.iter().filter(|f| f.name.ends_with(".key")).map(|f| {
+            KeyFile {
+                name: &f.name,
+                contents: &f.contents,
+                sha256: self
+                    .key_of_file(&f.name)
+                    .and_then(PrivateKey::recorded_sha256),
+            }
+        }));
+        files.push(tls_file(VERIFIED_KEYS_FILE.to_string(), record, false));
         files.sort_by(|a, b| a.name.cmp(&b.name));
         files
+    }
+
+    /// The key written to the file `name` (`<row>.key`, or a bare key pair's).
+    fn key_of_file(&self, name: &str) -> Option<&PrivateKey> {
+        match name.strip_suffix(".key")? {
+            SERVICE_ACCOUNT => Some(&self.service_account),
+            BOOTSTRAP_SSH => Some(&self.ssh),
+            row => self.signer(row).or_else(|| self.leaf(row)).map(|c| &c.key),
+        }
     }
 
     /// The first certificate of each member, concatenated.

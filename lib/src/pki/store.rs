@@ -1,11 +1,14 @@
 //! Reading a tls directory written by [`super::Pki::store_files`]: `<name>.key` and
 //! `<name>.crt` for certificates, `<name>.key` (plus a derived `.pub`) for bare key pairs.
+//! A key file the directory's record vouches for is read without importing it (see
+//! `record.rs`); any other is imported with every check as it is read.
 
 use std::io::ErrorKind;
 use std::path::Path;
 
 use super::cert::CertInfo;
 use super::keys::PrivateKey;
+use super::record::KeyRecord;
 use super::PkiError;
 
 /// What a tls directory holds for one name.
@@ -15,15 +18,24 @@ pub(crate) struct Stored {
     pub cert: Option<CertInfo>,
 }
 
+/// The path of `<name>.key` in `dir`.
+pub(crate) fn key_path(dir: &Path, name: &str) -> std::path::PathBuf {
+    dir.join(format!("{name}.key"))
+}
+
 /// Loads `<name>.key` and `<name>.crt`. A certificate without its key, or a key that is not the
 /// certificate's, is an error naming the files.
-pub(crate) fn load_certified(dir: Option<&Path>, name: &str) -> Result<Stored, PkiError> {
+pub(crate) fn load_certified(
+    dir: Option<&Path>,
+    name: &str,
+    record: &KeyRecord,
+) -> Result<Stored, PkiError> {
     let Some(dir) = dir else {
         return Ok(Stored::default());
     };
-    let key_path = dir.join(format!("{name}.key"));
+    let key_path = key_path(dir, name);
     let cert_path = dir.join(format!("{name}.crt"));
-    let key = read_key(&key_path)?;
+    let key = read_key(&key_path, record)?;
     let cert = read_cert(&cert_path)?;
     match (&key, &cert) {
         (None, Some(_)) => {
@@ -49,12 +61,13 @@ pub(crate) fn load_key_pair(
     dir: Option<&Path>,
     name: &str,
     public_file: &str,
+    record: &KeyRecord,
 ) -> Result<Option<PrivateKey>, PkiError> {
     let Some(dir) = dir else {
         return Ok(None);
     };
-    let key_path = dir.join(format!("{name}.key"));
-    let key = read_key(&key_path)?;
+    let key_path = key_path(dir, name);
+    let key = read_key(&key_path, record)?;
     let public_path = dir.join(public_file);
     if key.is_none() && read_optional(&public_path)?.is_some() {
         return Err(PkiError::MissingKey {
@@ -76,7 +89,8 @@ fn read_optional(path: &Path) -> Result<Option<Vec<u8>>, PkiError> {
     }
 }
 
-fn invalid(path: &Path, reason: impl Into<String>) -> PkiError {
+/// The error for a file that is not a certificate or key we can use.
+pub(crate) fn invalid(path: &Path, reason: impl Into<String>) -> PkiError {
     PkiError::InvalidFile {
         path: path.to_path_buf(),
         reason: reason.into(),
@@ -85,21 +99,25 @@ fn invalid(path: &Path, reason: impl Into<String>) -> PkiError {
 
 /// The PEM blocks of a file, or an error if there are none.
 fn read_pem(path: &Path) -> Result<Option<Vec<pem::Pem>>, PkiError> {
-    let Some(bytes) = read_optional(path)? else {
-        return Ok(None);
-    };
+    read_optional(path)?
+        .map(|bytes| parse_pem(path, &bytes))
+        .transpose()
+}
+
+fn parse_pem(path: &Path, bytes: &[u8]) -> Result<Vec<pem::Pem>, PkiError> {
     // The pem crate's messages quote no file content, so they are safe to show for key files.
-    let blocks = pem::parse_many(&bytes).map_err(|e| invalid(path, format!("not PEM ({e})")))?;
+    let blocks = pem::parse_many(bytes).map_err(|e| invalid(path, format!("not PEM ({e})")))?;
     if blocks.is_empty() {
         return Err(invalid(path, "no PEM block found"));
     }
-    Ok(Some(blocks))
+    Ok(blocks)
 }
 
-fn read_key(path: &Path) -> Result<Option<PrivateKey>, PkiError> {
-    let Some(blocks) = read_pem(path)? else {
+fn read_key(path: &Path, record: &KeyRecord) -> Result<Option<PrivateKey>, PkiError> {
+    let Some(bytes) = read_optional(path)? else {
         return Ok(None);
     };
+    let blocks = parse_pem(path, &bytes)?;
     if blocks.len() != 1 {
         return Err(invalid(
             path,
@@ -109,11 +127,22 @@ fn read_key(path: &Path) -> Result<Option<PrivateKey>, PkiError> {
             ),
         ));
     }
-    blocks
-        .first()
-        .map(PrivateKey::from_pem)
-        .transpose()
-        .map_err(|reason| invalid(path, reason))
+    let Some(block) = blocks.first() else {
+        return Ok(None);
+    };
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy())
+        .unwrap_or_default();
+    let vouched = record
+        .vouched_digest(&name, &bytes)
+        .and_then(|digest| PrivateKey::from_pem_unchecked(block, digest));
+    match vouched {
+        Some(key) => Ok(Some(key)),
+        None => PrivateKey::from_pem(block)
+            .map(Some)
+            .map_err(|reason| invalid(path, reason)),
+    }
 }
 
 /// The first certificate of a `.crt` file (serving certificates have their CA appended).

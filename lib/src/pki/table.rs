@@ -436,8 +436,12 @@ pub(crate) const SERVICE_NETWORK_DNS_NAMES: &[&str] = &[
 ];
 
 /// True for a file name [`super::Pki::store_files`] writes into a tls directory: a key or
-/// certificate of a row of the tables, a bundle, or the service-account and SSH key pairs.
+/// certificate of a row of the tables, a bundle, the service-account and SSH key pairs, or the
+/// record of the keys' digests.
 pub(crate) fn is_stored_file(name: &str) -> bool {
+    if name == super::record::VERIFIED_KEYS_FILE {
+        return true;
+    }
     let Some((stem, extension)) = name.rsplit_once('.') else {
         return false;
     };

@@ -441,8 +441,8 @@ fn files_shipped_and_stored_follow_the_table() -> TestResult {
     let stored = files(pki);
     assert_eq!(
         stored.len(),
-        24 * 2 + 12 + 4,
-        "every key, cert, bundle and key pair is stored"
+        24 * 2 + 12 + 4 + 1,
+        "every key, cert, bundle and key pair is stored, and the record of the keys"
     );
     for (name, file) in &stored {
         let want_mode = if name == "root-ca.crt" { 0o644 } else { 0o600 };
@@ -454,6 +454,7 @@ fn files_shipped_and_stored_follow_the_table() -> TestResult {
         "admin-kubeconfig-client.key",
         "bootstrap-ssh.key",
         "bootstrap-ssh.pub",
+        "verified-keys.sha256",
     ] {
         assert!(
             stored.contains_key(name) && !shipped.contains(&name.to_string()),

@@ -15,7 +15,7 @@ fn write(dir: &Path, pki: &Pki) -> TestResult {
     Ok(())
 }
 
-fn contents(pki: &Pki) -> BTreeMap<String, Vec<u8>> {
+pub(super) fn contents(pki: &Pki) -> BTreeMap<String, Vec<u8>> {
     files(pki)
         .into_iter()
         .map(|(k, f)| (k, f.contents))
@@ -23,7 +23,9 @@ fn contents(pki: &Pki) -> BTreeMap<String, Vec<u8>> {
 }
 
 /// A fresh ECDSA PKI (fast) written to a new temporary directory.
-fn stored(req: &PkiRequest) -> TestResult<(tempfile::TempDir, BTreeMap<String, Vec<u8>>)> {
+pub(super) fn stored(
+    req: &PkiRequest,
+) -> TestResult<(tempfile::TempDir, BTreeMap<String, Vec<u8>>)> {
     let dir = tempfile::tempdir()?;
     let (pki, notices) = Pki::build(req, None)?;
     assert!(notices.is_empty());
@@ -38,7 +40,7 @@ fn changed(a: &BTreeMap<String, Vec<u8>>, b: &BTreeMap<String, Vec<u8>>) -> Vec<
         .collect()
 }
 
-fn messages(notices: &[PkiNotice]) -> Vec<String> {
+pub(super) fn messages(notices: &[PkiNotice]) -> Vec<String> {
     notices.iter().map(ToString::to_string).collect()
 }
 
@@ -291,6 +293,7 @@ fn missing_files_are_generated_and_a_new_ca_reissues_its_leaves() -> TestResult 
             "kube-control-plane-kube-scheduler-client.crt",
             "kube-control-plane-signer.crt",
             "kube-control-plane-signer.key",
+            "verified-keys.sha256", // records the new key
         ]
     );
     assert_eq!(after["journal-gatewayd.key"], first["journal-gatewayd.key"]);

@@ -234,7 +234,8 @@ impl Profile {
     }
 }
 
-fn build(table: &Table) -> Vec<Profile> {
+/// The profiles of the table's points: the first releases' (`first`) or the z-stream points'.
+fn build(table: &Table, first: bool) -> Vec<Profile> {
     // What does not depend on the release, worked out once per row rather than once per
     // profile: the table loads in every process, and a re-run of `bootgen ignition` is short.
     let patch_points = table::patch_points(table);
@@ -255,6 +256,7 @@ fn build(table: &Table) -> Vec<Profile> {
         .flat_map(|(row, minor)| {
             table::points_of(&patch_points, minor)
                 .into_iter()
+                .filter(move |at| (at.patch == 0) == first)
                 .map(move |at| (row, at))
         })
         .map(|(row, at)| Profile {
@@ -401,15 +403,22 @@ fn template_of(dir: &str, path: &str) -> String {
     }
 }
 
-/// The table, loaded once: every profile (each supported minor's, and after it those of the
-/// patch releases from which a fact of that minor changed), or what is wrong with the table.
-static LOADED: LazyLock<Result<Vec<Profile>, String>> =
-    LazyLock::new(|| table::load(table::TABLE).map(|table| build(&table)));
+/// The table, loaded once, or what is wrong with it.
+static LOADED: LazyLock<Result<Table, String>> = LazyLock::new(|| table::load(table::TABLE));
 
-/// Every profile, or none when the table does not load: [`check_table`] (which
-/// [`crate::release::select`] runs before any choice) reports that as an error.
-static ALL_PROFILES: LazyLock<&'static [Profile]> =
-    LazyLock::new(|| LOADED.as_deref().unwrap_or(&[]));
+/// The z-stream profiles (those of the patch releases from which a fact of a minor changed),
+/// built when first asked for: a generation for a release's first patch asks for none.
+static Z_STREAM: LazyLock<Vec<Profile>> = LazyLock::new(|| {
+    LOADED
+        .as_ref()
+        .map_or_else(|_| Vec::new(), |t| build(t, false))
+});
+
+/// Every profile, each minor's and the z-stream points', or none when the table does not load:
+/// [`check_table`] (which [`crate::release::select`] runs before any choice) reports that.
+fn all_profiles() -> impl DoubleEndedIterator<Item = &'static Profile> {
+    PROFILES.iter().chain(Z_STREAM.iter())
+}
 
 /// Whether the embedded release table loads; its fault otherwise. The table is checked by the
 /// tests, so this fails only in a broken build, but it fails loudly, never as "no releases".
@@ -424,11 +433,9 @@ pub fn check_table() -> crate::error::Result<()> {
 
 /// Every supported release's profile (as of its first release, `X.Y.0`), oldest first.
 pub static PROFILES: LazyLock<Vec<Profile>> = LazyLock::new(|| {
-    ALL_PROFILES
-        .iter()
-        .filter(|p| p.from_patch == 0)
-        .cloned()
-        .collect()
+    LOADED
+        .as_ref()
+        .map_or_else(|_| Vec::new(), |t| build(t, true))
 });
 
 /// The profile of `minor` (as of `X.Y.0`), when it is supported.
@@ -439,8 +446,7 @@ pub fn profile_for(minor: Minor) -> Option<&'static Profile> {
 /// The file row that renders the items of `each` (one path and template in every release that
 /// has it): for code that edits those manifests in any config, whatever its release.
 pub fn per_item_row(each: super::dimensions::Each) -> Option<&'static NodeFile> {
-    ALL_PROFILES
-        .iter()
+    all_profiles()
         .rev()
         .flat_map(|p| p.files.iter())
         .find(|f| f.each == Some(each))
@@ -449,16 +455,21 @@ pub fn per_item_row(each: super::dimensions::Each) -> Option<&'static NodeFile> 
 /// The z-stream profiles: for each minor where a fact changed within it, one profile from
 /// that patch release on (`from_patch` > 0), oldest first.
 pub fn z_stream_profiles() -> impl Iterator<Item = &'static Profile> {
-    ALL_PROFILES.iter().filter(|p| p.from_patch > 0)
+    Z_STREAM.iter()
 }
 
 /// The profile of one patch release of `minor`: the minor's own, or that of the latest
 /// z-stream point at or before `patch` where a fact changed.
 pub fn profile_for_patch(minor: Minor, patch: u32) -> Option<&'static Profile> {
-    ALL_PROFILES
+    let first = profile_for(minor)?;
+    if patch == 0 {
+        return Some(first);
+    }
+    Z_STREAM
         .iter()
         .filter(|p| p.minor == minor && p.from_patch <= patch)
         .max_by_key(|p| p.from_patch)
+        .or(Some(first))
 }
 
 #[cfg(test)]
@@ -664,7 +675,7 @@ mod tests {
                 "templates/{dir} and its [[unit]] rows differ"
             );
         }
-        for profile in ALL_PROFILES.iter() {
+        for profile in all_profiles() {
             for dims in every_dims() {
                 let all_gates: Vec<String> = profile.gates.iter().map(|g| g.name.clone()).collect();
                 let view = profile.view(dims.flow, dims.platform, dims.distribution, &all_gates);
@@ -786,8 +797,7 @@ mod tests {
     fn a_file_for_one_overlay_and_range_of_releases_is_one_row() {
         let row = "[[file]]\npath = \"/etc/example.conf\"\nmode = 0o644\noverlay = \"single-node\"\nsince = \"4.20\"\n";
         let table = table::load(&format!("{}\n{row}", table::TABLE)).unwrap();
-        let profiles = build(&table);
-        for profile in profiles.iter().filter(|p| p.from_patch == 0) {
+        for profile in &build(&table, true) {
             for dims in every_dims() {
                 let view = profile.view(dims.flow, dims.platform, dims.distribution, &[]);
                 let has = view.file("/etc/example.conf").is_some();
@@ -807,7 +817,7 @@ mod tests {
     fn a_file_for_one_platform_and_range_of_releases_is_one_row() {
         let row = "[[file]]\npath = \"/etc/provider.conf\"\nmode = 0o600\nplatform = \"external\"\nsince = \"4.20\"\n";
         let table = table::load(&format!("{}\n{row}", table::TABLE)).unwrap();
-        for profile in build(&table).iter().filter(|p| p.from_patch == 0) {
+        for profile in &build(&table, true) {
             for dims in every_dims() {
                 let view = profile.view(dims.flow, dims.platform, dims.distribution, &[]);
                 let wanted =
