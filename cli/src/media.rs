@@ -148,6 +148,8 @@ pub struct MediaSources<'a> {
     pub pxe: Option<(&'a Path, &'a str)>,
     /// The disk the install media install to.
     pub dest_device: Option<&'a str>,
+    /// The hosts file's hosts: each control-plane and compute host gets an ISO of its own.
+    pub hosts: Option<&'a bootgen::network::Hosts>,
 }
 
 /// Plans `ignition --iso/--pxe`: per role, from the configs about to be written (a single
@@ -208,14 +210,32 @@ pub fn plan_cluster(
         }
         Ok(())
     };
+    let per_host = match sources.iso.and(sources.hosts) {
+        Some(hosts) if !single_node => {
+            host_customizations(hosts, files, arch, sources.dest_device)?
+        }
+        _ => Vec::new(),
+    };
     let iso = match sources.iso {
         Some(path) => {
             let (_, iso) = read_iso(path)?;
             check(&iso)?;
+            for (name, arch, _) in &per_host {
+                if let Some(arch) = arch {
+                    iso.check_arch(*arch, &format!("{}/{name}.ign", bootgen::output::HOSTS_DIR))?;
+                }
+            }
             let mut planned = Vec::new();
             for (name, _, customization) in &customizations {
                 planned.push(PlannedIso {
                     name: format!("{name}.iso"),
+                    patch: iso.plan(customization, false)?,
+                    what: describe(customization),
+                });
+            }
+            for (name, _, customization) in &per_host {
+                planned.push(PlannedIso {
+                    name: format!("{}/{name}.iso", bootgen::output::HOSTS_DIR),
                     patch: iso.plan(customization, false)?,
                     what: describe(customization),
                 });
@@ -244,6 +264,64 @@ pub fn plan_cluster(
     Ok(ClusterMedia { iso, pxe })
 }
 
+/// Each control-plane and compute host's install ISO: its own config (`hosts/HOST.ign`: the
+/// role's pointer config with its keyfiles and name), installed to its `rootDeviceHints`'
+/// `deviceName` or else `--dest-device`, and its keyfiles in the live initrd's first-boot
+/// network, copied to the installed system, whose first boot must reach the machine-config
+/// server before any keyfile from its config is on disk.
+fn host_customizations(
+    hosts: &bootgen::network::Hosts,
+    files: &[bootgen::output::OutputFile],
+    arch: &bootgen::ArchitectureRecord,
+    dest_device: Option<&str>,
+) -> anyhow::Result<Vec<(String, Option<Arch>, Customization)>> {
+    use bootgen::network::Role;
+    let mut planned = Vec::new();
+    for host in &hosts.hosts {
+        let role_arch = match host.role {
+            Some(Role::Master) => arch.control_plane.as_str(),
+            Some(Role::Worker) => arch
+                .compute
+                .get("worker")
+                .map_or(arch.control_plane.as_str(), String::as_str),
+            Some(Role::Bootstrap) | None => continue,
+        };
+        let relative = format!("{}/{}.ign", bootgen::output::HOSTS_DIR, host.hostname);
+        let Some(file) = files.iter().find(|f| f.relative == relative) else {
+            continue;
+        };
+        let hinted = host
+            .root_device_hints
+            .as_ref()
+            .and_then(|hints| hints.device_name.as_deref());
+        let Some(device) = hinted.or(dest_device) else {
+            anyhow::bail!(
+                "{}: host `{}` has no rootDeviceHints.deviceName, and no --dest-device was given: its ISO installs itself to a disk",
+                hosts.source_name,
+                host.hostname
+            );
+        };
+        let customization = Customization {
+            install: Some(Install {
+                dest_device: device.to_string(),
+                dest_config: file.contents.clone(),
+                ..Install::default()
+            }),
+            network_keyfiles: bootgen::network::host_keyfiles(host)
+                .into_iter()
+                .map(|(name, contents)| (name, contents.into_bytes()))
+                .collect(),
+            ..Customization::default()
+        };
+        planned.push((
+            host.hostname.clone(),
+            role_arch.parse::<Arch>().ok(),
+            customization,
+        ));
+    }
+    Ok(planned)
+}
+
 impl ClusterMedia {
     /// Writes every ISO and PXE set into `output`'s media directory (the run holds the
     /// directory's lock), each file a copy renamed into place; returns one line per medium.
@@ -254,6 +332,10 @@ impl ClusterMedia {
         if let Some((iso, planned)) = &self.iso {
             for planned in planned {
                 let path = dir.join(&planned.name);
+                if let Some(parent) = path.parent() {
+                    std::fs::create_dir_all(parent)
+                        .map_err(|e| bootgen::Error::io("cannot create", parent, e))?;
+                }
                 bootgen::output::patch_to_copy(iso, &path, &planned.patch, true)?;
                 lines.push(format!("wrote {}: {}", path.display(), planned.what));
             }

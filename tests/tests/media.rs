@@ -636,6 +636,98 @@ fn ignition_iso_writes_one_iso_per_role_beside_the_configs() {
     assert!(String::from_utf8_lossy(&inspect.stdout).contains("installs: nothing"));
 }
 
+/// With a hosts file, each control-plane host gets an install ISO of its own: its
+/// `hosts/HOST.ign` as the installed system's config, on its `rootDeviceHints` disk, and its
+/// keyfiles as the live initrd's first-boot network (which coreos-installer carries over, so the
+/// installed system's first boot reaches the machine-config server with its static address).
+#[test]
+fn hosts_get_install_isos_with_their_own_network() {
+    let dir = tempfile::tempdir().unwrap();
+    let iso = live_iso(dir.path(), "x86_64", EMBED_SIZE);
+    let iso_flag = format!("--iso={}", iso.display());
+    let install_config = repo().join("fixtures/network/install-config.yaml");
+    let hosts = repo().join("fixtures/network/agent-config.yaml");
+    let out = cluster(
+        dir.path(),
+        "static",
+        &[
+            "--install-config",
+            install_config.to_str().unwrap(),
+            "--hosts",
+            hosts.to_str().unwrap(),
+            &iso_flag,
+            "--dest-device",
+            "/dev/vdb",
+        ],
+    );
+    let installer = coreos_installer();
+    let role_iso = out.join("media/master.iso");
+    let inspect = bootgen(args!["inspect", &role_iso]);
+    assert!(String::from_utf8_lossy(&inspect.stdout).contains("installs to: /dev/vdb"));
+    assert!(
+        !out.join("media/hosts/bootstrap.iso").exists(),
+        "the bootstrap has bootstrap.iso"
+    );
+    for host in ["master-0", "master-1", "master-2"] {
+        let media = out.join(format!("media/hosts/{host}.iso"));
+        let host_config = fs::read(out.join(format!("hosts/{host}.ign"))).unwrap();
+        let inspect = bootgen(args!["inspect", &media]);
+        let text = String::from_utf8_lossy(&inspect.stdout);
+        assert!(text.contains("installs to: /dev/sda"), "{host}: {text}");
+        // The keyfiles the host's config writes, and those the ISO's live initrd carries.
+        let written: BTreeMap<String, Vec<u8>> = config_files(&host_config)
+            .into_iter()
+            .filter_map(|(path, (_, contents))| {
+                let name = path.strip_prefix("/etc/NetworkManager/system-connections/")?;
+                Some((name.to_string(), contents))
+            })
+            .collect();
+        assert!(!written.is_empty(), "{host}: its config carries keyfiles");
+        let members = unpack_area(&media, "/images/ignition.img", &dir.path().join(host));
+        let carried: BTreeMap<String, Vec<u8>> = members
+            .iter()
+            .filter_map(|(path, contents)| {
+                let name = path.strip_prefix("etc/coreos-firstboot-network/")?;
+                Some((name.to_string(), contents.clone()))
+            })
+            .collect();
+        assert_eq!(
+            carried, written,
+            "{host}: the live initrd's network is the host's"
+        );
+        if let Some(installer) = &installer {
+            let shown = run_ok(
+                Command::new(installer)
+                    .args(["iso", "ignition", "show"])
+                    .arg(&media),
+            );
+            let files = config_files(&shown.stdout);
+            assert!(
+                files["/etc/coreos/dest.ign"].1 == host_config,
+                "{host}: coreos-installer reads another installed config"
+            );
+            let extracted = dir.path().join(format!("{host}-network"));
+            fs::create_dir_all(&extracted).unwrap();
+            run_ok(
+                Command::new(installer)
+                    .args(["iso", "network", "extract", "-C"])
+                    .arg(&extracted)
+                    .arg(&media),
+            );
+            let extracted: BTreeMap<String, Vec<u8>> =
+                bootgen_conformance::dir_contents(&extracted)
+                    .unwrap()
+                    .into_iter()
+                    .map(|(path, (_, contents))| (path, contents))
+                    .collect();
+            assert_eq!(
+                extracted, written,
+                "{host}: coreos-installer extracts its keyfiles"
+            );
+        }
+    }
+}
+
 #[test]
 fn pxe_sets_read_back_in_coreos_installer() {
     let dir = tempfile::tempdir().unwrap();
