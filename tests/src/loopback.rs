@@ -72,6 +72,25 @@ pub fn start_dns(dir: &Path, port: u16, rules: &[String]) -> TestResult<Server> 
     Ok(server)
 }
 
+impl Server {
+    /// A server the test started itself; killed when dropped.
+    pub fn from_child(child: Child) -> Server {
+        Server(child)
+    }
+}
+
+/// Waits (up to 10 s) until something accepts TCP connections on `address`.
+pub fn wait_for_listener(address: &str) -> TestResult<()> {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while TcpStream::connect(address).is_err() {
+        if Instant::now() > deadline {
+            return Err(format!("nothing listens on {address}").into());
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    Ok(())
+}
+
 /// `openssl s_server` on `address` with a certificate and key; with `www`, it serves that
 /// directory's files (`-WWW`), else a status page. Returns once it accepts connections.
 pub fn start_tls(address: &str, cert: &Path, key: &Path, www: Option<&Path>) -> TestResult<Server> {

@@ -315,6 +315,130 @@ fn dns_faults_are_named_with_their_fix() -> TestResult {
     Ok(())
 }
 
+/// Nodes with static addresses (from `--hosts`): each name must resolve to its own address, the
+/// short names under the cluster's domain; a missing record and a wrong one are named with the
+/// record to add.
+#[test]
+fn static_hosts_must_resolve_to_their_addresses() -> TestResult {
+    if !tools_present() {
+        return Ok(());
+    }
+    let work = tempfile::tempdir()?;
+    let work = work.path();
+    let out = work.join("out");
+    let fixtures = bootgen_conformance::repo().join("fixtures/network");
+    let mut cmd = bootgen_conformance::bootgen!();
+    cmd.args(["ignition", "--key-algorithm", "ecdsa-p256", "--output"])
+        .arg(&out)
+        .arg("--install-config")
+        .arg(fixtures.join("install-config.yaml"))
+        .arg("--hosts")
+        .arg(fixtures.join("agent-config.yaml"));
+    bootgen_conformance::run(&mut cmd)?;
+    let domain = "static.lab.example.org";
+    let (dns_port, api_port, mcs_port) = (free_udp_port()?, free_tcp_port()?, free_tcp_port()?);
+    let _dns = start_dns(
+        work,
+        dns_port,
+        &[
+            format!("/{domain}/"),
+            format!("/bootstrap.{domain}/192.168.111.10"),
+            format!("/master-0.{domain}/192.168.111.20"),
+            format!("/master-1.{domain}/192.168.111.99"),
+        ],
+    )?;
+    let (code, report, _) = check(&out, dns_port, api_port, mcs_port, &[])?;
+    assert_eq!(code, 1, "{report:#}");
+    for host in ["bootstrap", "master-0"] {
+        let found = finding(&report, "dns", &format!("{host}.{domain}"))?;
+        assert_eq!(found["status"], "pass", "{found:#}");
+    }
+    assert_fails(
+        &report,
+        "dns",
+        &format!("master-1.{domain}"),
+        "192.168.111.99",
+        &format!("master-1.{domain} IN A/AAAA 192.168.111.21"),
+    )?;
+    assert_fails(
+        &report,
+        "dns",
+        &format!("master-2.{domain}"),
+        "NXDOMAIN",
+        &format!("master-2.{domain} IN A/AAAA 192.168.111.22, fd2e:6f44:5dd8:c956::22"),
+    )?;
+    Ok(())
+}
+
+/// An HTTPS server on `address` that answers every GET with 200 and, as a kube-apiserver does,
+/// a `Date` (Python's http.server); `openssl s_server` sends none.
+fn start_dated_https(address: &str, cert: &Path, key: &Path) -> TestResult<Server> {
+    const SERVE: &str = r#"
+import http.server, ssl, sys
+class Answer(http.server.BaseHTTPRequestHandler):
+    def do_GET(self):
+        self.send_response(200)
+        self.send_header("Content-Length", "2")
+        self.end_headers()
+        self.wfile.write(b"ok")
+    def log_message(self, *args):
+        pass
+host, port = sys.argv[1].rsplit(":", 1)
+server = http.server.HTTPServer((host, int(port)), Answer)
+context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+context.load_cert_chain(sys.argv[2], sys.argv[3])
+server.socket = context.wrap_socket(server.socket, server_side=True)
+server.serve_forever()
+"#;
+    let child = Command::new("python3")
+        .args(["-c", SERVE, address])
+        .arg(cert)
+        .arg(key)
+        .stdout(std::process::Stdio::null())
+        .spawn()?;
+    let server = Server::from_child(child);
+    bootgen_conformance::loopback::wait_for_listener(address)?;
+    Ok(server)
+}
+
+/// The API's clock: `check` reads the `Date` of `GET /readyz` on the API (open to anyone on a
+/// kube-apiserver) and names a skew with the server it was measured against.
+#[test]
+fn a_clock_off_from_the_api_is_named() -> TestResult {
+    if !tools_present() {
+        return Ok(());
+    }
+    let work = tempfile::tempdir()?;
+    let work = work.path();
+    let out = work.join("out");
+    generate(&out, None)?;
+    let (dns_port, api_port, mcs_port) = (free_udp_port()?, free_tcp_port()?, free_tcp_port()?);
+    let _dns = start_dns(work, dns_port, &right_names())?;
+    let (cert, key) = tls(&out, "kube-apiserver-lb-server");
+    let _api = start_dated_https(&format!("127.0.0.1:{api_port}"), &cert, &key)?;
+    let ahead = time::OffsetDateTime::now_utc() + time::Duration::hours(3);
+    let ahead = ahead.format(&time::format_description::well_known::Rfc3339)?;
+    let (code, report, _) = check(&out, dns_port, api_port, mcs_port, &["--now", &ahead])?;
+    assert_eq!(code, 1, "{report:#}");
+    let api = format!("api.{DOMAIN}:{api_port}");
+    assert_fails(
+        &report,
+        "time",
+        &api,
+        &format!("{api} sent Date: "),
+        "chronyc tracking",
+    )?;
+    let skew = finding(&report, "time", &api)?;
+    assert!(
+        skew["what"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("clock is 3 h 0 min ahead of"),
+        "{skew:#}"
+    );
+    Ok(())
+}
+
 #[test]
 fn names_that_resolve_elsewhere_than_the_vips_fail_and_are_not_contacted() -> TestResult {
     if !tools_present() {

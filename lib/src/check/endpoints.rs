@@ -57,9 +57,10 @@ pub(crate) fn check_endpoint(
                         endpoint.ca_name
                     ),
                 ));
-                if let Some(path) = endpoint.config_path {
-                    date = check_config(endpoint, address, path, &target, probes, findings);
-                }
+                date = match endpoint.config_path {
+                    Some(path) => check_config(endpoint, address, path, &target, probes, findings),
+                    None => api_date(endpoint, address, probes).or(date),
+                };
             }
             Handshake::Rejected { reason, presented } => {
                 let shown = presented.map(|p| format!("{p}; ")).unwrap_or_default();
@@ -98,6 +99,20 @@ pub(crate) fn check_endpoint(
         }
     }
     date
+}
+
+/// The API's `Date`, from `GET /readyz` (open to anyone on a kube-apiserver): its clock is the
+/// one the certificates are judged by. Its readiness is `--watch`'s business, not a finding.
+fn api_date(endpoint: &Endpoint, address: SocketAddr, probes: &dyn Probes) -> Option<String> {
+    let request = Request {
+        host: endpoint.host,
+        address,
+        path: "/readyz",
+        transport: Transport::Verified(endpoint.roots),
+        headers: Vec::new(),
+    };
+    let response = probes.get(&request).ok()?;
+    response.header("date").map(str::to_string)
 }
 
 /// GET the machine-config server's path as a control-plane machine does.

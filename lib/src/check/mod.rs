@@ -14,6 +14,7 @@ mod clock;
 mod dns;
 mod endpoints;
 mod finding;
+mod hosts;
 mod http;
 mod mirror;
 mod names;
@@ -26,6 +27,7 @@ mod tls;
 mod watch;
 
 pub use finding::{Finding, Report, Status};
+pub use hosts::StaticHost;
 pub use net::NetProbes;
 pub use probe::{Contact, Handshake, Lookup, Presented, Probes, Request, Response, Transport};
 pub use targets::{CertificateTime, ConfigServer, Plan, API_PORT, MCS_PORT};
@@ -68,6 +70,7 @@ pub fn check(plan: &Plan, probes: &dyn Probes, options: &CheckOptions) -> Report
     let mut notes = Vec::new();
     let mut dates = Vec::new();
     let resolved = names::check_names(plan, probes, options.now, &mut findings);
+    names::check_hosts(plan, probes, &mut findings);
     let api_ca = "the cluster's kube-apiserver-lb-signer";
     for (host, addresses) in [
         (plan.api(), &resolved.api),
@@ -81,7 +84,9 @@ pub fn check(plan: &Plan, probes: &dyn Probes, options: &CheckOptions) -> Report
             ca_name: api_ca,
             config_path: None,
         };
-        endpoints::check_endpoint(&endpoint, probes, &mut findings);
+        if let Some(date) = endpoints::check_endpoint(&endpoint, probes, &mut findings) {
+            dates.push((format!("{host}:{}", options.api_port), date));
+        }
     }
     match &plan.config_server {
         Some(server) => {

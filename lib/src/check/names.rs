@@ -1,5 +1,5 @@
 //! DNS: `api`, `api-int` and a made-up name under `*.apps` must resolve, to the VIPs when the
-//! install-config has them.
+//! install-config has them; each node with static addresses to one of them.
 
 use super::finding::{Finding, Status};
 use super::probe::{Lookup, Probes};
@@ -123,4 +123,59 @@ pub(crate) fn check_names(
         findings,
     );
     Resolved { api, api_int }
+}
+
+/// Each node with static addresses: its name (under the cluster's domain when the config sets
+/// a short one) must resolve to one of them, as the nodes and the API look each other up.
+pub(crate) fn check_hosts(plan: &Plan, probes: &dyn Probes, findings: &mut Vec<Finding>) {
+    for host in &plan.hosts {
+        let name = if host.name.contains('.') {
+            host.name.clone()
+        } else {
+            format!("{}.{}", host.name, plan.domain)
+        };
+        let fix = format!(
+            "add the DNS record {name} IN A/AAAA {} (and its PTR record), as {} sets the address",
+            list(&host.addresses),
+            host.config
+        );
+        match probes.resolve(&name) {
+            Lookup::Addresses(addresses)
+                if addresses.iter().any(|a| host.addresses.contains(a)) =>
+            {
+                findings.push(Finding::pass(
+                    "dns",
+                    name,
+                    format!("resolves to {}", list(&addresses)),
+                ));
+            }
+            Lookup::Addresses(addresses) => findings.push(Finding::problem(
+                Status::Fail,
+                "dns",
+                name.clone(),
+                format!(
+                    "resolves to another address than the node's static one ({})",
+                    list(&host.addresses)
+                ),
+                format!("{name} -> {}", list(&addresses)),
+                fix,
+            )),
+            Lookup::NoSuchName { answer } => findings.push(Finding::problem(
+                Status::Fail,
+                "dns",
+                name,
+                "does not resolve: the name does not exist".into(),
+                answer,
+                fix,
+            )),
+            Lookup::Failed(error) => findings.push(Finding::problem(
+                Status::Fail,
+                "dns",
+                name,
+                "could not be looked up".into(),
+                error,
+                fix,
+            )),
+        }
+    }
 }

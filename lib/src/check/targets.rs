@@ -76,6 +76,8 @@ pub struct Plan {
     pub release: Option<String>,
     /// The cluster's certificates in the bootstrap config.
     pub certificates: Vec<CertificateTime>,
+    /// The nodes with static addresses (the bootstrap config's, and `hosts/*.ign`'s).
+    pub hosts: Vec<super::StaticHost>,
 }
 
 impl Plan {
@@ -101,14 +103,38 @@ impl Plan {
             } else {
                 None
             };
-            Plan::from_configs(
+            let mut plan = Plan::from_configs(
                 &read(&bootstrap)?,
                 &bootstrap.display().to_string(),
                 pointer.as_deref(),
-            )
+            )?;
+            for host_config in Plan::host_configs(path) {
+                plan.add_host_config(&read(&host_config)?, &host_config.display().to_string())?;
+            }
+            Ok(plan)
         } else {
             Plan::from_configs(&read(path)?, &path.display().to_string(), None)
         }
+    }
+
+    /// The per-host configs of an output directory (`hosts/*.ign`), in name order.
+    pub fn host_configs(output: &Path) -> Vec<std::path::PathBuf> {
+        let dir = output.join(crate::output::HOSTS_DIR);
+        let mut paths: Vec<_> = std::fs::read_dir(&dir)
+            .into_iter()
+            .flatten()
+            .filter_map(|entry| entry.ok().map(|e| e.path()))
+            .filter(|path| path.extension().is_some_and(|ext| ext == "ign"))
+            .collect();
+        paths.sort();
+        paths
+    }
+
+    /// Adds the nodes with static addresses a per-host config (`hosts/HOST.ign`) places.
+    pub fn add_host_config(&mut self, config: &[u8], name: &str) -> Result<()> {
+        let doc = IgnitionDoc::parse(config, name)?;
+        self.hosts.extend(super::hosts::static_hosts(&doc, name));
+        Ok(())
     }
 
     /// Reads a bootstrap config and, when given, a control-plane pointer config.
@@ -147,6 +173,7 @@ impl Plan {
             trust,
             release,
             certificates: certificate_times(&doc),
+            hosts: super::hosts::static_hosts(&doc, name),
             domain,
         })
     }

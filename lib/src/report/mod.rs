@@ -6,7 +6,7 @@
 mod budget;
 mod certs;
 mod diff;
-mod network;
+pub(crate) mod network;
 mod objects;
 mod summary;
 mod terminal;
