@@ -412,7 +412,12 @@ pub fn write_pxe_set(
     std::fs::create_dir_all(dir).map_err(|e| bootgen::Error::io("cannot create", dir, e))?;
     let mut written = Vec::new();
     for (path, area, append) in parts {
-        bootgen::output::write_streamed(&path, 0o644, true, |out| {
+        let mode = if append {
+            bootgen::output::CONFIG_MEDIA_MODE
+        } else {
+            0o644
+        };
+        bootgen::output::write_streamed(&path, mode, true, |out| {
             file.seek(SeekFrom::Start(area.offset))?;
             std::io::copy(&mut (&mut file).take(area.length), out)?;
             if append {

@@ -127,6 +127,11 @@ fn config_files(config: &[u8]) -> BTreeMap<String, (Option<u64>, Vec<u8>)> {
         .collect()
 }
 
+fn mode_of(path: &Path) -> u32 {
+    use std::os::unix::fs::PermissionsExt as _;
+    fs::metadata(path).unwrap().permissions().mode() & 0o7777
+}
+
 fn stderr(output: &Output) -> String {
     String::from_utf8_lossy(&output.stderr).into_owned()
 }
@@ -167,6 +172,8 @@ fn single_node_live_iso_reads_back_in_coreos_installer() {
         ]);
         assert!(output.status.success(), "{}", stderr(&output));
         assert_eq!(digest(&iso), before, "the input ISO is left as it was");
+        // The copy carries the cluster's private keys: for its owner only.
+        assert_eq!(mode_of(&result), 0o600, "{}", result.display());
         let shown = run_ok(
             Command::new(&installer)
                 .args(["iso", "ignition", "show"])
@@ -349,6 +356,10 @@ fn header_layout_isos_take_the_config_and_kargs() {
     };
     // As 2020-2021 images are: the header and /images/ignition.img name the same area.
     let iso = header_iso(dir.path(), "images/ignition.img");
+    {
+        use std::os::unix::fs::PermissionsExt as _;
+        fs::set_permissions(&iso, fs::Permissions::from_mode(0o644)).unwrap();
+    }
     let output = bootgen(args![
         "iso",
         &iso,
@@ -358,6 +369,13 @@ fn header_layout_isos_take_the_config_and_kargs() {
         "quiet"
     ]);
     assert!(output.status.success(), "{}", stderr(&output));
+    // Written in place, the image keeps its mode; others being able to read it is said.
+    assert!(
+        stderr(&output).contains("is readable by others (mode 0644)"),
+        "{}",
+        stderr(&output)
+    );
+    assert_eq!(mode_of(&iso), 0o644);
     let members = unpack_area(
         &iso,
         "/images/ignition.img",
@@ -775,6 +793,12 @@ fn pxe_sets_read_back_in_coreos_installer() {
             fs::read(tree.join(theirs)).unwrap()
         );
     }
+    assert_eq!(
+        mode_of(&pxe.join(format!("{name}-initrd.img"))),
+        0o600,
+        "the config's carrier"
+    );
+    assert_eq!(mode_of(&pxe.join(format!("{name}-vmlinuz"))), 0o644);
     let base = fs::read(tree.join("initrd.img")).unwrap();
     let initrd = fs::read(pxe.join(format!("{name}-initrd.img"))).unwrap();
     assert!(initrd.starts_with(&base) && initrd.len() > base.len());

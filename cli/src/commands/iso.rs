@@ -22,6 +22,7 @@ pub fn run(args: IsoArgs) -> anyhow::Result<ExitCode> {
         }
         _ => {
             bootgen::output::patch_in_place(&args.input, &patch)?;
+            warn_if_readable_by_others(&args.input);
             &args.input
         }
     };
@@ -38,4 +39,20 @@ pub fn run(args: IsoArgs) -> anyhow::Result<ExitCode> {
         area.length
     ))?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// An image written in place keeps its mode; the config in it may hold the cluster's private
+/// keys (a bootstrap's or a single node's), so say so when others can read it.
+fn warn_if_readable_by_others(image: &std::path::Path) {
+    use std::os::unix::fs::PermissionsExt;
+    let Ok(metadata) = std::fs::metadata(image) else {
+        return;
+    };
+    let mode = metadata.permissions().mode() & 0o777;
+    if mode & 0o077 != 0 {
+        crate::report::warn(format!(
+            "{} is readable by others (mode {mode:04o}) and now holds the config, with any private keys it carries: chmod 600 it unless the config is a pointer config",
+            image.display()
+        ));
+    }
 }

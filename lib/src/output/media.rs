@@ -1,7 +1,12 @@
 //! Writing boot media: a customized ISO in place (the patch's few runs written into the input
 //! after every check passed) or streamed to a new file (an exclusive temporary file beside it,
-//! copied, patched, synced, renamed), so an input is never left half-written and an output
-//! either appears whole or not at all.
+//! copied, patched, renamed), so an input is never left half-written and an output either
+//! appears whole or not at all. A copy carries the config, private keys included: it is 0600.
+//!
+//! A copy is not synced before the rename, as neither `cp` nor `coreos-installer iso customize
+//! -o` syncs: waiting for the disk doubles the time of a 1 GiB copy (BENCHMARKS.md, benchmark
+//! 8b), and the image is made again from its inputs. An interrupted run leaves nothing at the
+//! name; only a power loss in the seconds after it can leave a short file there.
 
 use crate::error::{Error, Result};
 use crate::media::Patch;
@@ -22,11 +27,15 @@ pub fn patch_in_place(input: &Path, patch: &Patch) -> Result<()> {
         .map_err(|e| Error::io("cannot write", input, e))
 }
 
+/// The mode of a medium that carries a config (an ISO, an initramfs with the config
+/// appended): the bootstrap's and a single node's carry every private key of the cluster.
+pub const CONFIG_MEDIA_MODE: u32 = 0o600;
+
 /// Copies the image at `input` to `output` with `patch` applied. An existing `output` is
 /// refused unless `replace`.
 pub fn patch_to_copy(input: &Path, output: &Path, patch: &Patch, replace: bool) -> Result<()> {
     let mut source = fs::File::open(input).map_err(|e| Error::io("cannot read", input, e))?;
-    write_streamed(output, 0o644, replace, |file| {
+    write_streamed(output, CONFIG_MEDIA_MODE, replace, |file| {
         // A file-to-file copy: the kernel moves the bytes (copy_file_range), as cp does.
         std::io::copy(&mut source, file)?;
         patch.apply(file)
@@ -34,7 +43,8 @@ pub fn patch_to_copy(input: &Path, output: &Path, patch: &Patch, replace: bool) 
 }
 
 /// Writes `output` through `fill`, atomically: nothing at `output` until the whole file is
-/// written and synced. An existing `output` is refused unless `replace`.
+/// written (not synced: see the module's comment). An existing `output` is refused unless
+/// `replace`.
 pub fn write_streamed(
     output: &Path,
     mode: u32,
@@ -63,7 +73,6 @@ pub fn write_streamed(
     fill(file)
         .and_then(|()| file.flush())
         .and_then(|()| file.set_permissions(fs::Permissions::from_mode(mode)))
-        .and_then(|()| file.sync_all())
         .map_err(|e| Error::io("cannot write", output, e))?;
     // On failure the temporary file is removed when `temp` is dropped.
     temp.persist(output)
