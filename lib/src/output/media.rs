@@ -56,19 +56,7 @@ pub fn write_streamed(
             path: output.to_path_buf(),
         });
     }
-    let dir = output
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let name = output
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let mut temp = tempfile::Builder::new()
-        .prefix(&format!(".{name}."))
-        .suffix(".bootgen-tmp")
-        .tempfile_in(dir)
-        .map_err(|e| Error::io("cannot write", output, e))?;
+    let mut temp = super::temp_file_beside(output)?;
     let file = temp.as_file_mut();
     fill(file)
         .and_then(|()| file.flush())

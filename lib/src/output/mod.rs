@@ -398,13 +398,9 @@ fn write_and_set_mode(
     Ok(())
 }
 
-/// Writes one file atomically: a temporary file beside it, then a rename over `path`.
-///
-/// The temporary file is created exclusively (`O_EXCL`) under an unpredictable name, with mode
-/// 0600 until its own mode is set on the open descriptor, so in a directory others can write to
-/// nobody can plant a link or a file of theirs to be written through or renamed into place. The
-/// rename replaces a link at `path` itself, never what it points to.
-pub fn write_atomic(path: &Path, contents: &[u8], mode: u32) -> Result<()> {
+/// An exclusive temporary file (`O_EXCL`, an unpredictable name, mode 0600) in `path`'s
+/// directory, to be renamed over `path` once written; removed when dropped.
+pub(crate) fn temp_file_beside(path: &Path) -> Result<tempfile::NamedTempFile> {
     let dir = path
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
@@ -413,11 +409,21 @@ pub fn write_atomic(path: &Path, contents: &[u8], mode: u32) -> Result<()> {
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let mut temp = tempfile::Builder::new()
+    tempfile::Builder::new()
         .prefix(&format!(".{name}."))
         .suffix(".bootgen-tmp")
         .tempfile_in(dir)
-        .map_err(|e| Error::io("cannot write", path, e))?;
+        .map_err(|e| Error::io("cannot write", path, e))
+}
+
+/// Writes one file atomically: a temporary file beside it, then a rename over `path`.
+///
+/// The temporary file is created exclusively (`O_EXCL`) under an unpredictable name, with mode
+/// 0600 until its own mode is set on the open descriptor, so in a directory others can write to
+/// nobody can plant a link or a file of theirs to be written through or renamed into place. The
+/// rename replaces a link at `path` itself, never what it points to.
+pub fn write_atomic(path: &Path, contents: &[u8], mode: u32) -> Result<()> {
+    let mut temp = temp_file_beside(path)?;
     write_and_set_mode(temp.as_file_mut(), contents, mode, true)
         .map_err(|e| Error::io("cannot write", path, e))?;
     // On failure the temporary file is removed when `temp` is dropped.
