@@ -138,6 +138,29 @@ struct PlannedPxe {
     iso: LiveIso,
     url: String,
     sets: Vec<(String, Customization)>,
+    hosts: Vec<HostMedium>,
+}
+
+/// One host's medium: its role's config with its own network (`host_customizations`).
+#[derive(Clone)]
+struct HostMedium {
+    host: String,
+    /// `master` or `worker`: the PXE set whose kernel and rootfs the host's entries share.
+    role: &'static str,
+    arch: Option<Arch>,
+    customization: Customization,
+}
+
+fn check_hosts_arch(iso: &LiveIso, hosts: &[HostMedium]) -> anyhow::Result<()> {
+    for host in hosts {
+        if let Some(arch) = host.arch {
+            iso.check_arch(
+                arch,
+                &format!("{}/{}.ign", bootgen::output::HOSTS_DIR, host.host),
+            )?;
+        }
+    }
+    Ok(())
 }
 
 /// Where `ignition --iso` and `--pxe` take their media from.
@@ -210,8 +233,8 @@ pub fn plan_cluster(
         }
         Ok(())
     };
-    let per_host = match sources.iso.and(sources.hosts) {
-        Some(hosts) if !single_node => {
+    let per_host = match sources.hosts {
+        Some(hosts) if !single_node && (sources.iso.is_some() || sources.pxe.is_some()) => {
             host_customizations(hosts, files, arch, sources.dest_device)?
         }
         _ => Vec::new(),
@@ -220,11 +243,7 @@ pub fn plan_cluster(
         Some(path) => {
             let (_, iso) = read_iso(path)?;
             check(&iso)?;
-            for (name, arch, _) in &per_host {
-                if let Some(arch) = arch {
-                    iso.check_arch(*arch, &format!("{}/{name}.ign", bootgen::output::HOSTS_DIR))?;
-                }
-            }
+            check_hosts_arch(&iso, &per_host)?;
             let mut planned = Vec::new();
             for (name, _, customization) in &customizations {
                 planned.push(PlannedIso {
@@ -233,11 +252,11 @@ pub fn plan_cluster(
                     what: describe(customization),
                 });
             }
-            for (name, _, customization) in &per_host {
+            for host in &per_host {
                 planned.push(PlannedIso {
-                    name: format!("{}/{name}.iso", bootgen::output::HOSTS_DIR),
-                    patch: iso.plan(customization, false)?,
-                    what: describe(customization),
+                    name: format!("{}/{}.iso", bootgen::output::HOSTS_DIR, host.host),
+                    patch: iso.plan(&host.customization, false)?,
+                    what: describe(&host.customization),
                 });
             }
             Some((path.to_path_buf(), planned))
@@ -248,6 +267,7 @@ pub fn plan_cluster(
         Some((path, url)) => {
             let (_, pxe_iso) = read_iso(path)?;
             check(&pxe_iso)?;
+            check_hosts_arch(&pxe_iso, &per_host)?;
             let sets = customizations
                 .iter()
                 .map(|(name, _, c)| (name.clone(), c.clone()))
@@ -257,6 +277,7 @@ pub fn plan_cluster(
                 iso: pxe_iso,
                 url: url.to_string(),
                 sets,
+                hosts: per_host.clone(),
             })
         }
         None => None,
@@ -274,16 +295,18 @@ fn host_customizations(
     files: &[bootgen::output::OutputFile],
     arch: &bootgen::ArchitectureRecord,
     dest_device: Option<&str>,
-) -> anyhow::Result<Vec<(String, Option<Arch>, Customization)>> {
+) -> anyhow::Result<Vec<HostMedium>> {
     use bootgen::network::Role;
     let mut planned = Vec::new();
     for host in &hosts.hosts {
-        let role_arch = match host.role {
-            Some(Role::Master) => arch.control_plane.as_str(),
-            Some(Role::Worker) => arch
-                .compute
-                .get("worker")
-                .map_or(arch.control_plane.as_str(), String::as_str),
+        let (role, role_arch) = match host.role {
+            Some(Role::Master) => ("master", arch.control_plane.as_str()),
+            Some(Role::Worker) => (
+                "worker",
+                arch.compute
+                    .get("worker")
+                    .map_or(arch.control_plane.as_str(), String::as_str),
+            ),
             Some(Role::Bootstrap) | None => continue,
         };
         let relative = format!("{}/{}.ign", bootgen::output::HOSTS_DIR, host.hostname);
@@ -313,11 +336,12 @@ fn host_customizations(
                 .collect(),
             ..Customization::default()
         };
-        planned.push((
-            host.hostname.clone(),
-            role_arch.parse::<Arch>().ok(),
+        planned.push(HostMedium {
+            host: host.hostname.clone(),
+            role,
+            arch: role_arch.parse::<Arch>().ok(),
             customization,
-        ));
+        });
     }
     Ok(planned)
 }
@@ -356,6 +380,15 @@ impl ClusterMedia {
                     "wrote {}: {name}-vmlinuz, {name}-initrd.img, {name}-rootfs.img, {name}-grub.cfg ({})",
                     pxe_dir.join(format!("{name}.ipxe")).display(),
                     describe(customization)
+                ));
+            }
+            for host in &pxe.hosts {
+                let written = write_host_pxe(&pxe.path, &pxe.iso, host, &pxe_dir, &pxe.url)?;
+                lines.push(format!(
+                    "wrote {}: its initramfs and GRUB entry, with {}'s kernel and rootfs ({})",
+                    written.display(),
+                    host.role,
+                    describe(&host.customization)
                 ));
             }
         }
@@ -432,4 +465,54 @@ pub fn write_pxe_set(
         written.push(path);
     }
     Ok(written)
+}
+
+/// A host's PXE entries in `dir/hosts/`: `HOST-initrd.img` (the ISO's initramfs with the host's
+/// archive appended), `HOST.ipxe` and `HOST-grub.cfg`, which boot its role's kernel and rootfs
+/// from `dir`, so each host adds only its initramfs. Returns the iPXE script's path.
+fn write_host_pxe(
+    iso_path: &Path,
+    iso: &LiveIso,
+    host: &HostMedium,
+    dir: &Path,
+    base_url: &str,
+) -> anyhow::Result<PathBuf> {
+    use std::io::{Read, Seek, SeekFrom, Write};
+    let iso_name = iso_path.display().to_string();
+    let archive = bootgen::media::pxe_archive(&host.customization, iso.features(), &iso_name)?;
+    let mut file = std::fs::File::open(iso_path)
+        .map_err(|e| bootgen::Error::io("cannot read", iso_path, e))?;
+    let initrd_path = "/images/pxeboot/initrd.img";
+    let area = iso
+        .file_area(&mut file, initrd_path)?
+        .ok_or_else(|| bootgen::Error::Media {
+            file: iso_name.clone(),
+            area: initrd_path.to_string(),
+            message: "the ISO has no such file, which a PXE set needs".into(),
+        })?;
+    let hosts_dir = dir.join(bootgen::output::HOSTS_DIR);
+    std::fs::create_dir_all(&hosts_dir)
+        .map_err(|e| bootgen::Error::io("cannot create", &hosts_dir, e))?;
+    let initrd = format!("{}/{}-initrd.img", bootgen::output::HOSTS_DIR, host.host);
+    bootgen::output::write_streamed(
+        &dir.join(&initrd),
+        bootgen::output::CONFIG_MEDIA_MODE,
+        true,
+        |out| {
+            file.seek(SeekFrom::Start(area.offset))?;
+            std::io::copy(&mut (&mut file).take(area.length), out)?;
+            out.write_all(&archive)
+        },
+    )?;
+    let files = bootgen::media::PxeFiles {
+        kernel: format!("{}-vmlinuz", host.role),
+        initrd,
+        rootfs: format!("{}-rootfs.img", host.role),
+    };
+    let entries = bootgen::media::boot_entries_for(&host.host, base_url, &files, &[]);
+    let ipxe = hosts_dir.join(format!("{}.ipxe", host.host));
+    bootgen::output::write_atomic(&ipxe, entries.ipxe.as_bytes(), 0o644)?;
+    let grub = hosts_dir.join(format!("{}-grub.cfg", host.host));
+    bootgen::output::write_atomic(&grub, entries.grub.as_bytes(), 0o644)?;
+    Ok(ipxe)
 }

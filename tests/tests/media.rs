@@ -659,7 +659,7 @@ fn ignition_iso_writes_one_iso_per_role_beside_the_configs() {
 /// keyfiles as the live initrd's first-boot network (which coreos-installer carries over, so the
 /// installed system's first boot reaches the machine-config server with its static address).
 #[test]
-fn hosts_get_install_isos_with_their_own_network() {
+fn hosts_get_install_media_with_their_own_network() {
     let dir = tempfile::tempdir().unwrap();
     let iso = live_iso(dir.path(), "x86_64", EMBED_SIZE);
     let iso_flag = format!("--iso={}", iso.display());
@@ -676,6 +676,9 @@ fn hosts_get_install_isos_with_their_own_network() {
             &iso_flag,
             "--dest-device",
             "/dev/vdb",
+            &format!("--pxe={}", iso.display()),
+            "--pxe-base-url",
+            "http://192.0.2.10/pxe",
         ],
     );
     let installer = coreos_installer();
@@ -741,6 +744,49 @@ fn hosts_get_install_isos_with_their_own_network() {
             assert_eq!(
                 extracted, written,
                 "{host}: coreos-installer extracts its keyfiles"
+            );
+        }
+        // Its PXE entries: its own initramfs, the control-plane set's kernel and rootfs.
+        let pxe = out.join("media/pxe");
+        let initrd = pxe.join(format!("hosts/{host}-initrd.img"));
+        assert_eq!(mode_of(&initrd), 0o600, "the config's carrier");
+        let ipxe = fs::read_to_string(pxe.join(format!("hosts/{host}.ipxe"))).unwrap();
+        for expected in [
+            "kernel http://192.0.2.10/pxe/master-vmlinuz ".to_string(),
+            format!("initrd --name main http://192.0.2.10/pxe/hosts/{host}-initrd.img"),
+            "coreos.live.rootfs_url=http://192.0.2.10/pxe/master-rootfs.img ".to_string(),
+        ] {
+            assert!(ipxe.contains(&expected), "{host}: {ipxe}");
+        }
+        assert!(pxe.join("master-vmlinuz").exists() && pxe.join("master-rootfs.img").exists());
+        if let Some(installer) = &installer {
+            let shown = run_ok(
+                Command::new(installer)
+                    .args(["pxe", "ignition", "unwrap"])
+                    .arg(&initrd),
+            );
+            let files = config_files(&shown.stdout);
+            assert!(
+                files["/etc/coreos/dest.ign"].1 == host_config,
+                "{host}: the PXE initramfs installs another config"
+            );
+            let extracted = dir.path().join(format!("{host}-pxe-network"));
+            fs::create_dir_all(&extracted).unwrap();
+            run_ok(
+                Command::new(installer)
+                    .args(["pxe", "network", "unwrap", "-C"])
+                    .arg(&extracted)
+                    .arg(&initrd),
+            );
+            let extracted: BTreeMap<String, Vec<u8>> =
+                bootgen_conformance::dir_contents(&extracted)
+                    .unwrap()
+                    .into_iter()
+                    .map(|(path, (_, contents))| (path, contents))
+                    .collect();
+            assert_eq!(
+                extracted, written,
+                "{host}: coreos-installer unwraps its keyfiles"
             );
         }
     }

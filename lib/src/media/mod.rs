@@ -18,7 +18,10 @@ pub use archive::{Members, MAX_UNPACKED};
 use areas::KargsAreas;
 pub use areas::{Area, Features};
 pub use install::{Install, DEST_CONFIG, INSTALLER_CONFIG};
-pub use pxe::{boot_entries, initramfs_members, pxe_archive, BootEntries, PXE_FILES};
+pub use pxe::{
+    boot_entries, boot_entries_for, initramfs_members, pxe_archive, BootEntries, PxeFiles,
+    PXE_FILES,
+};
 
 use crate::arch::Arch;
 use crate::error::{Error, Result};

@@ -151,20 +151,51 @@ pub struct BootEntries {
 /// The entries that boot `prefix`-vmlinuz with `prefix`-initrd.img (the config appended) from
 /// `base_url`, the rootfs fetched from there too, plus `extra` kernel arguments.
 pub fn boot_entries(title: &str, base_url: &str, prefix: &str, extra: &[String]) -> BootEntries {
+    let files = PxeFiles {
+        kernel: format!("{prefix}vmlinuz"),
+        initrd: format!("{prefix}initrd.img"),
+        rootfs: format!("{prefix}rootfs.img"),
+    };
+    boot_entries_for(title, base_url, &files, extra)
+}
+
+/// Where a PXE entry's three files are, relative to the base URL (and to GRUB's prefix): a
+/// host's own initramfs beside the kernel and rootfs its role's set already serves.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PxeFiles {
+    /// The kernel.
+    pub kernel: String,
+    /// The initramfs with the config appended.
+    pub initrd: String,
+    /// The root filesystem the live system fetches.
+    pub rootfs: String,
+}
+
+/// The entries that boot `files` from `base_url`, plus `extra` kernel arguments.
+pub fn boot_entries_for(
+    title: &str,
+    base_url: &str,
+    files: &PxeFiles,
+    extra: &[String],
+) -> BootEntries {
     let base = base_url.trim_end_matches('/');
+    let PxeFiles {
+        kernel,
+        initrd,
+        rootfs,
+    } = files;
     let mut kargs = format!(
-        "coreos.live.rootfs_url={base}/{prefix}rootfs.img ignition.firstboot ignition.platform.id=metal"
+        "coreos.live.rootfs_url={base}/{rootfs} ignition.firstboot ignition.platform.id=metal"
     );
     for arg in extra {
         kargs.push(' ');
         kargs.push_str(arg);
     }
     let ipxe = format!(
-        "#!ipxe\n# {title}\nkernel {base}/{prefix}vmlinuz initrd=main {kargs}\ninitrd --name main {base}/{prefix}initrd.img\nboot\n"
+        "#!ipxe\n# {title}\nkernel {base}/{kernel} initrd=main {kargs}\ninitrd --name main {base}/{initrd}\nboot\n"
     );
-    let grub = format!(
-        "menuentry '{title}' {{\n    linux {prefix}vmlinuz {kargs}\n    initrd {prefix}initrd.img\n}}\n"
-    );
+    let grub =
+        format!("menuentry '{title}' {{\n    linux {kernel} {kargs}\n    initrd {initrd}\n}}\n");
     BootEntries { ipxe, grub, kargs }
 }
 
