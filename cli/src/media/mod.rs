@@ -7,6 +7,9 @@ use bootgen::media::{Customization, Install, LiveIso};
 use bootgen::model::Arch;
 use std::path::{Path, PathBuf};
 
+mod hosts;
+use hosts::{check_hosts_arch, host_customizations, write_host_pxe, HostMedium};
+
 /// A config read for the media, with its architecture when known.
 pub struct MediaConfig {
     /// The config file (the output directory's file when a directory was given).
@@ -141,28 +144,6 @@ struct PlannedPxe {
     hosts: Vec<HostMedium>,
 }
 
-/// One host's medium: its role's config with its own network (`host_customizations`).
-#[derive(Clone)]
-struct HostMedium {
-    host: String,
-    /// `master` or `worker`: the PXE set whose kernel and rootfs the host's entries share.
-    role: &'static str,
-    arch: Option<Arch>,
-    customization: Customization,
-}
-
-fn check_hosts_arch(iso: &LiveIso, hosts: &[HostMedium]) -> anyhow::Result<()> {
-    for host in hosts {
-        if let Some(arch) = host.arch {
-            iso.check_arch(
-                arch,
-                &format!("{}/{}.ign", bootgen::output::HOSTS_DIR, host.host),
-            )?;
-        }
-    }
-    Ok(())
-}
-
 /// Where `ignition --iso` and `--pxe` take their media from.
 pub struct MediaSources<'a> {
     /// The live ISO the ISOs are made from.
@@ -285,67 +266,6 @@ pub fn plan_cluster(
     Ok(ClusterMedia { iso, pxe })
 }
 
-/// Each control-plane and compute host's install ISO: its own config (`hosts/HOST.ign`: the
-/// role's pointer config with its keyfiles and name), installed to its `rootDeviceHints`'
-/// `deviceName` or else `--dest-device`, and its keyfiles in the live initrd's first-boot
-/// network, copied to the installed system, whose first boot must reach the machine-config
-/// server before any keyfile from its config is on disk.
-fn host_customizations(
-    hosts: &bootgen::network::Hosts,
-    files: &[bootgen::output::OutputFile],
-    arch: &bootgen::ArchitectureRecord,
-    dest_device: Option<&str>,
-) -> anyhow::Result<Vec<HostMedium>> {
-    use bootgen::network::Role;
-    let mut planned = Vec::new();
-    for host in &hosts.hosts {
-        let (role, role_arch) = match host.role {
-            Some(Role::Master) => ("master", arch.control_plane.as_str()),
-            Some(Role::Worker) => (
-                "worker",
-                arch.compute
-                    .get("worker")
-                    .map_or(arch.control_plane.as_str(), String::as_str),
-            ),
-            Some(Role::Bootstrap) | None => continue,
-        };
-        let relative = format!("{}/{}.ign", bootgen::output::HOSTS_DIR, host.hostname);
-        let Some(file) = files.iter().find(|f| f.relative == relative) else {
-            continue;
-        };
-        let hinted = host
-            .root_device_hints
-            .as_ref()
-            .and_then(|hints| hints.device_name.as_deref());
-        let Some(device) = hinted.or(dest_device) else {
-            anyhow::bail!(
-                "{}: host `{}` has no rootDeviceHints.deviceName, and no --dest-device was given: its ISO installs itself to a disk",
-                hosts.source_name,
-                host.hostname
-            );
-        };
-        let customization = Customization {
-            install: Some(Install {
-                dest_device: device.to_string(),
-                dest_config: file.contents.clone(),
-                ..Install::default()
-            }),
-            network_keyfiles: bootgen::network::host_keyfiles(host)
-                .into_iter()
-                .map(|(name, contents)| (name, contents.into_bytes()))
-                .collect(),
-            ..Customization::default()
-        };
-        planned.push(HostMedium {
-            host: host.hostname.clone(),
-            role,
-            arch: role_arch.parse::<Arch>().ok(),
-            customization,
-        });
-    }
-    Ok(planned)
-}
-
 impl ClusterMedia {
     /// Writes every ISO and PXE set into `output`'s media directory (the run holds the
     /// directory's lock), each file a copy renamed into place; returns one line per medium.
@@ -465,54 +385,4 @@ pub fn write_pxe_set(
         written.push(path);
     }
     Ok(written)
-}
-
-/// A host's PXE entries in `dir/hosts/`: `HOST-initrd.img` (the ISO's initramfs with the host's
-/// archive appended), `HOST.ipxe` and `HOST-grub.cfg`, which boot its role's kernel and rootfs
-/// from `dir`, so each host adds only its initramfs. Returns the iPXE script's path.
-fn write_host_pxe(
-    iso_path: &Path,
-    iso: &LiveIso,
-    host: &HostMedium,
-    dir: &Path,
-    base_url: &str,
-) -> anyhow::Result<PathBuf> {
-    use std::io::{Read, Seek, SeekFrom, Write};
-    let iso_name = iso_path.display().to_string();
-    let archive = bootgen::media::pxe_archive(&host.customization, iso.features(), &iso_name)?;
-    let mut file = std::fs::File::open(iso_path)
-        .map_err(|e| bootgen::Error::io("cannot read", iso_path, e))?;
-    let initrd_path = "/images/pxeboot/initrd.img";
-    let area = iso
-        .file_area(&mut file, initrd_path)?
-        .ok_or_else(|| bootgen::Error::Media {
-            file: iso_name.clone(),
-            area: initrd_path.to_string(),
-            message: "the ISO has no such file, which a PXE set needs".into(),
-        })?;
-    let hosts_dir = dir.join(bootgen::output::HOSTS_DIR);
-    std::fs::create_dir_all(&hosts_dir)
-        .map_err(|e| bootgen::Error::io("cannot create", &hosts_dir, e))?;
-    let initrd = format!("{}/{}-initrd.img", bootgen::output::HOSTS_DIR, host.host);
-    bootgen::output::write_streamed(
-        &dir.join(&initrd),
-        bootgen::output::CONFIG_MEDIA_MODE,
-        true,
-        |out| {
-            file.seek(SeekFrom::Start(area.offset))?;
-            std::io::copy(&mut (&mut file).take(area.length), out)?;
-            out.write_all(&archive)
-        },
-    )?;
-    let files = bootgen::media::PxeFiles {
-        kernel: format!("{}-vmlinuz", host.role),
-        initrd,
-        rootfs: format!("{}-rootfs.img", host.role),
-    };
-    let entries = bootgen::media::boot_entries_for(&host.host, base_url, &files, &[]);
-    let ipxe = hosts_dir.join(format!("{}.ipxe", host.host));
-    bootgen::output::write_atomic(&ipxe, entries.ipxe.as_bytes(), 0o644)?;
-    let grub = hosts_dir.join(format!("{}-grub.cfg", host.host));
-    bootgen::output::write_atomic(&grub, entries.grub.as_bytes(), 0o644)?;
-    Ok(ipxe)
 }
