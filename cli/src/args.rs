@@ -244,7 +244,8 @@ pub struct IgnitionArgs {
     /// Also pack the output directory into this reproducible .tar.gz (see `bootgen package`).
     #[arg(long, value_name = "FILE.tar.gz")]
     pub package: Option<PathBuf>,
-    /// Replace existing configs in the output directory (keys are never replaced).
+    /// Replace existing configs in the output directory (keys are never replaced); with
+    /// `--iso`, also take a live ISO that is already customized.
     #[arg(long)]
     pub force: bool,
     /// When another bootgen run is using the output directory, wait for it instead of failing.

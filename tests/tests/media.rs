@@ -626,6 +626,33 @@ fn ignition_iso_writes_one_iso_per_role_beside_the_configs() {
             );
         }
     }
+    // An ISO already customized is refused as the source, unless --force.
+    let customized = out.join("media/worker.iso");
+    let again = dir.path().join("again");
+    for force in [false, true] {
+        let mut cmd = bootgen_conformance::bootgen!();
+        cmd.args(["ignition", "--now", "2026-01-01T00:00:00Z", "--tls-dir"])
+            .arg(repo().join("fixtures/pki"))
+            .arg(format!("--iso={}", customized.display()))
+            .args(["--dest-device", "/dev/sda", "-o"])
+            .arg(&again);
+        if force {
+            cmd.arg("--force");
+        }
+        let output = cmd.output().unwrap();
+        if force {
+            assert!(output.status.success(), "{}", stderr(&output));
+            assert!(again.join("media/master.iso").exists());
+        } else {
+            assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+            assert!(
+                stderr(&output).contains("already customized"),
+                "{}",
+                stderr(&output)
+            );
+            assert!(!again.join("bootstrap.ign").exists(), "nothing written");
+        }
+    }
     // The media are not packed, and do not stop the directory from being packed.
     let package = dir.path().join("cluster.tar.gz");
     let output = bootgen(args!["package", &out, "-o", &package]);

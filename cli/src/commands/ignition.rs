@@ -186,6 +186,7 @@ pub fn run(args: IgnitionArgs) -> anyhow::Result<ExitCode> {
         pxe: args.pxe.as_deref().zip(args.pxe_base_url.as_deref()),
         dest_device: args.dest_device.as_deref(),
         hosts: options.hosts.as_ref(),
+        replace_customized: args.force,
     };
     let media = if sources.iso.is_some() || sources.pxe.is_some() {
         Some(crate::media::plan_cluster(

@@ -154,6 +154,9 @@ pub struct MediaSources<'a> {
     pub dest_device: Option<&'a str>,
     /// The hosts file's hosts: each control-plane and compute host gets an ISO of its own.
     pub hosts: Option<&'a bootgen::network::Hosts>,
+    /// Take an ISO that is already customized (its config and arguments replaced), as
+    /// `bootgen iso --force` does.
+    pub replace_customized: bool,
 }
 
 /// Plans `ignition --iso/--pxe`: per role, from the configs about to be written (a single
@@ -229,14 +232,14 @@ pub fn plan_cluster(
             for (name, _, customization) in &customizations {
                 planned.push(PlannedIso {
                     name: format!("{name}.iso"),
-                    patch: iso.plan(customization, false)?,
+                    patch: iso.plan(customization, sources.replace_customized)?,
                     what: describe(customization),
                 });
             }
             for host in &per_host {
                 planned.push(PlannedIso {
                     name: format!("{}/{}.iso", bootgen::output::HOSTS_DIR, host.host),
-                    patch: iso.plan(&host.customization, false)?,
+                    patch: iso.plan(&host.customization, sources.replace_customized)?,
                     what: describe(&host.customization),
                 });
             }
