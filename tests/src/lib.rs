@@ -469,6 +469,25 @@ const BASE_FILES: &[(&str, &str, u32)] = &[
 const SETFILES_STUB: &str =
     "#!/bin/sh\n# The test root has SELinux disabled: nothing to relabel.\nexit 0\n";
 
+/// False (after saying so on stderr) when one of `tools` (absolute paths) is missing outside
+/// CI; under `CI` a missing tool fails the test, so CI cannot pass by skipping.
+pub fn tools_present(tools: &[&str]) -> bool {
+    let missing: Vec<&str> = tools
+        .iter()
+        .copied()
+        .filter(|t| !Path::new(t).exists())
+        .collect();
+    if missing.is_empty() {
+        return true;
+    }
+    assert!(
+        std::env::var_os("CI").is_none(),
+        "CI must have {missing:?} (.ci/run installs them)"
+    );
+    eprintln!("SKIPPED: {missing:?} not installed; run `bash .ci/run`");
+    false
+}
+
 /// A root file system to apply a config to: the base files plus `seed`ed files that stand for
 /// what the OS image already has (so appends have something to append to).
 #[derive(Debug, Clone, Default)]

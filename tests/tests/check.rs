@@ -20,20 +20,7 @@ const TOOLS: &[&str] = &["/usr/sbin/dnsmasq", "/usr/bin/openssl"];
 
 /// False (after saying so) when a tool is missing outside CI; under CI a missing tool fails.
 fn tools_present() -> bool {
-    let missing: Vec<&str> = TOOLS
-        .iter()
-        .copied()
-        .filter(|t| !Path::new(t).exists())
-        .collect();
-    if missing.is_empty() {
-        return true;
-    }
-    assert!(
-        std::env::var_os("CI").is_none(),
-        "CI must have {missing:?} (.ci/run installs them)"
-    );
-    eprintln!("SKIPPED: {missing:?} not installed; run `bash .ci/run`");
-    false
+    bootgen_conformance::tools_present(TOOLS)
 }
 
 /// `bootgen ignition` of the embedded example cluster (`example.example.com`) into `out`.
@@ -683,11 +670,7 @@ fn push_payload(
 
 #[test]
 fn mirror_faults_are_named_and_a_healthy_environment_passes() -> TestResult {
-    if !tools_present() || MIRROR_TOOLS.iter().any(|t| !Path::new(t).exists()) {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "CI must have {MIRROR_TOOLS:?}"
-        );
+    if !tools_present() || !bootgen_conformance::tools_present(MIRROR_TOOLS) {
         return Ok(());
     }
     let work = tempfile::tempdir()?;

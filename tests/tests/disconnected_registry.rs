@@ -36,20 +36,7 @@ const TOOLS: &[&str] = &[
 
 /// False (after saying so) when a tool is missing outside CI; under CI a missing tool fails.
 fn tools_present() -> bool {
-    let missing: Vec<&str> = TOOLS
-        .iter()
-        .copied()
-        .filter(|t| !Path::new(t).exists())
-        .collect();
-    if missing.is_empty() {
-        return true;
-    }
-    assert!(
-        std::env::var_os("CI").is_none(),
-        "CI must have {missing:?} (.ci/run installs them)"
-    );
-    eprintln!("SKIPPED: {missing:?} not installed; run `bash .ci/run`");
-    false
+    bootgen_conformance::tools_present(TOOLS)
 }
 
 /// Pushes the layout to `127.0.0.1:PORT/mirror/app:v1`; returns the digest the registry has.

@@ -681,6 +681,36 @@ fn ignition_iso_writes_one_iso_per_role_beside_the_configs() {
     assert!(String::from_utf8_lossy(&inspect.stdout).contains("installs: nothing"));
 }
 
+/// What coreos-installer reads out of an install medium: the installed system's config (from
+/// the live config `show` prints) and the network keyfiles `network` extracts into `into`.
+fn read_by_coreos_installer(
+    installer: &Path,
+    show: [&str; 3],
+    network: [&str; 3],
+    medium: &Path,
+    into: &Path,
+) -> (Vec<u8>, BTreeMap<String, Vec<u8>>) {
+    let shown = run_ok(Command::new(installer).args(show).arg(medium));
+    let installed = config_files(&shown.stdout)
+        .remove("/etc/coreos/dest.ign")
+        .map(|(_, contents)| contents)
+        .unwrap_or_default();
+    fs::create_dir_all(into).unwrap();
+    run_ok(
+        Command::new(installer)
+            .args(network)
+            .arg("-C")
+            .arg(into)
+            .arg(medium),
+    );
+    let keyfiles = bootgen_conformance::dir_contents(into)
+        .unwrap()
+        .into_iter()
+        .map(|(path, (_, contents))| (path, contents))
+        .collect();
+    (installed, keyfiles)
+}
+
 /// With a hosts file, each control-plane host gets an install ISO of its own: its
 /// `hosts/HOST.ign` as the installed system's config, on its `rootDeviceHints` disk, and its
 /// keyfiles as the live initrd's first-boot network (which coreos-installer carries over, so the
@@ -744,32 +774,19 @@ fn hosts_get_install_media_with_their_own_network() {
             "{host}: the live initrd's network is the host's"
         );
         if let Some(installer) = &installer {
-            let shown = run_ok(
-                Command::new(installer)
-                    .args(["iso", "ignition", "show"])
-                    .arg(&media),
+            let (installed, network) = read_by_coreos_installer(
+                installer,
+                ["iso", "ignition", "show"],
+                ["iso", "network", "extract"],
+                &media,
+                &dir.path().join(format!("{host}-network")),
             );
-            let files = config_files(&shown.stdout);
             assert!(
-                files["/etc/coreos/dest.ign"].1 == host_config,
-                "{host}: coreos-installer reads another installed config"
+                installed == host_config,
+                "{host}: the ISO installs another config"
             );
-            let extracted = dir.path().join(format!("{host}-network"));
-            fs::create_dir_all(&extracted).unwrap();
-            run_ok(
-                Command::new(installer)
-                    .args(["iso", "network", "extract", "-C"])
-                    .arg(&extracted)
-                    .arg(&media),
-            );
-            let extracted: BTreeMap<String, Vec<u8>> =
-                bootgen_conformance::dir_contents(&extracted)
-                    .unwrap()
-                    .into_iter()
-                    .map(|(path, (_, contents))| (path, contents))
-                    .collect();
             assert_eq!(
-                extracted, written,
+                network, written,
                 "{host}: coreos-installer extracts its keyfiles"
             );
         }
@@ -787,32 +804,19 @@ fn hosts_get_install_media_with_their_own_network() {
         }
         assert!(pxe.join("master-vmlinuz").exists() && pxe.join("master-rootfs.img").exists());
         if let Some(installer) = &installer {
-            let shown = run_ok(
-                Command::new(installer)
-                    .args(["pxe", "ignition", "unwrap"])
-                    .arg(&initrd),
+            let (installed, network) = read_by_coreos_installer(
+                installer,
+                ["pxe", "ignition", "unwrap"],
+                ["pxe", "network", "unwrap"],
+                &initrd,
+                &dir.path().join(format!("{host}-pxe-network")),
             );
-            let files = config_files(&shown.stdout);
             assert!(
-                files["/etc/coreos/dest.ign"].1 == host_config,
-                "{host}: the PXE initramfs installs another config"
+                installed == host_config,
+                "{host}: the initramfs installs another config"
             );
-            let extracted = dir.path().join(format!("{host}-pxe-network"));
-            fs::create_dir_all(&extracted).unwrap();
-            run_ok(
-                Command::new(installer)
-                    .args(["pxe", "network", "unwrap", "-C"])
-                    .arg(&extracted)
-                    .arg(&initrd),
-            );
-            let extracted: BTreeMap<String, Vec<u8>> =
-                bootgen_conformance::dir_contents(&extracted)
-                    .unwrap()
-                    .into_iter()
-                    .map(|(path, (_, contents))| (path, contents))
-                    .collect();
             assert_eq!(
-                extracted, written,
+                network, written,
                 "{host}: coreos-installer unwraps its keyfiles"
             );
         }
