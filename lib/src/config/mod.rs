@@ -243,13 +243,7 @@ pub fn parse(text: &str, source_name: &str) -> Result<LoadedConfig> {
         warnings: Vec::new(),
     };
     for path in unknown {
-        // serde_ignored marks Option layers with `?`; drop them.
-        let dotted = path
-            .split('.')
-            .map(|part| part.trim_end_matches('?'))
-            .filter(|part| !part.is_empty())
-            .collect::<Vec<_>>()
-            .join(".");
+        let dotted = dotted_path(&path);
         if known_keys::is_object_metadata(&dotted) {
             continue;
         }
@@ -279,6 +273,16 @@ pub fn parse(text: &str, source_name: &str) -> Result<LoadedConfig> {
     loaded.warnings.clear();
     deprecated::upconvert(&mut loaded);
     Ok(loaded)
+}
+
+/// A key path as serde_ignored reports it, as the dotted field path messages name: it marks
+/// `Option` layers with `?`, which are dropped.
+pub(crate) fn dotted_path(path: &str) -> String {
+    path.split('.')
+        .map(|part| part.trim_end_matches('?'))
+        .filter(|part| !part.is_empty())
+        .collect::<Vec<_>>()
+        .join(".")
 }
 
 #[cfg(test)]

@@ -153,12 +153,7 @@ pub(super) fn read_document(source: &Source<'_>) -> Result<(RawDocument, Vec<War
     let warnings = unknown
         .iter()
         .map(|path| {
-            let dotted = path
-                .split('.')
-                .map(|part| part.trim_end_matches('?'))
-                .filter(|part| !part.is_empty())
-                .collect::<Vec<_>>()
-                .join(".");
+            let dotted = crate::config::dotted_path(path);
             source.warning(
                 &dotted,
                 "unknown key: a hosts file has no such field, so nothing reads it (check its spelling and indentation)",
