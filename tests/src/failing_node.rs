@@ -24,6 +24,8 @@ use std::process::Command;
 
 use crate::{write_file, HarnessError, Result};
 
+pub mod scenes;
+
 /// The node's Infrastructure manifest, which names api-int.
 const INFRASTRUCTURE: &str = "/opt/openshift/manifests/cluster-infrastructure-02-config.yml";
 
@@ -185,25 +187,31 @@ exit 0
 
 /// The API: it does not answer, unless the scenario gave it resources
 /// ([`FailingNode::api_resource`]); then `get --raw=/readyz` says ok and `get RESOURCE` prints
-/// `api/RESOURCE.yaml` (an empty list for any other resource).
+/// `api/RESOURCE.yaml`, or with `--output=json` `api/RESOURCE.json` where the scenario gave one
+/// (an empty list for any other resource).
 const STUB_OC: &str = r##"#!/usr/bin/env bash
 api="${STUB_DIR:?}/api"
 if [ ! -d "$api" ]; then
     echo "The connection to the server localhost:6443 was refused - did you specify the right host or port?" >&2
     exit 1
 fi
-args=()
+args=() format=yaml
 for arg in "$@"; do
     case "$arg" in
-        --kubeconfig=* | --request-timeout=* | --output=* | --all-namespaces | --sort-by=*) ;;
+        --output=*) format="${arg#--output=}" ;;
+        --kubeconfig=* | --request-timeout=* | --all-namespaces | --sort-by=*) ;;
         *) args+=("$arg") ;;
     esac
 done
 case "${args[0]} ${args[1]:-}" in
     "get --raw=/readyz") echo ok ;;
     get\ *)
-        if [ -f "$api/${args[1]}.yaml" ]; then
+        if [ "$format" = json ] && [ -f "$api/${args[1]}.json" ]; then
+            cat "$api/${args[1]}.json"
+        elif [ -f "$api/${args[1]}.yaml" ]; then
             cat "$api/${args[1]}.yaml"
+        elif [ "$format" = json ]; then
+            printf '{"apiVersion": "v1", "items": [], "kind": "List"}\n'
         else
             printf 'apiVersion: v1\nitems: []\nkind: List\n'
         fi
@@ -429,6 +437,17 @@ impl FailingNode {
             &self.node_path("/opt/openshift/auth/kubeconfig"),
             "apiVersion: v1\nkind: Config\n",
             0o600,
+        )?;
+        Ok(self)
+    }
+
+    /// The API answers, and `oc get RESOURCE --output=json` prints `json` (what `oc` prints
+    /// for [`FailingNode::api_resource`]'s `yaml`, which the other formats print).
+    pub fn api_resource_json(self, resource: &str, json: &str) -> Result<FailingNode> {
+        write_file(
+            &self.stub_dir().join("api").join(format!("{resource}.json")),
+            json,
+            0o644,
         )?;
         Ok(self)
     }

@@ -886,7 +886,7 @@ fn mirror_faults_are_named_and_a_healthy_environment_passes() -> TestResult {
 // --watch against a scripted bootstrap machine (tests/src/failing_node.rs): stub `ssh` and
 // `scp` run what bootgen sends on the node's scratch tree, its installer-gather.sh included.
 
-use bootgen_conformance::failing_node::FailingNode;
+use bootgen_conformance::failing_node::{scenes, FailingNode};
 use std::os::unix::fs::PermissionsExt as _;
 
 /// ssh: skips the options, logs the command and runs it on the node, its absolute paths moved
@@ -1031,37 +1031,22 @@ fn watch_follows_the_bootstrap_to_completion_failure_or_stall() -> TestResult {
     assert!(stdout.contains("--registry-auth"), "{stdout}");
     assert!(out.join("log-bundle-bootgen-watch.tar.gz").exists());
 
-    // Stalls: bootkube never gets past cb-bootstrap; after --stall-after the bundle says so.
-    let stalled = FailingNode::release_pulled()?
-        .journal(
-            "bootkube.service",
-            &journal_line(
-                "bootkube.sh[2001]",
-                "Waiting for the control plane to join...",
-            ),
-        )?
-        .service(
-            "bootkube",
-            "record_service_stage_start cb-bootstrap\nkill -KILL $$",
-        )?
-        .file("/opt/openshift/.bootkube-etcd.done", "")?
-        // The machine-config server runs and has served no control-plane machine; the API
-        // lists two CSRs nobody approved.
-        .crio_container(
-            "machine-config-server",
-            "mcs1",
-            "I0101 01:00:00.000000       1 api.go:107] launching server\n",
-        )?
-        .api_resource(
-            "csr",
-            r#"{"apiVersion":"v1","kind":"List","items":[{"metadata":{"name":"csr-a"},"status":{}},{"metadata":{"name":"csr-b"}}]}"#,
-        )?;
+    // Stalls: bootkube never gets past cb-bootstrap. The machine-config server served a
+    // control-plane machine, whose kubelet asked for its certificate; the API lists the two CSRs
+    // nobody approved. After --stall-after the bundle says so, with the approval as the fix.
+    let (csr_yaml, csr_json) = scenes::PENDING_CSRS;
+    let stalled = scenes::waiting_for_the_control_plane(
+        &scenes::config_served("01:08:12", "192.0.2.21"),
+        "2026-01-01T01:40:00Z",
+    )?
+    .api_resource("csr", csr_yaml)?
+    .api_resource_json("csr", csr_json)?;
     let output = watch(&stalled, &out, dns_port, &["--stall-after", "1"])?;
     let stdout = String::from_utf8_lossy(&output.stdout);
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_eq!(output.status.code(), Some(1), "{stdout}{stderr}");
     assert!(
-        stderr.contains("stages done: bootkube-etcd; configs served to control-plane machines: 0; CSRs pending: 2"),
+        stderr.contains("stages done: mco-bootstrap; configs served to control-plane machines: 1; CSRs pending: 2"),
         "a progress line while it waits: {stderr}"
     );
     assert!(stdout.contains("did not complete within 1 s"), "{stdout}");
@@ -1069,6 +1054,251 @@ fn watch_follows_the_bootstrap_to_completion_failure_or_stall() -> TestResult {
         stdout.contains("bootkube.service never finished: stage cb-bootstrap did not end"),
         "{stdout}"
     );
+    assert!(
+        stdout.contains("Cause: Certificate signing requests are pending"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("resources/csr.yaml"), "{stdout}");
+    assert!(stdout.contains("oc adm certificate approve"), "{stdout}");
+    Ok(())
+}
+
+/// A cause as `check --watch` must name it when a live bootstrap shows it.
+struct Live {
+    /// diagnose's name of the cause (`--json`).
+    cause: &'static str,
+    /// The scripted bootstrap.
+    node: FailingNode,
+    /// A fragment of the cause's sentence.
+    sentence: String,
+    /// A fragment of the fix.
+    fix: &'static str,
+}
+
+/// A bootstrap whose release-image-download.sh cannot pull the release image and, as it does
+/// by default, keeps trying: `error` is what podman said.
+fn pull_retries(error: &str) -> TestResult<FailingNode> {
+    Ok(FailingNode::new(None)?
+        .journal(
+            "release-image.service",
+            &journal_line("release-image-download.sh[1201]", &format!(
+                "Pull of release image quay.io/openshift-release-dev/ocp-release@sha256:4f1e failed (attempt 12): {error}"
+            )),
+        )?
+        .service(
+            "release-image",
+            "record_service_stage_start pull-release-image\nkill -KILL $$",
+        )?)
+}
+
+/// A bootstrap whose bootkube is in `stage` (after openshift-manifests), with `journal` in its
+/// journal; with `failed`, the stage failed (bootkube.service is restarted: systemd lists no
+/// failed unit), else it is still running.
+fn bootkube_in(stage: &str, journal: &str, failed: bool) -> TestResult<FailingNode> {
+    let end = if failed { "exit 1" } else { "kill -KILL $$" };
+    Ok(FailingNode::release_pulled()?
+        .journal("bootkube.service", journal)?
+        .service(
+            "bootkube",
+            &format!(
+                "record_service_stage_start openshift-manifests\nrecord_service_stage_success\n\
+                 record_service_stage_start {stage}\n{end}"
+            ),
+        )?
+        .file("/opt/openshift/openshift-manifests.done", "")?)
+}
+
+/// Every cause `diagnose` knows (`lib/src/diagnose/causes.rs`), as a live bootstrap shows it:
+/// each one can, so none is left out. Most show as a stall: release-image-download.sh retries a
+/// pull forever and bootkube.service is restarted on failure, so systemd lists no failed unit
+/// and the watch waits until --stall-after; crio.service, kubelet.service and a release image
+/// of the wrong architecture fail for good, which the watch sees at once. The watch gathers the
+/// bootstrap node only (it is told no control-plane address), so a control-plane kubelet's own
+/// complaint is not in its bundle: pending CSRs show through the API, as above.
+fn live_causes(api_int: &str) -> TestResult<Vec<Live>> {
+    let x509_time = |relation: &str, time: &str| {
+        format!("Error: Get \"https://localhost:6443/api?timeout=32s\": tls: failed to verify certificate: x509: certificate has expired or is not yet valid: current time {time} {relation} 2026-01-01T01:00:00Z")
+    };
+    Ok(vec![
+        Live {
+            cause: "disk-full",
+            node: pull_retries("Error: writing blob: storing blob to file \"/var/tmp/storage2841/1\": write /var/tmp/storage2841/1: no space left on device")?,
+            sentence: "is full".into(),
+            fix: "df -h",
+        },
+        Live {
+            cause: "certificate-not-yet-valid",
+            node: bootkube_in("cb-bootstrap", &journal_line("bootkube.sh[2001]", &x509_time("is before", "2025-12-31T23:00:00Z")), false)?,
+            sentence: "clock is behind".into(),
+            fix: "chronyc",
+        },
+        Live {
+            cause: "certificate-expired",
+            node: bootkube_in("cb-bootstrap", &journal_line("bootkube.sh[2001]", &x509_time("is after", "2026-01-03T01:05:00Z")), false)?,
+            sentence: "has expired".into(),
+            fix: "--renew-expired",
+        },
+        Live {
+            cause: "architecture-mismatch",
+            node: FailingNode::new(None)?
+                .service(
+                    "release-image",
+                    "record_service_stage_start pull-release-image\nrecord_service_stage_success\n\
+                     record_service_stage_start image-metadata-arches-match\n\
+                     record_service_stage_failure 'Release image architecture mismatch: quay.io/openshift-release-dev/ocp-release@sha256:4f1e is a single-architecture arm64 payload, but this host is amd64'\nexit 1",
+                )?
+                .failed_unit("release-image.service")?,
+            sentence: "another CPU architecture".into(),
+            fix: "--arch",
+        },
+        Live {
+            cause: "tag-from-blocked-source",
+            node: pull_retries("Error: initializing source docker://quay.io/openshift-release-dev/ocp-release:4.16.0-x86_64: registry quay.io/openshift-release-dev/ocp-release is blocked in /etc/containers/registries.conf or /etc/containers/registries.conf.d")?,
+            sentence: "whose source is blocked".into(),
+            fix: "@sha256:",
+        },
+        Live {
+            cause: "pull-unauthorized",
+            node: pull_retries("Error: initializing source docker://mirror.lab:8443/ocp/release@sha256:4f1e: reading manifest sha256:4f1e in mirror.lab:8443/ocp/release: unauthorized: authentication required")?,
+            sentence: "refused the pull (unauthorized)".into(),
+            fix: "--registry-auth",
+        },
+        Live {
+            cause: "unknown-authority",
+            node: pull_retries("Error: initializing source docker://mirror.lab:8443/ocp/release@sha256:4f1e: pinging container registry mirror.lab:8443: Get \"https://mirror.lab:8443/v2/\": tls: failed to verify certificate: x509: certificate signed by unknown authority")?,
+            sentence: "mirror.lab".into(),
+            fix: "--trust-bundle",
+        },
+        Live {
+            cause: "machine-config-server-unreachable",
+            // Nothing asked the server for a config in the 37 minutes since it started.
+            node: scenes::waiting_for_the_control_plane("", "2026-01-01T01:40:00Z")?,
+            sentence: "never reached the machine-config server".into(),
+            fix: "22623/config/master",
+        },
+        Live {
+            cause: "name-resolution",
+            node: bootkube_in(
+                "resolve-api-int-url",
+                &(journal_line("bootkube.sh[2001]", &format!("{api_int} does not resolve yet (attempt 60)"))
+                    + &journal_line("bootkube.sh[2001]", &format!("lookup {api_int} on 192.0.2.53:53: no such host"))),
+                false,
+            )?,
+            sentence: format!("The name {api_int} does not resolve"),
+            fix: "dig +short",
+        },
+        Live {
+            cause: "unknown-flag",
+            node: bootkube_in(
+                "etcd-bootstrap",
+                &(journal_line("bootkube.sh[2001]", "Rendering CEO Manifests...")
+                    + &journal_line("bootkube.sh[2001]", "Error: unknown flag: --cluster-configmap-file")),
+                true,
+            )?,
+            sentence: "--cluster-configmap-file".into(),
+            fix: "oc adm release info",
+        },
+        Live {
+            cause: "runtime-failed",
+            node: bootkube_in("wait-for-etcd", &journal_line("bootkube.sh[2001]", "Waiting for etcd cluster..."), false)?
+                .journal(
+                    "crio.service",
+                    &(journal_line("crio[1500]", "time=\"2026-01-01 01:05:00Z\" level=fatal msg=\"validating runtime config: invalid conmon path\"")
+                        + &journal_line("systemd[1]", "crio.service: Failed with result 'exit-code'.")
+                        + &journal_line("systemd[1]", "Failed to start Container Runtime Interface for OCI (CRI-O).")),
+                )?
+                .failed_unit("crio.service")?,
+            sentence: "crio.service failed to start".into(),
+            fix: "journalctl -b -u crio.service",
+        },
+        Live {
+            cause: "etcd-unhealthy",
+            node: bootkube_in("wait-for-etcd", &journal_line("bootkube.sh[2001]", "Waiting for etcd cluster..."), false)?
+                .crio_container(
+                    "etcd",
+                    "9a8b7c6d5e4f",
+                    "{\"level\":\"warn\",\"ts\":\"2026-01-01T01:05:07.000Z\",\"msg\":\"failed to publish local member to cluster through raft\",\"error\":\"etcdserver: request timed out\"}\n",
+                )?,
+            sentence: "quorum".into(),
+            fix: "crictl",
+        },
+        Live {
+            cause: "unit-held",
+            node: FailingNode::release_pulled()?.journal(
+                "bootkube.service",
+                &journal_line("systemd[1]", "bootkube.service was skipped because of an unmet condition check (ConditionPathExists=!/etc/bootgen/hold/bootkube.service)."),
+            )?,
+            sentence: "bootkube.service was held".into(),
+            fix: "bootgen-release bootkube.service",
+        },
+        Live {
+            cause: "csr-pending",
+            node: scenes::waiting_for_the_control_plane(
+                &scenes::config_served("01:08:12", "192.0.2.21"),
+                "2026-01-01T01:40:00Z",
+            )?
+            .api_resource("csr", scenes::PENDING_CSRS.0)?
+            .api_resource_json("csr", scenes::PENDING_CSRS.1)?,
+            sentence: "Certificate signing requests are pending".into(),
+            fix: "oc adm certificate approve",
+        },
+        Live {
+            cause: "api-unreachable",
+            node: bootkube_in("cb-bootstrap", &journal_line("bootkube.sh[2001]", "Starting cluster-bootstrap..."), false)?
+                .podman_container(
+                    "cluster-bootstrap",
+                    "1a2b3c4d5e6f",
+                    "Starting temporary bootstrap control plane...\n\
+                     E0101 01:05:00.000000       1 reflector.go:140] failed to list *v1.Pod: Get \"https://localhost:6443/api/v1/pods\": dial tcp [::1]:6443: connect: connection refused\n",
+                )?,
+            sentence: "6443".into(),
+            fix: "kube-apiserver",
+        },
+    ])
+}
+
+#[test]
+fn watch_names_the_cause_and_fix_of_each_stall_a_live_bootstrap_shows() -> TestResult {
+    if !tools_present() {
+        return Ok(());
+    }
+    let work = tempfile::tempdir()?;
+    let work = work.path();
+    let out = work.join("out");
+    generate(&out, None)?;
+    let dns_port = free_udp_port()?;
+    let _dns = start_dns(work, dns_port, &right_names())?;
+    let api_int = format!("api-int.{DOMAIN}");
+    let cases = live_causes(&api_int)?;
+    // Every cause diagnose knows is here.
+    assert_eq!(cases.len(), 15);
+    for case in cases {
+        let output = watch(&case.node, &out, dns_port, &["--stall-after", "1"])?;
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        let said = format!("{}:\n{stdout}{stderr}", case.cause);
+        assert_eq!(output.status.code(), Some(1), "{said}");
+        let cause = stdout
+            .lines()
+            .find_map(|l| l.strip_prefix("Cause: "))
+            .ok_or_else(|| format!("no cause printed: {said}"))?;
+        assert!(cause.contains(&case.sentence), "{said}");
+        let fix = stdout
+            .split("\nFix:\n  ")
+            .nth(1)
+            .and_then(|rest| rest.lines().next())
+            .ok_or_else(|| format!("no fix printed: {said}"))?;
+        assert!(fix.contains(case.fix), "{said}");
+        // The bundle the watch copied is diagnosed with that cause, by its name.
+        let bundle = out.join("log-bundle-bootgen-watch.tar.gz");
+        let diagnosed = bootgen_conformance::bootgen!()
+            .args(["diagnose", "--json"])
+            .arg(&bundle)
+            .output()?;
+        let report: Value = serde_json::from_slice(&diagnosed.stdout)?;
+        assert_eq!(report["failure"]["cause"], case.cause, "{said}");
+        fs::remove_file(&bundle)?;
+    }
     Ok(())
 }
 

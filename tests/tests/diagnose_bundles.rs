@@ -9,17 +9,13 @@
 use std::path::Path;
 use std::process::Output;
 
+use bootgen_conformance::failing_node::scenes::{line_at, waiting_for_the_control_plane};
 use bootgen_conformance::failing_node::FailingNode;
 use serde_json::Value;
 
 /// A journal line as `journalctl --output=short-iso` prints it.
 fn line(ident: &str, message: &str) -> String {
     line_at("01:05:00", ident, message)
-}
-
-/// A journal line of 2026-01-01 at `time` (`HH:MM:SS`).
-fn line_at(time: &str, ident: &str, message: &str) -> String {
-    format!("2026-01-01T{time}+0000 bootstrap {ident}: {message}\n")
 }
 
 fn diagnose(bundle: &Path) -> (Output, Value) {
@@ -732,91 +728,6 @@ fn on_the_node_a_busy_service_is_not_a_failure() {
     );
 }
 
-/// What cluster-bootstrap prints (in bootkube's journal) while it waits for the control-plane
-/// pods, at `time`: none exists yet, the cluster-version operator's cannot be scheduled.
-fn cluster_bootstrap_waiting(time: &str) -> String {
-    [
-        ("openshift-kube-apiserver/kube-apiserver", "DoesNotExist"),
-        (
-            "openshift-kube-scheduler/openshift-kube-scheduler",
-            "DoesNotExist",
-        ),
-        (
-            "openshift-kube-controller-manager/kube-controller-manager",
-            "DoesNotExist",
-        ),
-        (
-            "openshift-cluster-version/cluster-version-operator",
-            "Pending",
-        ),
-    ]
-    .iter()
-    .map(|(pod, status)| {
-        line_at(
-            time,
-            "bootkube.sh[2001]",
-            &format!("\tPod Status:{pod:>24}\t{status}"),
-        )
-    })
-    .collect()
-}
-
-/// The bootstrap machine-config server's log (`machine-config-server` of the static pod the
-/// mco-bootstrap stage placed): it starts at 01:02:40 and serves on both ports; `requests` are
-/// the lines of configs it served after that.
-fn machine_config_server_log(requests: &str) -> String {
-    "I0101 01:02:40.512345       1 bootstrap.go:47] Version: v4.16.0-202512180000.p0.g1a2b3c4.assembly.stream.el9 (1a2b3c4d5e6f7a8b)\n\
-     I0101 01:02:40.514001       1 api.go:65] Launching server on :22624\n\
-     I0101 01:02:40.514107       1 api.go:65] Launching server on :22623\n"
-        .to_string()
-        + requests
-}
-
-/// A bootstrap node whose bootkube set up the machine-config server at 01:02:40 and then waited
-/// in cb-bootstrap for the control plane, with `mcs_requests` served; the node's clock then says
-/// `now`.
-fn waiting_for_the_control_plane(mcs_requests: &str, now: &str) -> FailingNode {
-    let journal = line_at("01:02:40", "bootkube.sh[2001]", "Starting mco-bootstrap")
-        + &line_at("01:03:10", "bootkube.sh[2001]", "Starting cb-bootstrap")
-        + &line_at(
-            "01:03:12",
-            "bootkube.sh[2001]",
-            "Starting temporary bootstrap control plane...",
-        )
-        + &cluster_bootstrap_waiting("01:04:30")
-        + &cluster_bootstrap_waiting("01:30:05");
-    FailingNode::new(None)
-        .unwrap()
-        .at("2026-01-01T01:00:00Z")
-        .unwrap()
-        .service(
-            "release-image",
-            "record_service_stage_start pull-release-image\nrecord_service_stage_success",
-        )
-        .unwrap()
-        .at("2026-01-01T01:02:40Z")
-        .unwrap()
-        .journal("bootkube.service", &journal)
-        .unwrap()
-        // Still waiting when gathered: killed, so no EXIT trap closes the run.
-        .service(
-            "bootkube",
-            "record_service_stage_start mco-bootstrap\nrecord_service_stage_success\n\
-             record_service_stage_start cb-bootstrap\nkill -KILL $$",
-        )
-        .unwrap()
-        .file("/opt/openshift/mco-bootstrap.done", "")
-        .unwrap()
-        .crio_container(
-            "machine-config-server",
-            "7c8d9e0f1a2b",
-            &machine_config_server_log(mcs_requests),
-        )
-        .unwrap()
-        .at(now)
-        .unwrap()
-}
-
 /// The control-plane hosts the gather is told of.
 const MASTERS: [&str; 3] = ["192.0.2.21", "192.0.2.22", "192.0.2.23"];
 
@@ -825,7 +736,7 @@ fn control_plane_never_reaches_the_machine_config_server() {
     // Nothing asked the server for a config in the 37 minutes to the gather, while
     // cluster-bootstrap waited for control-plane pods; the masters, stuck in Ignition, do not
     // answer SSH either.
-    let node = waiting_for_the_control_plane("", "2026-01-01T01:40:00Z");
+    let node = waiting_for_the_control_plane("", "2026-01-01T01:40:00Z").unwrap();
     let bundle = node.gather_from("20260101014000", &MASTERS).unwrap();
     let (output, report) = diagnose(&bundle);
     assert_eq!(output.status.code(), Some(1), "{report:#}");
@@ -893,7 +804,7 @@ fn control_plane_never_reaches_the_machine_config_server() {
 #[test]
 fn a_machine_config_server_silent_for_minutes_only_is_no_cause() {
     // Three minutes after the server started: the masters may still be booting.
-    let node = waiting_for_the_control_plane("", "2026-01-01T01:05:40Z");
+    let node = waiting_for_the_control_plane("", "2026-01-01T01:05:40Z").unwrap();
     let bundle = node.gather("20260101010540").unwrap();
     let (output, report) = diagnose(&bundle);
     // The bundle still counts bootkube, which had not finished, as the failure: with no cause.
@@ -946,6 +857,7 @@ fn csrs_left_pending_on_a_control_plane_host() {
     // certificates, and nobody approved them: reached 22623, failed later.
     let served = "I0101 01:08:12.004211       1 api.go:117] Pool master requested by address:\"192.0.2.21:51234\" User-Agent:\"Ignition/2.17.0\" Accept-Header: \"application/vnd.coreos.ignition+json;version=3.4.0, */*;q=0.1\" TokenPresent: false\n";
     let node = waiting_for_the_control_plane(served, "2026-01-01T01:40:00Z")
+        .unwrap()
         .control_plane_journal(
             "192.0.2.21",
             "kubelet.service",

@@ -197,8 +197,14 @@ pub(crate) const TABLE: &[Row] = &[
     Row {
         cause: Cause::CsrPending,
         // A CSR without a status is neither approved nor denied: `oc get -o yaml` (bootgen's
-        // dumps) and `-o json` (the installer's resources/csr.json), and `oc get`'s table.
-        patterns: &[&["status: {}"], &["\"status\": {}"], &[" pending"]],
+        // dumps) and `-o json` (the installer's resources/csr.json) as oc indents it or on one
+        // line, and `oc get`'s table.
+        patterns: &[
+            &["status: {}"],
+            &["\"status\": {}"],
+            &["\"status\":{}"],
+            &[" pending"],
+        ],
         only_in: Some(&["csr", "certificatesigningrequest"]),
     },
     Row {
@@ -282,6 +288,14 @@ mod tests {
             vec![Cause::CsrPending]
         );
         assert!(causes("resources/nodes.yaml", "  status: {}").is_empty());
+        // `oc get csr -o json` put on one line (`jq -c`): the list is one line.
+        assert_eq!(
+            causes(
+                "resources/csr.json",
+                r#"{"items":[{"metadata":{"name":"csr-a"},"status":{}}],"kind":"List"}"#
+            ),
+            vec![Cause::CsrPending]
+        );
     }
 
     #[test]
