@@ -635,7 +635,7 @@ const MIRROR_TOOLS: &[&str] = &[
     "/usr/bin/htpasswd",
 ];
 
-/// A payload whose image-references name `images`.
+/// A payload whose image-references name `images` (as tags `component-N`).
 fn push_payload(
     work: &Path,
     registry: &bootgen_conformance::registry::Registry,
@@ -643,10 +643,26 @@ fn push_payload(
     images: &[String],
     certs: &Path,
 ) -> TestResult<String> {
-    let tags: Vec<Value> = images
+    let tags: Vec<(String, String)> = images
         .iter()
         .enumerate()
-        .map(|(i, image)| serde_json::json!({"name": format!("component-{i}"), "from": {"kind": "DockerImage", "name": image}}))
+        .map(|(i, image)| (format!("component-{i}"), image.clone()))
+        .collect();
+    push_payload_with(work, registry, name, &tags, &[], certs)
+}
+
+/// A payload whose image-references name `tags` (name, image), with `files` besides.
+fn push_payload_with(
+    work: &Path,
+    registry: &bootgen_conformance::registry::Registry,
+    name: &str,
+    tags: &[(String, String)],
+    files: &[(&str, &[u8])],
+    certs: &Path,
+) -> TestResult<String> {
+    let tags: Vec<Value> = tags
+        .iter()
+        .map(|(tag, image)| serde_json::json!({"name": tag, "from": {"kind": "DockerImage", "name": image}}))
         .collect();
     let references = serde_json::to_vec(&serde_json::json!({
         "kind": "ImageStream",
@@ -654,10 +670,9 @@ fn push_payload(
         "spec": {"tags": tags},
     }))?;
     let layout = work.join(format!("layout-{name}"));
-    write_oci_layout_with(
-        &layout,
-        &[("release-manifests/image-references", references.as_slice())],
-    )?;
+    let mut all = vec![("release-manifests/image-references", references.as_slice())];
+    all.extend_from_slice(files);
+    write_oci_layout_with(&layout, &all)?;
     push_layout(
         work,
         registry,
@@ -721,32 +736,39 @@ fn mirror_faults_are_named_and_a_healthy_environment_passes() -> TestResult {
         fs::write(&path, serde_json::to_vec(&entry)?)?;
         Ok(path)
     };
-    let generate_for =
-        |name: &str, release: &str, password: &str, with_ca: bool| -> TestResult<PathBuf> {
-            let out = work.join(name);
-            let mut cmd = bootgen_conformance::bootgen!();
-            cmd.args([
-                "ignition",
-                "--key-algorithm",
-                "ecdsa-p256",
-                "--release-version",
-                "4.22.0",
-            ])
-            .arg("--release-image")
-            .arg(format!("source.invalid/{release}"))
-            .arg("--mirror")
-            .arg(format!("source.invalid={host}/mirror"))
-            .arg("--block-source")
-            .arg("--registry-auth")
-            .arg(auth(password)?)
-            .arg("--output")
-            .arg(&out);
-            if with_ca {
-                cmd.arg("--trust-bundle").arg(&ca);
-            }
-            bootgen_conformance::run(&mut cmd)?;
-            Ok(out)
-        };
+    let generate_at = |version: &str,
+                       name: &str,
+                       release: &str,
+                       password: &str,
+                       with_ca: bool|
+     -> TestResult<PathBuf> {
+        let out = work.join(name);
+        let mut cmd = bootgen_conformance::bootgen!();
+        cmd.args([
+            "ignition",
+            "--key-algorithm",
+            "ecdsa-p256",
+            "--release-version",
+            version,
+        ])
+        .arg("--release-image")
+        .arg(format!("source.invalid/{release}"))
+        .arg("--mirror")
+        .arg(format!("source.invalid={host}/mirror"))
+        .arg("--block-source")
+        .arg("--registry-auth")
+        .arg(auth(password)?)
+        .arg("--output")
+        .arg(&out);
+        if with_ca {
+            cmd.arg("--trust-bundle").arg(&ca);
+        }
+        bootgen_conformance::run(&mut cmd)?;
+        Ok(out)
+    };
+    let generate_for = |name: &str, release: &str, password: &str, with_ca: bool| {
+        generate_at("4.22.0", name, release, password, with_ca)
+    };
 
     let (dns_port, api_port, mcs_port) = (free_udp_port()?, free_tcp_port()?, free_tcp_port()?);
     let _dns = start_dns(work, dns_port, &right_names())?;
@@ -838,6 +860,61 @@ fn mirror_faults_are_named_and_a_healthy_environment_passes() -> TestResult {
         lacks["what"], "lacks 2 of the 3 images the release names",
         "{lacks:#}"
     );
+
+    // A 5.0 payload: its OS image streams' node images are tags of its image references, and
+    // the machine-config operator's ConfigMap names the default stream's; node-image-pull.service
+    // needs them all. The rhel-10 node image and the ConfigMap's are not in the mirror.
+    let node_10 = format!("source.invalid/os-images@sha256:{}", "3".repeat(64));
+    let configmap_os = format!("source.invalid/os-images@sha256:{}", "4".repeat(64));
+    let configmap = format!(
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: machine-config-osimageurl\n  namespace: openshift-machine-config-operator\ndata:\n  baseOSContainerImage: \"{configmap_os}\"\n  baseOSExtensionsContainerImage: \"{present}\"\n  releaseVersion: 5.0.0\n"
+    );
+    let streams = push_payload_with(
+        work,
+        &registry,
+        "release-5",
+        &[
+            ("machine-config-operator".into(), present.clone()),
+            ("rhel-coreos-10".into(), node_10.clone()),
+            ("rhel-coreos-10-extensions".into(), present.clone()),
+        ],
+        &[(
+            "release-manifests/0000_80_machine-config_05_osimageurl.yaml",
+            configmap.as_bytes(),
+        )],
+        &certs,
+    )?;
+    let out = generate_at(
+        "5.0.0",
+        "release-5",
+        &format!("release-5@{streams}"),
+        "mirror-pass",
+        true,
+    )?;
+    let (code, report, _) = check(&out, dns_port, api_port, mcs_port, &[])?;
+    assert_eq!(code, 1, "{report:#}");
+    let target = format!("{host}/mirror/release-5");
+    assert_fails(
+        &report,
+        "mirror",
+        &target,
+        &format!("rhel-coreos-10 ({node_10}), machine-config-osimageurl baseOSContainerImage ({configmap_os})"),
+        &format!("oc image mirror {node_10} {host}/mirror/os-images"),
+    )?;
+    let lacks = finding(&report, "mirror", &target)?;
+    assert!(
+        lacks["what"]
+            .as_str()
+            .unwrap_or_default()
+            .starts_with("lacks 2 of the 3 node images of the release's OS image streams"),
+        "{lacks:#}"
+    );
+    // Only the stream's images are missing: no other finding about the release's images.
+    let about_release: Vec<_> = findings(&report)
+        .into_iter()
+        .filter(|f| f["target"] == target.as_str())
+        .collect();
+    assert_eq!(about_release.len(), 1, "{report:#}");
 
     // The release image itself missing.
     let missing = format!("sha256:{}", "1".repeat(64));

@@ -1,9 +1,10 @@
 //! Every mirror: reached with the trust bundle (or insecure as configured), the pull secret's
 //! credentials accepted, the release image's manifest there by digest, and, when the payload
-//! can be read from the mirror, every image the release names (its `image-references`).
+//! can be read from the mirror, every image the release names (its `image-references`, and the
+//! OS image streams' node images among them, `payload.rs`).
 
 use super::finding::{Finding, Status};
-use super::payload::{image_references, manifest_path};
+use super::payload::{image_references, manifest_path, Reference};
 use super::probe::Probes;
 use super::registry::{RefusalKind, Session};
 use super::targets::Plan;
@@ -209,12 +210,12 @@ fn check_images(
             }
         }
     };
-    let mut missing = Vec::new();
-    for image in &images {
-        let Some((_, digest)) = image.split_once('@') else {
+    let mut missing: Vec<&Reference> = Vec::new();
+    for reference in &images {
+        let Some((_, digest)) = reference.image.split_once('@') else {
             continue;
         };
-        let found = mirrored(&plan.registries, image)
+        let found = mirrored(&plan.registries, &reference.image)
             .into_iter()
             .any(|(h, _, p)| {
                 sessions.get_mut(&h).is_some_and(|session| {
@@ -228,24 +229,85 @@ fn check_images(
                 })
             });
         if !found {
-            missing.push(image.clone());
+            missing.push(reference);
         }
     }
+    let streams = images.iter().filter(|r| r.os_stream).count();
+    let (missing_streams, missing_others): (Vec<&Reference>, Vec<&Reference>) =
+        missing.iter().partition(|r| r.os_stream);
     if missing.is_empty() {
+        let included = match streams {
+            0 => String::new(),
+            n => format!(", the {n} node images of its OS image streams included"),
+        };
         findings.push(Finding::pass(
             "mirror",
             target,
-            format!("holds all {} images the release names", images.len()),
+            format!(
+                "holds all {} images the release names{included}",
+                images.len()
+            ),
         ));
-    } else {
-        let shown: Vec<&str> = missing.iter().take(5).map(String::as_str).collect();
+        return;
+    }
+    if !missing_others.is_empty() {
+        let shown: Vec<&str> = missing_others
+            .iter()
+            .take(5)
+            .map(|r| r.image.as_str())
+            .collect();
+        let others = images.len() - streams;
         findings.push(Finding::problem(
             Status::Fail,
             "mirror",
             target.clone(),
-            format!("lacks {} of the {} images the release names", missing.len(), images.len()),
-            format!("not found through the mirrors: {}{}", shown.join(", "), if missing.len() > 5 { ", ..." } else { "" }),
+            format!("lacks {} of the {others} images the release names", missing_others.len()),
+            format!("not found through the mirrors: {}{}", shown.join(", "), if missing_others.len() > 5 { ", ..." } else { "" }),
             format!("oc adm release mirror --from={release} --to={target}   # and mirror every image the release names, the OS image stream's included"),
         ));
     }
+    if !missing_streams.is_empty() {
+        findings.push(os_stream_finding(plan, &target, &missing_streams, streams));
+    }
+}
+
+/// The OS image streams' node images the mirror lacks: `node-image-pull.service` waits for them
+/// (for an hour, before 5.0's bootstrap gives up). Each is named with its tag, and the fix says
+/// where it must go: a repository the configs mirror, or a mirror entry for its own.
+fn os_stream_finding(plan: &Plan, target: &str, missing: &[&Reference], streams: usize) -> Finding {
+    let named: Vec<String> = missing
+        .iter()
+        .map(|r| format!("{} ({})", r.name, r.image))
+        .collect();
+    let fixes: Vec<String> = missing
+        .iter()
+        .map(|r| {
+            let repository = repository_of(&r.image);
+            match crate::ignition::read::registry_for(&plan.registries, &r.image) {
+                Some(_) => {
+                    let (host, _, path) = mirrored(&plan.registries, &r.image)
+                        .into_iter()
+                        .next()
+                        .unwrap_or_default();
+                    format!("oc image mirror {} {host}/{path}", r.image)
+                }
+                None => format!(
+                    "oc image mirror {} {target}-os && bootgen patch {} {repository}={target}-os",
+                    r.image,
+                    OptionField::Mirror
+                ),
+            }
+        })
+        .collect();
+    Finding::problem(
+        Status::Fail,
+        "mirror",
+        target.to_string(),
+        format!(
+            "lacks {} of the {streams} node images of the release's OS image streams, which node-image-pull.service pulls (oc adm release mirror does not copy them)",
+            missing.len()
+        ),
+        format!("not found through the mirrors: {}", named.join(", ")),
+        fixes.join("; "),
+    )
 }

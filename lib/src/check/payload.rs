@@ -1,6 +1,14 @@
 //! Reading a release payload from a mirror: its manifest (through an index, to the first
 //! manifest listed), its layers newest first, and in them `release-manifests/image-references`,
-//! the image stream that names every image of the release.
+//! the image stream that names every image of the release, and the machine-config operator's
+//! `machine-config-osimageurl` ConfigMap.
+//!
+//! From 4.21 on the payload carries the node images of each OS image stream (5.0: `rhel-9` and
+//! `rhel-10`) as tags of its image stream, built from `github.com/openshift/os`;
+//! `node-image-pull.service` runs the operator's `machine-config-osimagestream`, which inspects
+//! every one of them to find its stream's node image, so each must be in the mirror. The
+//! ConfigMap names the default stream's images (`baseOSContainerImage`,
+//! `baseOSExtensionsContainerImage`), which the operator reads too.
 
 use super::probe::Probes;
 use super::registry::Session;
@@ -9,10 +17,27 @@ use std::io::Read;
 
 /// The file of a payload that names its images.
 const IMAGE_REFERENCES: &str = "release-manifests/image-references";
+/// What the machine-config operator's OS image ConfigMap's file name holds.
+const OS_IMAGE_URL: &str = "osimageurl";
+/// The keys of that ConfigMap that name node images.
+const OS_IMAGE_KEYS: &[&str] = &["baseOSContainerImage", "baseOSExtensionsContainerImage"];
+/// Where the OS images are built from, as their tags' annotation says.
+const OS_SOURCE: &str = "github.com/openshift/os";
 /// The most of one layer read, decompressed.
 const MAX_LAYER_BYTES: u64 = 1 << 30;
 /// The most of the image-references file read.
 const MAX_REFERENCES_BYTES: u64 = 16 << 20;
+
+/// An image the release names.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Reference {
+    /// Its tag in the payload's image stream, or the ConfigMap key that names it.
+    pub(crate) name: String,
+    /// Its pull spec.
+    pub(crate) image: String,
+    /// Whether it is a node image of an OS image stream (or its extensions).
+    pub(crate) os_stream: bool,
+}
 
 /// `/v2/<repository>/manifests/<reference>`.
 pub(crate) fn manifest_path(repository: &str, reference: &str) -> String {
@@ -39,13 +64,14 @@ fn fetch(
     }
 }
 
-/// The pull specs in the payload's image references.
+/// The images the payload names: its image references, and the node images of its OS image
+/// ConfigMap that the references do not already name.
 pub(crate) fn image_references(
     session: &mut Session,
     probes: &dyn Probes,
     repository: &str,
     manifest: &[u8],
-) -> Result<Vec<String>, String> {
+) -> Result<Vec<Reference>, String> {
     let mut manifest: Value =
         serde_json::from_slice(manifest).map_err(|e| format!("the manifest is not JSON: {e}"))?;
     if let Some(first) = manifest.get("manifests").and_then(|m| m.get(0)) {
@@ -73,6 +99,7 @@ pub(crate) fn image_references(
         })
         .unwrap_or_default();
     // The payload's own files are in its last layers.
+    let mut found = Files::default();
     for digest in layers.iter().rev() {
         let blob = fetch(
             session,
@@ -80,15 +107,34 @@ pub(crate) fn image_references(
             repository,
             &format!("/v2/{repository}/blobs/{digest}"),
         )?;
-        if let Some(text) = find_in_layer(&blob)? {
-            return parse_references(&text);
+        find_in_layer(&blob, &mut found)?;
+        if let Some(text) = &found.references {
+            let mut references = parse_references(text)?;
+            for (key, image) in found.os_images.iter().flat_map(|t| os_images_of(t)) {
+                if !references.iter().any(|r| r.image == image) {
+                    references.push(Reference {
+                        name: format!("machine-config-osimageurl {key}"),
+                        image,
+                        os_stream: true,
+                    });
+                }
+            }
+            return Ok(references);
         }
     }
     Err(format!("no layer of the payload holds {IMAGE_REFERENCES}"))
 }
 
-/// The image-references file of a layer (gzip or plain tar), when it has one.
-fn find_in_layer(blob: &[u8]) -> Result<Option<String>, String> {
+/// The payload files read so far.
+#[derive(Default)]
+struct Files {
+    references: Option<String>,
+    os_images: Option<String>,
+}
+
+/// Reads the image references and the OS image ConfigMap of a layer (gzip or plain tar), when
+/// it has them and they were not found in a newer layer.
+fn find_in_layer(blob: &[u8], found: &mut Files) -> Result<(), String> {
     let reader: Box<dyn Read> = if blob.starts_with(&[0x1f, 0x8b]) {
         Box::new(flate2::read::GzDecoder::new(blob))
     } else {
@@ -100,28 +146,48 @@ fn find_in_layer(blob: &[u8]) -> Result<Option<String>, String> {
         .map_err(|e| format!("a layer is not a tar archive: {e}"))?;
     for entry in entries {
         let entry = entry.map_err(|e| format!("a layer is damaged: {e}"))?;
-        let is_it = entry
+        let path = entry
             .path()
-            .map(|p| {
-                p.to_string_lossy()
-                    .trim_start_matches("./")
-                    .ends_with(IMAGE_REFERENCES)
-            })
-            .unwrap_or(false);
-        if is_it {
-            let mut text = String::new();
-            entry
-                .take(MAX_REFERENCES_BYTES)
-                .read_to_string(&mut text)
-                .map_err(|e| format!("{IMAGE_REFERENCES} cannot be read: {e}"))?;
-            return Ok(Some(text));
+            .map(|p| p.to_string_lossy().trim_start_matches("./").to_string())
+            .unwrap_or_default();
+        let slot = if path.ends_with(IMAGE_REFERENCES) {
+            &mut found.references
+        } else if path.contains("release-manifests/") && path.contains(OS_IMAGE_URL) {
+            &mut found.os_images
+        } else {
+            continue;
+        };
+        if slot.is_some() {
+            continue;
         }
+        let mut text = String::new();
+        entry
+            .take(MAX_REFERENCES_BYTES)
+            .read_to_string(&mut text)
+            .map_err(|e| format!("{path} cannot be read: {e}"))?;
+        *slot = Some(text);
     }
-    Ok(None)
+    Ok(())
 }
 
-/// `spec.tags[].from.name` of the image stream.
-fn parse_references(text: &str) -> Result<Vec<String>, String> {
+/// Whether an image stream tag is an OS image stream's node image (or its extensions): built
+/// from the OS repository, or named as the payloads name them (`rhel-coreos`,
+/// `rhel-coreos-10-extensions`, `stream-coreos`, `centos-stream-coreos-10`).
+fn is_os_stream_tag(tag: &Value) -> bool {
+    let source = tag
+        .pointer("/annotations/io.openshift.build.source-location")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    let name = tag.get("name").and_then(Value::as_str).unwrap_or_default();
+    source.trim_end_matches('/').ends_with(OS_SOURCE)
+        || (name.contains("coreos")
+            && ["rhel-", "stream-", "centos-"]
+                .iter()
+                .any(|p| name.starts_with(p)))
+}
+
+/// `spec.tags[]` of the image stream: each tag's name and `from.name`.
+fn parse_references(text: &str) -> Result<Vec<Reference>, String> {
     let stream: Value =
         serde_json::from_str(text).map_err(|e| format!("{IMAGE_REFERENCES} is not JSON: {e}"))?;
     let tags = stream
@@ -130,6 +196,61 @@ fn parse_references(text: &str) -> Result<Vec<String>, String> {
         .ok_or_else(|| format!("{IMAGE_REFERENCES} has no spec.tags"))?;
     Ok(tags
         .iter()
-        .filter_map(|tag| tag.pointer("/from/name")?.as_str().map(str::to_string))
+        .filter_map(|tag| {
+            Some(Reference {
+                name: tag.get("name")?.as_str()?.to_string(),
+                image: tag.pointer("/from/name")?.as_str()?.to_string(),
+                os_stream: is_os_stream_tag(tag),
+            })
+        })
         .collect())
+}
+
+/// The node images the OS image ConfigMap's data names (`key: image`, one a line, as the
+/// payload's YAML writes them), with their keys.
+fn os_images_of(text: &str) -> Vec<(&'static str, String)> {
+    text.lines()
+        .filter_map(|line| {
+            let (key, value) = line.trim().split_once(':')?;
+            let key = OS_IMAGE_KEYS.iter().find(|k| **k == key.trim())?;
+            let image = value.trim().trim_matches(|c| c == '"' || c == '\'');
+            (!image.is_empty()).then(|| (*key, image.to_string()))
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn os_stream_images_are_told_by_source_or_name() {
+        let text = r#"{"spec":{"tags":[
+            {"name":"machine-config-operator","from":{"name":"q.io/art@sha256:1"}},
+            {"name":"rhel-coreos-10","from":{"name":"q.io/art@sha256:2"}},
+            {"name":"node-10","annotations":{"io.openshift.build.source-location":"https://github.com/openshift/os"},"from":{"name":"q.io/art@sha256:3"}},
+            {"name":"coreos-installer","from":{"name":"q.io/art@sha256:4"}}
+        ]}}"#;
+        let streams: Vec<bool> = parse_references(text)
+            .unwrap()
+            .iter()
+            .map(|r| r.os_stream)
+            .collect();
+        assert_eq!(streams, [false, true, true, false]);
+    }
+
+    #[test]
+    fn the_configmap_names_the_default_streams_images() {
+        let text = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: machine-config-osimageurl\ndata:\n  releaseVersion: 5.0.0\n  baseOSContainerImage: \"q.io/art@sha256:5\"\n  baseOSExtensionsContainerImage: q.io/art@sha256:6\n  osImageURL: \"\"\n";
+        assert_eq!(
+            os_images_of(text),
+            [
+                ("baseOSContainerImage", "q.io/art@sha256:5".to_string()),
+                (
+                    "baseOSExtensionsContainerImage",
+                    "q.io/art@sha256:6".to_string()
+                )
+            ]
+        );
+    }
 }
