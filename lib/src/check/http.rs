@@ -1,12 +1,21 @@
 //! HTTP/1.1 GET over a connected stream, plain or TLS: enough for a registry's `/v2/` API, a
 //! token endpoint and the machine-config server, bounded in size. Redirects are not followed
 //! (a redirect to another host would contact a host the configs do not name).
+//!
+//! The response's head and chunk sizes are parsed by `httparse` (no allocation, a fixed number
+//! of headers); this module keeps only what a client on someone else's connection must do
+//! itself: write the request, read within [`MAX_RESPONSE`] until the length the head gives, and
+//! join the chunks. A whole client (`ureq` 3) would want to open the connection itself, while
+//! `check` connects to the address it resolved and keeps the certificate it was shown.
 
 use super::probe::Response;
 use std::io::{Read, Write};
 
 /// The most a response may hold (a release payload's manifests layer is read through here).
 pub(crate) const MAX_RESPONSE: usize = 96 << 20;
+
+/// The most headers a response may have; a registry sends about a dozen.
+const MAX_HEADERS: usize = 64;
 
 /// Sends the GET and reads the response.
 pub(crate) fn get(
@@ -55,98 +64,117 @@ fn read_response(stream: &mut impl Read) -> Result<Vec<u8>, String> {
     }
 }
 
-fn head_end(received: &[u8]) -> Option<usize> {
-    received
-        .windows(4)
-        .position(|w| w == b"\r\n\r\n")
-        .map(|at| at + 4)
+/// A response's head: status, headers, and where the body starts.
+struct Head {
+    status: u16,
+    headers: Vec<(String, String)>,
+    body_start: usize,
 }
 
-fn header_in<'a>(head: &'a str, name: &str) -> Option<&'a str> {
-    head.lines().skip(1).find_map(|line| {
-        let (n, v) = line.split_once(':')?;
-        n.trim().eq_ignore_ascii_case(name).then(|| v.trim())
-    })
+impl Head {
+    fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+
+    fn content_length(&self) -> Option<usize> {
+        self.header("content-length").and_then(|l| l.parse().ok())
+    }
+
+    fn chunked(&self) -> bool {
+        self.header("transfer-encoding")
+            .is_some_and(|t| t.eq_ignore_ascii_case("chunked"))
+    }
+}
+
+/// The head, once it has all come (`Ok(None)` before); an error for what is no HTTP response.
+fn head(received: &[u8]) -> Result<Option<Head>, String> {
+    let mut headers = [httparse::EMPTY_HEADER; MAX_HEADERS];
+    let mut response = httparse::Response::new(&mut headers);
+    let body_start = match response.parse(received) {
+        Ok(httparse::Status::Complete(length)) => length,
+        Ok(httparse::Status::Partial) => return Ok(None),
+        Err(httparse::Error::TooManyHeaders) => {
+            return Err(format!("the response has more than {MAX_HEADERS} headers"))
+        }
+        Err(e) => return Err(format!("the server's response is not HTTP ({e})")),
+    };
+    Ok(Some(Head {
+        status: response.code.unwrap_or_default(),
+        headers: response
+            .headers
+            .iter()
+            .map(|h| {
+                let value = String::from_utf8_lossy(h.value).trim().to_string();
+                (h.name.to_string(), value)
+            })
+            .collect(),
+        body_start,
+    }))
 }
 
 fn is_complete(received: &[u8]) -> bool {
-    let Some(end) = head_end(received) else {
+    let Ok(Some(head)) = head(received) else {
+        // Incomplete, or damaged: reading on to the close or the size limit decides.
         return false;
     };
-    let head = String::from_utf8_lossy(&received[..end]);
-    let body = &received[end..];
-    if let Some(length) = header_in(&head, "content-length").and_then(|l| l.parse::<usize>().ok()) {
+    let body = &received[head.body_start..];
+    if let Some(length) = head.content_length() {
         return body.len() >= length;
     }
-    if header_in(&head, "transfer-encoding").is_some_and(|t| t.eq_ignore_ascii_case("chunked")) {
-        return body.ends_with(b"0\r\n\r\n");
+    if head.chunked() {
+        // The walk is only worth it once the last chunk may have come.
+        return body.ends_with(b"0\r\n\r\n") && dechunk(body).is_some();
     }
     // No length: a status without a body, or the body runs to the close.
-    head.split_whitespace()
-        .nth(1)
-        .is_some_and(|status| status == "204" || status == "304")
+    head.status == 204 || head.status == 304
 }
 
 /// Parses a whole response: status line, headers, body (de-chunked).
 pub(crate) fn parse(received: &[u8]) -> Result<Response, String> {
-    let end = head_end(received).ok_or_else(|| {
+    let head = head(received)?.ok_or_else(|| {
         if received.is_empty() {
             "the server closed the connection without a response".to_string()
         } else {
-            "the server's response is not HTTP".to_string()
+            "the server's response is not HTTP, or ends inside its head".to_string()
         }
     })?;
-    let head = String::from_utf8_lossy(&received[..end]);
-    let mut lines = head.lines();
-    let status_line = lines.next().unwrap_or_default();
-    let status = status_line
-        .strip_prefix("HTTP/1.")
-        .and_then(|rest| rest.get(2..5))
-        .and_then(|code| code.parse().ok())
-        .ok_or_else(|| format!("the server's response is not HTTP: {status_line:?}"))?;
-    let headers: Vec<(String, String)> = lines
-        .filter_map(|line| {
-            let (name, value) = line.split_once(':')?;
-            Some((name.trim().to_string(), value.trim().to_string()))
-        })
-        .collect();
-    let mut response = Response {
-        status,
-        headers,
-        body: received[end..].to_vec(),
-    };
-    if let Some(length) = response
-        .header("content-length")
-        .and_then(|l| l.parse::<usize>().ok())
-    {
-        if response.body.len() < length {
+    let mut body = received[head.body_start..].to_vec();
+    if let Some(length) = head.content_length() {
+        if body.len() < length {
             return Err(format!(
                 "the response ended after {} of {length} bytes",
-                response.body.len()
+                body.len()
             ));
         }
-        response.body.truncate(length);
-    } else if response
-        .header("transfer-encoding")
-        .is_some_and(|t| t.eq_ignore_ascii_case("chunked"))
-    {
-        response.body = dechunk(&response.body).ok_or("a malformed chunked response")?;
+        body.truncate(length);
+    } else if head.chunked() {
+        body = dechunk(&body).ok_or("a malformed chunked response")?;
     }
-    Ok(response)
+    Ok(Response {
+        status: head.status,
+        headers: head.headers,
+        body,
+    })
 }
 
+/// The chunks of a chunked body joined, once the last (empty) chunk has come.
 fn dechunk(mut body: &[u8]) -> Option<Vec<u8>> {
     let mut out = Vec::new();
     loop {
-        let line_end = body.windows(2).position(|w| w == b"\r\n")?;
-        let size_text = std::str::from_utf8(&body[..line_end]).ok()?;
-        let size = usize::from_str_radix(size_text.split(';').next()?.trim(), 16).ok()?;
-        body = &body[line_end + 2..];
+        let (used, size) = match httparse::parse_chunk_size(body).ok()? {
+            httparse::Status::Complete(found) => found,
+            httparse::Status::Partial => return None,
+        };
+        let size = usize::try_from(size).ok()?;
+        body = &body[used..];
         if size == 0 {
             return Some(out);
         }
         out.extend_from_slice(body.get(..size)?);
-        body = body.get(size + 2..)?;
+        body = body.get(size..)?.strip_prefix(b"\r\n")?;
     }
 }
 
@@ -168,6 +196,12 @@ mod tests {
         assert!(parse(b"HTTP/1.1 200 OK\r\nContent-Length: 9\r\n\r\nshort").is_err());
         assert!(parse(b"SSH-2.0-OpenSSH\r\n\r\n").is_err());
         assert!(parse(b"").is_err());
+        let crowded = format!(
+            "HTTP/1.1 200 OK\r\n{}Content-Length: 0\r\n\r\n",
+            "X-A: b\r\n".repeat(MAX_HEADERS)
+        );
+        let refused = parse(crowded.as_bytes()).unwrap_err();
+        assert!(refused.contains("more than 64 headers"), "{refused}");
     }
 
     #[test]
