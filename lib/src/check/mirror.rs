@@ -304,7 +304,7 @@ fn os_stream_finding(plan: &Plan, target: &str, missing: &[&Reference], streams:
         "mirror",
         target.to_string(),
         format!(
-            "lacks {} of the {streams} node images of the release's OS image streams, which node-image-pull.service pulls (oc adm release mirror does not copy them)",
+            "lacks {} of the {streams} node images of the release's OS image streams, which node-image-pull.service pulls",
             missing.len()
         ),
         format!("not found through the mirrors: {}", named.join(", ")),
