@@ -188,7 +188,7 @@ exit 0
 /// The API: it does not answer, unless the scenario gave it resources
 /// ([`FailingNode::api_resource`]); then `get --raw=/readyz` says ok and `get RESOURCE` prints
 /// `api/RESOURCE.yaml`, or with `--output=json` `api/RESOURCE.json` where the scenario gave one
-/// (an empty list for any other resource).
+/// (an empty list for any other resource); `/readyz` fails after [`FailingNode::api_not_ready`].
 const STUB_OC: &str = r##"#!/usr/bin/env bash
 api="${STUB_DIR:?}/api"
 if [ ! -d "$api" ]; then
@@ -204,7 +204,13 @@ for arg in "$@"; do
     esac
 done
 case "${args[0]} ${args[1]:-}" in
-    "get --raw=/readyz") echo ok ;;
+    "get --raw=/readyz")
+        if [ -f "$api/not-ready" ]; then
+            echo "Error from server (InternalError): an error on the server (\"[-]etcd failed: reason withheld\") has prevented the request from succeeding" >&2
+            exit 1
+        fi
+        echo ok
+        ;;
     get\ *)
         if [ "$format" = json ] && [ -f "$api/${args[1]}.json" ]; then
             cat "$api/${args[1]}.json"
@@ -449,6 +455,12 @@ impl FailingNode {
             json,
             0o644,
         )?;
+        Ok(self)
+    }
+
+    /// The API lists what it holds but `/readyz` fails, so the gather skips the cluster's state.
+    pub fn api_not_ready(self) -> Result<FailingNode> {
+        write_file(&self.stub_dir().join("api").join("not-ready"), "", 0o644)?;
         Ok(self)
     }
 

@@ -1137,6 +1137,25 @@ fn watch_follows_the_bootstrap_to_completion_failure_or_stall() -> TestResult {
     );
     assert!(stdout.contains("resources/csr.yaml"), "{stdout}");
     assert!(stdout.contains("oc adm certificate approve"), "{stdout}");
+
+    // The API lists the CSRs to the watch but is not ready when the gather runs, so the bundle
+    // has no cluster state: the CSRs the watch saw name the cause.
+    let unready = scenes::waiting_for_the_control_plane(
+        &scenes::config_served("01:08:12", "192.0.2.21"),
+        "2026-01-01T01:40:00Z",
+    )?
+    .api_resource("csr", csr_yaml)?
+    .api_resource_json("csr", csr_json)?
+    .api_not_ready()?;
+    let output = watch(&unready, &out, dns_port, &["--stall-after", "1"])?;
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(1), "{stdout}");
+    assert!(
+        stdout.contains("Cause: Certificate signing requests are pending"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("check-watch/csr.json:"), "{stdout}");
+    assert!(!stdout.contains("resources/csr.yaml"), "{stdout}");
     Ok(())
 }
 

@@ -6,10 +6,10 @@
 use crate::args::CheckArgs;
 use crate::remote::Remote;
 use bootgen::check::{
-    api_readiness, check, progress, CheckOptions, Contact, Finding, NetProbes, Plan, Probes,
+    api_readiness, check, progress, seen, CheckOptions, Contact, Finding, NetProbes, Plan, Probes,
     Progress, Status,
 };
-use bootgen::diagnose::{diagnose_path, Limits};
+use bootgen::diagnose::{diagnose_path_with, Limits, NodeState};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
@@ -140,6 +140,8 @@ fn watch(
     let dir = output_dir(&args.input);
     let started = Instant::now();
     let mut said = probes.contacts().len();
+    // What the last look saw that the bundle may lack (the API's CSRs).
+    let mut last_seen = NodeState::default();
     loop {
         let elapsed = started.elapsed().as_secs();
         let api = api_readiness(plan, probes, args.api_port);
@@ -153,10 +155,14 @@ fn watch(
             }
             said = contacts.len();
         }
-        match remote
-            .run(bootgen::check::STATUS_COMMAND)
-            .map(|text| progress(&text))
-        {
+        let look = remote.run(bootgen::check::STATUS_COMMAND).map(|text| {
+            let state = seen(&text);
+            if !state.files.is_empty() {
+                last_seen = state;
+            }
+            progress(&text)
+        });
+        match look {
             Ok(Progress::Complete) => {
                 crate::report::emit(format!(
                     "watch: the bootstrap on {host} is complete after {elapsed} s ({api}); the bootstrap machine can be removed from the load balancer\n"
@@ -168,7 +174,7 @@ fn watch(
                     "watch: on {host}, {} failed after {elapsed} s; gathering its logs\n",
                     units.join(", ")
                 ))?;
-                return explain(remote, &dir);
+                return explain(remote, &dir, &last_seen);
             }
             Ok(waiting) => {
                 crate::report::notice(format!("watch {elapsed} s: {waiting}; {api}"));
@@ -180,14 +186,15 @@ fn watch(
                 "watch: the bootstrap on {host} did not complete within {} s; gathering its logs\n",
                 args.stall_after
             ))?;
-            return explain(remote, &dir);
+            return explain(remote, &dir, &last_seen);
         }
         std::thread::sleep(Duration::from_secs(args.interval));
     }
 }
 
-/// Gathers a log bundle on the machine, copies it into `dir` and prints diagnose's report.
-fn explain(remote: &Remote, dir: &Path) -> anyhow::Result<ExitCode> {
+/// Gathers a log bundle on the machine, copies it into `dir` and prints diagnose's report of it
+/// and of what the watch saw (`watched`).
+fn explain(remote: &Remote, dir: &Path, watched: &NodeState) -> anyhow::Result<ExitCode> {
     let bundle = format!("log-bundle-{GATHER_ID}.tar.gz");
     let fetched = remote
         .run(&format!(
@@ -201,7 +208,7 @@ fn explain(remote: &Remote, dir: &Path) -> anyhow::Result<ExitCode> {
             return Ok(ExitCode::from(crate::EXIT_INPUT));
         }
     };
-    let mut diagnosis = diagnose_path(&path, &Limits::default())?;
+    let mut diagnosis = diagnose_path_with(&path, watched, &Limits::default())?;
     if let Some(failure) = &mut diagnosis.failure {
         failure.sentence = crate::options::with_flags(&failure.sentence);
         failure.fix = failure.fix.as_deref().map(crate::options::with_flags);

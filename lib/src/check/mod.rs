@@ -31,7 +31,9 @@ pub use hosts::StaticHost;
 pub use net::NetProbes;
 pub use probe::{Contact, Handshake, Lookup, Presented, Probes, Request, Response, Transport};
 pub use targets::{CertificateTime, ConfigServer, Plan, API_PORT, MCS_PORT};
-pub use watch::{api_readiness, progress, Progress, COMPLETE_MARKER, STATUS_COMMAND};
+pub use watch::{
+    api_readiness, progress, seen, Progress, COMPLETE_MARKER, SEEN_CSRS, STATUS_COMMAND,
+};
 
 use time::{Duration, OffsetDateTime};
 

@@ -1,11 +1,15 @@
 //! `check --watch`: what one look at the bootstrap machine says (the `.done` markers of
 //! `/opt/openshift`, the failed units), and whether the API answers. The caller runs the command
 //! on the machine (over SSH) and hands its output here; on a failure or a stall it gathers a log
-//! bundle and hands that to `diagnose`.
+//! bundle and hands that to `diagnose`, with what the last look saw ([`seen`]).
 
 use super::probe::{Lookup, Probes, Request, Transport};
 use super::targets::Plan;
+use crate::diagnose::{NodeFile, NodeState};
 use std::net::SocketAddr;
+
+/// Where [`seen`] puts the CSR list, apart from a bundle's own files.
+pub const SEEN_CSRS: &str = "check-watch/csr.json";
 
 /// The command run on the bootstrap machine each round: the markers, the failed units, how many
 /// configs the machine-config server served (its `requested by address` lines), the CSRs as the
@@ -134,6 +138,22 @@ pub fn progress(output: &str) -> Progress {
     }
 }
 
+/// What a look (the output of [`STATUS_COMMAND`]) saw that the bundle gathered after it may
+/// lack, as files for `diagnose::diagnose_path_with`: the CSRs the API listed, as
+/// [`SEEN_CSRS`] (the API may no longer answer when the gather runs).
+pub fn seen(output: &str) -> NodeState {
+    let files = section(output, "--- csr")
+        .filter(|json| pending_csrs(json).is_some())
+        .map(|json| NodeFile {
+            path: SEEN_CSRS.to_string(),
+            contents: json.trim().as_bytes().to_vec(),
+            mtime: None,
+        });
+    NodeState {
+        files: files.into_iter().collect(),
+    }
+}
+
 /// Whether the API answers `/readyz` with a certificate from the cluster's CA, in words for a
 /// progress line.
 pub fn api_readiness(plan: &Plan, probes: &dyn Probes, port: u16) -> String {
@@ -196,5 +216,12 @@ mod tests {
             progress(".bootkube.done\n--- failed units\n"),
             Progress::Complete
         );
+        // The CSR list is kept for diagnose; no list (the API did not answer), no file.
+        let kept = seen("--- csr\n{\"items\": [{\"status\": {}}]}\n");
+        assert_eq!(kept.files.len(), 1);
+        assert_eq!(kept.files[0].path, SEEN_CSRS);
+        assert!(seen("--- csr\nerror: the server is down\n")
+            .files
+            .is_empty());
     }
 }

@@ -63,7 +63,8 @@ impl FactFile {
                 FactFile::OtherMcs
             };
         }
-        if inner.starts_with("resources/") {
+        // `check-watch/`: what `check --watch` saw of the API itself (`check::seen`).
+        if inner.starts_with("resources/") || inner.starts_with("check-watch/") {
             if file.starts_with("nodes") {
                 return FactFile::Nodes;
             }

@@ -164,16 +164,25 @@ fn judged(analysis: analysis::Analysis, walked: &verdict::Walked, name: &str) ->
 
 /// Diagnoses a bundle given by path: a directory, or else an archive.
 pub fn diagnose_path(path: &Path, limits: &Limits) -> Result<Diagnosis> {
+    diagnose_path_with(path, &NodeState::default(), limits)
+}
+
+/// Diagnoses a bundle given by path together with what was seen of the node while it ran
+/// (`seen`'s files, named apart from the bundle's: `check --watch` gives the CSRs the API
+/// listed at its last look, which a bundle gathered when the API no longer answers lacks).
+/// Judged as [`diagnose_path`] judges the bundle alone.
+pub fn diagnose_path_with(path: &Path, seen: &NodeState, limits: &Limits) -> Result<Diagnosis> {
     let meta = fs::metadata(path).map_err(|err| Error::io("cannot read", path, err))?;
-    if meta.is_dir() {
-        return diagnose_dir(path, limits);
-    }
-    let file = fs::File::open(path).map_err(|err| Error::io("cannot read", path, err))?;
-    diagnose_archive(
-        std::io::BufReader::new(file),
-        &path.display().to_string(),
-        limits,
-    )
+    let name = path.display().to_string();
+    let mut analysis = analysis::Analysis::default();
+    let walked = if meta.is_dir() {
+        bundle::read_dir(path, limits, &mut analysis)?
+    } else {
+        let file = fs::File::open(path).map_err(|err| Error::io("cannot read", path, err))?;
+        bundle::read_archive(std::io::BufReader::new(file), &name, limits, &mut analysis)?
+    };
+    node::read_node(seen, limits, &mut analysis);
+    judged(analysis, &walked, &name)
 }
 
 /// Diagnoses the state the caller collected on the node itself. Unlike a bundle's, a service
