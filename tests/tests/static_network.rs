@@ -662,3 +662,113 @@ fn a_static_single_node_before_4_11_is_warned_that_its_installed_system_gets_dhc
     assert!(!String::from_utf8_lossy(&new.stderr).contains("does not copy"));
     Ok(())
 }
+
+/// Stands for coreos-installer: records its arguments and keeps the config it would install.
+const STUB_INSTALLER: &str = r#"#!/bin/bash
+printf '%s\n' "$*" >"$STUB_STATE/coreos-installer.args"
+while [ $# -gt 0 ]; do
+	if [ "$1" = -i ]; then cp "$2" "$STUB_STATE/installed.ign"; fi
+	shift
+done
+"#;
+
+/// What bootkube's master-ignition stage makes, in small: a spec 3.1.0 config (Butane fcos
+/// 1.1.0's) with a file of the bootstrap and a merge of its own, as master.ign has.
+const FAKE_MASTER_IGN: &str = r#"{"ignition":{"version":"3.1.0","config":{"merge":[{"source":"data:,%7B%22ignition%22%3A%7B%22version%22%3A%223.1.0%22%7D%2C%22storage%22%3A%7B%22files%22%3A%5B%7B%22path%22%3A%22%2Fetc%2Foriginal-master%22%2C%22mode%22%3A420%2C%22contents%22%3A%7B%22source%22%3A%22data%3A%2Cmcs%22%7D%7D%5D%7D%7D"}]}},"storage":{"files":[{"path":"/etc/kubernetes/bootstrap-secrets/kubeconfig","mode":384,"contents":{"source":"data:,loopback"}}]}}"#;
+
+/// Runs the live system's install-to-disk.sh (laid out under `root`, bootkube done, `master.ign`
+/// made) with a stub coreos-installer; returns the config it installed and its arguments.
+fn install_to_disk(root: &Path, state: &Path) -> Result<(PathBuf, String), Box<dyn Error>> {
+    let assets = root.join("opt/openshift");
+    fs::create_dir_all(&assets)?;
+    fs::write(assets.join(".bootkube.done"), "")?;
+    fs::write(assets.join("master.ign"), FAKE_MASTER_IGN)?;
+    let stubs = state.join("bin");
+    bootgen_conformance::write_file(&stubs.join("coreos-installer"), STUB_INSTALLER, 0o755)?;
+    bootgen_conformance::write_file(&stubs.join("shutdown"), "#!/bin/sh\n", 0o755)?;
+    let ran = Command::new("bash")
+        .arg(root.join("usr/local/bin/install-to-disk.sh"))
+        .env_clear()
+        .env("PATH", format!("{}:/usr/bin:/bin", stubs.display()))
+        .env("BOOTKUBE_ASSET_DIR", &assets)
+        .env("BOOTKUBE_LIB_DIR", root.join("usr/local/bin"))
+        .env("SERVICE_RECORDS_DIR", format!("{}/", state.display()))
+        .env("BOOTGEN_NETWORK_ROOT", root)
+        .env("STUB_STATE", state)
+        .output()?;
+    if !ran.status.success() {
+        return Err(format!(
+            "install-to-disk.sh failed: {}",
+            String::from_utf8_lossy(&ran.stderr)
+        )
+        .into());
+    }
+    let args = fs::read_to_string(state.join("coreos-installer.args"))?;
+    Ok((state.join("installed.ign"), args))
+}
+
+/// For every release, the static single node's live system installs a config that gives the
+/// installed system the chosen host's name (the installer copies connections, not
+/// /etc/hostname): ignition-validate accepts it and the real Ignition writes /etc/hostname and
+/// everything of master.ign. A machine no host matches installs master.ign itself.
+#[test]
+fn the_installed_single_node_keeps_the_chosen_hosts_name_in_every_release() -> TestResult {
+    let loaded = bootgen::config::load(&fixture("single-node/install-config.yaml"))?;
+    let hosts = bootgen::network::load_hosts(&fixture("single-node/agent-config.yaml"))?;
+    for profile in bootgen::release::PROFILES.iter() {
+        let minor = profile.minor.to_string();
+        let mut options = bootgen_conformance::quick_options(Some(&format!("{minor}.0")));
+        options.hosts = Some(hosts.clone());
+        let generated = bootgen::generate(&loaded, &options)?;
+        let view = IgnitionView::parse(&generated.bootstrap.to_bytes())?;
+
+        let matching = tempfile::tempdir()?;
+        let root = matching.path().join("root");
+        lay_out(&view, &root)?;
+        fake_interfaces(&root, &[("ens3", "02:00:00:00:07:0a")])?;
+        let selected = run_script(&root)?;
+        assert!(selected.status.success(), "{minor}: {selected:?}");
+        let state = matching.path().join("state");
+        let (installed, args) = install_to_disk(&root, &state)?;
+        assert!(
+            args.contains("-i ") && args.contains("/opt/openshift/master-edge2.ign "),
+            "{minor}: coreos-installer {args}"
+        );
+        let mode = fs::metadata(root.join("opt/openshift/master-edge2.ign"))?
+            .permissions()
+            .mode();
+        assert_eq!(mode & 0o777, 0o600, "{minor}");
+        let (valid, report) = bootgen_conformance::ignition_validate(&installed);
+        assert!(valid, "{minor}: {report}");
+        if let Some(applied) = BaseRoot::new().apply(&installed)? {
+            assert_eq!(
+                fs::read_to_string(applied.join("/etc/hostname"))?,
+                "edge2\n",
+                "{minor}"
+            );
+            let kubeconfig = applied.join("/etc/kubernetes/bootstrap-secrets/kubeconfig");
+            assert_eq!(fs::read_to_string(&kubeconfig)?, "loopback", "{minor}");
+            assert_eq!(
+                fs::read_to_string(applied.join("/etc/original-master"))?,
+                "mcs",
+                "{minor}"
+            );
+        }
+
+        // No host's MAC on the machine: master.ign is installed as bootkube made it.
+        let other = tempfile::tempdir()?;
+        let root = other.path().join("root");
+        lay_out(&view, &root)?;
+        fake_interfaces(&root, &[("ens3", "02:00:00:00:99:99")])?;
+        assert!(run_script(&root)?.status.success(), "{minor}");
+        let state = other.path().join("state");
+        let (installed, args) = install_to_disk(&root, &state)?;
+        assert!(
+            args.contains("/opt/openshift/master.ign "),
+            "{minor}: {args}"
+        );
+        assert_eq!(fs::read_to_string(installed)?, FAKE_MASTER_IGN, "{minor}");
+        assert!(!root.join("etc/bootgen/selected-host").exists());
+    }
+    Ok(())
+}
