@@ -3,9 +3,9 @@
 # several bootstrap candidates), each host's keyfiles staged under /etc/bootgen/network/HOST/.
 # Before NetworkManager starts, this keeps the network of the host whose MAC address is
 # present on this machine: its keyfiles go to /etc/NetworkManager/system-connections/ and its
-# name to /etc/hostname and /etc/bootgen/selected-host. No match leaves the machine to DHCP. An
-# interface the hosts file names otherwise than the kernel does (eno1 there, ens3 here, same
-# MAC) is renamed in the keyfiles.
+# name to /etc/hostname and /etc/bootgen/selected-host. No match leaves the machine to DHCP.
+# bootgen's profiles match their NICs by MAC; one that names a NIC (the user's `identifier:
+# name`) otherwise than the kernel does (eno1 there, ens3 here, same MAC) is renamed.
 # BOOTGEN_NETWORK_ROOT runs it against another root (the tests' fake /sys/class/net).
 set -euo pipefail
 
