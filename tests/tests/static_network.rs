@@ -774,32 +774,6 @@ fn a_mistake_in_the_hosts_file_exits_1_naming_the_host_and_field() -> TestResult
     Ok(())
 }
 
-#[test]
-fn a_static_single_node_before_4_11_is_warned_that_its_installed_system_gets_dhcp() -> TestResult {
-    let dir = tempfile::tempdir()?;
-    let hosts = fixture("single-node/agent-config.yaml");
-    let hosts = hosts.to_str().ok_or("path")?;
-    let old = ignition(
-        &dir.path().join("old"),
-        "single-node/install-config.yaml",
-        &["--hosts", hosts, "--release-version", "4.10.0"],
-    );
-    succeeded(&old)?;
-    let warned = String::from_utf8_lossy(&old.stderr);
-    assert!(
-        warned.contains("agent-config.yaml: `hosts`: the installer of 4.10 does not copy"),
-        "{warned}"
-    );
-    let new = ignition(
-        &dir.path().join("new"),
-        "single-node/install-config.yaml",
-        &["--hosts", hosts],
-    );
-    succeeded(&new)?;
-    assert!(!String::from_utf8_lossy(&new.stderr).contains("does not copy"));
-    Ok(())
-}
-
 /// Stands for coreos-installer: records its arguments and keeps the config it would install.
 const STUB_INSTALLER: &str = r#"#!/bin/bash
 printf '%s\n' "$*" >"$STUB_STATE/coreos-installer.args"
@@ -846,8 +820,9 @@ fn install_to_disk(root: &Path, state: &Path) -> Result<(PathBuf, String), Box<d
 
 /// For every release, the static single node's live system installs a config that gives the
 /// installed system the chosen host's name (the installer copies connections, not
-/// /etc/hostname): ignition-validate accepts it and the real Ignition writes /etc/hostname and
-/// everything of master.ign. A machine no host matches installs master.ign itself.
+/// /etc/hostname) and, where the release's coreos-installer has no `-n` (before 4.11), its
+/// keyfiles: ignition-validate accepts it and the real Ignition writes them and everything of
+/// master.ign. A machine no host matches installs master.ign itself.
 #[test]
 fn the_installed_single_node_keeps_the_chosen_hosts_name_in_every_release() -> TestResult {
     let loaded = bootgen::config::load(&fixture("single-node/install-config.yaml"))?;
@@ -868,10 +843,11 @@ fn the_installed_single_node_keeps_the_chosen_hosts_name_in_every_release() -> T
         let state = matching.path().join("state");
         let (installed, args) = install_to_disk(&root, &state)?;
         assert!(
-            args.contains("-i ") && args.contains("/opt/openshift/master-edge2.ign "),
+            args.contains("-i ") && args.contains("/opt/openshift/master-installed.ign "),
             "{minor}: coreos-installer {args}"
         );
-        let mode = fs::metadata(root.join("opt/openshift/master-edge2.ign"))?
+        let copies_network = args.split_whitespace().any(|a| a == "-n");
+        let mode = fs::metadata(root.join("opt/openshift/master-installed.ign"))?
             .permissions()
             .mode();
         assert_eq!(mode & 0o777, 0o600, "{minor}");
@@ -890,6 +866,19 @@ fn the_installed_single_node_keeps_the_chosen_hosts_name_in_every_release() -> T
                 "mcs",
                 "{minor}"
             );
+            // Without -n the config carries the live system's keyfile; with it, the installer.
+            let keyfile = format!("{KEYFILE_DIR}enp1s0.nmconnection");
+            let carried = applied.join(&keyfile);
+            assert_eq!(carried.exists(), !copies_network, "{minor}");
+            if !copies_network {
+                assert_eq!(
+                    fs::read_to_string(&carried)?,
+                    fs::read_to_string(root.join(keyfile.trim_start_matches('/')))?,
+                    "{minor}"
+                );
+                let mode = fs::metadata(&carried)?.permissions().mode();
+                assert_eq!(mode & 0o777, 0o600, "{minor}");
+            }
         }
 
         // No host's MAC on the machine: master.ign is installed as bootkube made it.
