@@ -231,7 +231,8 @@ pub struct IgnitionArgs {
     pub openshift_dir: Option<PathBuf>,
     /// Each host's network (an agent installer's agent-config.yaml, or a hosts file of its
     /// shape): checked against the cluster; the bootstrap's (or the single node's) keyfiles and
-    /// host name go into its config.
+    /// host name go into its config, and each control-plane or compute host's into
+    /// hosts/HOST.ign. Keyfiles match each NIC by its MAC, whatever the kernel names it.
     #[arg(long, value_name = "FILE")]
     pub hosts: Option<PathBuf>,
     /// A NetworkManager keyfile of your own for the bootstrap (or the single node), placed in

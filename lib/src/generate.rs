@@ -286,23 +286,6 @@ pub fn generate(loaded: &LoadedConfig, options: &Options) -> Result<Generated> {
         model.warnings.extend(hosts.warnings.iter().cloned());
         let found = crate::network::check_hosts(hosts, &model)?;
         model.warnings.extend(found);
-        let static_single_node =
-            model.single_node.is_some() && hosts.hosts.iter().any(|h| !h.keyfiles.is_empty());
-        if static_single_node
-            && !model
-                .features
-                .has(crate::release::Feature::InstallCopyNetwork)
-        {
-            model.warnings.push(Warning {
-                file: hosts.source_name.clone(),
-                field: "hosts".into(),
-                line: None,
-                message: format!(
-                    "the installer of {} does not copy the live system's network to the installed one (coreos-installer -n arrived in 4.11): the single node boots its installed system on DHCP",
-                    model.release.profile.minor
-                ),
-            });
-        }
     }
     if options.strict {
         if let Some(first) = model.warnings.first() {

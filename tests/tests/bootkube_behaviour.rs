@@ -490,6 +490,9 @@ impl Node {
                 "SERVICE_RECORDS_DIR",
                 format!("{}/", self.root.join("var/log/openshift").display()),
             ),
+            // A single node's install-to-disk.sh reads the live system's network here, not the
+            // test machine's.
+            ("BOOTGEN_NETWORK_ROOT", self.root.display().to_string()),
             (
                 "BOOTSTRAP_GATHER_DIR",
                 self.gather_dir().display().to_string(),

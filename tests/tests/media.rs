@@ -761,6 +761,20 @@ fn hosts_get_install_media_with_their_own_network() {
             })
             .collect();
         assert!(!written.is_empty(), "{host}: its config carries keyfiles");
+        // Each matches its NIC by MAC, whatever the machine's kernel names it.
+        for (name, contents) in &written {
+            let text = String::from_utf8_lossy(contents);
+            assert!(
+                !text.contains("interface-name=eno"),
+                "{host} {name}: {text}"
+            );
+        }
+        assert!(
+            written
+                .values()
+                .any(|c| String::from_utf8_lossy(c).contains("mac-address=")),
+            "{host}: no keyfile matches a NIC by MAC"
+        );
         let members = unpack_area(&media, "/images/ignition.img", &dir.path().join(host));
         let carried: BTreeMap<String, Vec<u8>> = members
             .iter()

@@ -164,14 +164,20 @@ fn every_release_makes_its_installers_live_iso_config() -> TestResult {
                 problems.push(format!("{minor}: {unit} is not enabled"));
             }
         }
-        // coreos-installer: the installer's words, with bootgen's asset directory variable.
+        // coreos-installer: the installer's words, with bootgen's variable for the config
+        // (master.ign, unless a static host was chosen: see static_network.rs).
         let install = file_text(&view, "/usr/local/bin/install-to-disk.sh");
+        if !install.contains("INSTALL_CONFIG=\"$ASSET_DIR/master.ign\"") {
+            problems.push(format!(
+                "{minor}: install-to-disk.sh installs another config"
+            ));
+        }
         let line = install
             .lines()
             .map(str::trim)
             .find(|l| l.starts_with("coreos-installer "))
             .unwrap_or_default()
-            .replace("\"$ASSET_DIR/master.ign\"", "/opt/openshift/master.ign");
+            .replace("\"$INSTALL_CONFIG\"", "/opt/openshift/master.ign");
         let mut want = vec!["coreos-installer".to_string()];
         want.extend(release.installer.iter().cloned());
         want.push("\"$INSTALLATION_DISK\"".into());

@@ -208,6 +208,7 @@ fn fixture_keyfiles() -> Result<Vec<FixtureKeyfile>, Box<dyn Error>> {
         "bond-vlan.yaml",
         "dual-stack.yaml",
         "ipv6-only.yaml",
+        "vlan.yaml",
         "single-node/agent-config.yaml",
     ] {
         let hosts = bootgen::network::load_hosts(&fixture(name))?;
@@ -238,6 +239,129 @@ fn network_manager_reads_every_fixture_keyfile_with_the_same_settings() -> TestR
     Ok(())
 }
 
+/// A host's `networkConfig` as bootgen hands it to nmstate, written here from the rule: each
+/// NIC of the host's `interfaces` it uses is matched by MAC (`identifier: mac-address`), with an
+/// entry of its own when only a bond, bridge or VLAN names it.
+fn nics_by_mac(host: &serde_yaml_ng::Value) -> serde_yaml_ng::Value {
+    use serde_yaml_ng::Value;
+    let macs: BTreeMap<String, String> = host["interfaces"]
+        .as_sequence()
+        .into_iter()
+        .flatten()
+        .map(|i| {
+            let field = |k: &str| i[k].as_str().unwrap_or_default().to_string();
+            (field("name"), field("macAddress").to_lowercase())
+        })
+        .collect();
+    let mut config = host["networkConfig"].clone();
+    let Some(items) = config["interfaces"].as_sequence_mut() else {
+        return config;
+    };
+    let mut used = Vec::new();
+    for item in items.iter_mut() {
+        let name = item["name"].as_str().unwrap_or_default().to_string();
+        used.extend(
+            item["link-aggregation"]["port"]
+                .as_sequence()
+                .cloned()
+                .unwrap_or_default(),
+        );
+        used.extend(
+            item["bridge"]["port"]
+                .as_sequence()
+                .into_iter()
+                .flatten()
+                .map(|p| p["name"].clone()),
+        );
+        used.push(item["vlan"]["base-iface"].clone());
+        let ethernet = item["type"].as_str().unwrap_or("ethernet") == "ethernet";
+        if let (true, Some(mac)) = (ethernet, macs.get(&name)) {
+            item["identifier"] = Value::from("mac-address");
+            item["mac-address"] = Value::from(mac.as_str());
+        }
+    }
+    let declared: Vec<String> = items
+        .iter()
+        .filter_map(|i| i["name"].as_str().map(String::from))
+        .collect();
+    let mut added: Vec<String> = Vec::new();
+    for name in used.iter().filter_map(Value::as_str) {
+        let Some(mac) = macs.get(name) else { continue };
+        if declared.iter().chain(&added).any(|d| d == name) {
+            continue;
+        }
+        added.push(name.to_string());
+        let entry = format!(
+            "{{name: {name}, type: ethernet, state: up, identifier: mac-address, mac-address: '{mac}'}}"
+        );
+        items.push(serde_yaml_ng::from_str(&entry).unwrap_or(Value::Null));
+    }
+    config
+}
+
+/// Every host interface a fixture host's network uses is matched by its MAC, so it works
+/// whatever the machine's kernel names it: no keyfile names a NIC (`interface-name`, a VLAN's
+/// `parent`), and each NIC used has a profile with its `[ethernet] mac-address`.
+#[test]
+fn every_nic_a_hosts_network_uses_is_matched_by_its_mac() -> TestResult {
+    let mut checked = 0;
+    for name in [
+        "agent-config.yaml",
+        "bond-vlan.yaml",
+        "dual-stack.yaml",
+        "ipv6-only.yaml",
+        "vlan.yaml",
+        "single-node/agent-config.yaml",
+    ] {
+        let hosts = bootgen::network::load_hosts(&fixture(name))?;
+        for host in &hosts.hosts {
+            let keyfiles: Vec<Settings> = bootgen::network::host_keyfiles(host)
+                .iter()
+                .map(|(_, text)| settings(text))
+                .collect();
+            let value = |k: &Settings, group: &str, key: &str| {
+                k.get(group).and_then(|g| g.get(key)).cloned()
+            };
+            for keyfile in &keyfiles {
+                for (group, key) in [("connection", "interface-name"), ("vlan", "parent")] {
+                    if let Some(named) = value(keyfile, group, key) {
+                        assert!(
+                            !host.interfaces.iter().any(|i| i.name == named),
+                            "{name} {}: [{group}] {key}={named} names a NIC",
+                            host.hostname
+                        );
+                    }
+                }
+            }
+            let used: Vec<&str> = host
+                .network
+                .interfaces
+                .iter()
+                .flat_map(|i| std::iter::once(&i.name).chain(&i.lower))
+                .map(String::as_str)
+                .collect();
+            for nic in host
+                .interfaces
+                .iter()
+                .filter(|i| used.contains(&i.name.as_str()))
+            {
+                let matched = keyfiles.iter().any(|k| {
+                    value(k, "ethernet", "mac-address")
+                        .is_some_and(|m| m.eq_ignore_ascii_case(&nic.mac_address))
+                });
+                assert!(
+                    matched,
+                    "{name} {}: no profile matches {} by its MAC",
+                    host.hostname, nic.name
+                );
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked >= 10, "{checked}");
+    Ok(())
+}
+
 #[test]
 fn nmstatectl_gc_writes_the_same_settings_from_the_same_yaml() -> TestResult {
     if !tool_present("nmstatectl") {
@@ -250,13 +374,14 @@ fn nmstatectl_gc_writes_the_same_settings_from_the_same_yaml() -> TestResult {
         "bond-vlan.yaml",
         "dual-stack.yaml",
         "ipv6-only.yaml",
+        "vlan.yaml",
         "single-node/agent-config.yaml",
     ] {
         let document: serde_yaml_ng::Value =
             serde_yaml_ng::from_str(&fs::read_to_string(fixture(name))?)?;
         let hosts = bootgen::network::load_hosts(&fixture(name))?;
         for (k, host) in hosts.hosts.iter().enumerate() {
-            let yaml = serde_yaml_ng::to_string(&document["hosts"][k]["networkConfig"])?;
+            let yaml = serde_yaml_ng::to_string(&nics_by_mac(&document["hosts"][k]))?;
             let path = dir.path().join(format!("{}.yaml", host.hostname));
             fs::write(&path, yaml)?;
             let out = Command::new("nmstatectl").arg("gc").arg(&path).output()?;
@@ -305,6 +430,13 @@ fn the_bootstrap_host_gets_its_keyfile_and_name_and_ignition_writes_them_0600() 
     let keyfile = format!("{KEYFILE_DIR}eno1.nmconnection");
     assert_eq!(view.files[&keyfile].mode, 0o600);
     assert!(text(&view, &keyfile)?.contains("address0=192.168.111.10/24"));
+    // Matched by MAC, not by the hosts file's name for the NIC (the kernel may call it ens3).
+    let own = text(&view, &keyfile)?;
+    assert!(
+        own.contains("[ethernet]\nmac-address=02:00:00:00:00:01\n")
+            && !own.contains("interface-name="),
+        "{own}"
+    );
     assert_eq!(text(&view, "/etc/hostname")?, "bootstrap\n");
     // One bootstrap host: its files directly, no selection script.
     assert!(!view.files.contains_key(SCRIPT));
@@ -340,6 +472,10 @@ fn the_bootstrap_host_gets_its_keyfile_and_name_and_ignition_writes_them_0600() 
             .collect::<Result<_, _>>()?;
         assert!(
             all.contains(&format!("address0={address}/")),
+            "{host}: {all}"
+        );
+        assert!(
+            all.contains("mac-address=") && !all.contains("interface-name=eno"),
             "{host}: {all}"
         );
     }
@@ -488,9 +624,9 @@ fn the_single_node_keeps_the_network_of_the_host_whose_mac_is_present() -> TestR
         .output()?;
     let shown = String::from_utf8(inspected.stdout)?;
     assert!(
-        shown
-            .lines()
-            .any(|l| l.contains("edge2") && l.contains("enp1s0") && l.contains("192.168.7.20/24")),
+        shown.lines().any(|l| l.contains("edge2")
+            && l.contains("02:00:00:00:07:0A")
+            && l.contains("192.168.7.20/24")),
         "{shown}"
     );
 
@@ -514,7 +650,8 @@ fn the_single_node_keeps_the_network_of_the_host_whose_mac_is_present() -> TestR
     let staged = text(&view, "/etc/bootgen/network/edge2/enp1s0.nmconnection")?;
     assert_eq!(fs::read_to_string(&keyfile)?, staged);
 
-    // The same machine whose kernel calls the NIC ens3 (MAC in capitals): the keyfile follows.
+    // The same machine whose kernel calls the NIC ens3 (MAC in capitals): the keyfile matches
+    // the NIC by its MAC, so it is copied as it is.
     let renamed = tempfile::tempdir()?;
     lay_out(&view, renamed.path())?;
     fake_interfaces(
@@ -532,11 +669,11 @@ fn the_single_node_keeps_the_network_of_the_host_whose_mac_is_present() -> TestR
         .join("etc/NetworkManager/system-connections/enp1s0.nmconnection");
     assert_eq!(fs::metadata(&keyfile)?.permissions().mode() & 0o7777, 0o600);
     let written = fs::read_to_string(&keyfile)?;
-    assert_eq!(
-        written,
-        staged.replace("interface-name=enp1s0\n", "interface-name=ens3\n")
-    );
+    assert_eq!(written, staged);
     assert!(written.contains("address0=192.168.7.20/24"));
+    assert!(
+        written.contains("mac-address=02:00:00:00:07:0A") && !written.contains("interface-name=")
+    );
     if tool_present("nmcli") {
         let problems = network_manager_differences("renamed", &written)?;
         assert!(problems.is_empty(), "{problems:?}");
@@ -637,28 +774,127 @@ fn a_mistake_in_the_hosts_file_exits_1_naming_the_host_and_field() -> TestResult
     Ok(())
 }
 
+/// Stands for coreos-installer: records its arguments and keeps the config it would install.
+const STUB_INSTALLER: &str = r#"#!/bin/bash
+printf '%s\n' "$*" >"$STUB_STATE/coreos-installer.args"
+while [ $# -gt 0 ]; do
+	if [ "$1" = -i ]; then cp "$2" "$STUB_STATE/installed.ign"; fi
+	shift
+done
+"#;
+
+/// What bootkube's master-ignition stage makes, in small: a spec 3.1.0 config (Butane fcos
+/// 1.1.0's) with a file of the bootstrap and a merge of its own, as master.ign has.
+const FAKE_MASTER_IGN: &str = r#"{"ignition":{"version":"3.1.0","config":{"merge":[{"source":"data:,%7B%22ignition%22%3A%7B%22version%22%3A%223.1.0%22%7D%2C%22storage%22%3A%7B%22files%22%3A%5B%7B%22path%22%3A%22%2Fetc%2Foriginal-master%22%2C%22mode%22%3A420%2C%22contents%22%3A%7B%22source%22%3A%22data%3A%2Cmcs%22%7D%7D%5D%7D%7D"}]}},"storage":{"files":[{"path":"/etc/kubernetes/bootstrap-secrets/kubeconfig","mode":384,"contents":{"source":"data:,loopback"}}]}}"#;
+
+/// Runs the live system's install-to-disk.sh (laid out under `root`, bootkube done, `master.ign`
+/// made) with a stub coreos-installer; returns the config it installed and its arguments.
+fn install_to_disk(root: &Path, state: &Path) -> Result<(PathBuf, String), Box<dyn Error>> {
+    let assets = root.join("opt/openshift");
+    fs::create_dir_all(&assets)?;
+    fs::write(assets.join(".bootkube.done"), "")?;
+    fs::write(assets.join("master.ign"), FAKE_MASTER_IGN)?;
+    let stubs = state.join("bin");
+    bootgen_conformance::write_file(&stubs.join("coreos-installer"), STUB_INSTALLER, 0o755)?;
+    bootgen_conformance::write_file(&stubs.join("shutdown"), "#!/bin/sh\n", 0o755)?;
+    let ran = Command::new("bash")
+        .arg(root.join("usr/local/bin/install-to-disk.sh"))
+        .env_clear()
+        .env("PATH", format!("{}:/usr/bin:/bin", stubs.display()))
+        .env("BOOTKUBE_ASSET_DIR", &assets)
+        .env("BOOTKUBE_LIB_DIR", root.join("usr/local/bin"))
+        .env("SERVICE_RECORDS_DIR", format!("{}/", state.display()))
+        .env("BOOTGEN_NETWORK_ROOT", root)
+        .env("STUB_STATE", state)
+        .output()?;
+    if !ran.status.success() {
+        return Err(format!(
+            "install-to-disk.sh failed: {}",
+            String::from_utf8_lossy(&ran.stderr)
+        )
+        .into());
+    }
+    let args = fs::read_to_string(state.join("coreos-installer.args"))?;
+    Ok((state.join("installed.ign"), args))
+}
+
+/// For every release, the static single node's live system installs a config that gives the
+/// installed system the chosen host's name (the installer copies connections, not
+/// /etc/hostname) and, where the release's coreos-installer has no `-n` (before 4.11), its
+/// keyfiles: ignition-validate accepts it and the real Ignition writes them and everything of
+/// master.ign. A machine no host matches installs master.ign itself.
 #[test]
-fn a_static_single_node_before_4_11_is_warned_that_its_installed_system_gets_dhcp() -> TestResult {
-    let dir = tempfile::tempdir()?;
-    let hosts = fixture("single-node/agent-config.yaml");
-    let hosts = hosts.to_str().ok_or("path")?;
-    let old = ignition(
-        &dir.path().join("old"),
-        "single-node/install-config.yaml",
-        &["--hosts", hosts, "--release-version", "4.10.0"],
-    );
-    succeeded(&old)?;
-    let warned = String::from_utf8_lossy(&old.stderr);
-    assert!(
-        warned.contains("agent-config.yaml: `hosts`: the installer of 4.10 does not copy"),
-        "{warned}"
-    );
-    let new = ignition(
-        &dir.path().join("new"),
-        "single-node/install-config.yaml",
-        &["--hosts", hosts],
-    );
-    succeeded(&new)?;
-    assert!(!String::from_utf8_lossy(&new.stderr).contains("does not copy"));
+fn the_installed_single_node_keeps_the_chosen_hosts_name_in_every_release() -> TestResult {
+    let loaded = bootgen::config::load(&fixture("single-node/install-config.yaml"))?;
+    let hosts = bootgen::network::load_hosts(&fixture("single-node/agent-config.yaml"))?;
+    for profile in bootgen::release::PROFILES.iter() {
+        let minor = profile.minor.to_string();
+        let mut options = bootgen_conformance::quick_options(Some(&format!("{minor}.0")));
+        options.hosts = Some(hosts.clone());
+        let generated = bootgen::generate(&loaded, &options)?;
+        let view = IgnitionView::parse(&generated.bootstrap.to_bytes())?;
+
+        let matching = tempfile::tempdir()?;
+        let root = matching.path().join("root");
+        lay_out(&view, &root)?;
+        fake_interfaces(&root, &[("ens3", "02:00:00:00:07:0a")])?;
+        let selected = run_script(&root)?;
+        assert!(selected.status.success(), "{minor}: {selected:?}");
+        let state = matching.path().join("state");
+        let (installed, args) = install_to_disk(&root, &state)?;
+        assert!(
+            args.contains("-i ") && args.contains("/opt/openshift/master-installed.ign "),
+            "{minor}: coreos-installer {args}"
+        );
+        let copies_network = args.split_whitespace().any(|a| a == "-n");
+        let mode = fs::metadata(root.join("opt/openshift/master-installed.ign"))?
+            .permissions()
+            .mode();
+        assert_eq!(mode & 0o777, 0o600, "{minor}");
+        let (valid, report) = bootgen_conformance::ignition_validate(&installed);
+        assert!(valid, "{minor}: {report}");
+        if let Some(applied) = BaseRoot::new().apply(&installed)? {
+            assert_eq!(
+                fs::read_to_string(applied.join("/etc/hostname"))?,
+                "edge2\n",
+                "{minor}"
+            );
+            let kubeconfig = applied.join("/etc/kubernetes/bootstrap-secrets/kubeconfig");
+            assert_eq!(fs::read_to_string(&kubeconfig)?, "loopback", "{minor}");
+            assert_eq!(
+                fs::read_to_string(applied.join("/etc/original-master"))?,
+                "mcs",
+                "{minor}"
+            );
+            // Without -n the config carries the live system's keyfile; with it, the installer.
+            let keyfile = format!("{KEYFILE_DIR}enp1s0.nmconnection");
+            let carried = applied.join(&keyfile);
+            assert_eq!(carried.exists(), !copies_network, "{minor}");
+            if !copies_network {
+                assert_eq!(
+                    fs::read_to_string(&carried)?,
+                    fs::read_to_string(root.join(keyfile.trim_start_matches('/')))?,
+                    "{minor}"
+                );
+                let mode = fs::metadata(&carried)?.permissions().mode();
+                assert_eq!(mode & 0o777, 0o600, "{minor}");
+            }
+        }
+
+        // No host's MAC on the machine: master.ign is installed as bootkube made it.
+        let other = tempfile::tempdir()?;
+        let root = other.path().join("root");
+        lay_out(&view, &root)?;
+        fake_interfaces(&root, &[("ens3", "02:00:00:00:99:99")])?;
+        assert!(run_script(&root)?.status.success(), "{minor}");
+        let state = other.path().join("state");
+        let (installed, args) = install_to_disk(&root, &state)?;
+        assert!(
+            args.contains("/opt/openshift/master.ign "),
+            "{minor}: {args}"
+        );
+        assert_eq!(fs::read_to_string(installed)?, FAKE_MASTER_IGN, "{minor}");
+        assert!(!root.join("etc/bootgen/selected-host").exists());
+    }
     Ok(())
 }

@@ -2,10 +2,16 @@
 //! code `nmstatectl gc` runs), so no `nmstatectl` of a matching version is needed on the
 //! workstation. Its UUIDs are derived from the interface names, so the same YAML gives the same
 //! keyfiles every run.
+//!
+//! Every NIC of the host's `interfaces` that the YAML uses is matched by its MAC (nmstate's
+//! `identifier: mac-address`): the kernel may name it otherwise than the hosts file (`eno1`
+//! there, `ens3` on the machine), and a profile bound to a name would then match nothing.
 
+use super::hosts::HostInterface;
+use super::settings::HostNetwork;
 use super::source::Source;
 use crate::error::Result;
-use serde_yaml_ng::Value;
+use serde_yaml_ng::{Mapping, Value};
 
 /// A NetworkManager connection profile in keyfile syntax.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
@@ -20,8 +26,75 @@ pub struct Keyfile {
 /// The suffix NetworkManager reads keyfiles by.
 pub const KEYFILE_SUFFIX: &str = ".nmconnection";
 
-/// Converts a host's `networkConfig` (at `hosts.<index>.networkConfig`) to keyfiles, sorted by
-/// name; nmstate's refusal is an error naming the host and the field.
+/// `config` with each NIC it uses matched by MAC: an ethernet interface of the host's
+/// `interfaces` gets `identifier: mac-address` and its `mac-address` (unless the user chose an
+/// `identifier`, or a `mac-address` other than the NIC's, which nmstate then sets on it), and a
+/// NIC that a bond or bridge takes as a port, or a VLAN as its base, without an entry of its own
+/// gets one (up, no addresses), so that its profile is matched by MAC and the VLAN's `parent`
+/// names that profile's UUID instead of the NIC's name.
+pub(super) fn matched_by_mac(
+    config: &Value,
+    interfaces: &[HostInterface],
+    network: &HostNetwork,
+) -> Value {
+    let mut config = config.clone();
+    let Some(items) = config
+        .get_mut("interfaces")
+        .and_then(Value::as_sequence_mut)
+    else {
+        return config;
+    };
+    let mac_of = |name: &str| {
+        interfaces
+            .iter()
+            .find(|i| i.name == name)
+            .map(|i| i.mac_address.clone())
+    };
+    let key = |k: &str| Value::String(k.to_string());
+    for item in items.iter_mut() {
+        let kind = item
+            .get("type")
+            .and_then(Value::as_str)
+            .unwrap_or("ethernet");
+        let name = item.get("name").and_then(Value::as_str).unwrap_or_default();
+        let (Some(mac), "ethernet") = (mac_of(name), kind) else {
+            continue;
+        };
+        let Some(map) = item.as_mapping_mut() else {
+            continue;
+        };
+        let written_mac = map.get("mac-address").and_then(Value::as_str);
+        let same_mac = written_mac.is_none_or(|m| m.eq_ignore_ascii_case(&mac));
+        if map.contains_key("identifier") || !same_mac {
+            continue;
+        }
+        map.insert(key("identifier"), key("mac-address"));
+        map.insert(key("mac-address"), Value::String(mac));
+    }
+    let declared: Vec<&str> = network.interfaces.iter().map(|i| i.name.as_str()).collect();
+    let mut added: Vec<&str> = Vec::new();
+    for lower in network.interfaces.iter().flat_map(|i| &i.lower) {
+        let Some(mac) = mac_of(lower) else {
+            continue;
+        };
+        if declared.contains(&lower.as_str()) || added.contains(&lower.as_str()) {
+            continue;
+        }
+        added.push(lower);
+        let mut entry = Mapping::new();
+        entry.insert(key("name"), key(lower));
+        entry.insert(key("type"), key("ethernet"));
+        entry.insert(key("state"), key("up"));
+        entry.insert(key("identifier"), key("mac-address"));
+        entry.insert(key("mac-address"), Value::String(mac));
+        items.push(Value::Mapping(entry));
+    }
+    config
+}
+
+/// Converts a host's `networkConfig` (at `hosts.<index>.networkConfig`, its NICs already
+/// [`matched_by_mac`]) to keyfiles, sorted by name; nmstate's refusal is an error naming the
+/// host and the field.
 pub(super) fn keyfiles(
     source: &Source<'_>,
     index: usize,

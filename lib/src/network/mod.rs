@@ -127,10 +127,12 @@ pub fn parse_hosts(text: &str, source_name: &str) -> Result<Hosts> {
         }
         let (network, keyfiles) = match &raw.network_config {
             None => (HostNetwork::default(), Vec::new()),
-            Some(config) => (
-                settings::read(&source, index, &hostname, config, &interfaces)?,
-                convert::keyfiles(&source, index, &hostname, config)?,
-            ),
+            Some(config) => {
+                let network = settings::read(&source, index, &hostname, config, &interfaces)?;
+                let by_mac = convert::matched_by_mac(config, &interfaces, &network);
+                let keyfiles = convert::keyfiles(&source, index, &hostname, &by_mac)?;
+                (network, keyfiles)
+            }
         };
         out.push(Host {
             hostname,

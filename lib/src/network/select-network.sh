@@ -3,8 +3,9 @@
 # several bootstrap candidates), each host's keyfiles staged under /etc/bootgen/network/HOST/.
 # Before NetworkManager starts, this keeps the network of the host whose MAC address is
 # present on this machine: its keyfiles go to /etc/NetworkManager/system-connections/ and its
-# name to /etc/hostname. No match leaves the machine to DHCP. An interface the hosts file names
-# otherwise than the kernel does (eno1 there, ens3 here, same MAC) is renamed in the keyfiles.
+# name to /etc/hostname and /etc/bootgen/selected-host. No match leaves the machine to DHCP.
+# bootgen's profiles match their NICs by MAC; one that names a NIC (the user's `identifier:
+# name`) otherwise than the kernel does (eno1 there, ens3 here, same MAC) is renamed.
 # BOOTGEN_NETWORK_ROOT runs it against another root (the tests' fake /sys/class/net).
 set -euo pipefail
 
@@ -55,6 +56,8 @@ for dir in "$staged"/*/; do
 			fi
 		done
 		install -m 0644 "$dir/hostname" "$root/etc/hostname"
+		# A single node's install-to-disk.sh gives the installed system this name too.
+		install -m 0644 "$dir/hostname" "$root/etc/bootgen/selected-host"
 		# The running name too: systemd read /etc/hostname before this ran.
 		if [ -w "$root/proc/sys/kernel/hostname" ]; then
 			cat "$dir/hostname" >"$root/proc/sys/kernel/hostname"

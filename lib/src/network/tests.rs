@@ -275,3 +275,50 @@ fn a_user_keyfile_of_a_host_keyfile_name_is_refused() {
         "{error}"
     );
 }
+
+/// The keyfile `name` of the only host of `hosts`.
+fn converted(hosts: &str, name: &str) -> String {
+    let hosts = parse_hosts(hosts, "agent-config.yaml").unwrap();
+    host_keyfiles(&hosts.hosts[0])
+        .into_iter()
+        .find(|(file, _)| file == name)
+        .unwrap_or_else(|| panic!("no {name} in {:?}", hosts.hosts[0].keyfiles))
+        .1
+}
+
+const ONE_HOST: &str = "hosts:\n- hostname: h\n  role: master\n  interfaces:\n  - name: eno1\n    macAddress: 02:00:00:00:00:0a\n  networkConfig:\n    interfaces:\n";
+
+#[test]
+fn a_vlan_on_a_nic_without_an_entry_names_the_nics_profile_matched_by_mac() {
+    let vlan = "    - name: eno1.20\n      type: vlan\n      state: up\n      vlan:\n        base-iface: eno1\n        id: 20\n";
+    let hosts = format!("{ONE_HOST}{vlan}");
+    let nic = converted(&hosts, "eno1.nmconnection");
+    assert!(nic.contains("mac-address=02:00:00:00:00:0A"), "{nic}");
+    assert!(!nic.contains("interface-name="), "{nic}");
+    let uuid = nic
+        .lines()
+        .find_map(|l| l.strip_prefix("uuid="))
+        .unwrap()
+        .to_string();
+    let vlan = converted(&hosts, "eno1.20.nmconnection");
+    assert!(vlan.contains(&format!("parent={uuid}\n")), "{vlan}");
+}
+
+#[test]
+fn a_nic_the_user_identifies_otherwise_is_left_as_written() {
+    for (extra, kept) in [
+        ("      identifier: name\n", "interface-name=eno1"),
+        (
+            "      mac-address: 02:00:00:00:00:99\n",
+            "interface-name=eno1",
+        ),
+    ] {
+        let nic = format!("    - name: eno1\n      type: ethernet\n      state: up\n{extra}");
+        let text = converted(&format!("{ONE_HOST}{nic}"), "eno1.nmconnection");
+        assert!(text.contains(kept), "{extra}: {text}");
+        assert!(
+            !text.contains("mac-address=02:00:00:00:00:0A"),
+            "{extra}: {text}"
+        );
+    }
+}

@@ -20,6 +20,8 @@ pub struct NetworkSummary {
     pub path: String,
     /// `connection.interface-name`.
     pub interface: Option<String>,
+    /// `ethernet.mac-address`: the NIC it is for, whatever the kernel names it.
+    pub mac_address: Option<String>,
     /// `connection.type` (`ethernet` for its long name `802-3-ethernet`).
     pub kind: String,
     /// The bond or bridge it is a port of (`connection.controller`, or `master` before).
@@ -56,6 +58,7 @@ pub(crate) fn network_of(path: &str, contents: &[u8]) -> Option<NetworkSummary> 
         host,
         path: path.to_string(),
         interface: get("connection", "interface-name"),
+        mac_address: get("ethernet", "mac-address"),
         kind: match get("connection", "type").unwrap_or_default().as_str() {
             "802-3-ethernet" => "ethernet".to_string(),
             other => other.to_string(),
@@ -116,9 +119,13 @@ impl fmt::Display for NetworkSummary {
         };
         write!(
             f,
-            "{:<12} {:<12} {:<10} {:<36} {:<20} {}",
+            "{:<12} {:<17} {:<10} {:<36} {:<20} {}",
             self.host.as_deref().unwrap_or("this node"),
-            self.interface.as_deref().unwrap_or("-"),
+            // A profile matched by MAC names no interface: the MAC says which NIC it is.
+            self.interface
+                .as_deref()
+                .or(self.mac_address.as_deref())
+                .unwrap_or("-"),
             self.kind,
             addresses,
             list(&self.gateways),
@@ -153,5 +160,15 @@ mod tests {
         .unwrap();
         assert_eq!(port.kind, "ethernet");
         assert!(port.to_string().contains("(port of bond0)"), "{port}");
+        let by_mac = network_of(
+            "/etc/NetworkManager/system-connections/eno2.nmconnection",
+            b"[connection]\ntype=802-3-ethernet\nmaster=bond0\n\n[ethernet]\nmac-address=02:00:00:00:01:02\n",
+        )
+        .unwrap();
+        assert_eq!(by_mac.mac_address.as_deref(), Some("02:00:00:00:01:02"));
+        assert!(
+            by_mac.to_string().contains(" 02:00:00:00:01:02 "),
+            "{by_mac}"
+        );
     }
 }

@@ -577,8 +577,8 @@ impl fmt::Display for Summary {
             writeln!(f, "\nnetwork (NetworkManager keyfiles):")?;
             writeln!(
                 f,
-                "  {:<12} {:<12} {:<10} {:<36} {:<20} DNS",
-                "HOST", "INTERFACE", "TYPE", "ADDRESSES", "GATEWAYS"
+                "  {:<12} {:<17} {:<10} {:<36} {:<20} DNS",
+                "HOST", "INTERFACE/MAC", "TYPE", "ADDRESSES", "GATEWAYS"
             )?;
             for network in &self.networks {
                 writeln!(f, "  {network}")?;
