@@ -4,7 +4,7 @@
 use crate::arch::ArchFacts;
 use crate::identity::Identity;
 use crate::model::{MirrorKind, Model, ProxySettings, Registry};
-use crate::release::{Each, Feature, ImageName, NodeView};
+use crate::release::{Each, ImageName, NodeView, Switch};
 use serde::Serialize;
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
@@ -214,7 +214,7 @@ pub struct ReleaseContext {
     /// Payload images bootkube looks up.
     pub images: Vec<ImageName>,
     /// The table's switches for this node, every one by name.
-    pub features: crate::release::FeatureSet,
+    pub switches: crate::release::Switches,
     /// The gates the install-config opens (their stages are among `stages`), e.g. `konnectivity`.
     pub gates: Vec<String>,
 }
@@ -354,7 +354,7 @@ impl ReleaseContext {
                 .map(|stage| (stage.name.clone(), stage.run()))
                 .collect(),
             images: profile.images.clone(),
-            features: view.features.clone(),
+            switches: view.switches.clone(),
             gates: view.gates.clone(),
         }
     }
@@ -375,7 +375,7 @@ pub fn release_context(release: &crate::release::SelectedRelease) -> Value {
 fn mirror_kind(model: &Model) -> Option<MirrorKind> {
     match model.mirrors.kind {
         Some(MirrorKind::ImageDigestMirrorSet)
-            if !model.features.has(Feature::ImageDigestMirrorSet) =>
+            if !model.switches.has(Switch::ImageDigestMirrorSet) =>
         {
             Some(MirrorKind::ImageContentSourcePolicy)
         }
@@ -410,7 +410,7 @@ fn mirror_manifests(model: &Model, view: &NodeView) -> Vec<MirrorManifest> {
             name: "image-digest-mirror".into(),
             registries: all.clone(),
         }],
-        MirrorKind::ImageContentSourcePolicy if view.has(Feature::ImageDigestMirrorSet) => {
+        MirrorKind::ImageContentSourcePolicy if view.has(Switch::ImageDigestMirrorSet) => {
             vec![MirrorManifest {
                 path,
                 kind: each.kind(),

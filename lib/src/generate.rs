@@ -258,8 +258,8 @@ impl Generated {
         self.model.single_node.is_none()
             || self
                 .model
-                .features
-                .has(crate::release::Feature::SingleNodeWorkerConfig)
+                .switches
+                .has(crate::release::Switch::SingleNodeWorkerConfig)
     }
 }
 
@@ -290,8 +290,8 @@ pub fn generate(loaded: &LoadedConfig, options: &Options) -> Result<Generated> {
             model.single_node.is_some() && hosts.hosts.iter().any(|h| !h.keyfiles.is_empty());
         if static_single_node
             && !model
-                .features
-                .has(crate::release::Feature::InstallCopyNetwork)
+                .switches
+                .has(crate::release::Switch::InstallCopyNetwork)
         {
             model.warnings.push(Warning {
                 file: hosts.source_name.clone(),
@@ -374,8 +374,8 @@ pub fn generate(loaded: &LoadedConfig, options: &Options) -> Result<Generated> {
     );
     // From 4.15 the installer records the feature set in metadata.json.
     let records_features = model
-        .features
-        .has(crate::release::Feature::MetadataFeatureSet);
+        .switches
+        .has(crate::release::Switch::MetadataFeatureSet);
     let metadata = Metadata {
         cluster_name: model.cluster_name.clone(),
         cluster_id: identity.cluster_id.clone(),
@@ -407,8 +407,8 @@ pub fn generate(loaded: &LoadedConfig, options: &Options) -> Result<Generated> {
                 })
                 .collect();
             let listed = model
-                .features
-                .has(crate::release::Feature::MetadataVsphereVcenters);
+                .switches
+                .has(crate::release::Switch::MetadataVsphereVcenters);
             VSphereMetadata {
                 first: (!listed).then(|| vcenters.remove(0)),
                 terraform_platform: "vsphere".into(),

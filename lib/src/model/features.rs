@@ -7,7 +7,7 @@
 use crate::config::{LoadedConfig, Warning};
 use crate::error::Result;
 use crate::release::{
-    feature_set_label, Distribution, DistributionFacts, Feature, FeatureSet, Profile,
+    feature_set_label, Distribution, DistributionFacts, Profile, Switch, Switches,
     CUSTOM_FEATURE_SET, OS_STREAMS_GATE,
 };
 use serde::Serialize;
@@ -34,7 +34,7 @@ pub(crate) fn feature_selection(
     loaded: &LoadedConfig,
     profile: &Profile,
     facts: &DistributionFacts,
-    features: &FeatureSet,
+    switches: &Switches,
     warnings: &mut Vec<Warning>,
 ) -> Result<(String, CustomFeatureGates)> {
     let ic = &loaded.config;
@@ -81,9 +81,9 @@ pub(crate) fn feature_selection(
     if ic.feature_gates.is_empty() {
         return Ok((feature_set, gates));
     }
-    if !features.has(Feature::CustomFeatureGates) {
+    if !switches.has(Switch::CustomFeatureGates) {
         let first = super::unknown_fields::arrived_text(crate::release::first_with(
-            Feature::CustomFeatureGates,
+            Switch::CustomFeatureGates,
         ));
         return Err(loaded.field_error(
             "featureGates",
@@ -239,7 +239,7 @@ mod tests {
             &loaded,
             profile,
             facts,
-            &profile.features(Default::default()),
+            &profile.switches(Default::default()),
             &mut Vec::new(),
         )
     }
@@ -256,8 +256,8 @@ mod tests {
         let (loaded, profile) = config(version, yaml_tail);
         let facts = profile.distribution(distribution).unwrap();
         let mut warnings = Vec::new();
-        let features = profile.features(Default::default());
-        let chosen = feature_selection(&loaded, profile, facts, &features, &mut warnings).and_then(
+        let switches = profile.switches(Default::default());
+        let chosen = feature_selection(&loaded, profile, facts, &switches, &mut warnings).and_then(
             |(set, custom)| os_image_stream(&loaded, profile, facts, &set, &custom, &mut warnings),
         );
         (chosen, warnings)
@@ -297,8 +297,8 @@ mod tests {
         );
         let facts = profile.distribution(Distribution::Ocp).unwrap();
         let mut warnings = Vec::new();
-        let features = profile.features(Default::default());
-        feature_selection(&loaded, profile, facts, &features, &mut warnings).unwrap();
+        let switches = profile.switches(Default::default());
+        feature_selection(&loaded, profile, facts, &switches, &mut warnings).unwrap();
         let said: Vec<String> = warnings.iter().map(ToString::to_string).collect();
         assert_eq!(said.len(), 1, "{said:?}");
         assert!(

@@ -6,7 +6,7 @@ use super::vsphere::VSpherePlatform;
 use super::Pool;
 use crate::config::{LoadedConfig, Warning};
 use crate::error::Result;
-use crate::release::{first_with, Feature, FeatureSet, Platform, Profile};
+use crate::release::{first_with, Platform, Profile, Switch, Switches};
 use serde::Serialize;
 
 /// An external platform's settings (`platform.external`).
@@ -112,10 +112,10 @@ impl PlatformSettings {
         loaded: &LoadedConfig,
         (control_plane, compute): (&Pool, &[Pool]),
         profile: &Profile,
-        features: &FeatureSet,
+        switches: &Switches,
         warnings: &mut Vec<Warning>,
     ) -> Result<()> {
-        check_release(loaded, self, profile, features, warnings)?;
+        check_release(loaded, self, profile, switches, warnings)?;
         if let PlatformSettings::VSphere(vsphere) = self {
             super::vsphere::check_architectures(loaded, control_plane, compute)?;
             vsphere.machine_pools = super::vsphere::machine_pools(
@@ -123,7 +123,7 @@ impl PlatformSettings {
                 vsphere,
                 compute.len(),
                 profile,
-                features,
+                switches,
                 warnings,
             )?;
         }
@@ -232,11 +232,11 @@ fn check_release(
     loaded: &LoadedConfig,
     platform: &mut PlatformSettings,
     profile: &Profile,
-    features: &FeatureSet,
+    switches: &Switches,
     warnings: &mut Vec<Warning>,
 ) -> Result<()> {
-    if platform.kind() == Platform::External && !features.has(Feature::ExternalPlatform) {
-        let first = arrived_text(first_with(Feature::ExternalPlatform));
+    if platform.kind() == Platform::External && !switches.has(Switch::ExternalPlatform) {
+        let first = arrived_text(first_with(Switch::ExternalPlatform));
         return Err(loaded.field_error(
             "platform.external",
             format!(
@@ -249,7 +249,7 @@ fn check_release(
     if let PlatformSettings::VSphere(vsphere) = platform {
         // Where the `vcenters` form exists, the single-vCenter fields are its deprecated
         // spelling; before, they are the only one.
-        if features.has(Feature::VsphereFailureDomains) {
+        if switches.has(Switch::VsphereFailureDomains) {
             warnings.extend(super::vsphere::deprecation_warning(
                 loaded,
                 &vsphere.single_vcenter_fields,
@@ -260,7 +260,7 @@ fn check_release(
         return Ok(());
     };
     let ccm = "platform.external.cloudControllerManager";
-    if !features.has(Feature::ExternalCcmFromInstallConfig) {
+    if !switches.has(Switch::ExternalCcmFromInstallConfig) {
         if loaded.line_of(ccm).is_some() {
             warnings.push(loaded.warning(
                 ccm,
@@ -268,7 +268,7 @@ fn check_release(
                     "the OpenShift {} installer does not read cloudControllerManager{}; ignored: \
                      the cluster says External",
                     profile.minor,
-                    arrived_text(first_with(Feature::ExternalCcmFromInstallConfig))
+                    arrived_text(first_with(Switch::ExternalCcmFromInstallConfig))
                 ),
             ));
         }

@@ -5,7 +5,7 @@ use super::{Arch, Pool};
 use crate::config::LoadedConfig;
 use crate::error::Result;
 use crate::release::Profile;
-use crate::release::{Feature, FeatureSet, Platform};
+use crate::release::{Platform, Switch, Switches};
 
 /// Compute pool names: `worker` only on platform none (`edge` needs a cloud's edge zones), and
 /// each once; a pool without a name is refused as the installer does not name it.
@@ -38,10 +38,10 @@ pub(crate) fn check_compute_names(loaded: &LoadedConfig) -> Result<()> {
 pub(crate) fn check_control_plane_count(
     loaded: &LoadedConfig,
     profile: &Profile,
-    features: &FeatureSet,
+    switches: &Switches,
     replicas: u32,
 ) -> Result<()> {
-    if replicas == 2 && features.has(Feature::TwoNodesNeedFencing) {
+    if replicas == 2 && switches.has(Switch::TwoNodesNeedFencing) {
         return Err(loaded.field_error(
             "controlPlane.fencing",
             format!(
@@ -59,11 +59,11 @@ pub(crate) fn check_control_plane_count(
 pub(crate) fn check_single_replica(
     loaded: &LoadedConfig,
     profile: &Profile,
-    features: &FeatureSet,
+    switches: &Switches,
     replicas: u32,
     in_place: bool,
 ) -> Result<()> {
-    if replicas == 1 && !in_place && features.has(Feature::SingleReplicaNeedsBootstrapInPlace) {
+    if replicas == 1 && !in_place && switches.has(Switch::SingleReplicaNeedsBootstrapInPlace) {
         return Err(loaded.field_error(
             "controlPlane.replicas",
             format!(

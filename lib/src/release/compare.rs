@@ -117,12 +117,12 @@ pub fn compare(from: &Profile, to: &Profile) -> ReleaseDiff {
     }
     // The switches of a bootstrap machine on the default platform and distribution.
     let (old, new) = (
-        from.features(Default::default()).by_name(),
-        to.features(Default::default()).by_name(),
+        from.switches(Default::default()).by_name(),
+        to.switches(Default::default()).by_name(),
     );
-    for (feature, on) in &new {
-        if old.get(feature) != Some(on) {
-            lines.push(format!("{feature}: {}", if *on { "yes" } else { "no" }));
+    for (switch, on) in &new {
+        if old.get(switch) != Some(on) {
+            lines.push(format!("{switch}: {}", if *on { "yes" } else { "no" }));
         }
     }
     for gate in &to.gates {
@@ -198,7 +198,7 @@ fn own_switch_lines(
         return;
     }
     let of = |p: &Profile, distribution: Distribution| {
-        p.features(super::Dimensions {
+        p.switches(super::Dimensions {
             distribution,
             ..Default::default()
         })
@@ -206,11 +206,11 @@ fn own_switch_lines(
     };
     let (ocp_old, ocp_new) = (of(from, Distribution::Ocp), of(to, Distribution::Ocp));
     let (old, new) = (of(from, distribution), of(to, distribution));
-    for (feature, on) in &new {
-        let own = ocp_old.get(feature) != old.get(feature) || ocp_new.get(feature) != Some(on);
-        if own && old.get(feature) != Some(on) {
+    for (switch, on) in &new {
+        let own = ocp_old.get(switch) != old.get(switch) || ocp_new.get(switch) != Some(on);
+        if own && old.get(switch) != Some(on) {
             lines.push(format!(
-                "{}: {feature}: {}",
+                "{}: {switch}: {}",
                 distribution.label(),
                 if *on { "yes" } else { "no" }
             ));

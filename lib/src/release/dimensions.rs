@@ -3,7 +3,7 @@
 //! themselves: what the table (`table.rs`), the profiles (`profile.rs`) and a node's view
 //! (`view.rs`) all speak of. It imports none of them.
 
-use super::feature::{Feature, FeatureSet};
+use super::switch::{Switch, Switches};
 use serde::{Deserialize, Serialize};
 
 /// How the cluster bootstraps: some stages and switches hold for only one of them.
@@ -257,17 +257,17 @@ pub(crate) struct Scope {
     pub flow: Option<Flow>,
     pub platform: Option<Platform>,
     pub distribution: Option<Distribution>,
-    pub feature: Option<Feature>,
+    pub switch: Option<Switch>,
     pub gate: Option<String>,
 }
 
 impl Scope {
-    /// Whether a node at `dims`, with `features` on and the gates `open`, falls inside.
-    pub fn admits(&self, dims: Dimensions, features: &FeatureSet, open: &[String]) -> bool {
+    /// Whether a node at `dims`, with `switches` on and the gates `open`, falls inside.
+    pub fn admits(&self, dims: Dimensions, switches: &Switches, open: &[String]) -> bool {
         self.flow.is_none_or(|f| f == dims.flow)
             && self.platform.is_none_or(|p| p == dims.platform)
             && self.distribution.is_none_or(|d| d == dims.distribution)
-            && self.feature.is_none_or(|f| features.has(f))
+            && self.switch.is_none_or(|f| switches.has(f))
             && self.gate.as_ref().is_none_or(|g| open.contains(g))
     }
 }

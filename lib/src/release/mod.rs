@@ -13,11 +13,11 @@
 
 mod compare;
 mod dimensions;
-mod feature;
 mod payload;
 mod profile;
 mod reference;
 mod select;
+mod switch;
 mod table;
 mod version;
 mod view;
@@ -26,7 +26,6 @@ pub use compare::{compare, ReleaseDiff};
 pub use dimensions::{
     Condition, Dimensions, Distribution, Each, Flow, NodeFile, NodeUnit, Order, Platform,
 };
-pub use feature::{Feature, FeatureSet};
 pub use payload::{distribution_of_reference, is_fedora_okd};
 pub(crate) use profile::feature_set_label;
 pub use profile::{
@@ -38,5 +37,6 @@ pub use reference::{check_repository, PullSpec};
 pub use select::{
     default_minor, first_release, first_with, select, supported_list, SelectedRelease,
 };
+pub use switch::{Switch, Switches};
 pub use version::{version_of_reference, Minor, ReleaseVersion};
 pub use view::NodeView;

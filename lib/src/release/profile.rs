@@ -4,7 +4,7 @@
 //! and templates ask the profile; they never compare versions themselves.
 
 use super::dimensions::{Dimensions, Distribution, Flow, NodeFile, NodeUnit, Scope};
-use super::feature::{Feature, FeatureSet};
+use super::switch::{Switch, Switches};
 use super::table::{self, holds, values_in, words, Table};
 use super::version::Minor;
 use serde::Serialize;
@@ -36,9 +36,9 @@ pub struct Profile {
     /// preview feature set).
     pub gates: Vec<Gate>,
     /// The switch rows that hold for this release, each with the dimensions it is limited to
-    /// (read through [`Profile::features`] or a [`NodeView`](super::NodeView)).
+    /// (read through [`Profile::switches`] or a [`NodeView`](super::NodeView)).
     #[serde(skip)]
-    switches: Vec<(Feature, Scope)>,
+    switch_rows: Vec<(Switch, Scope)>,
     /// Every file a node of this release can have, in any flow, platform or distribution
     /// (read through a [`NodeView`](super::NodeView)).
     pub files: Vec<NodeFile>,
@@ -223,11 +223,11 @@ impl Profile {
     }
 
     /// The switches that are on for a node of this release at `dims`.
-    pub fn features(&self, dims: Dimensions) -> FeatureSet {
-        let mut on = FeatureSet::default();
-        for (feature, scope) in &self.switches {
-            if scope.admits(dims, &FeatureSet::default(), &[]) {
-                on.insert(*feature);
+    pub fn switches(&self, dims: Dimensions) -> Switches {
+        let mut on = Switches::default();
+        for (switch, scope) in &self.switch_rows {
+            if scope.admits(dims, &Switches::default(), &[]) {
+                on.insert(*switch);
             }
         }
         on
@@ -322,8 +322,8 @@ fn build(table: &Table, first: bool) -> Vec<Profile> {
                 .filter(|r| holds(at, &r.since, &r.until))
                 .map(|r| r.name.clone())
                 .collect(),
-            switches: table
-                .feature
+            switch_rows: table
+                .switch
                 .iter()
                 .filter(|r| holds(at, &r.since, &r.until))
                 .map(|r| {
@@ -598,7 +598,7 @@ mod tests {
     #[test]
     fn a_bad_table_is_refused_naming_the_fault() {
         let with = |extra: &str| table::load(&format!("{}\n{extra}", table::TABLE));
-        let fault = with("[[feature]]\nname = \"no_such_switch\"\n").unwrap_err();
+        let fault = with("[[switch]]\nname = \"no_such_switch\"\n").unwrap_err();
         assert!(fault.contains("no_such_switch"), "{fault}");
         let fault = with("[[file]]\npath = \"/x\"\nmode = 0o600\ngate = \"nope\"\n").unwrap_err();
         assert!(fault.contains("/x: no gate `nope`"), "{fault}");
@@ -617,10 +617,10 @@ mod tests {
     #[test]
     fn every_switch_has_a_row() {
         let table = table::load(table::TABLE).unwrap();
-        for feature in Feature::ALL {
+        for switch in Switch::ALL {
             assert!(
-                table.feature.iter().any(|r| r.name == *feature),
-                "{feature} has no [[feature]] row"
+                table.switch.iter().any(|r| r.name == *switch),
+                "{switch} has no [[switch]] row"
             );
         }
     }
@@ -743,8 +743,8 @@ mod tests {
         assert_eq!(first.from_patch, 0);
         assert_eq!(later.from_patch, 5);
         let cluster = Dimensions::default();
-        assert!(!first.features(cluster).has(Feature::CvoOverrides));
-        assert!(later.features(cluster).has(Feature::CvoOverrides));
+        assert!(!first.switches(cluster).has(Switch::CvoOverrides));
+        assert!(later.switches(cluster).has(Switch::CvoOverrides));
         let view = later.view(Flow::Cluster, Platform::None, Distribution::Ocp, &[]);
         assert!(view
             .file("/opt/openshift/original_cvo_overrides.patch")
@@ -762,8 +762,8 @@ mod tests {
         let profile = profile_for(Minor::new(4, 16)).unwrap();
         let cluster = profile.view(Flow::Cluster, Platform::None, Distribution::Ocp, &[]);
         let single = profile.view(Flow::InPlace, Platform::None, Distribution::Ocp, &[]);
-        assert!(!cluster.has(Feature::SingleNodeWorkerConfig));
-        assert!(single.has(Feature::SingleNodeWorkerConfig));
+        assert!(!cluster.has(Switch::SingleNodeWorkerConfig));
+        assert!(single.has(Switch::SingleNodeWorkerConfig));
         assert!(cluster.file("/usr/local/bin/install-to-disk.sh").is_none());
         let install = single.file("/usr/local/bin/install-to-disk.sh").unwrap();
         assert_eq!(install.mode, 0o555);

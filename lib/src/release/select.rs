@@ -24,10 +24,10 @@ pub fn first_release(has: impl Fn(&Profile) -> bool) -> Option<Minor> {
     PROFILES.iter().find(|p| has(p)).map(|p| p.minor)
 }
 
-/// The oldest supported release with the switch `feature` on (for a cluster node on platform
+/// The oldest supported release with the switch `switch` on (for a cluster node on platform
 /// none of OpenShift, the dimensions switches about the install-config hold for).
-pub fn first_with(feature: super::Feature) -> Option<Minor> {
-    first_release(|p| p.features(super::Dimensions::default()).has(feature))
+pub fn first_with(switch: super::Switch) -> Option<Minor> {
+    first_release(|p| p.switches(super::Dimensions::default()).has(switch))
 }
 
 /// The newest supported release that is not a development one.

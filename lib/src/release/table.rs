@@ -3,7 +3,7 @@
 //! bound that names no supported release), never a silently smaller node.
 
 use super::dimensions::{Condition, Distribution, Each, Flow, Order, Platform, Scope};
-use super::feature::Feature;
+use super::switch::Switch;
 use super::version::Minor;
 use serde::Deserialize;
 
@@ -24,7 +24,7 @@ pub(super) struct Table {
     pub image: Vec<ImageRow>,
     pub stage: Vec<StageRow>,
     #[serde(default)]
-    pub feature: Vec<FeatureRow>,
+    pub switch: Vec<SwitchRow>,
     #[serde(default)]
     pub overlay: Vec<OverlayRow>,
     #[serde(default)]
@@ -155,8 +155,8 @@ pub(super) enum Word {
 /// switch on in any of its rows is on).
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub(super) struct FeatureRow {
-    pub name: Feature,
+pub(super) struct SwitchRow {
+    pub name: Switch,
     pub since: Option<String>,
     pub until: Option<String>,
     pub flow: Option<Flow>,
@@ -189,7 +189,7 @@ pub(super) struct FileRow {
     pub flow: Option<Flow>,
     pub platform: Option<Platform>,
     pub distribution: Option<Distribution>,
-    pub feature: Option<Feature>,
+    pub switch: Option<Switch>,
     pub gate: Option<String>,
     pub overlay: Option<String>,
     pub when: Option<Condition>,
@@ -210,7 +210,7 @@ pub(super) struct UnitRow {
     pub flow: Option<Flow>,
     pub platform: Option<Platform>,
     pub distribution: Option<Distribution>,
-    pub feature: Option<Feature>,
+    pub switch: Option<Switch>,
     pub gate: Option<String>,
     pub overlay: Option<String>,
 }
@@ -226,7 +226,7 @@ pub(super) struct RowDims<'a> {
     pub flow: Option<Flow>,
     pub platform: Option<Platform>,
     pub distribution: Option<Distribution>,
-    pub feature: Option<Feature>,
+    pub switch: Option<Switch>,
     pub gate: &'a Option<String>,
     pub overlay: &'a Option<String>,
 }
@@ -239,7 +239,7 @@ macro_rules! scoped {
                     flow: self.flow,
                     platform: self.platform,
                     distribution: self.distribution,
-                    feature: self.feature,
+                    switch: self.switch,
                     gate: &self.gate,
                     overlay: &self.overlay,
                 }
@@ -262,7 +262,7 @@ impl Table {
             flow: dims.flow.or(overlay.and_then(|o| o.flow)),
             platform: dims.platform.or(overlay.and_then(|o| o.platform)),
             distribution: dims.distribution.or(overlay.and_then(|o| o.distribution)),
-            feature: dims.feature,
+            switch: dims.switch,
             gate: dims.gate.clone(),
         }
     }
@@ -330,7 +330,7 @@ pub(super) fn all_bounds(table: &Table) -> Vec<[&Option<String>; 2]> {
         }
     }
     out.extend(table.image.iter().map(|r| [&r.since, &r.until]));
-    out.extend(table.feature.iter().map(|r| [&r.since, &r.until]));
+    out.extend(table.switch.iter().map(|r| [&r.since, &r.until]));
     out.extend(table.distribution.iter().map(|r| [&r.since, &r.until]));
     out.extend(
         table

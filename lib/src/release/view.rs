@@ -5,8 +5,8 @@
 //! need not know the view).
 
 use super::dimensions::{Dimensions, Distribution, Flow, NodeFile, NodeUnit, Platform};
-use super::feature::{Feature, FeatureSet};
 use super::profile::{Profile, Stage};
+use super::switch::{Switch, Switches};
 
 impl Profile {
     /// What a node of this release gets in `flow`, on `platform`, of `distribution`, with the
@@ -23,7 +23,7 @@ impl Profile {
             platform,
             distribution,
         };
-        let features = self.features(dims);
+        let switches = self.switches(dims);
         NodeView {
             profile: self,
             dims,
@@ -31,14 +31,14 @@ impl Profile {
             files: self
                 .files
                 .iter()
-                .filter(|f| f.scope.admits(dims, &features, open))
+                .filter(|f| f.scope.admits(dims, &switches, open))
                 .collect(),
             units: self
                 .units
                 .iter()
-                .filter(|u| u.scope.admits(dims, &features, open))
+                .filter(|u| u.scope.admits(dims, &switches, open))
                 .collect(),
-            features,
+            switches,
         }
     }
 }
@@ -54,7 +54,7 @@ pub struct NodeView<'p> {
     /// The gates the install-config opens (see [`Profile::gates_open`]).
     pub gates: Vec<String>,
     /// The switches that are on.
-    pub features: FeatureSet,
+    pub switches: Switches,
     /// The files the node can have (each still subject to its [`Condition`](super::Condition)), in table order.
     pub files: Vec<&'p NodeFile>,
     /// The units the node has, in table order.
@@ -62,9 +62,9 @@ pub struct NodeView<'p> {
 }
 
 impl<'p> NodeView<'p> {
-    /// Whether `feature` is on for this node.
-    pub fn has(&self, feature: Feature) -> bool {
-        self.features.has(feature)
+    /// Whether `switch` is on for this node.
+    pub fn has(&self, switch: Switch) -> bool {
+        self.switches.has(switch)
     }
 
     /// bootkube's stages on this node, in run order.

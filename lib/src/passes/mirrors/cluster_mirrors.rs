@@ -136,8 +136,8 @@ pub(crate) fn style_of(doc: &IgnitionDoc, release: Option<Minor>) -> ManifestSty
     match minor.and_then(profile_for) {
         Some(profile)
             if !profile
-                .features(Default::default())
-                .has(crate::release::Feature::ImageDigestMirrorSet) =>
+                .switches(Default::default())
+                .has(crate::release::Switch::ImageDigestMirrorSet) =>
         {
             ManifestStyle::PerSourcePolicies {
                 release: profile.minor.to_string(),
