@@ -215,8 +215,8 @@ pub struct ReleaseContext {
     pub images: Vec<ImageName>,
     /// The table's switches for this node, every one by name.
     pub switches: crate::release::Switches,
-    /// The gates the install-config opens (their stages are among `stages`), e.g. `konnectivity`.
-    pub gates: Vec<String>,
+    /// The opt-ins the install-config chooses (their stages are among `stages`), e.g. `konnectivity`.
+    pub opt_ins: Vec<String>,
 }
 
 /// A stage of `release.stages`.
@@ -326,7 +326,7 @@ impl TemplateContext {
 
 impl ReleaseContext {
     /// What templates know of `release` on the node of `view`: its stages (each with its
-    /// command as one line of shell words), images, switches and open gates.
+    /// command as one line of shell words), images, switches and chosen opt-ins.
     pub fn new(release: &crate::release::SelectedRelease, view: &NodeView) -> ReleaseContext {
         let profile = view.profile;
         let distribution = view.dims.distribution;
@@ -355,12 +355,12 @@ impl ReleaseContext {
                 .collect(),
             images: profile.images.clone(),
             switches: view.switches.clone(),
-            gates: view.gates.clone(),
+            opt_ins: view.opt_ins.clone(),
         }
     }
 }
 
-/// The context's `release` as JSON for a bootstrap machine on platform none with no gate open:
+/// The context's `release` as JSON for a bootstrap machine on platform none with no opt-in chosen:
 /// for rendering a template of the release without a whole cluster.
 pub fn release_context(release: &crate::release::SelectedRelease) -> Value {
     use crate::release::{Distribution, Flow, Platform};

@@ -8,7 +8,7 @@ use crate::config::{LoadedConfig, Warning};
 use crate::error::Result;
 use crate::release::{
     feature_set_label, Distribution, DistributionFacts, Profile, Switch, Switches,
-    CUSTOM_FEATURE_SET, OS_STREAMS_GATE,
+    CUSTOM_FEATURE_SET, OS_STREAMS_OPT_IN,
 };
 use serde::Serialize;
 
@@ -114,7 +114,7 @@ pub(crate) fn feature_selection(
         // Any gate name is taken (the cluster's feature gates are many); one that nearly spells
         // a gate this release's bootstrap acts on is likely that one, misspelled.
         if let Some((name, _)) = parsed {
-            let known = profile.gates.iter().flat_map(|g| &g.feature_gates);
+            let known = profile.opt_ins.iter().flat_map(|o| &o.feature_gates);
             if !known.clone().any(|g| g == name) {
                 if let Some(meant) = crate::config::nearest(name, known.map(String::as_str)) {
                     warnings.push(loaded.warning(
@@ -184,9 +184,9 @@ pub(crate) fn os_image_stream(
         ));
     }
     if asked != default {
-        let gate = profile.gates.iter().find(|g| g.name == OS_STREAMS_GATE);
-        if !gate.is_some_and(|g| g.opens(feature_set, &custom.enabled)) {
-            let how = gate.map_or_else(String::new, |g| format!(": {}", g.opens_with()));
+        let opt_in = profile.opt_ins.iter().find(|o| o.name == OS_STREAMS_OPT_IN);
+        if !opt_in.is_some_and(|o| o.chosen_by(feature_set, &custom.enabled)) {
+            let how = opt_in.map_or_else(String::new, |o| format!(": {}", o.chosen_with()));
             return Err(loaded.field_error(
                 "osImageStream",
                 format!(

@@ -151,16 +151,21 @@ impl Model {
     }
 
     /// What this cluster's bootstrap node gets of its release: files, units, stages and
-    /// switches for its flow, platform and distribution, with the gates its install-config
-    /// opens.
+    /// switches for its flow, platform and distribution, with the opt-ins its install-config
+    /// chooses.
     pub fn view(&self) -> crate::release::NodeView<'static> {
         let profile = self.release.profile;
-        let open = profile.gates_open(
+        let chosen = profile.opt_ins_chosen(
             self.flow(),
             ClusterFeatureSet::name_of(self.feature_set),
             &self.custom_feature_gates.enabled,
         );
-        profile.view(self.flow(), self.platform.kind(), self.distribution, &open)
+        profile.view(
+            self.flow(),
+            self.platform.kind(),
+            self.distribution,
+            &chosen,
+        )
     }
 
     /// `<name>.<baseDomain>`.

@@ -1,5 +1,5 @@
 //! The dimensions a row of the release table can be limited to (flow, platform, distribution,
-//! a switch or a gate), the install-config conditions of file rows, and the file and unit rows
+//! a switch or an opt-in), the install-config conditions of file rows, and the file and unit rows
 //! themselves: what the table (`table.rs`), the profiles (`profile.rs`) and a node's view
 //! (`view.rs`) all speak of. It imports none of them.
 
@@ -137,7 +137,7 @@ pub struct Dimensions {
     pub distribution: Distribution,
 }
 
-/// What a file row needs of the install-config besides its release, flow and gates: a typed
+/// What a file row needs of the install-config besides its release, flow and opt-ins: a typed
 /// predicate that the assets step evaluates on the template context.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -258,16 +258,16 @@ pub(crate) struct Scope {
     pub platform: Option<Platform>,
     pub distribution: Option<Distribution>,
     pub switch: Option<Switch>,
-    pub gate: Option<String>,
+    pub opt_in: Option<String>,
 }
 
 impl Scope {
-    /// Whether a node at `dims`, with `switches` on and the gates `open`, falls inside.
-    pub fn admits(&self, dims: Dimensions, switches: &Switches, open: &[String]) -> bool {
+    /// Whether a node at `dims`, with `switches` on and the opt-ins `chosen`, falls inside.
+    pub fn admits(&self, dims: Dimensions, switches: &Switches, chosen: &[String]) -> bool {
         self.flow.is_none_or(|f| f == dims.flow)
             && self.platform.is_none_or(|p| p == dims.platform)
             && self.distribution.is_none_or(|d| d == dims.distribution)
             && self.switch.is_none_or(|f| switches.has(f))
-            && self.gate.as_ref().is_none_or(|g| open.contains(g))
+            && self.opt_in.as_ref().is_none_or(|g| chosen.contains(g))
     }
 }

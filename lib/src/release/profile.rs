@@ -34,7 +34,7 @@ pub struct Profile {
     pub stages: Vec<Stage>,
     /// Install-config settings that add stages to this release (e.g. konnectivity with a
     /// preview feature set).
-    pub gates: Vec<Gate>,
+    pub opt_ins: Vec<OptIn>,
     /// The switch rows that hold for this release, each with the dimensions it is limited to
     /// (read through [`Profile::switches`] or a [`NodeView`](super::NodeView)).
     #[serde(skip)]
@@ -88,22 +88,22 @@ pub struct Capability {
 /// A set of stages this release runs only when the install-config asks for it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[non_exhaustive]
-pub struct Gate {
+pub struct OptIn {
     /// The name stage rows refer to, e.g. `konnectivity`.
     pub name: String,
-    /// The one flow it can open in; `None`: both.
+    /// The one flow it can be chosen in; `None`: both.
     pub flow: Option<Flow>,
-    /// The install-config `featureSet` values that open it (`""`: unset, the default).
+    /// The install-config `featureSet` values that choose it (`""`: unset, the default).
     pub feature_sets: Vec<String>,
     /// The cluster feature gates it stands for: with featureSet CustomNoUpgrade, any of them
-    /// enabled in the install-config's `featureGates` opens it.
+    /// enabled in the install-config's `featureGates` chooses it.
     pub feature_gates: Vec<String>,
 }
 
-impl Gate {
+impl OptIn {
     /// Whether an install-config with `feature_set` (and, for CustomNoUpgrade, the feature
-    /// gates `enabled` in its `featureGates`) opens it, as the installer's `Enabled()` says.
-    pub fn opens(&self, feature_set: &str, enabled: &[String]) -> bool {
+    /// gates `enabled` in its `featureGates`) chooses it, as the installer's `Enabled()` says.
+    pub fn chosen_by(&self, feature_set: &str, enabled: &[String]) -> bool {
         if feature_set == CUSTOM_FEATURE_SET {
             self.feature_gates.iter().any(|g| enabled.contains(g))
         } else {
@@ -111,9 +111,9 @@ impl Gate {
         }
     }
 
-    /// What opens it, for a person: `featureSet TechPreviewNoUpgrade or DevPreviewNoUpgrade, or
+    /// What chooses it, for a person: `featureSet TechPreviewNoUpgrade or DevPreviewNoUpgrade, or
     /// CustomNoUpgrade with OSStreams`.
-    pub fn opens_with(&self) -> String {
+    pub fn chosen_with(&self) -> String {
         let sets: Vec<&str> = self
             .feature_sets
             .iter()
@@ -142,9 +142,9 @@ pub(crate) fn feature_set_label(set: &str) -> &str {
     }
 }
 
-/// The gate that stands for the cluster's OSStreams feature: the OSImageStream manifest, and
+/// The opt-in that stands for the cluster's OSStreams feature: the OSImageStream manifest, and
 /// an `osImageStream` other than the release's default.
-pub const OS_STREAMS_GATE: &str = "os_streams";
+pub const OS_STREAMS_OPT_IN: &str = "os_streams";
 
 /// A payload image bootkube looks up by name.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -180,8 +180,8 @@ pub struct Stage {
     /// Flags bootkube.sh adds to the command only when an input is there (a file, a setting),
     /// through a shell array among the command's words.
     pub optional_flags: Vec<String>,
-    /// The gate ([`Gate`]) the stage runs behind; `None`: it always runs.
-    pub gate: Option<String>,
+    /// The opt-in ([`OptIn`]) the stage runs behind; `None`: it always runs.
+    pub opt_in: Option<String>,
 }
 
 impl Stage {
@@ -211,13 +211,13 @@ impl Profile {
         self.stages.iter().find(|s| s.name == name)
     }
 
-    /// The gates an install-config with `feature_set` (and, for CustomNoUpgrade, the feature
-    /// gates `enabled` in its `featureGates`) opens in `flow`.
-    pub fn gates_open(&self, flow: Flow, feature_set: &str, enabled: &[String]) -> Vec<String> {
-        self.gates
+    /// The opt-ins an install-config with `feature_set` (and, for CustomNoUpgrade, the feature
+    /// gates `enabled` in its `featureGates`) chooses in `flow`.
+    pub fn opt_ins_chosen(&self, flow: Flow, feature_set: &str, enabled: &[String]) -> Vec<String> {
+        self.opt_ins
             .iter()
             .filter(|g| g.flow.is_none_or(|f| f == flow))
-            .filter(|g| g.opens(feature_set, enabled))
+            .filter(|g| g.chosen_by(feature_set, enabled))
             .map(|g| g.name.clone())
             .collect()
     }
@@ -293,14 +293,14 @@ fn build(table: &Table, first: bool) -> Vec<Profile> {
                     flow: r.flow,
                     command: words(&r.command, at),
                     optional_flags: words(&r.optional_flags, at),
-                    gate: r.gate.clone(),
+                    opt_in: r.opt_in.clone(),
                 })
                 .collect(),
-            gates: table
-                .gate
+            opt_ins: table
+                .opt_in
                 .iter()
                 .filter(|r| holds(at, &r.since, &r.until))
-                .map(|r| Gate {
+                .map(|r| OptIn {
                     name: r.name.clone(),
                     flow: r.flow,
                     feature_sets: r.feature_sets.clone(),
@@ -504,45 +504,45 @@ mod tests {
         sorted.sort();
         sorted.dedup();
         assert_eq!(minors, sorted);
-        // Every gate a stage, file or unit names is a gate of that release.
+        // Every opt-in a stage, file or unit names is an opt-in of that release.
         for profile in PROFILES.iter() {
-            let gates = profile
+            let opt_ins = profile
                 .files
                 .iter()
-                .map(|f| (&f.path, &f.scope.gate))
-                .chain(profile.units.iter().map(|u| (&u.name, &u.scope.gate)))
-                .chain(profile.stages.iter().map(|s| (&s.name, &s.gate)));
-            for (name, gate) in gates {
-                if let Some(gate) = gate {
+                .map(|f| (&f.path, &f.scope.opt_in))
+                .chain(profile.units.iter().map(|u| (&u.name, &u.scope.opt_in)))
+                .chain(profile.stages.iter().map(|s| (&s.name, &s.opt_in)));
+            for (name, opt_in) in opt_ins {
+                if let Some(opt_in) = opt_in {
                     assert!(
-                        profile.gates.iter().any(|g| &g.name == gate),
-                        "{}: {name} is behind gate {gate}, which the release does not have",
+                        profile.opt_ins.iter().any(|g| &g.name == opt_in),
+                        "{}: {name} is behind opt-in {opt_in}, which the release does not have",
                         profile.minor
                     );
                 }
             }
         }
-        // A gate opens only with feature sets its release accepts (CustomNoUpgrade opens gates
+        // An opt-in is chosen only with feature sets its release accepts (CustomNoUpgrade chooses opt-ins
         // through their feature gates, never as a listed set), and at most one row per name.
         for profile in PROFILES.iter() {
             let mut names = std::collections::BTreeSet::new();
-            for gate in &profile.gates {
+            for opt_in in &profile.opt_ins {
                 assert!(
-                    names.insert(&gate.name),
-                    "{}: two {} gates",
+                    names.insert(&opt_in.name),
+                    "{}: two {} opt-ins",
                     profile.minor,
-                    gate.name
+                    opt_in.name
                 );
-                for set in &gate.feature_sets {
+                for set in &opt_in.feature_sets {
                     assert!(
                         profile
                             .distributions
                             .iter()
                             .any(|d| d.feature_sets.contains(set))
                             && set != CUSTOM_FEATURE_SET,
-                        "{}: gate {} opens with `{set}`, not a feature set the release lists",
+                        "{}: opt-in {} is chosen with `{set}`, not a feature set the release lists",
                         profile.minor,
-                        gate.name
+                        opt_in.name
                     );
                 }
             }
@@ -559,7 +559,7 @@ mod tests {
             }
         }
         // A release that reads osImageStream has a default stream among the ones it accepts,
-        // and the OSStreams gate that lets a cluster choose another.
+        // and the OSStreams opt-in that lets a cluster choose another.
         for profile in PROFILES.iter() {
             for facts in &profile.distributions {
                 if facts.os_image_streams.is_empty() {
@@ -573,8 +573,8 @@ mod tests {
                     facts.os_image_stream
                 );
                 assert!(
-                    profile.gates.iter().any(|g| g.name == OS_STREAMS_GATE),
-                    "{}: accepts osImageStream but has no {OS_STREAMS_GATE} gate",
+                    profile.opt_ins.iter().any(|g| g.name == OS_STREAMS_OPT_IN),
+                    "{}: accepts osImageStream but has no {OS_STREAMS_OPT_IN} opt-in",
                     profile.minor
                 );
             }
@@ -600,8 +600,8 @@ mod tests {
         let with = |extra: &str| table::load(&format!("{}\n{extra}", table::TABLE));
         let fault = with("[[switch]]\nname = \"no_such_switch\"\n").unwrap_err();
         assert!(fault.contains("no_such_switch"), "{fault}");
-        let fault = with("[[file]]\npath = \"/x\"\nmode = 0o600\ngate = \"nope\"\n").unwrap_err();
-        assert!(fault.contains("/x: no gate `nope`"), "{fault}");
+        let fault = with("[[file]]\npath = \"/x\"\nmode = 0o600\nopt_in = \"nope\"\n").unwrap_err();
+        assert!(fault.contains("/x: no opt-in `nope`"), "{fault}");
         let fault =
             with("[[file]]\npath = \"/y\"\nmode = 0o600\noverlay = \"nope\"\n").unwrap_err();
         assert!(fault.contains("/y: no overlay `nope`"), "{fault}");
@@ -677,8 +677,9 @@ mod tests {
         }
         for profile in all_profiles() {
             for dims in every_dims() {
-                let all_gates: Vec<String> = profile.gates.iter().map(|g| g.name.clone()).collect();
-                let view = profile.view(dims.flow, dims.platform, dims.distribution, &all_gates);
+                let all_opt_ins: Vec<String> =
+                    profile.opt_ins.iter().map(|g| g.name.clone()).collect();
+                let view = profile.view(dims.flow, dims.platform, dims.distribution, &all_opt_ins);
                 let mut seen = BTreeSet::new();
                 for file in &view.files {
                     assert!(

@@ -1,5 +1,5 @@
 //! `releases.toml` as written: its rows, the release ranges they hold for, and the checks that
-//! make a bad table an error when it loads (an unknown switch, gate or overlay, a row with a
+//! make a bad table an error when it loads (an unknown switch, opt-in or overlay, a row with a
 //! bound that names no supported release), never a silently smaller node.
 
 use super::dimensions::{Condition, Distribution, Each, Flow, Order, Platform, Scope};
@@ -32,7 +32,7 @@ pub(super) struct Table {
     #[serde(default)]
     pub unit: Vec<UnitRow>,
     #[serde(default)]
-    pub gate: Vec<GateRow>,
+    pub opt_in: Vec<OptInRow>,
     #[serde(default)]
     pub feature_set: Vec<Ranged<String>>,
     #[serde(default)]
@@ -63,7 +63,7 @@ pub(super) struct CapabilitySetRow {
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub(super) struct GateRow {
+pub(super) struct OptInRow {
     pub name: String,
     pub since: Option<String>,
     pub until: Option<String>,
@@ -132,7 +132,7 @@ pub(super) struct StageRow {
     pub flow: Option<Flow>,
     #[serde(default)]
     pub optional_flags: Vec<Word>,
-    pub gate: Option<String>,
+    pub opt_in: Option<String>,
 }
 
 fn same_as_marker() -> String {
@@ -190,7 +190,7 @@ pub(super) struct FileRow {
     pub platform: Option<Platform>,
     pub distribution: Option<Distribution>,
     pub switch: Option<Switch>,
-    pub gate: Option<String>,
+    pub opt_in: Option<String>,
     pub overlay: Option<String>,
     pub when: Option<Condition>,
     pub each: Option<Each>,
@@ -211,13 +211,13 @@ pub(super) struct UnitRow {
     pub platform: Option<Platform>,
     pub distribution: Option<Distribution>,
     pub switch: Option<Switch>,
-    pub gate: Option<String>,
+    pub opt_in: Option<String>,
     pub overlay: Option<String>,
 }
 
 /// A row that says which nodes have what it describes (a file or a unit row).
 pub(super) trait Scoped {
-    /// Its flow, platform, distribution, switch, gate and overlay.
+    /// Its flow, platform, distribution, switch, opt-in and overlay.
     fn dims(&self) -> RowDims<'_>;
 }
 
@@ -227,7 +227,7 @@ pub(super) struct RowDims<'a> {
     pub platform: Option<Platform>,
     pub distribution: Option<Distribution>,
     pub switch: Option<Switch>,
-    pub gate: &'a Option<String>,
+    pub opt_in: &'a Option<String>,
     pub overlay: &'a Option<String>,
 }
 
@@ -240,7 +240,7 @@ macro_rules! scoped {
                     platform: self.platform,
                     distribution: self.distribution,
                     switch: self.switch,
-                    gate: &self.gate,
+                    opt_in: &self.opt_in,
                     overlay: &self.overlay,
                 }
             }
@@ -263,7 +263,7 @@ impl Table {
             platform: dims.platform.or(overlay.and_then(|o| o.platform)),
             distribution: dims.distribution.or(overlay.and_then(|o| o.distribution)),
             switch: dims.switch,
-            gate: dims.gate.clone(),
+            opt_in: dims.opt_in.clone(),
         }
     }
 }
@@ -344,7 +344,7 @@ pub(super) fn all_bounds(table: &Table) -> Vec<[&Option<String>; 2]> {
     );
     out.extend(table.file.iter().map(|r| [&r.since, &r.until]));
     out.extend(table.unit.iter().map(|r| [&r.since, &r.until]));
-    out.extend(table.gate.iter().map(|r| [&r.since, &r.until]));
+    out.extend(table.opt_in.iter().map(|r| [&r.since, &r.until]));
     out.extend(table.capability.iter().map(|r| [&r.since, &r.until]));
     out.extend(table.capability_set.iter().map(|r| [&r.since, &r.until]));
     out
@@ -407,7 +407,7 @@ pub(super) fn values_in(
         .collect()
 }
 
-/// Reads and checks the table: every bound names a supported release, every gate and overlay a
+/// Reads and checks the table: every bound names a supported release, every opt-in and overlay a
 /// row names exists, and no two file rows for one path (or unit rows for one name) can hold
 /// for the same node.
 pub(super) fn load(text: &str) -> Result<Table, String> {
@@ -443,17 +443,17 @@ pub(super) fn load(text: &str) -> Result<Table, String> {
             return Err(format!("capability set `{}` is not v<minor>", set.name));
         }
     }
-    let gate_names: Vec<&str> = table.gate.iter().map(|g| g.name.as_str()).collect();
+    let opt_in_names: Vec<&str> = table.opt_in.iter().map(|g| g.name.as_str()).collect();
     let overlay_names: Vec<&str> = table.overlay.iter().map(|o| o.name.as_str()).collect();
-    let named_gates = table
+    let named_opt_ins = table
         .file
         .iter()
-        .map(|r| (&r.path, &r.gate))
-        .chain(table.unit.iter().map(|r| (&r.name, &r.gate)))
-        .chain(table.stage.iter().map(|r| (&r.name, &r.gate)));
-    for (row, gate) in named_gates {
-        if let Some(gate) = gate.as_deref().filter(|g| !gate_names.contains(g)) {
-            return Err(format!("{row}: no gate `{gate}`"));
+        .map(|r| (&r.path, &r.opt_in))
+        .chain(table.unit.iter().map(|r| (&r.name, &r.opt_in)))
+        .chain(table.stage.iter().map(|r| (&r.name, &r.opt_in)));
+    for (row, opt_in) in named_opt_ins {
+        if let Some(opt_in) = opt_in.as_deref().filter(|g| !opt_in_names.contains(g)) {
+            return Err(format!("{row}: no opt-in `{opt_in}`"));
         }
     }
     let named_overlays = table

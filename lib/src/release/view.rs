@@ -1,5 +1,5 @@
 //! One node's view of its release: the files, units, stages and switches the release table gives
-//! a node in one flow, on one platform, of one distribution, with the gates its install-config
+//! a node in one flow, on one platform, of one distribution, with the opt-ins its install-config
 //! opens. Everything that asks "does the node have X" asks a [`NodeView`], which a
 //! [`Profile`] makes ([`Profile::view`], here beside the view it makes, so that the profiles
 //! need not know the view).
@@ -10,13 +10,13 @@ use super::switch::{Switch, Switches};
 
 impl Profile {
     /// What a node of this release gets in `flow`, on `platform`, of `distribution`, with the
-    /// gates `open` ([`Profile::gates_open`]).
+    /// opt-ins `chosen` ([`Profile::opt_ins_chosen`]).
     pub fn view(
         &self,
         flow: Flow,
         platform: Platform,
         distribution: Distribution,
-        open: &[String],
+        chosen: &[String],
     ) -> NodeView<'_> {
         let dims = Dimensions {
             flow,
@@ -27,16 +27,16 @@ impl Profile {
         NodeView {
             profile: self,
             dims,
-            gates: open.to_vec(),
+            opt_ins: chosen.to_vec(),
             files: self
                 .files
                 .iter()
-                .filter(|f| f.scope.admits(dims, &switches, open))
+                .filter(|f| f.scope.admits(dims, &switches, chosen))
                 .collect(),
             units: self
                 .units
                 .iter()
-                .filter(|u| u.scope.admits(dims, &switches, open))
+                .filter(|u| u.scope.admits(dims, &switches, chosen))
                 .collect(),
             switches,
         }
@@ -51,8 +51,8 @@ pub struct NodeView<'p> {
     pub profile: &'p Profile,
     /// Flow, platform and distribution.
     pub dims: Dimensions,
-    /// The gates the install-config opens (see [`Profile::gates_open`]).
-    pub gates: Vec<String>,
+    /// The opt-ins the install-config chooses (see [`Profile::opt_ins_chosen`]).
+    pub opt_ins: Vec<String>,
     /// The switches that are on.
     pub switches: Switches,
     /// The files the node can have (each still subject to its [`Condition`](super::Condition)), in table order.
@@ -71,7 +71,7 @@ impl<'p> NodeView<'p> {
     pub fn stages(&self) -> impl Iterator<Item = &'p Stage> + '_ {
         self.profile.stages.iter().filter(move |s| {
             s.flow.is_none_or(|f| f == self.dims.flow)
-                && s.gate.as_ref().is_none_or(|g| self.gates.contains(g))
+                && s.opt_in.as_ref().is_none_or(|g| self.opt_ins.contains(g))
         })
     }
 
