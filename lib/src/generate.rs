@@ -341,7 +341,7 @@ pub fn generate(loaded: &LoadedConfig, options: &Options) -> Result<Generated> {
     let assets = assets::collect(
         &model,
         &pki,
-        &model.view(),
+        &model.node_profile(),
         &context,
         &renderer,
         user_manifests,

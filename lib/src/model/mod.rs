@@ -153,14 +153,14 @@ impl Model {
     /// What this cluster's bootstrap node gets of its release: files, units, stages and
     /// switches for its flow, platform and distribution, with the opt-ins its install-config
     /// chooses.
-    pub fn view(&self) -> crate::release::NodeView<'static> {
+    pub fn node_profile(&self) -> crate::release::NodeProfile<'static> {
         let profile = self.release.profile;
         let chosen = profile.opt_ins_chosen(
             self.flow(),
             ClusterFeatureSet::name_of(self.feature_set),
             &self.custom_feature_gates.enabled,
         );
-        profile.view(
+        profile.for_node(
             self.flow(),
             self.platform.kind(),
             self.distribution,

@@ -1,7 +1,7 @@
 //! The dimensions a row of the release table can be limited to (flow, platform, distribution,
 //! a switch or an opt-in), the install-config conditions of file rows, and the file and unit rows
-//! themselves: what the table (`table.rs`), the profiles (`profile.rs`) and a node's view
-//! (`view.rs`) all speak of. It imports none of them.
+//! themselves: what the table (`table.rs`), the profiles (`profile.rs`) and a node's profile
+//! (`node_profile.rs`) all speak of. It imports none of them.
 
 use super::switch::{Switch, Switches};
 use serde::{Deserialize, Serialize};

@@ -13,6 +13,7 @@
 
 mod compare;
 mod dimensions;
+mod node_profile;
 mod payload;
 mod profile;
 mod reference;
@@ -20,12 +21,12 @@ mod select;
 mod switch;
 mod table;
 mod version;
-mod view;
 
 pub use compare::{compare, ReleaseDiff};
 pub use dimensions::{
     Condition, Dimensions, Distribution, Each, Flow, NodeFile, NodeUnit, Order, Platform,
 };
+pub use node_profile::NodeProfile;
 pub use payload::{distribution_of_reference, is_fedora_okd};
 pub(crate) use profile::feature_set_label;
 pub use profile::{
@@ -39,4 +40,3 @@ pub use select::{
 };
 pub use switch::{Switch, Switches};
 pub use version::{version_of_reference, Minor, ReleaseVersion};
-pub use view::NodeView;

@@ -36,13 +36,13 @@ pub struct Profile {
     /// preview feature set).
     pub opt_ins: Vec<OptIn>,
     /// The switch rows that hold for this release, each with the dimensions it is limited to
-    /// (read through [`Profile::switches`] or a [`NodeView`](super::NodeView)).
+    /// (read through [`Profile::switches`] or a [`NodeProfile`](super::NodeProfile)).
     #[serde(skip)]
     switch_rows: Vec<(Switch, Scope)>,
     /// Every file a node of this release can have, in any flow, platform or distribution
-    /// (read through a [`NodeView`](super::NodeView)).
+    /// (read through a [`NodeProfile`](super::NodeProfile)).
     pub files: Vec<NodeFile>,
-    /// Every unit a node of this release can have (read through a [`NodeView`](super::NodeView)).
+    /// Every unit a node of this release can have (read through a [`NodeProfile`](super::NodeProfile)).
     pub units: Vec<NodeUnit>,
     /// The cluster capabilities this release knows, in table order.
     pub capabilities: Vec<Capability>,
@@ -679,9 +679,10 @@ mod tests {
             for dims in every_dims() {
                 let all_opt_ins: Vec<String> =
                     profile.opt_ins.iter().map(|g| g.name.clone()).collect();
-                let view = profile.view(dims.flow, dims.platform, dims.distribution, &all_opt_ins);
+                let node =
+                    profile.for_node(dims.flow, dims.platform, dims.distribution, &all_opt_ins);
                 let mut seen = BTreeSet::new();
-                for file in &view.files {
+                for file in &node.files {
                     assert!(
                         seen.insert(&file.path),
                         "{} ({dims:?}): two rows for {}",
@@ -696,7 +697,7 @@ mod tests {
                     );
                 }
                 let mut seen = BTreeSet::new();
-                for unit in &view.units {
+                for unit in &node.units {
                     assert!(
                         seen.insert(&unit.name),
                         "{} ({dims:?}): two rows for {}",
@@ -746,12 +747,12 @@ mod tests {
         let cluster = Dimensions::default();
         assert!(!first.switches(cluster).has(Switch::CvoOverrides));
         assert!(later.switches(cluster).has(Switch::CvoOverrides));
-        let view = later.view(Flow::Cluster, Platform::None, Distribution::Ocp, &[]);
-        assert!(view
+        let node = later.for_node(Flow::Cluster, Platform::None, Distribution::Ocp, &[]);
+        assert!(node
             .file("/opt/openshift/original_cvo_overrides.patch")
             .is_some());
-        let view = first.view(Flow::Cluster, Platform::None, Distribution::Ocp, &[]);
-        assert!(view
+        let node = first.for_node(Flow::Cluster, Platform::None, Distribution::Ocp, &[]);
+        assert!(node
             .file("/opt/openshift/original_cvo_overrides.patch")
             .is_none());
     }
@@ -759,10 +760,10 @@ mod tests {
     /// A switch, file or stage limited to one flow is on only there; an overlay's files reach
     /// only its nodes.
     #[test]
-    fn views_follow_flow_and_overlay() {
+    fn node_profiles_follow_flow_and_overlay() {
         let profile = profile_for(Minor::new(4, 16)).unwrap();
-        let cluster = profile.view(Flow::Cluster, Platform::None, Distribution::Ocp, &[]);
-        let single = profile.view(Flow::InPlace, Platform::None, Distribution::Ocp, &[]);
+        let cluster = profile.for_node(Flow::Cluster, Platform::None, Distribution::Ocp, &[]);
+        let single = profile.for_node(Flow::InPlace, Platform::None, Distribution::Ocp, &[]);
         assert!(!cluster.has(Switch::SingleNodeWorkerConfig));
         assert!(single.has(Switch::SingleNodeWorkerConfig));
         assert!(cluster.file("/usr/local/bin/install-to-disk.sh").is_none());
@@ -784,7 +785,7 @@ mod tests {
         let mode = |minor| {
             profile_for(Minor::new(4, minor))
                 .unwrap()
-                .view(Flow::Cluster, Platform::None, Distribution::Ocp, &[])
+                .for_node(Flow::Cluster, Platform::None, Distribution::Ocp, &[])
                 .file("/etc/containers/registries.conf")
                 .unwrap()
                 .mode
@@ -800,11 +801,11 @@ mod tests {
         let table = table::load(&format!("{}\n{row}", table::TABLE)).unwrap();
         for profile in &build(&table, true) {
             for dims in every_dims() {
-                let view = profile.view(dims.flow, dims.platform, dims.distribution, &[]);
-                let has = view.file("/etc/example.conf").is_some();
+                let node = profile.for_node(dims.flow, dims.platform, dims.distribution, &[]);
+                let has = node.file("/etc/example.conf").is_some();
                 let wanted = dims.flow == Flow::InPlace && profile.minor >= Minor::new(4, 20);
                 assert_eq!(has, wanted, "{} {dims:?}", profile.minor);
-                if let Some(file) = view.file("/etc/example.conf") {
+                if let Some(file) = node.file("/etc/example.conf") {
                     assert_eq!(file.mode, 0o644);
                     assert_eq!(file.template, "single-node/node/etc/example.conf");
                 }
@@ -820,11 +821,11 @@ mod tests {
         let table = table::load(&format!("{}\n{row}", table::TABLE)).unwrap();
         for profile in &build(&table, true) {
             for dims in every_dims() {
-                let view = profile.view(dims.flow, dims.platform, dims.distribution, &[]);
+                let node = profile.for_node(dims.flow, dims.platform, dims.distribution, &[]);
                 let wanted =
                     dims.platform == Platform::External && profile.minor >= Minor::new(4, 20);
                 assert_eq!(
-                    view.file("/etc/provider.conf").is_some(),
+                    node.file("/etc/provider.conf").is_some(),
                     wanted,
                     "{} {dims:?}",
                     profile.minor

@@ -1,8 +1,7 @@
-//! One node's view of its release: the files, units, stages and switches the release table gives
-//! a node in one flow, on one platform, of one distribution, with the opt-ins its install-config
-//! opens. Everything that asks "does the node have X" asks a [`NodeView`], which a
-//! [`Profile`] makes ([`Profile::view`], here beside the view it makes, so that the profiles
-//! need not know the view).
+//! One node's profile: the files, units, stages and switches the release table gives a node in
+//! one flow, on one platform, of one distribution, with the opt-ins its install-config chooses.
+//! Everything that asks "does the node have X" asks a [`NodeProfile`], which a [`Profile`] makes
+//! ([`Profile::for_node`], here beside what it makes, so that the profiles need not know it).
 
 use super::dimensions::{Dimensions, Distribution, Flow, NodeFile, NodeUnit, Platform};
 use super::profile::{Profile, Stage};
@@ -11,20 +10,20 @@ use super::switch::{Switch, Switches};
 impl Profile {
     /// What a node of this release gets in `flow`, on `platform`, of `distribution`, with the
     /// opt-ins `chosen` ([`Profile::opt_ins_chosen`]).
-    pub fn view(
+    pub fn for_node(
         &self,
         flow: Flow,
         platform: Platform,
         distribution: Distribution,
         chosen: &[String],
-    ) -> NodeView<'_> {
+    ) -> NodeProfile<'_> {
         let dims = Dimensions {
             flow,
             platform,
             distribution,
         };
         let switches = self.switches(dims);
-        NodeView {
+        NodeProfile {
             profile: self,
             dims,
             opt_ins: chosen.to_vec(),
@@ -46,7 +45,7 @@ impl Profile {
 /// What one node gets of its release.
 #[derive(Debug, Clone)]
 #[non_exhaustive]
-pub struct NodeView<'p> {
+pub struct NodeProfile<'p> {
     /// The release's profile.
     pub profile: &'p Profile,
     /// Flow, platform and distribution.
@@ -61,7 +60,7 @@ pub struct NodeView<'p> {
     pub units: Vec<&'p NodeUnit>,
 }
 
-impl<'p> NodeView<'p> {
+impl<'p> NodeProfile<'p> {
     /// Whether `switch` is on for this node.
     pub fn has(&self, switch: Switch) -> bool {
         self.switches.has(switch)
