@@ -252,9 +252,8 @@ fn build(table: &Table, first: bool) -> Vec<Profile> {
     table
         .release
         .iter()
-        .filter_map(|row| Some((row, row.minor.parse::<Minor>().ok()?)))
-        .flat_map(|(row, minor)| {
-            table::points_of(&patch_points, minor)
+        .flat_map(|row| {
+            table::points_of(&patch_points, row.minor)
                 .into_iter()
                 .filter(move |at| (at.patch == 0) == first)
                 .map(move |at| (row, at))
@@ -313,7 +312,7 @@ fn build(table: &Table, first: bool) -> Vec<Profile> {
                 .filter(|r| holds(at, &r.since, &r.until))
                 .map(|r| Capability {
                     name: r.name.clone(),
-                    in_sets_from: r.in_sets_from.as_deref().and_then(|m| m.parse().ok()),
+                    in_sets_from: r.in_sets_from,
                 })
                 .collect(),
             capability_sets: table
@@ -476,7 +475,7 @@ pub fn profile_for_patch(minor: Minor, patch: u32) -> Option<&'static Profile> {
 mod tests {
     use super::*;
     use crate::release::dimensions::{Dimensions, Platform};
-    use table::{bound, Point};
+    use table::{Bound, Point};
 
     /// Every node a profile can make: each flow, platform and distribution.
     fn every_dims() -> Vec<Dimensions> {
@@ -607,6 +606,8 @@ mod tests {
         assert!(fault.contains("/y: no overlay `nope`"), "{fault}");
         let fault = with("[[file]]\npath = \"/z\"\nmode = 0o600\nsince = \"4.99\"\n").unwrap_err();
         assert!(fault.contains("`4.99` is not a supported minor"), "{fault}");
+        let fault = with("[[unit]]\nname = \"v.service\"\nuntil = \"4.9.x\"\n").unwrap_err();
+        assert!(fault.contains("`4.9.x` is not a minor"), "{fault}");
         let fault = with("[[file]]\npath = \"/w\"\nmode = 0o600\nwhen = \"sunny\"\n").unwrap_err();
         assert!(fault.contains("sunny"), "{fault}");
         let fault = with("[[unit]]\nname = \"u.service\"\nenabld = true\n").unwrap_err();
@@ -731,14 +732,17 @@ mod tests {
             minor: minor.parse().unwrap(),
             patch,
         };
-        let from = Some("4.9.5".to_string());
+        let from = Some("4.9.5".parse::<Bound>().unwrap());
         assert!(!holds(at("4.9", 4), &from, &None));
         assert!(holds(at("4.9", 5), &from, &None));
         assert!(holds(at("4.10", 0), &from, &None));
-        let until = Some("4.9.4".to_string());
+        let until = Some("4.9.4".parse::<Bound>().unwrap());
         assert!(holds(at("4.9", 4), &None, &until));
         assert!(!holds(at("4.9", 5), &None, &until));
-        assert_eq!(bound("4.9.5"), Some((Minor::new(4, 9), Some(5))));
+        let bound: Bound = "4.9.5".parse().unwrap();
+        assert_eq!((bound.minor, bound.patch), (Minor::new(4, 9), Some(5)));
+        assert_eq!(bound.to_string(), "4.9.5");
+        assert!("4.9.x".parse::<Bound>().is_err() && "4".parse::<Bound>().is_err());
         // The z-stream's profile exists and differs from the minor's where the table says so.
         let first = profile_for_patch(Minor::new(4, 9), 0).unwrap();
         let later = profile_for_patch(Minor::new(4, 9), 7).unwrap();
@@ -836,7 +840,7 @@ mod tests {
 
     #[test]
     fn ranges_are_inclusive() {
-        let m = |t: &str| Some(t.to_string());
+        let m = |t: &str| Some(t.parse::<Bound>().unwrap());
         let at = |minor, patch| Point {
             minor: Minor::new(4, minor),
             patch,

@@ -1,6 +1,7 @@
-//! `releases.toml` as written: its rows, the release ranges they hold for, and the checks that
-//! make a bad table an error when it loads (an unknown switch, opt-in or overlay, a row with a
-//! bound that names no supported release), never a silently smaller node.
+//! `releases.toml` as written: its rows, the release ranges they hold for (each bound read into a
+//! [`Bound`] once, as the table loads), and the checks that make a bad table an error when it
+//! loads (an unknown switch, opt-in or overlay, a row with a bound that names no supported
+//! release), never a silently smaller node.
 
 use super::dimensions::{Condition, Distribution, Each, Flow, Order, Platform, Scope};
 use super::switch::Switch;
@@ -47,9 +48,10 @@ pub(super) struct Table {
 #[serde(deny_unknown_fields)]
 pub(super) struct CapabilityRow {
     pub name: String,
-    pub since: Option<String>,
-    pub until: Option<String>,
-    pub in_sets_from: Option<String>,
+    pub since: Option<Bound>,
+    pub until: Option<Bound>,
+    #[serde(default, deserialize_with = "some_minor")]
+    pub in_sets_from: Option<Minor>,
 }
 
 /// A versioned baseline capability set (`v4.N`) the release knows.
@@ -57,16 +59,16 @@ pub(super) struct CapabilityRow {
 #[serde(deny_unknown_fields)]
 pub(super) struct CapabilitySetRow {
     pub name: String,
-    pub since: Option<String>,
-    pub until: Option<String>,
+    pub since: Option<Bound>,
+    pub until: Option<Bound>,
 }
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(super) struct OptInRow {
     pub name: String,
-    pub since: Option<String>,
-    pub until: Option<String>,
+    pub since: Option<Bound>,
+    pub until: Option<Bound>,
     pub flow: Option<Flow>,
     pub feature_sets: Vec<String>,
     #[serde(default)]
@@ -76,7 +78,8 @@ pub(super) struct OptInRow {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(super) struct ReleaseRow {
-    pub minor: String,
+    #[serde(deserialize_with = "minor")]
+    pub minor: Minor,
     pub source: String,
     #[serde(default)]
     pub development: bool,
@@ -87,8 +90,8 @@ pub(super) struct ReleaseRow {
 #[serde(deny_unknown_fields)]
 pub(super) struct DistributionRow {
     pub name: Distribution,
-    pub since: Option<String>,
-    pub until: Option<String>,
+    pub since: Option<Bound>,
+    pub until: Option<Bound>,
     pub repository: String,
     pub channel: String,
     pub upstream: Option<String>,
@@ -99,8 +102,8 @@ pub(super) struct DistributionRow {
 #[serde(deny_unknown_fields)]
 pub(super) struct Ranged<T> {
     pub value: T,
-    pub since: Option<String>,
-    pub until: Option<String>,
+    pub since: Option<Bound>,
+    pub until: Option<Bound>,
     pub distribution: Option<Distribution>,
 }
 
@@ -110,8 +113,8 @@ pub(super) struct ImageRow {
     pub var: String,
     pub name: String,
     pub fallback: Option<String>,
-    pub since: Option<String>,
-    pub until: Option<String>,
+    pub since: Option<Bound>,
+    pub until: Option<Bound>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -122,8 +125,8 @@ pub(super) struct StageRow {
     #[serde(default = "same_as_marker")]
     pub skip_if: String,
     pub kind: String,
-    pub since: Option<String>,
-    pub until: Option<String>,
+    pub since: Option<Bound>,
+    pub until: Option<Bound>,
     #[serde(default)]
     pub options: Vec<String>,
     pub image: Option<String>,
@@ -146,8 +149,8 @@ pub(super) enum Word {
     Always(String),
     Ranged {
         word: String,
-        since: Option<String>,
-        until: Option<String>,
+        since: Option<Bound>,
+        until: Option<Bound>,
     },
 }
 
@@ -157,8 +160,8 @@ pub(super) enum Word {
 #[serde(deny_unknown_fields)]
 pub(super) struct SwitchRow {
     pub name: Switch,
-    pub since: Option<String>,
-    pub until: Option<String>,
+    pub since: Option<Bound>,
+    pub until: Option<Bound>,
     pub flow: Option<Flow>,
     pub platform: Option<Platform>,
     pub distribution: Option<Distribution>,
@@ -184,8 +187,8 @@ pub(super) struct FileRow {
     pub mode: u32,
     #[serde(default)]
     pub append: bool,
-    pub since: Option<String>,
-    pub until: Option<String>,
+    pub since: Option<Bound>,
+    pub until: Option<Bound>,
     pub flow: Option<Flow>,
     pub platform: Option<Platform>,
     pub distribution: Option<Distribution>,
@@ -205,8 +208,8 @@ pub(super) struct UnitRow {
     pub name: String,
     #[serde(default)]
     pub enabled: bool,
-    pub since: Option<String>,
-    pub until: Option<String>,
+    pub since: Option<Bound>,
+    pub until: Option<Bound>,
     pub flow: Option<Flow>,
     pub platform: Option<Platform>,
     pub distribution: Option<Distribution>,
@@ -292,35 +295,79 @@ pub(super) struct Point {
     pub patch: u32,
 }
 
-/// A row's bound: a minor (`4.9`, every patch of it) or a patch release (`4.9.5`).
-pub(super) fn bound(text: &str) -> Option<(Minor, Option<u32>)> {
-    // Told apart by their dots, not by a failed parse: that formats an error message, and the
-    // table asks about its bounds some 20,000 times as it loads.
-    if text.bytes().filter(|b| *b == b'.').count() == 1 {
-        return Some((text.parse().ok()?, None));
-    }
-    let (minor, patch) = text.rsplit_once('.')?;
-    Some((minor.parse().ok()?, Some(patch.parse().ok()?)))
+/// A row's bound, read once when the table loads: a minor (`4.9`, every patch of it) or a patch
+/// release (`4.9.5`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(try_from = "String")]
+pub(super) struct Bound {
+    pub minor: Minor,
+    pub patch: Option<u32>,
 }
 
-pub(super) fn holds(at: Point, since: &Option<String>, until: &Option<String>) -> bool {
-    let since_ok = since
-        .as_deref()
-        .and_then(bound)
-        .is_none_or(|(m, p)| (at.minor, at.patch) >= (m, p.unwrap_or(0)));
-    let until_ok = until
-        .as_deref()
-        .and_then(bound)
-        .is_none_or(|(m, p)| match p {
-            Some(p) => (at.minor, at.patch) <= (m, p),
-            None => at.minor <= m,
-        });
+impl std::str::FromStr for Bound {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Bound, String> {
+        let refused = || format!("`{text}` is not a minor (4.9) or a patch release (4.9.5)");
+        match text.matches('.').count() {
+            1 => Ok(Bound {
+                minor: text.parse()?,
+                patch: None,
+            }),
+            2 => {
+                let (minor, patch) = text.rsplit_once('.').ok_or_else(refused)?;
+                Ok(Bound {
+                    minor: minor.parse()?,
+                    patch: Some(patch.parse().map_err(|_| refused())?),
+                })
+            }
+            _ => Err(refused()),
+        }
+    }
+}
+
+impl TryFrom<String> for Bound {
+    type Error = String;
+
+    fn try_from(text: String) -> Result<Bound, String> {
+        text.parse()
+    }
+}
+
+impl std::fmt::Display for Bound {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.patch {
+            Some(patch) => write!(f, "{}.{patch}", self.minor),
+            None => write!(f, "{}", self.minor),
+        }
+    }
+}
+
+/// Reads a minor (`4.16`) of the table.
+fn minor<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Minor, D::Error> {
+    let text = String::deserialize(deserializer)?;
+    text.parse().map_err(serde::de::Error::custom)
+}
+
+/// Reads an optional minor of the table.
+fn some_minor<'de, D: serde::Deserializer<'de>>(
+    deserializer: D,
+) -> Result<Option<Minor>, D::Error> {
+    minor(deserializer).map(Some)
+}
+
+pub(super) fn holds(at: Point, since: &Option<Bound>, until: &Option<Bound>) -> bool {
+    let since_ok = since.is_none_or(|b| (at.minor, at.patch) >= (b.minor, b.patch.unwrap_or(0)));
+    let until_ok = until.is_none_or(|b| match b.patch {
+        Some(patch) => (at.minor, at.patch) <= (b.minor, patch),
+        None => at.minor <= b.minor,
+    });
     since_ok && until_ok
 }
 
 /// Every row's `[since, until]` bounds, for z-stream points and checks.
-pub(super) fn all_bounds(table: &Table) -> Vec<[&Option<String>; 2]> {
-    let mut out: Vec<[&Option<String>; 2]> = Vec::new();
+pub(super) fn all_bounds(table: &Table) -> Vec<[&Option<Bound>; 2]> {
+    let mut out: Vec<[&Option<Bound>; 2]> = Vec::new();
     for s in &table.stage {
         out.push([&s.since, &s.until]);
         for w in s.command.iter().chain(&s.optional_flags) {
@@ -355,10 +402,18 @@ pub(super) fn all_bounds(table: &Table) -> Vec<[&Option<String>; 2]> {
 pub(super) fn patch_points(table: &Table) -> Vec<(Minor, u32)> {
     let mut points = Vec::new();
     for [since, until] in all_bounds(table) {
-        if let Some((minor, Some(patch))) = since.as_deref().and_then(bound) {
+        if let Some(Bound {
+            minor,
+            patch: Some(patch),
+        }) = *since
+        {
             points.push((minor, patch));
         }
-        if let Some((minor, Some(patch))) = until.as_deref().and_then(bound) {
+        if let Some(Bound {
+            minor,
+            patch: Some(patch),
+        }) = *until
+        {
             points.push((minor, patch + 1));
         }
     }
@@ -412,30 +467,12 @@ pub(super) fn values_in(
 /// for the same node.
 pub(super) fn load(text: &str) -> Result<Table, String> {
     let table: Table = toml::from_str(text).map_err(|e| e.to_string())?;
-    let known: Vec<Minor> = table
-        .release
-        .iter()
-        .map(|r| {
-            r.minor
-                .parse::<Minor>()
-                .map_err(|_| format!("[[release]] minor `{}` is not a minor", r.minor))
-        })
-        .collect::<Result<_, _>>()?;
-    for text in all_bounds(&table).into_iter().flatten().flatten() {
-        if !bound(text).is_some_and(|(minor, _)| known.contains(&minor)) {
+    let known: Vec<Minor> = table.release.iter().map(|r| r.minor).collect();
+    for bound in all_bounds(&table).into_iter().flatten().flatten() {
+        if !known.contains(&bound.minor) {
             return Err(format!(
-                "`{text}` is not a supported minor or a patch release of one"
+                "`{bound}` is not a supported minor or a patch release of one"
             ));
-        }
-    }
-    for row in &table.capability {
-        if let Some(from) = row.in_sets_from.as_deref() {
-            if from.parse::<Minor>().is_err() {
-                return Err(format!(
-                    "capability {}: in_sets_from `{from}` is not a minor",
-                    row.name
-                ));
-            }
         }
     }
     for set in &table.capability_set {
