@@ -105,7 +105,7 @@ pub fn run(args: ReleasesArgs) -> anyhow::Result<ExitCode> {
                     " (z-stream)"
                 } else if p.development {
                     " (development)"
-                } else if p.minor == default_minor() {
+                } else if Some(p.minor) == default_minor() {
                     " (default)"
                 } else {
                     ""

@@ -606,6 +606,12 @@ mod tests {
         assert!(fault.contains("/y: no overlay `nope`"), "{fault}");
         let fault = with("[[file]]\npath = \"/z\"\nmode = 0o600\nsince = \"4.99\"\n").unwrap_err();
         assert!(fault.contains("`4.99` is not a supported minor"), "{fault}");
+        // Without a release outside development, a run that names none has nothing to take.
+        let all_development = table::TABLE
+            .replace("development = true\n", "")
+            .replace("[[release]]\n", "[[release]]\ndevelopment = true\n");
+        let fault = table::load(&all_development).unwrap_err();
+        assert!(fault.contains("no release to default to"), "{fault}");
         let fault = with("[[unit]]\nname = \"v.service\"\nuntil = \"4.9.x\"\n").unwrap_err();
         assert!(fault.contains("`4.9.x` is not a minor"), "{fault}");
         let fault = with("[[file]]\npath = \"/w\"\nmode = 0o600\nwhen = \"sunny\"\n").unwrap_err();

@@ -468,6 +468,10 @@ pub(super) fn values_in(
 pub(super) fn load(text: &str) -> Result<Table, String> {
     let table: Table = toml::from_str(text).map_err(|e| e.to_string())?;
     let known: Vec<Minor> = table.release.iter().map(|r| r.minor).collect();
+    // A run that names no release takes the newest one outside development.
+    if table.release.iter().all(|r| r.development) {
+        return Err("no [[release]] row outside development: no release to default to".into());
+    }
     for bound in all_bounds(&table).into_iter().flatten().flatten() {
         if !known.contains(&bound.minor) {
             return Err(format!(
