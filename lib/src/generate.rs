@@ -298,8 +298,9 @@ pub fn generate(loaded: &LoadedConfig, options: &Options) -> Result<Generated> {
                 field: "hosts".into(),
                 line: None,
                 message: format!(
-                    "the installer of {} does not copy the live system's network to the installed one (coreos-installer -n arrived in 4.11): the single node boots its installed system on DHCP",
-                    model.release.profile.minor
+                    "the installer of {} does not copy the live system's network to the installed one{}: the single node boots its installed system on DHCP",
+                    model.release.profile.minor,
+                    copy_network_from().map_or_else(String::new, |m| format!(" (coreos-installer -n arrived in {m})"))
                 ),
             });
         }
@@ -446,6 +447,19 @@ pub fn generate(loaded: &LoadedConfig, options: &Options) -> Result<Generated> {
 /// The configs control-plane and compute hosts boot from when they have a network of their own:
 /// their role's pointer config (the machine-config server's config merged over it keeps these
 /// files) with their keyfiles and name. A single node has its own in the live ISO's config.
+/// The first release whose single node copies the live system's network to the installed one
+/// (`coreos-installer -n`), from the release table (for messages).
+fn copy_network_from() -> Option<crate::release::Minor> {
+    let single_node = crate::release::Dimensions {
+        flow: crate::release::Flow::InPlace,
+        ..Default::default()
+    };
+    crate::release::first_release(|p| {
+        p.switches(single_node)
+            .has(crate::release::Switch::InstallCopyNetwork)
+    })
+}
+
 fn host_configs(
     model: &Model,
     hosts: Option<&crate::network::Hosts>,
@@ -711,7 +725,7 @@ mod tests {
                     assert!(
                         matches!(err, Error::ReleaseCannot { .. })
                             && text.starts_with(&format!("release {minor} cannot"))
-                            && text.contains("NeverContactSource"),
+                            && text.contains("NeverContactSource (ImageDigestMirrorSet manifests come with 4.14); mirror without blocking the source, or make the config for 4.14 or later"),
                         "{text}"
                     );
                 }
