@@ -55,6 +55,16 @@ impl Platform {
         }
     }
 
+    /// Whether a machine pool on this platform takes settings of its own under the pool's
+    /// `platform.<name>` (vSphere's zones, disks, CPUs and memory). Elsewhere a pool's
+    /// `platform` may hold only `none: {}`, which says nothing.
+    pub fn has_pool_settings(self) -> bool {
+        match self {
+            Platform::VSphere => true,
+            Platform::None | Platform::External => false,
+        }
+    }
+
     /// The platform the install-config key `name` names, when bootgen supports it.
     pub fn from_name(name: &str) -> Option<Platform> {
         Platform::ALL.iter().copied().find(|p| p.name() == name)
