@@ -206,9 +206,27 @@ fn external_text(loaded: &LoadedConfig, value: &serde_json::Value, key: &str) ->
     }
 }
 
+/// The keys of `platform.external`.
+const EXTERNAL_KEYS: &[&str] = &["platformName", "cloudControllerManager"];
+
 /// `platform.external`, with its cloud controller manager read only once the release is known
-/// (in [`check_release`]: some installers ignore it, whatever it says).
+/// (in [`check_release`]: some installers ignore it, whatever it says). A key it does not have
+/// is refused, as everywhere else in the install-config: it would do nothing.
 fn external_settings(loaded: &LoadedConfig, value: &serde_json::Value) -> Result<ExternalPlatform> {
+    let keys = value.as_object().into_iter().flat_map(|m| m.keys());
+    if let Some(key) = keys
+        .into_iter()
+        .find(|k| !EXTERNAL_KEYS.contains(&k.as_str()))
+    {
+        let message = match crate::config::nearest(key, EXTERNAL_KEYS.iter().copied()) {
+            Some(meant) => format!("unknown key: did you mean `{meant}`?"),
+            None => format!(
+                "unknown key: platform external takes {}; remove it",
+                EXTERNAL_KEYS.join(", ")
+            ),
+        };
+        return Err(loaded.field_error(&format!("platform.external.{key}"), message));
+    }
     let text = |key: &str| external_text(loaded, value, key);
     let platform_name = text("platformName")?;
     if platform_name.is_empty() {
