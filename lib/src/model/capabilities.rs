@@ -66,7 +66,7 @@ pub(super) fn capability_sets(profile: &Profile) -> Vec<&str> {
         return Vec::new();
     }
     let mut sets = vec!["None"];
-    sets.extend(profile.capability_sets.iter().map(String::as_str));
+    sets.extend(profile.capability_sets.iter().map(|s| s.name.as_str()));
     sets.push("vCurrent");
     sets
 }
@@ -78,7 +78,11 @@ fn set_members<'p>(profile: &'p Profile, set: &str) -> Vec<&'p str> {
         "None" => Vec::new(),
         "vCurrent" => known.map(|c| c.name.as_str()).collect(),
         versioned => {
-            let set_minor = versioned.trim_start_matches('v').parse().ok();
+            let set_minor = profile
+                .capability_sets
+                .iter()
+                .find(|s| s.name == versioned)
+                .map(|s| s.minor);
             known
                 .filter(|c| c.in_sets_from.is_some_and(|from| Some(from) <= set_minor))
                 .map(|c| c.name.as_str())

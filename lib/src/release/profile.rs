@@ -48,7 +48,7 @@ pub struct Profile {
     pub capabilities: Vec<Capability>,
     /// The versioned baseline capability sets this release knows (`v4.11`, ...); empty before
     /// releases had capabilities. `None` and `vCurrent` go with them.
-    pub capability_sets: Vec<String>,
+    pub capability_sets: Vec<CapabilitySet>,
 }
 
 /// What a release is in one distribution: where its payloads are published, what its clusters
@@ -83,6 +83,16 @@ pub struct Capability {
     pub name: String,
     /// The first baseline set (`v4.N`) that holds it; `None`: only `vCurrent`.
     pub in_sets_from: Option<Minor>,
+}
+
+/// A versioned baseline capability set of a release, e.g. `v4.11`: the capabilities that minor
+/// had.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct CapabilitySet {
+    /// The name the install-config uses, e.g. `v4.11`.
+    pub name: String,
+    /// The minor whose capabilities it holds.
+    pub minor: Minor,
 }
 
 /// A set of stages this release runs only when the install-config asks for it.
@@ -319,7 +329,10 @@ fn build(table: &Table, first: bool) -> Vec<Profile> {
                 .capability_set
                 .iter()
                 .filter(|r| holds(at, &r.since, &r.until))
-                .map(|r| r.name.clone())
+                .map(|r| CapabilitySet {
+                    name: format!("v{}", r.minor),
+                    minor: r.minor,
+                })
                 .collect(),
             switch_rows: table
                 .switch
@@ -606,6 +619,11 @@ mod tests {
         assert!(fault.contains("/y: no overlay `nope`"), "{fault}");
         let fault = with("[[file]]\npath = \"/z\"\nmode = 0o600\nsince = \"4.99\"\n").unwrap_err();
         assert!(fault.contains("`4.99` is not a supported minor"), "{fault}");
+        let fault = with("[[capability_set]]\nname = \"4.11\"\n").unwrap_err();
+        assert!(
+            fault.contains("capability set `4.11` is not v<minor>"),
+            "{fault}"
+        );
         // Without a release outside development, a run that names none has nothing to take.
         let all_development = table::TABLE
             .replace("development = true\n", "")

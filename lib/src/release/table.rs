@@ -58,7 +58,9 @@ pub(super) struct CapabilityRow {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(super) struct CapabilitySetRow {
-    pub name: String,
+    /// The set's name, `v<minor>`, read as its minor.
+    #[serde(rename = "name", deserialize_with = "versioned_set")]
+    pub minor: Minor,
     pub since: Option<Bound>,
     pub until: Option<Bound>,
 }
@@ -356,6 +358,14 @@ fn some_minor<'de, D: serde::Deserializer<'de>>(
     minor(deserializer).map(Some)
 }
 
+/// Reads a versioned capability set's name (`v4.11`) as its minor.
+fn versioned_set<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Minor, D::Error> {
+    let text = String::deserialize(deserializer)?;
+    text.strip_prefix('v')
+        .and_then(|minor| minor.parse().ok())
+        .ok_or_else(|| serde::de::Error::custom(format!("capability set `{text}` is not v<minor>")))
+}
+
 pub(super) fn holds(at: Point, since: &Option<Bound>, until: &Option<Bound>) -> bool {
     let since_ok = since.is_none_or(|b| (at.minor, at.patch) >= (b.minor, b.patch.unwrap_or(0)));
     let until_ok = until.is_none_or(|b| match b.patch {
@@ -477,11 +487,6 @@ pub(super) fn load(text: &str) -> Result<Table, String> {
             return Err(format!(
                 "`{bound}` is not a supported minor or a patch release of one"
             ));
-        }
-    }
-    for set in &table.capability_set {
-        if set.name.trim_start_matches('v').parse::<Minor>().is_err() {
-            return Err(format!("capability set `{}` is not v<minor>", set.name));
         }
     }
     let opt_in_names: Vec<&str> = table.opt_in.iter().map(|g| g.name.as_str()).collect();
