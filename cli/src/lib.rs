@@ -28,11 +28,11 @@ pub const EXIT_INTERNAL: u8 = 2;
 /// releases it makes bootstraps for.
 pub fn version_text() -> String {
     format!(
-        "bootgen {} (commit {})\nOpenShift releases: {} (default {})\n",
+        "bootgen {} (commit {})\nOpenShift releases: {}{}\n",
         env!("CARGO_PKG_VERSION"),
         env!("BOOTGEN_COMMIT"),
         bootgen::release::supported_list(),
-        bootgen::release::default_minor()
+        bootgen::release::default_minor().map_or_else(String::new, |m| format!(" (default {m})"))
     )
 }
 

@@ -4,7 +4,7 @@
 use crate::arch::ArchFacts;
 use crate::identity::Identity;
 use crate::model::{MirrorKind, Model, ProxySettings, Registry};
-use crate::release::{Each, Feature, ImageName, NodeView};
+use crate::release::{Each, ImageName, NodeProfile, Switch};
 use serde::Serialize;
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
@@ -214,9 +214,9 @@ pub struct ReleaseContext {
     /// Payload images bootkube looks up.
     pub images: Vec<ImageName>,
     /// The table's switches for this node, every one by name.
-    pub features: crate::release::FeatureSet,
-    /// The gates the install-config opens (their stages are among `stages`), e.g. `konnectivity`.
-    pub gates: Vec<String>,
+    pub switches: crate::release::Switches,
+    /// The opt-ins the install-config chooses (their stages are among `stages`), e.g. `konnectivity`.
+    pub opt_ins: Vec<String>,
 }
 
 /// A stage of `release.stages`.
@@ -237,7 +237,7 @@ pub struct StageContext {
 impl TemplateContext {
     /// The context of a cluster, before master.ign and worker.ign exist (`user_data` null).
     pub fn new(model: &Model, identity: &Identity, pki: Value, debug: bool) -> TemplateContext {
-        let view = model.view();
+        let node = model.node_profile();
         let nets = &model.networks;
         let pool = |p: &crate::model::Pool| PoolContext {
             name: p.name.clone(),
@@ -273,7 +273,7 @@ impl TemplateContext {
             proxy: model.proxy.clone(),
             registries: model.mirrors.registries.clone(),
             mirror_kind: mirror_kind(model).map(|k| k.as_str()).unwrap_or_default(),
-            mirror_manifests: mirror_manifests(model, &view),
+            mirror_manifests: mirror_manifests(model, &node),
             node_ip: NodeIp {
                 use_ipv6: nets.ipv6_primary(),
                 bootstrap_ip: String::new(),
@@ -310,7 +310,7 @@ impl TemplateContext {
             install_config_yaml: model.stored_install_config.clone(),
             kubeadmin_hash: identity.kubeadmin_hash.clone(),
             release_channel: model.release_channel(),
-            release: ReleaseContext::new(&model.release, &view),
+            release: ReleaseContext::new(&model.release, &node),
             single_node: model.single_node.clone(),
             installer_version: env!("CARGO_PKG_VERSION"),
             pki,
@@ -325,11 +325,11 @@ impl TemplateContext {
 }
 
 impl ReleaseContext {
-    /// What templates know of `release` on the node of `view`: its stages (each with its
-    /// command as one line of shell words), images, switches and open gates.
-    pub fn new(release: &crate::release::SelectedRelease, view: &NodeView) -> ReleaseContext {
-        let profile = view.profile;
-        let distribution = view.dims.distribution;
+    /// What templates know of `release` on the node `node`: its stages (each with its
+    /// command as one line of shell words), images, switches and chosen opt-ins.
+    pub fn new(release: &crate::release::SelectedRelease, node: &NodeProfile) -> ReleaseContext {
+        let profile = node.profile;
+        let distribution = node.dims.distribution;
         let facts = profile.distribution(distribution);
         ReleaseContext {
             version: release.version.to_string(),
@@ -339,7 +339,7 @@ impl ReleaseContext {
             distribution,
             node_image: facts.map(|f| f.node_image.clone()).unwrap_or_default(),
             upstream: facts.and_then(|f| f.upstream.clone()),
-            stages: view
+            stages: node
                 .stages()
                 .map(|stage| StageContext {
                     name: stage.name.clone(),
@@ -349,25 +349,25 @@ impl ReleaseContext {
                     run: stage.run(),
                 })
                 .collect(),
-            run: view
+            run: node
                 .stages()
                 .map(|stage| (stage.name.clone(), stage.run()))
                 .collect(),
             images: profile.images.clone(),
-            features: view.features.clone(),
-            gates: view.gates.clone(),
+            switches: node.switches.clone(),
+            opt_ins: node.opt_ins.clone(),
         }
     }
 }
 
-/// The context's `release` as JSON for a bootstrap machine on platform none with no gate open:
+/// The context's `release` as JSON for a bootstrap machine on platform none with no opt-in chosen:
 /// for rendering a template of the release without a whole cluster.
 pub fn release_context(release: &crate::release::SelectedRelease) -> Value {
     use crate::release::{Distribution, Flow, Platform};
-    let view = release
+    let node = release
         .profile
-        .view(Flow::Cluster, Platform::None, Distribution::Ocp, &[]);
-    serde_json::to_value(ReleaseContext::new(release, &view)).unwrap_or(Value::Null)
+        .for_node(Flow::Cluster, Platform::None, Distribution::Ocp, &[]);
+    serde_json::to_value(ReleaseContext::new(release, &node)).unwrap_or(Value::Null)
 }
 
 /// The kind of the cluster's mirror manifests: the install-config's, except that a release
@@ -375,7 +375,7 @@ pub fn release_context(release: &crate::release::SelectedRelease) -> Value {
 fn mirror_kind(model: &Model) -> Option<MirrorKind> {
     match model.mirrors.kind {
         Some(MirrorKind::ImageDigestMirrorSet)
-            if !model.features.has(Feature::ImageDigestMirrorSet) =>
+            if !model.switches.has(Switch::ImageDigestMirrorSet) =>
         {
             Some(MirrorKind::ImageContentSourcePolicy)
         }
@@ -388,7 +388,7 @@ fn mirror_kind(model: &Model) -> Option<MirrorKind> {
 /// path is the one of the file row that renders the kind; releases without ImageDigestMirrorSet
 /// support wrote one ImageContentSourcePolicy per source, numbered from 0 and zero-padded to the
 /// digits of the count (`image-content-source-policy-0.yaml`, object `image-policy-0`).
-fn mirror_manifests(model: &Model, view: &NodeView) -> Vec<MirrorManifest> {
+fn mirror_manifests(model: &Model, node: &NodeProfile) -> Vec<MirrorManifest> {
     const ICSP_GROUP: &str = "operator.openshift.io";
     let all = &model.mirrors.registries;
     let Some(kind) = mirror_kind(model) else {
@@ -398,7 +398,7 @@ fn mirror_manifests(model: &Model, view: &NodeView) -> Vec<MirrorManifest> {
         MirrorKind::ImageDigestMirrorSet => Each::ImageDigestMirrorSet,
         MirrorKind::ImageContentSourcePolicy => Each::ImageContentSourcePolicy,
     };
-    let Some(row) = view.files.iter().find(|f| f.each == Some(each)) else {
+    let Some(row) = node.files.iter().find(|f| f.each == Some(each)) else {
         return Vec::new();
     };
     let path = row.path.clone();
@@ -410,7 +410,7 @@ fn mirror_manifests(model: &Model, view: &NodeView) -> Vec<MirrorManifest> {
             name: "image-digest-mirror".into(),
             registries: all.clone(),
         }],
-        MirrorKind::ImageContentSourcePolicy if view.has(Feature::ImageDigestMirrorSet) => {
+        MirrorKind::ImageContentSourcePolicy if node.has(Switch::ImageDigestMirrorSet) => {
             vec![MirrorManifest {
                 path,
                 kind: each.kind(),

@@ -258,8 +258,8 @@ impl Generated {
         self.model.single_node.is_none()
             || self
                 .model
-                .features
-                .has(crate::release::Feature::SingleNodeWorkerConfig)
+                .switches
+                .has(crate::release::Switch::SingleNodeWorkerConfig)
     }
 }
 
@@ -324,7 +324,7 @@ pub fn generate(loaded: &LoadedConfig, options: &Options) -> Result<Generated> {
     let assets = assets::collect(
         &model,
         &pki,
-        &model.view(),
+        &model.node_profile(),
         &context,
         &renderer,
         user_manifests,
@@ -357,8 +357,8 @@ pub fn generate(loaded: &LoadedConfig, options: &Options) -> Result<Generated> {
     );
     // From 4.15 the installer records the feature set in metadata.json.
     let records_features = model
-        .features
-        .has(crate::release::Feature::MetadataFeatureSet);
+        .switches
+        .has(crate::release::Switch::MetadataFeatureSet);
     let metadata = Metadata {
         cluster_name: model.cluster_name.clone(),
         cluster_id: identity.cluster_id.clone(),
@@ -390,8 +390,8 @@ pub fn generate(loaded: &LoadedConfig, options: &Options) -> Result<Generated> {
                 })
                 .collect();
             let listed = model
-                .features
-                .has(crate::release::Feature::MetadataVsphereVcenters);
+                .switches
+                .has(crate::release::Switch::MetadataVsphereVcenters);
             VSphereMetadata {
                 first: (!listed).then(|| vcenters.remove(0)),
                 terraform_platform: "vsphere".into(),
@@ -694,7 +694,7 @@ mod tests {
                     assert!(
                         matches!(err, Error::ReleaseCannot { .. })
                             && text.starts_with(&format!("release {minor} cannot"))
-                            && text.contains("NeverContactSource"),
+                            && text.contains("NeverContactSource (ImageDigestMirrorSet manifests come with 4.14); mirror without blocking the source, or make the config for 4.14 or later"),
                         "{text}"
                     );
                 }

@@ -198,7 +198,7 @@ fn tempfile_dir(name: &str) -> PathBuf {
     dir
 }
 
-/// A file's module path below `src/`: `release/view` for `release/view.rs`, `release` for
+/// A file's module path below `src/`: `release/table` for `release/table.rs`, `release` for
 /// `release/mod.rs`, `` for `lib.rs`.
 fn module_path(relative: &Path) -> String {
     let text = relative
@@ -230,7 +230,7 @@ fn join(base: &str, name: &str) -> String {
 /// included), each resolved to the longest module path that exists.
 fn file_imports(text: &str, module: &str, known: &[String]) -> Vec<String> {
     let code = code_of(text);
-    // `self` is the file's own module (`release/view`, or `release` for its mod.rs), `super`
+    // `self` is the file's own module (`release/table`, or `release` for its mod.rs), `super`
     // the one above it.
     let self_base = module.to_string();
     let mut found = Vec::new();

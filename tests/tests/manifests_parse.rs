@@ -857,8 +857,8 @@ fn cvo_overrides_cover_exactly_the_manifests_objects() -> TestResult {
             .unwrap_or_default();
         let label = profile.minor.to_string();
         if !profile
-            .features(Default::default())
-            .has(bootgen::release::Feature::CvoOverrides)
+            .switches(Default::default())
+            .has(bootgen::release::Switch::CvoOverrides)
         {
             assert!(
                 overrides.is_empty(),

@@ -56,14 +56,14 @@ fn commands(profile: &Profile) -> String {
     }
     for stage in &profile.stages {
         let run = stage.run();
-        let gate = stage
-            .gate
+        let opt_in = stage
+            .opt_in
             .as_ref()
-            .map(|g| format!("[{g} gate] "))
+            .map(|g| format!("[opt-in {g}] "))
             .unwrap_or_default();
         let _ = writeln!(
             out,
-            "  {:<34} {gate}{}",
+            "  {:<34} {opt_in}{}",
             stage.name,
             if run.is_empty() {
                 "(no container)"
@@ -72,17 +72,17 @@ fn commands(profile: &Profile) -> String {
             }
         );
     }
-    for gate in &profile.gates {
-        let flow = match gate.flow {
+    for opt_in in &profile.opt_ins {
+        let flow = match opt_in.flow {
             Some(bootgen::release::Flow::Cluster) => ", with a bootstrap machine",
             Some(bootgen::release::Flow::InPlace) => ", on a single node",
             None => "",
         };
         let _ = writeln!(
             out,
-            "  the {} gate opens with {}{flow}",
-            gate.name,
-            gate.opens_with()
+            "  the {} opt-in is chosen with {}{flow}",
+            opt_in.name,
+            opt_in.chosen_with()
         );
     }
     out
@@ -105,7 +105,7 @@ pub fn run(args: ReleasesArgs) -> anyhow::Result<ExitCode> {
                     " (z-stream)"
                 } else if p.development {
                     " (development)"
-                } else if p.minor == default_minor() {
+                } else if Some(p.minor) == default_minor() {
                     " (default)"
                 } else {
                     ""

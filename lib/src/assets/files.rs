@@ -1,11 +1,11 @@
-//! Node files: the release table's file rows for this node ([`NodeView::files`]), each rendered
+//! Node files: the release table's file rows for this node ([`NodeProfile::files`]), each rendered
 //! from its template when the install-config meets the row's condition.
 
 use super::File;
 use crate::context::TemplateContext;
 use crate::error::{Error, Result};
 use crate::model::Hyperthreading;
-use crate::release::{Condition, Each, NodeFile, NodeView, Order};
+use crate::release::{Condition, Each, NodeFile, NodeProfile, Order};
 use crate::render::{template, Renderer};
 
 /// Whether the install-config behind `context` meets `condition`.
@@ -34,12 +34,12 @@ pub(crate) fn meets(condition: Condition, context: &TemplateContext) -> bool {
 /// Renders the node's files whose rows are rendered in `order`.
 pub fn node_files(
     renderer: &Renderer,
-    view: &NodeView,
+    node: &NodeProfile,
     context: &TemplateContext,
     order: Order,
 ) -> Result<Vec<File>> {
     let mut files = Vec::new();
-    for row in view.files.iter().filter(|r| r.order == order) {
+    for row in node.files.iter().filter(|r| r.order == order) {
         if !row.when.is_none_or(|c| meets(c, context)) {
             continue;
         }

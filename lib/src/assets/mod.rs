@@ -14,7 +14,7 @@ use crate::context::TemplateContext;
 use crate::error::{OptionField, Result};
 use crate::model::Model;
 use crate::pki::{KubeconfigKind, Pki};
-use crate::release::{NodeView, Order};
+use crate::release::{NodeProfile, Order};
 use crate::render::Renderer;
 
 /// The user's manifests, for `/opt/openshift/manifests` and `/opt/openshift/openshift`.
@@ -26,20 +26,20 @@ pub struct UserManifests {
     pub openshift: Vec<UserManifest>,
 }
 
-/// Everything the node of `view` gets: the table's files and units, the PKI's files and
+/// Everything `node` gets: the table's files and units, the PKI's files and
 /// kubeconfigs, the user's manifests (which replace a generated one of the same name, with a
 /// warning in `warnings`), the ClusterVersion that lists them all, and the `core` user.
 pub fn collect(
     model: &Model,
     pki: &Pki,
-    view: &NodeView,
+    node: &NodeProfile,
     context: &TemplateContext,
     renderer: &Renderer,
     user: UserManifests,
     warnings: &mut Vec<crate::config::Warning>,
 ) -> Result<AssetSet> {
     let mut set = AssetSet::default();
-    for file in node_files(renderer, view, context, Order::Normal)? {
+    for file in node_files(renderer, node, context, Order::Normal)? {
         set.add_file(file);
     }
     for tls in pki.shipped_files() {
@@ -100,7 +100,7 @@ pub fn collect(
     }
     // The ClusterVersion lists every manifest's object, the user's included.
     let extra = serde_json::json!({ "unmanaged_objects": cvo_overrides::unmanaged_objects(&set) });
-    for row in view
+    for row in node
         .files
         .iter()
         .filter(|r| r.order == Order::AfterManifests)
@@ -112,7 +112,7 @@ pub fn collect(
             append: row.append,
         });
     }
-    for unit in node_units(renderer, view)? {
+    for unit in node_units(renderer, node)? {
         set.add_unit(unit);
     }
     let mut keys: Vec<String> = model

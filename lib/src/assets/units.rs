@@ -1,18 +1,18 @@
-//! Ignition units: the release table's unit rows for this node ([`NodeView::units`]), each with
+//! Ignition units: the release table's unit rows for this node ([`NodeProfile::units`]), each with
 //! its text and drop-ins from its template directory.
 
 use super::{Dropin, Unit};
 use crate::error::{Error, Result};
-use crate::release::NodeView;
+use crate::release::NodeProfile;
 use crate::render::{files_under, Renderer};
 
 /// Renders every unit of the node, with its drop-ins, sorted by name.
-pub fn node_units(renderer: &Renderer, view: &NodeView) -> Result<Vec<Unit>> {
+pub fn node_units(renderer: &Renderer, node: &NodeProfile) -> Result<Vec<Unit>> {
     let mut units = Vec::new();
     // Each template directory (units/, an overlay's units/) is listed once, not once per unit.
     let mut listed: std::collections::BTreeMap<&str, Vec<crate::render::TemplateFile>> =
         std::collections::BTreeMap::new();
-    for row in &view.units {
+    for row in &node.units {
         let (dir, name) = row
             .template_dir
             .rsplit_once('/')

@@ -3,7 +3,7 @@
 //! machine API manifests describe, and their sizes.
 
 use crate::model::{DataDisk, FailureDomain, Model, VCenter, VSphereMachinePool};
-use crate::release::Feature;
+use crate::release::Switch;
 use serde::Serialize;
 
 /// A machine's size and disks: its pool's settings merged with `defaultMachinePlatform` and
@@ -111,10 +111,10 @@ pub struct VSphereContext {
 /// The context's `platform.vsphere` for `model`; `None` on other platforms.
 pub fn context(model: &Model, infra_id: &str) -> Option<VSphereContext> {
     let vsphere = model.platform.vsphere()?;
-    let by_failure_domain_name = model.features.has(Feature::VsphereTemplatePerFailureDomain);
-    let double_slash = model.features.has(Feature::VsphereResourcePoolDoubleSlash);
+    let by_failure_domain_name = model.switches.has(Switch::VsphereTemplatePerFailureDomain);
+    let double_slash = model.switches.has(Switch::VsphereResourcePoolDoubleSlash);
     let single_vcenter_objects = vsphere.single_vcenter_datastore.is_some()
-        && !model.features.has(Feature::VsphereFailureDomains);
+        && !model.switches.has(Switch::VsphereFailureDomains);
     let domains: Vec<FailureDomainContext> = vsphere
         .failure_domains
         .iter()
@@ -219,7 +219,7 @@ pub fn context(model: &Model, infra_id: &str) -> Option<VSphereContext> {
         single_vcenter_objects,
         control_plane_machine_set: machines
             && model.control_plane.replicas > 1
-            && model.features.has(Feature::VsphereControlPlaneMachineSet),
+            && model.switches.has(Switch::VsphereControlPlaneMachineSet),
         control_plane_size,
         control_plane_failure_domains,
     })

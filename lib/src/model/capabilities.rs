@@ -3,7 +3,7 @@
 
 use crate::config::{LoadedConfig, Warning};
 use crate::error::Result;
-use crate::release::{Feature, FeatureSet, Minor, Profile};
+use crate::release::{Minor, Profile, Switch, Switches};
 
 /// `capabilities.baselineCapabilitySet`: the optional components a cluster starts with.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -66,7 +66,7 @@ pub(super) fn capability_sets(profile: &Profile) -> Vec<&str> {
         return Vec::new();
     }
     let mut sets = vec!["None"];
-    sets.extend(profile.capability_sets.iter().map(String::as_str));
+    sets.extend(profile.capability_sets.iter().map(|s| s.name.as_str()));
     sets.push("vCurrent");
     sets
 }
@@ -78,7 +78,11 @@ fn set_members<'p>(profile: &'p Profile, set: &str) -> Vec<&'p str> {
         "None" => Vec::new(),
         "vCurrent" => known.map(|c| c.name.as_str()).collect(),
         versioned => {
-            let set_minor = versioned.trim_start_matches('v').parse().ok();
+            let set_minor = profile
+                .capability_sets
+                .iter()
+                .find(|s| s.name == versioned)
+                .map(|s| s.minor);
             known
                 .filter(|c| c.in_sets_from.is_some_and(|from| Some(from) <= set_minor))
                 .map(|c| c.name.as_str())
@@ -92,7 +96,7 @@ fn set_members<'p>(profile: &'p Profile, set: &str) -> Vec<&'p str> {
 pub(crate) fn check_capabilities(
     loaded: &LoadedConfig,
     profile: &Profile,
-    features: &FeatureSet,
+    switches: &Switches,
     warnings: &mut Vec<Warning>,
 ) -> Result<Capabilities> {
     let Some(caps) = &loaded.config.capabilities else {
@@ -145,8 +149,8 @@ pub(crate) fn check_capabilities(
         .collect();
     let mut enabled = set_members(profile, set);
     enabled.extend(&additional);
-    let needs_olm = features.has(Feature::MarketplaceNeedsOlm)
-        || (set == "None" && features.has(Feature::MarketplaceNeedsOlmWithNone));
+    let needs_olm = switches.has(Switch::MarketplaceNeedsOlm)
+        || (set == "None" && switches.has(Switch::MarketplaceNeedsOlmWithNone));
     if needs_olm
         && enabled.contains(&"marketplace")
         && !enabled.contains(&"OperatorLifecycleManager")
@@ -163,7 +167,7 @@ pub(crate) fn check_capabilities(
             ),
         ));
     }
-    if features.has(Feature::IngressCapabilityRequired) && !enabled.contains(&"Ingress") {
+    if switches.has(Switch::IngressCapabilityRequired) && !enabled.contains(&"Ingress") {
         return Err(loaded.field_error(
             "capabilities",
             format!(
@@ -198,9 +202,9 @@ mod tests {
         );
         // 4.9's ignores it.
         let release = crate::release::select(Some("4.9.0"), None).unwrap();
-        let features = release.profile.features(Default::default());
+        let switches = release.profile.switches(Default::default());
         let mut warnings = Vec::new();
-        let read = check_capabilities(&loaded, release.profile, &features, &mut warnings).unwrap();
+        let read = check_capabilities(&loaded, release.profile, &switches, &mut warnings).unwrap();
         // What the installer ignores does not reach the ClusterVersion either.
         assert_eq!(read, Capabilities::default());
         assert_eq!(warnings.len(), 1);
@@ -211,8 +215,8 @@ mod tests {
             warnings[0]
         );
         let newer = crate::release::select(Some("4.11.0"), None).unwrap();
-        let features = newer.profile.features(Default::default());
-        let read = check_capabilities(&loaded, newer.profile, &features, &mut warnings).unwrap();
+        let switches = newer.profile.switches(Default::default());
+        let read = check_capabilities(&loaded, newer.profile, &switches, &mut warnings).unwrap();
         assert_eq!(read.baseline, Some(CapabilitySet::None));
         assert_eq!(warnings.len(), 1);
     }

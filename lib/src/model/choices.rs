@@ -121,8 +121,8 @@ mod tests {
     #[test]
     fn every_word_the_release_table_names_is_typed() {
         for profile in PROFILES.iter() {
-            let gates = profile.gates.iter().flat_map(|gate| &gate.feature_sets);
-            for set in gates.filter(|s| !s.is_empty()) {
+            let opt_ins = profile.opt_ins.iter().flat_map(|o| &o.feature_sets);
+            for set in opt_ins.filter(|s| !s.is_empty()) {
                 assert!(ClusterFeatureSet::from_name(set).is_some(), "{set}");
             }
             for distribution in [Distribution::Ocp, Distribution::Okd] {

@@ -7,8 +7,8 @@
 use crate::config::{LoadedConfig, Warning};
 use crate::error::Result;
 use crate::release::{
-    feature_set_label, Distribution, DistributionFacts, Feature, FeatureSet, Profile,
-    CUSTOM_FEATURE_SET, OS_STREAMS_GATE,
+    feature_set_label, Distribution, DistributionFacts, Profile, Switch, Switches,
+    CUSTOM_FEATURE_SET, OS_STREAMS_OPT_IN,
 };
 use serde::Serialize;
 
@@ -34,7 +34,7 @@ pub(crate) fn feature_selection(
     loaded: &LoadedConfig,
     profile: &Profile,
     facts: &DistributionFacts,
-    features: &FeatureSet,
+    switches: &Switches,
     warnings: &mut Vec<Warning>,
 ) -> Result<(String, CustomFeatureGates)> {
     let ic = &loaded.config;
@@ -81,9 +81,9 @@ pub(crate) fn feature_selection(
     if ic.feature_gates.is_empty() {
         return Ok((feature_set, gates));
     }
-    if !features.has(Feature::CustomFeatureGates) {
+    if !switches.has(Switch::CustomFeatureGates) {
         let first = super::unknown_fields::arrived_text(crate::release::first_with(
-            Feature::CustomFeatureGates,
+            Switch::CustomFeatureGates,
         ));
         return Err(loaded.field_error(
             "featureGates",
@@ -114,7 +114,7 @@ pub(crate) fn feature_selection(
         // Any gate name is taken (the cluster's feature gates are many); one that nearly spells
         // a gate this release's bootstrap acts on is likely that one, misspelled.
         if let Some((name, _)) = parsed {
-            let known = profile.gates.iter().flat_map(|g| &g.feature_gates);
+            let known = profile.opt_ins.iter().flat_map(|o| &o.feature_gates);
             if !known.clone().any(|g| g == name) {
                 if let Some(meant) = crate::config::nearest(name, known.map(String::as_str)) {
                     warnings.push(loaded.warning(
@@ -184,9 +184,9 @@ pub(crate) fn os_image_stream(
         ));
     }
     if asked != default {
-        let gate = profile.gates.iter().find(|g| g.name == OS_STREAMS_GATE);
-        if !gate.is_some_and(|g| g.opens(feature_set, &custom.enabled)) {
-            let how = gate.map_or_else(String::new, |g| format!(": {}", g.opens_with()));
+        let opt_in = profile.opt_ins.iter().find(|o| o.name == OS_STREAMS_OPT_IN);
+        if !opt_in.is_some_and(|o| o.chosen_by(feature_set, &custom.enabled)) {
+            let how = opt_in.map_or_else(String::new, |o| format!(": {}", o.chosen_with()));
             return Err(loaded.field_error(
                 "osImageStream",
                 format!(
@@ -239,7 +239,7 @@ mod tests {
             &loaded,
             profile,
             facts,
-            &profile.features(Default::default()),
+            &profile.switches(Default::default()),
             &mut Vec::new(),
         )
     }
@@ -256,8 +256,8 @@ mod tests {
         let (loaded, profile) = config(version, yaml_tail);
         let facts = profile.distribution(distribution).unwrap();
         let mut warnings = Vec::new();
-        let features = profile.features(Default::default());
-        let chosen = feature_selection(&loaded, profile, facts, &features, &mut warnings).and_then(
+        let switches = profile.switches(Default::default());
+        let chosen = feature_selection(&loaded, profile, facts, &switches, &mut warnings).and_then(
             |(set, custom)| os_image_stream(&loaded, profile, facts, &set, &custom, &mut warnings),
         );
         (chosen, warnings)
@@ -297,8 +297,8 @@ mod tests {
         );
         let facts = profile.distribution(Distribution::Ocp).unwrap();
         let mut warnings = Vec::new();
-        let features = profile.features(Default::default());
-        feature_selection(&loaded, profile, facts, &features, &mut warnings).unwrap();
+        let switches = profile.switches(Default::default());
+        feature_selection(&loaded, profile, facts, &switches, &mut warnings).unwrap();
         let said: Vec<String> = warnings.iter().map(ToString::to_string).collect();
         assert_eq!(said.len(), 1, "{said:?}");
         assert!(

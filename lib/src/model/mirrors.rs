@@ -3,7 +3,7 @@
 
 use crate::config::{LoadedConfig, Warning};
 use crate::error::Result;
-use crate::release::{Feature, FeatureSet};
+use crate::release::{Switch, Switches};
 use serde::Serialize;
 
 /// The install-config's mirrors, merged, and the manifest that carries them.
@@ -66,25 +66,25 @@ impl Mirrors {
     pub(crate) fn read(
         loaded: &LoadedConfig,
         profile: &crate::release::Profile,
-        features: &FeatureSet,
+        switches: &Switches,
         warnings: &mut Vec<Warning>,
     ) -> Result<Mirrors> {
         let ic = &loaded.config;
         if !ic.image_content_sources.is_empty()
             && !ic.image_digest_sources.is_empty()
-            && features.has(Feature::OneMirrorList)
+            && switches.has(Switch::OneMirrorList)
         {
             return Err(loaded.field_error("imageContentSources", "cannot be used together with imageDigestSources; move the entries to imageDigestSources"));
         }
         // Before 4.14 the installer does not know imageDigestSources.
-        let digest_sources_known = features.has(Feature::InstallConfigDigestSources);
+        let digest_sources_known = switches.has(Switch::InstallConfigDigestSources);
         if !digest_sources_known && !ic.image_digest_sources.is_empty() {
             super::unknown_fields::ignored_by_release(
             loaded,
             profile.minor,
             &super::unknown_fields::NotInRelease {
                 field: "imageDigestSources",
-                arrived: crate::release::first_with(Feature::InstallConfigDigestSources),
+                arrived: crate::release::first_with(Switch::InstallConfigDigestSources),
                 consequence: ", so the cluster gets no mirrors from it; write the entries under imageContentSources for this release",
             },
             warnings,
@@ -117,17 +117,17 @@ impl Mirrors {
                     .map_err(|m| loaded.field_error(&format!("{field}.{i}.mirrors.{j}"), m.0))?;
             }
             let policy_field = format!("{field}.{i}.sourcePolicy");
-            if entry.source_policy.is_some() && !features.has(Feature::InstallConfigSourcePolicy) {
+            if entry.source_policy.is_some() && !switches.has(Switch::InstallConfigSourcePolicy) {
                 warnings.push(loaded.warning(
                 &policy_field,
                 format!(
                     "ignored: OpenShift {}'s installer does not know this field{}, so the cluster may still contact `{}`; block the source with bootgen's own source blocking instead (ImageDigestMirrorSet releases{})",
                     profile.minor,
                     super::unknown_fields::arrived_text(crate::release::first_with(
-                        Feature::InstallConfigSourcePolicy
+                        Switch::InstallConfigSourcePolicy
                     )),
                     entry.source,
-                    crate::release::first_with(Feature::ImageDigestMirrorSet)
+                    crate::release::first_with(Switch::ImageDigestMirrorSet)
                         .map_or_else(String::new, |minor| format!(", {minor} on"))
                 ),
             ));

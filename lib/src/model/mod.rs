@@ -38,7 +38,7 @@ pub use trust_bundle::TrustBundlePolicy;
 
 use crate::config::{LoadedConfig, Warning};
 use crate::error::{OptionField, Result};
-use crate::release::Feature;
+use crate::release::Switch;
 
 pub use vsphere::{
     DataDisk, FailureDomain, Topology, VCenter, VSphereMachinePool, VSphereMachinePools,
@@ -98,7 +98,7 @@ pub struct Model {
     pub distribution_facts: crate::release::DistributionFacts,
     /// The release table's switches for this node (its release, flow, platform and
     /// distribution).
-    pub features: crate::release::FeatureSet,
+    pub switches: crate::release::Switches,
     /// Release payload pull spec.
     pub release_image: String,
     /// What the payload reference says about its architecture.
@@ -151,16 +151,21 @@ impl Model {
     }
 
     /// What this cluster's bootstrap node gets of its release: files, units, stages and
-    /// switches for its flow, platform and distribution, with the gates its install-config
-    /// opens.
-    pub fn view(&self) -> crate::release::NodeView<'static> {
+    /// switches for its flow, platform and distribution, with the opt-ins its install-config
+    /// chooses.
+    pub fn node_profile(&self) -> crate::release::NodeProfile<'static> {
         let profile = self.release.profile;
-        let open = profile.gates_open(
+        let chosen = profile.opt_ins_chosen(
             self.flow(),
             ClusterFeatureSet::name_of(self.feature_set),
             &self.custom_feature_gates.enabled,
         );
-        profile.view(self.flow(), self.platform.kind(), self.distribution, &open)
+        profile.for_node(
+            self.flow(),
+            self.platform.kind(),
+            self.distribution,
+            &chosen,
+        )
     }
 
     /// `<name>.<baseDomain>`.
@@ -181,7 +186,7 @@ impl Model {
     /// The addresses beside api-int the machine-config server's certificate names: the API VIPs,
     /// from the release whose installer adds them (4.19).
     pub fn machine_config_server_ips(&self) -> Vec<std::net::IpAddr> {
-        if !self.features.has(Feature::McsCertificateVips) {
+        if !self.switches.has(Switch::McsCertificateVips) {
             return Vec::new();
         }
         self.platform
@@ -218,7 +223,7 @@ impl Model {
         let release_version = release.version.to_string();
         let (distribution, distribution_facts) =
             distribution::choose_with_facts(loaded, options, release.profile)?;
-        let features = release.profile.features(crate::release::Dimensions {
+        let switches = release.profile.switches(crate::release::Dimensions {
             flow: if single_node.is_some() {
                 crate::release::Flow::InPlace
             } else {
@@ -231,14 +236,14 @@ impl Model {
             loaded,
             (&control_plane, &compute),
             release.profile,
-            &features,
+            &switches,
             &mut warnings,
         )?;
         pool_rules::check_compute_names(loaded)?;
         pool_rules::check_control_plane_count(
             loaded,
             release.profile,
-            &features,
+            &switches,
             control_plane.replicas,
         )?;
         let payload::Payload {
@@ -250,12 +255,12 @@ impl Model {
             (&control_plane, &compute),
             distribution,
             &release,
-            &features,
+            &switches,
             &mut warnings,
         )?;
 
-        let networks = Networks::read(loaded, &features)?;
-        network_rules::check_networks(loaded, release.profile, &features, &networks)?;
+        let networks = Networks::read(loaded, &switches)?;
+        network_rules::check_networks(loaded, release.profile, &switches, &networks)?;
         warnings.extend(network_rules::misspelled_plugin(loaded, &networks));
         if let Some(vsphere) = platform.vsphere() {
             vsphere::check_vips(loaded, vsphere, &networks.machine, &mut warnings)?;
@@ -263,7 +268,7 @@ impl Model {
         pool_rules::check_single_replica(
             loaded,
             release.profile,
-            &features,
+            &switches,
             control_plane.replicas,
             single_node.is_some(),
         )?;
@@ -274,18 +279,18 @@ impl Model {
         let trust_bundle::TrustBundle {
             pem: trust_bundle,
             policy: trust_bundle_policy,
-        } = trust_bundle::TrustBundle::read(loaded, release.profile, &features, &mut warnings)?;
+        } = trust_bundle::TrustBundle::read(loaded, release.profile, &switches, &mut warnings)?;
         top_level::check_publish(loaded)?;
         proxy::check_proxy(loaded, &networks)?;
         let proxy = proxy::settings(loaded, &cluster_name, &base_domain, &networks)?;
-        let mirrors = Mirrors::read(loaded, release.profile, &features, &mut warnings)?;
+        let mirrors = Mirrors::read(loaded, release.profile, &switches, &mut warnings)?;
         let capabilities =
-            capabilities::check_capabilities(loaded, release.profile, &features, &mut warnings)?;
+            capabilities::check_capabilities(loaded, release.profile, &switches, &mut warnings)?;
         let (feature_set, custom_feature_gates) = features::feature_selection(
             loaded,
             release.profile,
             &distribution_facts,
-            &features,
+            &switches,
             &mut warnings,
         )?;
         let os_image_stream = features::os_image_stream(
@@ -304,7 +309,7 @@ impl Model {
             networks: &networks,
             profile: release.profile,
             facts: &distribution_facts,
-            features: &features,
+            switches: &switches,
             single_node: single_node.as_ref(),
             os_image_stream: &os_image_stream,
         }
@@ -319,7 +324,7 @@ impl Model {
             without_machine_manifests: options.without_machine_manifests,
             distribution,
             distribution_facts,
-            features,
+            switches,
             release_image,
             payload_arch,
             release_version,
@@ -363,13 +368,13 @@ fn select_release(
         options.release_image.as_deref(),
     );
     if let Ok(release) = &selected {
-        let features = release
+        let switches = release
             .profile
-            .features(crate::release::Dimensions::default());
-        unknown_fields::refuse_first_unknown(loaded, release.profile, &features)?;
+            .switches(crate::release::Dimensions::default());
+        unknown_fields::refuse_first_unknown(loaded, release.profile, &switches)?;
         let platform = loaded.config.platform.as_ref();
         if platform.is_some_and(|p| p.get("vsphere").is_some()) {
-            vsphere::check_form(loaded, release.profile, &features)?;
+            vsphere::check_form(loaded, release.profile, &switches)?;
         }
     }
     Ok(selected)

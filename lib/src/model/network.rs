@@ -2,7 +2,7 @@
 
 use crate::config::LoadedConfig;
 use crate::error::Result;
-use crate::release::{Feature, FeatureSet};
+use crate::release::{Switch, Switches};
 use ipnet::IpNet;
 use serde::Serialize;
 use std::net::IpAddr;
@@ -152,7 +152,7 @@ impl Networks {
 impl Networks {
     /// The install-config's networks after defaults, each CIDR checked, with the network
     /// plugin the release's installer defaults to; an error naming the field at fault.
-    pub(crate) fn read(loaded: &LoadedConfig, features: &FeatureSet) -> Result<Networks> {
+    pub(crate) fn read(loaded: &LoadedConfig, switches: &Switches) -> Result<Networks> {
         let raw = loaded.config.networking.clone().unwrap_or_default();
         let parse =
             |field: String, text: &str| parse_cidr(text).map_err(|m| loaded.field_error(&field, m));
@@ -231,8 +231,8 @@ impl Networks {
             // The installer's default changed in 4.12, for a single node in 4.11.
             network_type: match raw.network_type.as_deref() {
                 Some(written) => NetworkType::from_written(written),
-                None if features.has(Feature::DefaultNetworkOvn)
-                    || features.has(Feature::SingleNodeOvn) =>
+                None if switches.has(Switch::DefaultNetworkOvn)
+                    || switches.has(Switch::SingleNodeOvn) =>
                 {
                     NetworkType::OvnKubernetes
                 }

@@ -5,7 +5,7 @@ use super::network::{overlaps, NetworkType, Networks};
 use crate::config::{LoadedConfig, Warning};
 use crate::error::Result;
 use crate::release::Profile;
-use crate::release::{Feature, FeatureSet};
+use crate::release::{Switch, Switches};
 use ipnet::IpNet;
 
 /// OVN-Kubernetes' internal subnets (join and transit), which no cluster network may overlap.
@@ -33,11 +33,11 @@ pub(crate) fn misspelled_plugin(loaded: &LoadedConfig, networks: &Networks) -> O
 /// OpenShiftSDN from 4.16`.
 fn gone_from() -> String {
     let mut text = String::new();
-    for (plugin, feature) in [
-        (NetworkType::Kuryr, Feature::NoKuryr),
-        (NetworkType::OpenShiftSdn, Feature::NoOpenshiftSdn),
+    for (plugin, switch) in [
+        (NetworkType::Kuryr, Switch::NoKuryr),
+        (NetworkType::OpenShiftSdn, Switch::NoOpenshiftSdn),
     ] {
-        let Some(minor) = crate::release::first_with(feature) else {
+        let Some(minor) = crate::release::first_with(switch) else {
             continue;
         };
         if text.is_empty() {
@@ -56,13 +56,13 @@ fn gone_from() -> String {
 pub(crate) fn check_networks(
     loaded: &LoadedConfig,
     profile: &Profile,
-    features: &FeatureSet,
+    switches: &Switches,
     networks: &Networks,
 ) -> Result<()> {
     let plugin = &networks.network_type;
-    let dropped = (features.has(Feature::NoOpenshiftSdn)
+    let dropped = (switches.has(Switch::NoOpenshiftSdn)
         && plugin.names(&NetworkType::OpenShiftSdn))
-        || (features.has(Feature::NoKuryr) && plugin.names(&NetworkType::Kuryr));
+        || (switches.has(Switch::NoKuryr) && plugin.names(&NetworkType::Kuryr));
     if dropped {
         return Err(loaded.field_error(
             "networking.networkType",
@@ -85,7 +85,7 @@ pub(crate) fn check_networks(
             .any(|n| n.addr().is_ipv6());
         let why = if ipv6 {
             Some("carries IPv4 only, and this cluster has IPv6 networks")
-        } else if features.has(Feature::SingleNodeOvn) {
+        } else if switches.has(Switch::SingleNodeOvn) {
             Some("does not run on a single node bootstrapping in place")
         } else {
             None
@@ -163,7 +163,7 @@ pub(crate) fn check_networks(
                 && cluster.cidr.addr().is_ipv4()
                 && c.host_prefix != cluster.host_prefix
         }) {
-            if features.has(Feature::OneIpv4HostPrefix) {
+            if switches.has(Switch::OneIpv4HostPrefix) {
                 return Err(loaded.field_error(
                     &field,
                     format!(
@@ -215,7 +215,7 @@ pub(crate) fn check_networks(
             }
         }
     }
-    if plugin.names(&NetworkType::OvnKubernetes) && features.has(Feature::OvnInternalSubnets) {
+    if plugin.names(&NetworkType::OvnKubernetes) && switches.has(Switch::OvnInternalSubnets) {
         let internal: Vec<IpNet> = OVN_INTERNAL.iter().filter_map(|n| n.parse().ok()).collect();
         let lists = [
             (
@@ -242,7 +242,7 @@ pub(crate) fn check_networks(
         }
     }
     // Before 4.21 a dual-stack cluster on platform none lists IPv4 first everywhere.
-    if features.has(Feature::Ipv4FirstInDualStack) {
+    if switches.has(Switch::Ipv4FirstInDualStack) {
         let cluster: Vec<IpNet> = networks.cluster.iter().map(|c| c.cidr).collect();
         for (field, nets) in [
             ("networking.clusterNetwork", &cluster),

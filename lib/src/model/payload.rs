@@ -4,7 +4,7 @@
 use super::{arch, distribution, Arch, ModelOptions, PayloadArch, Pool};
 use crate::config::Warning;
 use crate::error::{Error, OptionField, Result, OPTIONS_SOURCE};
-use crate::release::{first_with, Distribution, Feature, FeatureSet, SelectedRelease};
+use crate::release::{first_with, Distribution, SelectedRelease, Switch, Switches};
 
 /// The payload and the bootstrap host that runs it.
 pub(crate) struct Payload {
@@ -25,7 +25,7 @@ impl Payload {
         (control_plane, compute): (&Pool, &[Pool]),
         distribution: Distribution,
         release: &SelectedRelease,
-        features: &FeatureSet,
+        switches: &Switches,
         warnings: &mut Vec<Warning>,
     ) -> Result<Payload> {
         let bootstrap_arch = options.bootstrap_arch.unwrap_or(control_plane.architecture);
@@ -61,7 +61,7 @@ impl Payload {
             }
             known => known,
         };
-        if payload_arch == PayloadArch::Multi && !features.has(Feature::MultiArchPayload) {
+        if payload_arch == PayloadArch::Multi && !switches.has(Switch::MultiArchPayload) {
             let option = if options.multi_arch_payload {
                 OptionField::MultiArchPayload
             } else if options.release_image.is_some() {
@@ -79,7 +79,7 @@ impl Payload {
                 message: format!(
                     "`{release_image}` is a multi-architecture payload{why}, but release {} has none{}",
                     release.profile.minor,
-                    first_with(Feature::MultiArchPayload)
+                    first_with(Switch::MultiArchPayload)
                         .map_or_else(String::new, |minor| format!(": they start with {minor}"))
                 ),
             });

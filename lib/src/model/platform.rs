@@ -6,7 +6,7 @@ use super::vsphere::VSpherePlatform;
 use super::Pool;
 use crate::config::{LoadedConfig, Warning};
 use crate::error::Result;
-use crate::release::{first_with, Feature, FeatureSet, Platform, Profile};
+use crate::release::{first_with, Platform, Profile, Switch, Switches};
 use serde::Serialize;
 
 /// An external platform's settings (`platform.external`).
@@ -112,10 +112,10 @@ impl PlatformSettings {
         loaded: &LoadedConfig,
         (control_plane, compute): (&Pool, &[Pool]),
         profile: &Profile,
-        features: &FeatureSet,
+        switches: &Switches,
         warnings: &mut Vec<Warning>,
     ) -> Result<()> {
-        check_release(loaded, self, profile, features, warnings)?;
+        check_release(loaded, self, profile, switches, warnings)?;
         if let PlatformSettings::VSphere(vsphere) = self {
             super::vsphere::check_architectures(loaded, control_plane, compute)?;
             vsphere.machine_pools = super::vsphere::machine_pools(
@@ -123,7 +123,7 @@ impl PlatformSettings {
                 vsphere,
                 compute.len(),
                 profile,
-                features,
+                switches,
                 warnings,
             )?;
         }
@@ -206,9 +206,27 @@ fn external_text(loaded: &LoadedConfig, value: &serde_json::Value, key: &str) ->
     }
 }
 
+/// The keys of `platform.external`.
+const EXTERNAL_KEYS: &[&str] = &["platformName", "cloudControllerManager"];
+
 /// `platform.external`, with its cloud controller manager read only once the release is known
-/// (in [`check_release`]: some installers ignore it, whatever it says).
+/// (in [`check_release`]: some installers ignore it, whatever it says). A key it does not have
+/// is refused, as everywhere else in the install-config: it would do nothing.
 fn external_settings(loaded: &LoadedConfig, value: &serde_json::Value) -> Result<ExternalPlatform> {
+    let keys = value.as_object().into_iter().flat_map(|m| m.keys());
+    if let Some(key) = keys
+        .into_iter()
+        .find(|k| !EXTERNAL_KEYS.contains(&k.as_str()))
+    {
+        let message = match crate::config::nearest(key, EXTERNAL_KEYS.iter().copied()) {
+            Some(meant) => format!("unknown key: did you mean `{meant}`?"),
+            None => format!(
+                "unknown key: platform external takes {}; remove it",
+                EXTERNAL_KEYS.join(", ")
+            ),
+        };
+        return Err(loaded.field_error(&format!("platform.external.{key}"), message));
+    }
     let text = |key: &str| external_text(loaded, value, key);
     let platform_name = text("platformName")?;
     if platform_name.is_empty() {
@@ -232,11 +250,11 @@ fn check_release(
     loaded: &LoadedConfig,
     platform: &mut PlatformSettings,
     profile: &Profile,
-    features: &FeatureSet,
+    switches: &Switches,
     warnings: &mut Vec<Warning>,
 ) -> Result<()> {
-    if platform.kind() == Platform::External && !features.has(Feature::ExternalPlatform) {
-        let first = arrived_text(first_with(Feature::ExternalPlatform));
+    if platform.kind() == Platform::External && !switches.has(Switch::ExternalPlatform) {
+        let first = arrived_text(first_with(Switch::ExternalPlatform));
         return Err(loaded.field_error(
             "platform.external",
             format!(
@@ -249,7 +267,7 @@ fn check_release(
     if let PlatformSettings::VSphere(vsphere) = platform {
         // Where the `vcenters` form exists, the single-vCenter fields are its deprecated
         // spelling; before, they are the only one.
-        if features.has(Feature::VsphereFailureDomains) {
+        if switches.has(Switch::VsphereFailureDomains) {
             warnings.extend(super::vsphere::deprecation_warning(
                 loaded,
                 &vsphere.single_vcenter_fields,
@@ -260,7 +278,7 @@ fn check_release(
         return Ok(());
     };
     let ccm = "platform.external.cloudControllerManager";
-    if !features.has(Feature::ExternalCcmFromInstallConfig) {
+    if !switches.has(Switch::ExternalCcmFromInstallConfig) {
         if loaded.line_of(ccm).is_some() {
             warnings.push(loaded.warning(
                 ccm,
@@ -268,7 +286,7 @@ fn check_release(
                     "the OpenShift {} installer does not read cloudControllerManager{}; ignored: \
                      the cluster says External",
                     profile.minor,
-                    arrived_text(first_with(Feature::ExternalCcmFromInstallConfig))
+                    arrived_text(first_with(Switch::ExternalCcmFromInstallConfig))
                 ),
             ));
         }

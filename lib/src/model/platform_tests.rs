@@ -106,4 +106,24 @@ fn external_platform_mistakes_name_the_field() {
         other.contains("platform.aws") && other.contains("none, external"),
         "{other}"
     );
+    // A key platform external does not have would do nothing: refused with its line, and the
+    // key meant when it is a typo.
+    let typo = message(
+        "platform:\n  external:\n    platformName: oci\n    cloudControlerManager: External\n",
+        "4.16.0",
+    );
+    assert!(
+        typo.contains("field `platform.external.cloudControlerManager` (line 28)")
+            && typo.contains("did you mean `cloudControllerManager`?"),
+        "{typo}"
+    );
+    let unknown = message(
+        "platform:\n  external:\n    platformName: oci\n    region: eu\n",
+        "4.16.0",
+    );
+    assert!(
+        unknown.contains("field `platform.external.region` (line 28)")
+            && unknown.contains("takes platformName, cloudControllerManager"),
+        "{unknown}"
+    );
 }

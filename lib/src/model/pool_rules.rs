@@ -5,7 +5,7 @@ use super::{Arch, Pool};
 use crate::config::LoadedConfig;
 use crate::error::Result;
 use crate::release::Profile;
-use crate::release::{Feature, FeatureSet, Platform};
+use crate::release::{Platform, Switch, Switches};
 
 /// Compute pool names: `worker` only on platform none (`edge` needs a cloud's edge zones), and
 /// each once; a pool without a name is refused as the installer does not name it.
@@ -38,10 +38,10 @@ pub(crate) fn check_compute_names(loaded: &LoadedConfig) -> Result<()> {
 pub(crate) fn check_control_plane_count(
     loaded: &LoadedConfig,
     profile: &Profile,
-    features: &FeatureSet,
+    switches: &Switches,
     replicas: u32,
 ) -> Result<()> {
-    if replicas == 2 && features.has(Feature::TwoNodesNeedFencing) {
+    if replicas == 2 && switches.has(Switch::TwoNodesNeedFencing) {
         return Err(loaded.field_error(
             "controlPlane.fencing",
             format!(
@@ -59,11 +59,11 @@ pub(crate) fn check_control_plane_count(
 pub(crate) fn check_single_replica(
     loaded: &LoadedConfig,
     profile: &Profile,
-    features: &FeatureSet,
+    switches: &Switches,
     replicas: u32,
     in_place: bool,
 ) -> Result<()> {
-    if replicas == 1 && !in_place && features.has(Feature::SingleReplicaNeedsBootstrapInPlace) {
+    if replicas == 1 && !in_place && switches.has(Switch::SingleReplicaNeedsBootstrapInPlace) {
         return Err(loaded.field_error(
             "controlPlane.replicas",
             format!(
@@ -75,8 +75,8 @@ pub(crate) fn check_single_replica(
     Ok(())
 }
 
-/// A pool's `platform`: on vSphere `vsphere` (its settings read in `vsphere::machine_pools`);
-/// elsewhere nothing, or `none: {}`.
+/// A pool's `platform`: on a platform whose pools have settings, that platform's section (on
+/// vSphere `vsphere`, read in `vsphere::machine_pools`); elsewhere nothing, or `none: {}`.
 pub(crate) fn check_pool_platform(
     loaded: &LoadedConfig,
     field: &str,
@@ -87,10 +87,10 @@ pub(crate) fn check_pool_platform(
         return Ok(());
     };
     let cluster_name = cluster.name();
-    let own = if cluster == Platform::VSphere {
-        "vsphere"
+    let own = if cluster.has_pool_settings() {
+        cluster.name()
     } else {
-        "none"
+        Platform::None.name()
     };
     for (name, settings) in platforms {
         let empty = settings.is_null() || settings.as_object().is_some_and(|m| m.is_empty());
@@ -184,6 +184,43 @@ mod tests {
         assert!(model
             .stored_install_config
             .contains("replicas: 3\n  architecture: amd64"));
+    }
+
+    /// A pool's `platform` holds settings only of the cluster's platform, and only where that
+    /// platform's pools have settings; `none: {}` is taken everywhere.
+    #[test]
+    fn a_pool_takes_only_its_own_platform_settings() {
+        use crate::release::Platform;
+        let text = "apiVersion: v1\nmetadata:\n  name: demo\nbaseDomain: example.com\n";
+        let loaded = crate::config::parse(text, "install-config.yaml").unwrap();
+        let check = |cluster: Platform, section: serde_json::Value| {
+            super::check_pool_platform(&loaded, "compute.0", cluster, Some(&section))
+                .err()
+                .map(|e| e.to_string())
+        };
+        for cluster in Platform::ALL.iter().copied() {
+            let name = cluster.name();
+            assert_eq!(check(cluster, serde_json::json!({"none": {}})), None);
+            let own = check(cluster, serde_json::json!({ name: {"zones": ["a"]} }));
+            match (cluster.has_pool_settings(), own) {
+                (true, None) => {}
+                (false, Some(refused)) => assert!(
+                    refused.contains(&format!("compute[0].platform.{name}")),
+                    "{name}: {refused}"
+                ),
+                (_, own) => panic!("{name}: {own:?}"),
+            }
+            for other in Platform::ALL
+                .iter()
+                .filter(|p| **p != cluster && **p != Platform::None)
+            {
+                let refused = check(cluster, serde_json::json!({ other.name(): {} }));
+                assert!(
+                    refused.is_some_and(|r| r.contains("takes no settings of platform")),
+                    "{name} with {other}"
+                );
+            }
+        }
     }
 
     #[test]

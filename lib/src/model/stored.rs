@@ -7,7 +7,7 @@ use super::{
     capabilities, vsphere, Networks, PlatformSettings, Pool, SingleNode, TrustBundlePolicy,
 };
 use crate::config::{ClusterNetwork, InstallConfig, MachineNetwork, Networking};
-use crate::release::{DistributionFacts, Feature, FeatureSet, Profile};
+use crate::release::{DistributionFacts, Profile, Switch, Switches};
 
 /// What the stored install-config is written from: the document as written and the settled
 /// model it describes.
@@ -27,7 +27,7 @@ pub(crate) struct StoredInstallConfig<'a> {
     /// The release's facts in the cluster's distribution.
     pub facts: &'a DistributionFacts,
     /// The node's switches.
-    pub features: &'a FeatureSet,
+    pub switches: &'a Switches,
     /// The single-node settings, on a single node.
     pub single_node: Option<&'a SingleNode>,
     /// The OS image stream chosen.
@@ -37,16 +37,16 @@ pub(crate) struct StoredInstallConfig<'a> {
 impl StoredInstallConfig<'_> {
     /// The stored install-config as YAML.
     pub(crate) fn to_yaml(&self) -> String {
-        let features = self.features;
+        let switches = self.switches;
         // A vSphere platform is stored as read, without its credentials.
         let mut source = self.written.clone();
         if let Some(read) = self.platform.vsphere() {
             if let Some(serde_json::Value::Object(raw)) =
                 source.platform.as_mut().and_then(|p| p.get_mut("vsphere"))
             {
-                vsphere::store(raw, read, features);
+                vsphere::store(raw, read, switches);
             }
-            vsphere::store_pools(&mut source, read, features);
+            vsphere::store_pools(&mut source, read, switches);
         }
         // Fields the release's installer does not know (ignored, with a warning) are not stored.
         if self.facts.feature_sets.len() <= 1 {
@@ -64,19 +64,19 @@ impl StoredInstallConfig<'_> {
         stored.pull_secret = Some(String::new());
         stored.publish = Some(stored.publish.unwrap_or_else(|| "External".into()));
         // An installer that does not know a field drops it with the other unknown keys.
-        if !features.has(Feature::InstallConfigDigestSources) {
+        if !switches.has(Switch::InstallConfigDigestSources) {
             stored.image_digest_sources.clear();
         }
-        if !features.has(Feature::TrustBundlePolicy) {
+        if !switches.has(Switch::TrustBundlePolicy) {
             stored.additional_trust_bundle_policy = None;
         }
-        if !features.has(Feature::InstallConfigSourcePolicy) {
+        if !switches.has(Switch::InstallConfigSourcePolicy) {
             for source in &mut stored.image_digest_sources {
                 source.source_policy = None;
             }
         }
         // An installer that does not read an external platform's cloudControllerManager drops it.
-        if !features.has(Feature::ExternalCcmFromInstallConfig) {
+        if !switches.has(Switch::ExternalCcmFromInstallConfig) {
             if let Some(serde_json::Value::Object(external)) =
                 stored.platform.as_mut().and_then(|p| p.get_mut("external"))
             {
@@ -85,7 +85,7 @@ impl StoredInstallConfig<'_> {
         }
         // bootgen never checks that the host it runs on uses FIPS-validated crypto; from 4.16 the
         // installer records a skipped check in the stored install-config, so the cluster knows.
-        if stored.fips == Some(true) && features.has(Feature::HostcryptBypassAnnotation) {
+        if stored.fips == Some(true) && switches.has(Switch::HostcryptBypassAnnotation) {
             stored.metadata.annotations.insert(
                 "install.openshift.io/hostcrypt-check-bypassed".into(),
                 "true".into(),
@@ -135,7 +135,7 @@ impl StoredInstallConfig<'_> {
                 .collect(),
         });
         // The field exists from 4.12 on, with this default.
-        if features.has(Feature::TrustBundlePolicy)
+        if switches.has(Switch::TrustBundlePolicy)
             && stored.additional_trust_bundle_policy.is_none()
         {
             stored.additional_trust_bundle_policy =

@@ -4,7 +4,7 @@
 use super::{fields, unknown_fields};
 use crate::config::{LoadedConfig, Warning};
 use crate::error::Result;
-use crate::release::{first_with, Feature, FeatureSet, Profile};
+use crate::release::{first_with, Profile, Switch, Switches};
 use serde::Serialize;
 
 /// `additionalTrustBundlePolicy`.
@@ -41,7 +41,7 @@ impl TrustBundle {
     pub(crate) fn read(
         loaded: &LoadedConfig,
         profile: &Profile,
-        features: &FeatureSet,
+        switches: &Switches,
         warnings: &mut Vec<Warning>,
     ) -> Result<TrustBundle> {
         let ic = &loaded.config;
@@ -50,14 +50,14 @@ impl TrustBundle {
             fields::check_trust_bundle(&pem)
                 .map_err(|m| loaded.field_error("additionalTrustBundle", m))?;
         }
-        let known = features.has(Feature::TrustBundlePolicy);
+        let known = switches.has(Switch::TrustBundlePolicy);
         if ic.additional_trust_bundle_policy.is_some() && !known {
             unknown_fields::ignored_by_release(
                 loaded,
                 profile.minor,
                 &unknown_fields::NotInRelease {
                     field: "additionalTrustBundlePolicy",
-                    arrived: first_with(Feature::TrustBundlePolicy),
+                    arrived: first_with(Switch::TrustBundlePolicy),
                     consequence: "",
                 },
                 warnings,

@@ -7,7 +7,7 @@
 
 use crate::config::{LoadedConfig, Warning};
 use crate::error::Result;
-use crate::release::{Feature, FeatureSet, Minor, Profile};
+use crate::release::{Minor, Profile, Switch, Switches};
 
 /// What a caller says of a field its release does not know.
 pub(crate) struct NotInRelease<'a> {
@@ -49,44 +49,44 @@ pub(crate) fn arrived_text(arrived: Option<Minor>) -> String {
 
 /// Where the install-config's fields that arrived after 4.9 live, and whether a release knows
 /// each: what an installer that refuses unknown fields checks before anything else.
-fn later_fields(profile: &Profile, features: &FeatureSet) -> Vec<(&'static str, bool)> {
+fn later_fields(profile: &Profile, switches: &Switches) -> Vec<(&'static str, bool)> {
     let ocp = profile.distribution(crate::release::Distribution::Ocp);
     vec![
         (
             "additionalTrustBundlePolicy",
-            features.has(Feature::TrustBundlePolicy),
+            switches.has(Switch::TrustBundlePolicy),
         ),
         // A release with capability sets knows the field (capabilities.rs checks its values).
         ("capabilities", !profile.capability_sets.is_empty()),
-        ("featureGates", features.has(Feature::CustomFeatureGates)),
+        ("featureGates", switches.has(Switch::CustomFeatureGates)),
         (
             "featureSet",
             ocp.is_some_and(|facts| facts.feature_sets.len() > 1),
         ),
         (
             "imageDigestSources",
-            features.has(Feature::InstallConfigDigestSources),
+            switches.has(Switch::InstallConfigDigestSources),
         ),
         (
             "osImageStream",
             ocp.is_some_and(|facts| !facts.os_image_streams.is_empty()),
         ),
-        ("platform.external", features.has(Feature::ExternalPlatform)),
+        ("platform.external", switches.has(Switch::ExternalPlatform)),
         (
             "platform.vsphere.apiVIPs",
-            features.has(Feature::VsphereVipLists),
+            switches.has(Switch::VsphereVipLists),
         ),
         (
             "platform.vsphere.failureDomains",
-            features.has(Feature::VsphereFailureDomains),
+            switches.has(Switch::VsphereFailureDomains),
         ),
         (
             "platform.vsphere.ingressVIPs",
-            features.has(Feature::VsphereVipLists),
+            switches.has(Switch::VsphereVipLists),
         ),
         (
             "platform.vsphere.vcenters",
-            features.has(Feature::VsphereFailureDomains),
+            switches.has(Switch::VsphereFailureDomains),
         ),
     ]
 }
@@ -97,27 +97,27 @@ fn later_fields(profile: &Profile, features: &FeatureSet) -> Vec<(&'static str, 
 pub(crate) fn refuse_first_unknown(
     loaded: &LoadedConfig,
     profile: &Profile,
-    features: &FeatureSet,
+    switches: &Switches,
 ) -> Result<()> {
-    if !features.has(Feature::UnknownFieldsRefused) {
+    if !switches.has(Switch::UnknownFieldsRefused) {
         return Ok(());
     }
-    let mut unknown: Vec<String> = later_fields(profile, features)
+    let mut unknown: Vec<String> = later_fields(profile, switches)
         .into_iter()
         .filter(|(field, known)| !known && loaded.line_of(field).is_some())
         .map(|(field, _)| field.to_string())
         .collect();
     // A vSphere pool's settings: `controlPlane.platform.vsphere.zones`, ...
-    let pool_fields = super::vsphere::later_pool_fields(loaded, features);
+    let pool_fields = super::vsphere::later_pool_fields(loaded, switches);
     unknown.extend(pool_fields.iter().map(|(field, _)| field.clone()));
     unknown.sort_by(|a, b| a.split('.').cmp(b.split('.')));
     let Some(field) = unknown.first() else {
         return Ok(());
     };
     let arrived = arrived_text(match pool_fields.iter().find(|(f, _)| f == field) {
-        Some((_, feature)) => crate::release::first_with(*feature),
+        Some((_, switch)) => crate::release::first_with(*switch),
         None => crate::release::first_release(|p| {
-            let later = p.features(crate::release::Dimensions::default());
+            let later = p.switches(crate::release::Dimensions::default());
             later_fields(p, &later)
                 .iter()
                 .any(|(f, known)| f == field && *known)

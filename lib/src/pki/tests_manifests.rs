@@ -16,7 +16,7 @@ fn render(pki: &Pki, name: &str) -> TestResult<Value> {
         .find(|f| f.name == path)
         .ok_or(format!("{path} is not embedded"))?;
     // The newest shapes (4.19 on: the MCS CA exists, the MCS secret is kubernetes.io/tls).
-    let release = serde_json::json!({ "features": { "mcs_ca": true, "mcs_tls_owner": true } });
+    let release = serde_json::json!({ "switches": { "mcs_ca": true, "mcs_tls_owner": true } });
     let renderer =
         Renderer::new(&serde_json::json!({ "pki": pki.manifest_context(), "release": release }));
     let text = String::from_utf8(renderer.render(&file)?)?;

@@ -43,15 +43,15 @@ pub fn compare(from: &Profile, to: &Profile) -> ReleaseDiff {
             Some(super::Flow::Cluster) => " (bootstrap machine only)",
             None => "",
         };
-        let gate = stage
-            .and_then(|s| s.gate.as_ref())
-            .and_then(|name| p.gates.iter().find(|g| &g.name == name));
-        match gate {
-            Some(gate) => format!(
+        let opt_in = stage
+            .and_then(|s| s.opt_in.as_ref())
+            .and_then(|name| p.opt_ins.iter().find(|g| &g.name == name));
+        match opt_in {
+            Some(opt_in) => format!(
                 "{flow} (only with {}: {}{})",
-                gate.name,
-                gate.opens_with(),
-                match gate.flow {
+                opt_in.name,
+                opt_in.chosen_with(),
+                match opt_in.flow {
                     Some(super::Flow::Cluster) => ", bootstrap machine only",
                     Some(super::Flow::InPlace) => ", single node only",
                     None => "",
@@ -117,35 +117,35 @@ pub fn compare(from: &Profile, to: &Profile) -> ReleaseDiff {
     }
     // The switches of a bootstrap machine on the default platform and distribution.
     let (old, new) = (
-        from.features(Default::default()).by_name(),
-        to.features(Default::default()).by_name(),
+        from.switches(Default::default()).by_name(),
+        to.switches(Default::default()).by_name(),
     );
-    for (feature, on) in &new {
-        if old.get(feature) != Some(on) {
-            lines.push(format!("{feature}: {}", if *on { "yes" } else { "no" }));
+    for (switch, on) in &new {
+        if old.get(switch) != Some(on) {
+            lines.push(format!("{switch}: {}", if *on { "yes" } else { "no" }));
         }
     }
-    for gate in &to.gates {
-        match from.gates.iter().find(|g| g.name == gate.name) {
+    for opt_in in &to.opt_ins {
+        match from.opt_ins.iter().find(|g| g.name == opt_in.name) {
             None => lines.push(format!(
-                "gate {}: added (opens with {})",
-                gate.name,
-                gate.opens_with()
+                "opt-in {}: added (chosen with {})",
+                opt_in.name,
+                opt_in.chosen_with()
             )),
-            Some(old) if old != gate => lines.push(format!(
-                "gate {}: now opens with {}",
-                gate.name,
-                gate.opens_with()
+            Some(old) if old != opt_in => lines.push(format!(
+                "opt-in {}: now chosen with {}",
+                opt_in.name,
+                opt_in.chosen_with()
             )),
             Some(_) => {}
         }
     }
-    for gate in from
-        .gates
+    for opt_in in from
+        .opt_ins
         .iter()
-        .filter(|g| !to.gates.iter().any(|t| t.name == g.name))
+        .filter(|g| !to.opt_ins.iter().any(|t| t.name == g.name))
     {
-        lines.push(format!("gate {}: removed", gate.name));
+        lines.push(format!("opt-in {}: removed", opt_in.name));
     }
     for distribution in Distribution::ALL {
         distribution_lines(
@@ -198,7 +198,7 @@ fn own_switch_lines(
         return;
     }
     let of = |p: &Profile, distribution: Distribution| {
-        p.features(super::Dimensions {
+        p.switches(super::Dimensions {
             distribution,
             ..Default::default()
         })
@@ -206,11 +206,11 @@ fn own_switch_lines(
     };
     let (ocp_old, ocp_new) = (of(from, Distribution::Ocp), of(to, Distribution::Ocp));
     let (old, new) = (of(from, distribution), of(to, distribution));
-    for (feature, on) in &new {
-        let own = ocp_old.get(feature) != old.get(feature) || ocp_new.get(feature) != Some(on);
-        if own && old.get(feature) != Some(on) {
+    for (switch, on) in &new {
+        let own = ocp_old.get(switch) != old.get(switch) || ocp_new.get(switch) != Some(on);
+        if own && old.get(switch) != Some(on) {
             lines.push(format!(
-                "{}: {feature}: {}",
+                "{}: {switch}: {}",
                 distribution.label(),
                 if *on { "yes" } else { "no" }
             ));
@@ -310,15 +310,15 @@ mod tests {
             text.contains("stage kube-apiserver-bootstrap: + --payload-version="),
             "{text}"
         );
-        // Gates, and the stages behind them, say what opens them.
+        // Opt-ins, and the stages behind them, say what chooses them.
         let text = diff((4, 22), (5, 0)).to_string();
         assert!(
             text.contains("stage konnectivity-certs: added (only with konnectivity: featureSet TechPreviewNoUpgrade or DevPreviewNoUpgrade, or CustomNoUpgrade with ClusterAPIMachineManagement or CRDCompatibilityRequirementOperator, bootstrap machine only)"),
             "{text}"
         );
-        assert!(text.contains("gate konnectivity: added (opens with featureSet TechPreviewNoUpgrade or DevPreviewNoUpgrade, or CustomNoUpgrade with ClusterAPIMachineManagement or CRDCompatibilityRequirementOperator)"), "{text}");
+        assert!(text.contains("opt-in konnectivity: added (chosen with featureSet TechPreviewNoUpgrade or DevPreviewNoUpgrade, or CustomNoUpgrade with ClusterAPIMachineManagement or CRDCompatibilityRequirementOperator)"), "{text}");
         assert!(
-            text.contains("gate os_streams: now opens with featureSet unset or TechPreviewNoUpgrade or DevPreviewNoUpgrade, or CustomNoUpgrade with OSStreams"),
+            text.contains("opt-in os_streams: now chosen with featureSet unset or TechPreviewNoUpgrade or DevPreviewNoUpgrade, or CustomNoUpgrade with OSStreams"),
             "{text}"
         );
         // The node image's streams.

@@ -1,9 +1,9 @@
 //! The dimensions a row of the release table can be limited to (flow, platform, distribution,
-//! a switch or a gate), the install-config conditions of file rows, and the file and unit rows
-//! themselves: what the table (`table.rs`), the profiles (`profile.rs`) and a node's view
-//! (`view.rs`) all speak of. It imports none of them.
+//! a switch or an opt-in), the install-config conditions of file rows, and the file and unit rows
+//! themselves: what the table (`table.rs`), the profiles (`profile.rs`) and a node's profile
+//! (`node_profile.rs`) all speak of. It imports none of them.
 
-use super::feature::{Feature, FeatureSet};
+use super::switch::{Switch, Switches};
 use serde::{Deserialize, Serialize};
 
 /// How the cluster bootstraps: some stages and switches hold for only one of them.
@@ -52,6 +52,16 @@ impl Platform {
             Platform::None => "None",
             Platform::External => "External",
             Platform::VSphere => "VSphere",
+        }
+    }
+
+    /// Whether a machine pool on this platform takes settings of its own under the pool's
+    /// `platform.<name>` (vSphere's zones, disks, CPUs and memory). Elsewhere a pool's
+    /// `platform` may hold only `none: {}`, which says nothing.
+    pub fn has_pool_settings(self) -> bool {
+        match self {
+            Platform::VSphere => true,
+            Platform::None | Platform::External => false,
         }
     }
 
@@ -137,7 +147,7 @@ pub struct Dimensions {
     pub distribution: Distribution,
 }
 
-/// What a file row needs of the install-config besides its release, flow and gates: a typed
+/// What a file row needs of the install-config besides its release, flow and opt-ins: a typed
 /// predicate that the assets step evaluates on the template context.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -257,17 +267,17 @@ pub(crate) struct Scope {
     pub flow: Option<Flow>,
     pub platform: Option<Platform>,
     pub distribution: Option<Distribution>,
-    pub feature: Option<Feature>,
-    pub gate: Option<String>,
+    pub switch: Option<Switch>,
+    pub opt_in: Option<String>,
 }
 
 impl Scope {
-    /// Whether a node at `dims`, with `features` on and the gates `open`, falls inside.
-    pub fn admits(&self, dims: Dimensions, features: &FeatureSet, open: &[String]) -> bool {
+    /// Whether a node at `dims`, with `switches` on and the opt-ins `chosen`, falls inside.
+    pub fn admits(&self, dims: Dimensions, switches: &Switches, chosen: &[String]) -> bool {
         self.flow.is_none_or(|f| f == dims.flow)
             && self.platform.is_none_or(|p| p == dims.platform)
             && self.distribution.is_none_or(|d| d == dims.distribution)
-            && self.feature.is_none_or(|f| features.has(f))
-            && self.gate.as_ref().is_none_or(|g| open.contains(g))
+            && self.switch.is_none_or(|f| switches.has(f))
+            && self.opt_in.as_ref().is_none_or(|g| chosen.contains(g))
     }
 }

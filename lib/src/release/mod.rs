@@ -13,30 +13,30 @@
 
 mod compare;
 mod dimensions;
-mod feature;
+mod node_profile;
 mod payload;
 mod profile;
 mod reference;
 mod select;
+mod switch;
 mod table;
 mod version;
-mod view;
 
 pub use compare::{compare, ReleaseDiff};
 pub use dimensions::{
     Condition, Dimensions, Distribution, Each, Flow, NodeFile, NodeUnit, Order, Platform,
 };
-pub use feature::{Feature, FeatureSet};
+pub use node_profile::NodeProfile;
 pub use payload::{distribution_of_reference, is_fedora_okd};
 pub(crate) use profile::feature_set_label;
 pub use profile::{
     check_table, per_item_row, profile_for, profile_for_patch, z_stream_profiles, Capability,
-    DistributionFacts, Gate, ImageName, Profile, Stage, CUSTOM_FEATURE_SET, OS_STREAMS_GATE,
-    PROFILES,
+    CapabilitySet, DistributionFacts, ImageName, OptIn, Profile, Stage, CUSTOM_FEATURE_SET,
+    OS_STREAMS_OPT_IN, PROFILES,
 };
 pub use reference::{check_repository, PullSpec};
 pub use select::{
     default_minor, first_release, first_with, select, supported_list, SelectedRelease,
 };
+pub use switch::{Switch, Switches};
 pub use version::{version_of_reference, Minor, ReleaseVersion};
-pub use view::NodeView;

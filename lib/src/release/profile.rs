@@ -4,7 +4,7 @@
 //! and templates ask the profile; they never compare versions themselves.
 
 use super::dimensions::{Dimensions, Distribution, Flow, NodeFile, NodeUnit, Scope};
-use super::feature::{Feature, FeatureSet};
+use super::switch::{Switch, Switches};
 use super::table::{self, holds, values_in, words, Table};
 use super::version::Minor;
 use serde::Serialize;
@@ -34,21 +34,21 @@ pub struct Profile {
     pub stages: Vec<Stage>,
     /// Install-config settings that add stages to this release (e.g. konnectivity with a
     /// preview feature set).
-    pub gates: Vec<Gate>,
+    pub opt_ins: Vec<OptIn>,
     /// The switch rows that hold for this release, each with the dimensions it is limited to
-    /// (read through [`Profile::features`] or a [`NodeView`](super::NodeView)).
+    /// (read through [`Profile::switches`] or a [`NodeProfile`](super::NodeProfile)).
     #[serde(skip)]
-    switches: Vec<(Feature, Scope)>,
+    switch_rows: Vec<(Switch, Scope)>,
     /// Every file a node of this release can have, in any flow, platform or distribution
-    /// (read through a [`NodeView`](super::NodeView)).
+    /// (read through a [`NodeProfile`](super::NodeProfile)).
     pub files: Vec<NodeFile>,
-    /// Every unit a node of this release can have (read through a [`NodeView`](super::NodeView)).
+    /// Every unit a node of this release can have (read through a [`NodeProfile`](super::NodeProfile)).
     pub units: Vec<NodeUnit>,
     /// The cluster capabilities this release knows, in table order.
     pub capabilities: Vec<Capability>,
     /// The versioned baseline capability sets this release knows (`v4.11`, ...); empty before
     /// releases had capabilities. `None` and `vCurrent` go with them.
-    pub capability_sets: Vec<String>,
+    pub capability_sets: Vec<CapabilitySet>,
 }
 
 /// What a release is in one distribution: where its payloads are published, what its clusters
@@ -85,25 +85,35 @@ pub struct Capability {
     pub in_sets_from: Option<Minor>,
 }
 
+/// A versioned baseline capability set of a release, e.g. `v4.11`: the capabilities that minor
+/// had.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct CapabilitySet {
+    /// The name the install-config uses, e.g. `v4.11`.
+    pub name: String,
+    /// The minor whose capabilities it holds.
+    pub minor: Minor,
+}
+
 /// A set of stages this release runs only when the install-config asks for it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[non_exhaustive]
-pub struct Gate {
+pub struct OptIn {
     /// The name stage rows refer to, e.g. `konnectivity`.
     pub name: String,
-    /// The one flow it can open in; `None`: both.
+    /// The one flow it can be chosen in; `None`: both.
     pub flow: Option<Flow>,
-    /// The install-config `featureSet` values that open it (`""`: unset, the default).
+    /// The install-config `featureSet` values that choose it (`""`: unset, the default).
     pub feature_sets: Vec<String>,
     /// The cluster feature gates it stands for: with featureSet CustomNoUpgrade, any of them
-    /// enabled in the install-config's `featureGates` opens it.
+    /// enabled in the install-config's `featureGates` chooses it.
     pub feature_gates: Vec<String>,
 }
 
-impl Gate {
+impl OptIn {
     /// Whether an install-config with `feature_set` (and, for CustomNoUpgrade, the feature
-    /// gates `enabled` in its `featureGates`) opens it, as the installer's `Enabled()` says.
-    pub fn opens(&self, feature_set: &str, enabled: &[String]) -> bool {
+    /// gates `enabled` in its `featureGates`) chooses it, as the installer's `Enabled()` says.
+    pub fn chosen_by(&self, feature_set: &str, enabled: &[String]) -> bool {
         if feature_set == CUSTOM_FEATURE_SET {
             self.feature_gates.iter().any(|g| enabled.contains(g))
         } else {
@@ -111,9 +121,9 @@ impl Gate {
         }
     }
 
-    /// What opens it, for a person: `featureSet TechPreviewNoUpgrade or DevPreviewNoUpgrade, or
+    /// What chooses it, for a person: `featureSet TechPreviewNoUpgrade or DevPreviewNoUpgrade, or
     /// CustomNoUpgrade with OSStreams`.
-    pub fn opens_with(&self) -> String {
+    pub fn chosen_with(&self) -> String {
         let sets: Vec<&str> = self
             .feature_sets
             .iter()
@@ -142,9 +152,9 @@ pub(crate) fn feature_set_label(set: &str) -> &str {
     }
 }
 
-/// The gate that stands for the cluster's OSStreams feature: the OSImageStream manifest, and
+/// The opt-in that stands for the cluster's OSStreams feature: the OSImageStream manifest, and
 /// an `osImageStream` other than the release's default.
-pub const OS_STREAMS_GATE: &str = "os_streams";
+pub const OS_STREAMS_OPT_IN: &str = "os_streams";
 
 /// A payload image bootkube looks up by name.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -180,8 +190,8 @@ pub struct Stage {
     /// Flags bootkube.sh adds to the command only when an input is there (a file, a setting),
     /// through a shell array among the command's words.
     pub optional_flags: Vec<String>,
-    /// The gate ([`Gate`]) the stage runs behind; `None`: it always runs.
-    pub gate: Option<String>,
+    /// The opt-in ([`OptIn`]) the stage runs behind; `None`: it always runs.
+    pub opt_in: Option<String>,
 }
 
 impl Stage {
@@ -211,23 +221,23 @@ impl Profile {
         self.stages.iter().find(|s| s.name == name)
     }
 
-    /// The gates an install-config with `feature_set` (and, for CustomNoUpgrade, the feature
-    /// gates `enabled` in its `featureGates`) opens in `flow`.
-    pub fn gates_open(&self, flow: Flow, feature_set: &str, enabled: &[String]) -> Vec<String> {
-        self.gates
+    /// The opt-ins an install-config with `feature_set` (and, for CustomNoUpgrade, the feature
+    /// gates `enabled` in its `featureGates`) chooses in `flow`.
+    pub fn opt_ins_chosen(&self, flow: Flow, feature_set: &str, enabled: &[String]) -> Vec<String> {
+        self.opt_ins
             .iter()
             .filter(|g| g.flow.is_none_or(|f| f == flow))
-            .filter(|g| g.opens(feature_set, enabled))
+            .filter(|g| g.chosen_by(feature_set, enabled))
             .map(|g| g.name.clone())
             .collect()
     }
 
     /// The switches that are on for a node of this release at `dims`.
-    pub fn features(&self, dims: Dimensions) -> FeatureSet {
-        let mut on = FeatureSet::default();
-        for (feature, scope) in &self.switches {
-            if scope.admits(dims, &FeatureSet::default(), &[]) {
-                on.insert(*feature);
+    pub fn switches(&self, dims: Dimensions) -> Switches {
+        let mut on = Switches::default();
+        for (switch, scope) in &self.switch_rows {
+            if scope.admits(dims, &Switches::default(), &[]) {
+                on.insert(*switch);
             }
         }
         on
@@ -252,9 +262,8 @@ fn build(table: &Table, first: bool) -> Vec<Profile> {
     table
         .release
         .iter()
-        .filter_map(|row| Some((row, row.minor.parse::<Minor>().ok()?)))
-        .flat_map(|(row, minor)| {
-            table::points_of(&patch_points, minor)
+        .flat_map(|row| {
+            table::points_of(&patch_points, row.minor)
                 .into_iter()
                 .filter(move |at| (at.patch == 0) == first)
                 .map(move |at| (row, at))
@@ -293,14 +302,14 @@ fn build(table: &Table, first: bool) -> Vec<Profile> {
                     flow: r.flow,
                     command: words(&r.command, at),
                     optional_flags: words(&r.optional_flags, at),
-                    gate: r.gate.clone(),
+                    opt_in: r.opt_in.clone(),
                 })
                 .collect(),
-            gates: table
-                .gate
+            opt_ins: table
+                .opt_in
                 .iter()
                 .filter(|r| holds(at, &r.since, &r.until))
-                .map(|r| Gate {
+                .map(|r| OptIn {
                     name: r.name.clone(),
                     flow: r.flow,
                     feature_sets: r.feature_sets.clone(),
@@ -313,17 +322,20 @@ fn build(table: &Table, first: bool) -> Vec<Profile> {
                 .filter(|r| holds(at, &r.since, &r.until))
                 .map(|r| Capability {
                     name: r.name.clone(),
-                    in_sets_from: r.in_sets_from.as_deref().and_then(|m| m.parse().ok()),
+                    in_sets_from: r.in_sets_from,
                 })
                 .collect(),
             capability_sets: table
                 .capability_set
                 .iter()
                 .filter(|r| holds(at, &r.since, &r.until))
-                .map(|r| r.name.clone())
+                .map(|r| CapabilitySet {
+                    name: format!("v{}", r.minor),
+                    minor: r.minor,
+                })
                 .collect(),
-            switches: table
-                .feature
+            switch_rows: table
+                .switch
                 .iter()
                 .filter(|r| holds(at, &r.since, &r.until))
                 .map(|r| {
@@ -476,7 +488,7 @@ pub fn profile_for_patch(minor: Minor, patch: u32) -> Option<&'static Profile> {
 mod tests {
     use super::*;
     use crate::release::dimensions::{Dimensions, Platform};
-    use table::{bound, Point};
+    use table::{Bound, Point};
 
     /// Every node a profile can make: each flow, platform and distribution.
     fn every_dims() -> Vec<Dimensions> {
@@ -504,45 +516,45 @@ mod tests {
         sorted.sort();
         sorted.dedup();
         assert_eq!(minors, sorted);
-        // Every gate a stage, file or unit names is a gate of that release.
+        // Every opt-in a stage, file or unit names is an opt-in of that release.
         for profile in PROFILES.iter() {
-            let gates = profile
+            let opt_ins = profile
                 .files
                 .iter()
-                .map(|f| (&f.path, &f.scope.gate))
-                .chain(profile.units.iter().map(|u| (&u.name, &u.scope.gate)))
-                .chain(profile.stages.iter().map(|s| (&s.name, &s.gate)));
-            for (name, gate) in gates {
-                if let Some(gate) = gate {
+                .map(|f| (&f.path, &f.scope.opt_in))
+                .chain(profile.units.iter().map(|u| (&u.name, &u.scope.opt_in)))
+                .chain(profile.stages.iter().map(|s| (&s.name, &s.opt_in)));
+            for (name, opt_in) in opt_ins {
+                if let Some(opt_in) = opt_in {
                     assert!(
-                        profile.gates.iter().any(|g| &g.name == gate),
-                        "{}: {name} is behind gate {gate}, which the release does not have",
+                        profile.opt_ins.iter().any(|g| &g.name == opt_in),
+                        "{}: {name} is behind opt-in {opt_in}, which the release does not have",
                         profile.minor
                     );
                 }
             }
         }
-        // A gate opens only with feature sets its release accepts (CustomNoUpgrade opens gates
+        // An opt-in is chosen only with feature sets its release accepts (CustomNoUpgrade chooses opt-ins
         // through their feature gates, never as a listed set), and at most one row per name.
         for profile in PROFILES.iter() {
             let mut names = std::collections::BTreeSet::new();
-            for gate in &profile.gates {
+            for opt_in in &profile.opt_ins {
                 assert!(
-                    names.insert(&gate.name),
-                    "{}: two {} gates",
+                    names.insert(&opt_in.name),
+                    "{}: two {} opt-ins",
                     profile.minor,
-                    gate.name
+                    opt_in.name
                 );
-                for set in &gate.feature_sets {
+                for set in &opt_in.feature_sets {
                     assert!(
                         profile
                             .distributions
                             .iter()
                             .any(|d| d.feature_sets.contains(set))
                             && set != CUSTOM_FEATURE_SET,
-                        "{}: gate {} opens with `{set}`, not a feature set the release lists",
+                        "{}: opt-in {} is chosen with `{set}`, not a feature set the release lists",
                         profile.minor,
-                        gate.name
+                        opt_in.name
                     );
                 }
             }
@@ -559,7 +571,7 @@ mod tests {
             }
         }
         // A release that reads osImageStream has a default stream among the ones it accepts,
-        // and the OSStreams gate that lets a cluster choose another.
+        // and the OSStreams opt-in that lets a cluster choose another.
         for profile in PROFILES.iter() {
             for facts in &profile.distributions {
                 if facts.os_image_streams.is_empty() {
@@ -573,8 +585,8 @@ mod tests {
                     facts.os_image_stream
                 );
                 assert!(
-                    profile.gates.iter().any(|g| g.name == OS_STREAMS_GATE),
-                    "{}: accepts osImageStream but has no {OS_STREAMS_GATE} gate",
+                    profile.opt_ins.iter().any(|g| g.name == OS_STREAMS_OPT_IN),
+                    "{}: accepts osImageStream but has no {OS_STREAMS_OPT_IN} opt-in",
                     profile.minor
                 );
             }
@@ -598,15 +610,28 @@ mod tests {
     #[test]
     fn a_bad_table_is_refused_naming_the_fault() {
         let with = |extra: &str| table::load(&format!("{}\n{extra}", table::TABLE));
-        let fault = with("[[feature]]\nname = \"no_such_switch\"\n").unwrap_err();
+        let fault = with("[[switch]]\nname = \"no_such_switch\"\n").unwrap_err();
         assert!(fault.contains("no_such_switch"), "{fault}");
-        let fault = with("[[file]]\npath = \"/x\"\nmode = 0o600\ngate = \"nope\"\n").unwrap_err();
-        assert!(fault.contains("/x: no gate `nope`"), "{fault}");
+        let fault = with("[[file]]\npath = \"/x\"\nmode = 0o600\nopt_in = \"nope\"\n").unwrap_err();
+        assert!(fault.contains("/x: no opt-in `nope`"), "{fault}");
         let fault =
             with("[[file]]\npath = \"/y\"\nmode = 0o600\noverlay = \"nope\"\n").unwrap_err();
         assert!(fault.contains("/y: no overlay `nope`"), "{fault}");
         let fault = with("[[file]]\npath = \"/z\"\nmode = 0o600\nsince = \"4.99\"\n").unwrap_err();
         assert!(fault.contains("`4.99` is not a supported minor"), "{fault}");
+        let fault = with("[[capability_set]]\nname = \"4.11\"\n").unwrap_err();
+        assert!(
+            fault.contains("capability set `4.11` is not v<minor>"),
+            "{fault}"
+        );
+        // Without a release outside development, a run that names none has nothing to take.
+        let all_development = table::TABLE
+            .replace("development = true\n", "")
+            .replace("[[release]]\n", "[[release]]\ndevelopment = true\n");
+        let fault = table::load(&all_development).unwrap_err();
+        assert!(fault.contains("no release to default to"), "{fault}");
+        let fault = with("[[unit]]\nname = \"v.service\"\nuntil = \"4.9.x\"\n").unwrap_err();
+        assert!(fault.contains("`4.9.x` is not a minor"), "{fault}");
         let fault = with("[[file]]\npath = \"/w\"\nmode = 0o600\nwhen = \"sunny\"\n").unwrap_err();
         assert!(fault.contains("sunny"), "{fault}");
         let fault = with("[[unit]]\nname = \"u.service\"\nenabld = true\n").unwrap_err();
@@ -617,10 +642,10 @@ mod tests {
     #[test]
     fn every_switch_has_a_row() {
         let table = table::load(table::TABLE).unwrap();
-        for feature in Feature::ALL {
+        for switch in Switch::ALL {
             assert!(
-                table.feature.iter().any(|r| r.name == *feature),
-                "{feature} has no [[feature]] row"
+                table.switch.iter().any(|r| r.name == *switch),
+                "{switch} has no [[switch]] row"
             );
         }
     }
@@ -677,10 +702,12 @@ mod tests {
         }
         for profile in all_profiles() {
             for dims in every_dims() {
-                let all_gates: Vec<String> = profile.gates.iter().map(|g| g.name.clone()).collect();
-                let view = profile.view(dims.flow, dims.platform, dims.distribution, &all_gates);
+                let all_opt_ins: Vec<String> =
+                    profile.opt_ins.iter().map(|g| g.name.clone()).collect();
+                let node =
+                    profile.for_node(dims.flow, dims.platform, dims.distribution, &all_opt_ins);
                 let mut seen = BTreeSet::new();
-                for file in &view.files {
+                for file in &node.files {
                     assert!(
                         seen.insert(&file.path),
                         "{} ({dims:?}): two rows for {}",
@@ -695,7 +722,7 @@ mod tests {
                     );
                 }
                 let mut seen = BTreeSet::new();
-                for unit in &view.units {
+                for unit in &node.units {
                     assert!(
                         seen.insert(&unit.name),
                         "{} ({dims:?}): two rows for {}",
@@ -729,28 +756,31 @@ mod tests {
             minor: minor.parse().unwrap(),
             patch,
         };
-        let from = Some("4.9.5".to_string());
+        let from = Some("4.9.5".parse::<Bound>().unwrap());
         assert!(!holds(at("4.9", 4), &from, &None));
         assert!(holds(at("4.9", 5), &from, &None));
         assert!(holds(at("4.10", 0), &from, &None));
-        let until = Some("4.9.4".to_string());
+        let until = Some("4.9.4".parse::<Bound>().unwrap());
         assert!(holds(at("4.9", 4), &None, &until));
         assert!(!holds(at("4.9", 5), &None, &until));
-        assert_eq!(bound("4.9.5"), Some((Minor::new(4, 9), Some(5))));
+        let bound: Bound = "4.9.5".parse().unwrap();
+        assert_eq!((bound.minor, bound.patch), (Minor::new(4, 9), Some(5)));
+        assert_eq!(bound.to_string(), "4.9.5");
+        assert!("4.9.x".parse::<Bound>().is_err() && "4".parse::<Bound>().is_err());
         // The z-stream's profile exists and differs from the minor's where the table says so.
         let first = profile_for_patch(Minor::new(4, 9), 0).unwrap();
         let later = profile_for_patch(Minor::new(4, 9), 7).unwrap();
         assert_eq!(first.from_patch, 0);
         assert_eq!(later.from_patch, 5);
         let cluster = Dimensions::default();
-        assert!(!first.features(cluster).has(Feature::CvoOverrides));
-        assert!(later.features(cluster).has(Feature::CvoOverrides));
-        let view = later.view(Flow::Cluster, Platform::None, Distribution::Ocp, &[]);
-        assert!(view
+        assert!(!first.switches(cluster).has(Switch::CvoOverrides));
+        assert!(later.switches(cluster).has(Switch::CvoOverrides));
+        let node = later.for_node(Flow::Cluster, Platform::None, Distribution::Ocp, &[]);
+        assert!(node
             .file("/opt/openshift/original_cvo_overrides.patch")
             .is_some());
-        let view = first.view(Flow::Cluster, Platform::None, Distribution::Ocp, &[]);
-        assert!(view
+        let node = first.for_node(Flow::Cluster, Platform::None, Distribution::Ocp, &[]);
+        assert!(node
             .file("/opt/openshift/original_cvo_overrides.patch")
             .is_none());
     }
@@ -758,12 +788,12 @@ mod tests {
     /// A switch, file or stage limited to one flow is on only there; an overlay's files reach
     /// only its nodes.
     #[test]
-    fn views_follow_flow_and_overlay() {
+    fn node_profiles_follow_flow_and_overlay() {
         let profile = profile_for(Minor::new(4, 16)).unwrap();
-        let cluster = profile.view(Flow::Cluster, Platform::None, Distribution::Ocp, &[]);
-        let single = profile.view(Flow::InPlace, Platform::None, Distribution::Ocp, &[]);
-        assert!(!cluster.has(Feature::SingleNodeWorkerConfig));
-        assert!(single.has(Feature::SingleNodeWorkerConfig));
+        let cluster = profile.for_node(Flow::Cluster, Platform::None, Distribution::Ocp, &[]);
+        let single = profile.for_node(Flow::InPlace, Platform::None, Distribution::Ocp, &[]);
+        assert!(!cluster.has(Switch::SingleNodeWorkerConfig));
+        assert!(single.has(Switch::SingleNodeWorkerConfig));
         assert!(cluster.file("/usr/local/bin/install-to-disk.sh").is_none());
         let install = single.file("/usr/local/bin/install-to-disk.sh").unwrap();
         assert_eq!(install.mode, 0o555);
@@ -783,7 +813,7 @@ mod tests {
         let mode = |minor| {
             profile_for(Minor::new(4, minor))
                 .unwrap()
-                .view(Flow::Cluster, Platform::None, Distribution::Ocp, &[])
+                .for_node(Flow::Cluster, Platform::None, Distribution::Ocp, &[])
                 .file("/etc/containers/registries.conf")
                 .unwrap()
                 .mode
@@ -799,11 +829,11 @@ mod tests {
         let table = table::load(&format!("{}\n{row}", table::TABLE)).unwrap();
         for profile in &build(&table, true) {
             for dims in every_dims() {
-                let view = profile.view(dims.flow, dims.platform, dims.distribution, &[]);
-                let has = view.file("/etc/example.conf").is_some();
+                let node = profile.for_node(dims.flow, dims.platform, dims.distribution, &[]);
+                let has = node.file("/etc/example.conf").is_some();
                 let wanted = dims.flow == Flow::InPlace && profile.minor >= Minor::new(4, 20);
                 assert_eq!(has, wanted, "{} {dims:?}", profile.minor);
-                if let Some(file) = view.file("/etc/example.conf") {
+                if let Some(file) = node.file("/etc/example.conf") {
                     assert_eq!(file.mode, 0o644);
                     assert_eq!(file.template, "single-node/node/etc/example.conf");
                 }
@@ -819,11 +849,11 @@ mod tests {
         let table = table::load(&format!("{}\n{row}", table::TABLE)).unwrap();
         for profile in &build(&table, true) {
             for dims in every_dims() {
-                let view = profile.view(dims.flow, dims.platform, dims.distribution, &[]);
+                let node = profile.for_node(dims.flow, dims.platform, dims.distribution, &[]);
                 let wanted =
                     dims.platform == Platform::External && profile.minor >= Minor::new(4, 20);
                 assert_eq!(
-                    view.file("/etc/provider.conf").is_some(),
+                    node.file("/etc/provider.conf").is_some(),
                     wanted,
                     "{} {dims:?}",
                     profile.minor
@@ -834,7 +864,7 @@ mod tests {
 
     #[test]
     fn ranges_are_inclusive() {
-        let m = |t: &str| Some(t.to_string());
+        let m = |t: &str| Some(t.parse::<Bound>().unwrap());
         let at = |minor, patch| Point {
             minor: Minor::new(4, minor),
             patch,

@@ -24,19 +24,21 @@ pub fn first_release(has: impl Fn(&Profile) -> bool) -> Option<Minor> {
     PROFILES.iter().find(|p| has(p)).map(|p| p.minor)
 }
 
-/// The oldest supported release with the switch `feature` on (for a cluster node on platform
+/// The oldest supported release with the switch `switch` on (for a cluster node on platform
 /// none of OpenShift, the dimensions switches about the install-config hold for).
-pub fn first_with(feature: super::Feature) -> Option<Minor> {
-    first_release(|p| p.features(super::Dimensions::default()).has(feature))
+pub fn first_with(switch: super::Switch) -> Option<Minor> {
+    first_release(|p| p.switches(super::Dimensions::default()).has(switch))
 }
 
-/// The newest supported release that is not a development one.
-pub fn default_minor() -> Minor {
+/// The newest supported release that is not a development one; `None` only when the release
+/// table does not load ([`check_table`](super::check_table) says why), as a table without such a
+/// release is refused when it loads.
+pub fn default_minor() -> Option<Minor> {
     PROFILES
         .iter()
         .rev()
         .find(|p| !p.development)
-        .map_or(Minor::new(4, 19), |p| p.minor)
+        .map(|p| p.minor)
 }
 
 /// The supported minors, oldest first, as text for messages (`4.9, 4.10, ... 5.0 (development)`).
@@ -96,23 +98,28 @@ pub fn select(version: Option<&str>, image: Option<&str>) -> Result<SelectedRele
         (Some(given), _, _) => (given, false),
         (None, Some(tagged), _) => (tagged, false),
         (None, None, Some(image)) => {
+            let example = default_minor().map_or_else(String::new, |m| format!(", e.g. {m}.0"));
             return Err(Error::InvalidOption {
                 option: OptionField::ReleaseVersion,
                 message: format!(
-                    "the release image `{image}` does not say which release it is (a digest, or a tag without a version), and the bootstrap differs by release: give the version with {}, e.g. {}.0",
+                    "the release image `{image}` does not say which release it is (a digest, or a tag without a version), and the bootstrap differs by release: give the version with {}{example}",
                     OptionField::ReleaseVersion,
-                    default_minor()
                 ),
-            })
+            });
         }
-        (None, None, None) => (
-            ReleaseVersion {
-                minor: default_minor(),
-                patch: 0,
-                pre: None,
-            },
-            true,
-        ),
+        (None, None, None) => {
+            let minor = default_minor().ok_or_else(|| Error::ReleaseTable {
+                fault: "no release outside development to default to".into(),
+            })?;
+            (
+                ReleaseVersion {
+                    minor,
+                    patch: 0,
+                    pre: None,
+                },
+                true,
+            )
+        }
     };
     let profile =
         profile_for_patch(chosen.minor, chosen.patch).ok_or_else(|| Error::InvalidOption {
@@ -142,7 +149,7 @@ mod tests {
         let default = select(None, None).unwrap();
         assert!(default.defaulted);
         assert!(!default.profile.development);
-        assert_eq!(default.version.minor, default_minor());
+        assert_eq!(Some(default.version.minor), default_minor());
         let tagged = select(None, Some("quay.io/x/ocp-release:4.16.3-x86_64")).unwrap();
         assert_eq!(tagged.version.to_string(), "4.16.3");
         assert_eq!(tagged.profile.minor, Minor::new(4, 16));

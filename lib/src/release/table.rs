@@ -1,9 +1,10 @@
-//! `releases.toml` as written: its rows, the release ranges they hold for, and the checks that
-//! make a bad table an error when it loads (an unknown switch, gate or overlay, a row with a
-//! bound that names no supported release), never a silently smaller node.
+//! `releases.toml` as written: its rows, the release ranges they hold for (each bound read into a
+//! [`Bound`] once, as the table loads), and the checks that make a bad table an error when it
+//! loads (an unknown switch, opt-in or overlay, a row with a bound that names no supported
+//! release), never a silently smaller node.
 
 use super::dimensions::{Condition, Distribution, Each, Flow, Order, Platform, Scope};
-use super::feature::Feature;
+use super::switch::Switch;
 use super::version::Minor;
 use serde::Deserialize;
 
@@ -24,7 +25,7 @@ pub(super) struct Table {
     pub image: Vec<ImageRow>,
     pub stage: Vec<StageRow>,
     #[serde(default)]
-    pub feature: Vec<FeatureRow>,
+    pub switch: Vec<SwitchRow>,
     #[serde(default)]
     pub overlay: Vec<OverlayRow>,
     #[serde(default)]
@@ -32,7 +33,7 @@ pub(super) struct Table {
     #[serde(default)]
     pub unit: Vec<UnitRow>,
     #[serde(default)]
-    pub gate: Vec<GateRow>,
+    pub opt_in: Vec<OptInRow>,
     #[serde(default)]
     pub feature_set: Vec<Ranged<String>>,
     #[serde(default)]
@@ -47,26 +48,29 @@ pub(super) struct Table {
 #[serde(deny_unknown_fields)]
 pub(super) struct CapabilityRow {
     pub name: String,
-    pub since: Option<String>,
-    pub until: Option<String>,
-    pub in_sets_from: Option<String>,
+    pub since: Option<Bound>,
+    pub until: Option<Bound>,
+    #[serde(default, deserialize_with = "some_minor")]
+    pub in_sets_from: Option<Minor>,
 }
 
 /// A versioned baseline capability set (`v4.N`) the release knows.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(super) struct CapabilitySetRow {
-    pub name: String,
-    pub since: Option<String>,
-    pub until: Option<String>,
+    /// The set's name, `v<minor>`, read as its minor.
+    #[serde(rename = "name", deserialize_with = "versioned_set")]
+    pub minor: Minor,
+    pub since: Option<Bound>,
+    pub until: Option<Bound>,
 }
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub(super) struct GateRow {
+pub(super) struct OptInRow {
     pub name: String,
-    pub since: Option<String>,
-    pub until: Option<String>,
+    pub since: Option<Bound>,
+    pub until: Option<Bound>,
     pub flow: Option<Flow>,
     pub feature_sets: Vec<String>,
     #[serde(default)]
@@ -76,7 +80,8 @@ pub(super) struct GateRow {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(super) struct ReleaseRow {
-    pub minor: String,
+    #[serde(deserialize_with = "minor")]
+    pub minor: Minor,
     pub source: String,
     #[serde(default)]
     pub development: bool,
@@ -87,8 +92,8 @@ pub(super) struct ReleaseRow {
 #[serde(deny_unknown_fields)]
 pub(super) struct DistributionRow {
     pub name: Distribution,
-    pub since: Option<String>,
-    pub until: Option<String>,
+    pub since: Option<Bound>,
+    pub until: Option<Bound>,
     pub repository: String,
     pub channel: String,
     pub upstream: Option<String>,
@@ -99,8 +104,8 @@ pub(super) struct DistributionRow {
 #[serde(deny_unknown_fields)]
 pub(super) struct Ranged<T> {
     pub value: T,
-    pub since: Option<String>,
-    pub until: Option<String>,
+    pub since: Option<Bound>,
+    pub until: Option<Bound>,
     pub distribution: Option<Distribution>,
 }
 
@@ -110,8 +115,8 @@ pub(super) struct ImageRow {
     pub var: String,
     pub name: String,
     pub fallback: Option<String>,
-    pub since: Option<String>,
-    pub until: Option<String>,
+    pub since: Option<Bound>,
+    pub until: Option<Bound>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -122,8 +127,8 @@ pub(super) struct StageRow {
     #[serde(default = "same_as_marker")]
     pub skip_if: String,
     pub kind: String,
-    pub since: Option<String>,
-    pub until: Option<String>,
+    pub since: Option<Bound>,
+    pub until: Option<Bound>,
     #[serde(default)]
     pub options: Vec<String>,
     pub image: Option<String>,
@@ -132,7 +137,7 @@ pub(super) struct StageRow {
     pub flow: Option<Flow>,
     #[serde(default)]
     pub optional_flags: Vec<Word>,
-    pub gate: Option<String>,
+    pub opt_in: Option<String>,
 }
 
 fn same_as_marker() -> String {
@@ -146,8 +151,8 @@ pub(super) enum Word {
     Always(String),
     Ranged {
         word: String,
-        since: Option<String>,
-        until: Option<String>,
+        since: Option<Bound>,
+        until: Option<Bound>,
     },
 }
 
@@ -155,10 +160,10 @@ pub(super) enum Word {
 /// switch on in any of its rows is on).
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub(super) struct FeatureRow {
-    pub name: Feature,
-    pub since: Option<String>,
-    pub until: Option<String>,
+pub(super) struct SwitchRow {
+    pub name: Switch,
+    pub since: Option<Bound>,
+    pub until: Option<Bound>,
     pub flow: Option<Flow>,
     pub platform: Option<Platform>,
     pub distribution: Option<Distribution>,
@@ -184,13 +189,13 @@ pub(super) struct FileRow {
     pub mode: u32,
     #[serde(default)]
     pub append: bool,
-    pub since: Option<String>,
-    pub until: Option<String>,
+    pub since: Option<Bound>,
+    pub until: Option<Bound>,
     pub flow: Option<Flow>,
     pub platform: Option<Platform>,
     pub distribution: Option<Distribution>,
-    pub feature: Option<Feature>,
-    pub gate: Option<String>,
+    pub switch: Option<Switch>,
+    pub opt_in: Option<String>,
     pub overlay: Option<String>,
     pub when: Option<Condition>,
     pub each: Option<Each>,
@@ -205,19 +210,19 @@ pub(super) struct UnitRow {
     pub name: String,
     #[serde(default)]
     pub enabled: bool,
-    pub since: Option<String>,
-    pub until: Option<String>,
+    pub since: Option<Bound>,
+    pub until: Option<Bound>,
     pub flow: Option<Flow>,
     pub platform: Option<Platform>,
     pub distribution: Option<Distribution>,
-    pub feature: Option<Feature>,
-    pub gate: Option<String>,
+    pub switch: Option<Switch>,
+    pub opt_in: Option<String>,
     pub overlay: Option<String>,
 }
 
 /// A row that says which nodes have what it describes (a file or a unit row).
 pub(super) trait Scoped {
-    /// Its flow, platform, distribution, switch, gate and overlay.
+    /// Its flow, platform, distribution, switch, opt-in and overlay.
     fn dims(&self) -> RowDims<'_>;
 }
 
@@ -226,8 +231,8 @@ pub(super) struct RowDims<'a> {
     pub flow: Option<Flow>,
     pub platform: Option<Platform>,
     pub distribution: Option<Distribution>,
-    pub feature: Option<Feature>,
-    pub gate: &'a Option<String>,
+    pub switch: Option<Switch>,
+    pub opt_in: &'a Option<String>,
     pub overlay: &'a Option<String>,
 }
 
@@ -239,8 +244,8 @@ macro_rules! scoped {
                     flow: self.flow,
                     platform: self.platform,
                     distribution: self.distribution,
-                    feature: self.feature,
-                    gate: &self.gate,
+                    switch: self.switch,
+                    opt_in: &self.opt_in,
                     overlay: &self.overlay,
                 }
             }
@@ -262,8 +267,8 @@ impl Table {
             flow: dims.flow.or(overlay.and_then(|o| o.flow)),
             platform: dims.platform.or(overlay.and_then(|o| o.platform)),
             distribution: dims.distribution.or(overlay.and_then(|o| o.distribution)),
-            feature: dims.feature,
-            gate: dims.gate.clone(),
+            switch: dims.switch,
+            opt_in: dims.opt_in.clone(),
         }
     }
 }
@@ -292,35 +297,87 @@ pub(super) struct Point {
     pub patch: u32,
 }
 
-/// A row's bound: a minor (`4.9`, every patch of it) or a patch release (`4.9.5`).
-pub(super) fn bound(text: &str) -> Option<(Minor, Option<u32>)> {
-    // Told apart by their dots, not by a failed parse: that formats an error message, and the
-    // table asks about its bounds some 20,000 times as it loads.
-    if text.bytes().filter(|b| *b == b'.').count() == 1 {
-        return Some((text.parse().ok()?, None));
-    }
-    let (minor, patch) = text.rsplit_once('.')?;
-    Some((minor.parse().ok()?, Some(patch.parse().ok()?)))
+/// A row's bound, read once when the table loads: a minor (`4.9`, every patch of it) or a patch
+/// release (`4.9.5`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(try_from = "String")]
+pub(super) struct Bound {
+    pub minor: Minor,
+    pub patch: Option<u32>,
 }
 
-pub(super) fn holds(at: Point, since: &Option<String>, until: &Option<String>) -> bool {
-    let since_ok = since
-        .as_deref()
-        .and_then(bound)
-        .is_none_or(|(m, p)| (at.minor, at.patch) >= (m, p.unwrap_or(0)));
-    let until_ok = until
-        .as_deref()
-        .and_then(bound)
-        .is_none_or(|(m, p)| match p {
-            Some(p) => (at.minor, at.patch) <= (m, p),
-            None => at.minor <= m,
-        });
+impl std::str::FromStr for Bound {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Bound, String> {
+        let refused = || format!("`{text}` is not a minor (4.9) or a patch release (4.9.5)");
+        match text.matches('.').count() {
+            1 => Ok(Bound {
+                minor: text.parse()?,
+                patch: None,
+            }),
+            2 => {
+                let (minor, patch) = text.rsplit_once('.').ok_or_else(refused)?;
+                Ok(Bound {
+                    minor: minor.parse()?,
+                    patch: Some(patch.parse().map_err(|_| refused())?),
+                })
+            }
+            _ => Err(refused()),
+        }
+    }
+}
+
+impl TryFrom<String> for Bound {
+    type Error = String;
+
+    fn try_from(text: String) -> Result<Bound, String> {
+        text.parse()
+    }
+}
+
+impl std::fmt::Display for Bound {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.patch {
+            Some(patch) => write!(f, "{}.{patch}", self.minor),
+            None => write!(f, "{}", self.minor),
+        }
+    }
+}
+
+/// Reads a minor (`4.16`) of the table.
+fn minor<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Minor, D::Error> {
+    let text = String::deserialize(deserializer)?;
+    text.parse().map_err(serde::de::Error::custom)
+}
+
+/// Reads an optional minor of the table.
+fn some_minor<'de, D: serde::Deserializer<'de>>(
+    deserializer: D,
+) -> Result<Option<Minor>, D::Error> {
+    minor(deserializer).map(Some)
+}
+
+/// Reads a versioned capability set's name (`v4.11`) as its minor.
+fn versioned_set<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Minor, D::Error> {
+    let text = String::deserialize(deserializer)?;
+    text.strip_prefix('v')
+        .and_then(|minor| minor.parse().ok())
+        .ok_or_else(|| serde::de::Error::custom(format!("capability set `{text}` is not v<minor>")))
+}
+
+pub(super) fn holds(at: Point, since: &Option<Bound>, until: &Option<Bound>) -> bool {
+    let since_ok = since.is_none_or(|b| (at.minor, at.patch) >= (b.minor, b.patch.unwrap_or(0)));
+    let until_ok = until.is_none_or(|b| match b.patch {
+        Some(patch) => (at.minor, at.patch) <= (b.minor, patch),
+        None => at.minor <= b.minor,
+    });
     since_ok && until_ok
 }
 
 /// Every row's `[since, until]` bounds, for z-stream points and checks.
-pub(super) fn all_bounds(table: &Table) -> Vec<[&Option<String>; 2]> {
-    let mut out: Vec<[&Option<String>; 2]> = Vec::new();
+pub(super) fn all_bounds(table: &Table) -> Vec<[&Option<Bound>; 2]> {
+    let mut out: Vec<[&Option<Bound>; 2]> = Vec::new();
     for s in &table.stage {
         out.push([&s.since, &s.until]);
         for w in s.command.iter().chain(&s.optional_flags) {
@@ -330,7 +387,7 @@ pub(super) fn all_bounds(table: &Table) -> Vec<[&Option<String>; 2]> {
         }
     }
     out.extend(table.image.iter().map(|r| [&r.since, &r.until]));
-    out.extend(table.feature.iter().map(|r| [&r.since, &r.until]));
+    out.extend(table.switch.iter().map(|r| [&r.since, &r.until]));
     out.extend(table.distribution.iter().map(|r| [&r.since, &r.until]));
     out.extend(
         table
@@ -344,7 +401,7 @@ pub(super) fn all_bounds(table: &Table) -> Vec<[&Option<String>; 2]> {
     );
     out.extend(table.file.iter().map(|r| [&r.since, &r.until]));
     out.extend(table.unit.iter().map(|r| [&r.since, &r.until]));
-    out.extend(table.gate.iter().map(|r| [&r.since, &r.until]));
+    out.extend(table.opt_in.iter().map(|r| [&r.since, &r.until]));
     out.extend(table.capability.iter().map(|r| [&r.since, &r.until]));
     out.extend(table.capability_set.iter().map(|r| [&r.since, &r.until]));
     out
@@ -355,10 +412,18 @@ pub(super) fn all_bounds(table: &Table) -> Vec<[&Option<String>; 2]> {
 pub(super) fn patch_points(table: &Table) -> Vec<(Minor, u32)> {
     let mut points = Vec::new();
     for [since, until] in all_bounds(table) {
-        if let Some((minor, Some(patch))) = since.as_deref().and_then(bound) {
+        if let Some(Bound {
+            minor,
+            patch: Some(patch),
+        }) = *since
+        {
             points.push((minor, patch));
         }
-        if let Some((minor, Some(patch))) = until.as_deref().and_then(bound) {
+        if let Some(Bound {
+            minor,
+            patch: Some(patch),
+        }) = *until
+        {
             points.push((minor, patch + 1));
         }
     }
@@ -407,53 +472,34 @@ pub(super) fn values_in(
         .collect()
 }
 
-/// Reads and checks the table: every bound names a supported release, every gate and overlay a
+/// Reads and checks the table: every bound names a supported release, every opt-in and overlay a
 /// row names exists, and no two file rows for one path (or unit rows for one name) can hold
 /// for the same node.
 pub(super) fn load(text: &str) -> Result<Table, String> {
     let table: Table = toml::from_str(text).map_err(|e| e.to_string())?;
-    let known: Vec<Minor> = table
-        .release
-        .iter()
-        .map(|r| {
-            r.minor
-                .parse::<Minor>()
-                .map_err(|_| format!("[[release]] minor `{}` is not a minor", r.minor))
-        })
-        .collect::<Result<_, _>>()?;
-    for text in all_bounds(&table).into_iter().flatten().flatten() {
-        if !bound(text).is_some_and(|(minor, _)| known.contains(&minor)) {
+    let known: Vec<Minor> = table.release.iter().map(|r| r.minor).collect();
+    // A run that names no release takes the newest one outside development.
+    if table.release.iter().all(|r| r.development) {
+        return Err("no [[release]] row outside development: no release to default to".into());
+    }
+    for bound in all_bounds(&table).into_iter().flatten().flatten() {
+        if !known.contains(&bound.minor) {
             return Err(format!(
-                "`{text}` is not a supported minor or a patch release of one"
+                "`{bound}` is not a supported minor or a patch release of one"
             ));
         }
     }
-    for row in &table.capability {
-        if let Some(from) = row.in_sets_from.as_deref() {
-            if from.parse::<Minor>().is_err() {
-                return Err(format!(
-                    "capability {}: in_sets_from `{from}` is not a minor",
-                    row.name
-                ));
-            }
-        }
-    }
-    for set in &table.capability_set {
-        if set.name.trim_start_matches('v').parse::<Minor>().is_err() {
-            return Err(format!("capability set `{}` is not v<minor>", set.name));
-        }
-    }
-    let gate_names: Vec<&str> = table.gate.iter().map(|g| g.name.as_str()).collect();
+    let opt_in_names: Vec<&str> = table.opt_in.iter().map(|g| g.name.as_str()).collect();
     let overlay_names: Vec<&str> = table.overlay.iter().map(|o| o.name.as_str()).collect();
-    let named_gates = table
+    let named_opt_ins = table
         .file
         .iter()
-        .map(|r| (&r.path, &r.gate))
-        .chain(table.unit.iter().map(|r| (&r.name, &r.gate)))
-        .chain(table.stage.iter().map(|r| (&r.name, &r.gate)));
-    for (row, gate) in named_gates {
-        if let Some(gate) = gate.as_deref().filter(|g| !gate_names.contains(g)) {
-            return Err(format!("{row}: no gate `{gate}`"));
+        .map(|r| (&r.path, &r.opt_in))
+        .chain(table.unit.iter().map(|r| (&r.name, &r.opt_in)))
+        .chain(table.stage.iter().map(|r| (&r.name, &r.opt_in)));
+    for (row, opt_in) in named_opt_ins {
+        if let Some(opt_in) = opt_in.as_deref().filter(|g| !opt_in_names.contains(g)) {
+            return Err(format!("{row}: no opt-in `{opt_in}`"));
         }
     }
     let named_overlays = table

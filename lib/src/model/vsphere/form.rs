@@ -3,7 +3,7 @@
 
 use crate::config::LoadedConfig;
 use crate::error::Result;
-use crate::release::{first_with, Feature, FeatureSet, Profile};
+use crate::release::{first_with, Profile, Switch, Switches};
 
 /// Refuses the vSphere fields of a later form than the release takes: `vcenters` and
 /// `failureDomains` before 4.13 (4.12's installer took them only with TechPreviewNoUpgrade and
@@ -14,28 +14,28 @@ use crate::release::{first_with, Feature, FeatureSet, Profile};
 pub(crate) fn check_form(
     loaded: &LoadedConfig,
     profile: &Profile,
-    features: &FeatureSet,
+    switches: &Switches,
 ) -> Result<()> {
     let written = |key: &&str| loaded.line_of(&format!("platform.vsphere.{key}")).is_some();
-    let arrived = |what: &str, feature: Feature, then: &str| {
-        first_with(feature).map_or_else(
+    let arrived = |what: &str, switch: Switch, then: &str| {
+        first_with(switch).map_or_else(
             || format!("{what} are not in any supported release{then}"),
             |minor| format!("{what} arrived in {minor}{then}"),
         )
     };
     let mut later: Vec<(&str, String)> = Vec::new();
-    if !features.has(Feature::VsphereFailureDomains) {
+    if !switches.has(Switch::VsphereFailureDomains) {
         let why = arrived(
             "vcenters and failureDomains",
-            Feature::VsphereFailureDomains,
+            Switch::VsphereFailureDomains,
             "",
         );
         later.extend([("vcenters", why.clone()), ("failureDomains", why)]);
     }
-    if !features.has(Feature::VsphereVipLists) {
+    if !switches.has(Switch::VsphereVipLists) {
         let why = arrived(
             "apiVIPs and ingressVIPs",
-            Feature::VsphereVipLists,
+            Switch::VsphereVipLists,
             " (write apiVIP and ingressVIP)",
         );
         later.extend([("apiVIPs", why.clone()), ("ingressVIPs", why)]);

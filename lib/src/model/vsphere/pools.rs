@@ -9,7 +9,7 @@ use super::VSpherePlatform;
 use crate::config::{LoadedConfig, Warning};
 use crate::error::Result;
 use crate::model::unknown_fields::{ignored_by_release, NotInRelease};
-use crate::release::{Feature, FeatureSet, Profile};
+use crate::release::{Profile, Switch, Switches};
 use serde::Serialize;
 use serde_json::Value;
 
@@ -18,13 +18,13 @@ const DEFAULTS_AT: &str = "platform.vsphere.defaultMachinePlatform";
 
 /// The keys of a vSphere pool, and the switch saying which releases' installers have each
 /// (`None`: every release's).
-const POOL_KEYS: &[(&str, Option<Feature>)] = &[
+const POOL_KEYS: &[(&str, Option<Switch>)] = &[
     ("cpus", None),
     ("coresPerSocket", None),
     ("memoryMB", None),
     ("osDisk", None),
-    ("zones", Some(Feature::VspherePoolZones)),
-    ("dataDisks", Some(Feature::VspherePoolDataDisks)),
+    ("zones", Some(Switch::VspherePoolZones)),
+    ("dataDisks", Some(Switch::VspherePoolDataDisks)),
 ];
 
 /// A disk a vSphere machine has besides its OS disk (`dataDisks[]`).
@@ -76,7 +76,7 @@ pub(crate) fn machine_pools(
     vsphere: &VSpherePlatform,
     compute_pools: usize,
     profile: &Profile,
-    features: &FeatureSet,
+    switches: &Switches,
     warnings: &mut Vec<Warning>,
 ) -> Result<VSphereMachinePools> {
     let ic = &loaded.config;
@@ -87,7 +87,7 @@ pub(crate) fn machine_pools(
         .and_then(|v| v.get("defaultMachinePlatform"));
     let release = Release {
         profile,
-        features,
+        switches,
         vsphere,
     };
     let defaults = read(loaded, defaults_value, DEFAULTS_AT, &release, warnings)?;
@@ -112,7 +112,7 @@ pub(crate) fn machine_pools(
             &release,
             warnings,
         )?;
-        let base = if features.has(Feature::VsphereComputeSizeOfControlPlane) {
+        let base = if switches.has(Switch::VsphereComputeSizeOfControlPlane) {
             DEFAULT
         } else {
             SMALL_COMPUTE
@@ -129,7 +129,7 @@ pub(crate) fn machine_pools(
 /// zones: the installer's check of the pool fills them in before the pool is merged, so its
 /// machines go to every failure domain even where `defaultMachinePlatform` names zones.
 fn with_zones(mut pool: Written, release: &Release<'_>) -> Written {
-    if pool.present && pool.zones.is_empty() && release.features.has(Feature::VsphereFailureDomains)
+    if pool.present && pool.zones.is_empty() && release.switches.has(Switch::VsphereFailureDomains)
     {
         pool.zones = (release.vsphere.failure_domains.iter())
             .map(|fd| fd.name.clone())
@@ -141,7 +141,7 @@ fn with_zones(mut pool: Written, release: &Release<'_>) -> Written {
 /// The release a pool is read for.
 struct Release<'a> {
     profile: &'a Profile,
-    features: &'a FeatureSet,
+    switches: &'a Switches,
     vsphere: &'a VSpherePlatform,
 }
 
@@ -218,9 +218,9 @@ fn read(
             ));
         };
         let field = format!("{at}.{key}");
-        if let Some(feature) = arrived {
-            if !release.features.has(*feature) {
-                refuse_or_ignore(loaded, &field, *feature, release, warnings)?;
+        if let Some(switch) = arrived {
+            if !release.switches.has(*switch) {
+                refuse_or_ignore(loaded, &field, *switch, release, warnings)?;
                 continue;
             }
         }
@@ -235,14 +235,14 @@ fn read(
             _ => written.data_disks = data_disks(loaded, item, &field)?,
         }
     }
-    if !written.zones.is_empty() && !release.features.has(Feature::VsphereFailureDomains) {
+    if !written.zones.is_empty() && !release.switches.has(Switch::VsphereFailureDomains) {
         return Err(loaded.field_error(
             &format!("{at}.zones"),
             format!(
                 "names failure domains, which the OpenShift {} installer takes only with \
                  TechPreviewNoUpgrade{}; remove it",
                 release.profile.minor,
-                crate::release::first_with(Feature::VsphereFailureDomains)
+                crate::release::first_with(Switch::VsphereFailureDomains)
                     .map_or_else(String::new, |minor| format!(" (they arrived in {minor})"))
             ),
         ));
@@ -252,7 +252,7 @@ fn read(
         &written,
         at,
         release.vsphere,
-        release.features.has(Feature::VspherePoolCoresRule),
+        release.switches.has(Switch::VspherePoolCoresRule),
     )?;
     Ok(written)
 }
@@ -262,12 +262,12 @@ fn read(
 fn refuse_or_ignore(
     loaded: &LoadedConfig,
     field: &str,
-    feature: Feature,
+    switch: Switch,
     release: &Release<'_>,
     warnings: &mut Vec<Warning>,
 ) -> Result<()> {
-    let arrived = crate::release::first_with(feature);
-    if release.features.has(Feature::UnknownFieldsRefused) {
+    let arrived = crate::release::first_with(switch);
+    if release.switches.has(Switch::UnknownFieldsRefused) {
         return Err(loaded.field_error(
             field,
             format!(
@@ -295,8 +295,8 @@ fn refuse_or_ignore(
 /// the switch that says which releases have them (for `refuse_first_unknown`).
 pub(crate) fn later_pool_fields(
     loaded: &LoadedConfig,
-    features: &FeatureSet,
-) -> Vec<(String, Feature)> {
+    switches: &Switches,
+) -> Vec<(String, Switch)> {
     let ic = &loaded.config;
     let mut places = vec![(DEFAULTS_AT.to_string(), {
         ic.platform
@@ -321,9 +321,9 @@ pub(crate) fn later_pool_fields(
             continue;
         };
         for (key, arrived) in POOL_KEYS {
-            if let (true, Some(feature)) = (map.contains_key(*key), arrived) {
-                if !features.has(*feature) {
-                    unknown.push((format!("{at}.{key}"), *feature));
+            if let (true, Some(switch)) = (map.contains_key(*key), arrived) {
+                if !switches.has(*switch) {
+                    unknown.push((format!("{at}.{key}"), *switch));
                 }
             }
         }

@@ -1,7 +1,7 @@
 //! The vSphere platform as the cluster stores it (`cluster-config-v1`).
 
 use super::{FailureDomain, VSpherePlatform};
-use crate::release::{Feature, FeatureSet};
+use crate::release::{Switch, Switches};
 
 /// A vSphere platform as the cluster stores it: each vCenter's server and datacenters only, with
 /// an empty user and password (the credentials live in their Secret), and the DNS records
@@ -9,13 +9,13 @@ use crate::release::{Feature, FeatureSet};
 pub(crate) fn store(
     vsphere: &mut serde_json::Map<String, serde_json::Value>,
     read: &VSpherePlatform,
-    features: &FeatureSet,
+    switches: &Switches,
 ) {
     use serde_json::{json, Value};
     // The single-vCenter fields are stored as read: without their credentials, and with the
     // vCenter, failure domain and VIP lists they stand for written out beside them.
     let single_vcenter_objects =
-        read.single_vcenter_datastore.is_some() && !features.has(Feature::VsphereFailureDomains);
+        read.single_vcenter_datastore.is_some() && !switches.has(Switch::VsphereFailureDomains);
     {
         // The 4.12 installer kept the single-vCenter fields as they were, credentials blanked;
         // later ones drop the credentials.
@@ -31,7 +31,7 @@ pub(crate) fn store(
             ("apiVIPs", &read.api_vips),
             ("ingressVIPs", &read.ingress_vips),
         ] {
-            if features.has(Feature::VsphereVipLists)
+            if switches.has(Switch::VsphereVipLists)
                 && !vips.is_empty()
                 && !vsphere.contains_key(key)
             {
@@ -91,7 +91,7 @@ pub(crate) fn store(
                 .and_then(Value::as_str)
                 .unwrap_or("");
             if pool.is_empty() && !cluster.is_empty() {
-                let separator = if features.has(Feature::VsphereResourcePoolDoubleSlash) {
+                let separator = if switches.has(Switch::VsphereResourcePoolDoubleSlash) {
                     "//"
                 } else {
                     "/"
@@ -100,8 +100,7 @@ pub(crate) fn store(
             }
         }
     }
-    if features.has(Feature::VsphereDnsRecordsTypeDefault)
-        && !vsphere.contains_key("dnsRecordsType")
+    if switches.has(Switch::VsphereDnsRecordsTypeDefault) && !vsphere.contains_key("dnsRecordsType")
     {
         vsphere.insert("dnsRecordsType".into(), json!("Internal"));
     }
@@ -114,15 +113,15 @@ pub(crate) fn store(
 pub(crate) fn store_pools(
     stored: &mut crate::config::InstallConfig,
     read: &VSpherePlatform,
-    features: &FeatureSet,
+    switches: &Switches,
 ) {
     let names: Vec<&str> = read
         .failure_domains
         .iter()
         .map(|fd| fd.name.as_str())
         .collect();
-    let fill = features
-        .has(Feature::VsphereFailureDomains)
+    let fill = switches
+        .has(Switch::VsphereFailureDomains)
         .then_some(&names[..]);
     let pools = stored
         .control_plane
@@ -131,7 +130,7 @@ pub(crate) fn store_pools(
         .filter_map(|pool| pool.platform.as_mut())
         .filter_map(|platform| platform.get_mut("vsphere"));
     for pool in pools {
-        store_pool(pool, features, fill);
+        store_pool(pool, switches, fill);
     }
     if let Some(defaults) = stored
         .platform
@@ -139,20 +138,20 @@ pub(crate) fn store_pools(
         .and_then(|p| p.get_mut("vsphere"))
         .and_then(|v| v.get_mut("defaultMachinePlatform"))
     {
-        store_pool(defaults, features, None);
+        store_pool(defaults, switches, None);
     }
 }
 
-fn store_pool(pool: &mut serde_json::Value, features: &FeatureSet, zones: Option<&[&str]>) {
+fn store_pool(pool: &mut serde_json::Value, switches: &Switches, zones: Option<&[&str]>) {
     use serde_json::{json, Value};
     let Value::Object(map) = pool else {
         return;
     };
     for (key, feature) in [
-        ("zones", Feature::VspherePoolZones),
-        ("dataDisks", Feature::VspherePoolDataDisks),
+        ("zones", Switch::VspherePoolZones),
+        ("dataDisks", Switch::VspherePoolDataDisks),
     ] {
-        if !features.has(feature) {
+        if !switches.has(feature) {
             map.remove(key);
         }
     }
@@ -171,7 +170,7 @@ fn store_pool(pool: &mut serde_json::Value, features: &FeatureSet, zones: Option
     let empty = |v: Option<&Value>| v.is_none_or(|v| v.as_array().is_none_or(Vec::is_empty));
     if empty(map.get("zones")) {
         match zones {
-            Some(names) if features.has(Feature::VspherePoolZones) && !names.is_empty() => {
+            Some(names) if switches.has(Switch::VspherePoolZones) && !names.is_empty() => {
                 map.insert("zones".into(), json!(names));
             }
             _ => {
@@ -179,8 +178,8 @@ fn store_pool(pool: &mut serde_json::Value, features: &FeatureSet, zones: Option
             }
         }
     }
-    if features.has(Feature::VspherePoolDataDisks) && empty(map.get("dataDisks")) {
-        if features.has(Feature::VspherePoolDataDisksStoredNull) {
+    if switches.has(Switch::VspherePoolDataDisks) && empty(map.get("dataDisks")) {
+        if switches.has(Switch::VspherePoolDataDisksStoredNull) {
             map.insert("dataDisks".into(), Value::Null);
         } else {
             map.remove("dataDisks");

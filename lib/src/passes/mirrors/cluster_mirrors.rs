@@ -136,8 +136,8 @@ pub(crate) fn style_of(doc: &IgnitionDoc, release: Option<Minor>) -> ManifestSty
     match minor.and_then(profile_for) {
         Some(profile)
             if !profile
-                .features(Default::default())
-                .has(crate::release::Feature::ImageDigestMirrorSet) =>
+                .switches(Default::default())
+                .has(crate::release::Switch::ImageDigestMirrorSet) =>
         {
             ManifestStyle::PerSourcePolicies {
                 release: profile.minor.to_string(),
@@ -145,10 +145,19 @@ pub(crate) fn style_of(doc: &IgnitionDoc, release: Option<Minor>) -> ManifestSty
         }
         Some(_) => ManifestStyle::DigestMirrorSet,
         None if !numbered_policies(doc).is_empty() => ManifestStyle::PerSourcePolicies {
-            release: "of this config (it has one ImageContentSourcePolicy per source, as installers before 4.14 write)".into(),
+            release: format!(
+                "of this config (it has one ImageContentSourcePolicy per source, as installers {} write)",
+                digest_mirror_sets_from().map_or_else(|| "before ImageDigestMirrorSet".into(), |m| format!("before {m}"))
+            ),
         },
         None => ManifestStyle::DigestMirrorSet,
     }
+}
+
+/// The first release whose installer writes ImageDigestMirrorSet manifests, from the release
+/// table (for messages).
+fn digest_mirror_sets_from() -> Option<Minor> {
+    crate::release::first_with(crate::release::Switch::ImageDigestMirrorSet)
 }
 
 /// Brings the cluster manifests in line with the node's registries: the existing manifests'
@@ -215,8 +224,10 @@ fn apply_per_source_policies(
         return Err(Error::ReleaseCannot {
             release: release.to_string(),
             message: format!(
-                "keep the cluster from contacting {}: its installer writes ImageContentSourcePolicy manifests, which cannot say NeverContactSource (ImageDigestMirrorSet manifests come with 4.14); mirror without blocking the source, or make the config for 4.14 or later",
-                blocked.location
+                "keep the cluster from contacting {}: its installer writes ImageContentSourcePolicy manifests, which cannot say NeverContactSource{}; mirror without blocking the source{}",
+                blocked.location,
+                digest_mirror_sets_from().map_or_else(String::new, |m| format!(" (ImageDigestMirrorSet manifests come with {m})")),
+                digest_mirror_sets_from().map_or_else(String::new, |m| format!(", or make the config for {m} or later")),
             ),
         });
     }

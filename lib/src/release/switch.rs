@@ -4,14 +4,14 @@
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
 
-/// Declares [`Feature`] and the list of every switch from one list of names.
-macro_rules! features {
+/// Declares [`Switch`] and the list of every switch from one list of names.
+macro_rules! switches {
     ($($variant:ident => $name:literal),+ $(,)?) => {
-        /// A switch of the release table (`[[feature]]` rows): something a node has from or up
+        /// A switch of the release table (`[[switch]]` rows): something a node has from or up
         /// to a release, in some flows, platforms or distributions.
         #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
         #[non_exhaustive]
-        pub enum Feature {
+        pub enum Switch {
             $(
                 #[doc = concat!("`", $name, "` (see `releases.toml`).")]
                 #[serde(rename = $name)]
@@ -19,21 +19,21 @@ macro_rules! features {
             )+
         }
 
-        impl Feature {
+        impl Switch {
             /// Every switch, in declaration order.
-            pub const ALL: &'static [Feature] = &[$(Feature::$variant),+];
+            pub const ALL: &'static [Switch] = &[$(Switch::$variant),+];
 
-            /// The name rows and templates use (`release.features.<name>`).
+            /// The name rows and templates use (`release.switches.<name>`).
             pub fn name(self) -> &'static str {
                 match self {
-                    $(Feature::$variant => $name,)+
+                    $(Switch::$variant => $name,)+
                 }
             }
         }
     };
 }
 
-features! {
+switches! {
     ReleaseInfo => "release_info",
     KubernetesVersion => "kubernetes_version",
     ImageReferences => "image_references",
@@ -122,7 +122,7 @@ features! {
     SingleReplicaNeedsBootstrapInPlace => "single_replica_needs_bootstrap_in_place",
 }
 
-impl std::fmt::Display for Feature {
+impl std::fmt::Display for Switch {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.name())
     }
@@ -130,29 +130,29 @@ impl std::fmt::Display for Feature {
 
 /// The switches that are on for one node (a release in one flow, platform and distribution).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct FeatureSet(BTreeSet<Feature>);
+pub struct Switches(BTreeSet<Switch>);
 
-impl FeatureSet {
-    /// Whether `feature` is on.
-    pub fn has(&self, feature: Feature) -> bool {
-        self.0.contains(&feature)
+impl Switches {
+    /// Whether `switch` is on.
+    pub fn has(&self, switch: Switch) -> bool {
+        self.0.contains(&switch)
     }
 
-    pub(crate) fn insert(&mut self, feature: Feature) {
-        self.0.insert(feature);
+    pub(crate) fn insert(&mut self, switch: Switch) {
+        self.0.insert(switch);
     }
 
-    /// Every switch by name, on or off: the form templates read (`release.features.<name>`),
+    /// Every switch by name, on or off: the form templates read (`release.switches.<name>`),
     /// where a misspelt name is an undefined variable rather than a silent `false`.
     pub fn by_name(&self) -> std::collections::BTreeMap<&'static str, bool> {
-        Feature::ALL
+        Switch::ALL
             .iter()
             .map(|f| (f.name(), self.has(*f)))
             .collect()
     }
 }
 
-impl Serialize for FeatureSet {
+impl Serialize for Switches {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         self.by_name().serialize(serializer)
     }
@@ -164,11 +164,11 @@ mod tests {
 
     #[test]
     fn names_round_trip_and_unknown_names_are_refused() {
-        for feature in Feature::ALL {
-            let text = format!("\"{}\"", feature.name());
-            let back: Feature = serde_json::from_str(&text).unwrap();
-            assert_eq!(back, *feature);
+        for switch in Switch::ALL {
+            let text = format!("\"{}\"", switch.name());
+            let back: Switch = serde_json::from_str(&text).unwrap();
+            assert_eq!(back, *switch);
         }
-        assert!(serde_json::from_str::<Feature>("\"no_such_switch\"").is_err());
+        assert!(serde_json::from_str::<Switch>("\"no_such_switch\"").is_err());
     }
 }
