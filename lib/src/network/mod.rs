@@ -23,6 +23,7 @@ mod tests;
 
 pub use cluster::check_hosts;
 pub use convert::{Keyfile, KEYFILE_SUFFIX};
+pub(crate) use hosts::is_host_name;
 pub use hosts::{HostInterface, Role, RootDeviceHints};
 pub(crate) use keyfile::parse_groups;
 pub use keyfile::read_user_keyfile;
