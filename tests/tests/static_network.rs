@@ -886,6 +886,102 @@ fn a_rerun_removes_the_configs_of_hosts_it_no_longer_has() -> TestResult {
     Ok(())
 }
 
+/// The lines of what `ignition` printed that tell how to log in.
+fn login_lines(output: &Output) -> Vec<String> {
+    String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .filter(|l| l.starts_with("log in to "))
+        .map(str::to_string)
+        .collect()
+}
+
+/// The login hint names the bootstrap host's static address when the hosts file gives it one
+/// (each candidate's when there are several, a single node's host's), else a placeholder.
+#[test]
+fn the_login_hint_names_the_static_address_of_the_bootstrap_host() -> TestResult {
+    let dir = tempfile::tempdir()?;
+    let key = |out: &Path| out.join("auth/bootstrap-ssh-key").display().to_string();
+    let hosts = fixture("agent-config.yaml");
+    let out = dir.path().join("one");
+    let output = ignition(
+        &out,
+        "install-config.yaml",
+        &["--hosts", hosts.to_str().ok_or("path")?],
+    );
+    succeeded(&output)?;
+    assert_eq!(
+        login_lines(&output),
+        [format!(
+            "log in to the bootstrap node with: ssh -i {} core@192.168.111.10",
+            key(&out)
+        )]
+    );
+    // Two bootstrap candidates: each host's address.
+    let two = dir.path().join("two.yaml");
+    fs::write(
+        &two,
+        fs::read_to_string(&hosts)?.replacen(
+            "- hostname: master-2\n  role: master",
+            "- hostname: master-2\n  role: bootstrap",
+            1,
+        ),
+    )?;
+    let open = dir.path().join("install-config.yaml");
+    fs::write(
+        &open,
+        fs::read_to_string(fixture("install-config.yaml"))?.replacen("  replicas: 3\n", "", 1),
+    )?;
+    let out = dir.path().join("two");
+    // (An absolute path stands in for the fixture's name.)
+    let output = ignition(
+        &out,
+        open.to_str().ok_or("path")?,
+        &["--hosts", two.to_str().ok_or("path")?],
+    );
+    succeeded(&output)?;
+    assert_eq!(
+        login_lines(&output),
+        [
+            format!(
+                "log in to the bootstrap node, if it is host bootstrap, with: ssh -i {} core@192.168.111.10",
+                key(&out)
+            ),
+            format!(
+                "log in to the bootstrap node, if it is host master-2, with: ssh -i {} core@192.168.111.22",
+                key(&out)
+            ),
+        ]
+    );
+    // A single node: its host's address, while it runs the live ISO.
+    let out = dir.path().join("sno");
+    let sno_hosts = fixture("single-node/agent-config.yaml");
+    let output = ignition(
+        &out,
+        "single-node/install-config.yaml",
+        &["--hosts", sno_hosts.to_str().ok_or("path")?],
+    );
+    succeeded(&output)?;
+    assert_eq!(
+        login_lines(&output),
+        [format!(
+            "log in to the node (while it runs the live ISO) with: ssh -i {} core@192.168.7.20",
+            key(&out)
+        )]
+    );
+    // No hosts file: the address is not known.
+    let out = dir.path().join("dhcp");
+    let output = ignition(&out, "install-config.yaml", &[]);
+    succeeded(&output)?;
+    assert_eq!(
+        login_lines(&output),
+        [format!(
+            "log in to the bootstrap node with: ssh -i {} core@<node-ip>",
+            key(&out)
+        )]
+    );
+    Ok(())
+}
+
 /// Stands for coreos-installer: records its arguments and keeps the config it would install.
 const STUB_INSTALLER: &str = r#"#!/bin/bash
 printf '%s\n' "$*" >"$STUB_STATE/coreos-installer.args"

@@ -111,6 +111,43 @@ fn remove_stale_host_files(
     Ok(())
 }
 
+/// The lines that say how to log in to the bootstrap node (or the single node): at the first
+/// static address the hosts file gives each host its config serves (one line per candidate
+/// when there are several), else at a placeholder.
+fn login_hints(
+    args: &IgnitionArgs,
+    hosts: Option<&bootgen::network::Hosts>,
+    single_node: bool,
+) -> Vec<String> {
+    let node = if single_node {
+        "the node (while it runs the live ISO)"
+    } else {
+        "the bootstrap node"
+    };
+    let key = args.output.join("auth/bootstrap-ssh-key");
+    let ssh = |address: Option<std::net::IpAddr>| {
+        let address = address.map_or_else(|| "<node-ip>".to_string(), |a| a.to_string());
+        format!("ssh -i {} core@{address}", key.display())
+    };
+    match bootgen::network::bootstrap_hosts(hosts, single_node).as_slice() {
+        [] => vec![format!("log in to {node} with: {}", ssh(None))],
+        [one] => vec![format!(
+            "log in to {node} with: {}",
+            ssh(one.network.first_address())
+        )],
+        several => several
+            .iter()
+            .map(|host| {
+                format!(
+                    "log in to {node}, if it is host {}, with: {}",
+                    host.hostname,
+                    ssh(host.network.first_address())
+                )
+            })
+            .collect(),
+    }
+}
+
 /// Runs `bootgen ignition`.
 pub fn run(args: IgnitionArgs) -> anyhow::Result<ExitCode> {
     // Held to the end: no other run writes the directory, or reads it, meanwhile.
@@ -286,17 +323,9 @@ pub fn run(args: IgnitionArgs) -> anyhow::Result<ExitCode> {
             args.output.display()
         ) + "\n",
     )?;
-    let node = if single_node.is_some() {
-        "the node (while it runs the live ISO)"
-    } else {
-        "the bootstrap node"
-    };
-    crate::report::emit(
-        format!(
-            "log in to {node} with: ssh -i {} core@<node-ip>",
-            args.output.join("auth/bootstrap-ssh-key").display()
-        ) + "\n",
-    )?;
+    for line in login_hints(&args, options.hosts.as_ref(), single_node.is_some()) {
+        crate::report::emit(line + "\n")?;
+    }
     if let Some(budget) = budget {
         crate::report::emit_budget(&budget, &args.output.join(config_name))?;
     }

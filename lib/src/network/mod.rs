@@ -28,7 +28,8 @@ pub use hosts::{HostInterface, Role, RootDeviceHints};
 pub(crate) use keyfile::parse_groups;
 pub use keyfile::read_user_keyfile;
 pub use placement::{
-    bootstrap_files, host_config_files, NodeFile, KEYFILE_DIR, SELECT_SCRIPT, SELECT_UNIT,
+    bootstrap_files, bootstrap_hosts, host_config_files, NodeFile, KEYFILE_DIR, SELECT_SCRIPT,
+    SELECT_UNIT,
 };
 pub use settings::{HostNetwork, NetInterface, Route, StaticAddress, CONVERTED_KINDS};
 
