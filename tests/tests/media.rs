@@ -837,6 +837,86 @@ fn hosts_get_install_media_with_their_own_network() {
     }
 }
 
+/// The names in `dir`, sorted (none when it is missing).
+fn names_in(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+/// A re-run leaves in `media/hosts/` and `media/pxe/hosts/` the media of its own hosts only:
+/// without `--iso` the hosts' ISOs go, without `--hosts` their PXE files too, and the output
+/// names each file removed. The roles' media and a user's file there stay.
+#[test]
+fn a_rerun_removes_the_per_host_media_it_did_not_write() {
+    let dir = tempfile::tempdir().unwrap();
+    let iso = live_iso(dir.path(), "x86_64", EMBED_SIZE);
+    let install_config = repo().join("fixtures/network/install-config.yaml");
+    let hosts = repo().join("fixtures/network/agent-config.yaml");
+    let iso_flag = format!("--iso={}", iso.display());
+    let pxe_flag = format!("--pxe={}", iso.display());
+    let out = dir.path().join("static");
+    let run = |extra: &[&str]| {
+        let mut cmd = bootgen_conformance::bootgen!();
+        cmd.args([
+            "ignition",
+            "--now",
+            "2026-01-01T00:00:00Z",
+            "--force",
+            "--tls-dir",
+        ])
+        .arg(repo().join("fixtures/pki"))
+        .arg("--install-config")
+        .arg(&install_config)
+        .args(["--dest-device", "/dev/vdb", "-o"])
+        .arg(&out)
+        .args(extra);
+        String::from_utf8_lossy(&run_ok(&mut cmd).stdout).into_owned()
+    };
+    let hosts_flag = ["--hosts", hosts.to_str().unwrap()];
+    let pxe = ["--pxe-base-url", "http://192.0.2.10/pxe", &pxe_flag];
+    run(&[&hosts_flag[..], &pxe[..], &[&iso_flag]].concat());
+    let masters = ["master-0", "master-1", "master-2"];
+    let isos: Vec<String> = masters.iter().map(|h| format!("{h}.iso")).collect();
+    assert_eq!(names_in(&out.join("media/hosts")), isos);
+    assert_eq!(names_in(&out.join("media/pxe/hosts")).len(), 9);
+    fs::write(out.join("media/hosts/README"), "mine").unwrap();
+
+    // Without --iso: the hosts' ISOs go, their PXE files stay.
+    let stdout = run(&[&hosts_flag[..], &pxe[..]].concat());
+    assert_eq!(names_in(&out.join("media/hosts")), ["README"]);
+    for iso in &isos {
+        let removed = format!("removed {}", out.join("media/hosts").join(iso).display());
+        assert!(stdout.contains(&removed), "{stdout}");
+    }
+    assert_eq!(names_in(&out.join("media/pxe/hosts")).len(), 9);
+    assert_eq!(
+        fs::read_to_string(out.join("media/hosts/README")).unwrap(),
+        "mine"
+    );
+    assert!(
+        out.join("media/master.iso").exists(),
+        "the roles' media stay"
+    );
+
+    // Without --hosts: the hosts' PXE files go, the roles' PXE sets stay.
+    let stdout = run(&pxe);
+    assert!(names_in(&out.join("media/pxe/hosts")).is_empty());
+    for suffix in ["-initrd.img", ".ipxe", "-grub.cfg"] {
+        let path = out.join(format!("media/pxe/hosts/master-1{suffix}"));
+        assert!(
+            stdout.contains(&format!("removed {}", path.display())),
+            "{stdout}"
+        );
+    }
+    assert!(out.join("media/pxe/master.ipxe").exists());
+    assert!(names_in(&out.join("hosts")).is_empty());
+}
+
 #[test]
 fn pxe_sets_read_back_in_coreos_installer() {
     let dir = tempfile::tempdir().unwrap();

@@ -774,6 +774,214 @@ fn a_mistake_in_the_hosts_file_exits_1_naming_the_host_and_field() -> TestResult
     Ok(())
 }
 
+/// `bootgen ignition --force` into `out`, with `install_config` and the flags in `extra`.
+fn rerun(out: &Path, install_config: &Path, extra: &[&str]) -> Output {
+    bootgen_conformance::bootgen!()
+        .arg("ignition")
+        .arg("--install-config")
+        .arg(install_config)
+        .args(extra)
+        .args(["--force", "--key-algorithm", "ecdsa-p256", "--output"])
+        .arg(out)
+        .output()
+        .unwrap()
+}
+
+/// The per-host configs in `out/hosts`, by name, with their bytes.
+fn host_configs(out: &Path) -> Result<BTreeMap<String, Vec<u8>>, Box<dyn Error>> {
+    let mut found = BTreeMap::new();
+    for entry in fs::read_dir(out.join("hosts"))? {
+        let entry = entry?;
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if entry.file_type()?.is_file() && name.ends_with(".ign") {
+            found.insert(name, fs::read(entry.path())?);
+        }
+    }
+    Ok(found)
+}
+
+/// A re-run leaves in `hosts/` the configs of its own hosts only: a host no longer in the
+/// hosts file, or every host of a run without `--hosts`, loses its config, and the output
+/// says so. A failed re-run removes nothing; a user's file and a link there are left alone
+/// (with a warning), and the link is not followed.
+#[test]
+fn a_rerun_removes_the_configs_of_hosts_it_no_longer_has() -> TestResult {
+    let dir = tempfile::tempdir()?;
+    let out = dir.path().join("out");
+    let hosts = fixture("agent-config.yaml");
+    let hosts_flag = ["--hosts", hosts.to_str().ok_or("path")?];
+    succeeded(&ignition(&out, "install-config.yaml", &hosts_flag))?;
+    let first = host_configs(&out)?;
+    let names: Vec<&str> = first.keys().map(String::as_str).collect();
+    assert_eq!(names, ["master-0.ign", "master-1.ign", "master-2.ign"]);
+    fs::write(out.join("hosts/notes.txt"), "mine")?;
+
+    // A failed re-run (a mistake in the hosts file) keeps every file as it was.
+    let bad = dir.path().join("bad.yaml");
+    fs::write(
+        &bad,
+        fs::read_to_string(&hosts)?.replacen("ip: 192.168.111.22", "ip: 192.168.111.21", 1),
+    )?;
+    let refused = rerun(
+        &out,
+        &fixture("install-config.yaml"),
+        &["--hosts", bad.to_str().ok_or("path")?],
+    );
+    assert_eq!(refused.status.code(), Some(1));
+    assert_eq!(host_configs(&out)?, first, "a failed run removes nothing");
+
+    // One host fewer (master-2 left out, the replicas left open): its config goes.
+    let fewer = dir.path().join("fewer.yaml");
+    let text = fs::read_to_string(&hosts)?;
+    let cut = text.find("- hostname: master-2").ok_or("no master-2")?;
+    fs::write(&fewer, &text[..cut])?;
+    let open = dir.path().join("install-config.yaml");
+    fs::write(
+        &open,
+        fs::read_to_string(fixture("install-config.yaml"))?.replacen("  replicas: 3\n", "", 1),
+    )?;
+    let again = rerun(&out, &open, &["--hosts", fewer.to_str().ok_or("path")?]);
+    succeeded(&again)?;
+    let names: Vec<String> = host_configs(&out)?.into_keys().collect();
+    assert_eq!(names, ["master-0.ign", "master-1.ign"]);
+    let stdout = String::from_utf8_lossy(&again.stdout);
+    let stderr = String::from_utf8_lossy(&again.stderr);
+    let removed = format!("removed {}", out.join("hosts/master-2.ign").display());
+    assert!(stdout.contains(&removed), "{stdout}");
+    let line = format!("{}: left in place", out.join("hosts/notes.txt").display());
+    assert!(stderr.contains(&line), "{stderr}");
+    assert_eq!(fs::read_to_string(out.join("hosts/notes.txt"))?, "mine");
+    let golden = bootgen_conformance::bootgen!()
+        .args(["inspect", "--golden"])
+        .arg(&out)
+        .output()?;
+    let golden = String::from_utf8_lossy(&golden.stdout);
+    assert!(golden.contains("######## hosts/master-1.ign"), "{golden}");
+    assert!(!golden.contains("hosts/master-2.ign"), "{golden}");
+
+    // Without --hosts: no host has a config of its own any more. A link named as a host's
+    // config is neither followed nor removed.
+    let outside = dir.path().join("precious.ign");
+    fs::write(&outside, "not bootgen's")?;
+    std::os::unix::fs::symlink(&outside, out.join("hosts/master-9.ign"))?;
+    let plain = rerun(&out, &open, &[]);
+    succeeded(&plain)?;
+    assert!(host_configs(&out)?.is_empty());
+    let stdout = String::from_utf8_lossy(&plain.stdout);
+    for host in ["master-0", "master-1"] {
+        let removed = format!(
+            "removed {}",
+            out.join(format!("hosts/{host}.ign")).display()
+        );
+        assert!(stdout.contains(&removed), "{stdout}");
+    }
+    let line = format!(
+        "{}: left in place",
+        out.join("hosts/master-9.ign").display()
+    );
+    assert!(String::from_utf8_lossy(&plain.stderr).contains(&line));
+    assert_eq!(fs::read_to_string(&outside)?, "not bootgen's");
+    assert!(fs::symlink_metadata(out.join("hosts/master-9.ign"))?.is_symlink());
+    assert_eq!(fs::read_to_string(out.join("hosts/notes.txt"))?, "mine");
+    Ok(())
+}
+
+/// The lines of what `ignition` printed that tell how to log in.
+fn login_lines(output: &Output) -> Vec<String> {
+    String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .filter(|l| l.starts_with("log in to "))
+        .map(str::to_string)
+        .collect()
+}
+
+/// The login hint names the bootstrap host's static address when the hosts file gives it one
+/// (each candidate's when there are several, a single node's host's), else a placeholder.
+#[test]
+fn the_login_hint_names_the_static_address_of_the_bootstrap_host() -> TestResult {
+    let dir = tempfile::tempdir()?;
+    let key = |out: &Path| out.join("auth/bootstrap-ssh-key").display().to_string();
+    let hosts = fixture("agent-config.yaml");
+    let out = dir.path().join("one");
+    let output = ignition(
+        &out,
+        "install-config.yaml",
+        &["--hosts", hosts.to_str().ok_or("path")?],
+    );
+    succeeded(&output)?;
+    assert_eq!(
+        login_lines(&output),
+        [format!(
+            "log in to the bootstrap node with: ssh -i {} core@192.168.111.10",
+            key(&out)
+        )]
+    );
+    // Two bootstrap candidates: each host's address.
+    let two = dir.path().join("two.yaml");
+    fs::write(
+        &two,
+        fs::read_to_string(&hosts)?.replacen(
+            "- hostname: master-2\n  role: master",
+            "- hostname: master-2\n  role: bootstrap",
+            1,
+        ),
+    )?;
+    let open = dir.path().join("install-config.yaml");
+    fs::write(
+        &open,
+        fs::read_to_string(fixture("install-config.yaml"))?.replacen("  replicas: 3\n", "", 1),
+    )?;
+    let out = dir.path().join("two");
+    // (An absolute path stands in for the fixture's name.)
+    let output = ignition(
+        &out,
+        open.to_str().ok_or("path")?,
+        &["--hosts", two.to_str().ok_or("path")?],
+    );
+    succeeded(&output)?;
+    assert_eq!(
+        login_lines(&output),
+        [
+            format!(
+                "log in to the bootstrap node, if it is host bootstrap, with: ssh -i {} core@192.168.111.10",
+                key(&out)
+            ),
+            format!(
+                "log in to the bootstrap node, if it is host master-2, with: ssh -i {} core@192.168.111.22",
+                key(&out)
+            ),
+        ]
+    );
+    // A single node: its host's address, while it runs the live ISO.
+    let out = dir.path().join("sno");
+    let sno_hosts = fixture("single-node/agent-config.yaml");
+    let output = ignition(
+        &out,
+        "single-node/install-config.yaml",
+        &["--hosts", sno_hosts.to_str().ok_or("path")?],
+    );
+    succeeded(&output)?;
+    assert_eq!(
+        login_lines(&output),
+        [format!(
+            "log in to the node (while it runs the live ISO) with: ssh -i {} core@192.168.7.20",
+            key(&out)
+        )]
+    );
+    // No hosts file: the address is not known.
+    let out = dir.path().join("dhcp");
+    let output = ignition(&out, "install-config.yaml", &[]);
+    succeeded(&output)?;
+    assert_eq!(
+        login_lines(&output),
+        [format!(
+            "log in to the bootstrap node with: ssh -i {} core@<node-ip>",
+            key(&out)
+        )]
+    );
+    Ok(())
+}
+
 /// Stands for coreos-installer: records its arguments and keeps the config it would install.
 const STUB_INSTALLER: &str = r#"#!/bin/bash
 printf '%s\n' "$*" >"$STUB_STATE/coreos-installer.args"

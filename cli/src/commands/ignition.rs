@@ -87,6 +87,67 @@ fn tls_links(args: &IgnitionArgs) -> anyhow::Result<output::Links> {
     }
 }
 
+/// Removes the per-host files (configs, ISOs, PXE entries) an earlier run left that this
+/// successful run did not write, saying which, and warns of what is in those directories that
+/// bootgen did not put there.
+fn remove_stale_host_files(
+    dir: &std::path::Path,
+    wrote: &std::collections::BTreeSet<String>,
+) -> anyhow::Result<()> {
+    let stale = output::remove_stale_host_files(dir, wrote)
+        .with_context(|| format!("removing stale per-host files from {}", dir.display()))?;
+    for path in &stale.removed {
+        crate::report::emit(format!(
+            "removed {}: an earlier run's per-host file, not written by this run\n",
+            dir.join(path).display()
+        ))?;
+    }
+    for path in &stale.kept {
+        warn(format!(
+            "{}: left in place: bootgen did not write it, and removes only its own per-host files (HOST.ign, HOST.iso, HOST-initrd.img, HOST.ipxe, HOST-grub.cfg)",
+            dir.join(path).display()
+        ));
+    }
+    Ok(())
+}
+
+/// The lines that say how to log in to the bootstrap node (or the single node): at the first
+/// static address the hosts file gives each host its config serves (one line per candidate
+/// when there are several), else at a placeholder.
+fn login_hints(
+    args: &IgnitionArgs,
+    hosts: Option<&bootgen::network::Hosts>,
+    single_node: bool,
+) -> Vec<String> {
+    let node = if single_node {
+        "the node (while it runs the live ISO)"
+    } else {
+        "the bootstrap node"
+    };
+    let key = args.output.join("auth/bootstrap-ssh-key");
+    let ssh = |address: Option<std::net::IpAddr>| {
+        let address = address.map_or_else(|| "<node-ip>".to_string(), |a| a.to_string());
+        format!("ssh -i {} core@{address}", key.display())
+    };
+    match bootgen::network::bootstrap_hosts(hosts, single_node).as_slice() {
+        [] => vec![format!("log in to {node} with: {}", ssh(None))],
+        [one] => vec![format!(
+            "log in to {node} with: {}",
+            ssh(one.network.first_address())
+        )],
+        several => several
+            .iter()
+            .map(|host| {
+                format!(
+                    "log in to {node}, if it is host {}, with: {}",
+                    host.hostname,
+                    ssh(host.network.first_address())
+                )
+            })
+            .collect(),
+    }
+}
+
 /// Runs `bootgen ignition`.
 pub fn run(args: IgnitionArgs) -> anyhow::Result<ExitCode> {
     // Held to the end: no other run writes the directory, or reads it, meanwhile.
@@ -239,6 +300,8 @@ pub fn run(args: IgnitionArgs) -> anyhow::Result<ExitCode> {
     };
     let report = output::write_dir_observed(&args.output, &files, existing, guards, &mut stop)
         .with_context(|| format!("writing {}", args.output.display()))?;
+    let mut wrote: std::collections::BTreeSet<String> =
+        files.iter().map(|f| f.relative.clone()).collect();
     drop(files);
     crate::report::emit(
         format!(
@@ -260,17 +323,9 @@ pub fn run(args: IgnitionArgs) -> anyhow::Result<ExitCode> {
             args.output.display()
         ) + "\n",
     )?;
-    let node = if single_node.is_some() {
-        "the node (while it runs the live ISO)"
-    } else {
-        "the bootstrap node"
-    };
-    crate::report::emit(
-        format!(
-            "log in to {node} with: ssh -i {} core@<node-ip>",
-            args.output.join("auth/bootstrap-ssh-key").display()
-        ) + "\n",
-    )?;
+    for line in login_hints(&args, options.hosts.as_ref(), single_node.is_some()) {
+        crate::report::emit(line + "\n")?;
+    }
     if let Some(budget) = budget {
         crate::report::emit_budget(&budget, &args.output.join(config_name))?;
     }
@@ -278,6 +333,7 @@ pub fn run(args: IgnitionArgs) -> anyhow::Result<ExitCode> {
         for line in media.write(&args.output)? {
             crate::report::emit(line + "\n")?;
         }
+        wrote.extend(media.host_files());
     } else if let Some(single) = &single_node {
         crate::report::emit(format!(
             "single node: embed the config in the RHCOS live ISO and boot the node from it; it installs itself to {} and reboots:\n  bootgen iso rhcos-live.iso -c {} -o node.iso\n",
@@ -285,6 +341,7 @@ pub fn run(args: IgnitionArgs) -> anyhow::Result<ExitCode> {
             args.output.join(config_name).display()
         ))?;
     }
+    remove_stale_host_files(&args.output, &wrote)?;
     if let Some(package) = &args.package {
         crate::pack::package(&args.output, package)?;
     }

@@ -270,6 +270,30 @@ pub fn plan_cluster(
 }
 
 impl ClusterMedia {
+    /// The per-host media files [`ClusterMedia::write`] writes, relative to the output
+    /// directory (as `bootgen::output::HOST_FILE_DIRS` names them).
+    pub fn host_files(&self) -> Vec<String> {
+        let media = bootgen::output::MEDIA_DIR;
+        let hosts = bootgen::output::HOSTS_DIR;
+        let mut names = Vec::new();
+        if let Some((_, planned)) = &self.iso {
+            names.extend(
+                planned
+                    .iter()
+                    .filter(|p| p.name.starts_with(&format!("{hosts}/")))
+                    .map(|p| format!("{media}/{}", p.name)),
+            );
+        }
+        if let Some(pxe) = &self.pxe {
+            for host in &pxe.hosts {
+                for suffix in ["-initrd.img", ".ipxe", "-grub.cfg"] {
+                    names.push(format!("{media}/pxe/{hosts}/{}{suffix}", host.host));
+                }
+            }
+        }
+        names
+    }
+
     /// Writes every ISO and PXE set into `output`'s media directory (the run holds the
     /// directory's lock), each file a copy renamed into place; returns one line per medium.
     pub fn write(&self, output: &Path) -> anyhow::Result<Vec<String>> {

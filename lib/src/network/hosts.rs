@@ -163,6 +163,21 @@ pub(super) fn read_document(source: &Source<'_>) -> Result<(RawDocument, Vec<War
     Ok((document, warnings))
 }
 
+/// True for a name a host of a hosts file may have: a DNS name a node can take (lowercase
+/// letters, digits, `-` and `.`), at most 63 characters a label and 253 in all.
+pub(crate) fn is_host_name(name: &str) -> bool {
+    let labels_fit = name.split('.').all(|label| {
+        !label.is_empty()
+            && label.len() <= 63
+            && !label.starts_with('-')
+            && !label.ends_with('-')
+            && label
+                .chars()
+                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
+    });
+    labels_fit && name.len() <= 253
+}
+
 /// The host's name, checked: required, a DNS name a node can take (lowercase letters, digits,
 /// `-` and `.`), at most 63 characters a label.
 pub(super) fn hostname(source: &Source<'_>, index: usize, raw: &RawHost) -> Result<String> {
@@ -174,16 +189,7 @@ pub(super) fn hostname(source: &Source<'_>, index: usize, raw: &RawHost) -> Resu
             "is required: the name the node takes (/etc/hostname)",
         ));
     };
-    let labels_fit = name.split('.').all(|label| {
-        !label.is_empty()
-            && label.len() <= 63
-            && !label.starts_with('-')
-            && !label.ends_with('-')
-            && label
-                .chars()
-                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
-    });
-    if !labels_fit || name.len() > 253 {
+    if !is_host_name(name) {
         return Err(source.error(
             &at,
             None,

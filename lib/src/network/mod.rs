@@ -23,11 +23,13 @@ mod tests;
 
 pub use cluster::check_hosts;
 pub use convert::{Keyfile, KEYFILE_SUFFIX};
+pub(crate) use hosts::is_host_name;
 pub use hosts::{HostInterface, Role, RootDeviceHints};
 pub(crate) use keyfile::parse_groups;
 pub use keyfile::read_user_keyfile;
 pub use placement::{
-    bootstrap_files, host_config_files, NodeFile, KEYFILE_DIR, SELECT_SCRIPT, SELECT_UNIT,
+    bootstrap_files, bootstrap_hosts, host_config_files, NodeFile, KEYFILE_DIR, SELECT_SCRIPT,
+    SELECT_UNIT,
 };
 pub use settings::{HostNetwork, NetInterface, Route, StaticAddress, CONVERTED_KINDS};
 

@@ -160,6 +160,21 @@ pub(super) fn selected_files(
     Ok((files, UNIT.to_string()))
 }
 
+/// The hosts the config a bootstrap machine (or a single node) boots from serves, in the
+/// file's order: the bootstrap hosts, or a single node's control-plane (or role-less) hosts.
+pub fn bootstrap_hosts(hosts: Option<&Hosts>, single_node: bool) -> Vec<&Host> {
+    hosts
+        .map(|h| h.hosts.iter())
+        .into_iter()
+        .flatten()
+        .filter(|h| match h.role {
+            Some(Role::Bootstrap) => !single_node,
+            Some(Role::Master) | None => single_node,
+            Some(Role::Worker) => false,
+        })
+        .collect()
+}
+
 /// The network files of the config a bootstrap machine or a single node boots from, with the
 /// selection unit's text when that config serves several hosts. A single node's live ISO may
 /// boot on any machine, so its host is always chosen by MAC; a bootstrap config is one host's
@@ -170,16 +185,7 @@ pub fn bootstrap_files(
     extra: &[(String, Keyfile)],
     single_node: bool,
 ) -> Result<(Vec<NodeFile>, Option<String>)> {
-    let served: Vec<&Host> = hosts
-        .map(|h| h.hosts.iter())
-        .into_iter()
-        .flatten()
-        .filter(|h| match h.role {
-            Some(Role::Bootstrap) => !single_node,
-            Some(Role::Master) | None => single_node,
-            Some(Role::Worker) => false,
-        })
-        .collect();
+    let served = bootstrap_hosts(hosts, single_node);
     let source = hosts.map_or("", |h| h.source_name.as_str());
     match served.as_slice() {
         [one] if !single_node => Ok((host_files(Some(one), extra)?, None)),

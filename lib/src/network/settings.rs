@@ -71,6 +71,18 @@ pub struct Route {
     pub(super) at: String,
 }
 
+impl HostNetwork {
+    /// The first static address it states (its interfaces in the file's order, IPv4 before
+    /// IPv6 within one): where the host is reached, e.g. by `ssh`.
+    pub fn first_address(&self) -> Option<IpAddr> {
+        self.interfaces
+            .iter()
+            .flat_map(|i| i.addresses.iter())
+            .map(|a| a.ip)
+            .next()
+    }
+}
+
 impl StaticAddress {
     /// The subnet the address is in.
     pub fn network(&self) -> Option<ipnet::IpNet> {

@@ -322,3 +322,33 @@ fn a_nic_the_user_identifies_otherwise_is_left_as_written() {
         );
     }
 }
+
+#[test]
+fn the_bootstrap_config_serves_its_hosts_reached_at_their_first_static_address() {
+    let hosts = parse_hosts(&fixture("agent-config.yaml"), "agent-config.yaml").unwrap();
+    let first = |name: &str| {
+        hosts
+            .hosts
+            .iter()
+            .find(|h| h.hostname == name)
+            .and_then(|h| h.network.first_address())
+            .map(|a| a.to_string())
+    };
+    // master-0's address is on a VLAN of a bond; master-2 has IPv4 before IPv6.
+    assert_eq!(first("master-0").as_deref(), Some("192.168.111.20"));
+    assert_eq!(first("master-2").as_deref(), Some("192.168.111.22"));
+    let served: Vec<&str> = bootstrap_hosts(Some(&hosts), false)
+        .iter()
+        .map(|h| h.hostname.as_str())
+        .collect();
+    assert_eq!(served, ["bootstrap"]);
+    assert!(bootstrap_hosts(None, false).is_empty());
+    let dhcp = parse_hosts(
+        "hosts:\n- hostname: sno\n  role: master\n  interfaces:\n  - name: eno1\n    macAddress: 52:54:00:00:00:01\n  networkConfig:\n    interfaces:\n    - name: eno1\n      type: ethernet\n      state: up\n      ipv4:\n        enabled: true\n        dhcp: true\n",
+        "agent-config.yaml",
+    )
+    .unwrap();
+    let served = bootstrap_hosts(Some(&dhcp), true);
+    assert_eq!(served.len(), 1);
+    assert_eq!(served[0].network.first_address(), None);
+}

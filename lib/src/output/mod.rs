@@ -10,6 +10,7 @@ mod journal;
 mod lock;
 mod media;
 mod package;
+mod prune;
 mod same_cluster;
 
 pub use estimate::{iso_estimate, ISO_ESTIMATE_FILE};
@@ -18,6 +19,7 @@ pub use journal::{interrupted, recover, Recovery, WriteStep, COMMIT_RECORD, STAG
 pub use lock::{Access, DirLock, WhenBusy, LOCK_FILE};
 pub use media::{patch_in_place, patch_to_copy, write_streamed, CONFIG_MEDIA_MODE};
 pub use package::{write_package, PackageReport, CHECKSUMS};
+pub use prune::{remove_stale_host_files, StaleFiles, HOST_FILE_DIRS};
 
 use crate::error::{Error, OptionField, Result};
 use crate::generate::Generated;
