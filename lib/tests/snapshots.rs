@@ -1,10 +1,18 @@
-//! Golden snapshots: for each fixture install-config, a readable decoded view of
-//! bootstrap.ign, generated with the fixture PKI and a fixed clock so the output is exact.
-//! Update with `cargo insta review`; CI never writes snapshots.
+//! Snapshots a reviewer can read. One whole readable view of what the minimal fixture makes
+//! (bootstrap.ign, and the master and worker pointer configs); then for every fixture
+//! install-config under `fixtures/install-configs/valid/` (insta's glob, so a new fixture gets
+//! its snapshot by being there) and every variation of the options (debug mode, the
+//! architectures), the SHA-256 of each raw config, so that any changed byte fails, and what its
+//! readable view differs in from the minimal one's, entry by entry, so that the snapshot shows
+//! what changed. All made with the fixture PKI and a fixed clock, so the output is exact; and
+//! the golden view of the embedded default, which is what users see. Update with
+//! `cargo insta review`; CI never writes snapshots.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use bootgen::{config, generate, ignition, Arch, Options};
+use bootgen::{config, generate, ignition, Arch, Generated, Options};
+use sha2::{Digest, Sha256};
+use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 fn repo() -> PathBuf {
@@ -19,10 +27,14 @@ fn fixture_options() -> Options {
     options
 }
 
-fn view_of(loaded: &config::LoadedConfig, options: &Options) -> String {
-    let generated = generate(loaded, options).expect("fixture generates");
-    let decoded = ignition::decode(&generated.bootstrap).expect("config decodes");
-    ignition::readable_view(&decoded)
+/// The options a fixture is generated with: the fixture PKI and clock, and for the fixture
+/// that stands for a cluster with manifests of its own, those manifests.
+fn options_for(name: &str) -> Options {
+    let mut options = fixture_options();
+    if name == "user-manifests.yaml" {
+        options.manifests_dir = Some(repo().join("fixtures/manifests/extra"));
+    }
+    options
 }
 
 fn fixture(name: &str) -> config::LoadedConfig {
@@ -33,50 +45,188 @@ fn fixture(name: &str) -> config::LoadedConfig {
     loaded
 }
 
+/// The three configs of a generation: name and raw bytes.
+fn configs(generated: &Generated) -> [(&'static str, Vec<u8>); 3] {
+    [
+        ("bootstrap.ign", generated.bootstrap.to_bytes()),
+        ("master.ign", generated.master.to_bytes()),
+        ("worker.ign", generated.worker.to_bytes()),
+    ]
+}
+
+/// A long `data:` URL as its length and digest, so a pointer config reads in a few lines.
+fn summarize_data_urls(value: &mut serde_json::Value) {
+    match value {
+        serde_json::Value::String(text) if text.starts_with("data:") && text.len() > 80 => {
+            let summary = format!("<data URL of {} bytes, {}>", text.len(), digest(&*text));
+            *text = summary;
+        }
+        serde_json::Value::Array(items) => items.iter_mut().for_each(summarize_data_urls),
+        serde_json::Value::Object(map) => map.values_mut().for_each(summarize_data_urls),
+        _ => {}
+    }
+}
+
+fn digest(bytes: impl AsRef<[u8]>) -> String {
+    let hash = Sha256::digest(bytes.as_ref());
+    let hex: String = hash.iter().map(|b| format!("{b:02x}")).collect();
+    format!("sha256:{hex}")
+}
+
+/// The readable view of a generation: bootstrap.ign as `ignition::readable_view` shows it, then
+/// each pointer config as indented JSON, as one entry each.
+fn view_of(generated: &Generated) -> String {
+    let decoded = ignition::decode(&generated.bootstrap).expect("config decodes");
+    let mut out = ignition::readable_view(&decoded);
+    for (name, bytes) in configs(generated).into_iter().skip(1) {
+        let mut json: serde_json::Value = serde_json::from_slice(&bytes).expect("JSON");
+        summarize_data_urls(&mut json);
+        let pretty = serde_json::to_string_pretty(&json).expect("JSON prints");
+        let _ = write!(out, "\n== config {name}\n{pretty}\n");
+    }
+    out
+}
+
+fn generated(loaded: &config::LoadedConfig, options: &Options) -> Generated {
+    generate(loaded, options).expect("fixture generates")
+}
+
+/// One entry of a readable view: what it is (`file /etc/motd`, `unit kubelet.service`), and its
+/// text from its `== ` line on.
+struct Entry<'a> {
+    key: String,
+    text: &'a str,
+}
+
+fn entries(view: &str) -> Vec<Entry<'_>> {
+    let mut out = Vec::new();
+    let mut rest = view;
+    loop {
+        let end = rest.find("\n== ").map_or(rest.len(), |i| i + 1);
+        let (text, tail) = rest.split_at(end);
+        let key = text
+            .strip_prefix("== ")
+            .map_or("(head)".to_string(), |line| {
+                line.split_whitespace()
+                    .take(2)
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            });
+        out.push(Entry { key, text });
+        if tail.is_empty() {
+            return out;
+        }
+        rest = tail;
+    }
+}
+
+/// What `view` differs in from `base`, entry by entry: entries added (in full), removed (by
+/// their line), and changed (as a unified diff of the entry).
+fn differences(base: &str, view: &str) -> String {
+    let before = entries(base);
+    let after = entries(view);
+    let mut out = String::new();
+    for entry in &after {
+        match before.iter().find(|b| b.key == entry.key) {
+            None => {
+                let _ = writeln!(out, "+++ added {}", entry.key);
+                for line in entry.text.trim_end().lines() {
+                    let _ = writeln!(out, "+{line}");
+                }
+            }
+            Some(old) if old.text != entry.text => {
+                let _ = writeln!(out, "~~~ changed {}", entry.key);
+                let diff = similar::TextDiff::from_lines(old.text, entry.text);
+                for hunk in diff.unified_diff().context_radius(2).iter_hunks() {
+                    let _ = write!(out, "{hunk}");
+                }
+            }
+            Some(_) => {}
+        }
+    }
+    for entry in &before {
+        if !after.iter().any(|a| a.key == entry.key) {
+            let first = entry.text.lines().next().unwrap_or_default();
+            let _ = writeln!(out, "--- removed {}", first.trim_start_matches("== "));
+        }
+    }
+    if out.is_empty() {
+        out.push_str("(no difference)\n");
+    }
+    out
+}
+
+/// The snapshot of one generation: the digest of every raw config, then its differences from
+/// `base` (the readable view `base_name` names).
+fn pinned_differences(generated: &Generated, base: &str, base_name: &str) -> String {
+    let mut out = String::from("raw configs:\n");
+    for (name, bytes) in configs(generated) {
+        let _ = writeln!(out, "  {name} {}", digest(&bytes));
+    }
+    let _ = write!(out, "\nreadable view, against {base_name}:\n");
+    out.push_str(&differences(base, &view_of(generated)));
+    out
+}
+
+fn minimal_view() -> String {
+    view_of(&generated(
+        &fixture("minimal.yaml"),
+        &options_for("minimal.yaml"),
+    ))
+}
+
+/// The one whole view: what the minimal fixture makes, which every other snapshot is read
+/// against.
 #[test]
 fn minimal() {
-    insta::assert_snapshot!(view_of(&fixture("minimal.yaml"), &fixture_options()));
+    insta::assert_snapshot!(minimal_view());
 }
 
+/// Every valid fixture: its raw configs pinned by digest, and what it changes from the minimal
+/// one.
 #[test]
-fn proxy_and_trust_bundle() {
-    insta::assert_snapshot!(view_of(
-        &fixture("proxy-trust-bundle.yaml"),
-        &fixture_options()
-    ));
-}
-
-#[test]
-fn ipv6_service_network() {
-    insta::assert_snapshot!(view_of(&fixture("ipv6.yaml"), &fixture_options()));
-}
-
-#[test]
-fn mirrors() {
-    insta::assert_snapshot!(view_of(&fixture("mirrors.yaml"), &fixture_options()));
-}
-
-#[test]
-fn user_manifests() {
-    let mut options = fixture_options();
-    options.manifests_dir = Some(repo().join("fixtures/manifests/extra"));
-    insta::assert_snapshot!(view_of(&fixture("user-manifests.yaml"), &options));
+fn every_fixture() {
+    let base = minimal_view();
+    insta::glob!("../../fixtures/install-configs/valid", "*.yaml", |path| {
+        let name = path.file_name().unwrap().to_str().unwrap();
+        let generated = generated(&fixture(name), &options_for(name));
+        insta::assert_snapshot!(pinned_differences(&generated, &base, "minimal.yaml"));
+    });
 }
 
 #[test]
 fn debug_mode_holds_bootkube() {
-    let mut options = fixture_options();
+    let mut options = options_for("minimal.yaml");
     options.passes.debug = true;
-    insta::assert_snapshot!(view_of(&fixture("minimal.yaml"), &options));
+    let generated = generated(&fixture("minimal.yaml"), &options);
+    insta::assert_snapshot!(pinned_differences(
+        &generated,
+        &minimal_view(),
+        "minimal.yaml"
+    ));
 }
 
+/// The embedded default against the minimal fixture on amd64, and on every other architecture
+/// against itself on amd64, so each snapshot holds only what that architecture changes.
 #[test]
 fn embedded_default_per_architecture() {
-    for arch in Arch::all() {
+    let loaded = config::load_default().expect("default loads");
+    let on = |arch| {
         let mut options = fixture_options();
         options.model.arch = Some(arch);
-        let loaded = config::load_default().expect("default loads");
-        insta::assert_snapshot!(format!("default-{arch}"), view_of(&loaded, &options));
+        generated(&loaded, &options)
+    };
+    let amd64 = on(Arch::Amd64);
+    insta::assert_snapshot!(
+        "default-amd64",
+        pinned_differences(&amd64, &minimal_view(), "minimal.yaml")
+    );
+    let base = view_of(&amd64);
+    for arch in Arch::all().filter(|a| *a != Arch::Amd64) {
+        insta::assert_snapshot!(
+            format!("default-{arch}"),
+            pinned_differences(&on(arch), &base, "the default on amd64")
+        );
     }
 }
 
@@ -97,17 +247,25 @@ fn golden_view_of_the_default_cluster() {
     insta::assert_snapshot!(bootgen::golden::view_dir(out.path()).unwrap());
 }
 
+/// The differences are read entry by entry: an added entry in full, a removed one by its line,
+/// a changed one as the lines that changed; identical views have none.
 #[test]
-fn raw_configs_are_pinned() {
-    let generated = generate(&fixture("minimal.yaml"), &fixture_options()).expect("generates");
-    for (name, doc) in [
-        ("raw-bootstrap", &generated.bootstrap),
-        ("raw-master", &generated.master),
-        ("raw-worker", &generated.worker),
-    ] {
-        let text = String::from_utf8(doc.to_bytes()).expect("JSON is UTF-8");
-        insta::assert_snapshot!(name, text);
-    }
+fn differences_name_each_entry() {
+    let base = "ignition 3.2.0\n\n== file /a mode 0644 overwrite\none\ntwo\n\n== unit x.service enabled=true\n[Unit]\n";
+    let view = "ignition 3.2.0\n\n== file /a mode 0600 overwrite\none\nthree\n\n== file /b mode 0644 overwrite\nnew\n";
+    let diff = differences(base, view);
+    assert!(diff.contains("~~~ changed file /a\n"), "{diff}");
+    assert!(diff.contains("-== file /a mode 0644 overwrite\n"), "{diff}");
+    assert!(diff.contains("+three\n"), "{diff}");
+    assert!(
+        diff.contains("+++ added file /b\n+== file /b mode 0644 overwrite\n+new\n"),
+        "{diff}"
+    );
+    assert!(
+        diff.contains("--- removed unit x.service enabled=true\n"),
+        "{diff}"
+    );
+    assert_eq!(differences(base, base), "(no difference)\n");
 }
 
 /// An x86_64 bootstrap host installing an arm64 cluster: the bootstrap's own checks expect

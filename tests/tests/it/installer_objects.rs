@@ -199,6 +199,32 @@ fn recordings() -> Result<Vec<Recording>> {
     Ok(found)
 }
 
+/// Every supported release is recorded, for OpenShift and for OKD where the release has it:
+/// the recordings are the only statement of the files, modes and units a release's node holds,
+/// so a release without one would go unchecked.
+#[test]
+fn every_supported_release_is_recorded() -> Result<()> {
+    let recorded: Vec<String> = recordings()?.into_iter().map(|r| r.folder).collect();
+    let mut missing = Vec::new();
+    for profile in bootgen::release::PROFILES.iter() {
+        let minor = profile.minor.to_string();
+        let okd = profile
+            .distribution(bootgen::release::Distribution::Okd)
+            .is_some();
+        for folder in std::iter::once(minor.clone()).chain(okd.then(|| format!("okd-{minor}"))) {
+            if !recorded.contains(&folder) {
+                missing.push(folder);
+            }
+        }
+    }
+    assert!(
+        missing.is_empty(),
+        "supported releases with no recording under {} (record them with record.sh): {missing:?}",
+        oracle_dir().display()
+    );
+    Ok(())
+}
+
 #[test]
 fn bootgen_writes_the_objects_the_installer_writes() -> Result<()> {
     let known: KnownDifferences = toml::from_str(&fs::read_to_string(
