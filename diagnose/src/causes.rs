@@ -244,7 +244,7 @@ mod tests {
     use super::*;
 
     fn causes(path: &str, line: &str) -> Vec<Cause> {
-        crate::diagnose::matcher::scan(line)
+        crate::matcher::scan(line)
             .causes(&path.to_ascii_lowercase())
             .collect()
     }
@@ -305,15 +305,15 @@ mod tests {
             causes("bootstrap/journals/kubelet.log", line),
             vec![Cause::RuntimeFailed]
         );
-        let evidence = crate::diagnose::Evidence {
+        let evidence = crate::report::Evidence {
             file: "bootstrap/journals/kubelet.log".into(),
             line: 1,
             text: line.into(),
         };
-        let (sentence, _) = crate::diagnose::explain::explain(
+        let (sentence, _) = crate::explain::explain(
             Cause::RuntimeFailed,
             &evidence,
-            &crate::diagnose::explain::Context::default(),
+            &crate::explain::Context::default(),
         );
         assert!(sentence.starts_with("kubelet.service"), "{sentence}");
     }

@@ -6,7 +6,7 @@
 
 use std::sync::OnceLock;
 
-use super::causes::{Cause, FACT_WORDS, TABLE};
+use crate::causes::{Cause, FACT_WORDS, TABLE};
 
 /// Words that make a line an error line worth showing when no cause matches.
 const ERROR_WORDS: &[&str] = &["error", "fail", "fatal"];

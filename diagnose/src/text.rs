@@ -2,7 +2,7 @@
 
 use std::fmt;
 
-use super::{Diagnosis, Evidence};
+use crate::report::{Diagnosis, Evidence};
 
 fn evidence_lines(f: &mut fmt::Formatter<'_>, lines: &[Evidence]) -> fmt::Result {
     for e in lines {

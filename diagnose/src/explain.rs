@@ -1,12 +1,12 @@
 //! From a cause and its first evidence line to the sentence a person reads and the command that
 //! fixes it. Details (the registry, the name, the flag, the unit) are taken from the evidence
 //! itself, or from what the whole bundle told ([`Context`]); when neither carries one, the
-//! sentence says so in general words. A setting of bootgen is named by its [`OptionField`], as in
+//! sentence says so in general words. A setting of bootgen is named by its [`Setting`], as in
 //! the library's errors: a front end tells it in its own words (the CLI as its flag).
 
-use super::causes::Cause;
-use super::Evidence;
-use crate::error::OptionField;
+use crate::causes::Cause;
+use crate::report::Evidence;
+use crate::setting::Setting;
 
 /// What the bundle as a whole told, beyond the evidence line.
 #[derive(Default)]
@@ -38,18 +38,18 @@ pub(crate) fn explain(cause: Cause, evidence: &Evidence, context: &Context) -> (
                 "A certificate has expired{}: the bootstrap certificates last 24 hours, so the configs are older than that or the node's clock is ahead.",
                 times(line).map(|t| format!(" ({t})")).unwrap_or_default()
             ),
-            format!("bootgen ignition {} {} bootgen-out   # new certificates, the same keys; then boot the new bootstrap.ign", OptionField::RenewExpired, OptionField::OutputDir),
+            format!("bootgen ignition {} {} bootgen-out   # new certificates, the same keys; then boot the new bootstrap.ign", Setting::RenewExpired, Setting::OutputDir),
         ),
         Cause::ArchitectureMismatch => (
             "The release payload's binaries are for another CPU architecture than this host (exec format error).".into(),
-            format!("bootgen ignition {} $(uname -m) {} <a payload for this architecture, or -multi>", OptionField::Arch, OptionField::ReleaseImage),
+            format!("bootgen ignition {} $(uname -m) {} <a payload for this architecture, or -multi>", Setting::Arch, Setting::ReleaseImage),
         ),
         Cause::TagFromBlockedSource => (
             format!(
                 "The release image was pulled by tag from {}, whose source is blocked: mirrors serve digests only, so a tag cannot be pulled at all.",
                 registry(line).unwrap_or_else(|| "a registry".into())
             ),
-            format!("bootgen ignition {} <repository>@sha256:<digest> ...   # pin the release image by digest", OptionField::ReleaseImage),
+            format!("bootgen ignition {} <repository>@sha256:<digest> ...   # pin the release image by digest", Setting::ReleaseImage),
         ),
         Cause::PullUnauthorized => {
             let registry = registry(line);
@@ -58,7 +58,7 @@ pub(crate) fn explain(cause: Cause, evidence: &Evidence, context: &Context) -> (
                     "The registry {} refused the pull (unauthorized): the pull secret or the mirror's credentials do not cover it.",
                     registry.as_deref().unwrap_or("of the release image")
                 ),
-                format!("bootgen patch bootstrap.ign {} auth.json {} bootstrap.ign   # auth.json with credentials for that registry", OptionField::RegistryAuth, OptionField::OutputDir),
+                format!("bootgen patch bootstrap.ign {} auth.json {} bootstrap.ign   # auth.json with credentials for that registry", Setting::RegistryAuth, Setting::OutputDir),
             )
         }
         Cause::UnknownAuthority => (
@@ -66,14 +66,14 @@ pub(crate) fn explain(cause: Cause, evidence: &Evidence, context: &Context) -> (
                 "The certificate of {} is signed by an authority the node does not trust: the mirror's CA is missing from the trust bundle.",
                 registry(line).unwrap_or_else(|| "a registry".into())
             ),
-            format!("bootgen patch bootstrap.ign {} mirror-ca.pem {} bootstrap.ign", OptionField::TrustBundle, OptionField::OutputDir),
+            format!("bootgen patch bootstrap.ign {} mirror-ca.pem {} bootstrap.ign", Setting::TrustBundle, Setting::OutputDir),
         ),
         Cause::MachineConfigServerUnreachable => machine_config_server(line, context),
         Cause::NameResolution => {
             let host = name(line);
             let fix = match &host {
-                Some(h) => format!("dig +short {h}   # add the DNS record, or: bootgen patch bootstrap.ign {} <ip>={h} {} bootstrap.ign", OptionField::AddHost, OptionField::OutputDir),
-                None => format!("bootgen patch bootstrap.ign {} <ip>=<name> {} bootstrap.ign   # or add the DNS record", OptionField::AddHost, OptionField::OutputDir),
+                Some(h) => format!("dig +short {h}   # add the DNS record, or: bootgen patch bootstrap.ign {} <ip>={h} {} bootstrap.ign", Setting::AddHost, Setting::OutputDir),
+                None => format!("bootgen patch bootstrap.ign {} <ip>=<name> {} bootstrap.ign   # or add the DNS record", Setting::AddHost, Setting::OutputDir),
             };
             (
                 format!(
@@ -88,7 +88,7 @@ pub(crate) fn explain(cause: Cause, evidence: &Evidence, context: &Context) -> (
                 "An operator in the payload rejected the flag {} that bootkube passed: the bootstrap was made for another release than the payload.",
                 flag(line).unwrap_or_else(|| "bootkube passed".into())
             ),
-            format!("oc adm release info <release image> | head -3   # then: bootgen ignition {} <that release image>", OptionField::ReleaseImage),
+            format!("oc adm release info <release image> | head -3   # then: bootgen ignition {} <that release image>", Setting::ReleaseImage),
         ),
         Cause::RuntimeFailed => {
             let unit = if line.to_ascii_lowercase().contains("kubelet") { "kubelet.service" } else { "crio.service" };
@@ -309,9 +309,7 @@ mod tests {
                 assert!(!fix.contains(flag), "{cause:?}: {fix}");
             }
             assert!(
-                OptionField::ALL
-                    .iter()
-                    .any(|o| fix.contains(&o.to_string())),
+                Setting::ALL.iter().any(|o| fix.contains(&o.to_string())),
                 "{cause:?}: {fix}"
             );
         }
