@@ -6,11 +6,11 @@ use std::collections::{BTreeMap, VecDeque};
 use std::io::{self, BufRead};
 
 use crate::causes::Cause;
+use crate::evidence::Evidence;
 use crate::facts::{FactFile, Facts};
 use crate::lines::for_each_line;
 use crate::matcher;
 use crate::records::{self, Record};
-use crate::report::Evidence;
 
 /// Evidence lines kept per cause.
 const EVIDENCE_PER_CAUSE: usize = 5;

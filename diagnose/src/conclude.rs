@@ -2,9 +2,11 @@
 
 use crate::analysis::Analysis;
 use crate::causes::{self, Cause};
-use crate::explain::{explain, Context};
+use crate::clues::Context;
+use crate::evidence::Evidence;
+use crate::explain::explain;
 use crate::records::Record;
-use crate::report::{Diagnosis, Event, Evidence, Failure};
+use crate::report::{Diagnosis, Event, Failure};
 
 /// Timeline events kept; a bundle with more says so in its notes.
 const MAX_EVENTS: usize = 2000;

@@ -18,9 +18,9 @@
 
 use time::OffsetDateTime;
 
+use crate::evidence::Evidence;
 use crate::klog::{klog_time, KlogTime};
 use crate::matcher::Found;
-use crate::report::Evidence;
 
 /// Pods whose state is kept (cluster-bootstrap waits for four).
 const MAX_PODS: usize = 8;

@@ -26,8 +26,10 @@ mod analysis;
 mod archive;
 mod bundle;
 mod causes;
+mod clues;
 mod conclude;
 mod error;
+mod evidence;
 mod explain;
 mod facts;
 mod klog;
@@ -47,9 +49,10 @@ use std::path::Path;
 
 pub use causes::Cause;
 pub use error::{Error, Result};
+pub use evidence::Evidence;
 pub use limits::Limits;
 pub use node::{journal_json_to_text, NodeFile, NodeState};
-pub use report::{Diagnosis, Event, Evidence, Failure};
+pub use report::{Diagnosis, Event, Failure};
 pub use setting::Setting;
 
 /// Diagnoses a bundle archive read from `reader` (a tar archive, plain or compressed with gzip

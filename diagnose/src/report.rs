@@ -3,6 +3,7 @@
 use serde::Serialize;
 
 use crate::causes::Cause;
+use crate::evidence::Evidence;
 
 /// What `diagnose` found.
 #[derive(Debug, Clone, Serialize)]
@@ -51,15 +52,4 @@ pub struct Failure {
     pub other_causes: Vec<Cause>,
     /// The last lines that look like errors, for a person to read when no cause matched.
     pub last_errors: Vec<Evidence>,
-}
-
-/// A line of a bundle file.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Evidence {
-    /// The file, relative to the bundle's top directory.
-    pub file: String,
-    /// 1-based line number.
-    pub line: u64,
-    /// The line (trimmed, and cut at 400 characters).
-    pub text: String,
 }
