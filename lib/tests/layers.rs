@@ -383,11 +383,50 @@ fn strongly_connected(edges: &BTreeMap<String, Vec<String>>) -> Vec<Vec<String>>
 
 #[test]
 fn no_two_files_import_each_other_in_a_circle() {
-    for root in ["src", "../cli/src"] {
+    for root in ["src", "../cli/src", "../diagnose/src"] {
         let root = Path::new(env!("CARGO_MANIFEST_DIR")).join(root);
         let circles = file_circles(&root);
         assert!(circles.is_empty(), "{}: {circles:?}", root.display());
     }
+}
+
+/// The files below `root` that import an item of the crate root itself (`crate::Item`), each as
+/// its module path.
+fn root_importers(root: &Path) -> Vec<String> {
+    let mut files = Vec::new();
+    sources(root, &mut files);
+    let known: Vec<String> = files
+        .iter()
+        .map(|f| module_path(f.strip_prefix(root).unwrap()))
+        .collect();
+    let mut found: Vec<String> = files
+        .iter()
+        .zip(&known)
+        .filter(|(_, module)| !module.is_empty())
+        .filter(|(file, module)| {
+            let text = std::fs::read_to_string(file).unwrap();
+            file_imports(&text, module, &known)
+                .iter()
+                .any(String::is_empty)
+        })
+        .map(|(_, module)| module.clone())
+        .collect();
+    found.sort();
+    found
+}
+
+/// The diagnose crate's lib.rs calls into its files, so none of them may import from lib.rs: the
+/// types they share live in leaf files (`report.rs`, `limits.rs`), and the root is the top of
+/// the crate, outside every circle the scan above does not see (it leaves the root out).
+#[test]
+fn no_file_of_the_diagnose_crate_imports_its_root() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../diagnose/src");
+    let importers = root_importers(&root);
+    assert!(importers.is_empty(), "import from lib.rs: {importers:?}");
+    let dir = tempfile_dir("root");
+    std::fs::write(dir.join("lib.rs"), "mod a;\npub struct E;\n").unwrap();
+    std::fs::write(dir.join("a.rs"), "use crate::E;\n").unwrap();
+    assert_eq!(root_importers(&dir), ["a"]);
 }
 
 /// The circle scan sees `super::` groups, `crate::` paths through re-exports and `self::`, and

@@ -214,6 +214,14 @@ fn the_public_api_is_what_was_chosen() {
     insta::assert_snapshot!(public_items(&root));
 }
 
+/// The `bootgen-diagnose` crate's, which the library re-exports as `bootgen::diagnose`: a change
+/// to it is a change to the library's API too.
+#[test]
+fn the_diagnose_crates_public_api_is_what_was_chosen() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../diagnose/src");
+    insta::assert_snapshot!(public_items(&root));
+}
+
 #[test]
 fn the_lister_sees_items_and_skips_private_ones() {
     assert_eq!(

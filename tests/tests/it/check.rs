@@ -1204,7 +1204,7 @@ fn bootkube_in(stage: &str, journal: &str, failed: bool) -> TestResult<FailingNo
         .file("/opt/openshift/openshift-manifests.done", "")?)
 }
 
-/// Every cause `diagnose` knows (`lib/src/diagnose/causes.rs`), as a live bootstrap shows it:
+/// Every cause `diagnose` knows (`diagnose/src/causes.rs`), as a live bootstrap shows it:
 /// each one can, so none is left out. Most show as a stall: release-image-download.sh retries a
 /// pull forever and bootkube.service is restarted on failure, so systemd lists no failed unit
 /// and the watch waits until --stall-after; crio.service, kubelet.service and a release image

@@ -18,9 +18,9 @@
 
 use time::OffsetDateTime;
 
-use super::klog::{klog_time, KlogTime};
-use super::matcher::Found;
-use super::Evidence;
+use crate::evidence::Evidence;
+use crate::klog::{klog_time, KlogTime};
+use crate::matcher::Found;
 
 /// Pods whose state is kept (cluster-bootstrap waits for four).
 const MAX_PODS: usize = 8;
@@ -342,7 +342,7 @@ mod tests {
     }
 
     fn observe(facts: &mut Facts, path: &str, line: &str) {
-        let found = crate::diagnose::matcher::scan(line);
+        let found = crate::matcher::scan(line);
         facts.observe(FactFile::of(path), line, &found, || evidence(line));
     }
 

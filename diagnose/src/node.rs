@@ -4,10 +4,10 @@
 
 use serde_json::Value;
 
-use super::analysis::Analysis;
-use super::bundle::offer_file;
-use super::records::time_of_epoch;
-use super::Limits;
+use crate::analysis::Analysis;
+use crate::bundle::offer_file;
+use crate::limits::Limits;
+use crate::records::time_of_epoch;
 
 /// One file of the node's state, at its place in a bundle's layout.
 #[derive(Debug, Clone)]

@@ -5,12 +5,12 @@
 use std::collections::{BTreeMap, VecDeque};
 use std::io::{self, BufRead};
 
-use super::causes::Cause;
-use super::facts::{FactFile, Facts};
-use super::lines::for_each_line;
-use super::matcher;
-use super::records::{self, Record};
-use super::Evidence;
+use crate::causes::Cause;
+use crate::evidence::Evidence;
+use crate::facts::{FactFile, Facts};
+use crate::lines::for_each_line;
+use crate::matcher;
+use crate::records::{self, Record};
 
 /// Evidence lines kept per cause.
 const EVIDENCE_PER_CAUSE: usize = 5;

@@ -6,7 +6,7 @@
 
 use std::sync::OnceLock;
 
-use super::causes::{Cause, FACT_WORDS, TABLE};
+use crate::causes::{Cause, FACT_WORDS, TABLE};
 
 /// Words that make a line an error line worth showing when no cause matches.
 const ERROR_WORDS: &[&str] = &["error", "fail", "fatal"];
@@ -30,7 +30,7 @@ fn index() -> &'static Index {
         fragments.extend(FACT_WORDS.iter().filter(|w| !ERROR_WORDS.contains(w)));
         for row in TABLE {
             for pattern in row.patterns {
-                for fragment in *pattern {
+                for fragment in pattern.all {
                     if !fragments.contains(fragment) {
                         fragments.push(fragment);
                     }
@@ -85,13 +85,11 @@ impl Found {
             .iter()
             .filter(move |row| {
                 self.any
-                    && row
-                        .only_in
-                        .is_none_or(|names| names.iter().any(|n| lower_path.contains(n)))
-                    && row
-                        .patterns
-                        .iter()
-                        .any(|pattern| pattern.iter().all(|fragment| self.has(fragment)))
+                    && row.patterns.iter().any(|pattern| {
+                        (pattern.only_in.is_empty()
+                            || pattern.only_in.iter().any(|n| lower_path.contains(n)))
+                            && pattern.all.iter().all(|fragment| self.has(fragment))
+                    })
             })
             .map(|row| row.cause)
     }
@@ -146,5 +144,67 @@ mod tests {
         let found = scan("all is well");
         assert!(!found.is_error_line());
         assert_eq!(found.causes("a.log").count(), 0);
+    }
+
+    fn causes(path: &str, line: &str) -> Vec<Cause> {
+        scan(line).causes(&path.to_ascii_lowercase()).collect()
+    }
+
+    #[test]
+    fn the_x509_time_message_tells_expired_from_not_yet_valid() {
+        let expired = "x509: certificate has expired or is not yet valid: current time 2026-01-03T01:00:00Z is after 2026-01-02T01:00:00Z";
+        let early = "x509: certificate has expired or is not yet valid: current time 2025-12-31T01:00:00Z is before 2026-01-01T01:00:00Z";
+        assert_eq!(causes("a.log", expired), vec![Cause::CertificateExpired]);
+        assert_eq!(causes("a.log", early), vec![Cause::CertificateNotYetValid]);
+    }
+
+    #[test]
+    fn csr_patterns_apply_only_to_csr_files() {
+        assert_eq!(
+            causes("resources/csr.yaml", "  status: {}"),
+            vec![Cause::CsrPending]
+        );
+        assert!(causes("resources/nodes.yaml", "  status: {}").is_empty());
+        // `oc get csr -o json` put on one line (`jq -c`): the list is one line.
+        assert_eq!(
+            causes(
+                "resources/csr.json",
+                r#"{"items":[{"metadata":{"name":"csr-a"},"status":{}}],"kind":"List"}"#
+            ),
+            vec![Cause::CsrPending]
+        );
+    }
+
+    #[test]
+    fn a_kubelet_waiting_for_its_certificate_shows_pending_csrs_in_any_log() {
+        let line = "E0101 01:35:00.000000    1900 certificate_manager.go:562] kubernetes.io/kube-apiserver-client-kubelet: Certificate request was not signed: timed out waiting for the condition";
+        assert_eq!(
+            causes("control-plane/192.0.2.21/journals/kubelet.log", line),
+            vec![Cause::CsrPending]
+        );
+        // Not the request that could not even be made: that is the API, not an approval.
+        let refused = "E0101 01:35:00.000000    1900 certificate_manager.go:562] kubernetes.io/kube-apiserver-client-kubelet: Failed while requesting a signed certificate from the control plane: cannot create certificate signing request: Post \"https://api-int.ostest.example.com:6443/apis/certificates.k8s.io/v1/certificatesigningrequests\": dial tcp 192.0.2.10:6443: connect: connection refused";
+        assert_eq!(
+            causes("control-plane/192.0.2.21/journals/kubelet.log", refused),
+            vec![Cause::ApiUnreachable]
+        );
+        assert_eq!(
+            causes("resources/csr.json", "            \"status\": {}"),
+            vec![Cause::CsrPending]
+        );
+    }
+
+    #[test]
+    fn a_masked_unit_is_a_held_unit() {
+        let line = "Failed to start bootkube.service: Unit bootkube.service is masked.";
+        assert_eq!(
+            causes("bootstrap/journals/bootkube.log", line),
+            vec![Cause::UnitHeld]
+        );
+    }
+
+    #[test]
+    fn an_ordinary_line_matches_nothing() {
+        assert!(causes("bootkube.log", "Starting etcd-bootstrap").is_empty());
     }
 }

@@ -3,7 +3,7 @@
 //! installer's gather script writes holds service records (`bootstrap/services/*.json`),
 //! journals (`bootstrap/journals/`) and `failed-units.txt`.
 
-use super::analysis::{classify, FileKind};
+use crate::analysis::{classify, FileKind};
 use crate::error::{Error, Result};
 
 /// What a walk saw of what every bootstrap log bundle holds, and of damage: whether it is one.

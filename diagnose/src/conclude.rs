@@ -1,10 +1,12 @@
 //! From what the pass kept to the report: the timeline, the first failure, its cause.
 
-use super::analysis::Analysis;
-use super::causes::{self, Cause};
-use super::explain::{explain, Context};
-use super::records::Record;
-use super::{Diagnosis, Event, Evidence, Failure};
+use crate::analysis::Analysis;
+use crate::causes::{self, Cause};
+use crate::clues::Context;
+use crate::evidence::Evidence;
+use crate::explain::explain;
+use crate::records::Record;
+use crate::report::{Diagnosis, Event, Failure};
 
 /// Timeline events kept; a bundle with more says so in its notes.
 const MAX_EVENTS: usize = 2000;
@@ -163,7 +165,7 @@ fn timeline(analysis: &mut Analysis) -> Vec<Event> {
                 time: record
                     .timestamp
                     .as_deref()
-                    .and_then(super::records::normalize_time),
+                    .and_then(crate::records::normalize_time),
                 source: unit_name(service),
                 what: describe(record),
             });
@@ -226,7 +228,7 @@ fn first_failure(analysis: &Analysis, source: Source) -> Option<FirstFailure> {
                 let time = r
                     .timestamp
                     .as_deref()
-                    .and_then(super::records::normalize_time);
+                    .and_then(crate::records::normalize_time);
                 (time, service, r)
             })
         })
@@ -302,7 +304,7 @@ fn stuck_service(analysis: &Analysis) -> Option<(String, Option<String>, Option<
         let time = run
             .last()
             .and_then(|r| r.timestamp.as_deref())
-            .and_then(super::records::normalize_time);
+            .and_then(crate::records::normalize_time);
         Some((service.clone(), open_stage.flatten(), time))
     })
 }

@@ -10,12 +10,12 @@ use std::rc::Rc;
 
 use flate2::read::GzDecoder;
 
-use super::analysis::{classify, Analysis, FileKind};
-use super::archive::{self, Counting, Guarded};
-use super::records::time_of_epoch;
-use super::verdict::Walked;
-use super::Limits;
+use crate::analysis::{classify, Analysis, FileKind};
+use crate::archive::{self, Counting, Guarded};
 use crate::error::{Error, Result};
+use crate::limits::Limits;
+use crate::records::time_of_epoch;
+use crate::verdict::Walked;
 
 /// A bundle path made relative to the bundle's top, or why it is refused. The top directory
 /// (`log-bundle-ID/`, or bootgen's older `artifacts-ID/`) is dropped; `log-bundle-bootstrap/`

@@ -2,7 +2,8 @@
 
 use std::fmt;
 
-use super::{Diagnosis, Evidence};
+use crate::evidence::Evidence;
+use crate::report::Diagnosis;
 
 fn evidence_lines(f: &mut fmt::Formatter<'_>, lines: &[Evidence]) -> fmt::Result {
     for e in lines {
