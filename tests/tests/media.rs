@@ -1148,3 +1148,50 @@ fn damaged_images_are_errors_never_panics() {
         let _ = bootgen::media::initramfs_members(&mut std::io::Cursor::new(bytes), "damaged.img");
     }
 }
+
+/// A link planted where `ignition --iso/--pxe` puts its media (`media/`, `media/hosts/`,
+/// `media/pxe/`, `media/pxe/hosts/`) would send ISOs carrying the cluster's keys wherever it
+/// points: the run refuses it, naming it, before writing anything, configs included.
+#[test]
+fn a_link_where_the_media_go_is_refused_before_anything_is_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let iso = live_iso(dir.path(), "x86_64", EMBED_SIZE);
+    let install_config = repo().join("fixtures/network/install-config.yaml");
+    let hosts = repo().join("fixtures/network/agent-config.yaml");
+    for (n, linked) in ["media", "media/hosts", "media/pxe", "media/pxe/hosts"]
+        .into_iter()
+        .enumerate()
+    {
+        let out = dir.path().join(format!("out-{n}"));
+        let elsewhere = dir.path().join(format!("elsewhere-{n}"));
+        fs::create_dir_all(&elsewhere).unwrap();
+        let at = out.join(linked);
+        fs::create_dir_all(at.parent().unwrap()).unwrap();
+        std::os::unix::fs::symlink(&elsewhere, &at).unwrap();
+        let output = bootgen_conformance::bootgen!()
+            .args(["ignition", "--now", "2026-01-01T00:00:00Z", "--tls-dir"])
+            .arg(repo().join("fixtures/pki"))
+            .arg("--install-config")
+            .arg(&install_config)
+            .arg("--hosts")
+            .arg(&hosts)
+            .arg(format!("--iso={}", iso.display()))
+            .arg(format!("--pxe={}", iso.display()))
+            .args(["--pxe-base-url", "http://192.0.2.10/pxe"])
+            .args(["--dest-device", "/dev/vdb", "-o"])
+            .arg(&out)
+            .output()
+            .unwrap();
+        let text = stderr(&output);
+        assert_eq!(output.status.code(), Some(1), "{linked}: {text}");
+        assert!(
+            text.contains(&at.display().to_string()) && text.contains("link"),
+            "{linked}: {text}"
+        );
+        assert!(names_in(&elsewhere).is_empty(), "{linked}: written through");
+        assert!(
+            !out.join("bootstrap.ign").exists(),
+            "{linked}: configs written"
+        );
+    }
+}

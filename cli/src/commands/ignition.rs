@@ -298,6 +298,13 @@ pub fn run(args: IgnitionArgs) -> anyhow::Result<ExitCode> {
             output::OtherCluster::Refuse
         },
     };
+    // A link where the media go is refused before the configs are written, not after.
+    if let Some(media) = &media {
+        let dirs = media.dirs();
+        let dirs: Vec<&str> = dirs.iter().map(String::as_str).collect();
+        output::refuse_linked_dirs(&args.output, &dirs)
+            .with_context(|| format!("writing {}", args.output.display()))?;
+    }
     let report = output::write_dir_observed(&args.output, &files, existing, guards, &mut stop)
         .with_context(|| format!("writing {}", args.output.display()))?;
     let mut wrote: std::collections::BTreeSet<String> =

@@ -294,25 +294,44 @@ impl ClusterMedia {
         names
     }
 
+    /// The directories [`ClusterMedia::write`] makes or enters, relative to the output
+    /// directory: checked for links before the run writes anything.
+    pub fn dirs(&self) -> Vec<String> {
+        let media = bootgen::output::MEDIA_DIR;
+        let hosts = bootgen::output::HOSTS_DIR;
+        let mut dirs = vec![media.to_string()];
+        if self.iso.is_some() {
+            dirs.push(format!("{media}/{hosts}"));
+        }
+        if self.pxe.is_some() {
+            dirs.push(format!("{media}/pxe"));
+            dirs.push(format!("{media}/pxe/{hosts}"));
+        }
+        dirs
+    }
+
     /// Writes every ISO and PXE set into `output`'s media directory (the run holds the
     /// directory's lock), each file a copy renamed into place; returns one line per medium.
     pub fn write(&self, output: &Path) -> anyhow::Result<Vec<String>> {
-        let dir = output.join(bootgen::output::MEDIA_DIR);
-        std::fs::create_dir_all(&dir).map_err(|e| bootgen::Error::io("cannot create", &dir, e))?;
+        let media = bootgen::output::MEDIA_DIR;
+        let below = |relative: &str| bootgen::output::create_dir_below(output, relative);
+        let dir = below(media)?;
         let mut lines = Vec::new();
         if let Some((iso, planned)) = &self.iso {
             for planned in planned {
                 let path = dir.join(&planned.name);
-                if let Some(parent) = path.parent() {
-                    std::fs::create_dir_all(parent)
-                        .map_err(|e| bootgen::Error::io("cannot create", parent, e))?;
+                if let Some((parent, _)) = planned.name.rsplit_once('/') {
+                    below(&format!("{media}/{parent}"))?;
                 }
                 bootgen::output::patch_to_copy(iso, &path, &planned.patch, true)?;
                 lines.push(format!("wrote {}: {}", path.display(), planned.what));
             }
         }
         if let Some(pxe) = &self.pxe {
-            let pxe_dir = dir.join("pxe");
+            let pxe_dir = below(&format!("{media}/pxe"))?;
+            if !pxe.hosts.is_empty() {
+                below(&format!("{media}/pxe/{}", bootgen::output::HOSTS_DIR))?;
+            }
             for (name, customization) in &pxe.sets {
                 write_pxe_set(
                     &pxe.path,

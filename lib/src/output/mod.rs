@@ -3,6 +3,7 @@
 //! next run finishes. That works the same for a plain directory, a mount point and a symlink.
 //! Keys are never replaced.
 
+mod dirs;
 mod estimate;
 mod extract;
 mod extract_plan;
@@ -13,6 +14,7 @@ mod package;
 mod prune;
 mod same_cluster;
 
+pub use dirs::{create_dir_below, refuse_linked_dirs};
 pub use estimate::{iso_estimate, ISO_ESTIMATE_FILE};
 pub use extract::{extract, extract_split, ExtractReport, UNIT_DIR};
 pub use journal::{interrupted, recover, Recovery, WriteStep, COMMIT_RECORD, STAGING_DIR};
