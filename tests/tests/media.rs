@@ -850,7 +850,7 @@ fn names_in(dir: &Path) -> Vec<String> {
 
 /// A re-run leaves in `media/hosts/` and `media/pxe/hosts/` the media of its own hosts only:
 /// without `--iso` the hosts' ISOs go, without `--hosts` their PXE files too, and the output
-/// names each file removed. The roles' media and a user's file there stay.
+/// names each file removed. The roles' media go the same way; a user's file there stays.
 #[test]
 fn a_rerun_removes_the_per_host_media_it_did_not_write() {
     let dir = tempfile::tempdir().unwrap();
@@ -885,6 +885,7 @@ fn a_rerun_removes_the_per_host_media_it_did_not_write() {
     assert_eq!(names_in(&out.join("media/hosts")), isos);
     assert_eq!(names_in(&out.join("media/pxe/hosts")).len(), 9);
     fs::write(out.join("media/hosts/README"), "mine").unwrap();
+    fs::write(out.join("media/rhcos-live.iso"), "mine").unwrap();
 
     // Without --iso: the hosts' ISOs go, their PXE files stay.
     let stdout = run(&[&hosts_flag[..], &pxe[..]].concat());
@@ -898,9 +899,20 @@ fn a_rerun_removes_the_per_host_media_it_did_not_write() {
         fs::read_to_string(out.join("media/hosts/README")).unwrap(),
         "mine"
     );
+    // The roles' ISOs go too (the bootstrap's holds the earlier run's secrets); a user's
+    // live ISO kept beside them stays, with a warning.
+    for role in ["bootstrap", "master", "worker"] {
+        let path = out.join(format!("media/{role}.iso"));
+        assert!(!path.exists(), "{role}.iso stays");
+        assert!(
+            stdout.contains(&format!("removed {}", path.display())),
+            "{stdout}"
+        );
+    }
+    assert_eq!(fs::read(out.join("media/rhcos-live.iso")).unwrap(), b"mine");
     assert!(
-        out.join("media/master.iso").exists(),
-        "the roles' media stay"
+        out.join("media/pxe/bootstrap.ipxe").exists(),
+        "PXE sets stay"
     );
 
     // Without --hosts: the hosts' PXE files go, the roles' PXE sets stay.
@@ -915,6 +927,16 @@ fn a_rerun_removes_the_per_host_media_it_did_not_write() {
     }
     assert!(out.join("media/pxe/master.ipxe").exists());
     assert!(names_in(&out.join("hosts")).is_empty());
+
+    // Without --pxe: the roles' PXE sets go, and the directory they leave empty.
+    let stdout = run(&[]);
+    let path = out.join("media/pxe/bootstrap-initrd.img");
+    assert!(
+        stdout.contains(&format!("removed {}", path.display())),
+        "{stdout}"
+    );
+    assert!(!out.join("media/pxe").exists());
+    assert_eq!(names_in(&out.join("media")), ["hosts", "rhcos-live.iso"]);
 }
 
 #[test]

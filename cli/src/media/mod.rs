@@ -270,21 +270,24 @@ pub fn plan_cluster(
 }
 
 impl ClusterMedia {
-    /// The per-host media files [`ClusterMedia::write`] writes, relative to the output
-    /// directory (as `bootgen::output::HOST_FILE_DIRS` names them).
-    pub fn host_files(&self) -> Vec<String> {
+    /// The media files [`ClusterMedia::write`] writes, the roles' and the hosts', relative to
+    /// the output directory (as `bootgen::output::ROLE_MEDIA_DIRS` and `HOST_FILE_DIRS` name
+    /// them): what the run's pruning keeps.
+    pub fn files(&self) -> Vec<String> {
         let media = bootgen::output::MEDIA_DIR;
         let hosts = bootgen::output::HOSTS_DIR;
         let mut names = Vec::new();
         if let Some((_, planned)) = &self.iso {
-            names.extend(
-                planned
-                    .iter()
-                    .filter(|p| p.name.starts_with(&format!("{hosts}/")))
-                    .map(|p| format!("{media}/{}", p.name)),
-            );
+            names.extend(planned.iter().map(|p| format!("{media}/{}", p.name)));
         }
         if let Some(pxe) = &self.pxe {
+            for (name, _) in &pxe.sets {
+                for (_, suffix) in bootgen::media::PXE_FILES {
+                    names.push(format!("{media}/pxe/{name}-{suffix}"));
+                }
+                names.push(format!("{media}/pxe/{name}.ipxe"));
+                names.push(format!("{media}/pxe/{name}-grub.cfg"));
+            }
             for host in &pxe.hosts {
                 for suffix in ["-initrd.img", ".ipxe", "-grub.cfg"] {
                     names.push(format!("{media}/pxe/{hosts}/{}{suffix}", host.host));
