@@ -303,12 +303,16 @@ impl ClusterMedia {
         let media = bootgen::output::MEDIA_DIR;
         let hosts = bootgen::output::HOSTS_DIR;
         let mut dirs = vec![media.to_string()];
-        if self.iso.is_some() {
-            dirs.push(format!("{media}/{hosts}"));
+        if let Some((_, planned)) = &self.iso {
+            if planned.iter().any(|p| p.name.contains('/')) {
+                dirs.push(format!("{media}/{hosts}"));
+            }
         }
-        if self.pxe.is_some() {
+        if let Some(pxe) = &self.pxe {
             dirs.push(format!("{media}/pxe"));
-            dirs.push(format!("{media}/pxe/{hosts}"));
+            if !pxe.hosts.is_empty() {
+                dirs.push(format!("{media}/pxe/{hosts}"));
+            }
         }
         dirs
     }
