@@ -45,7 +45,7 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
     };
     let mut plan = Plan::from_configs(&bootstrap, &name, pointer.as_deref())?;
     if args.input.is_dir() {
-        for path in Plan::host_configs(&args.input) {
+        for path in Plan::host_configs(&args.input)? {
             let (config, name) = crate::input::read_config(&path)?;
             plan.add_host_config(&config, &name)?;
         }

@@ -87,8 +87,8 @@ fn tls_links(args: &IgnitionArgs) -> anyhow::Result<output::Links> {
     }
 }
 
-/// Removes the per-host files (configs, ISOs, PXE entries) an earlier run left that this
-/// successful run did not write, saying which, and warns of what is in those directories that
+/// Removes the per-host files (configs, ISOs, PXE entries) and role media an earlier run left
+/// that this successful run did not write, saying which, and warns of what is in those directories that
 /// bootgen did not put there.
 fn remove_stale_host_files(
     dir: &std::path::Path,
@@ -98,13 +98,13 @@ fn remove_stale_host_files(
         .with_context(|| format!("removing stale per-host files from {}", dir.display()))?;
     for path in &stale.removed {
         crate::report::emit(format!(
-            "removed {}: an earlier run's per-host file, not written by this run\n",
+            "removed {}: an earlier run's file, not written by this run\n",
             dir.join(path).display()
         ))?;
     }
     for path in &stale.kept {
         warn(format!(
-            "{}: left in place: bootgen did not write it, and removes only its own per-host files (HOST.ign, HOST.iso, HOST-initrd.img, HOST.ipxe, HOST-grub.cfg)",
+            "{}: left in place: bootgen did not write it, and removes only its own per-host files (HOST.ign, HOST.iso, HOST-initrd.img, HOST.ipxe, HOST-grub.cfg) and role media (ROLE.iso, ROLE-vmlinuz, ROLE-initrd.img, ROLE-rootfs.img, ROLE.ipxe, ROLE-grub.cfg)",
             dir.join(path).display()
         ));
     }
@@ -298,6 +298,13 @@ pub fn run(args: IgnitionArgs) -> anyhow::Result<ExitCode> {
             output::OtherCluster::Refuse
         },
     };
+    // A link where the media go is refused before the configs are written, not after.
+    if let Some(media) = &media {
+        let dirs = media.dirs();
+        let dirs: Vec<&str> = dirs.iter().map(String::as_str).collect();
+        output::refuse_linked_dirs(&args.output, &dirs)
+            .with_context(|| format!("writing {}", args.output.display()))?;
+    }
     let report = output::write_dir_observed(&args.output, &files, existing, guards, &mut stop)
         .with_context(|| format!("writing {}", args.output.display()))?;
     let mut wrote: std::collections::BTreeSet<String> =
@@ -333,7 +340,7 @@ pub fn run(args: IgnitionArgs) -> anyhow::Result<ExitCode> {
         for line in media.write(&args.output)? {
             crate::report::emit(line + "\n")?;
         }
-        wrote.extend(media.host_files());
+        wrote.extend(media.files());
     } else if let Some(single) = &single_node {
         crate::report::emit(format!(
             "single node: embed the config in the RHCOS live ISO and boot the node from it; it installs itself to {} and reboots:\n  bootgen iso rhcos-live.iso -c {} -o node.iso\n",

@@ -112,9 +112,8 @@ pub(super) fn write_host_pxe(
             area: initrd_path.to_string(),
             message: "the ISO has no such file, which a PXE set needs".into(),
         })?;
+    // The caller made `dir/hosts` below the output directory, through no link.
     let hosts_dir = dir.join(bootgen::output::HOSTS_DIR);
-    std::fs::create_dir_all(&hosts_dir)
-        .map_err(|e| bootgen::Error::io("cannot create", &hosts_dir, e))?;
     let initrd = format!("{}/{}-initrd.img", bootgen::output::HOSTS_DIR, host.host);
     bootgen::output::write_streamed(
         &dir.join(&initrd),

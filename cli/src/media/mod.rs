@@ -8,7 +8,9 @@ use bootgen::model::Arch;
 use std::path::{Path, PathBuf};
 
 mod hosts;
+mod pxe;
 use hosts::{check_hosts_arch, host_customizations, write_host_pxe, HostMedium};
+pub use pxe::write_pxe_set;
 
 /// A config read for the media, with its architecture when known.
 pub struct MediaConfig {
@@ -270,21 +272,24 @@ pub fn plan_cluster(
 }
 
 impl ClusterMedia {
-    /// The per-host media files [`ClusterMedia::write`] writes, relative to the output
-    /// directory (as `bootgen::output::HOST_FILE_DIRS` names them).
-    pub fn host_files(&self) -> Vec<String> {
+    /// The media files [`ClusterMedia::write`] writes, the roles' and the hosts', relative to
+    /// the output directory (as `bootgen::output::ROLE_MEDIA_DIRS` and `HOST_FILE_DIRS` name
+    /// them): what the run's pruning keeps.
+    pub fn files(&self) -> Vec<String> {
         let media = bootgen::output::MEDIA_DIR;
         let hosts = bootgen::output::HOSTS_DIR;
         let mut names = Vec::new();
         if let Some((_, planned)) = &self.iso {
-            names.extend(
-                planned
-                    .iter()
-                    .filter(|p| p.name.starts_with(&format!("{hosts}/")))
-                    .map(|p| format!("{media}/{}", p.name)),
-            );
+            names.extend(planned.iter().map(|p| format!("{media}/{}", p.name)));
         }
         if let Some(pxe) = &self.pxe {
+            for (name, _) in &pxe.sets {
+                for (_, suffix) in bootgen::media::PXE_FILES {
+                    names.push(format!("{media}/pxe/{name}-{suffix}"));
+                }
+                names.push(format!("{media}/pxe/{name}.ipxe"));
+                names.push(format!("{media}/pxe/{name}-grub.cfg"));
+            }
             for host in &pxe.hosts {
                 for suffix in ["-initrd.img", ".ipxe", "-grub.cfg"] {
                     names.push(format!("{media}/pxe/{hosts}/{}{suffix}", host.host));
@@ -294,25 +299,48 @@ impl ClusterMedia {
         names
     }
 
+    /// The directories [`ClusterMedia::write`] makes or enters, relative to the output
+    /// directory: checked for links before the run writes anything.
+    pub fn dirs(&self) -> Vec<String> {
+        let media = bootgen::output::MEDIA_DIR;
+        let hosts = bootgen::output::HOSTS_DIR;
+        let mut dirs = vec![media.to_string()];
+        if let Some((_, planned)) = &self.iso {
+            if planned.iter().any(|p| p.name.contains('/')) {
+                dirs.push(format!("{media}/{hosts}"));
+            }
+        }
+        if let Some(pxe) = &self.pxe {
+            dirs.push(format!("{media}/pxe"));
+            if !pxe.hosts.is_empty() {
+                dirs.push(format!("{media}/pxe/{hosts}"));
+            }
+        }
+        dirs
+    }
+
     /// Writes every ISO and PXE set into `output`'s media directory (the run holds the
     /// directory's lock), each file a copy renamed into place; returns one line per medium.
     pub fn write(&self, output: &Path) -> anyhow::Result<Vec<String>> {
-        let dir = output.join(bootgen::output::MEDIA_DIR);
-        std::fs::create_dir_all(&dir).map_err(|e| bootgen::Error::io("cannot create", &dir, e))?;
+        let media = bootgen::output::MEDIA_DIR;
+        let below = |relative: &str| bootgen::output::create_dir_below(output, relative);
+        let dir = below(media)?;
         let mut lines = Vec::new();
         if let Some((iso, planned)) = &self.iso {
             for planned in planned {
                 let path = dir.join(&planned.name);
-                if let Some(parent) = path.parent() {
-                    std::fs::create_dir_all(parent)
-                        .map_err(|e| bootgen::Error::io("cannot create", parent, e))?;
+                if let Some((parent, _)) = planned.name.rsplit_once('/') {
+                    below(&format!("{media}/{parent}"))?;
                 }
                 bootgen::output::patch_to_copy(iso, &path, &planned.patch, true)?;
                 lines.push(format!("wrote {}: {}", path.display(), planned.what));
             }
         }
         if let Some(pxe) = &self.pxe {
-            let pxe_dir = dir.join("pxe");
+            let pxe_dir = below(&format!("{media}/pxe"))?;
+            if !pxe.hosts.is_empty() {
+                below(&format!("{media}/pxe/{}", bootgen::output::HOSTS_DIR))?;
+            }
             for (name, customization) in &pxe.sets {
                 write_pxe_set(
                     &pxe.path,
@@ -341,75 +369,4 @@ impl ClusterMedia {
         }
         Ok(lines)
     }
-}
-
-/// Writes the PXE set of `customization` into `dir`: `NAME-vmlinuz`, `NAME-initrd.img` (the
-/// ISO's initramfs with the config's archive appended), `NAME-rootfs.img`, `NAME.ipxe` and
-/// `NAME-grub.cfg`; every check (the files, their names free unless `replace`) runs first.
-pub fn write_pxe_set(
-    iso_path: &Path,
-    iso: &LiveIso,
-    customization: &Customization,
-    dir: &Path,
-    name: &str,
-    base_url: &str,
-    replace: bool,
-) -> anyhow::Result<Vec<PathBuf>> {
-    use std::io::{Read, Seek, SeekFrom, Write};
-    let iso_name = iso_path.display().to_string();
-    let archive = bootgen::media::pxe_archive(customization, iso.features(), &iso_name)?;
-    let mut file = std::fs::File::open(iso_path)
-        .map_err(|e| bootgen::Error::io("cannot read", iso_path, e))?;
-    let mut parts = Vec::new();
-    for (path, suffix) in bootgen::media::PXE_FILES {
-        let area = iso
-            .file_area(&mut file, path)?
-            .ok_or_else(|| bootgen::Error::Media {
-                file: iso_name.clone(),
-                area: path.to_string(),
-                message: "the ISO has no such file, which a PXE set needs".into(),
-            })?;
-        parts.push((
-            dir.join(format!("{name}-{suffix}")),
-            area,
-            suffix == "initrd.img",
-        ));
-    }
-    let entries = bootgen::media::boot_entries(name, base_url, &format!("{name}-"), &[]);
-    let texts = [
-        (dir.join(format!("{name}.ipxe")), entries.ipxe),
-        (dir.join(format!("{name}-grub.cfg")), entries.grub),
-    ];
-    if !replace {
-        let taken = parts.iter().map(|p| &p.0).chain(texts.iter().map(|t| &t.0));
-        if let Some(path) = taken
-            .into_iter()
-            .find(|p| std::fs::symlink_metadata(p).is_ok())
-        {
-            return Err(bootgen::Error::WouldOverwrite { path: path.clone() }.into());
-        }
-    }
-    std::fs::create_dir_all(dir).map_err(|e| bootgen::Error::io("cannot create", dir, e))?;
-    let mut written = Vec::new();
-    for (path, area, append) in parts {
-        let mode = if append {
-            bootgen::output::CONFIG_MEDIA_MODE
-        } else {
-            0o644
-        };
-        bootgen::output::write_streamed(&path, mode, true, |out| {
-            file.seek(SeekFrom::Start(area.offset))?;
-            std::io::copy(&mut (&mut file).take(area.length), out)?;
-            if append {
-                out.write_all(&archive)?;
-            }
-            Ok(())
-        })?;
-        written.push(path);
-    }
-    for (path, text) in texts {
-        bootgen::output::write_atomic(&path, text.as_bytes(), 0o644)?;
-        written.push(path);
-    }
-    Ok(written)
 }

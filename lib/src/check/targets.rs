@@ -108,8 +108,15 @@ impl Plan {
                 &bootstrap.display().to_string(),
                 pointer.as_deref(),
             )?;
-            for host_config in Plan::host_configs(path) {
-                plan.add_host_config(&read(&host_config)?, &host_config.display().to_string())?;
+            for host_config in Plan::host_configs(path)? {
+                let bytes = crate::output::read_no_link(&host_config)?.ok_or_else(|| {
+                    Error::io(
+                        "cannot read",
+                        &host_config,
+                        std::io::ErrorKind::NotFound.into(),
+                    )
+                })?;
+                plan.add_host_config(&bytes, &host_config.display().to_string())?;
             }
             Ok(plan)
         } else {
@@ -117,17 +124,11 @@ impl Plan {
         }
     }
 
-    /// The per-host configs of an output directory (`hosts/*.ign`), in name order.
-    pub fn host_configs(output: &Path) -> Vec<std::path::PathBuf> {
-        let dir = output.join(crate::output::HOSTS_DIR);
-        let mut paths: Vec<_> = std::fs::read_dir(&dir)
-            .into_iter()
-            .flatten()
-            .filter_map(|entry| entry.ok().map(|e| e.path()))
-            .filter(|path| path.extension().is_some_and(|ext| ext == "ign"))
-            .collect();
-        paths.sort();
-        paths
+    /// The per-host configs of an output directory (`hosts/*.ign`), in name order; a link
+    /// there (or at `hosts/`) is refused, naming it, never read through.
+    pub fn host_configs(output: &Path) -> Result<Vec<std::path::PathBuf>> {
+        let names = crate::output::host_configs(output)?;
+        Ok(names.iter().map(|name| output.join(name)).collect())
     }
 
     /// Adds the nodes with static addresses a per-host config (`hosts/HOST.ign`) places.

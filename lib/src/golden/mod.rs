@@ -41,26 +41,6 @@ fn configs_of(dir: &Path) -> &'static [&'static str] {
     }
 }
 
-/// The per-host configs of `dir` (`hosts/<hostname>.ign`), sorted: shown after the others.
-fn host_configs(dir: &Path) -> Result<Vec<String>> {
-    let hosts = dir.join(crate::output::HOSTS_DIR);
-    let entries = match std::fs::read_dir(&hosts) {
-        Ok(entries) => entries,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(e) => return Err(Error::io("cannot read", &hosts, e)),
-    };
-    let mut names = Vec::new();
-    for entry in entries {
-        let entry = entry.map_err(|e| Error::io("cannot read", &hosts, e))?;
-        let name = entry.file_name().to_string_lossy().into_owned();
-        if name.ends_with(".ign") {
-            names.push(format!("{}/{name}", crate::output::HOSTS_DIR));
-        }
-    }
-    names.sort();
-    Ok(names)
-}
-
 /// Placeholders for the values of this directory that depend on its PKI or clock: the cluster
 /// and infra IDs (from `metadata.json`, derived from the root CA), the kubeadmin password and
 /// the generated bootstrap SSH key (from `auth/`), and the validity times of the certificates
@@ -144,14 +124,12 @@ pub fn view_dir(dir: &Path) -> Result<String> {
     // large config costs about ten times its size.
     let mut read = Vec::new();
     let mut names: Vec<String> = configs_of(dir).iter().map(|n| n.to_string()).collect();
-    names.extend(host_configs(dir)?);
+    // The per-host configs are shown after the others, and read through no link.
+    names.extend(crate::output::host_configs(dir)?);
     for name in names {
         let path = dir.join(&name);
-        let bytes = match std::fs::read(&path) {
-            Ok(bytes) => Some((bytes, path.display().to_string())),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
-            Err(e) => return Err(Error::io("cannot read", &path, e)),
-        };
+        let bytes =
+            crate::output::read_no_link(&path)?.map(|bytes| (bytes, path.display().to_string()));
         read.push((name, bytes));
     }
     let mut configs = Vec::new();

@@ -3,9 +3,11 @@
 //! next run finishes. That works the same for a plain directory, a mount point and a symlink.
 //! Keys are never replaced.
 
+mod dirs;
 mod estimate;
 mod extract;
 mod extract_plan;
+mod host_configs;
 mod journal;
 mod lock;
 mod media;
@@ -13,13 +15,15 @@ mod package;
 mod prune;
 mod same_cluster;
 
+pub use dirs::{create_dir_below, refuse_linked_dirs};
 pub use estimate::{iso_estimate, ISO_ESTIMATE_FILE};
 pub use extract::{extract, extract_split, ExtractReport, UNIT_DIR};
+pub use host_configs::{host_configs, read_no_link};
 pub use journal::{interrupted, recover, Recovery, WriteStep, COMMIT_RECORD, STAGING_DIR};
 pub use lock::{Access, DirLock, WhenBusy, LOCK_FILE};
 pub use media::{patch_in_place, patch_to_copy, write_streamed, CONFIG_MEDIA_MODE};
 pub use package::{write_package, PackageReport, CHECKSUMS};
-pub use prune::{remove_stale_host_files, StaleFiles, HOST_FILE_DIRS};
+pub use prune::{remove_stale_host_files, StaleFiles, HOST_FILE_DIRS, ROLE_MEDIA_DIRS};
 
 use crate::error::{Error, OptionField, Result};
 use crate::generate::Generated;

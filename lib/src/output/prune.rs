@@ -21,6 +21,49 @@ pub const HOST_FILE_DIRS: &[(&str, &[&str])] = &[
     ("media/pxe/hosts", &["-initrd.img", ".ipxe", "-grub.cfg"]),
 ];
 
+/// The roles whose media bootgen writes (`ignition --iso/--pxe`): the names of their configs
+/// without `.ign`, a single node's included.
+const ROLES: [&str; 4] = [
+    "bootstrap",
+    "master",
+    "worker",
+    "bootstrap-in-place-for-live-iso",
+];
+
+/// The directories of the roles' media, relative to the output directory, each with the
+/// suffixes bootgen puts after a role's name there (the PXE sets before the ISOs: a directory
+/// is removed only once emptied, its subdirectories first).
+pub const ROLE_MEDIA_DIRS: &[(&str, &[&str])] = &[
+    (
+        "media/pxe",
+        &[
+            "-vmlinuz",
+            "-initrd.img",
+            "-rootfs.img",
+            ".ipxe",
+            "-grub.cfg",
+        ],
+    ),
+    ("media", &[".iso"]),
+];
+
+/// True for a file name bootgen gives a role's medium: a role, then one of `suffixes`.
+fn is_role_file(name: &str, suffixes: &[&str]) -> bool {
+    suffixes.iter().any(|suffix| {
+        name.strip_suffix(suffix)
+            .is_some_and(|r| ROLES.contains(&r))
+    })
+}
+
+/// True when `relative` is one of the directories bootgen prunes: listed as kept, if at all,
+/// when it is itself pruned, not as an entry of its parent.
+fn is_pruned_dir(relative: &str) -> bool {
+    HOST_FILE_DIRS
+        .iter()
+        .chain(ROLE_MEDIA_DIRS)
+        .any(|(dir, _)| *dir == relative)
+}
+
 /// What [`remove_stale_host_files`] did, each path relative to the output directory.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct StaleFiles {
@@ -40,10 +83,11 @@ fn is_host_file(name: &str, suffixes: &[&str]) -> bool {
     })
 }
 
-/// Removes from `dir`'s per-host directories ([`HOST_FILE_DIRS`]) every regular file of
-/// bootgen's naming that `wrote` (paths relative to `dir`: what this run wrote or found
-/// unchanged) does not hold; a per-host directory left empty is removed too. Call it only once
-/// the run has written everything, so a failed run removes nothing.
+/// Removes from `dir`'s per-host directories ([`HOST_FILE_DIRS`]) and media directories
+/// ([`ROLE_MEDIA_DIRS`]) every regular file of bootgen's naming that `wrote` (paths relative to
+/// `dir`: what this run wrote or found unchanged) does not hold; a directory left empty is
+/// removed too. Call it only once the run has written everything, so a failed run removes
+/// nothing.
 pub fn remove_stale_host_files(dir: &Path, wrote: &BTreeSet<String>) -> Result<StaleFiles> {
     let mut found = StaleFiles::default();
     let root = match rustix::fs::open(
@@ -55,7 +99,21 @@ pub fn remove_stale_host_files(dir: &Path, wrote: &BTreeSet<String>) -> Result<S
         Err(rustix::io::Errno::NOENT) => return Ok(found),
         Err(e) => return Err(Error::io("cannot open", dir, e.into())),
     };
-    for (relative, suffixes) in HOST_FILE_DIRS {
+    let dirs = HOST_FILE_DIRS
+        .iter()
+        .map(|(relative, suffixes)| {
+            (
+                *relative,
+                *suffixes,
+                is_host_file as fn(&str, &[&str]) -> bool,
+            )
+        })
+        .chain(
+            ROLE_MEDIA_DIRS
+                .iter()
+                .map(|(relative, suffixes)| (*relative, *suffixes, is_role_file as _)),
+        );
+    for (relative, suffixes, is_ours) in dirs {
         let Some((parent, fd)) = open_below(&root, dir, relative, &mut found.kept)? else {
             continue;
         };
@@ -66,7 +124,7 @@ pub fn remove_stale_host_files(dir: &Path, wrote: &BTreeSet<String>) -> Result<S
             let kind = rustix::fs::statat(&fd, name.as_str(), AtFlags::SYMLINK_NOFOLLOW)
                 .map(|stat| FileType::from_raw_mode(stat.st_mode))
                 .map_err(|e| Error::io("cannot read", here.join(&name), e.into()))?;
-            let ours = kind == FileType::RegularFile && is_host_file(&name, suffixes);
+            let ours = kind == FileType::RegularFile && is_ours(&name, suffixes);
             if ours && !wrote.contains(&path) {
                 rustix::fs::unlinkat(&fd, name.as_str(), AtFlags::empty())
                     .map_err(|e| Error::io("cannot remove", here.join(&name), e.into()))?;
@@ -74,7 +132,7 @@ pub fn remove_stale_host_files(dir: &Path, wrote: &BTreeSet<String>) -> Result<S
                 continue;
             }
             remaining += 1;
-            if !ours && !name.starts_with('.') {
+            if !ours && !name.starts_with('.') && !is_pruned_dir(&path) {
                 found.kept.push(path);
             }
         }
@@ -190,9 +248,46 @@ mod tests {
         assert!(out.join("hosts/.hidden.ign").exists());
         assert_eq!(fs::read_to_string(&outside).unwrap(), "precious");
         assert!(fs::symlink_metadata(out.join("hosts/master-3.ign")).is_ok());
-        // Emptied, the per-host directory goes; the media directory stays.
-        assert!(!out.join("media/pxe/hosts").exists());
-        assert!(out.join("media/pxe").is_dir());
+        // Emptied, the per-host directory goes, and the media directories it emptied.
+        assert!(!out.join("media").exists());
+    }
+
+    #[test]
+    fn role_media_not_written_go_and_a_users_files_stay() {
+        let top = tempfile::tempdir().unwrap();
+        let out = top.path().join("out");
+        fs::create_dir_all(out.join("media/pxe/hosts")).unwrap();
+        for name in [
+            "bootstrap.iso",
+            "master.iso",
+            "worker.iso",
+            "rhcos-live.iso",
+        ] {
+            fs::write(out.join("media").join(name), name).unwrap();
+        }
+        for name in ["bootstrap-vmlinuz", "bootstrap.ipxe", "master-grub.cfg"] {
+            fs::write(out.join("media/pxe").join(name), name).unwrap();
+        }
+        fs::write(out.join("media/pxe/hosts/master-0.ipxe"), "x").unwrap();
+        let outside = top.path().join("precious.iso");
+        fs::write(&outside, "precious").unwrap();
+        fs::remove_file(out.join("media/worker.iso")).unwrap();
+        std::os::unix::fs::symlink(&outside, out.join("media/worker.iso")).unwrap();
+        let wrote = wrote(&["media/master.iso", "media/pxe/hosts/master-0.ipxe"]);
+        let found = remove_stale_host_files(&out, &wrote).unwrap();
+        assert_eq!(
+            found.removed,
+            [
+                "media/pxe/bootstrap-vmlinuz",
+                "media/pxe/bootstrap.ipxe",
+                "media/pxe/master-grub.cfg",
+                "media/bootstrap.iso",
+            ]
+        );
+        assert_eq!(found.kept, ["media/rhcos-live.iso", "media/worker.iso"]);
+        assert!(out.join("media/master.iso").exists());
+        assert!(out.join("media/pxe/hosts/master-0.ipxe").exists());
+        assert_eq!(fs::read_to_string(&outside).unwrap(), "precious");
     }
 
     #[test]

@@ -120,3 +120,44 @@ fn output_file_and_refusals() {
     let with_certs = golden(&out, &["--certs"]);
     assert_eq!(with_certs.status.code(), Some(1));
 }
+
+/// A link planted at `hosts/x.ign` (or at `hosts/`) is not read through: the golden view and
+/// `check` refuse it, naming it, rather than show or probe another file as a host's config.
+#[test]
+fn a_planted_link_among_the_host_configs_is_refused() {
+    let scratch = tempfile::tempdir().unwrap();
+    let out = scratch.path().join("out");
+    generate(&out, "2026-01-01T00:00:00Z", None);
+    // A JSON target is the worse case: it would be shown as if bootgen had written it.
+    let elsewhere = scratch.path().join("elsewhere.ign");
+    std::fs::write(&elsewhere, r#"{"ignition":{"version":"3.2.0"}}"#).unwrap();
+    std::fs::create_dir_all(out.join("hosts")).unwrap();
+    let link = out.join("hosts/x.ign");
+    std::os::unix::fs::symlink(&elsewhere, &link).unwrap();
+    let checked = || {
+        bootgen!()
+            .arg("check")
+            .arg(&out)
+            .args(["--dns-server", "127.0.0.1:9", "--timeout", "1"])
+            .output()
+            .unwrap()
+    };
+    for output in [golden(&out, &[]), checked()] {
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(1), "{stderr}");
+        assert!(
+            stderr.contains(&link.display().to_string()) && stderr.contains("link"),
+            "{stderr}"
+        );
+    }
+    std::fs::remove_file(&link).unwrap();
+    std::fs::remove_dir(out.join("hosts")).unwrap();
+    std::os::unix::fs::symlink(scratch.path(), out.join("hosts")).unwrap();
+    let output = golden(&out, &[]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("hosts") && stderr.contains("a link"),
+        "{stderr}"
+    );
+}

@@ -850,7 +850,7 @@ fn names_in(dir: &Path) -> Vec<String> {
 
 /// A re-run leaves in `media/hosts/` and `media/pxe/hosts/` the media of its own hosts only:
 /// without `--iso` the hosts' ISOs go, without `--hosts` their PXE files too, and the output
-/// names each file removed. The roles' media and a user's file there stay.
+/// names each file removed. The roles' media go the same way; a user's file there stays.
 #[test]
 fn a_rerun_removes_the_per_host_media_it_did_not_write() {
     let dir = tempfile::tempdir().unwrap();
@@ -885,6 +885,7 @@ fn a_rerun_removes_the_per_host_media_it_did_not_write() {
     assert_eq!(names_in(&out.join("media/hosts")), isos);
     assert_eq!(names_in(&out.join("media/pxe/hosts")).len(), 9);
     fs::write(out.join("media/hosts/README"), "mine").unwrap();
+    fs::write(out.join("media/rhcos-live.iso"), "mine").unwrap();
 
     // Without --iso: the hosts' ISOs go, their PXE files stay.
     let stdout = run(&[&hosts_flag[..], &pxe[..]].concat());
@@ -898,9 +899,20 @@ fn a_rerun_removes_the_per_host_media_it_did_not_write() {
         fs::read_to_string(out.join("media/hosts/README")).unwrap(),
         "mine"
     );
+    // The roles' ISOs go too (the bootstrap's holds the earlier run's secrets); a user's
+    // live ISO kept beside them stays, with a warning.
+    for role in ["bootstrap", "master", "worker"] {
+        let path = out.join(format!("media/{role}.iso"));
+        assert!(!path.exists(), "{role}.iso stays");
+        assert!(
+            stdout.contains(&format!("removed {}", path.display())),
+            "{stdout}"
+        );
+    }
+    assert_eq!(fs::read(out.join("media/rhcos-live.iso")).unwrap(), b"mine");
     assert!(
-        out.join("media/master.iso").exists(),
-        "the roles' media stay"
+        out.join("media/pxe/bootstrap.ipxe").exists(),
+        "PXE sets stay"
     );
 
     // Without --hosts: the hosts' PXE files go, the roles' PXE sets stay.
@@ -915,6 +927,16 @@ fn a_rerun_removes_the_per_host_media_it_did_not_write() {
     }
     assert!(out.join("media/pxe/master.ipxe").exists());
     assert!(names_in(&out.join("hosts")).is_empty());
+
+    // Without --pxe: the roles' PXE sets go, and the directory they leave empty.
+    let stdout = run(&[]);
+    let path = out.join("media/pxe/bootstrap-initrd.img");
+    assert!(
+        stdout.contains(&format!("removed {}", path.display())),
+        "{stdout}"
+    );
+    assert!(!out.join("media/pxe").exists());
+    assert_eq!(names_in(&out.join("media")), ["hosts", "rhcos-live.iso"]);
 }
 
 #[test]
@@ -1146,5 +1168,52 @@ fn damaged_images_are_errors_never_panics() {
         let at = 14 + next(archive.len());
         bytes[at] = next(256) as u8;
         let _ = bootgen::media::initramfs_members(&mut std::io::Cursor::new(bytes), "damaged.img");
+    }
+}
+
+/// A link planted where `ignition --iso/--pxe` puts its media (`media/`, `media/hosts/`,
+/// `media/pxe/`, `media/pxe/hosts/`) would send ISOs carrying the cluster's keys wherever it
+/// points: the run refuses it, naming it, before writing anything, configs included.
+#[test]
+fn a_link_where_the_media_go_is_refused_before_anything_is_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let iso = live_iso(dir.path(), "x86_64", EMBED_SIZE);
+    let install_config = repo().join("fixtures/network/install-config.yaml");
+    let hosts = repo().join("fixtures/network/agent-config.yaml");
+    for (n, linked) in ["media", "media/hosts", "media/pxe", "media/pxe/hosts"]
+        .into_iter()
+        .enumerate()
+    {
+        let out = dir.path().join(format!("out-{n}"));
+        let elsewhere = dir.path().join(format!("elsewhere-{n}"));
+        fs::create_dir_all(&elsewhere).unwrap();
+        let at = out.join(linked);
+        fs::create_dir_all(at.parent().unwrap()).unwrap();
+        std::os::unix::fs::symlink(&elsewhere, &at).unwrap();
+        let output = bootgen_conformance::bootgen!()
+            .args(["ignition", "--now", "2026-01-01T00:00:00Z", "--tls-dir"])
+            .arg(repo().join("fixtures/pki"))
+            .arg("--install-config")
+            .arg(&install_config)
+            .arg("--hosts")
+            .arg(&hosts)
+            .arg(format!("--iso={}", iso.display()))
+            .arg(format!("--pxe={}", iso.display()))
+            .args(["--pxe-base-url", "http://192.0.2.10/pxe"])
+            .args(["--dest-device", "/dev/vdb", "-o"])
+            .arg(&out)
+            .output()
+            .unwrap();
+        let text = stderr(&output);
+        assert_eq!(output.status.code(), Some(1), "{linked}: {text}");
+        assert!(
+            text.contains(&at.display().to_string()) && text.contains("link"),
+            "{linked}: {text}"
+        );
+        assert!(names_in(&elsewhere).is_empty(), "{linked}: written through");
+        assert!(
+            !out.join("bootstrap.ign").exists(),
+            "{linked}: configs written"
+        );
     }
 }

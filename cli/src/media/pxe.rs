@@ -1,0 +1,76 @@
+//! A role's PXE set, written from a live ISO: its kernel, its initramfs with the config's
+//! archive appended, its rootfs, and the iPXE and GRUB entries that boot them.
+
+use bootgen::media::{Customization, LiveIso};
+use std::path::{Path, PathBuf};
+
+/// Writes the PXE set of `customization` into `dir`: `NAME-vmlinuz`, `NAME-initrd.img` (the
+/// ISO's initramfs with the config's archive appended), `NAME-rootfs.img`, `NAME.ipxe` and
+/// `NAME-grub.cfg`; every check (the files, their names free unless `replace`) runs first.
+pub fn write_pxe_set(
+    iso_path: &Path,
+    iso: &LiveIso,
+    customization: &Customization,
+    dir: &Path,
+    name: &str,
+    base_url: &str,
+    replace: bool,
+) -> anyhow::Result<Vec<PathBuf>> {
+    use std::io::{Read, Seek, SeekFrom, Write};
+    let iso_name = iso_path.display().to_string();
+    let archive = bootgen::media::pxe_archive(customization, iso.features(), &iso_name)?;
+    let mut file = std::fs::File::open(iso_path)
+        .map_err(|e| bootgen::Error::io("cannot read", iso_path, e))?;
+    let mut parts = Vec::new();
+    for (path, suffix) in bootgen::media::PXE_FILES {
+        let area = iso
+            .file_area(&mut file, path)?
+            .ok_or_else(|| bootgen::Error::Media {
+                file: iso_name.clone(),
+                area: path.to_string(),
+                message: "the ISO has no such file, which a PXE set needs".into(),
+            })?;
+        parts.push((
+            dir.join(format!("{name}-{suffix}")),
+            area,
+            suffix == "initrd.img",
+        ));
+    }
+    let entries = bootgen::media::boot_entries(name, base_url, &format!("{name}-"), &[]);
+    let texts = [
+        (dir.join(format!("{name}.ipxe")), entries.ipxe),
+        (dir.join(format!("{name}-grub.cfg")), entries.grub),
+    ];
+    if !replace {
+        let taken = parts.iter().map(|p| &p.0).chain(texts.iter().map(|t| &t.0));
+        if let Some(path) = taken
+            .into_iter()
+            .find(|p| std::fs::symlink_metadata(p).is_ok())
+        {
+            return Err(bootgen::Error::WouldOverwrite { path: path.clone() }.into());
+        }
+    }
+    std::fs::create_dir_all(dir).map_err(|e| bootgen::Error::io("cannot create", dir, e))?;
+    let mut written = Vec::new();
+    for (path, area, append) in parts {
+        let mode = if append {
+            bootgen::output::CONFIG_MEDIA_MODE
+        } else {
+            0o644
+        };
+        bootgen::output::write_streamed(&path, mode, true, |out| {
+            file.seek(SeekFrom::Start(area.offset))?;
+            std::io::copy(&mut (&mut file).take(area.length), out)?;
+            if append {
+                out.write_all(&archive)?;
+            }
+            Ok(())
+        })?;
+        written.push(path);
+    }
+    for (path, text) in texts {
+        bootgen::output::write_atomic(&path, text.as_bytes(), 0o644)?;
+        written.push(path);
+    }
+    Ok(written)
+}

@@ -1,0 +1,116 @@
+//! Reading an output directory's per-host configs (`hosts/HOST.ign`) back, for the golden view
+//! and `check`: through no link. A link planted at `hosts/` or at `hosts/x.ign` would make them
+//! read (and show) whatever file it points to as if bootgen had written it, so it is refused,
+//! naming it, as a directory bootgen did not write as it is.
+
+use crate::error::{Error, Result};
+use rustix::fs::{Mode, OFlags};
+use std::io::Read;
+use std::path::Path;
+
+/// The error for `path`, a link (or no regular file) where bootgen reads a per-host config.
+fn refused(path: &Path, what: &str) -> Error {
+    Error::UnsafePath {
+        path: path.display().to_string(),
+        reason: format!(
+            "it is {what}, and bootgen reads no per-host config through a link (nor anything but a regular file) in an output directory"
+        ),
+    }
+}
+
+/// The per-host configs of the output directory `dir`, relative to it (`hosts/NAME.ign`),
+/// sorted; none when `hosts/` is missing. A link at `hosts/` or at one of its `.ign` names,
+/// or a `.ign` that is no regular file, is refused.
+pub fn host_configs(dir: &Path) -> Result<Vec<String>> {
+    let hosts = dir.join(super::HOSTS_DIR);
+    match std::fs::symlink_metadata(&hosts) {
+        Ok(meta) if meta.file_type().is_symlink() => return Err(refused(&hosts, "a link")),
+        Ok(meta) if !meta.is_dir() => return Err(refused(&hosts, "no directory")),
+        Ok(_) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(Error::io("cannot read", &hosts, e)),
+    }
+    let entries = std::fs::read_dir(&hosts).map_err(|e| Error::io("cannot read", &hosts, e))?;
+    let mut names = Vec::new();
+    for entry in entries {
+        let entry = entry.map_err(|e| Error::io("cannot read", &hosts, e))?;
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if !name.ends_with(".ign") {
+            continue;
+        }
+        let kind = entry
+            .file_type()
+            .map_err(|e| Error::io("cannot read", entry.path(), e))?;
+        if kind.is_symlink() {
+            return Err(refused(&entry.path(), "a link"));
+        }
+        if !kind.is_file() {
+            return Err(refused(&entry.path(), "no regular file"));
+        }
+        names.push(format!("{}/{name}", super::HOSTS_DIR));
+    }
+    names.sort();
+    Ok(names)
+}
+
+/// Reads the file at `path` without following a link at its name (refused, naming it);
+/// `None` when it is missing.
+pub fn read_no_link(path: &Path) -> Result<Option<Vec<u8>>> {
+    let flags = OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+    let fd = match rustix::fs::open(path, flags, Mode::empty()) {
+        Ok(fd) => fd,
+        Err(rustix::io::Errno::NOENT) => return Ok(None),
+        Err(rustix::io::Errno::LOOP) => return Err(refused(path, "a link")),
+        Err(e) => return Err(Error::io("cannot read", path, e.into())),
+    };
+    let mut bytes = Vec::new();
+    std::fs::File::from(fd)
+        .read_to_end(&mut bytes)
+        .map_err(|e| Error::io("cannot read", path, e))?;
+    Ok(Some(bytes))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::fs;
+
+    #[test]
+    fn lists_the_hosts_regular_configs_and_refuses_a_link() {
+        let top = tempfile::tempdir().unwrap();
+        let out = top.path().join("out");
+        fs::create_dir_all(out.join("hosts")).unwrap();
+        fs::write(out.join("hosts/master-1.ign"), "{}").unwrap();
+        fs::write(out.join("hosts/master-0.ign"), "{}").unwrap();
+        fs::write(out.join("hosts/notes.txt"), "x").unwrap();
+        assert_eq!(
+            host_configs(&out).unwrap(),
+            ["hosts/master-0.ign", "hosts/master-1.ign"]
+        );
+        let outside = top.path().join("secret.json");
+        fs::write(&outside, "{}").unwrap();
+        let link = out.join("hosts/x.ign");
+        std::os::unix::fs::symlink(&outside, &link).unwrap();
+        for text in [
+            host_configs(&out).unwrap_err().to_string(),
+            read_no_link(&link).unwrap_err().to_string(),
+        ] {
+            assert!(
+                text.contains("hosts/x.ign") && text.contains("link"),
+                "{text}"
+            );
+        }
+        assert_eq!(read_no_link(&out.join("hosts/none.ign")).unwrap(), None);
+    }
+
+    #[test]
+    fn a_hosts_directory_that_is_a_link_is_refused() {
+        let top = tempfile::tempdir().unwrap();
+        let out = top.path().join("out");
+        fs::create_dir_all(&out).unwrap();
+        std::os::unix::fs::symlink(top.path(), out.join("hosts")).unwrap();
+        let text = host_configs(&out).unwrap_err().to_string();
+        assert!(text.contains("hosts") && text.contains("a link"), "{text}");
+        assert!(host_configs(&top.path().join("none")).unwrap().is_empty());
+    }
+}
