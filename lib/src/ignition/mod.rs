@@ -57,7 +57,13 @@ impl IgnitionDoc {
 
     /// Single-line JSON bytes, as the installer writes them.
     pub fn to_bytes(&self) -> Vec<u8> {
-        serde_json::to_vec(&self.value).unwrap_or_default()
+        // Sized once, from above: grown by doubling, a large config's buffer was copied into
+        // fresh memory at every step, pages a new process pays for one by one.
+        let mut out = Vec::with_capacity(json_len_bound(&self.value));
+        match serde_json::to_writer(&mut out, &self.value) {
+            Ok(()) => out,
+            Err(_) => Vec::new(),
+        }
     }
 
     /// The length of [`IgnitionDoc::to_bytes`], counted without keeping the bytes.
@@ -121,6 +127,24 @@ impl IgnitionDoc {
 
 /// A writer that only counts the bytes written to it.
 struct Count(u64);
+
+/// About the length of `value` as single-line JSON, from above unless its strings need many
+/// escapes: a capacity for [`IgnitionDoc::to_bytes`], counted without writing anything.
+fn json_len_bound(value: &Value) -> usize {
+    match value {
+        Value::Null | Value::Bool(_) => 5,
+        Value::Number(_) => 24,
+        // Quotes, and a little room for escapes.
+        Value::String(text) => text.len() + text.len() / 64 + 2,
+        Value::Array(items) => 2 + items.iter().map(|v| json_len_bound(v) + 1).sum::<usize>(),
+        Value::Object(map) => {
+            2 + map
+                .iter()
+                .map(|(key, v)| key.len() + key.len() / 64 + 4 + json_len_bound(v))
+                .sum::<usize>()
+        }
+    }
+}
 
 impl std::io::Write for Count {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
@@ -331,6 +355,34 @@ mod tests {
             doc.value.pointer("/storage/files/0/mode"),
             Some(&Value::from(420))
         );
+    }
+
+    /// The bytes are serde_json's, whatever the capacity guess, for values with every kind of
+    /// JSON in them; the guess covers a built config, so its buffer never grows.
+    #[test]
+    fn bytes_are_the_json_and_their_capacity_is_guessed_from_above() {
+        let mut set = AssetSet::default();
+        for (index, size) in [0, 1, 300, 200_000].into_iter().enumerate() {
+            set.add_file(File {
+                path: format!("/etc/file-{index}"),
+                mode: 0o600,
+                contents: (0..size).map(|i| (i % 256) as u8).collect(),
+                append: false,
+            });
+        }
+        let built = build(set).unwrap();
+        let weird = serde_json::json!({
+            "a": [null, true, 1.5e300, -7, "x\"y\\z\u{1}é", {}, []],
+            "": {"b": "\n\t".repeat(3)},
+        });
+        for value in [&built.value, &weird, &Value::Null] {
+            let doc = IgnitionDoc {
+                value: value.clone(),
+            };
+            let bytes = doc.to_bytes();
+            assert_eq!(bytes, serde_json::to_vec(value).unwrap());
+        }
+        assert!(json_len_bound(&built.value) >= built.to_bytes().len());
     }
 
     #[test]

@@ -14,6 +14,7 @@ mod media;
 mod package;
 mod prune;
 mod same_cluster;
+mod unchanged;
 
 pub use dirs::{create_dir_below, refuse_linked_dirs};
 pub use estimate::{iso_estimate, ISO_ESTIMATE_FILE};
@@ -273,25 +274,29 @@ pub fn write_dir_observed(
         Err(_) => {}
     }
     refuse_links(dir, files, guards.links)?;
-    // Every file is read once, to compare: what differs is written, a key that differs is an
-    // error, and the files naming the cluster that differ say which cluster the directory holds.
+    // Every file is compared once: what differs is written, a key that differs is an error,
+    // and the files naming the cluster that differ (read whole) say which cluster the
+    // directory holds.
     let mut report = WriteReport::default();
     let mut pending = Vec::new();
     let mut other_key = None;
     let mut naming_cluster = Vec::new();
+    let mut buffer = unchanged::buffer();
     for f in files {
         let target = dir.join(&f.relative);
-        match fs::read(&target) {
-            Ok(existing) if existing == f.contents => {
+        match unchanged::holds_exactly(&target, &f.contents, &mut buffer) {
+            Ok(true) => {
                 report.unchanged.push(f.relative.clone());
                 continue;
             }
-            Ok(_) if is_key(&f.relative) => {
+            Ok(false) if is_key(&f.relative) => {
                 other_key.get_or_insert(target);
                 continue;
             }
-            Ok(existing) if same_cluster::names_cluster(&f.relative) => {
-                naming_cluster.push((f.relative.as_str(), existing));
+            Ok(false) if same_cluster::names_cluster(&f.relative) => {
+                if let Ok(existing) = fs::read(&target) {
+                    naming_cluster.push((f.relative.as_str(), existing));
+                }
             }
             _ => {}
         }

@@ -8,7 +8,7 @@ use super::switch::{Switch, Switches};
 use super::table::{self, holds, values_in, words, Table};
 use super::version::Minor;
 use serde::Serialize;
-use std::sync::LazyLock;
+use std::sync::{LazyLock, OnceLock};
 
 /// One supported minor's profile.
 #[derive(Debug, Clone, Serialize)]
@@ -246,26 +246,30 @@ impl Profile {
 
 /// The profiles of the table's points: the first releases' (`first`) or the z-stream points'.
 fn build(table: &Table, first: bool) -> Vec<Profile> {
-    // What does not depend on the release, worked out once per row rather than once per
-    // profile: the table loads in every process, and a re-run of `bootgen ignition` is short.
+    build_points(table, |at| (at.patch == 0) == first)
+}
+
+/// Every point of the table that has a profile: each minor's first release, then the patch
+/// releases of that minor from which a fact changed.
+fn points(table: &Table) -> Vec<table::Point> {
     let patch_points = table::patch_points(table);
-    let templates: Vec<String> = table
-        .file
+    table
+        .release
         .iter()
-        .map(|r| template_of(&table::files_dir(&r.overlay), &r.path))
-        .collect();
-    let template_dirs: Vec<String> = table
-        .unit
-        .iter()
-        .map(|r| format!("{}/{}", table::units_dir(&r.overlay), r.name))
-        .collect();
+        .flat_map(|row| table::points_of(&patch_points, row.minor))
+        .collect()
+}
+
+/// The profiles of the points `wanted` picks, in [`points`]' order.
+fn build_points(table: &Table, wanted: impl Fn(table::Point) -> bool) -> Vec<Profile> {
+    let patch_points = table::patch_points(table);
     table
         .release
         .iter()
         .flat_map(|row| {
             table::points_of(&patch_points, row.minor)
                 .into_iter()
-                .filter(move |at| (at.patch == 0) == first)
+                .filter(|at| wanted(*at))
                 .map(move |at| (row, at))
         })
         .map(|(row, at)| Profile {
@@ -351,13 +355,12 @@ fn build(table: &Table, first: bool) -> Vec<Profile> {
             files: table
                 .file
                 .iter()
-                .zip(&templates)
-                .filter(|(r, _)| holds(at, &r.since, &r.until))
-                .map(|(r, template)| NodeFile {
+                .filter(|r| holds(at, &r.since, &r.until))
+                .map(|r| NodeFile {
                     path: r.path.clone(),
                     mode: r.mode,
                     append: r.append,
-                    template: template.clone(),
+                    template: template_of(&table::files_dir(&r.overlay), &r.path),
                     when: r.when,
                     each: r.each,
                     order: r.order,
@@ -367,12 +370,11 @@ fn build(table: &Table, first: bool) -> Vec<Profile> {
             units: table
                 .unit
                 .iter()
-                .zip(&template_dirs)
-                .filter(|(r, _)| holds(at, &r.since, &r.until))
-                .map(|(r, template_dir)| NodeUnit {
+                .filter(|r| holds(at, &r.since, &r.until))
+                .map(|r| NodeUnit {
                     name: r.name.clone(),
                     enabled: r.enabled,
-                    template_dir: template_dir.clone(),
+                    template_dir: format!("{}/{}", table::units_dir(&r.overlay), r.name),
                     scope: table.scope(r),
                 })
                 .collect(),
@@ -416,20 +418,47 @@ fn template_of(dir: &str, path: &str) -> String {
 }
 
 /// The table, loaded once, or what is wrong with it.
-static LOADED: LazyLock<Result<Table, String>> = LazyLock::new(|| table::load(table::TABLE));
+static LOADED: LazyLock<Result<Table, String>> = LazyLock::new(table::load_embedded);
 
-/// The z-stream profiles (those of the patch releases from which a fact of a minor changed),
-/// built when first asked for: a generation for a release's first patch asks for none.
-static Z_STREAM: LazyLock<Vec<Profile>> = LazyLock::new(|| {
-    LOADED
-        .as_ref()
-        .map_or_else(|_| Vec::new(), |t| build(t, false))
+/// One profile per point of the table (each minor's first release, then its z-stream points),
+/// each built the first time it is asked for: a run needs the profile of its own release, and
+/// building all of them cost every process as much as reading the table.
+static CELLS: LazyLock<Vec<(table::Point, OnceLock<Profile>)>> = LazyLock::new(|| {
+    LOADED.as_ref().map_or_else(
+        |_| Vec::new(),
+        |t| {
+            points(t)
+                .into_iter()
+                .map(|at| (at, OnceLock::new()))
+                .collect()
+        },
+    )
 });
+
+/// The profile of the point `at` of [`CELLS`], built on first use.
+fn cell_profile(at: table::Point, cell: &'static OnceLock<Profile>) -> Option<&'static Profile> {
+    if let Some(profile) = cell.get() {
+        return Some(profile);
+    }
+    let table = LOADED.as_ref().ok()?;
+    let built = build_points(table, |point| point == at).pop()?;
+    Some(cell.get_or_init(|| built))
+}
+
+/// The profiles of the points `wanted` picks, oldest first, built as needed.
+fn cells(
+    wanted: impl Fn(table::Point) -> bool,
+) -> impl DoubleEndedIterator<Item = &'static Profile> {
+    CELLS
+        .iter()
+        .filter(move |(at, _)| wanted(*at))
+        .filter_map(|(at, cell)| cell_profile(*at, cell))
+}
 
 /// Every profile, each minor's and the z-stream points', or none when the table does not load:
 /// [`check_table`] (which [`crate::release::select`] runs before any choice) reports that.
 fn all_profiles() -> impl DoubleEndedIterator<Item = &'static Profile> {
-    PROFILES.iter().chain(Z_STREAM.iter())
+    PROFILES.iter().chain(cells(|at| at.patch > 0))
 }
 
 /// Whether the embedded release table loads; its fault otherwise. The table is checked by the
@@ -443,16 +472,28 @@ pub fn check_table() -> crate::error::Result<()> {
     }
 }
 
-/// Every supported release's profile (as of its first release, `X.Y.0`), oldest first.
+/// Every supported release's profile (as of its first release, `X.Y.0`), oldest first. Built
+/// whole when first read; [`profile_for`] and [`profile_for_patch`] build only the one asked for.
 pub static PROFILES: LazyLock<Vec<Profile>> = LazyLock::new(|| {
     LOADED
         .as_ref()
         .map_or_else(|_| Vec::new(), |t| build(t, true))
 });
 
+/// The supported minors with whether each is still in development, oldest first, read from the
+/// table's `[[release]]` rows without building a profile.
+pub(super) fn minors() -> impl DoubleEndedIterator<Item = (Minor, bool)> {
+    LOADED
+        .as_ref()
+        .map(|t| t.release.as_slice())
+        .unwrap_or_default()
+        .iter()
+        .map(|row| (row.minor, row.development))
+}
+
 /// The profile of `minor` (as of `X.Y.0`), when it is supported.
 pub fn profile_for(minor: Minor) -> Option<&'static Profile> {
-    PROFILES.iter().find(|p| p.minor == minor)
+    cells(move |at| at.minor == minor && at.patch == 0).next()
 }
 
 /// The file row that renders the items of `each` (one path and template in every release that
@@ -467,21 +508,18 @@ pub fn per_item_row(each: super::dimensions::Each) -> Option<&'static NodeFile> 
 /// The z-stream profiles: for each minor where a fact changed within it, one profile from
 /// that patch release on (`from_patch` > 0), oldest first.
 pub fn z_stream_profiles() -> impl Iterator<Item = &'static Profile> {
-    Z_STREAM.iter()
+    cells(|at| at.patch > 0)
 }
 
 /// The profile of one patch release of `minor`: the minor's own, or that of the latest
 /// z-stream point at or before `patch` where a fact changed.
 pub fn profile_for_patch(minor: Minor, patch: u32) -> Option<&'static Profile> {
-    let first = profile_for(minor)?;
-    if patch == 0 {
-        return Some(first);
-    }
-    Z_STREAM
+    let at = CELLS
         .iter()
-        .filter(|p| p.minor == minor && p.from_patch <= patch)
-        .max_by_key(|p| p.from_patch)
-        .or(Some(first))
+        .map(|(at, _)| *at)
+        .filter(|at| at.minor == minor && at.patch <= patch)
+        .max()?;
+    cells(move |point| point == at).next()
 }
 
 #[cfg(test)]
@@ -505,6 +543,31 @@ mod tests {
             }
         }
         out
+    }
+
+    /// The table the library embeds (JSON made by build.rs) is `releases.toml`, row for row,
+    /// and a profile built alone, as a run builds its release's, is the one built with the rest.
+    #[test]
+    fn the_embedded_table_and_lone_profiles_are_the_tables() {
+        let written = table::load(table::TABLE).unwrap();
+        let embedded = table::load_embedded().unwrap();
+        assert_eq!(format!("{embedded:?}"), format!("{written:?}"));
+        let together = build(&written, true)
+            .into_iter()
+            .chain(build(&written, false));
+        let alone: Vec<&Profile> = PROFILES
+            .iter()
+            .map(|p| profile_for(p.minor).unwrap())
+            .chain(z_stream_profiles())
+            .collect();
+        let together: Vec<Profile> = together.collect();
+        assert_eq!(alone.len(), together.len());
+        for (alone, together) in alone.iter().zip(&together) {
+            assert_eq!(format!("{alone:?}"), format!("{together:?}"));
+        }
+        let listed: Vec<(Minor, bool)> =
+            PROFILES.iter().map(|p| (p.minor, p.development)).collect();
+        assert_eq!(minors().collect::<Vec<_>>(), listed);
     }
 
     #[test]

@@ -2,7 +2,7 @@
 //! image's tag, and never a guess. A digest says nothing about its version, so it needs one; a
 //! tag and a version that disagree, and versions bootgen has no profile for, are errors.
 
-use super::profile::{profile_for, profile_for_patch, Profile, PROFILES};
+use super::profile::{minors, profile_for, profile_for_patch, Profile, PROFILES};
 use super::version::{version_of_reference, Minor, ReleaseVersion};
 use crate::error::{Error, OptionField, Result};
 
@@ -34,22 +34,20 @@ pub fn first_with(switch: super::Switch) -> Option<Minor> {
 /// table does not load ([`check_table`](super::check_table) says why), as a table without such a
 /// release is refused when it loads.
 pub fn default_minor() -> Option<Minor> {
-    PROFILES
-        .iter()
+    minors()
         .rev()
-        .find(|p| !p.development)
-        .map(|p| p.minor)
+        .find(|(_, development)| !development)
+        .map(|(minor, _)| minor)
 }
 
 /// The supported minors, oldest first, as text for messages (`4.9, 4.10, ... 5.0 (development)`).
 pub fn supported_list() -> String {
-    PROFILES
-        .iter()
-        .map(|p| {
-            if p.development {
-                format!("{} (development)", p.minor)
+    minors()
+        .map(|(minor, development)| {
+            if development {
+                format!("{minor} (development)")
             } else {
-                p.minor.to_string()
+                minor.to_string()
             }
         })
         .collect::<Vec<_>>()

@@ -8,8 +8,13 @@ use super::switch::Switch;
 use super::version::Minor;
 use serde::Deserialize;
 
-/// The table, embedded at build time.
+/// The table as written, for the tests that load it with rows added.
+#[cfg(test)]
 pub(super) const TABLE: &str = include_str!("releases.toml");
+
+/// The table as the library embeds it: `releases.toml` turned into JSON by `build.rs`, which
+/// a process reads in a fraction of a TOML parse's time and memory.
+const EMBEDDED: &str = include_str!(concat!(env!("OUT_DIR"), "/releases.json"));
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -472,11 +477,21 @@ pub(super) fn values_in(
         .collect()
 }
 
-/// Reads and checks the table: every bound names a supported release, every opt-in and overlay a
-/// row names exists, and no two file rows for one path (or unit rows for one name) can hold
-/// for the same node.
+/// Reads and checks the embedded table (see [`check`]).
+pub(super) fn load_embedded() -> Result<Table, String> {
+    check(serde_json::from_str(EMBEDDED).map_err(|e| e.to_string())?)
+}
+
+/// Reads and checks a table written as TOML (see [`check`]).
+#[cfg(test)]
 pub(super) fn load(text: &str) -> Result<Table, String> {
-    let table: Table = toml::from_str(text).map_err(|e| e.to_string())?;
+    check(toml::from_str(text).map_err(|e| e.to_string())?)
+}
+
+/// Checks a table: every bound names a supported release, every opt-in and overlay a row names
+/// exists, and no two file rows for one path (or unit rows for one name) can hold for the same
+/// node.
+fn check(table: Table) -> Result<Table, String> {
     let known: Vec<Minor> = table.release.iter().map(|r| r.minor).collect();
     // A run that names no release takes the newest one outside development.
     if table.release.iter().all(|r| r.development) {

@@ -148,6 +148,18 @@ impl Bench {
         self.record(name, figure, ratio.met(), Some(ratio));
     }
 
+    /// Records a goal on `ratio`, of which `--check` judges `judged`: the same goal on a
+    /// measure the machine's load moves less.
+    pub fn ratio_verdict_judging(
+        &mut self,
+        name: &str,
+        figure: String,
+        ratio: Ratio,
+        judged: Ratio,
+    ) {
+        self.record(name, figure, ratio.met(), Some(judged));
+    }
+
     fn record(&mut self, name: &str, figure: String, met: bool, ratio: Option<Ratio>) {
         println!(
             "  => {name}: {figure}: {}",
@@ -372,5 +384,10 @@ mod tests {
         };
         assert!(ceiling(1.5).met() && !ceiling(2.9).far_off());
         assert!(!ceiling(2.9).met() && ceiling(3.1).far_off());
+        // 3d: a process that waited for a core on a loaded machine (3.2x on the wall, 1.8x
+        // on CPU) passes; one that does more work (past 3x both ways) fails.
+        let judged = |wall, cpu| ceiling(crate::fresh::cpu_or_wall(wall, cpu));
+        assert!(!judged(3.2, 1.8).far_off());
+        assert!(judged(3.2, 3.1).far_off() && judged(3.1, 3.4).far_off());
     }
 }
