@@ -152,17 +152,47 @@ fn start_load_balancer(
     ])
 }
 
+/// The embedded example cluster generated into a temporary directory, with dnsmasq answering
+/// its names rightly: the start of most tests here. `None` (after saying so) when a tool is
+/// missing outside CI.
+struct ExampleCluster {
+    dir: tempfile::TempDir,
+    out: PathBuf,
+    dns_port: u16,
+    _dns: Server,
+}
+
+impl ExampleCluster {
+    fn start() -> TestResult<Option<Self>> {
+        if !tools_present() {
+            return Ok(None);
+        }
+        let dir = tempfile::tempdir()?;
+        let out = dir.path().join("out");
+        generate(&out, None)?;
+        let dns_port = free_udp_port()?;
+        let dns = start_dns(dir.path(), dns_port, &right_names())?;
+        Ok(Some(Self {
+            dir,
+            out,
+            dns_port,
+            _dns: dns,
+        }))
+    }
+
+    /// The temporary directory, which holds `out` and whatever else a test makes.
+    fn work(&self) -> &Path {
+        self.dir.path()
+    }
+}
+
 #[test]
 fn a_healthy_environment_passes_and_nothing_else_is_contacted() -> TestResult {
-    if !tools_present() {
+    let Some(cluster) = ExampleCluster::start()? else {
         return Ok(());
-    }
-    let work = tempfile::tempdir()?;
-    let work = work.path();
-    let out = work.join("out");
-    generate(&out, None)?;
-    let (dns_port, api_port, mcs_port) = (free_udp_port()?, free_tcp_port()?, free_tcp_port()?);
-    let _dns = start_dns(work, dns_port, &right_names())?;
+    };
+    let (work, out, dns_port) = (cluster.work(), cluster.out.clone(), cluster.dns_port);
+    let (api_port, mcs_port) = (free_tcp_port()?, free_tcp_port()?);
     let _lb = start_load_balancer(
         work,
         &out,
@@ -392,15 +422,11 @@ server.serve_forever()
 /// kube-apiserver) and names a skew with the server it was measured against.
 #[test]
 fn a_clock_off_from_the_api_is_named() -> TestResult {
-    if !tools_present() {
+    let Some(cluster) = ExampleCluster::start()? else {
         return Ok(());
-    }
-    let work = tempfile::tempdir()?;
-    let work = work.path();
-    let out = work.join("out");
-    generate(&out, None)?;
-    let (dns_port, api_port, mcs_port) = (free_udp_port()?, free_tcp_port()?, free_tcp_port()?);
-    let _dns = start_dns(work, dns_port, &right_names())?;
+    };
+    let (out, dns_port) = (cluster.out.clone(), cluster.dns_port);
+    let (api_port, mcs_port) = (free_tcp_port()?, free_tcp_port()?);
     let (cert, key) = tls(&out, "kube-apiserver-lb-server");
     let _api = start_dated_https(&format!("127.0.0.1:{api_port}"), &cert, &key)?;
     let ahead = time::OffsetDateTime::now_utc() + time::Duration::hours(3);
@@ -484,17 +510,13 @@ fn names_that_resolve_elsewhere_than_the_vips_fail_and_are_not_contacted() -> Te
 
 #[test]
 fn load_balancer_faults_are_named_with_their_fix() -> TestResult {
-    if !tools_present() {
+    let Some(cluster) = ExampleCluster::start()? else {
         return Ok(());
-    }
-    let work = tempfile::tempdir()?;
-    let work = work.path();
-    let out = work.join("out");
+    };
+    let (work, out, dns_port) = (cluster.work(), cluster.out.clone(), cluster.dns_port);
     let other = work.join("other");
-    generate(&out, None)?;
     generate(&other, None)?;
-    let (dns_port, api_port, mcs_port) = (free_udp_port()?, free_tcp_port()?, free_tcp_port()?);
-    let _dns = start_dns(work, dns_port, &right_names())?;
+    let (api_port, mcs_port) = (free_tcp_port()?, free_tcp_port()?);
     // api presents another install's certificate (another CA); the machine-config server has
     // no config to serve (s_server answers 200 with an error text, not a config).
     let www = work.join("empty-www");
@@ -578,15 +600,10 @@ fn load_balancer_faults_are_named_with_their_fix() -> TestResult {
 
 #[test]
 fn certificates_too_close_to_expiry_fail_with_the_renewal() -> TestResult {
-    if !tools_present() {
+    let Some(cluster) = ExampleCluster::start()? else {
         return Ok(());
-    }
-    let work = tempfile::tempdir()?;
-    let work = work.path();
-    let out = work.join("out");
-    generate(&out, None)?;
-    let dns_port = free_udp_port()?;
-    let _dns = start_dns(work, dns_port, &right_names())?;
+    };
+    let (out, dns_port) = (cluster.out.clone(), cluster.dns_port);
     // Judged 23 h 30 min after generation: the day-long certificates have half an hour left.
     let later = time::OffsetDateTime::now_utc() + time::Duration::minutes(23 * 60 + 30);
     let later = later.format(&time::format_description::well_known::Rfc3339)?;
@@ -1045,15 +1062,10 @@ fn journal_line(ident: &str, message: &str) -> String {
 
 #[test]
 fn watch_follows_the_bootstrap_to_completion_failure_or_stall() -> TestResult {
-    if !tools_present() {
+    let Some(cluster) = ExampleCluster::start()? else {
         return Ok(());
-    }
-    let work = tempfile::tempdir()?;
-    let work = work.path();
-    let out = work.join("out");
-    generate(&out, None)?;
-    let dns_port = free_udp_port()?;
-    let _dns = start_dns(work, dns_port, &right_names())?;
+    };
+    let (out, dns_port) = (cluster.out.clone(), cluster.dns_port);
 
     // Completes: bootkube's last marker is there.
     let done = FailingNode::release_pulled()?.file("/opt/openshift/.bootkube.done", "")?;
@@ -1355,15 +1367,10 @@ fn live_causes(api_int: &str) -> TestResult<Vec<Live>> {
 
 #[test]
 fn watch_names_the_cause_and_fix_of_each_stall_a_live_bootstrap_shows() -> TestResult {
-    if !tools_present() {
+    let Some(cluster) = ExampleCluster::start()? else {
         return Ok(());
-    }
-    let work = tempfile::tempdir()?;
-    let work = work.path();
-    let out = work.join("out");
-    generate(&out, None)?;
-    let dns_port = free_udp_port()?;
-    let _dns = start_dns(work, dns_port, &right_names())?;
+    };
+    let (out, dns_port) = (cluster.out.clone(), cluster.dns_port);
     let api_int = format!("api-int.{DOMAIN}");
     let cases = live_causes(&api_int)?;
     // Every cause diagnose knows is here.
@@ -1400,15 +1407,10 @@ fn watch_names_the_cause_and_fix_of_each_stall_a_live_bootstrap_shows() -> TestR
 
 #[test]
 fn ssh_to_the_bootstrap_machine_is_tested_when_given_its_address() -> TestResult {
-    if !tools_present() {
+    let Some(cluster) = ExampleCluster::start()? else {
         return Ok(());
-    }
-    let work = tempfile::tempdir()?;
-    let work = work.path();
-    let out = work.join("out");
-    generate(&out, None)?;
-    let dns_port = free_udp_port()?;
-    let _dns = start_dns(work, dns_port, &right_names())?;
+    };
+    let (out, dns_port) = (cluster.out.clone(), cluster.dns_port);
     let node = FailingNode::release_pulled()?;
 
     let output = check_node(&node, &out, dns_port, &["--json"])?.output()?;
