@@ -45,10 +45,7 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
     };
     let mut plan = Plan::from_configs(&bootstrap, &name, pointer.as_deref())?;
     if args.input.is_dir() {
-        for path in Plan::host_configs(&args.input)? {
-            let (config, name) = crate::input::read_config(&path)?;
-            plan.add_host_config(&config, &name)?;
-        }
+        plan.add_host_configs(&args.input)?;
     }
     let mut options = CheckOptions::at(crate::clock::present(args.now.as_deref())?);
     options.api_port = args.api_port;

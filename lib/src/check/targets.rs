@@ -108,16 +108,7 @@ impl Plan {
                 &bootstrap.display().to_string(),
                 pointer.as_deref(),
             )?;
-            for host_config in Plan::host_configs(path)? {
-                let bytes = crate::output::read_no_link(&host_config)?.ok_or_else(|| {
-                    Error::io(
-                        "cannot read",
-                        &host_config,
-                        std::io::ErrorKind::NotFound.into(),
-                    )
-                })?;
-                plan.add_host_config(&bytes, &host_config.display().to_string())?;
-            }
+            plan.add_host_configs(path)?;
             Ok(plan)
         } else {
             Plan::from_configs(&read(path)?, &path.display().to_string(), None)
@@ -129,6 +120,22 @@ impl Plan {
     pub fn host_configs(output: &Path) -> Result<Vec<std::path::PathBuf>> {
         let names = crate::output::host_configs(output)?;
         Ok(names.iter().map(|name| output.join(name)).collect())
+    }
+
+    /// Adds the nodes with static addresses of every per-host config of an output directory
+    /// (`hosts/*.ign`), each listed and read without following a link (a link is refused).
+    pub fn add_host_configs(&mut self, output: &Path) -> Result<()> {
+        for host_config in Plan::host_configs(output)? {
+            let bytes = crate::output::read_no_link(&host_config)?.ok_or_else(|| {
+                Error::io(
+                    "cannot read",
+                    &host_config,
+                    std::io::ErrorKind::NotFound.into(),
+                )
+            })?;
+            self.add_host_config(&bytes, &host_config.display().to_string())?;
+        }
+        Ok(())
     }
 
     /// Adds the nodes with static addresses a per-host config (`hosts/HOST.ign`) places.
