@@ -394,6 +394,13 @@ fn runtime_unit(clues: &Clues) -> &'static str {
     }
 }
 
+impl Cause {
+    /// Every cause `diagnose` knows, in its priority order (one table row each).
+    pub fn all() -> impl Iterator<Item = Cause> {
+        TABLE.iter().map(|row| row.cause)
+    }
+}
+
 /// The row of `cause`.
 pub(crate) fn row(cause: Cause) -> Option<&'static Row> {
     TABLE.iter().find(|row| row.cause == cause)
