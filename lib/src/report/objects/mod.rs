@@ -4,7 +4,7 @@
 //! certificates, passwords, pull secrets and per-run IDs (cluster ID, infra ID) replaced by
 //! placeholders and Go's empty values (null, false, 0, "", {}, []) dropped, since a Go reader
 //! cannot tell them from an absent field. A unit keeps its enablement and its dependency
-//! directives. Two views compare equal exactly when the nodes they describe should behave the
+//! directives, and so does a unit (or drop-in) written as a file under `/etc/systemd/system`. Two views compare equal exactly when the nodes they describe should behave the
 //! same; `bootgen diff --objects` and the installer-as-oracle tests compare them.
 
 mod compare;
@@ -37,6 +37,10 @@ pub struct FileObject {
     /// which is where a mirror rewrite must reach.
     #[serde(default, skip_serializing_if = "BTreeSet::is_empty")]
     pub images: BTreeSet<String>,
+    /// For a unit or drop-in written as a file under `/etc/systemd/system`: its dependency
+    /// directives, as a unit's (systemd reads the file as it would the unit).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub directives: BTreeMap<String, Vec<String>>,
 }
 
 /// One unit or drop-in of the view.
@@ -104,6 +108,36 @@ fn graph_directives(text: &str) -> BTreeMap<String, Vec<String>> {
         values.dedup();
     }
     out
+}
+
+/// The suffixes of the unit types a node's `/etc/systemd/system` holds.
+const UNIT_SUFFIXES: &[&str] = &[
+    ".service",
+    ".socket",
+    ".target",
+    ".mount",
+    ".automount",
+    ".timer",
+    ".path",
+    ".slice",
+    ".swap",
+    ".device",
+    ".scope",
+];
+
+/// Whether the file at `path` is a unit, or a unit's drop-in, that systemd reads from the
+/// administrator's unit directories.
+fn is_unit_file(path: &str) -> bool {
+    let Some(rest) = ["/etc/systemd/system/", "/etc/systemd/user/"]
+        .iter()
+        .find_map(|dir| path.strip_prefix(dir))
+    else {
+        return false;
+    };
+    match rest.split_once('/') {
+        None => UNIT_SUFFIXES.iter().any(|suffix| rest.ends_with(suffix)),
+        Some((dir, name)) => dir.ends_with(".d") && name.ends_with(".conf") && !name.contains('/'),
+    }
 }
 
 /// Whether `token` is a container image pull spec: a registry host (a dot or a port before
@@ -182,6 +216,13 @@ pub fn object_view(doc: &IgnitionDoc) -> Result<ObjectView> {
         } else {
             BTreeSet::new()
         };
+        let directives = if is_unit_file(&file.path) {
+            std::str::from_utf8(&bytes)
+                .map(graph_directives)
+                .unwrap_or_default()
+        } else {
+            BTreeMap::new()
+        };
         // Ignition merges a path written twice into its last entry; so does the view.
         view.files.insert(
             file.path.clone(),
@@ -190,6 +231,7 @@ pub fn object_view(doc: &IgnitionDoc) -> Result<ObjectView> {
                 append,
                 object,
                 images,
+                directives,
             },
         );
     }

@@ -172,3 +172,57 @@ fn a_containers_flags_compare_in_any_order_but_not_their_values() {
     // Positional words keep their order.
     assert!(!diff_objects(&view("run, x"), &view("x, run"), "a", "b").is_empty());
 }
+
+#[test]
+fn a_unit_written_as_a_file_keeps_its_directives_and_a_changed_one_shows() {
+    let pull = |after: &str| {
+        format!(
+            "[Unit]\nRequires=network.target NetworkManager.service\nAfter={after}\n\
+             [Service]\nExecStart=/usr/local/bin/pull.sh\n[Install]\nWantedBy=multi-user.target\n"
+        )
+    };
+    let dropin = "[Unit]\nConditionPathExists=!/etc/skip\n";
+    let doc = |after: &str| {
+        config(
+            &[
+                ("/etc/systemd/system/pull.service", 0o600, &pull(after)),
+                (
+                    "/etc/systemd/system/crio.service.d/10-x.conf",
+                    0o644,
+                    dropin,
+                ),
+                (
+                    "/etc/systemd/system.conf.d/10-env.conf",
+                    0o644,
+                    "[Manager]\nAfter=x\n",
+                ),
+                ("/etc/systemd/system/notes.txt", 0o644, "After=x\n"),
+            ],
+            json!([]),
+        )
+    };
+    let view = object_view(&doc("network.target")).unwrap();
+    let unit = &view.files["/etc/systemd/system/pull.service"].directives;
+    assert_eq!(unit["Unit.After"], ["network.target"]);
+    assert_eq!(
+        unit["Unit.Requires"],
+        ["NetworkManager.service", "network.target"]
+    );
+    assert_eq!(unit["Install.WantedBy"], ["multi-user.target"]);
+    let dropin = &view.files["/etc/systemd/system/crio.service.d/10-x.conf"].directives;
+    assert_eq!(dropin["Unit.ConditionPathExists"], ["!/etc/skip"]);
+    // Neither the manager's configuration nor a file that is no unit is read as a unit.
+    assert!(view.files["/etc/systemd/system.conf.d/10-env.conf"]
+        .directives
+        .is_empty());
+    assert!(view.files["/etc/systemd/system/notes.txt"]
+        .directives
+        .is_empty());
+
+    let (fields, text) = fields_differing(
+        &doc("network.target"),
+        &doc("network.target"),
+        &doc("network.target network-online.target"),
+    );
+    assert_eq!(fields, ["directives.Unit.After"], "{text}");
+}
