@@ -122,9 +122,14 @@ const NOT_SUPPORTED: &[(&str, &str)] = &[
     ),
     (
         "controlPlane.fencing",
-        "two-node clusters, which bootgen does not make",
+        "two-node clusters with fencing, which the installer makes on platforms baremetal, \
+         external and none, and bootgen does not make",
     ),
-    ("arbiter", "arbiter nodes, which bootgen does not make"),
+    (
+        "arbiter",
+        "arbiter nodes, which the installer makes on platform baremetal (in its later releases \
+         also on external and none), and bootgen does not make",
+    ),
     ("operatorPublishingStrategy", "a cloud's mixed publishing"),
 ];
 

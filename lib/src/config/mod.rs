@@ -333,6 +333,24 @@ mod tests {
             unsupported.contains("bootgen does not support it"),
             "{unsupported}"
         );
+        // The topologies bootgen does not make name the platforms the installer makes them on,
+        // so nobody reads the refusal as bootgen lagging behind on vSphere.
+        for (text, platforms) in [
+            (
+                "arbiter:\n  replicas: 1\n",
+                "on platform baremetal (in its later releases also on external and none)",
+            ),
+            (
+                "controlPlane:\n  fencing:\n    credentials: []\n",
+                "on platforms baremetal, external and none",
+            ),
+        ] {
+            let refused = parse(text, "ic.yaml").unwrap_err().to_string();
+            assert!(
+                refused.contains(platforms) && refused.contains("bootgen does not make"),
+                "{refused}"
+            );
+        }
         // What `openshift-install create install-config` writes under metadata is not a typo.
         let loaded = parse(
             "metadata:\n  creationTimestamp: null\n  name: x\n",
