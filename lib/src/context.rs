@@ -67,6 +67,8 @@ pub struct TemplateContext {
     /// The node image's OS stream: install-config `osImageStream` or the release's default,
     /// `""` before releases had streams.
     pub os_image_stream: String,
+    /// The Infrastructure's `status.cpuPartitioning`: `None` or `AllNodes`.
+    pub cpu_partitioning: crate::model::CpuPartitioning,
     /// CVO capabilities.
     pub capabilities: Capabilities,
     /// The install-config as stored in the cluster.
@@ -141,6 +143,8 @@ pub struct Networking {
     pub service_networks: Vec<String>,
     /// Machine network CIDRs.
     pub machine_networks: Vec<String>,
+    /// OVN-Kubernetes' IPv4 join subnet from the install-config, `""` when it gives none.
+    pub ovn_internal_join_subnet: String,
 }
 
 /// A pod network of `networking.cluster_networks`.
@@ -292,6 +296,10 @@ impl TemplateContext {
                     .collect(),
                 service_networks: nets.service.iter().map(|n| n.to_string()).collect(),
                 machine_networks: nets.machine.iter().map(|n| n.to_string()).collect(),
+                ovn_internal_join_subnet: nets
+                    .ovn_ipv4_join_subnet
+                    .map(|n| n.to_string())
+                    .unwrap_or_default(),
             },
             control_plane: pool(&model.control_plane),
             compute: model.compute.iter().map(pool).collect(),
@@ -299,6 +307,7 @@ impl TemplateContext {
             custom_feature_gates: model.custom_feature_gates.clone(),
             os_image_stream: crate::model::OsImageStream::name_of(model.os_image_stream)
                 .to_string(),
+            cpu_partitioning: model.cpu_partitioning,
             capabilities: Capabilities {
                 baseline: model
                     .capabilities

@@ -28,6 +28,7 @@ pub(crate) fn meets(condition: Condition, context: &TemplateContext) -> bool {
             .vsphere
             .as_ref()
             .is_some_and(|v| v.control_plane_machine_set),
+        Condition::OvnJoinSubnet => !context.networking.ovn_internal_join_subnet.is_empty(),
     }
 }
 

@@ -28,6 +28,7 @@ const KNOWN: &[(&str, &[&str])] = &[
             "featureGates",
             "osImageStream",
             "bootstrapInPlace",
+            "cpuPartitioningMode",
         ],
     ),
     ("metadata", &["name", "annotations"]),
@@ -62,7 +63,13 @@ const KNOWN: &[(&str, &[&str])] = &[
             "serviceCIDR",
             "clusterNetworks",
             "type",
+            "ovnKubernetesConfig",
         ],
+    ),
+    ("networking.ovnKubernetesConfig", &["ipv4"]),
+    (
+        "networking.ovnKubernetesConfig.ipv4",
+        &["internalJoinSubnet"],
     ),
     (
         "networking.clusterNetwork.*",
@@ -105,20 +112,12 @@ const OBJECT_METADATA: &[&str] = &[
 /// reason rather than as unknown keys.
 const NOT_SUPPORTED: &[(&str, &str)] = &[
     (
-        "cpuPartitioningMode",
-        "workload partitioning, which bootgen does not set up",
-    ),
-    (
         "credentialsMode",
         "a cloud's credentials, which platform none has not",
     ),
     (
         "networking.clusterNetworkMTU",
         "a cloud platform's network MTU",
-    ),
-    (
-        "networking.ovnKubernetesConfig",
-        "OVN-Kubernetes' internal subnets, which bootgen does not pass on",
     ),
     (
         "controlPlane.fencing",

@@ -326,7 +326,7 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(typo.contains("did you mean `controlPlane`?"), "{typo}");
-        let unsupported = parse("cpuPartitioningMode: AllNodes\n", "ic.yaml")
+        let unsupported = parse("credentialsMode: Mint\n", "ic.yaml")
             .unwrap_err()
             .to_string();
         assert!(

@@ -72,6 +72,9 @@ pub struct InstallConfig {
     /// Single-node OpenShift installed from the live ISO (bootstrap in place).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bootstrap_in_place: Option<BootstrapInPlace>,
+    /// Workload partitioning: `None` (the default) or `AllNodes`, from 4.13 on.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu_partitioning_mode: Option<String>,
 }
 
 /// `bootstrapInPlace`: where the single node installs itself.
@@ -155,6 +158,30 @@ pub struct Networking {
     /// Deprecated `type`: the network type.
     #[serde(default, rename = "type", skip_serializing_if = "Option::is_none")]
     pub deprecated_type: Option<String>,
+    /// OVN-Kubernetes' settings, from 4.18 on.
+    #[serde(
+        default,
+        rename = "ovnKubernetesConfig",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub ovn_kubernetes_config: Option<OvnKubernetesConfig>,
+}
+
+/// `networking.ovnKubernetesConfig`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct OvnKubernetesConfig {
+    /// The IPv4 settings.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ipv4: Option<OvnKubernetesIpv4Config>,
+}
+
+/// `networking.ovnKubernetesConfig.ipv4`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct OvnKubernetesIpv4Config {
+    /// The subnet OVN-Kubernetes joins its routers with, instead of 100.64.0.0/16.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub internal_join_subnet: Option<String>,
 }
 
 /// An entry of `networking.clusterNetwork`.

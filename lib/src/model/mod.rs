@@ -10,6 +10,8 @@ pub(crate) mod fields;
 pub(crate) mod mirrors;
 pub(crate) mod network;
 mod network_rules;
+mod ovn;
+mod partitioning;
 mod payload;
 mod platform;
 #[cfg(test)]
@@ -30,6 +32,7 @@ pub use choices::{ClusterFeatureSet, OsImageStream};
 pub use features::CustomFeatureGates;
 pub use mirrors::{MirrorKind, Mirrors, Registry};
 pub use network::{NetworkType, Networks};
+pub use partitioning::CpuPartitioning;
 pub use platform::{CloudControllerManager, ExternalPlatform, PlatformSettings};
 pub use pools::{Hyperthreading, Pool};
 pub use proxy::ProxySettings;
@@ -132,6 +135,9 @@ pub struct Model {
     /// The OS stream of the node image (install-config `osImageStream` or the release's
     /// default); `None` before releases had streams.
     pub os_image_stream: Option<OsImageStream>,
+    /// The Infrastructure's workload partitioning: install-config `cpuPartitioningMode` as the
+    /// release's installer carries it out.
+    pub cpu_partitioning: CpuPartitioning,
     /// The install-config as stored in the cluster (pull secret removed).
     pub stored_install_config: String,
     /// The single-node (bootstrap-in-place) settings, when this is a single-node cluster.
@@ -259,7 +265,9 @@ impl Model {
             &mut warnings,
         )?;
 
-        let networks = Networks::read(loaded, &switches)?;
+        let mut networks = Networks::read(loaded, &switches)?;
+        networks.ovn_ipv4_join_subnet =
+            ovn::join_subnet(loaded, release.profile, &switches, &networks, &mut warnings)?;
         network_rules::check_networks(loaded, release.profile, &switches, &networks)?;
         warnings.extend(network_rules::misspelled_plugin(loaded, &networks));
         if let Some(vsphere) = platform.vsphere() {
@@ -291,6 +299,13 @@ impl Model {
             release.profile,
             &distribution_facts,
             &switches,
+            &mut warnings,
+        )?;
+        let cpu_partitioning = partitioning::cpu_partitioning(
+            loaded,
+            release.profile,
+            &switches,
+            ClusterFeatureSet::from_name(&feature_set),
             &mut warnings,
         )?;
         let os_image_stream = features::os_image_stream(
@@ -342,6 +357,7 @@ impl Model {
             feature_set: ClusterFeatureSet::from_name(&feature_set),
             custom_feature_gates,
             os_image_stream: OsImageStream::from_name(&os_image_stream),
+            cpu_partitioning,
             stored_install_config,
             single_node,
             warnings,

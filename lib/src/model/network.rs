@@ -97,6 +97,9 @@ pub struct Networks {
     pub service: Vec<IpNet>,
     /// Machine networks.
     pub machine: Vec<IpNet>,
+    /// The IPv4 join subnet the install-config gives OVN-Kubernetes
+    /// (`networking.ovnKubernetesConfig.ipv4.internalJoinSubnet`), where its release reads it.
+    pub ovn_ipv4_join_subnet: Option<IpNet>,
 }
 
 /// Default pod network.
@@ -241,6 +244,8 @@ impl Networks {
             cluster,
             service,
             machine,
+            // Read with its rules by `ovn::join_subnet`.
+            ovn_ipv4_join_subnet: None,
         })
     }
 }

@@ -8,8 +8,17 @@ use crate::release::Profile;
 use crate::release::{Switch, Switches};
 use ipnet::IpNet;
 
-/// OVN-Kubernetes' internal subnets (join and transit), which no cluster network may overlap.
-const OVN_INTERNAL: &[&str] = &["100.64.0.0/16", "100.88.0.0/16", "fd98::/64", "fd97::/64"];
+/// OVN-Kubernetes' default internal subnets (join, transit, masquerade), which no network of
+/// the cluster may overlap. The first is the IPv4 join subnet, which the install-config can move
+/// (`networking.ovnKubernetesConfig.ipv4.internalJoinSubnet`).
+const OVN_INTERNAL: &[&str] = &[
+    "100.64.0.0/16",
+    "100.88.0.0/16",
+    "169.254.0.0/17",
+    "fd98::/64",
+    "fd97::/64",
+    "fd69::/112",
+];
 
 /// A warning when `networkType` is not one of OpenShift's plugins but nearly spells one: a
 /// third-party plugin is legitimate, so the installer takes any name, and a misspelled one
@@ -216,7 +225,14 @@ pub(crate) fn check_networks(
         }
     }
     if plugin.names(&NetworkType::OvnKubernetes) && switches.has(Switch::OvnInternalSubnets) {
-        let internal: Vec<IpNet> = OVN_INTERNAL.iter().filter_map(|n| n.parse().ok()).collect();
+        // A join subnet moved elsewhere is checked as its own field (`ovn::join_subnet`).
+        let moved = usize::from(networks.ovn_ipv4_join_subnet.is_some());
+        let internal: Vec<IpNet> = OVN_INTERNAL[moved..]
+            .iter()
+            .filter_map(|n| n.parse().ok())
+            .collect();
+        let join = OVN_INTERNAL[0];
+        let movable = switches.has(Switch::OvnKubernetesConfig);
         let lists = [
             (
                 "networking.machineNetwork",
@@ -233,9 +249,14 @@ pub(crate) fn check_networks(
         for (list, tail, nets) in lists {
             for (i, net) in nets.iter().enumerate() {
                 if let Some(hit) = internal.iter().find(|o| overlaps(net, o)) {
+                    let or_move = if movable && hit.to_string() == join {
+                        " (or move OVN-Kubernetes' join subnet with networking.ovnKubernetesConfig.ipv4.internalJoinSubnet)"
+                    } else {
+                        ""
+                    };
                     return Err(loaded.field_error(
                         &format!("{list}.{}", tail.replace("{i}", &i.to_string())),
-                        format!("{net} overlaps {hit}, which OVN-Kubernetes uses inside the cluster: choose another range"),
+                        format!("{net} overlaps {hit}, which OVN-Kubernetes uses inside the cluster: choose another range{or_move}"),
                     ));
                 }
             }

@@ -25,8 +25,9 @@ pub struct ProxySettings {
 }
 
 /// The proxy: a URL for at least one of HTTP and HTTPS, an `http://` HTTP proxy, not at an
-/// address of the cluster's own pod or service networks, and a noProxy list of domains,
-/// addresses and CIDRs without spaces or wildcards (`*` alone means all).
+/// address of the cluster's own pod or service networks or of OVN-Kubernetes' join subnet, and
+/// a noProxy list of domains, addresses and CIDRs without spaces or wildcards (`*` alone means
+/// all).
 pub(super) fn check_proxy(loaded: &LoadedConfig, networks: &Networks) -> Result<()> {
     let Some(proxy) = &loaded.config.proxy else {
         return Ok(());
@@ -61,7 +62,12 @@ pub(super) fn check_proxy(loaded: &LoadedConfig, networks: &Networks) -> Result<
         };
         let cluster = networks.cluster.iter().map(|c| (&c.cidr, "pod network"));
         let service = networks.service.iter().map(|s| (s, "service network"));
-        if let Some((net, kind)) = cluster.chain(service).find(|(n, _)| n.contains(&address)) {
+        let join = networks
+            .ovn_ipv4_join_subnet
+            .iter()
+            .map(|j| (j, "OVN-Kubernetes IPv4 internal join subnet"));
+        let mut own = cluster.chain(service).chain(join);
+        if let Some((net, kind)) = own.find(|(n, _)| n.contains(&address)) {
             return Err(loaded.field_error(
                 field,
                 format!(

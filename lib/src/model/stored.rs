@@ -75,6 +75,10 @@ impl StoredInstallConfig<'_> {
                 source.source_policy = None;
             }
         }
+        if !switches.has(Switch::CpuPartitioningMode) {
+            stored.cpu_partitioning_mode = None;
+        }
+        stored.cpu_partitioning_mode = stored.cpu_partitioning_mode.filter(|m| !m.is_empty());
         // An installer that does not read an external platform's cloudControllerManager drops it.
         if !switches.has(Switch::ExternalCcmFromInstallConfig) {
             if let Some(serde_json::Value::Object(external)) =
@@ -115,6 +119,16 @@ impl StoredInstallConfig<'_> {
             deprecated_service_cidr: written.deprecated_service_cidr,
             deprecated_cluster_networks: written.deprecated_cluster_networks,
             deprecated_type: written.deprecated_type,
+            // Kept where the release reads it, with the join subnet as the installer prints it.
+            ovn_kubernetes_config: written
+                .ovn_kubernetes_config
+                .filter(|_| switches.has(Switch::OvnKubernetesConfig))
+                .map(|mut ovn| {
+                    if let (Some(v4), Some(join)) = (&mut ovn.ipv4, networks.ovn_ipv4_join_subnet) {
+                        v4.internal_join_subnet = Some(join.to_string());
+                    }
+                    ovn
+                }),
             network_type: Some(networks.network_type.to_string()),
             cluster_network: networks
                 .cluster

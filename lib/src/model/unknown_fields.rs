@@ -58,6 +58,10 @@ fn later_fields(profile: &Profile, switches: &Switches) -> Vec<(&'static str, bo
         ),
         // A release with capability sets knows the field (capabilities.rs checks its values).
         ("capabilities", !profile.capability_sets.is_empty()),
+        (
+            "cpuPartitioningMode",
+            switches.has(Switch::CpuPartitioningMode),
+        ),
         ("featureGates", switches.has(Switch::CustomFeatureGates)),
         (
             "featureSet",
@@ -70,6 +74,10 @@ fn later_fields(profile: &Profile, switches: &Switches) -> Vec<(&'static str, bo
         (
             "osImageStream",
             ocp.is_some_and(|facts| !facts.os_image_streams.is_empty()),
+        ),
+        (
+            "networking.ovnKubernetesConfig",
+            switches.has(Switch::OvnKubernetesConfig),
         ),
         ("platform.external", switches.has(Switch::ExternalPlatform)),
         (

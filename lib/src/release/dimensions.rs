@@ -171,6 +171,8 @@ pub enum Condition {
     /// The platform writes a ControlPlaneMachineSet (`platform.vsphere.control_plane_machine_set`:
     /// a control plane of several machines, the machine manifests not left out).
     ControlPlaneMachineSet,
+    /// `networking.ovnKubernetesConfig.ipv4.internalJoinSubnet` is set.
+    OvnJoinSubnet,
 }
 
 /// A file row rendered once per item rather than once.

@@ -120,6 +120,9 @@ switches! {
     OneIpv4HostPrefix => "one_ipv4_host_prefix",
     OvnInternalSubnets => "ovn_internal_subnets",
     SingleReplicaNeedsBootstrapInPlace => "single_replica_needs_bootstrap_in_place",
+    CpuPartitioningMode => "cpu_partitioning_mode",
+    CpuPartitioningNeedsTechPreview => "cpu_partitioning_needs_tech_preview",
+    OvnKubernetesConfig => "ovn_kubernetes_config",
 }
 
 impl std::fmt::Display for Switch {

@@ -26,6 +26,7 @@ mod manifests_parse;
 mod media;
 mod nothing_lost;
 mod okd;
+mod partitioning_and_ovn;
 mod patch_installer_configs;
 mod properties;
 mod readme_examples;
