@@ -102,10 +102,13 @@ fn remove_stale_host_files(
             dir.join(path).display()
         ))?;
     }
+    let (host_files, role_media) = bootgen::output::own_file_names();
     for path in &stale.kept {
         warn(format!(
-            "{}: left in place: bootgen did not write it, and removes only its own per-host files (HOST.ign, HOST.iso, HOST-initrd.img, HOST.ipxe, HOST-grub.cfg) and role media (ROLE.iso, ROLE-vmlinuz, ROLE-initrd.img, ROLE-rootfs.img, ROLE.ipxe, ROLE-grub.cfg)",
-            dir.join(path).display()
+            "{}: left in place: bootgen did not write it, and removes only its own per-host files ({}) and role media ({})",
+            dir.join(path).display(),
+            host_files.join(", "),
+            role_media.join(", ")
         ));
     }
     Ok(())

@@ -114,7 +114,12 @@ pub(super) fn write_host_pxe(
         })?;
     // The caller made `dir/hosts` below the output directory, through no link.
     let hosts_dir = dir.join(bootgen::output::HOSTS_DIR);
-    let initrd = format!("{}/{}-initrd.img", bootgen::output::HOSTS_DIR, host.host);
+    let initrd = format!(
+        "{}/{}{}",
+        bootgen::output::HOSTS_DIR,
+        host.host,
+        bootgen::media::INITRD_SUFFIX
+    );
     bootgen::output::write_streamed(
         &dir.join(&initrd),
         bootgen::output::CONFIG_MEDIA_MODE,
@@ -126,14 +131,14 @@ pub(super) fn write_host_pxe(
         },
     )?;
     let files = bootgen::media::PxeFiles {
-        kernel: format!("{}-vmlinuz", host.role),
+        kernel: format!("{}{}", host.role, bootgen::media::KERNEL_SUFFIX),
         initrd,
-        rootfs: format!("{}-rootfs.img", host.role),
+        rootfs: format!("{}{}", host.role, bootgen::media::ROOTFS_SUFFIX),
     };
     let entries = bootgen::media::boot_entries_for(&host.host, base_url, &files, &[]);
-    let ipxe = hosts_dir.join(format!("{}.ipxe", host.host));
+    let ipxe = hosts_dir.join(format!("{}{}", host.host, bootgen::media::IPXE_SUFFIX));
     bootgen::output::write_atomic(&ipxe, entries.ipxe.as_bytes(), 0o644)?;
-    let grub = hosts_dir.join(format!("{}-grub.cfg", host.host));
+    let grub = hosts_dir.join(format!("{}{}", host.host, bootgen::media::GRUB_SUFFIX));
     bootgen::output::write_atomic(&grub, entries.grub.as_bytes(), 0o644)?;
     Ok(ipxe)
 }

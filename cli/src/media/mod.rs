@@ -284,14 +284,12 @@ impl ClusterMedia {
         }
         if let Some(pxe) = &self.pxe {
             for (name, _) in &pxe.sets {
-                for (_, suffix) in bootgen::media::PXE_FILES {
-                    names.push(format!("{media}/pxe/{name}-{suffix}"));
+                for suffix in bootgen::media::ROLE_SET_SUFFIXES {
+                    names.push(format!("{media}/pxe/{name}{suffix}"));
                 }
-                names.push(format!("{media}/pxe/{name}.ipxe"));
-                names.push(format!("{media}/pxe/{name}-grub.cfg"));
             }
             for host in &pxe.hosts {
-                for suffix in ["-initrd.img", ".ipxe", "-grub.cfg"] {
+                for suffix in bootgen::media::HOST_SET_SUFFIXES {
                     names.push(format!("{media}/pxe/{hosts}/{}{suffix}", host.host));
                 }
             }
@@ -351,9 +349,16 @@ impl ClusterMedia {
                     &pxe.url,
                     true,
                 )?;
+                use bootgen::media::{IPXE_SUFFIX, ROLE_SET_SUFFIXES};
+                let others: Vec<String> = ROLE_SET_SUFFIXES
+                    .iter()
+                    .filter(|suffix| **suffix != IPXE_SUFFIX)
+                    .map(|suffix| format!("{name}{suffix}"))
+                    .collect();
                 lines.push(format!(
-                    "wrote {}: {name}-vmlinuz, {name}-initrd.img, {name}-rootfs.img, {name}-grub.cfg ({})",
-                    pxe_dir.join(format!("{name}.ipxe")).display(),
+                    "wrote {}: {} ({})",
+                    pxe_dir.join(format!("{name}{IPXE_SUFFIX}")).display(),
+                    others.join(", "),
                     describe(customization)
                 ));
             }

@@ -31,15 +31,21 @@ pub fn write_pxe_set(
                 message: "the ISO has no such file, which a PXE set needs".into(),
             })?;
         parts.push((
-            dir.join(format!("{name}-{suffix}")),
+            dir.join(format!("{name}{suffix}")),
             area,
-            suffix == "initrd.img",
+            suffix == bootgen::media::INITRD_SUFFIX,
         ));
     }
-    let entries = bootgen::media::boot_entries(name, base_url, &format!("{name}-"), &[]);
+    let entries = bootgen::media::boot_entries(name, base_url, name, &[]);
     let texts = [
-        (dir.join(format!("{name}.ipxe")), entries.ipxe),
-        (dir.join(format!("{name}-grub.cfg")), entries.grub),
+        (
+            dir.join(format!("{name}{}", bootgen::media::IPXE_SUFFIX)),
+            entries.ipxe,
+        ),
+        (
+            dir.join(format!("{name}{}", bootgen::media::GRUB_SUFFIX)),
+            entries.grub,
+        ),
     ];
     if !replace {
         let taken = parts.iter().map(|p| &p.0).chain(texts.iter().map(|t| &t.0));

@@ -20,7 +20,8 @@ pub use areas::{Area, Features};
 pub use install::{Install, DEST_CONFIG, INSTALLER_CONFIG};
 pub use pxe::{
     boot_entries, boot_entries_for, initramfs_members, pxe_archive, BootEntries, PxeFiles,
-    PXE_FILES,
+    GRUB_SUFFIX, HOST_SET_SUFFIXES, INITRD_SUFFIX, IPXE_SUFFIX, KERNEL_SUFFIX, PXE_FILES,
+    ROLE_SET_SUFFIXES, ROOTFS_SUFFIX,
 };
 
 use crate::arch::Arch;

@@ -11,11 +11,36 @@ use super::{fault, Customization, Features};
 use crate::error::Result;
 use std::io::{Read, Seek, SeekFrom};
 
-/// The ISO's PXE files and the names they get beside the ISO's stem (`NAME-vmlinuz`).
+/// What follows a PXE set's name (a role's or a host's) in the name of each file bootgen
+/// writes for it: the one place these names are made, written and cleaned up.
+pub const KERNEL_SUFFIX: &str = "-vmlinuz";
+/// The initramfs, with the config's archive appended.
+pub const INITRD_SUFFIX: &str = "-initrd.img";
+/// The root filesystem the live system fetches.
+pub const ROOTFS_SUFFIX: &str = "-rootfs.img";
+/// The iPXE script.
+pub const IPXE_SUFFIX: &str = ".ipxe";
+/// The GRUB menu entry.
+pub const GRUB_SUFFIX: &str = "-grub.cfg";
+
+/// The files of a role's PXE set, after its name.
+pub const ROLE_SET_SUFFIXES: [&str; 5] = [
+    KERNEL_SUFFIX,
+    INITRD_SUFFIX,
+    ROOTFS_SUFFIX,
+    IPXE_SUFFIX,
+    GRUB_SUFFIX,
+];
+
+/// The files of a host's PXE set, after its name: its own initramfs and entries, which boot
+/// the kernel and rootfs of its role's set.
+pub const HOST_SET_SUFFIXES: [&str; 3] = [INITRD_SUFFIX, IPXE_SUFFIX, GRUB_SUFFIX];
+
+/// The ISO's PXE files and what follows the set's name in the files they become.
 pub const PXE_FILES: [(&str, &str); 3] = [
-    ("/images/pxeboot/vmlinuz", "vmlinuz"),
-    ("/images/pxeboot/initrd.img", "initrd.img"),
-    ("/images/pxeboot/rootfs.img", "rootfs.img"),
+    ("/images/pxeboot/vmlinuz", KERNEL_SUFFIX),
+    ("/images/pxeboot/initrd.img", INITRD_SUFFIX),
+    ("/images/pxeboot/rootfs.img", ROOTFS_SUFFIX),
 ];
 
 /// The archive `customization` appends to a live initramfs (no padding: it is concatenated).
@@ -148,13 +173,13 @@ pub struct BootEntries {
     pub kargs: String,
 }
 
-/// The entries that boot `prefix`-vmlinuz with `prefix`-initrd.img (the config appended) from
-/// `base_url`, the rootfs fetched from there too, plus `extra` kernel arguments.
-pub fn boot_entries(title: &str, base_url: &str, prefix: &str, extra: &[String]) -> BootEntries {
+/// The entries that boot the set `name` (its kernel, and its initramfs with the config
+/// appended) from `base_url`, the rootfs fetched from there too, plus `extra` kernel arguments.
+pub fn boot_entries(title: &str, base_url: &str, name: &str, extra: &[String]) -> BootEntries {
     let files = PxeFiles {
-        kernel: format!("{prefix}vmlinuz"),
-        initrd: format!("{prefix}initrd.img"),
-        rootfs: format!("{prefix}rootfs.img"),
+        kernel: format!("{name}{KERNEL_SUFFIX}"),
+        initrd: format!("{name}{INITRD_SUFFIX}"),
+        rootfs: format!("{name}{ROOTFS_SUFFIX}"),
     };
     boot_entries_for(title, base_url, &files, extra)
 }

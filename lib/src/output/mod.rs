@@ -24,7 +24,9 @@ pub use journal::{interrupted, recover, Recovery, WriteStep, COMMIT_RECORD, STAG
 pub use lock::{Access, DirLock, WhenBusy, LOCK_FILE};
 pub use media::{patch_in_place, patch_to_copy, write_streamed, CONFIG_MEDIA_MODE};
 pub use package::{write_package, PackageReport, CHECKSUMS};
-pub use prune::{remove_stale_host_files, StaleFiles, HOST_FILE_DIRS, ROLE_MEDIA_DIRS};
+pub use prune::{
+    own_file_names, remove_stale_host_files, StaleFiles, HOST_FILE_DIRS, ROLE_MEDIA_DIRS,
+};
 
 use crate::error::{Error, OptionField, Result};
 use crate::generate::Generated;

@@ -18,7 +18,7 @@ use std::path::Path;
 pub const HOST_FILE_DIRS: &[(&str, &[&str])] = &[
     ("hosts", &[".ign"]),
     ("media/hosts", &[".iso"]),
-    ("media/pxe/hosts", &["-initrd.img", ".ipxe", "-grub.cfg"]),
+    ("media/pxe/hosts", &crate::media::HOST_SET_SUFFIXES),
 ];
 
 /// The roles whose media bootgen writes (`ignition --iso/--pxe`): the names of their configs
@@ -34,18 +34,22 @@ const ROLES: [&str; 4] = [
 /// suffixes bootgen puts after a role's name there (the PXE sets before the ISOs: a directory
 /// is removed only once emptied, its subdirectories first).
 pub const ROLE_MEDIA_DIRS: &[(&str, &[&str])] = &[
-    (
-        "media/pxe",
-        &[
-            "-vmlinuz",
-            "-initrd.img",
-            "-rootfs.img",
-            ".ipxe",
-            "-grub.cfg",
-        ],
-    ),
+    ("media/pxe", &crate::media::ROLE_SET_SUFFIXES),
     ("media", &[".iso"]),
 ];
+
+/// The names of the files a re-run removes, for a person: `HOST.ign`, ... then `ROLE.iso`,
+/// ..., each with `HOST` or `ROLE` in place of the name.
+pub fn own_file_names() -> (Vec<String>, Vec<String>) {
+    let names = |dirs: &[(&str, &[&str])], stem: &str| -> Vec<String> {
+        dirs.iter()
+            .flat_map(|(_, suffixes)| suffixes.iter().map(move |s| format!("{stem}{s}")))
+            .collect()
+    };
+    // The roles' ISOs first: a person reads the media before the PXE sets.
+    let roles: Vec<(&str, &[&str])> = ROLE_MEDIA_DIRS.iter().rev().copied().collect();
+    (names(HOST_FILE_DIRS, "HOST"), names(&roles, "ROLE"))
+}
 
 /// True for a file name bootgen gives a role's medium: a role, then one of `suffixes`.
 fn is_role_file(name: &str, suffixes: &[&str]) -> bool {
@@ -201,6 +205,32 @@ mod tests {
 
     fn wrote(paths: &[&str]) -> BTreeSet<String> {
         paths.iter().map(|p| p.to_string()).collect()
+    }
+
+    #[test]
+    fn the_names_a_person_reads_are_the_names_pruned() {
+        let (hosts, roles) = own_file_names();
+        assert_eq!(
+            hosts,
+            [
+                "HOST.ign",
+                "HOST.iso",
+                "HOST-initrd.img",
+                "HOST.ipxe",
+                "HOST-grub.cfg"
+            ]
+        );
+        assert_eq!(
+            roles,
+            [
+                "ROLE.iso",
+                "ROLE-vmlinuz",
+                "ROLE-initrd.img",
+                "ROLE-rootfs.img",
+                "ROLE.ipxe",
+                "ROLE-grub.cfg"
+            ]
+        );
     }
 
     #[test]
