@@ -1,0 +1,186 @@
+//! One section of the install-config read into its serde types: a value of the wrong shape
+//! refused naming its field path and line, the keys the types do not have collected for the
+//! caller to refuse in its own words.
+//!
+//! The section comes from the raw map `config::load` keeps (in the user's key order), so it is
+//! read only once the release is chosen and the installer's own refusals have run. The leaf
+//! types below say, in their errors, what a value must be, so a message is the same whatever
+//! serde would have called the mismatch.
+
+use crate::config::LoadedConfig;
+use crate::error::{Error, Result};
+use serde::de::{self, Deserialize, DeserializeOwned, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde_json::Value;
+use std::fmt;
+
+/// Reads the section at `at` (`platform.vsphere`) from its raw `value` into `T`. Keys no field
+/// of `T` reads (dotted paths below `at`, in the order met) go to `refuse_unknown`, whose error
+/// is returned, also when they come before a value of the wrong shape (as a reader that checks
+/// a map's keys before its values); a value of the wrong shape is an error naming its field.
+pub(crate) fn read<T: DeserializeOwned>(
+    loaded: &LoadedConfig,
+    at: &str,
+    value: &Value,
+    refuse_unknown: impl FnOnce(&[String]) -> Error,
+) -> Result<T> {
+    let mut unknown = Vec::new();
+    let mut note = |path: serde_ignored::Path| {
+        unknown.push(crate::config::dotted_path(&path.to_string()));
+    };
+    let ignoring = serde_ignored::Deserializer::new(value.clone(), &mut note);
+    let read: std::result::Result<T, _> = serde_path_to_error::deserialize(ignoring);
+    if !unknown.is_empty() {
+        return Err(refuse_unknown(&unknown));
+    }
+    read.map_err(|e| loaded.field_error(&field_of(at, e.path()), e.inner().to_string()))
+}
+
+/// `at` and the path below it, dotted (`platform.vsphere.vcenters.0.port`).
+fn field_of(at: &str, path: &serde_path_to_error::Path) -> String {
+    let mut field = at.to_string();
+    for segment in path.iter() {
+        match segment {
+            serde_path_to_error::Segment::Seq { index } => field.push_str(&format!(".{index}")),
+            serde_path_to_error::Segment::Map { key } => field.push_str(&format!(".{key}")),
+            serde_path_to_error::Segment::Enum { variant } => {
+                field.push_str(&format!(".{variant}"))
+            }
+            serde_path_to_error::Segment::Unknown => {}
+        }
+    }
+    field
+}
+
+/// For `#[serde(deserialize_with = "written")]` with `#[serde(default)]`: `Some` whenever the
+/// key is written, even as null, so that a key written empty still counts as written.
+pub(crate) fn written<'de, D: Deserializer<'de>, T: Deserialize<'de>>(
+    deserializer: D,
+) -> std::result::Result<Option<T>, D::Error> {
+    T::deserialize(deserializer).map(Some)
+}
+
+/// A string value; `None` for null; any other value an error saying what it `must` be.
+pub(crate) fn string<'de, D: Deserializer<'de>>(
+    deserializer: D,
+    must: &'static str,
+) -> std::result::Result<Option<String>, D::Error> {
+    match Value::deserialize(deserializer)? {
+        Value::Null => Ok(None),
+        Value::String(s) => Ok(Some(s)),
+        _ => Err(de::Error::custom(must)),
+    }
+}
+
+/// A string setting, trimmed; `""` when null or left out.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct Text(pub String);
+
+impl<'de> Deserialize<'de> for Text {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> std::result::Result<Self, D::Error> {
+        let text = string(deserializer, "must be a string")?;
+        Ok(Text(text.unwrap_or_default().trim().to_string()))
+    }
+}
+
+/// The scalar visits of a visitor whose value is a collection: each is the error `$must`.
+macro_rules! refuse_scalars {
+    ($must:expr) => {
+        fn visit_bool<E: de::Error>(self, _: bool) -> std::result::Result<Self::Value, E> {
+            Err(E::custom($must))
+        }
+        fn visit_i64<E: de::Error>(self, _: i64) -> std::result::Result<Self::Value, E> {
+            Err(E::custom($must))
+        }
+        fn visit_u64<E: de::Error>(self, _: u64) -> std::result::Result<Self::Value, E> {
+            Err(E::custom($must))
+        }
+        fn visit_f64<E: de::Error>(self, _: f64) -> std::result::Result<Self::Value, E> {
+            Err(E::custom($must))
+        }
+        fn visit_str<E: de::Error>(self, _: &str) -> std::result::Result<Self::Value, E> {
+            Err(E::custom($must))
+        }
+    };
+}
+
+/// A list; empty when null or left out; any other value "must be a list".
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct List<T>(pub Vec<T>);
+
+impl<T> Default for List<T> {
+    fn default() -> Self {
+        List(Vec::new())
+    }
+}
+
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for List<T> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> std::result::Result<Self, D::Error> {
+        struct Items<T>(std::marker::PhantomData<T>);
+        impl<'de, T: Deserialize<'de>> Visitor<'de> for Items<T> {
+            type Value = List<T>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a list")
+            }
+            fn visit_unit<E: de::Error>(self) -> std::result::Result<Self::Value, E> {
+                Ok(List(Vec::new()))
+            }
+            fn visit_none<E: de::Error>(self) -> std::result::Result<Self::Value, E> {
+                Ok(List(Vec::new()))
+            }
+            fn visit_seq<A: SeqAccess<'de>>(
+                self,
+                mut items: A,
+            ) -> std::result::Result<Self::Value, A::Error> {
+                let mut list = Vec::new();
+                while let Some(item) = items.next_element()? {
+                    list.push(item);
+                }
+                Ok(List(list))
+            }
+            fn visit_map<A: MapAccess<'de>>(
+                self,
+                _: A,
+            ) -> std::result::Result<Self::Value, A::Error> {
+                Err(de::Error::custom("must be a list"))
+            }
+            refuse_scalars!("must be a list");
+        }
+        deserializer.deserialize_any(Items(std::marker::PhantomData))
+    }
+}
+
+/// A map read into `T`; `T`'s default when null or left out; any other value "must be a map".
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct Object<T>(pub T);
+
+impl<'de, T: Deserialize<'de> + Default> Deserialize<'de> for Object<T> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> std::result::Result<Self, D::Error> {
+        struct Fields<T>(std::marker::PhantomData<T>);
+        impl<'de, T: Deserialize<'de> + Default> Visitor<'de> for Fields<T> {
+            type Value = Object<T>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a map")
+            }
+            fn visit_unit<E: de::Error>(self) -> std::result::Result<Self::Value, E> {
+                Ok(Object(T::default()))
+            }
+            fn visit_none<E: de::Error>(self) -> std::result::Result<Self::Value, E> {
+                Ok(Object(T::default()))
+            }
+            fn visit_map<A: MapAccess<'de>>(
+                self,
+                fields: A,
+            ) -> std::result::Result<Self::Value, A::Error> {
+                T::deserialize(de::value::MapAccessDeserializer::new(fields)).map(Object)
+            }
+            fn visit_seq<A: SeqAccess<'de>>(
+                self,
+                _: A,
+            ) -> std::result::Result<Self::Value, A::Error> {
+                Err(de::Error::custom("must be a map"))
+            }
+            refuse_scalars!("must be a map");
+        }
+        deserializer.deserialize_any(Fields(std::marker::PhantomData))
+    }
+}
