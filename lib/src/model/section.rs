@@ -12,6 +12,7 @@ use crate::error::{Error, Result};
 use serde::de::{self, Deserialize, DeserializeOwned, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
 use std::fmt;
+use std::marker::PhantomData;
 
 /// Reads the section at `at` (`platform.vsphere`) from its raw `value` into `T`. Keys no field
 /// of `T` reads (dotted paths below `at`, in the order met) go to `refuse_unknown`, whose error
@@ -103,29 +104,57 @@ macro_rules! refuse_scalars {
     };
 }
 
-/// A list; empty when null or left out; any other value "must be a list".
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct List<T>(pub Vec<T>);
+/// What a value of the wrong shape is told it must be, for [`List`] and [`Object`].
+pub(crate) trait Shape {
+    /// The message, e.g. `must be a list`.
+    const MUST: &'static str;
+}
 
-impl<T> Default for List<T> {
-    fn default() -> Self {
-        List(Vec::new())
+/// Any list: "must be a list".
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct AnyList;
+
+impl Shape for AnyList {
+    const MUST: &'static str = "must be a list";
+}
+
+/// Any map: "must be a map".
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct AnyMap;
+
+impl Shape for AnyMap {
+    const MUST: &'static str = "must be a map";
+}
+
+/// A list; empty when null or left out; any other value the error `S` says.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct List<T, S = AnyList>(pub Vec<T>, PhantomData<S>);
+
+impl<T, S> From<Vec<T>> for List<T, S> {
+    fn from(items: Vec<T>) -> Self {
+        List(items, PhantomData)
     }
 }
 
-impl<'de, T: Deserialize<'de>> Deserialize<'de> for List<T> {
+impl<T, S> Default for List<T, S> {
+    fn default() -> Self {
+        List(Vec::new(), PhantomData)
+    }
+}
+
+impl<'de, T: Deserialize<'de>, S: Shape> Deserialize<'de> for List<T, S> {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> std::result::Result<Self, D::Error> {
-        struct Items<T>(std::marker::PhantomData<T>);
-        impl<'de, T: Deserialize<'de>> Visitor<'de> for Items<T> {
-            type Value = List<T>;
+        struct Items<T, S>(PhantomData<(T, S)>);
+        impl<'de, T: Deserialize<'de>, S: Shape> Visitor<'de> for Items<T, S> {
+            type Value = List<T, S>;
             fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
                 f.write_str("a list")
             }
             fn visit_unit<E: de::Error>(self) -> std::result::Result<Self::Value, E> {
-                Ok(List(Vec::new()))
+                Ok(List::default())
             }
             fn visit_none<E: de::Error>(self) -> std::result::Result<Self::Value, E> {
-                Ok(List(Vec::new()))
+                Ok(List::default())
             }
             fn visit_seq<A: SeqAccess<'de>>(
                 self,
@@ -135,52 +164,59 @@ impl<'de, T: Deserialize<'de>> Deserialize<'de> for List<T> {
                 while let Some(item) = items.next_element()? {
                     list.push(item);
                 }
-                Ok(List(list))
+                Ok(List::from(list))
             }
             fn visit_map<A: MapAccess<'de>>(
                 self,
                 _: A,
             ) -> std::result::Result<Self::Value, A::Error> {
-                Err(de::Error::custom("must be a list"))
+                Err(de::Error::custom(S::MUST))
             }
-            refuse_scalars!("must be a list");
+            refuse_scalars!(S::MUST);
         }
-        deserializer.deserialize_any(Items(std::marker::PhantomData))
+        deserializer.deserialize_any(Items(PhantomData))
     }
 }
 
-/// A map read into `T`; `T`'s default when null or left out; any other value "must be a map".
+/// A map read into `T`; `T`'s default when null or left out; any other value the error `S`
+/// says.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub(crate) struct Object<T>(pub T);
+pub(crate) struct Object<T, S = AnyMap>(pub T, PhantomData<S>);
 
-impl<'de, T: Deserialize<'de> + Default> Deserialize<'de> for Object<T> {
+impl<T, S> From<T> for Object<T, S> {
+    fn from(value: T) -> Self {
+        Object(value, PhantomData)
+    }
+}
+
+impl<'de, T: Deserialize<'de> + Default, S: Shape> Deserialize<'de> for Object<T, S> {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> std::result::Result<Self, D::Error> {
-        struct Fields<T>(std::marker::PhantomData<T>);
-        impl<'de, T: Deserialize<'de> + Default> Visitor<'de> for Fields<T> {
-            type Value = Object<T>;
+        struct Fields<T, S>(PhantomData<(T, S)>);
+        impl<'de, T: Deserialize<'de> + Default, S: Shape> Visitor<'de> for Fields<T, S> {
+            type Value = Object<T, S>;
             fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
                 f.write_str("a map")
             }
             fn visit_unit<E: de::Error>(self) -> std::result::Result<Self::Value, E> {
-                Ok(Object(T::default()))
+                Ok(Object::from(T::default()))
             }
             fn visit_none<E: de::Error>(self) -> std::result::Result<Self::Value, E> {
-                Ok(Object(T::default()))
+                Ok(Object::from(T::default()))
             }
             fn visit_map<A: MapAccess<'de>>(
                 self,
                 fields: A,
             ) -> std::result::Result<Self::Value, A::Error> {
-                T::deserialize(de::value::MapAccessDeserializer::new(fields)).map(Object)
+                T::deserialize(de::value::MapAccessDeserializer::new(fields)).map(Object::from)
             }
             fn visit_seq<A: SeqAccess<'de>>(
                 self,
                 _: A,
             ) -> std::result::Result<Self::Value, A::Error> {
-                Err(de::Error::custom("must be a map"))
+                Err(de::Error::custom(S::MUST))
             }
-            refuse_scalars!("must be a map");
+            refuse_scalars!(S::MUST);
         }
-        deserializer.deserialize_any(Fields(std::marker::PhantomData))
+        deserializer.deserialize_any(Fields(PhantomData))
     }
 }

@@ -77,7 +77,7 @@ pub(super) fn upconvert_legacy(loaded: &LoadedConfig, written: &Written) -> Resu
             port: Port(443),
             user: Text(field("username")),
             password: Text(field("password")),
-            datacenters: List(vec![Name(datacenter.clone())]),
+            datacenters: List::from(vec![Name(datacenter.clone())]),
         }];
     }
     if written.failure_domains.is_none() {
@@ -106,10 +106,10 @@ pub(super) fn upconvert_legacy(loaded: &LoadedConfig, written: &Written) -> Resu
             region: Text("generated-region".into()),
             zone: Text("generated-zone".into()),
             server: Text(server),
-            topology: Object(WrittenTopology {
+            topology: Object::from(WrittenTopology {
                 datacenter: Text(datacenter.clone()),
                 compute_cluster: Text(join("cluster", "host")),
-                networks: List(vec![Name(field("network"))]),
+                networks: List::from(vec![Name(field("network"))]),
                 datastore: Text(join("defaultDatastore", "datastore")),
                 resource_pool: Text(field("resourcePool")),
                 folder: Text(join("folder", "vm")),
