@@ -220,3 +220,68 @@ impl<'de, T: Deserialize<'de> + Default, S: Shape> Deserialize<'de> for Object<T
         deserializer.deserialize_any(Fields(PhantomData))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{read, List, Object, Text};
+    use serde::Deserialize;
+
+    #[derive(Debug, Default, Deserialize)]
+    #[serde(default)]
+    struct Inner {
+        name: Text,
+    }
+
+    #[derive(Debug, Default, Deserialize)]
+    #[serde(default)]
+    struct Outer {
+        items: List<Object<Inner>>,
+    }
+
+    const TEXT: &str = "platform:\n  demo:\n    items:\n    - name: a\n    - name: [b]\n";
+
+    /// What reading `value` as the section `platform.demo` of [`TEXT`] says: its error, or the
+    /// names read.
+    fn outcome(value: serde_json::Value) -> Result<Vec<String>, String> {
+        let loaded = crate::config::parse("apiVersion: v1\n", "ic.yaml").unwrap();
+        let loaded = crate::config::LoadedConfig {
+            text: TEXT.into(),
+            ..loaded
+        };
+        read::<Outer>(&loaded, "platform.demo", &value, |unknown| {
+            loaded.field_error("platform.demo", format!("unknown: {}", unknown.join(" ")))
+        })
+        .map(|outer| outer.items.0.into_iter().map(|i| i.0.name.0).collect())
+        .map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn a_wrong_value_is_named_by_its_path_and_line() {
+        let wrong = outcome(serde_json::json!({"items": [{"name": "a"}, {"name": ["b"]}]}));
+        assert_eq!(
+            wrong.unwrap_err(),
+            "ic.yaml: field `platform.demo.items[1].name` (line 5): must be a string"
+        );
+        let not_a_list = outcome(serde_json::json!({"items": "a"})).unwrap_err();
+        assert!(not_a_list.ends_with("`platform.demo.items` (line 3): must be a list"));
+        let not_a_map = outcome(serde_json::json!({"items": [3]})).unwrap_err();
+        assert!(not_a_map.ends_with("`platform.demo.items[0]` (line 4): must be a map"));
+        // Null is the value left out; strings are trimmed.
+        let read = outcome(serde_json::json!({"items": [null, {"name": " c "}]}));
+        assert_eq!(read.unwrap(), ["", "c"]);
+    }
+
+    #[test]
+    fn unknown_keys_are_handed_back_in_the_order_met_before_a_wrong_value() {
+        let unknown = outcome(serde_json::json!({
+            "colour": 1,
+            "items": [{"size": 2}, {"name": 5}],
+        }));
+        assert!(
+            unknown
+                .unwrap_err()
+                .ends_with("unknown: colour items.0.size"),
+            "the keys before the wrong value"
+        );
+    }
+}

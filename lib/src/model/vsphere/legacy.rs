@@ -1,8 +1,9 @@
 //! The single-vCenter fields of installers before 4.13 (`vCenter`, `username`, `datacenter`,
 //! `defaultDatastore`, ...), read as one vCenter and one failure domain.
 
-use super::written::WrittenVCenter;
-use super::written::{Name, Port, Vip, Written, WrittenFailureDomain, WrittenTopology};
+use super::written::{
+    Name, Port, Vip, Written, WrittenFailureDomain, WrittenTopology, WrittenVCenter,
+};
 use super::{AT, LEGACY_KEYS};
 use crate::config::{LoadedConfig, Warning};
 use crate::error::Result;
