@@ -316,3 +316,23 @@ fn check_release(
     };
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    /// The keys the refusal of an unknown key names are those `WrittenExternal` reads.
+    #[test]
+    fn the_external_keys_named_are_the_keys_read() {
+        let loaded = crate::config::parse("apiVersion: v1\n", "ic.yaml").unwrap();
+        let every: serde_json::Map<String, serde_json::Value> = super::EXTERNAL_KEYS
+            .iter()
+            .map(|k| (k.to_string(), serde_json::Value::Null))
+            .collect();
+        let read = super::section::read::<super::WrittenExternal>(
+            &loaded,
+            "platform.external",
+            &serde_json::Value::Object(every),
+            |unknown| loaded.field_error("platform.external", unknown.join(" ")),
+        );
+        assert!(read.is_ok());
+    }
+}
