@@ -19,6 +19,7 @@ mod platform_tests;
 mod pool_rules;
 mod pools;
 mod proxy;
+mod section;
 mod single_node;
 mod stored;
 mod top_level;

@@ -1,13 +1,14 @@
 //! The install-config's platform: which one bootgen makes the node for (`none`, `external` or
 //! `vsphere`), and what the node needs of its settings.
 
+use super::section::{self, Text};
 use super::unknown_fields::arrived_text;
 use super::vsphere::VSpherePlatform;
 use super::Pool;
 use crate::config::{LoadedConfig, Warning};
 use crate::error::Result;
 use crate::release::{first_with, Platform, Profile, Switch, Switches};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// An external platform's settings (`platform.external`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -17,6 +18,9 @@ pub struct ExternalPlatform {
     pub platform_name: String,
     /// `cloudControllerManager`, as the release's installer reads it.
     pub cloud_controller_manager: CloudControllerManager,
+    /// `cloudControllerManager` as written, for the release to read or ignore.
+    #[serde(skip)]
+    pub(crate) written_cloud_controller_manager: String,
 }
 
 /// An external platform's `cloudControllerManager`: whether the provider's own cloud
@@ -179,45 +183,51 @@ pub(crate) fn platform_of(
         )?)),
         Platform::None => {
             // Platform none has no settings.
-            if let Some(serde_json::Value::Object(settings)) = platform.get(name) {
-                if let Some(key) = settings.keys().next() {
-                    return Err(loaded.field_error(
+            if platform[name].is_object() {
+                let refuse = |unknown: &[String]| {
+                    let key = unknown.first().map_or("", String::as_str);
+                    loaded.field_error(
                         &format!("platform.{name}.{key}"),
                         format!(
                             "unknown key: platform {name} has no settings; write `{name}: {{}}`"
                         ),
-                    ));
-                }
+                    )
+                };
+                section::read::<NoSettings>(loaded, "platform.none", &platform[name], refuse)?;
             }
             PlatformSettings::None
         }
     })
 }
 
-/// A string setting of `platform.external`; `""` when absent.
-fn external_text(loaded: &LoadedConfig, value: &serde_json::Value, key: &str) -> Result<String> {
-    match value.get(key) {
-        None | Some(serde_json::Value::Null) => Ok(String::new()),
-        Some(serde_json::Value::String(s)) => Ok(s.trim().to_string()),
-        Some(_) => Err(loaded.field_error(
-            &format!("platform.external.{key}"),
-            "must be a string".to_string(),
-        )),
-    }
+/// `platform.none`: no settings (its keys are refused).
+#[derive(Deserialize)]
+struct NoSettings {}
+
+/// `platform.external` as written.
+#[derive(Default, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+struct WrittenExternal {
+    platform_name: Text,
+    cloud_controller_manager: Text,
 }
 
-/// The keys of `platform.external`.
+/// The keys of `platform.external`, as `WrittenExternal` reads them.
 const EXTERNAL_KEYS: &[&str] = &["platformName", "cloudControllerManager"];
 
 /// `platform.external`, with its cloud controller manager read only once the release is known
 /// (in [`check_release`]: some installers ignore it, whatever it says). A key it does not have
 /// is refused, as everywhere else in the install-config: it would do nothing.
 fn external_settings(loaded: &LoadedConfig, value: &serde_json::Value) -> Result<ExternalPlatform> {
-    let keys = value.as_object().into_iter().flat_map(|m| m.keys());
-    if let Some(key) = keys
-        .into_iter()
-        .find(|k| !EXTERNAL_KEYS.contains(&k.as_str()))
-    {
+    // Anything but a map says no settings, and so no platformName.
+    let no_settings = serde_json::Value::Object(serde_json::Map::new());
+    let value = if value.is_object() {
+        value
+    } else {
+        &no_settings
+    };
+    let refuse = |unknown: &[String]| {
+        let key = unknown.first().map_or("", String::as_str);
         let message = match crate::config::nearest(key, EXTERNAL_KEYS.iter().copied()) {
             Some(meant) => format!("unknown key: did you mean `{meant}`?"),
             None => format!(
@@ -225,21 +235,20 @@ fn external_settings(loaded: &LoadedConfig, value: &serde_json::Value) -> Result
                 EXTERNAL_KEYS.join(", ")
             ),
         };
-        return Err(loaded.field_error(&format!("platform.external.{key}"), message));
-    }
-    let text = |key: &str| external_text(loaded, value, key);
-    let platform_name = text("platformName")?;
-    if platform_name.is_empty() {
+        loaded.field_error(&format!("platform.external.{key}"), message)
+    };
+    let written: WrittenExternal = section::read(loaded, "platform.external", value, refuse)?;
+    if written.platform_name.0.is_empty() {
         return Err(loaded.field_error(
             "platform.external.platformName",
             "is required: the infrastructure provider's name, e.g. `platformName: oci` (the \
              cluster records it in its Infrastructure object)",
         ));
     }
-    text("cloudControllerManager")?;
     Ok(ExternalPlatform {
-        platform_name,
+        platform_name: written.platform_name.0,
         cloud_controller_manager: CloudControllerManager::None,
+        written_cloud_controller_manager: written.cloud_controller_manager.0,
     })
 }
 
@@ -292,15 +301,7 @@ fn check_release(
         }
         return Ok(());
     }
-    let written = loaded
-        .config
-        .platform
-        .as_ref()
-        .and_then(|p| p.get("external"))
-        .map(|value| external_text(loaded, value, "cloudControllerManager"))
-        .transpose()?
-        .unwrap_or_default();
-    external.cloud_controller_manager = match written.as_str() {
+    external.cloud_controller_manager = match external.written_cloud_controller_manager.as_str() {
         "" => CloudControllerManager::None,
         "External" => CloudControllerManager::External,
         value => {
@@ -314,4 +315,24 @@ fn check_release(
         }
     };
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    /// The keys the refusal of an unknown key names are those `WrittenExternal` reads.
+    #[test]
+    fn the_external_keys_named_are_the_keys_read() {
+        let loaded = crate::config::parse("apiVersion: v1\n", "ic.yaml").unwrap();
+        let every: serde_json::Map<String, serde_json::Value> = super::EXTERNAL_KEYS
+            .iter()
+            .map(|k| (k.to_string(), serde_json::Value::Null))
+            .collect();
+        let read = super::section::read::<super::WrittenExternal>(
+            &loaded,
+            "platform.external",
+            &serde_json::Value::Object(every),
+            |unknown| loaded.field_error("platform.external", unknown.join(" ")),
+        );
+        assert!(read.is_ok());
+    }
 }

@@ -127,3 +127,38 @@ fn external_platform_mistakes_name_the_field() {
         "{unknown}"
     );
 }
+
+/// `platform.external` and `platform.none` read with their serde types: a value of the wrong
+/// type is named with its line, and none's keys are refused, whatever the release.
+#[test]
+fn a_platforms_settings_of_the_wrong_type_are_named_with_their_line() {
+    let message =
+        |platform: &str, version: &str| with_platform(platform, version).unwrap_err().to_string();
+    let name = message(
+        "platform:\n  external:\n    platformName: [oci]\n",
+        "4.16.0",
+    );
+    assert!(
+        name.contains("field `platform.external.platformName` (line 27)")
+            && name.contains("must be a string"),
+        "{name}"
+    );
+    // 4.14's installer ignores cloudControllerManager, but not a value of the wrong type.
+    let ccm = message(
+        "platform:\n  external:\n    platformName: oci\n    cloudControllerManager: 1\n",
+        "4.14.0",
+    );
+    assert!(
+        ccm.contains("field `platform.external.cloudControllerManager` (line 28)")
+            && ccm.contains("must be a string"),
+        "{ccm}"
+    );
+    for version in ["4.9.0", "4.11.0", "4.16.0"] {
+        let none = message("platform:\n  none:\n    region: eu\n", version);
+        assert!(
+            none.contains("field `platform.none.region` (line 27)")
+                && none.contains("platform none has no settings"),
+            "{version}: {none}"
+        );
+    }
+}

@@ -1,131 +1,140 @@
 //! The single-vCenter fields of installers before 4.13 (`vCenter`, `username`, `datacenter`,
 //! `defaultDatastore`, ...), read as one vCenter and one failure domain.
 
-use super::{text, AT, LEGACY_KEYS};
+use super::written::{
+    Name, Port, Vip, Written, WrittenFailureDomain, WrittenTopology, WrittenVCenter,
+};
+use super::{AT, LEGACY_KEYS};
 use crate::config::{LoadedConfig, Warning};
 use crate::error::Result;
-use serde_json::Value;
+use crate::model::section::{List, Object, Text};
 
-/// Single-vCenter fields read in the `vcenters` form.
+/// `platform.vsphere` in the `vcenters` form, as written or upconverted; not checked yet.
+#[derive(Debug, Default)]
+pub(super) struct Modern {
+    pub vcenters: Vec<WrittenVCenter>,
+    pub failure_domains: Vec<WrittenFailureDomain>,
+    pub api_vips: Vec<Vip>,
+    pub ingress_vips: Vec<Vip>,
+}
+
+/// `platform.vsphere` taken in the `vcenters` form.
 pub(super) struct Upconverted {
-    /// `platform.vsphere` in the `vcenters` form.
-    pub settings: serde_json::Map<String, Value>,
-    /// The single-vCenter fields that were written.
+    /// The settings in the `vcenters` form.
+    pub settings: Modern,
+    /// The single-vCenter fields that were written; empty for the `vcenters` form.
     pub written: Vec<String>,
 }
 
-/// The single-vCenter fields read as the installers of 4.13 on read them: a vCenter of their own
-/// when `vcenters` is not given (port 443), a failure domain `generated-failure-domain` (region
-/// `generated-region`, zone `generated-zone`) when `failureDomains` is not, names joined into
-/// paths under the datacenter, and `apiVIP`/`ingressVIP` as one-address lists. `None` when none
-/// of them is written; else the map in the `vcenters` form and the fields that were written.
-pub(super) fn upconvert_legacy(
-    loaded: &LoadedConfig,
-    map: &serde_json::Map<String, Value>,
-) -> Result<Option<Upconverted>> {
-    let written: Vec<&str> = LEGACY_KEYS
+/// The items of a list written, or none.
+fn items<T: Clone>(list: &Option<List<Object<T>>>) -> Vec<T> {
+    list.iter()
+        .flat_map(|l| l.0.iter().map(|o| o.0.clone()))
+        .collect()
+}
+
+/// The settings in the `vcenters` form: as written, or with the single-vCenter fields read as
+/// the installers of 4.13 on read them: a vCenter of their own when `vcenters` is not given
+/// (port 443), a failure domain `generated-failure-domain` (region `generated-region`, zone
+/// `generated-zone`) when `failureDomains` is not, names joined into paths under the
+/// datacenter, and `apiVIP`/`ingressVIP` as one-address lists.
+pub(super) fn upconvert_legacy(loaded: &LoadedConfig, written: &Written) -> Result<Upconverted> {
+    let keys: Vec<&str> = LEGACY_KEYS
         .iter()
         .map(|(k, _)| *k)
-        .filter(|k| map.contains_key(*k))
+        .filter(|k| written.field(k).is_some())
         .collect();
-    if written.is_empty() {
-        return Ok(None);
+    let mut modern = Modern {
+        vcenters: items(&written.vcenters),
+        failure_domains: items(&written.failure_domains),
+        api_vips: written.api_vips.clone().unwrap_or_default().0,
+        ingress_vips: written.ingress_vips.clone().unwrap_or_default().0,
+    };
+    if keys.is_empty() {
+        return Ok(Upconverted {
+            settings: modern,
+            written: Vec::new(),
+        });
     }
-    let legacy = Value::Object(map.clone());
-    let field = |key: &str| text(loaded, &legacy, key, AT);
-    let mut modern = map.clone();
-    for key in &written {
-        modern.remove(*key);
-    }
-    let datacenter = field("datacenter")?;
-    if !map.contains_key("vcenters") {
-        let server = field("vCenter")?;
+    let field = |key: &str| written.legacy_text(key);
+    let require = |key: &str, what: &str| {
+        if field(key).is_empty() {
+            return Err(loaded.field_error(&format!("{AT}.{key}"), format!("is required: {what}")));
+        }
+        Ok(())
+    };
+    let datacenter = field("datacenter");
+    if written.vcenters.is_none() {
         for (key, what) in [
             ("vCenter", "the vCenter's host name"),
             ("username", "the user the cluster signs in as"),
             ("password", "that user's password"),
             ("datacenter", "the datacenter"),
         ] {
-            if field(key)?.is_empty() {
-                return Err(
-                    loaded.field_error(&format!("{AT}.{key}"), format!("is required: {what}"))
-                );
-            }
+            require(key, what)?;
         }
-        modern.insert(
-            "vcenters".into(),
-            serde_json::json!([{
-                "server": server,
-                "user": field("username")?,
-                "password": field("password")?,
-                "port": 443,
-                "datacenters": [datacenter],
-            }]),
-        );
+        modern.vcenters = vec![WrittenVCenter {
+            server: Text(field("vCenter")),
+            port: Port(443),
+            user: Text(field("username")),
+            password: Text(field("password")),
+            datacenters: List::from(vec![Name(datacenter.clone())]),
+        }];
     }
-    if !map.contains_key("failureDomains") {
-        let server = match modern
-            .get("vcenters")
-            .and_then(|v| v.get(0))
-            .and_then(|v| v.get("server"))
-        {
-            Some(Value::String(s)) => s.clone(),
-            _ => String::new(),
-        };
-        let join = |key: &str, kind: &str| -> Result<String> {
-            let value = field(key)?;
-            Ok(if value.is_empty() || value.starts_with('/') {
+    if written.failure_domains.is_none() {
+        let server = modern
+            .vcenters
+            .first()
+            .map(|v| v.server.0.clone())
+            .unwrap_or_default();
+        let join = |key: &str, kind: &str| {
+            let value = field(key);
+            if value.is_empty() || value.starts_with('/') {
                 value
             } else {
                 format!("/{datacenter}/{kind}/{value}")
-            })
+            }
         };
         for (key, what) in [
             ("datacenter", "the datacenter"),
             ("defaultDatastore", "the datastore"),
             ("cluster", "the compute cluster"),
         ] {
-            if field(key)?.is_empty() {
-                return Err(
-                    loaded.field_error(&format!("{AT}.{key}"), format!("is required: {what}"))
-                );
-            }
+            require(key, what)?;
         }
-        let mut topology = serde_json::json!({
-            "datacenter": datacenter,
-            "computeCluster": join("cluster", "host")?,
-            "datastore": join("defaultDatastore", "datastore")?,
-            "networks": [field("network")?],
-        });
-        for (key, value) in [
-            ("folder", join("folder", "vm")?),
-            ("resourcePool", field("resourcePool")?),
-        ] {
-            if !value.is_empty() {
-                topology[key] = Value::String(value);
-            }
-        }
-        modern.insert(
-            "failureDomains".into(),
-            serde_json::json!([{
-                "name": "generated-failure-domain",
-                "region": "generated-region",
-                "zone": "generated-zone",
-                "server": server,
-                "topology": topology,
-            }]),
-        );
+        modern.failure_domains = vec![WrittenFailureDomain {
+            name: Text("generated-failure-domain".into()),
+            region: Text("generated-region".into()),
+            zone: Text("generated-zone".into()),
+            server: Text(server),
+            topology: Object::from(WrittenTopology {
+                datacenter: Text(datacenter.clone()),
+                compute_cluster: Text(join("cluster", "host")),
+                networks: List::from(vec![Name(field("network"))]),
+                datastore: Text(join("defaultDatastore", "datastore")),
+                resource_pool: Text(field("resourcePool")),
+                folder: Text(join("folder", "vm")),
+                template: Text::default(),
+            }),
+        }];
     }
-    for (old, new) in [("apiVIP", "apiVIPs"), ("ingressVIP", "ingressVIPs")] {
-        let vip = field(old)?;
-        if !vip.is_empty() && !map.contains_key(new) {
-            modern.insert(new.into(), serde_json::json!([vip]));
+    for (vip, list, modern_list) in [
+        ("apiVIP", &written.api_vips, &mut modern.api_vips),
+        (
+            "ingressVIP",
+            &written.ingress_vips,
+            &mut modern.ingress_vips,
+        ),
+    ] {
+        let vip = field(vip);
+        if !vip.is_empty() && list.is_none() {
+            *modern_list = vec![Vip(vip)];
         }
     }
-    Ok(Some(Upconverted {
+    Ok(Upconverted {
         settings: modern,
-        written: written.iter().map(|k| k.to_string()).collect(),
-    }))
+        written: keys.iter().map(|k| k.to_string()).collect(),
+    })
 }
 
 /// The warning for a release that takes the `vcenters` form (4.13 on): the single-vCenter

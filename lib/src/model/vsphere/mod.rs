@@ -5,13 +5,7 @@
 //! single-vCenter fields as the installers of 4.13 on read them: as one vCenter and one failure
 //! domain named `generated-failure-domain`.
 
-use crate::config::{LoadedConfig, Warning};
-use crate::error::Result;
-use legacy::upconvert_legacy;
-use paths::{check_path, check_resource_pool, joined};
 use serde::Serialize;
-use serde_json::Value;
-use std::net::IpAddr;
 
 mod form;
 mod legacy;
@@ -21,20 +15,26 @@ mod pool_checks;
 mod pool_tests;
 mod pool_values;
 mod pools;
+mod read;
+#[cfg(test)]
+mod read_tests;
 mod rules;
 mod stored;
+mod written;
 
 pub(crate) use form::check_form;
 pub(crate) use legacy::deprecation_warning;
 pub(crate) use pools::{later_pool_fields, machine_pools};
 pub use pools::{DataDisk, VSphereMachinePool, VSphereMachinePools};
+pub(crate) use read::settings;
 pub(crate) use rules::{check_architectures, check_vips};
 pub(crate) use stored::{store, store_pools};
 
 /// Where the keys below live, for messages.
 const AT: &str = "platform.vsphere";
 
-/// The keys bootgen reads under `platform.vsphere`.
+/// The keys bootgen reads under `platform.vsphere` (`written::Written`'s fields, with the
+/// single-vCenter ones below).
 const KNOWN_KEYS: &[&str] = &[
     "vcenters",
     "failureDomains",
@@ -144,353 +144,4 @@ impl VSpherePlatform {
     pub fn has_vips(&self) -> bool {
         !self.api_vips.is_empty()
     }
-}
-
-/// Reads `platform.vsphere`; an error naming the field for a missing or malformed one.
-pub(crate) fn settings(
-    loaded: &LoadedConfig,
-    value: &Value,
-    warnings: &mut Vec<Warning>,
-) -> Result<VSpherePlatform> {
-    let Some(map) = value.as_object() else {
-        return Err(loaded.field_error(AT, "must be a map with vcenters and failureDomains"));
-    };
-    for key in map.keys() {
-        if !KNOWN_KEYS.contains(&key.as_str()) && !LEGACY_KEYS.iter().any(|(k, _)| k == key) {
-            return Err(loaded.field_error(
-                &format!("{AT}.{key}"),
-                format!("unknown key; bootgen reads {}", KNOWN_KEYS.join(", ")),
-            ));
-        }
-    }
-    let upconverted;
-    let legacy = value;
-    let mut single_vcenter_fields = Vec::new();
-    let (map, upconverted_from) = match upconvert_legacy(loaded, map)? {
-        Some(legacy::Upconverted { settings, written }) => {
-            upconverted = settings;
-            single_vcenter_fields = written;
-            (&upconverted, Some(legacy))
-        }
-        None => (map, None),
-    };
-    let vcenters = list(loaded, map.get("vcenters"), &format!("{AT}.vcenters"))?
-        .iter()
-        .enumerate()
-        .map(|(i, v)| vcenter(loaded, v, &format!("{AT}.vcenters.{i}")))
-        .collect::<Result<Vec<_>>>()?;
-    if vcenters.is_empty() {
-        return Err(loaded.field_error(
-            &format!("{AT}.vcenters"),
-            "is required: the vCenter's server, user, password and datacenters",
-        ));
-    }
-    let failure_domains = list(
-        loaded,
-        map.get("failureDomains"),
-        &format!("{AT}.failureDomains"),
-    )?
-    .iter()
-    .enumerate()
-    .map(|(i, v)| {
-        let at = format!("{AT}.failureDomains.{i}");
-        failure_domain(loaded, v, &at, &vcenters, warnings)
-    })
-    .collect::<Result<Vec<_>>>()?;
-    if failure_domains.is_empty() {
-        return Err(loaded.field_error(
-            &format!("{AT}.failureDomains"),
-            "is required: at least one failure domain (name, region, zone, server and its \
-             topology: datacenter, computeCluster, networks, datastore)",
-        ));
-    }
-    let api_vips = addresses(loaded, map.get("apiVIPs"), &format!("{AT}.apiVIPs"))?;
-    let ingress_vips = addresses(loaded, map.get("ingressVIPs"), &format!("{AT}.ingressVIPs"))?;
-    let single_vcenter_datastore = upconverted_from
-        .map(|legacy| text(loaded, legacy, "defaultDatastore", AT))
-        .transpose()?;
-    Ok(VSpherePlatform {
-        vcenters,
-        failure_domains,
-        api_vips,
-        ingress_vips,
-        single_vcenter_datastore,
-        single_vcenter_fields,
-        machine_pools: VSphereMachinePools::default(),
-    })
-}
-
-fn list<'a>(loaded: &LoadedConfig, value: Option<&'a Value>, field: &str) -> Result<&'a [Value]> {
-    match value {
-        None | Some(Value::Null) => Ok(&[]),
-        Some(Value::Array(items)) => Ok(items),
-        Some(_) => Err(loaded.field_error(field, "must be a list")),
-    }
-}
-
-/// A string field; `""` when absent.
-fn text(loaded: &LoadedConfig, value: &Value, key: &str, at: &str) -> Result<String> {
-    match value.get(key) {
-        None | Some(Value::Null) => Ok(String::new()),
-        Some(Value::String(s)) => Ok(s.trim().to_string()),
-        Some(_) => Err(loaded.field_error(&format!("{at}.{key}"), "must be a string")),
-    }
-}
-
-fn required_text(
-    loaded: &LoadedConfig,
-    value: &Value,
-    key: &str,
-    at: &str,
-    what: &str,
-) -> Result<String> {
-    let found = text(loaded, value, key, at)?;
-    if found.is_empty() {
-        return Err(loaded.field_error(&format!("{at}.{key}"), format!("is required: {what}")));
-    }
-    Ok(found)
-}
-
-fn strings(loaded: &LoadedConfig, value: &Value, key: &str, at: &str) -> Result<Vec<String>> {
-    let field = format!("{at}.{key}");
-    list(loaded, value.get(key), &field)?
-        .iter()
-        .enumerate()
-        .map(|(i, item)| match item {
-            Value::String(s) if !s.trim().is_empty() => Ok(s.trim().to_string()),
-            _ => Err(loaded.field_error(&format!("{field}.{i}"), "must be a non-empty string")),
-        })
-        .collect()
-}
-
-fn vcenter(loaded: &LoadedConfig, value: &Value, at: &str) -> Result<VCenter> {
-    check_keys(
-        loaded,
-        value,
-        at,
-        &["server", "port", "user", "password", "datacenters"],
-    )?;
-    let server = required_text(loaded, value, "server", at, "the vCenter's host name")?;
-    let port = match value.get("port") {
-        None | Some(Value::Null) => 0,
-        Some(v) => v
-            .as_u64()
-            .and_then(|p| u16::try_from(p).ok())
-            .filter(|p| *p > 0)
-            .ok_or_else(|| {
-                loaded.field_error(&format!("{at}.port"), "must be a port number, 1 to 65535")
-            })?,
-    };
-    let user = required_text(
-        loaded,
-        value,
-        "user",
-        at,
-        "the user the cluster signs in as",
-    )?;
-    // The password is read, never echoed: a message says only that it is missing.
-    let password = required_text(loaded, value, "password", at, "that user's password")?;
-    let datacenters = strings(loaded, value, "datacenters", at)?;
-    if datacenters.is_empty() {
-        return Err(loaded.field_error(
-            &format!("{at}.datacenters"),
-            "is required: the datacenters the cluster uses in this vCenter",
-        ));
-    }
-    Ok(VCenter {
-        server,
-        port,
-        user,
-        password,
-        datacenters,
-    })
-}
-
-fn failure_domain(
-    loaded: &LoadedConfig,
-    value: &Value,
-    at: &str,
-    vcenters: &[VCenter],
-    warnings: &mut Vec<Warning>,
-) -> Result<FailureDomain> {
-    check_keys(
-        loaded,
-        value,
-        at,
-        &["name", "region", "zone", "server", "topology"],
-    )?;
-    let name = required_text(loaded, value, "name", at, "the failure domain's name")?;
-    let region = required_text(
-        loaded,
-        value,
-        "region",
-        at,
-        "the region tag of the failure domain",
-    )?;
-    let zone = required_text(
-        loaded,
-        value,
-        "zone",
-        at,
-        "the zone tag of the failure domain",
-    )?;
-    let server = required_text(loaded, value, "server", at, "one of vcenters[].server")?;
-    if !vcenters.iter().any(|v| v.server == server) {
-        return Err(loaded.field_error(
-            &format!("{at}.server"),
-            format!("`{server}` is not one of the vcenters' servers"),
-        ));
-    }
-    let at_topology = format!("{at}.topology");
-    let empty = Value::Null;
-    let topology = value.get("topology").unwrap_or(&empty);
-    check_keys(
-        loaded,
-        topology,
-        &at_topology,
-        &[
-            "datacenter",
-            "computeCluster",
-            "networks",
-            "datastore",
-            "resourcePool",
-            "folder",
-            "template",
-        ],
-    )?;
-    let datacenter = required_text(
-        loaded,
-        topology,
-        "datacenter",
-        &at_topology,
-        "the datacenter",
-    )?;
-    let compute_cluster = required_text(
-        loaded,
-        topology,
-        "computeCluster",
-        &at_topology,
-        "the compute cluster's path, /<datacenter>/host/<cluster>",
-    )?;
-    let compute_cluster = joined(
-        loaded,
-        warnings,
-        compute_cluster,
-        &at_topology,
-        "computeCluster",
-        &datacenter,
-        "host",
-    );
-    check_path(
-        loaded,
-        &compute_cluster,
-        &format!("{at_topology}.computeCluster"),
-        &datacenter,
-        "host",
-        "compute cluster",
-    )?;
-    let networks = strings(loaded, topology, "networks", &at_topology)?;
-    if networks.is_empty() {
-        return Err(loaded.field_error(
-            &format!("{at_topology}.networks"),
-            "is required: the port group of the machines' network",
-        ));
-    }
-    let datastore = required_text(
-        loaded,
-        topology,
-        "datastore",
-        &at_topology,
-        "the datastore's path, /<datacenter>/datastore/<datastore>",
-    )?;
-    let datastore = joined(
-        loaded,
-        warnings,
-        datastore,
-        &at_topology,
-        "datastore",
-        &datacenter,
-        "datastore",
-    );
-    check_path(
-        loaded,
-        &datastore,
-        &format!("{at_topology}.datastore"),
-        &datacenter,
-        "datastore",
-        "datastore",
-    )?;
-    let folder = text(loaded, topology, "folder", &at_topology)?;
-    let folder = joined(
-        loaded,
-        warnings,
-        folder,
-        &at_topology,
-        "folder",
-        &datacenter,
-        "vm",
-    );
-    if !folder.is_empty() {
-        check_path(
-            loaded,
-            &folder,
-            &format!("{at_topology}.folder"),
-            &datacenter,
-            "vm",
-            "folder",
-        )?;
-    }
-    let resource_pool = text(loaded, topology, "resourcePool", &at_topology)?;
-    if !resource_pool.is_empty() {
-        check_resource_pool(
-            loaded,
-            &resource_pool,
-            &format!("{at_topology}.resourcePool"),
-            &datacenter,
-            &compute_cluster,
-        )?;
-    }
-    let template = text(loaded, topology, "template", &at_topology)?;
-    Ok(FailureDomain {
-        name,
-        region,
-        zone,
-        server,
-        topology: Topology {
-            datacenter,
-            compute_cluster,
-            networks,
-            datastore,
-            resource_pool,
-            folder,
-            template,
-        },
-    })
-}
-
-fn check_keys(loaded: &LoadedConfig, value: &Value, at: &str, known: &[&str]) -> Result<()> {
-    match value {
-        Value::Null => Ok(()),
-        Value::Object(map) => match map.keys().find(|k| !known.contains(&k.as_str())) {
-            Some(key) => Err(loaded.field_error(
-                &format!("{at}.{key}"),
-                format!("unknown key; bootgen reads {}", known.join(", ")),
-            )),
-            None => Ok(()),
-        },
-        _ => Err(loaded.field_error(at, "must be a map")),
-    }
-}
-
-fn addresses(loaded: &LoadedConfig, value: Option<&Value>, field: &str) -> Result<Vec<String>> {
-    list(loaded, value, field)?
-        .iter()
-        .enumerate()
-        .map(|(i, item)| {
-            item.as_str()
-                .and_then(|s| s.trim().parse::<IpAddr>().ok())
-                .map(|ip| ip.to_string())
-                .ok_or_else(|| loaded.field_error(&format!("{field}.{i}"), "must be an IP address"))
-        })
-        .collect()
 }

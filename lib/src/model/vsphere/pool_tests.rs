@@ -94,3 +94,96 @@ mod stored_tests {
         );
     }
 }
+
+/// A pool's settings read with their serde types (`pool_values.rs`).
+mod shape_tests {
+    use super::tests::config;
+    use crate::model::refusal;
+
+    /// The refusal of a compute pool with `settings` (from line 9 on) for `version`.
+    fn refused(settings: &str, version: &str) -> String {
+        let pools = format!("compute:\n- name: worker\n  platform:\n    vsphere:\n{settings}");
+        refusal(&config(&pools), version)
+    }
+
+    #[test]
+    fn a_value_of_the_wrong_shape_names_its_field_and_line() {
+        let cases = [
+            (
+                "      cpus: many\n",
+                "vsphere.cpus` (line 9)",
+                "must be a whole number",
+            ),
+            (
+                "      cpus: 1.5\n",
+                "vsphere.cpus` (line 9)",
+                "up to 2147483647",
+            ),
+            (
+                "      osDisk: 120\n",
+                "vsphere.osDisk` (line 9)",
+                "`osDisk: {diskSizeGB: 120}`",
+            ),
+            (
+                "      osDisk:\n        size: 120\n",
+                "vsphere.osDisk.size` (line 10)",
+                "unknown key; osDisk takes diskSizeGB",
+            ),
+            (
+                "      zones: fd1\n",
+                "vsphere.zones` (line 9)",
+                "list of failure domains' names",
+            ),
+            (
+                "      zones:\n      - 1\n",
+                "vsphere.zones[0]` (line 10)",
+                "a failure domain's name",
+            ),
+            (
+                "      dataDisks: {}\n",
+                "vsphere.dataDisks` (line 9)",
+                "must be a list of disks",
+            ),
+            (
+                "      dataDisks: [a]\n",
+                "vsphere.dataDisks[0]` (line 9)",
+                "map: name, sizeGiB",
+            ),
+            (
+                "      dataDisks:\n      - name: [a]\n",
+                "vsphere.dataDisks[0].name` (line 10)",
+                "must be a string",
+            ),
+            (
+                "      dataDisks:\n      - name: a\n        mode: Thin\n",
+                "vsphere.dataDisks[0].mode` (line 11)",
+                "a data disk takes name, sizeGiB, provisioningMode",
+            ),
+        ];
+        for (settings, field, why) in cases {
+            let refused = refused(settings, "4.20.0");
+            assert!(
+                refused.contains(&format!("`compute[0].platform.{field}")) && refused.contains(why),
+                "{settings}: {refused}"
+            );
+        }
+        let defaults = config("").replace(
+            "    vcenters:",
+            "    defaultMachinePlatform:\n      memoryMB: lots\n    vcenters:",
+        );
+        let refused = refusal(&defaults, "4.20.0");
+        assert!(
+            refused.contains("`platform.vsphere.defaultMachinePlatform.memoryMB` (line 8)")
+                && refused.contains("must be a whole number"),
+            "{refused}"
+        );
+    }
+
+    /// A field the release's installer does not have is not read: 4.16's installer ignores
+    /// `dataDisks`, whatever it holds.
+    #[test]
+    fn a_field_the_release_ignores_is_not_read() {
+        assert_eq!(refused("      dataDisks: 5\n", "4.16.0"), "");
+        assert!(refused("      dataDisks: 5\n", "4.20.0").contains("must be a list of disks"));
+    }
+}

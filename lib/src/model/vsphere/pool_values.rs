@@ -1,9 +1,11 @@
 //! A vSphere pool's settings as written (a leaf: the reading, checking and merging modules all
-//! use them), and the values of its fields, read with the installer's types: whole numbers,
-//! `osDisk`, `zones` and `dataDisks`, each refused naming its field when it has the wrong shape.
+//! use them), read with serde types: whole numbers, `osDisk`, `zones` and `dataDisks`, each
+//! refused naming its field when it has the wrong shape.
 
 use crate::config::LoadedConfig;
 use crate::error::Result;
+use crate::model::section::{self, string, List, Object, Shape};
+use serde::{Deserialize, Deserializer};
 use serde_json::Value;
 
 /// One pool's settings as written; 0 or empty where not written, as the installer's merging
@@ -28,97 +30,174 @@ pub(super) struct WrittenDisk {
     pub provisioning_mode: String,
 }
 
-/// A whole number from 0 (unset) to `max`; negative numbers pass, for the pool's checks to
-/// refuse with the installer's reason.
-pub(super) fn whole(loaded: &LoadedConfig, value: &Value, field: &str, max: i64) -> Result<i64> {
-    match value {
-        Value::Null => Ok(0),
-        Value::Number(n) => n
-            .as_i64()
-            .filter(|v| *v <= max && *v >= -max)
-            .ok_or_else(|| {
-                loaded.field_error(field, format!("must be a whole number up to {max}"))
-            }),
-        _ => Err(loaded.field_error(field, "must be a whole number")),
-    }
+/// A pool's fields as written, in serde types: those its release's installer has (the caller
+/// leaves the others out), each value of the right shape; the numbers' ranges are checked in
+/// [`PoolFields::written`], where each field's path is known.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub(super) struct PoolFields {
+    cpus: Whole,
+    cores_per_socket: Whole,
+    #[serde(rename = "memoryMB")]
+    memory_mb: Whole,
+    os_disk: Object<OsDisk, OsDiskShape>,
+    zones: List<Zone, ZonesShape>,
+    data_disks: List<Object<Disk, DiskShape>, DisksShape>,
 }
 
-pub(super) fn os_disk(loaded: &LoadedConfig, value: &Value, at: &str) -> Result<i64> {
-    match value {
-        Value::Null => Ok(0),
-        Value::Object(map) => {
-            if let Some(key) = map.keys().find(|k| *k != "diskSizeGB") {
-                return Err(loaded.field_error(
-                    &format!("{at}.{key}"),
-                    "unknown key; osDisk takes diskSizeGB",
-                ));
-            }
-            match map.get("diskSizeGB") {
-                Some(size) => whole(loaded, size, &format!("{at}.diskSizeGB"), i32::MAX.into()),
-                None => Ok(0),
-            }
+/// `osDisk`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+struct OsDisk {
+    #[serde(rename = "diskSizeGB")]
+    disk_size_gb: Whole,
+}
+
+/// A data disk (`dataDisks[]`).
+#[derive(Debug, Default, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+struct Disk {
+    name: DiskText,
+    #[serde(rename = "sizeGiB")]
+    size_gib: Whole,
+    provisioning_mode: DiskText,
+}
+
+/// The keys of `osDisk`, and of a data disk, as the types above read them.
+const OS_DISK_KEYS: &[&str] = &["diskSizeGB"];
+const DISK_KEYS: &[&str] = &["name", "sizeGiB", "provisioningMode"];
+
+#[derive(Debug, Default)]
+struct OsDiskShape;
+impl Shape for OsDiskShape {
+    const MUST: &'static str = "must be a map: `osDisk: {diskSizeGB: 120}`";
+}
+#[derive(Debug, Default)]
+struct ZonesShape;
+impl Shape for ZonesShape {
+    const MUST: &'static str = "must be a list of failure domains' names";
+}
+#[derive(Debug, Default)]
+struct DisksShape;
+impl Shape for DisksShape {
+    const MUST: &'static str = "must be a list of disks";
+}
+#[derive(Debug, Default)]
+struct DiskShape;
+impl Shape for DiskShape {
+    const MUST: &'static str = "must be a map: name, sizeGiB";
+}
+
+/// A number as written: unset (null or left out), or a number, whole or not; anything else
+/// "must be a whole number".
+#[derive(Debug, Clone, Copy, Default)]
+enum Whole {
+    #[default]
+    Unset,
+    /// The number, when it is a whole number that fits in 64 bits.
+    Number(Option<i64>),
+}
+
+impl<'de> Deserialize<'de> for Whole {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> std::result::Result<Self, D::Error> {
+        match Value::deserialize(deserializer)? {
+            Value::Null => Ok(Whole::Unset),
+            Value::Number(n) => Ok(Whole::Number(n.as_i64())),
+            _ => Err(serde::de::Error::custom("must be a whole number")),
         }
-        _ => Err(loaded.field_error(at, "must be a map: `osDisk: {diskSizeGB: 120}`")),
     }
 }
 
-pub(super) fn zones(loaded: &LoadedConfig, value: &Value, at: &str) -> Result<Vec<String>> {
+/// A failure domain's name in `zones`.
+#[derive(Debug, Default)]
+struct Zone(String);
+
+impl<'de> Deserialize<'de> for Zone {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> std::result::Result<Self, D::Error> {
+        match string(deserializer, "must be a failure domain's name")? {
+            Some(zone) => Ok(Zone(zone)),
+            None => Err(serde::de::Error::custom("must be a failure domain's name")),
+        }
+    }
+}
+
+/// A data disk's string field, untrimmed; `""` when null or left out.
+#[derive(Debug, Default)]
+struct DiskText(String);
+
+impl<'de> Deserialize<'de> for DiskText {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> std::result::Result<Self, D::Error> {
+        Ok(DiskText(
+            string(deserializer, "must be a string")?.unwrap_or_default(),
+        ))
+    }
+}
+
+/// The number from 0 (unset) to `max`; negative numbers pass, for the pool's checks to refuse
+/// with the installer's reason.
+fn whole(loaded: &LoadedConfig, value: Whole, field: &str, max: i64) -> Result<i64> {
     match value {
-        Value::Null => Ok(Vec::new()),
-        Value::Array(items) => items
-            .iter()
+        Whole::Unset => Ok(0),
+        Whole::Number(n) => n.filter(|v| *v <= max && *v >= -max).ok_or_else(|| {
+            loaded.field_error(field, format!("must be a whole number up to {max}"))
+        }),
+    }
+}
+
+impl PoolFields {
+    /// Reads the pool at `at` from `value` (a map holding only the keys its release has).
+    pub(super) fn read(loaded: &LoadedConfig, at: &str, value: &Value) -> Result<PoolFields> {
+        section::read(loaded, at, value, |unknown| {
+            let key = unknown.first().map_or("", String::as_str);
+            let message = if key.starts_with("osDisk.") {
+                format!("unknown key; osDisk takes {}", OS_DISK_KEYS.join(", "))
+            } else {
+                format!("unknown key; a data disk takes {}", DISK_KEYS.join(", "))
+            };
+            loaded.field_error(&format!("{at}.{key}"), message)
+        })
+    }
+
+    /// The settings, each number in its range.
+    pub(super) fn written(self, loaded: &LoadedConfig, at: &str) -> Result<Written> {
+        let field = |key: &str| format!("{at}.{key}");
+        let int = i64::from(i32::MAX);
+        let data_disks = self
+            .data_disks
+            .0
+            .into_iter()
             .enumerate()
-            .map(|(i, item)| {
-                item.as_str().map(str::to_string).ok_or_else(|| {
-                    loaded.field_error(&format!("{at}.{i}"), "must be a failure domain's name")
+            .map(|(i, disk)| {
+                let Disk {
+                    name,
+                    size_gib,
+                    provisioning_mode,
+                } = disk.0;
+                Ok(WrittenDisk {
+                    name: name.0,
+                    size_gib: whole(
+                        loaded,
+                        size_gib,
+                        &field(&format!("dataDisks.{i}.sizeGiB")),
+                        int,
+                    )?,
+                    provisioning_mode: provisioning_mode.0,
                 })
             })
-            .collect(),
-        _ => Err(loaded.field_error(at, "must be a list of failure domains' names")),
+            .collect::<Result<Vec<_>>>()?;
+        Ok(Written {
+            present: true,
+            cpus: whole(loaded, self.cpus, &field("cpus"), int)?,
+            cores_per_socket: whole(loaded, self.cores_per_socket, &field("coresPerSocket"), int)?,
+            memory_mib: whole(loaded, self.memory_mb, &field("memoryMB"), i64::MAX)?,
+            disk_gib: whole(
+                loaded,
+                self.os_disk.0.disk_size_gb,
+                &field("osDisk.diskSizeGB"),
+                int,
+            )?,
+            zones: self.zones.0.into_iter().map(|Zone(z)| z).collect(),
+            data_disks,
+        })
     }
-}
-
-pub(super) fn data_disks(
-    loaded: &LoadedConfig,
-    value: &Value,
-    at: &str,
-) -> Result<Vec<WrittenDisk>> {
-    let items = match value {
-        Value::Null => return Ok(Vec::new()),
-        Value::Array(items) => items,
-        _ => return Err(loaded.field_error(at, "must be a list of disks")),
-    };
-    let mut disks = Vec::new();
-    for (i, item) in items.iter().enumerate() {
-        let disk_at = format!("{at}.{i}");
-        let Value::Object(map) = item else {
-            return Err(loaded.field_error(&disk_at, "must be a map: name, sizeGiB"));
-        };
-        if let Some(key) = map
-            .keys()
-            .find(|k| !["name", "sizeGiB", "provisioningMode"].contains(&k.as_str()))
-        {
-            return Err(loaded.field_error(
-                &format!("{disk_at}.{key}"),
-                "unknown key; a data disk takes name, sizeGiB, provisioningMode",
-            ));
-        }
-        let text = |key: &str| -> Result<String> {
-            match map.get(key) {
-                None | Some(Value::Null) => Ok(String::new()),
-                Some(Value::String(s)) => Ok(s.clone()),
-                Some(_) => Err(loaded.field_error(&format!("{disk_at}.{key}"), "must be a string")),
-            }
-        };
-        let size = match map.get("sizeGiB") {
-            Some(size) => whole(loaded, size, &format!("{disk_at}.sizeGiB"), i32::MAX.into())?,
-            None => 0,
-        };
-        disks.push(WrittenDisk {
-            name: text("name")?,
-            size_gib: size,
-            provisioning_mode: text("provisioningMode")?,
-        });
-    }
-    Ok(disks)
 }

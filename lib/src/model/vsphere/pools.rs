@@ -4,7 +4,7 @@
 //! values, then the pool's own.
 
 use super::pool_checks::check_pool;
-use super::pool_values::{data_disks, os_disk, whole, zones, Written};
+use super::pool_values::{PoolFields, Written};
 use super::VSpherePlatform;
 use crate::config::{LoadedConfig, Warning};
 use crate::error::Result;
@@ -206,35 +206,24 @@ fn read(
         Some(_) => return Err(loaded.field_error(at, "must be a map")),
     };
     let names: Vec<&str> = POOL_KEYS.iter().map(|(k, _)| *k).collect();
-    let mut written = Written {
-        present: true,
-        ..Written::default()
-    };
-    for (key, item) in map {
+    // The keys the release's installer has, read with their types; the others refused or
+    // ignored as that installer does, in the order written.
+    let mut known = map.clone();
+    for key in map.keys() {
         let Some((_, arrived)) = POOL_KEYS.iter().find(|(k, _)| k == key) else {
             return Err(loaded.field_error(
                 &format!("{at}.{key}"),
                 format!("unknown key; a vSphere pool takes {}", names.join(", ")),
             ));
         };
-        let field = format!("{at}.{key}");
         if let Some(switch) = arrived {
             if !release.switches.has(*switch) {
-                refuse_or_ignore(loaded, &field, *switch, release, warnings)?;
-                continue;
+                refuse_or_ignore(loaded, &format!("{at}.{key}"), *switch, release, warnings)?;
+                known.remove(key);
             }
-        }
-        match key.as_str() {
-            "cpus" => written.cpus = whole(loaded, item, &field, i32::MAX.into())?,
-            "coresPerSocket" => {
-                written.cores_per_socket = whole(loaded, item, &field, i32::MAX.into())?
-            }
-            "memoryMB" => written.memory_mib = whole(loaded, item, &field, i64::MAX)?,
-            "osDisk" => written.disk_gib = os_disk(loaded, item, &field)?,
-            "zones" => written.zones = zones(loaded, item, &field)?,
-            _ => written.data_disks = data_disks(loaded, item, &field)?,
         }
     }
+    let written = PoolFields::read(loaded, at, &Value::Object(known))?.written(loaded, at)?;
     if !written.zones.is_empty() && !release.switches.has(Switch::VsphereFailureDomains) {
         return Err(loaded.field_error(
             &format!("{at}.zones"),
