@@ -17,7 +17,7 @@ mod same_cluster;
 mod unchanged;
 
 pub use dirs::{create_dir_below, refuse_linked_dirs};
-pub use estimate::{iso_estimate, ISO_ESTIMATE_FILE};
+pub use estimate::{iso_estimate, iso_estimate_kept, ISO_ESTIMATE_FILE};
 pub use extract::{extract, extract_split, ExtractReport, UNIT_DIR};
 pub use host_configs::{host_configs, read_no_link};
 pub use journal::{interrupted, recover, Recovery, WriteStep, COMMIT_RECORD, STAGING_DIR};
@@ -25,6 +25,7 @@ pub use lock::{Access, DirLock, WhenBusy, LOCK_FILE};
 pub use media::{patch_in_place, patch_to_copy, write_streamed, CONFIG_MEDIA_MODE};
 pub use package::{write_package, PackageReport, CHECKSUMS};
 pub use prune::{remove_stale_host_files, StaleFiles, HOST_FILE_DIRS, ROLE_MEDIA_DIRS};
+pub use unchanged::Measured;
 
 use crate::error::{Error, OptionField, Result};
 use crate::generate::Generated;
@@ -97,7 +98,7 @@ pub const HOSTS_DIR: &str = "hosts";
 
 /// Everything a generation writes, sorted by path.
 pub fn output_files(generated: &Generated) -> Vec<OutputFile> {
-    files_with(generated, generated.bootstrap.to_bytes())
+    files_with(generated, Some(generated.bootstrap.to_bytes()))
 }
 
 /// [`output_files`], consuming the generation: the bootstrap config's JSON tree is freed as soon
@@ -111,11 +112,46 @@ pub fn into_output_files(mut generated: Generated) -> Vec<OutputFile> {
     );
     let bytes = bootstrap.to_bytes();
     drop(bootstrap);
-    files_with(&generated, bytes)
+    files_with(&generated, Some(bytes))
 }
 
-fn files_with(generated: &Generated, bootstrap: Vec<u8>) -> Vec<OutputFile> {
-    let mut files = vec![file(generated.bootstrap_name(), bootstrap, 0o600)];
+/// A file that [`into_output_files_in`] left out: the directory already holds exactly its bytes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KeptFile {
+    /// Path relative to the output directory.
+    pub relative: String,
+    /// Its bytes' length and CRC-32.
+    pub measured: Measured,
+}
+
+/// [`into_output_files`] for a run into `dir`: when `dir` already holds exactly the bootstrap
+/// config (compared a chunk at a time as it is serialized), its bytes are never made and it is
+/// left out of the files, returned as a [`KeptFile`] instead. A re-run writes the same config,
+/// and its bytes (330 KiB of the example's) were memory a new process touches for the first time.
+/// Nothing may write `dir` between this and the write of the files (hold its lock).
+pub fn into_output_files_in(
+    mut generated: Generated,
+    dir: &Path,
+) -> (Vec<OutputFile>, Option<KeptFile>) {
+    let relative = generated.bootstrap_name();
+    let Some(measured) = unchanged::holds_json(&dir.join(relative), &generated.bootstrap.value)
+    else {
+        return (into_output_files(generated), None);
+    };
+    generated.bootstrap.value = serde_json::Value::Null;
+    let kept = KeptFile {
+        relative: relative.to_string(),
+        measured,
+    };
+    (files_with(&generated, None), Some(kept))
+}
+
+/// The output files, with the bootstrap config's `bootstrap` bytes when given.
+fn files_with(generated: &Generated, bootstrap: Option<Vec<u8>>) -> Vec<OutputFile> {
+    let mut files = Vec::new();
+    if let Some(bytes) = bootstrap {
+        files.push(file(generated.bootstrap_name(), bytes, 0o600));
+    }
     if generated.writes_master() {
         files.push(file("master.ign", generated.master.to_bytes(), 0o644));
     }
