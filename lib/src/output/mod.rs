@@ -134,8 +134,12 @@ pub fn into_output_files_in(
     dir: &Path,
 ) -> (Vec<OutputFile>, Option<KeptFile>) {
     let relative = generated.bootstrap_name();
-    let Some(measured) = unchanged::holds_json(&dir.join(relative), &generated.bootstrap.value)
-    else {
+    // Finishing a write interrupted after its commit point replaces files: compare only with a
+    // directory as it stands.
+    let measured = (!interrupted(dir))
+        .then(|| unchanged::holds_json(&dir.join(relative), &generated.bootstrap.value))
+        .flatten();
+    let Some(measured) = measured else {
         return (into_output_files(generated), None);
     };
     generated.bootstrap.value = serde_json::Value::Null;
@@ -586,6 +590,43 @@ mod tests {
             .filter(|n| n.contains("bootgen-tmp"))
             .collect();
         assert!(names.is_empty(), "{names:?}");
+    }
+
+    /// A re-run's boot config is kept (its bytes not made) only where the directory holds
+    /// exactly its bytes and no unfinished write could replace them.
+    #[test]
+    fn a_config_the_directory_holds_is_kept_and_counted_unchanged() {
+        let dir = tempfile::tempdir().unwrap();
+        let now = time::OffsetDateTime::UNIX_EPOCH + time::Duration::days(20_000);
+        let generate = |tls: Option<&Path>| {
+            let loaded = crate::config::load_default().unwrap();
+            let mut options = crate::Options::new(now);
+            options.key_algorithm = crate::pki::KeyAlgorithm::EcdsaP256;
+            options.tls_dir = tls.map(Path::to_path_buf);
+            crate::generate(&loaded, &options).unwrap()
+        };
+        let (files, kept) = into_output_files_in(generate(None), dir.path());
+        assert_eq!(kept, None);
+        assert!(files.iter().any(|f| f.relative == "bootstrap.ign"));
+        write_dir(dir.path(), &files, ExistingConfigs::Refuse).unwrap();
+        let bytes = fs::read(dir.path().join("bootstrap.ign")).unwrap();
+        let tls = dir.path().join("tls");
+        let (files, kept) = into_output_files_in(generate(Some(&tls)), dir.path());
+        let kept = kept.unwrap();
+        assert_eq!(kept.relative, "bootstrap.ign");
+        assert_eq!(kept.measured.len, bytes.len() as u64);
+        assert!(!files.iter().any(|f| f.relative == "bootstrap.ign"));
+        let report = write_dir(dir.path(), &files, ExistingConfigs::Replace).unwrap();
+        assert!(report.written.is_empty(), "{:?}", report.written);
+        // An unfinished write: the config is made and compared as ever.
+        fs::write(dir.path().join(COMMIT_RECORD), "").unwrap();
+        let (files, kept) = into_output_files_in(generate(Some(&tls)), dir.path());
+        assert_eq!(kept, None);
+        let made = files
+            .iter()
+            .find(|f| f.relative == "bootstrap.ign")
+            .unwrap();
+        assert_eq!(made.contents, bytes);
     }
 
     #[test]
