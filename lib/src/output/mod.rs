@@ -25,7 +25,7 @@ pub use lock::{Access, DirLock, WhenBusy, LOCK_FILE};
 pub use media::{patch_in_place, patch_to_copy, write_streamed, CONFIG_MEDIA_MODE};
 pub use package::{write_package, PackageReport, CHECKSUMS};
 pub use prune::{remove_stale_host_files, StaleFiles, HOST_FILE_DIRS, ROLE_MEDIA_DIRS};
-pub use unchanged::Measured;
+pub use unchanged::{into_output_files_in, KeptFile, Measured};
 
 use crate::error::{Error, OptionField, Result};
 use crate::generate::Generated;
@@ -113,41 +113,6 @@ pub fn into_output_files(mut generated: Generated) -> Vec<OutputFile> {
     let bytes = bootstrap.to_bytes();
     drop(bootstrap);
     files_with(&generated, Some(bytes))
-}
-
-/// A file that [`into_output_files_in`] left out: the directory already holds exactly its bytes.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct KeptFile {
-    /// Path relative to the output directory.
-    pub relative: String,
-    /// Its bytes' length and CRC-32.
-    pub measured: Measured,
-}
-
-/// [`into_output_files`] for a run into `dir`: when `dir` already holds exactly the bootstrap
-/// config (compared a chunk at a time as it is serialized), its bytes are never made and it is
-/// left out of the files, returned as a [`KeptFile`] instead. A re-run writes the same config,
-/// and its bytes (330 KiB of the example's) were memory a new process touches for the first time.
-/// Nothing may write `dir` between this and the write of the files (hold its lock).
-pub fn into_output_files_in(
-    mut generated: Generated,
-    dir: &Path,
-) -> (Vec<OutputFile>, Option<KeptFile>) {
-    let relative = generated.bootstrap_name();
-    // Finishing a write interrupted after its commit point replaces files: compare only with a
-    // directory as it stands.
-    let measured = (!interrupted(dir))
-        .then(|| unchanged::holds_json(&dir.join(relative), &generated.bootstrap.value))
-        .flatten();
-    let Some(measured) = measured else {
-        return (into_output_files(generated), None);
-    };
-    generated.bootstrap.value = serde_json::Value::Null;
-    let kept = KeptFile {
-        relative: relative.to_string(),
-        measured,
-    };
-    (files_with(&generated, None), Some(kept))
 }
 
 /// The output files, with the bootstrap config's `bootstrap` bytes when given.
@@ -590,43 +555,6 @@ mod tests {
             .filter(|n| n.contains("bootgen-tmp"))
             .collect();
         assert!(names.is_empty(), "{names:?}");
-    }
-
-    /// A re-run's boot config is kept (its bytes not made) only where the directory holds
-    /// exactly its bytes and no unfinished write could replace them.
-    #[test]
-    fn a_config_the_directory_holds_is_kept_and_counted_unchanged() {
-        let dir = tempfile::tempdir().unwrap();
-        let now = time::OffsetDateTime::UNIX_EPOCH + time::Duration::days(20_000);
-        let generate = |tls: Option<&Path>| {
-            let loaded = crate::config::load_default().unwrap();
-            let mut options = crate::Options::new(now);
-            options.key_algorithm = crate::pki::KeyAlgorithm::EcdsaP256;
-            options.tls_dir = tls.map(Path::to_path_buf);
-            crate::generate(&loaded, &options).unwrap()
-        };
-        let (files, kept) = into_output_files_in(generate(None), dir.path());
-        assert_eq!(kept, None);
-        assert!(files.iter().any(|f| f.relative == "bootstrap.ign"));
-        write_dir(dir.path(), &files, ExistingConfigs::Refuse).unwrap();
-        let bytes = fs::read(dir.path().join("bootstrap.ign")).unwrap();
-        let tls = dir.path().join("tls");
-        let (files, kept) = into_output_files_in(generate(Some(&tls)), dir.path());
-        let kept = kept.unwrap();
-        assert_eq!(kept.relative, "bootstrap.ign");
-        assert_eq!(kept.measured.len, bytes.len() as u64);
-        assert!(!files.iter().any(|f| f.relative == "bootstrap.ign"));
-        let report = write_dir(dir.path(), &files, ExistingConfigs::Replace).unwrap();
-        assert!(report.written.is_empty(), "{:?}", report.written);
-        // An unfinished write: the config is made and compared as ever.
-        fs::write(dir.path().join(COMMIT_RECORD), "").unwrap();
-        let (files, kept) = into_output_files_in(generate(Some(&tls)), dir.path());
-        assert_eq!(kept, None);
-        let made = files
-            .iter()
-            .find(|f| f.relative == "bootstrap.ign")
-            .unwrap();
-        assert_eq!(made.contents, bytes);
     }
 
     #[test]

@@ -1,8 +1,11 @@
 //! Whether a file of the output directory already holds what a run would write, found without
 //! reading it whole: a re-run compares every file, and a copy of each (bootstrap.ign alone some
 //! 80 pages) is memory a new process touches for the first time, which costs more than the
-//! comparison.
+//! comparison. A re-run's boot config is compared as it is serialized, so its bytes are not
+//! made at all when the directory holds them ([`into_output_files_in`]).
 
+use super::{files_with, interrupted, into_output_files, OutputFile};
+use crate::generate::Generated;
 use std::fs::File;
 use std::io::{ErrorKind, Read, Write};
 use std::os::unix::fs::OpenOptionsExt;
@@ -14,6 +17,41 @@ const CHUNK: usize = 16 * 1024;
 /// A buffer for [`holds_exactly`], reused for every file of a run.
 pub(super) fn buffer() -> Vec<u8> {
     vec![0; CHUNK]
+}
+
+/// A file that [`into_output_files_in`] left out: the directory already holds exactly its bytes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KeptFile {
+    /// Path relative to the output directory.
+    pub relative: String,
+    /// Its bytes' length and CRC-32.
+    pub measured: Measured,
+}
+
+/// [`into_output_files`] for a run into `dir`: when `dir` already holds exactly the bootstrap
+/// config (compared a chunk at a time as it is serialized), its bytes are never made and it is
+/// left out of the files, returned as a [`KeptFile`] instead. A re-run writes the same config,
+/// and its bytes (330 KiB of the example's) were memory a new process touches for the first time.
+/// Nothing may write `dir` between this and the write of the files (hold its lock).
+pub fn into_output_files_in(
+    mut generated: Generated,
+    dir: &Path,
+) -> (Vec<OutputFile>, Option<KeptFile>) {
+    let relative = generated.bootstrap_name();
+    // Finishing a write interrupted after its commit point replaces files: compare only with a
+    // directory as it stands.
+    let measured = (!interrupted(dir))
+        .then(|| holds_json(&dir.join(relative), &generated.bootstrap.value))
+        .flatten();
+    let Some(measured) = measured else {
+        return (into_output_files(generated), None);
+    };
+    generated.bootstrap.value = serde_json::Value::Null;
+    let kept = KeptFile {
+        relative: relative.to_string(),
+        measured,
+    };
+    (files_with(&generated, None), Some(kept))
 }
 
 /// Whether the regular file at `path` holds exactly `contents`, read a chunk at a time into
@@ -215,5 +253,44 @@ mod tests {
         assert_eq!(holds_json(&path, &value), None);
         assert_eq!(holds_json(dir.path(), &value), None);
         assert_eq!(holds_json(&target, &value), Some(measured));
+    }
+
+    /// A re-run's boot config is kept (its bytes not made) only where the directory holds
+    /// exactly its bytes and no unfinished write could replace them.
+    #[test]
+    fn a_config_the_directory_holds_is_kept_and_counted_unchanged() {
+        let dir = tempfile::tempdir().unwrap();
+        let now = time::OffsetDateTime::UNIX_EPOCH + time::Duration::days(20_000);
+        let generate = |tls: Option<&Path>| {
+            let loaded = crate::config::load_default().unwrap();
+            let mut options = crate::Options::new(now);
+            options.key_algorithm = crate::pki::KeyAlgorithm::EcdsaP256;
+            options.tls_dir = tls.map(Path::to_path_buf);
+            crate::generate(&loaded, &options).unwrap()
+        };
+        let (files, kept) = into_output_files_in(generate(None), dir.path());
+        assert_eq!(kept, None);
+        assert!(files.iter().any(|f| f.relative == "bootstrap.ign"));
+        super::super::write_dir(dir.path(), &files, super::super::ExistingConfigs::Refuse).unwrap();
+        let bytes = std::fs::read(dir.path().join("bootstrap.ign")).unwrap();
+        let tls = dir.path().join("tls");
+        let (files, kept) = into_output_files_in(generate(Some(&tls)), dir.path());
+        let kept = kept.unwrap();
+        assert_eq!(kept.relative, "bootstrap.ign");
+        assert_eq!(kept.measured.len, bytes.len() as u64);
+        assert!(!files.iter().any(|f| f.relative == "bootstrap.ign"));
+        let report =
+            super::super::write_dir(dir.path(), &files, super::super::ExistingConfigs::Replace)
+                .unwrap();
+        assert!(report.written.is_empty(), "{:?}", report.written);
+        // An unfinished write: the config is made and compared as ever.
+        std::fs::write(dir.path().join(super::super::COMMIT_RECORD), "").unwrap();
+        let (files, kept) = into_output_files_in(generate(Some(&tls)), dir.path());
+        assert_eq!(kept, None);
+        let made = files
+            .iter()
+            .find(|f| f.relative == "bootstrap.ign")
+            .unwrap();
+        assert_eq!(made.contents, bytes);
     }
 }
