@@ -243,7 +243,6 @@ pub fn run(args: IgnitionArgs) -> anyhow::Result<ExitCode> {
     let config_name = generated.bootstrap_name();
     let single_node = generated.model.single_node.clone();
     let architectures = generated.metadata.architecture.clone();
-    let mut files = output::into_output_files(generated);
     // The media are planned (and checked) before anything is written.
     let sources = crate::media::MediaSources {
         iso: args.iso.as_deref(),
@@ -252,7 +251,15 @@ pub fn run(args: IgnitionArgs) -> anyhow::Result<ExitCode> {
         hosts: options.hosts.as_ref(),
         replace_customized: args.force,
     };
-    let media = if sources.iso.is_some() || sources.pxe.is_some() {
+    let wants_media = sources.iso.is_some() || sources.pxe.is_some();
+    // A config the directory already holds (a re-run's) is compared as it is serialized and
+    // never made whole, unless the media embed it. The output's lock is held meanwhile.
+    let (mut files, kept) = if wants_media {
+        (output::into_output_files(generated), None)
+    } else {
+        output::into_output_files_in(generated, &args.output)
+    };
+    let media = if wants_media {
         Some(crate::media::plan_cluster(
             &sources,
             &files,
@@ -262,19 +269,28 @@ pub fn run(args: IgnitionArgs) -> anyhow::Result<ExitCode> {
     } else {
         None
     };
-    // The budget comes from the bytes about to be written, not from serializing the config again
-    // (as `Generated::size_budget` would); the live-ISO estimate of the same bytes from an
-    // earlier run is read back, and recorded for the next.
+    // The budget comes from the bytes about to be written (or those measured in the file that
+    // already holds them), not from serializing the config again (as `Generated::size_budget`
+    // would); the live-ISO estimate of the same bytes from an earlier run is read back, and
+    // recorded for the next.
     let mut remembered = None;
-    let budget = files.iter().find(|f| f.relative == config_name).map(|f| {
+    let written = files.iter().find(|f| f.relative == config_name);
+    let config_len = match &kept {
+        Some(kept) => Some(kept.measured.len),
+        None => written.map(|f| f.contents.len() as u64),
+    };
+    let budget = config_len.map(|len| {
         let iso = if SizeBudget::counts(platform, Carriage::XzCpio) {
-            let (estimate, record) = output::iso_estimate(&args.output, &f.contents);
+            let (estimate, record) = match &kept {
+                Some(kept) => output::iso_estimate_kept(&args.output, kept),
+                None => output::iso_estimate(&args.output, written.map_or(&[], |f| &f.contents)),
+            };
             remembered = Some(record);
             estimate
         } else {
             None
         };
-        let budget = SizeBudget::for_platform(platform, f.contents.len() as u64, iso, compressed);
+        let budget = SizeBudget::for_platform(platform, len, iso, compressed);
         // A single node's config travels only in the live ISO, where gzip does not help.
         if single_node.is_some() {
             budget.live_iso_only()
@@ -308,10 +324,14 @@ pub fn run(args: IgnitionArgs) -> anyhow::Result<ExitCode> {
         output::refuse_linked_dirs(&args.output, &dirs)
             .with_context(|| format!("writing {}", args.output.display()))?;
     }
-    let report = output::write_dir_observed(&args.output, &files, existing, guards, &mut stop)
+    let mut report = output::write_dir_observed(&args.output, &files, existing, guards, &mut stop)
         .with_context(|| format!("writing {}", args.output.display()))?;
     let mut wrote: std::collections::BTreeSet<String> =
         files.iter().map(|f| f.relative.clone()).collect();
+    if let Some(kept) = kept {
+        wrote.insert(kept.relative.clone());
+        report.unchanged.push(kept.relative);
+    }
     drop(files);
     crate::report::emit(
         format!(

@@ -17,7 +17,7 @@ mod same_cluster;
 mod unchanged;
 
 pub use dirs::{create_dir_below, refuse_linked_dirs};
-pub use estimate::{iso_estimate, ISO_ESTIMATE_FILE};
+pub use estimate::{iso_estimate, iso_estimate_kept, ISO_ESTIMATE_FILE};
 pub use extract::{extract, extract_split, ExtractReport, UNIT_DIR};
 pub use host_configs::{host_configs, read_no_link};
 pub use journal::{interrupted, recover, Recovery, WriteStep, COMMIT_RECORD, STAGING_DIR};
@@ -27,6 +27,7 @@ pub use package::{write_package, PackageReport, CHECKSUMS};
 pub use prune::{
     own_file_names, remove_stale_host_files, StaleFiles, HOST_FILE_DIRS, ROLE_MEDIA_DIRS,
 };
+pub use unchanged::{into_output_files_in, KeptFile, Measured};
 
 use crate::error::{Error, OptionField, Result};
 use crate::generate::Generated;
@@ -99,7 +100,7 @@ pub const HOSTS_DIR: &str = "hosts";
 
 /// Everything a generation writes, sorted by path.
 pub fn output_files(generated: &Generated) -> Vec<OutputFile> {
-    files_with(generated, generated.bootstrap.to_bytes())
+    files_with(generated, Some(generated.bootstrap.to_bytes()))
 }
 
 /// [`output_files`], consuming the generation: the bootstrap config's JSON tree is freed as soon
@@ -113,11 +114,15 @@ pub fn into_output_files(mut generated: Generated) -> Vec<OutputFile> {
     );
     let bytes = bootstrap.to_bytes();
     drop(bootstrap);
-    files_with(&generated, bytes)
+    files_with(&generated, Some(bytes))
 }
 
-fn files_with(generated: &Generated, bootstrap: Vec<u8>) -> Vec<OutputFile> {
-    let mut files = vec![file(generated.bootstrap_name(), bootstrap, 0o600)];
+/// The output files, with the bootstrap config's `bootstrap` bytes when given.
+fn files_with(generated: &Generated, bootstrap: Option<Vec<u8>>) -> Vec<OutputFile> {
+    let mut files = Vec::new();
+    if let Some(bytes) = bootstrap {
+        files.push(file(generated.bootstrap_name(), bytes, 0o600));
+    }
     if generated.writes_master() {
         files.push(file("master.ign", generated.master.to_bytes(), 0o644));
     }

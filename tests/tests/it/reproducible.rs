@@ -11,7 +11,8 @@ fn snapshot(dir: &Path) -> BTreeMap<String, (u32, Vec<u8>)> {
     bootgen_conformance::dir_contents(dir).unwrap()
 }
 
-fn generate(out: &Path, tls: &Path) {
+/// The first run's output, and what it printed.
+fn generate(out: &Path, tls: &Path) -> String {
     let output = bootgen_conformance::bootgen!()
         .args(["ignition", "--install-config"])
         .arg(repo().join("fixtures/install-configs/valid/mirrors.yaml"))
@@ -29,6 +30,20 @@ fn generate(out: &Path, tls: &Path) {
         "{}",
         String::from_utf8_lossy(&output.stderr)
     );
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+/// The counts of "N files written, M unchanged in DIR".
+fn counts(stdout: &str) -> (usize, usize) {
+    let line = stdout
+        .lines()
+        .find(|l| l.contains(" files written, "))
+        .unwrap_or_else(|| panic!("no count in {stdout}"));
+    let number = |word: &str| -> usize {
+        let before = line.split(word).next().unwrap_or_default();
+        before.split_whitespace().last().unwrap().parse().unwrap()
+    };
+    (number(" files written"), number(" unchanged"))
 }
 
 #[test]
@@ -36,7 +51,7 @@ fn two_processes_write_identical_output() {
     let scratch = tempfile::tempdir().unwrap();
     let (a, b) = (scratch.path().join("a"), scratch.path().join("b"));
     let tls = repo().join("fixtures/pki");
-    generate(&a, &tls);
+    let wrote = counts(&generate(&a, &tls)).0;
     generate(&b, &tls);
     let (first, second) = (snapshot(&a), snapshot(&b));
     assert!(first.contains_key("bootstrap.ign") && first.contains_key("tls/root-ca.key"));
@@ -50,20 +65,33 @@ fn two_processes_write_identical_output() {
     assert_eq!(first["auth/kubeconfig"].0, 0o600);
 
     // A third run into the first directory (reusing its tls/) changes nothing at all.
-    let output = bootgen_conformance::bootgen!()
-        .args(["ignition", "--force", "--install-config"])
-        .arg(repo().join("fixtures/install-configs/valid/mirrors.yaml"))
-        .arg("--manifests-dir")
-        .arg(repo().join("fixtures/manifests/extra"))
-        .arg("--output")
-        .arg(&a)
-        .env("SOURCE_DATE_EPOCH", "1767229200")
-        .output()
-        .unwrap();
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    let rerun = || {
+        let output = bootgen_conformance::bootgen!()
+            .args(["ignition", "--force", "--install-config"])
+            .arg(repo().join("fixtures/install-configs/valid/mirrors.yaml"))
+            .arg("--manifests-dir")
+            .arg(repo().join("fixtures/manifests/extra"))
+            .arg("--output")
+            .arg(&a)
+            .env("SOURCE_DATE_EPOCH", "1767229200")
+            .output()
+            .unwrap();
+        assert!(
+            output.status.success(),
+            "{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        String::from_utf8_lossy(&output.stdout).into_owned()
+    };
+    // Every file it wrote is counted unchanged, bootstrap.ign too (compared as it is
+    // serialized, never made whole).
+    assert_eq!(counts(&rerun()), (0, wrote));
+    assert_eq!(snapshot(&a), first);
+    // A bootstrap.ign changed by hand, even in its last byte only, is written again.
+    let config = a.join("bootstrap.ign");
+    let mut edited = std::fs::read(&config).unwrap();
+    *edited.last_mut().unwrap() = b' ';
+    std::fs::write(&config, &edited).unwrap();
+    assert_eq!(counts(&rerun()), (1, wrote - 1));
     assert_eq!(snapshot(&a), first);
 }

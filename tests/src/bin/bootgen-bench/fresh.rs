@@ -31,7 +31,9 @@ pub fn generate_into(
     options.tls_dir = tls_dir.map(Path::to_path_buf);
     options.manifests_dir = manifests_dir.map(Path::to_path_buf);
     let generated = bootgen::generate(&loaded, &options)?;
-    let files = output::output_files(&generated);
+    // As `bootgen ignition` does: a config the directory already holds is compared as it is
+    // serialized, not made whole.
+    let (files, _kept) = output::into_output_files_in(generated, out);
     let existing = if force {
         output::ExistingConfigs::Replace
     } else {
