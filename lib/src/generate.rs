@@ -302,6 +302,7 @@ pub fn generate(loaded: &LoadedConfig, options: &Options) -> Result<Generated> {
         api_int_host: model.api_int_host(),
         service_network_ips: model.networks.service_ips(),
         machine_config_server_ips: model.machine_config_server_ips(),
+        kubelet_client_in_all_service_accounts: model.kubelet_client_in_all_service_accounts(),
         key_algorithm: options.key_algorithm,
         now: options.now,
         renew_expired: options.renew_expired,

@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-fn oracle_dir() -> PathBuf {
+pub(crate) fn oracle_dir() -> PathBuf {
     repo().join("tests/expectations/installer")
 }
 
@@ -26,16 +26,16 @@ struct Recorded {
 }
 
 /// One recorded folder: its name, the release's minor and version, and whether it is OKD's.
-struct Recording {
-    folder: String,
-    minor: String,
+pub(crate) struct Recording {
+    pub(crate) folder: String,
+    pub(crate) minor: String,
     version: String,
     okd: bool,
 }
 
 impl Recording {
     /// The payload the installer was run with, for the case's architecture.
-    fn release_image(&self, case_config: &str) -> String {
+    pub(crate) fn release_image(&self, case_config: &str) -> String {
         if self.okd {
             return format!("quay.io/okd/scos-release:{}-okd-scos.0", self.version);
         }
@@ -167,7 +167,7 @@ fn bootgen_view(
     Ok((view_of(&out.join(name))?, master))
 }
 
-fn recordings() -> Result<Vec<Recording>> {
+pub(crate) fn recordings() -> Result<Vec<Recording>> {
     let mut found = Vec::new();
     for entry in fs::read_dir(oracle_dir())? {
         let path = entry?.path();
