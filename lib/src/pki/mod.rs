@@ -51,6 +51,7 @@ use time::OffsetDateTime;
 pub use error::{ExpiredCertificate, PkiError};
 
 use build::Certified;
+pub(crate) use der::{integer_bits, private_key_kind, rsa_public_components};
 pub(crate) use keys::PrivateKey;
 pub(crate) use table::is_stored_file;
 

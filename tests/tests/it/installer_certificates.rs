@@ -2,9 +2,12 @@
 //! release (as `openssl` reads them from the tls directory bootgen writes): what each release's
 //! installer puts into the kubelet's bootstrap client certificate and the machine-config
 //! server's. The recordings (`installer_objects.rs`) will compare every certificate fact once
-//! they are re-recorded with them; until then, these hold the two facts that differed.
+//! they are re-recorded with them (the last test shows that comparison failing on a changed
+//! fact); until then, the first two hold the two facts that differed.
 
-use super::installer_objects::{oracle_dir, recordings, Recording};
+use super::installer_objects::{
+    bootgen_view, compared, known_differences, oracle_dir, recordings, Recording,
+};
 use bootgen_conformance::{bootgen, run, tools_present, HarnessError, Result};
 use std::fs;
 use std::path::Path;
@@ -121,3 +124,62 @@ fn each_release_names_the_api_vips_in_the_mcs_certificate() -> Result<()> {
     })
 }
 
+/// A recording with certificate facts compares them: a recorded fact that differs from
+/// bootgen's is a difference at that fact, which no known difference excuses; a recording made
+/// before the facts is compared without them, and one whose views contradict its
+/// `recorded.toml` fails.
+#[test]
+fn a_recorded_certificate_fact_that_differs_is_a_difference() -> Result<()> {
+    let base = recordings()?
+        .into_iter()
+        .find(|r| !r.okd)
+        .ok_or_else(|| HarnessError("no recorded release".into()))?;
+    let recording = |certificate_facts| Recording {
+        folder: base.folder.clone(),
+        minor: base.minor.clone(),
+        version: base.version.clone(),
+        okd: false,
+        certificate_facts,
+    };
+    let out = tempfile::tempdir()?;
+    let (actual, _) = bootgen_view(&base, "compact", &out.path().join("out"))?;
+    let kubelet = "/opt/openshift/tls/kubelet-client.crt";
+    let mut doctored = actual.clone();
+    let facts = doctored
+        .files
+        .get_mut(kubelet)
+        .and_then(|f| f.pem.get_mut("file"))
+        .and_then(|blocks| blocks.first_mut());
+    let Some(bootgen::report::PemFacts::Certificate(cert)) = facts else {
+        return Err(HarnessError(format!(
+            "{kubelet}: no certificate facts in bootgen's view"
+        )));
+    };
+    cert.subject.retain(|rdn| rdn != "O=system:serviceaccounts");
+    cert.subject.insert(
+        0,
+        "O=system:serviceaccounts:openshift-machine-config-operator+O=system:serviceaccounts"
+            .into(),
+    );
+
+    let changes = compared(&recording(true), "compact", &doctored, actual.clone())?;
+    let fields: Vec<(&str, &str)> = changes
+        .iter()
+        .map(|c| (c.name.as_str(), c.field.as_str()))
+        .collect();
+    assert_eq!(fields, [(kubelet, "pem.file[0].subject")]);
+    let known = known_differences()?;
+    assert!(
+        !known
+            .difference
+            .iter()
+            .any(|k| k.covers(&base.minor, false, "compact", &changes[0])),
+        "a known difference excuses a changed subject"
+    );
+
+    assert!(compared(&recording(false), "compact", &doctored, actual.clone()).is_err());
+    let before_facts = doctored.without_pem_facts();
+    assert!(compared(&recording(false), "compact", &before_facts, actual.clone())?.is_empty());
+    assert!(compared(&recording(true), "compact", &before_facts, actual).is_err());
+    Ok(())
+}

@@ -6,11 +6,17 @@
 //! cannot tell them from an absent field. A unit keeps its enablement and its dependency
 //! directives. Two views compare equal exactly when the nodes they describe should behave the
 //! same; `bootgen diff --objects` and the installer-as-oracle tests compare them.
+//!
+//! Certificates and keys, wherever they are (PEM files, kubeconfigs, Secrets, ConfigMaps, the
+//! config's own CAs), are described by what a client checks (`pem.rs`): subject, issuer, SANs,
+//! usages, basic constraints, lifetime, key type and size.
 
 mod compare;
 mod normalize;
+mod pem;
 
 pub use compare::{diff_objects, ObjectChange, ObjectDiff};
+pub use pem::{BasicConstraintsFacts, CertificateFacts, PemFacts};
 
 use crate::error::Result;
 use crate::ignition::unit_text::parse_unit;
@@ -37,6 +43,10 @@ pub struct FileObject {
     /// which is where a mirror rewrite must reach.
     #[serde(default, skip_serializing_if = "BTreeSet::is_empty")]
     pub images: BTreeSet<String>,
+    /// The certificates and keys the file holds, by where: `file` for its own text, else the
+    /// field (`users[admin].user.client-certificate-data`, `[Secret/ns/name].data.tls.crt`).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub pem: BTreeMap<String, Vec<PemFacts>>,
 }
 
 /// One unit or drop-in of the view.
@@ -66,6 +76,28 @@ pub struct ObjectView {
     pub units: BTreeMap<String, UnitObject>,
     /// Users by name, with the number of SSH keys each may log in with.
     pub users: BTreeMap<String, usize>,
+    /// The config's own certificate authorities (`ignition.security.tls.certificateAuthorities`,
+    /// by index) given inline.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub authorities: BTreeMap<String, Vec<PemFacts>>,
+}
+
+impl ObjectView {
+    /// Whether the view holds any certificate or key facts: a view made before the view had
+    /// them (an older recording) holds none.
+    pub fn has_pem_facts(&self) -> bool {
+        !self.authorities.is_empty() || self.files.values().any(|f| !f.pem.is_empty())
+    }
+
+    /// The view without certificate and key facts, to compare with a view made before the view
+    /// had them.
+    pub fn without_pem_facts(mut self) -> ObjectView {
+        self.authorities.clear();
+        for file in self.files.values_mut() {
+            file.pem.clear();
+        }
+        self
+    }
 }
 
 /// Unit directives that shape the boot: which units start, in what order, and when.
@@ -176,8 +208,9 @@ pub fn object_view(doc: &IgnitionDoc) -> Result<ObjectView> {
             Some(bytes) => bytes.clone(),
             None => file.append.concat(),
         };
-        let object = normalizer.object_of(&file.path, &bytes);
+        let (object, mut pem) = normalizer.object_of(&file.path, &bytes);
         let images = if object.is_none() {
+            pem = normalizer.pem_of(normalize::WHOLE_FILE, &String::from_utf8_lossy(&bytes));
             script_images(&bytes)
         } else {
             BTreeSet::new()
@@ -190,6 +223,7 @@ pub fn object_view(doc: &IgnitionDoc) -> Result<ObjectView> {
                 append,
                 object,
                 images,
+                pem,
             },
         );
     }
@@ -211,8 +245,32 @@ pub fn object_view(doc: &IgnitionDoc) -> Result<ObjectView> {
         view.users
             .insert(user.name.clone(), user.ssh_authorized_keys.len());
     }
+    let authorities = doc
+        .value
+        .pointer("/ignition/security/tls/certificateAuthorities")
+        .and_then(Value::as_array);
+    for (i, ca) in authorities.into_iter().flatten().enumerate() {
+        let Some(source) = ca.get("source").and_then(Value::as_str) else {
+            continue;
+        };
+        let compression = ca.get("compression").and_then(Value::as_str);
+        // A CA fetched from elsewhere is not in the config to describe.
+        let Ok(bytes) = crate::ignition::dataurl::decode(source, compression) else {
+            continue;
+        };
+        total += bytes.len() as u64;
+        if total > MAX_VIEW_DECODED {
+            break;
+        }
+        let text = String::from_utf8_lossy(&bytes);
+        for (_, facts) in normalizer.pem_of("", &text) {
+            view.authorities.insert(format!("[{i}]"), facts);
+        }
+    }
     Ok(view)
 }
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_pem;
