@@ -116,7 +116,8 @@ pub struct PkiRequest {
     pub api_host: String,
     /// `api-int.<cluster>.<domain>`.
     pub api_int_host: String,
-    /// The first host (index 1) of each serviceNetwork CIDR; `[0]` is the primary.
+    /// The addresses the service-network serving certificate names: the installer's, the first
+    /// host (index 1) of the primary serviceNetwork CIDR, alone.
     pub service_network_ips: Vec<std::net::IpAddr>,
     /// The addresses the machine-config server's certificate names beside `api_int_host`, each
     /// as an IP address and as a DNS name (as the installer does): the API VIPs of a platform

@@ -55,29 +55,56 @@ fn each_recorded_release(
     let mut checked = 0;
     for recording in recordings()? {
         let case = vip_case(&recording);
-        let config = oracle_dir()
-            .join("cases")
-            .join(case)
-            .join("install-config.yaml");
-        let image = recording.release_image(&fs::read_to_string(&config)?);
-        let out = tempfile::tempdir()?;
-        let out = out.path().join("out");
-        run(bootgen(env!("CARGO_BIN_EXE_bootgen-under-test"))
-            .args([
-                "ignition",
-                "--key-algorithm",
-                "ecdsa-p256",
-                "--install-config",
-            ])
-            .arg(&config)
-            .args(["--release-image", &image, "--output"])
-            .arg(&out))
-        .map_err(|e| HarnessError(format!("{} {case}: {e}", recording.folder)))?;
-        check(&recording, case, &out.join("tls"))?;
+        check(
+            &recording,
+            case,
+            &generated_tls(&recording, case)?.path().join("out/tls"),
+        )?;
         checked += 1;
     }
     assert!(checked > 0, "no recorded release");
     Ok(())
+}
+
+/// Runs `check` on bootgen's tls directory for `case` in each recorded release.
+fn each_recorded_release_case(
+    case: &str,
+    mut check: impl FnMut(&Recording, &Path) -> Result<()>,
+) -> Result<()> {
+    if !tools_present(&[OPENSSL]) {
+        return Ok(());
+    }
+    let recorded = recordings()?;
+    assert!(!recorded.is_empty(), "no recorded release");
+    for recording in recorded {
+        check(
+            &recording,
+            &generated_tls(&recording, case)?.path().join("out/tls"),
+        )?;
+    }
+    Ok(())
+}
+
+/// bootgen's output for `case` in the recording's release, in a temporary directory (`out/`).
+fn generated_tls(recording: &Recording, case: &str) -> Result<tempfile::TempDir> {
+    let config = oracle_dir()
+        .join("cases")
+        .join(case)
+        .join("install-config.yaml");
+    let image = recording.release_image(&fs::read_to_string(&config)?);
+    let dir = tempfile::tempdir()?;
+    run(bootgen(env!("CARGO_BIN_EXE_bootgen-under-test"))
+        .args([
+            "ignition",
+            "--key-algorithm",
+            "ecdsa-p256",
+            "--install-config",
+        ])
+        .arg(&config)
+        .args(["--release-image", &image, "--output"])
+        .arg(dir.path().join("out")))
+    .map_err(|e| HarnessError(format!("{} {case}: {e}", recording.folder)))?;
+    Ok(dir)
 }
 
 #[test]
@@ -118,6 +145,27 @@ fn each_release_names_the_api_vips_in_the_mcs_certificate() -> Result<()> {
             sans,
             [api_int.as_str(), "DNS:192.0.2.5", "IP Address:192.0.2.5"],
             "{} {case}: machine-config-server.crt names api-int and the API VIP as a DNS name and an IP address, as every installer does:\n{mcs}",
+            recording.folder
+        );
+        Ok(())
+    })
+}
+
+/// The kube-apiserver's service-network serving certificate names the first address of the
+/// primary service network only, as every installer writes it (`cidrhost(serviceNetwork[0], 1)`),
+/// also for a dual-stack cluster.
+#[test]
+fn each_release_names_one_service_network_address() -> Result<()> {
+    each_recorded_release_case("dual-stack", |recording, tls| {
+        let server = openssl_facts(&tls.join("kube-apiserver-service-network-server.crt"))?;
+        let ips: Vec<&str> = server
+            .split(", ")
+            .filter_map(|name| name.trim().strip_prefix("IP Address:"))
+            .collect();
+        assert_eq!(
+            ips,
+            ["172.30.0.1"],
+            "{}: the service-network server certificate's IP addresses:\n{server}",
             recording.folder
         );
         Ok(())
