@@ -300,8 +300,10 @@ pub fn generate(loaded: &LoadedConfig, options: &Options) -> Result<Generated> {
         cluster_name: model.cluster_name.clone(),
         api_host: model.api_host(),
         api_int_host: model.api_int_host(),
-        service_network_ips: model.networks.service_ips(),
+        // The primary service network's only: every installer names that one address.
+        service_network_ips: model.networks.service_ips().into_iter().take(1).collect(),
         machine_config_server_ips: model.machine_config_server_ips(),
+        kubelet_client_in_all_service_accounts: model.kubelet_client_in_all_service_accounts(),
         key_algorithm: options.key_algorithm,
         now: options.now,
         renew_expired: options.renew_expired,

@@ -185,17 +185,20 @@ impl Model {
         format!("api.{}", self.cluster_domain())
     }
 
+    /// Whether the kubelet's bootstrap client certificate names the `system:serviceaccounts`
+    /// group too, as the release's installer writes it (from 4.14).
+    pub fn kubelet_client_in_all_service_accounts(&self) -> bool {
+        self.switches.has(Switch::KubeletClientAllServiceAccounts)
+    }
+
     /// `api-int.<cluster domain>`.
     pub fn api_int_host(&self) -> String {
         format!("api-int.{}", self.cluster_domain())
     }
 
-    /// The addresses beside api-int the machine-config server's certificate names: the API VIPs,
-    /// from the release whose installer adds them (4.19).
+    /// The addresses beside api-int the machine-config server's certificate names: the API VIPs
+    /// (every installer from 4.9 on names them, as IP addresses and as DNS names).
     pub fn machine_config_server_ips(&self) -> Vec<std::net::IpAddr> {
-        if !self.switches.has(Switch::McsCertificateVips) {
-            return Vec::new();
-        }
         self.platform
             .api_vips()
             .iter()

@@ -7,14 +7,13 @@ use std::path::Path;
 use rayon::prelude::*;
 use time::OffsetDateTime;
 
-use super::cert::{CertInfo, San};
-use super::issue::{issue_leaf, self_signed_ca, Authority};
+use super::cert::CertInfo;
+use super::issue::{issue_leaf, self_signed_ca, Authority, LeafSubject};
 use super::keys::{verify_signature, PrivateKey};
 use super::record::KeyRecord;
 use super::store::{invalid, key_path, load_certified, load_key_pair, Stored};
-use super::table::{
-    LeafSpec, Sans, BOOTSTRAP_SSH, LEAVES, SERVICE_ACCOUNT, SERVICE_NETWORK_DNS_NAMES, SIGNERS,
-};
+use super::table::{LeafSpec, BOOTSTRAP_SSH, LEAVES, SERVICE_ACCOUNT, SIGNERS};
+use super::wanted::{san_change, sorted, wanted_organizations, wanted_sans};
 use super::{rfc3339, ExpiredCertificate, KeyAlgorithm, PkiError, PkiNotice, PkiRequest};
 
 /// A key with its certificate, as the finished PKI holds it.
@@ -163,7 +162,11 @@ pub(crate) fn build(req: &PkiRequest, tls_dir: Option<&Path>) -> Result<Built, P
                         key: &issuer.key,
                         cert: &issuer.cert,
                     };
-                    issue_leaf(spec, &wanted_sans(req, spec.sans), &key, &authority, now)?
+                    let subject = LeafSubject {
+                        organizations: &wanted_organizations(req, spec),
+                        sans: &wanted_sans(req, spec.sans),
+                    };
+                    issue_leaf(spec, &subject, &key, &authority, now)?
                 }
             };
             Ok((Certified { key, cert }, plan))
@@ -299,8 +302,15 @@ fn plan_leaves(
             Some(_) => {
                 let wanted = sorted(wanted_sans(req, spec.sans));
                 let have = cert.sorted_sans();
+                let organizations = wanted_organizations(req, spec);
                 if wanted != have {
                     Plan::Reissue(format!("SANs changed ({})", san_change(&have, &wanted)))
+                } else if cert.organizations != organizations {
+                    Plan::Reissue(format!(
+                        "Organizations changed ({} → {})",
+                        cert.organizations.join(", "),
+                        organizations.join(", ")
+                    ))
                 } else if cert.not_after <= now {
                     if req.renew_expired {
                         Plan::Reissue(format!(
@@ -327,52 +337,6 @@ fn plan_leaves(
     } else {
         Err(PkiError::ExpiredCertificates { expired })
     }
-}
-
-/// The SANs a leaf should carry, DNS names before IP addresses as Go's x509 writes them.
-pub(crate) fn wanted_sans(req: &PkiRequest, sans: Sans) -> Vec<San> {
-    let dns = |name: &str| San::Dns(name.to_string());
-    match sans {
-        Sans::None => Vec::new(),
-        Sans::Localhost => vec![
-            dns("localhost"),
-            San::Ip([127, 0, 0, 1].into()),
-            San::Ip(std::net::Ipv6Addr::LOCALHOST.into()),
-        ],
-        Sans::ServiceNetwork => SERVICE_NETWORK_DNS_NAMES
-            .iter()
-            .map(|name| dns(name))
-            .chain(req.service_network_ips.iter().map(|ip| San::Ip(*ip)))
-            .collect(),
-        Sans::Api => vec![dns(&req.api_host)],
-        Sans::ApiInt => vec![dns(&req.api_int_host)],
-        Sans::MachineConfigServer => std::iter::once(dns(&req.api_int_host))
-            .chain(req.machine_config_server_ips.iter().map(|ip| San::Ip(*ip)))
-            .collect(),
-    }
-}
-
-fn sorted(mut sans: Vec<San>) -> Vec<San> {
-    sans.sort();
-    sans.dedup();
-    sans
-}
-
-/// "api.old → api.new": what was dropped, then what was added.
-fn san_change(have: &[San], wanted: &[San]) -> String {
-    let list = |sans: Vec<&San>| {
-        if sans.is_empty() {
-            "nothing".to_string()
-        } else {
-            sans.iter()
-                .map(ToString::to_string)
-                .collect::<Vec<_>>()
-                .join(", ")
-        }
-    };
-    let removed = have.iter().filter(|s| !wanted.contains(s)).collect();
-    let added = wanted.iter().filter(|s| !have.contains(s)).collect();
-    format!("{} → {}", list(removed), list(added))
 }
 
 fn signer_of<'a>(spec: &LeafSpec, signers: &'a [Certified]) -> Result<&'a Certified, PkiError> {

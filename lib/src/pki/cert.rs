@@ -20,6 +20,8 @@ pub(crate) struct CertInfo {
     pub sans: Vec<San>,
     pub public_key: Vec<u8>,
     pub issuer_common_name: String,
+    /// The subject's Organizations, in order.
+    pub organizations: Vec<String>,
     /// Raw DER of the TBS part, its signature algorithm OID and the signature, to check who
     /// signed it.
     pub tbs: Vec<u8>,
@@ -77,7 +79,13 @@ impl CertInfo {
             .and_then(|cn| cn.as_str().ok())
             .unwrap_or_default()
             .to_string();
+        let organizations = cert
+            .subject()
+            .iter_organization()
+            .filter_map(|o| o.as_str().ok().map(str::to_string))
+            .collect();
         Ok(CertInfo {
+            organizations,
             der: der.to_vec(),
             not_before: cert.validity().not_before.to_datetime(),
             not_after: cert.validity().not_after.to_datetime(),

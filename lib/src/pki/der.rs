@@ -116,6 +116,76 @@ pub(crate) fn sec1_public_half(sec1: &[u8]) -> Option<PublicHalf<'_>> {
     }
 }
 
+/// OID contents of the other curves a key may name: P-384, P-521; and of Ed25519.
+const OID_P384: &[u8] = &[0x2b, 0x81, 0x04, 0x00, 0x22];
+const OID_P521: &[u8] = &[0x2b, 0x81, 0x04, 0x00, 0x23];
+const OID_ED25519: &[u8] = &[0x2b, 0x65, 0x70];
+
+/// A key's type and size as a person names it (`RSA 2048`, `EC P-256`, `Ed25519`), from a
+/// private key's DER and its PEM label (`RSA PRIVATE KEY`: PKCS#1, `EC PRIVATE KEY`: SEC1,
+/// `PRIVATE KEY`: PKCS#8); None when it does not parse as that.
+pub(crate) fn private_key_kind(label: &str, der: &[u8]) -> Option<String> {
+    match label {
+        "RSA PRIVATE KEY" => pkcs1_kind(der),
+        "EC PRIVATE KEY" => {
+            let (key, _) = expect(der, TAG_SEQUENCE)?;
+            let (_version, rest) = expect(key, TAG_INTEGER)?;
+            let (scalar, rest) = expect(rest, TAG_OCTET_STRING)?;
+            match expect(rest, TAG_EC_PARAMETERS) {
+                Some((parameters, _)) => curve_kind(expect(parameters, TAG_OID)?.0),
+                // No curve named: the scalar's size is all there is to say.
+                None => Some(format!("EC {} bits", scalar.len() * 8)),
+            }
+        }
+        "PRIVATE KEY" => {
+            let (info, _) = expect(der, TAG_SEQUENCE)?;
+            let (_version, rest) = expect(info, TAG_INTEGER)?;
+            let (algorithm, rest) = expect(rest, TAG_SEQUENCE)?;
+            let (key, _) = expect(rest, TAG_OCTET_STRING)?;
+            let (oid, parameters) = expect(algorithm, TAG_OID)?;
+            if oid == OID_RSA {
+                pkcs1_kind(key)
+            } else if oid == OID_EC {
+                curve_kind(expect(parameters, TAG_OID)?.0)
+            } else if oid == OID_ED25519 {
+                Some("Ed25519".into())
+            } else {
+                Some("unknown key type".into())
+            }
+        }
+        _ => None,
+    }
+}
+
+/// `RSA <bits>` of a PKCS#1 `RSAPrivateKey`: the modulus's bits.
+fn pkcs1_kind(pkcs1: &[u8]) -> Option<String> {
+    let (key, _) = expect(pkcs1, TAG_SEQUENCE)?;
+    let (_version, rest) = expect(key, TAG_INTEGER)?;
+    let (modulus, _) = expect(rest, TAG_INTEGER)?;
+    Some(format!("RSA {}", integer_bits(modulus)))
+}
+
+fn curve_kind(curve: &[u8]) -> Option<String> {
+    Some(match curve {
+        c if c == OID_P256 => "EC P-256".into(),
+        c if c == OID_P384 => "EC P-384".into(),
+        c if c == OID_P521 => "EC P-521".into(),
+        _ => "EC on another curve".into(),
+    })
+}
+
+/// The bits of a positive DER integer's contents (its leading zero bytes and bits not counted).
+pub(crate) fn integer_bits(contents: &[u8]) -> usize {
+    let significant: &[u8] = match contents.iter().position(|&b| b != 0) {
+        Some(first) => &contents[first..],
+        None => &[],
+    };
+    match significant.first() {
+        Some(&top) => significant.len() * 8 - top.leading_zeros() as usize,
+        None => 0,
+    }
+}
+
 /// A PKCS#1 `RSAPublicKey` (what a certificate's subjectPublicKey holds for RSA).
 pub(crate) fn rsa_public_key(modulus: &[u8], exponent: &[u8]) -> Vec<u8> {
     let mut body = tlv(TAG_INTEGER, modulus);

@@ -1,5 +1,6 @@
 //! Turning a table row and a key into a certificate with rcgen, as the installer makes them:
-//! CAs have CN + OU subjects, digitalSignature + keyEncipherment + certSign and no EKU; leaves
+//! CAs have CN + OU subjects, digitalSignature + keyEncipherment (RSA keys only) + certSign and
+//! no EKU; leaves
 //! have CN + O subjects, start at their CA's NotBefore, and carry the issuer's key ID.
 
 use aws_lc_rs::digest;
@@ -33,11 +34,8 @@ pub(crate) fn self_signed_ca(
         .distinguished_name
         .push(DnType::CommonName, spec.common_name);
     params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
-    params.key_usages = vec![
-        KeyUsagePurpose::DigitalSignature,
-        KeyUsagePurpose::KeyEncipherment,
-        KeyUsagePurpose::KeyCertSign,
-    ];
+    params.key_usages = signing_usages(key);
+    params.key_usages.push(KeyUsagePurpose::KeyCertSign);
     params.key_identifier_method = KeyIdMethod::PreSpecified(key.key_id());
     params.not_before = now;
     params.not_after = add_validity(spec.name, now, spec.validity)?;
@@ -54,18 +52,28 @@ pub(crate) struct Authority<'a> {
     pub cert: &'a CertInfo,
 }
 
+/// What a leaf's certificate names that depends on the request: its subject's Organizations
+/// and its SANs.
+pub(crate) struct LeafSubject<'a> {
+    pub organizations: &'a [&'a str],
+    pub sans: &'a [San],
+}
+
 /// A leaf certificate for `key`, signed by `issuer`. NotBefore is the issuer's NotBefore (as the
 /// installer does); NotAfter is `now` plus the row's validity, never later than the issuer's.
 pub(crate) fn issue_leaf(
     spec: &LeafSpec,
-    sans: &[San],
+    subject: &LeafSubject<'_>,
     key: &PrivateKey,
     issuer: &Authority<'_>,
     now: OffsetDateTime,
 ) -> Result<CertInfo, PkiError> {
     let mut params = CertificateParams::default();
     params.distinguished_name = DistinguishedName::new();
-    let mut organizations = spec.organizations.iter();
+    let sans = subject.sans;
+    // Each Organization its own RDN: rcgen writes no multi-valued RDN (Go's pkix.Name puts
+    // several into one); a client reads the same list either way.
+    let mut organizations = subject.organizations.iter();
     if let Some(first) = organizations.next() {
         params
             .distinguished_name
@@ -86,10 +94,7 @@ pub(crate) fn issue_leaf(
     params.is_ca = IsCa::ExplicitNoCa;
     params.key_usages = match spec.usage {
         Usage::ServerWithoutKu => Vec::new(),
-        _ => vec![
-            KeyUsagePurpose::DigitalSignature,
-            KeyUsagePurpose::KeyEncipherment,
-        ],
+        _ => signing_usages(key),
     };
     params.extended_key_usages = match spec.usage {
         Usage::Client => vec![ExtendedKeyUsagePurpose::ClientAuth],
@@ -110,6 +115,19 @@ pub(crate) fn issue_leaf(
         .signed_by(key, &ca)
         .map_err(|e| issue_error(spec.name, e))?;
     parse_issued(spec.name, cert.der())
+}
+
+/// digitalSignature, and keyEncipherment for an RSA key: an ECDSA key cannot encipher, and
+/// RFC 5480 forbids saying it can (the installer's ECDSA signers say digitalSignature alone).
+fn signing_usages(key: &PrivateKey) -> Vec<KeyUsagePurpose> {
+    if key.is_ecdsa() {
+        vec![KeyUsagePurpose::DigitalSignature]
+    } else {
+        vec![
+            KeyUsagePurpose::DigitalSignature,
+            KeyUsagePurpose::KeyEncipherment,
+        ]
+    }
 }
 
 /// `now` plus a validity period; an error past what X.509 time fields can hold.

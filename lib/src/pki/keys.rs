@@ -194,6 +194,11 @@ impl PrivateKey {
         }
     }
 
+    /// Whether it is an ECDSA key (else RSA).
+    pub(crate) fn is_ecdsa(&self) -> bool {
+        self.kind == Kind::Ecdsa
+    }
+
     /// "RSA 2048", "ECDSA P-256".
     pub(crate) fn describe(&self) -> String {
         match self.kind {

@@ -40,6 +40,7 @@ mod tests_manifests;
 mod tests_record;
 #[cfg(test)]
 mod tests_reuse;
+mod wanted;
 
 use std::fmt;
 use std::path::Path;
@@ -50,6 +51,7 @@ use time::OffsetDateTime;
 pub use error::{ExpiredCertificate, PkiError};
 
 use build::Certified;
+pub(crate) use der::{integer_bits, private_key_kind, rsa_public_components};
 pub(crate) use keys::PrivateKey;
 pub(crate) use table::is_stored_file;
 
@@ -114,11 +116,16 @@ pub struct PkiRequest {
     pub api_host: String,
     /// `api-int.<cluster>.<domain>`.
     pub api_int_host: String,
-    /// The first host (index 1) of each serviceNetwork CIDR; `[0]` is the primary.
+    /// The addresses the service-network serving certificate names: the installer's, the first
+    /// host (index 1) of the primary serviceNetwork CIDR, alone.
     pub service_network_ips: Vec<std::net::IpAddr>,
-    /// The addresses the machine-config server's certificate names beside `api_int_host`: the
-    /// API VIPs of a platform that has them (from 4.19).
+    /// The addresses the machine-config server's certificate names beside `api_int_host`, each
+    /// as an IP address and as a DNS name (as the installer does): the API VIPs of a platform
+    /// that has them.
     pub machine_config_server_ips: Vec<std::net::IpAddr>,
+    /// Whether the kubelet's bootstrap client certificate names the `system:serviceaccounts`
+    /// group beside the machine-config operator's (the installer's from 4.14).
+    pub kubelet_client_in_all_service_accounts: bool,
     /// Key type for keys generated now (reused keys keep theirs).
     pub key_algorithm: KeyAlgorithm,
     /// The clock: validity starts here.

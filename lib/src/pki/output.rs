@@ -213,7 +213,7 @@ impl Pki {
     /// | `mcs_crt` / `mcs_key` | machine-config-server certificate / private key, PEM |
     /// | `mcs_issuer` | its issuer common name (`root-ca`) |
     /// | `mcs_not_before` / `mcs_not_after` | its validity, RFC 3339 UTC |
-    /// | `mcs_hostnames` | its SANs (IP addresses and DNS names), sorted and comma-joined |
+    /// | `mcs_hostnames` | its SANs (IP addresses and DNS names), sorted, each once, comma-joined |
     pub fn manifest_context(&self) -> serde_json::Value {
         let mut context = serde_json::Map::new();
         for (prefix, material) in [("root_ca", self.signer(ROOT_CA)), ("mcs", self.leaf(MCS))] {
@@ -234,6 +234,9 @@ impl Pki {
             let mut hostnames: Vec<String> =
                 mcs.cert.sans.iter().map(ToString::to_string).collect();
             hostnames.sort();
+            // A VIP is named both as an IP address and as a DNS name; the annotation, a set of
+            // names, says it once (as the installer's does).
+            hostnames.dedup();
             context.insert("mcs_hostnames".into(), hostnames.join(",").into());
         }
         serde_json::Value::Object(context)

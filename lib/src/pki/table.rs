@@ -316,10 +316,8 @@ pub(crate) const LEAVES: &[LeafSpec] = &[
         name: "kubelet-client",
         issuer: "kubelet-bootstrap-kubeconfig-signer",
         common_name: "system:serviceaccount:openshift-machine-config-operator:node-bootstrapper",
-        organizations: &[
-            "system:serviceaccounts:openshift-machine-config-operator",
-            "system:serviceaccounts",
-        ],
+        // And `ALL_SERVICE_ACCOUNTS` where the release's installer names it.
+        organizations: &["system:serviceaccounts:openshift-machine-config-operator"],
         sans: Sans::None,
         usage: Usage::Client,
         validity: Validity::TenYears,
@@ -349,6 +347,13 @@ pub(crate) const LEAVES: &[LeafSpec] = &[
         append_parent: false,
     },
 ];
+
+/// The leaf whose Organizations depend on the release: the kubelet's bootstrap client.
+pub(crate) const KUBELET_CLIENT: &str = "kubelet-client";
+
+/// The group of every service account, which the kubelet's bootstrap client certificate names
+/// second from the installer of 4.14 on (`PkiRequest::kubelet_client_in_all_service_accounts`).
+pub(crate) const ALL_SERVICE_ACCOUNTS: &str = "system:serviceaccounts";
 
 /// The CA bundles; every one is shipped.
 pub(crate) const BUNDLES: &[BundleSpec] = &[

@@ -30,6 +30,7 @@ pub(super) fn request(algorithm: KeyAlgorithm) -> PkiRequest {
         api_int_host: "api-int.example.example.com".into(),
         service_network_ips: vec![[172, 30, 0, 1].into()],
         machine_config_server_ips: Vec::new(),
+        kubelet_client_in_all_service_accounts: true,
         key_algorithm: algorithm,
         now: jan_1_2026(),
         renew_expired: false,
@@ -301,11 +302,17 @@ fn check_table(algorithm: KeyAlgorithm) -> TestResult {
             .key_usage()?
             .ok_or(format!("{name}: no key usage"))?
             .value;
+        // keyEncipherment only for an RSA key: an ECDSA key cannot encipher (RFC 5480).
+        let rsa = algorithm != KeyAlgorithm::EcdsaP256;
         assert!(
-            ku.digital_signature() && ku.key_encipherment() && ku.key_cert_sign(),
+            ku.digital_signature() && ku.key_encipherment() == rsa && ku.key_cert_sign(),
             "{name} KU"
         );
-        assert_eq!(ku.flags.count_ones(), 3, "{name} has only DS, KE, certSign");
+        assert_eq!(
+            ku.flags.count_ones(),
+            2 + u32::from(rsa),
+            "{name} has only DS, KE (RSA), certSign"
+        );
         assert!(cert.extended_key_usage()?.is_none(), "{name} has no EKU");
         assert!(
             cert.subject_alternative_name()?.is_none(),
@@ -360,7 +367,13 @@ fn check_table(algorithm: KeyAlgorithm) -> TestResult {
             .extended_key_usage()?
             .ok_or(format!("{name}: no EKU"))?
             .value;
-        let want_ku = (*eku != Eku::ServerNoKu).then_some(0b101); // DS (bit 0) + KE (bit 2)
+        // DS (bit 0) + KE (bit 2, RSA keys only)
+        let ds_ke = if algorithm == KeyAlgorithm::EcdsaP256 {
+            0b001
+        } else {
+            0b101
+        };
+        let want_ku = (*eku != Eku::ServerNoKu).then_some(ds_ke);
         assert_eq!(ku, want_ku, "{name} KU");
         let want = match eku {
             Eku::Client => (false, true),

@@ -130,3 +130,19 @@ fn certificate_manifests_carry_the_root_ca_and_mcs_material() -> TestResult {
     );
     Ok(())
 }
+
+/// A VIP the machine-config server's certificate names twice (as an IP address and as a DNS
+/// name) is one host name in the Secret's annotation, as in the installer's.
+#[test]
+fn the_mcs_annotation_names_each_vip_once() -> TestResult {
+    let mut req = request(KeyAlgorithm::EcdsaP256);
+    req.machine_config_server_ips = vec!["192.0.2.5".parse()?];
+    let (pki, _) = Pki::build(&req, None)?;
+    let tls = render(&pki, "machine-config-server-tls-secret")?;
+    let hostnames = &tls["metadata"]["annotations"]["auth.openshift.io/certificate-hostnames"];
+    assert_eq!(
+        hostnames.as_str(),
+        Some("192.0.2.5,api-int.example.example.com")
+    );
+    Ok(())
+}

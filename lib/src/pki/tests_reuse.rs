@@ -352,3 +352,21 @@ fn the_fixture_pki_reuses_cleanly() -> TestResult {
     }
     Ok(())
 }
+
+/// A tls directory made for a release before 4.14, reused for a later one: the kubelet's
+/// client certificate gets the later installer's Organizations, nothing else changes.
+#[test]
+fn organizations_change_reissues_the_kubelet_client() -> TestResult {
+    let mut req = request(KeyAlgorithm::EcdsaP256);
+    req.kubelet_client_in_all_service_accounts = false;
+    let (dir, first) = stored(&req)?;
+    req.kubelet_client_in_all_service_accounts = true;
+    let (again, notices) = Pki::build(&req, Some(dir.path()))?;
+    assert_eq!(
+        messages(&notices),
+        ["re-issued kubelet-client: Organizations changed (system:serviceaccounts:openshift-machine-config-operator → system:serviceaccounts:openshift-machine-config-operator, system:serviceaccounts)"]
+    );
+    let after = contents(&again);
+    assert_eq!(changed(&first, &after), ["kubelet-client.crt"]);
+    Ok(())
+}

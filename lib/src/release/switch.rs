@@ -107,7 +107,7 @@ switches! {
     VsphereCloudConfigNodes => "vsphere_cloud_config_nodes",
     VsphereControlPlaneMachineSet => "vsphere_control_plane_machine_set",
     MachineOsStreamLabel => "machine_os_stream_label",
-    McsCertificateVips => "mcs_certificate_vips",
+    KubeletClientAllServiceAccounts => "kubelet_client_all_service_accounts",
     NoOpenshiftSdn => "no_openshift_sdn",
     NoKuryr => "no_kuryr",
     SingleNodeOvn => "single_node_ovn",

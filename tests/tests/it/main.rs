@@ -20,6 +20,7 @@ mod error_table;
 mod gather_bundle;
 mod golden_view;
 mod ignition_apply;
+mod installer_certificates;
 mod installer_mistakes;
 mod installer_objects;
 mod manifests_parse;

@@ -55,6 +55,7 @@ fn assert_consistent(out: &Path, round: usize) {
         api_int_host: "api-int.example.example.com".into(),
         service_network_ips: vec![[172, 30, 0, 1].into()],
         machine_config_server_ips: Vec::new(),
+        kubelet_client_in_all_service_accounts: true,
         key_algorithm: KeyAlgorithm::EcdsaP256,
         now,
         renew_expired: true,

@@ -25,6 +25,7 @@ fn generate(algorithm: KeyAlgorithm) -> TestResult<(tempfile::TempDir, Pki)> {
         api_int_host: "api-int.example.example.com".into(),
         service_network_ips: vec!["172.30.0.1".parse()?, "fd02::1".parse()?],
         machine_config_server_ips: Vec::new(),
+        kubelet_client_in_all_service_accounts: true,
         key_algorithm: algorithm,
         now: time::OffsetDateTime::now_utc(),
         renew_expired: false,

@@ -4,13 +4,20 @@
 //! certificates, passwords, pull secrets and per-run IDs (cluster ID, infra ID) replaced by
 //! placeholders and Go's empty values (null, false, 0, "", {}, []) dropped, since a Go reader
 //! cannot tell them from an absent field. A unit keeps its enablement and its dependency
-//! directives, and so does a unit (or drop-in) written as a file under `/etc/systemd/system`. Two views compare equal exactly when the nodes they describe should behave the
-//! same; `bootgen diff --objects` and the installer-as-oracle tests compare them.
+//! directives, and so does a unit (or drop-in) written as a file under `/etc/systemd/system`.
+//! Two views compare equal exactly when the nodes they describe should behave the same;
+//! `bootgen diff --objects` and the installer-as-oracle tests compare them.
+//!
+//! Certificates and keys, wherever they are (PEM files, kubeconfigs, Secrets, ConfigMaps, the
+//! config's own CAs), are described by what a client checks (`pem.rs`): subject, issuer, SANs,
+//! usages, basic constraints, lifetime, key type and size.
 
 mod compare;
 mod normalize;
+mod pem;
 
 pub use compare::{diff_objects, ObjectChange, ObjectDiff};
+pub use pem::{BasicConstraintsFacts, CertificateFacts, PemFacts};
 
 use crate::error::Result;
 use crate::ignition::unit_text::parse_unit;
@@ -41,6 +48,10 @@ pub struct FileObject {
     /// directives, as a unit's (systemd reads the file as it would the unit).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub directives: BTreeMap<String, Vec<String>>,
+    /// The certificates and keys the file holds, by where: `file` for its own text, else the
+    /// field (`users[admin].user.client-certificate-data`, `[Secret/ns/name].data.tls.crt`).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub pem: BTreeMap<String, Vec<PemFacts>>,
 }
 
 /// One unit or drop-in of the view.
@@ -70,6 +81,28 @@ pub struct ObjectView {
     pub units: BTreeMap<String, UnitObject>,
     /// Users by name, with the number of SSH keys each may log in with.
     pub users: BTreeMap<String, usize>,
+    /// The config's own certificate authorities (`ignition.security.tls.certificateAuthorities`,
+    /// by index) given inline.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub authorities: BTreeMap<String, Vec<PemFacts>>,
+}
+
+impl ObjectView {
+    /// Whether the view holds any certificate or key facts: a view made before the view had
+    /// them (an older recording) holds none.
+    pub fn has_pem_facts(&self) -> bool {
+        !self.authorities.is_empty() || self.files.values().any(|f| !f.pem.is_empty())
+    }
+
+    /// The view without certificate and key facts, to compare with a view made before the view
+    /// had them.
+    pub fn without_pem_facts(mut self) -> ObjectView {
+        self.authorities.clear();
+        for file in self.files.values_mut() {
+            file.pem.clear();
+        }
+        self
+    }
 }
 
 /// Unit directives that shape the boot: which units start, in what order, and when.
@@ -210,8 +243,9 @@ pub fn object_view(doc: &IgnitionDoc) -> Result<ObjectView> {
             Some(bytes) => bytes.clone(),
             None => file.append.concat(),
         };
-        let object = normalizer.object_of(&file.path, &bytes);
+        let (object, mut pem) = normalizer.object_of(&file.path, &bytes);
         let images = if object.is_none() {
+            pem = normalizer.pem_of(normalize::WHOLE_FILE, &String::from_utf8_lossy(&bytes));
             script_images(&bytes)
         } else {
             BTreeSet::new()
@@ -232,6 +266,7 @@ pub fn object_view(doc: &IgnitionDoc) -> Result<ObjectView> {
                 object,
                 images,
                 directives,
+                pem,
             },
         );
     }
@@ -253,8 +288,32 @@ pub fn object_view(doc: &IgnitionDoc) -> Result<ObjectView> {
         view.users
             .insert(user.name.clone(), user.ssh_authorized_keys.len());
     }
+    let authorities = doc
+        .value
+        .pointer("/ignition/security/tls/certificateAuthorities")
+        .and_then(Value::as_array);
+    for (i, ca) in authorities.into_iter().flatten().enumerate() {
+        let Some(source) = ca.get("source").and_then(Value::as_str) else {
+            continue;
+        };
+        let compression = ca.get("compression").and_then(Value::as_str);
+        // A CA fetched from elsewhere is not in the config to describe.
+        let Ok(bytes) = crate::ignition::dataurl::decode(source, compression) else {
+            continue;
+        };
+        total += bytes.len() as u64;
+        if total > MAX_VIEW_DECODED {
+            break;
+        }
+        let text = String::from_utf8_lossy(&bytes);
+        for (_, facts) in normalizer.pem_of("", &text) {
+            view.authorities.insert(format!("[{i}]"), facts);
+        }
+    }
     Ok(view)
 }
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_pem;

@@ -1,10 +1,13 @@
 //! Turning a structured file into comparable objects: parse it, replace what differs from run
 //! to run by a placeholder, drop Go's empty values.
 
+use super::pem::{pem_facts, PemFacts, MAX_VIEW_PEM_BLOCKS};
 use crate::ignition::redact::{is_secret_key, Redact};
 use crate::ignition::DecodedConfig;
 use base64::Engine;
 use serde_json::Value;
+use std::cell::{Cell, RefCell};
+use std::collections::BTreeMap;
 
 /// The most values the view parses out of one config's structured files (counted from above:
 /// see [`values_at_most`]). A parsed value costs tens of bytes, so a YAML list of one-letter
@@ -16,8 +19,22 @@ pub(super) struct Normalizer {
     /// (value, placeholder), longest first so a longer ID is replaced before a shorter one.
     ids: Vec<(String, &'static str)>,
     /// Of [`MAX_VIEW_VALUES`], what the files not yet parsed may still use.
-    values_left: std::cell::Cell<u64>,
+    values_left: Cell<u64>,
+    /// Of [`MAX_VIEW_PEM_BLOCKS`], what the files not yet read may still use.
+    pem_left: Cell<usize>,
+    /// Where in the file being normalized the walk is: one segment per key (`data`) or list
+    /// item (`[name]`, `[2]`).
+    at: RefCell<Vec<String>>,
+    /// The PEM blocks found in the file being normalized, by where.
+    found: RefCell<BTreeMap<String, Vec<PemFacts>>>,
 }
+
+/// The certificates and keys of one file, by where: [`WHOLE_FILE`] for the file's own text,
+/// else the field that holds them (`users[admin].user.client-certificate-data`).
+pub(super) type PemByPlace = BTreeMap<String, Vec<PemFacts>>;
+
+/// Where the PEM blocks of a file's own text are listed.
+pub(super) const WHOLE_FILE: &str = "file";
 
 /// At least as many as the values parsing `text` can give (JSON, YAML without aliases, TOML):
 /// each value past the first needs a separator (`,` `:` `-` `=` `?`), an opening bracket or a
@@ -54,12 +71,73 @@ impl Normalizer {
         ids.sort_by_key(|(id, _)| std::cmp::Reverse(id.len()));
         Normalizer {
             ids,
-            values_left: std::cell::Cell::new(MAX_VIEW_VALUES),
+            values_left: Cell::new(MAX_VIEW_VALUES),
+            pem_left: Cell::new(MAX_VIEW_PEM_BLOCKS),
+            at: RefCell::new(Vec::new()),
+            found: RefCell::new(BTreeMap::new()),
         }
     }
 
-    /// The normalized objects of a file at `path`, or None when it is not structured.
-    pub(super) fn object_of(&self, path: &str, bytes: &[u8]) -> Option<Value> {
+    /// The certificates and keys in `text`, listed at `place`.
+    pub(super) fn pem_of(&self, place: &str, text: &str) -> PemByPlace {
+        let mut left = self.pem_left.get();
+        let facts = pem_facts(text, &mut left);
+        self.pem_left.set(left);
+        let mut out = BTreeMap::new();
+        if !facts.is_empty() {
+            out.insert(place.to_string(), facts);
+        }
+        out
+    }
+
+    /// Lists the PEM blocks of `text` (or of `text` base64-decoded) at the walk's place.
+    fn note_pem(&self, text: &str) {
+        let decoded;
+        let pem = if text.trim_start().starts_with("-----BEGIN ") {
+            text
+        } else if let Some(d) = decoded_base64(text) {
+            decoded = d;
+            &decoded
+        } else {
+            return;
+        };
+        let mut place = String::new();
+        for segment in self.at.borrow().iter() {
+            if !place.is_empty() && !segment.starts_with('[') {
+                place.push('.');
+            }
+            place.push_str(segment);
+        }
+        let place = if place.is_empty() {
+            WHOLE_FILE.to_string()
+        } else {
+            place
+        };
+        for (_, facts) in self.pem_of(&place, pem) {
+            self.found
+                .borrow_mut()
+                .entry(place.clone())
+                .or_default()
+                .extend(facts);
+        }
+    }
+
+    /// Walks `value` with `segment` added to the place.
+    fn normalize_at(&self, segment: String, value: &mut Value, key: Option<&str>, secret: bool) {
+        self.at.borrow_mut().push(segment);
+        self.normalize(value, key, secret);
+        self.at.borrow_mut().pop();
+    }
+
+    /// The normalized objects of a file at `path`, or None when it is not structured; with the
+    /// certificates and keys found in them.
+    pub(super) fn object_of(&self, path: &str, bytes: &[u8]) -> (Option<Value>, PemByPlace) {
+        self.at.borrow_mut().clear();
+        let object = self.parsed_object(path, bytes);
+        (object, std::mem::take(&mut *self.found.borrow_mut()))
+    }
+
+    fn parsed_object(&self, path: &str, bytes: &[u8]) -> Option<Value> {
         syntax_of(path)?;
         let values = std::str::from_utf8(bytes).map_or(0, values_at_most);
         let Some(left) = self.values_left.get().checked_sub(values) else {
@@ -73,8 +151,13 @@ impl Normalizer {
         };
         self.values_left.set(left);
         let mut docs = parse_documents(path, bytes)?;
-        for doc in &mut docs {
-            self.normalize(doc, None, false);
+        let several = docs.len() > 1;
+        for (i, doc) in docs.iter_mut().enumerate() {
+            if several {
+                self.normalize_at(item_segment(i, doc), doc, None, false);
+            } else {
+                self.normalize(doc, None, false);
+            }
         }
         docs.retain(|d| !is_go_empty(d));
         Some(match docs.len() {
@@ -93,13 +176,13 @@ impl Normalizer {
                 let is_secret = map.get("kind").and_then(Value::as_str) == Some("Secret");
                 for (k, v) in map.iter_mut() {
                     let secret_data = is_secret && (k == "data" || k == "stringData");
-                    self.normalize(v, Some(k), in_secret_data || secret_data);
+                    self.normalize_at(k.clone(), v, Some(k), in_secret_data || secret_data);
                 }
                 map.retain(|_, v| !is_go_empty(v));
             }
             Value::Array(items) => {
-                for item in items.iter_mut() {
-                    self.normalize(item, key, in_secret_data);
+                for (i, item) in items.iter_mut().enumerate() {
+                    self.normalize_at(item_segment(i, item), item, key, in_secret_data);
                 }
                 // A container's flags (`--name=value` each) mean the same in any order.
                 let flags = items
@@ -111,6 +194,8 @@ impl Normalizer {
             }
             Value::String(text) => {
                 let key = key.unwrap_or_default();
+                // A key's type and size are no secret, whatever field holds it.
+                self.note_pem(text);
                 *value = if in_secret_data && !matches!(key, "data" | "stringData") {
                     self.secret_or_document(text)
                 } else if is_secret_key(key) {
@@ -174,6 +259,21 @@ impl Normalizer {
             }
         }
         Value::String(out)
+    }
+}
+
+/// A list item's place: `[kind/namespace/name]` of a Kubernetes object, `[name]` of a named
+/// entry (a kubeconfig's clusters and users), else its position.
+fn item_segment(index: usize, item: &Value) -> String {
+    let text = |p: &str| item.pointer(p).and_then(Value::as_str);
+    if let Some(name) = text("/metadata/name") {
+        let kind = text("/kind").unwrap_or_default();
+        let namespace = text("/metadata/namespace").unwrap_or_default();
+        return format!("[{kind}/{namespace}/{name}]");
+    }
+    match text("/name") {
+        Some(name) => format!("[{name}]"),
+        None => format!("[{index}]"),
     }
 }
 
