@@ -22,6 +22,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         machine_config_server_ips: Vec::new(),
         kubelet_client_in_all_service_accounts: true,
         key_algorithm: KeyAlgorithm::Rsa2048,
+        signer_key_algorithm: KeyAlgorithm::Rsa2048,
         now: time::OffsetDateTime::from_unix_timestamp(1_767_225_600)?, // 2026-01-01T00:00:00Z
         renew_expired: false,
     };

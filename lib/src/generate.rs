@@ -305,6 +305,14 @@ pub fn generate(loaded: &LoadedConfig, options: &Options) -> Result<Generated> {
         machine_config_server_ips: model.machine_config_server_ips(),
         kubelet_client_in_all_service_accounts: model.kubelet_client_in_all_service_accounts(),
         key_algorithm: options.key_algorithm,
+        // The profile's signer keys replace the default key type only, not one the user chose.
+        signer_key_algorithm: if model.certificates_follow_the_pki_profile()
+            && options.key_algorithm == KeyAlgorithm::Rsa2048
+        {
+            crate::pki::PROFILE_SIGNER_KEY
+        } else {
+            options.key_algorithm
+        },
         now: options.now,
         renew_expired: options.renew_expired,
     };
@@ -526,6 +534,44 @@ mod tests {
         let mut options = Options::new(now);
         options.key_algorithm = KeyAlgorithm::EcdsaP256;
         options
+    }
+
+    /// 5.0's preview feature sets give the signers the PKI profile's keys in place of the
+    /// default key type only: a key type the user chose holds for every key.
+    #[test]
+    fn the_pki_profile_applies_where_chosen_and_a_chosen_key_type_wins() {
+        let text = crate::config::load_default().unwrap().text;
+        let preview = format!("{text}featureSet: TechPreviewNoUpgrade\n");
+        let loaded = crate::config::parse(&preview, "install-config.yaml").unwrap();
+        let follows = |version: &str, loaded: &crate::config::LoadedConfig| {
+            let mut options = options();
+            options.model.release_version = Some(version.into());
+            Model::new(loaded, &options.model)
+                .unwrap()
+                .certificates_follow_the_pki_profile()
+        };
+        assert!(follows("5.0.0", &loaded));
+        assert!(!follows("4.22.0", &loaded));
+        let plain = crate::config::parse(&text, "install-config.yaml").unwrap();
+        assert!(!follows("5.0.0", &plain));
+
+        let mut chosen = options();
+        chosen.model.release_version = Some("5.0.0".into());
+        let fresh = generate(&loaded, &chosen).unwrap();
+        let view = crate::report::object_view(&fresh.bootstrap).unwrap();
+        let key = |path: &str| {
+            let pem = serde_json::to_value(&view.files[path].pem).unwrap();
+            pem.pointer("/file/0/key").cloned()
+        };
+        let signer = key("/opt/openshift/tls/kube-control-plane-signer.key");
+        assert_eq!(signer, key("/opt/openshift/tls/kubelet-client.key"));
+        assert!(
+            signer
+                .as_ref()
+                .and_then(|k| k.as_str())
+                .is_some_and(|k| k.starts_with("EC")),
+            "{signer:?}"
+        );
     }
 
     /// An embedder gets the mirror pre-flight from `generate`, with mirror names looked up by the

@@ -191,6 +191,16 @@ impl Model {
         self.switches.has(Switch::KubeletClientAllServiceAccounts)
     }
 
+    /// Whether the cluster's certificates follow its release's default PKI profile (the
+    /// ConfigurablePKI opt-in chosen, as the preview feature sets do in 5.0), whose signers'
+    /// keys are [`crate::pki::PROFILE_SIGNER_KEY`].
+    pub fn certificates_follow_the_pki_profile(&self) -> bool {
+        self.node_profile()
+            .opt_ins
+            .iter()
+            .any(|o| o == crate::release::CONFIGURABLE_PKI_OPT_IN)
+    }
+
     /// `api-int.<cluster domain>`.
     pub fn api_int_host(&self) -> String {
         format!("api-int.{}", self.cluster_domain())

@@ -73,15 +73,29 @@ pub(crate) fn build(req: &PkiRequest, tls_dir: Option<&Path>) -> Result<Built, P
     let issuing: Vec<bool> = plans.iter().map(|p| !matches!(p, Plan::Keep)).collect();
     let mut notices = Vec::new();
 
-    // Keys: reuse what exists, generate the rest at once on all cores.
-    let missing = signers
-        .iter()
-        .chain(&leaves)
-        .filter(|s| s.key.is_none())
-        .count()
+    // Keys: reuse what exists, generate the rest at once on all cores (the signers' apart when
+    // their key type is another).
+    let missing_signers = signers.iter().filter(|s| s.key.is_none()).count();
+    let missing = leaves.iter().filter(|s| s.key.is_none()).count()
         + usize::from(service_account.is_none())
         + usize::from(ssh.is_none());
-    let mut fresh = generate_keys(req.key_algorithm, missing)?.into_iter();
+    let (mut fresh_signers, mut fresh) = if req.signer_key_algorithm == req.key_algorithm {
+        let mut all = generate_keys(req.key_algorithm, missing_signers + missing)?;
+        let rest = all.split_off(missing_signers);
+        (all.into_iter(), rest.into_iter())
+    } else {
+        (
+            generate_keys(req.signer_key_algorithm, missing_signers)?.into_iter(),
+            generate_keys(req.key_algorithm, missing)?.into_iter(),
+        )
+    };
+    let mut take_signer_key = |stored: Option<PrivateKey>, name: &str| match stored {
+        Some(key) => Ok(key),
+        None => fresh_signers.next().ok_or_else(|| PkiError::KeyGeneration {
+            name: name.to_string(),
+            algorithm: req.signer_key_algorithm,
+        }),
+    };
     let mut take_key = |stored: Option<PrivateKey>, name: &str| match stored {
         Some(key) => Ok(key),
         None => fresh.next().ok_or_else(|| PkiError::KeyGeneration {
@@ -107,7 +121,7 @@ pub(crate) fn build(req: &PkiRequest, tls_dir: Option<&Path>) -> Result<Built, P
                 .iter()
                 .zip(&issuing)
                 .any(|(leaf, &issued)| issued && leaf.issuer == name);
-        let mut key = take_key(stored.key, name)?;
+        let mut key = take_signer_key(stored.key, name)?;
         if signs {
             import(&mut key, tls_dir, name)?;
         }

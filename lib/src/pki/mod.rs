@@ -107,6 +107,10 @@ impl FromStr for KeyAlgorithm {
     }
 }
 
+/// The signers' key in the default PKI profile of the releases that have one (the installer's
+/// signers, when the ConfigurablePKI feature gate is on and the install-config names no `pki`).
+pub const PROFILE_SIGNER_KEY: KeyAlgorithm = KeyAlgorithm::Rsa4096;
+
 /// What the PKI is for: names and addresses from the validated model, the key type, the clock.
 #[derive(Debug, Clone)]
 pub struct PkiRequest {
@@ -128,6 +132,9 @@ pub struct PkiRequest {
     pub kubelet_client_in_all_service_accounts: bool,
     /// Key type for keys generated now (reused keys keep theirs).
     pub key_algorithm: KeyAlgorithm,
+    /// Key type for the signers' keys generated now: `key_algorithm`, unless the cluster's
+    /// certificates follow the release's default PKI profile ([`PROFILE_SIGNER_KEY`]).
+    pub signer_key_algorithm: KeyAlgorithm,
     /// The clock: validity starts here.
     pub now: OffsetDateTime,
     /// Re-issue expired leaf certificates under their CAs instead of failing.

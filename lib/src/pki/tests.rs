@@ -32,6 +32,7 @@ pub(super) fn request(algorithm: KeyAlgorithm) -> PkiRequest {
         machine_config_server_ips: Vec::new(),
         kubelet_client_in_all_service_accounts: true,
         key_algorithm: algorithm,
+        signer_key_algorithm: algorithm,
         now: jan_1_2026(),
         renew_expired: false,
     }

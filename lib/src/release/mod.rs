@@ -31,8 +31,8 @@ pub use payload::{distribution_of_reference, is_fedora_okd};
 pub(crate) use profile::feature_set_label;
 pub use profile::{
     check_table, per_item_row, profile_for, profile_for_patch, z_stream_profiles, Capability,
-    CapabilitySet, DistributionFacts, ImageName, OptIn, Profile, Stage, CUSTOM_FEATURE_SET,
-    OS_STREAMS_OPT_IN, PROFILES,
+    CapabilitySet, DistributionFacts, ImageName, OptIn, Profile, Stage, CONFIGURABLE_PKI_OPT_IN,
+    CUSTOM_FEATURE_SET, OS_STREAMS_OPT_IN, PROFILES,
 };
 pub use reference::{check_repository, PullSpec};
 pub use select::{

@@ -57,6 +57,7 @@ fn assert_consistent(out: &Path, round: usize) {
         machine_config_server_ips: Vec::new(),
         kubelet_client_in_all_service_accounts: true,
         key_algorithm: KeyAlgorithm::EcdsaP256,
+        signer_key_algorithm: KeyAlgorithm::EcdsaP256,
         now,
         renew_expired: true,
     };

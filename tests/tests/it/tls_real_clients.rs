@@ -27,6 +27,7 @@ fn generate(algorithm: KeyAlgorithm) -> TestResult<(tempfile::TempDir, Pki)> {
         machine_config_server_ips: Vec::new(),
         kubelet_client_in_all_service_accounts: true,
         key_algorithm: algorithm,
+        signer_key_algorithm: algorithm,
         now: time::OffsetDateTime::now_utc(),
         renew_expired: false,
     };

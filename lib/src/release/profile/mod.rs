@@ -159,6 +159,10 @@ pub(crate) fn feature_set_label(set: &str) -> &str {
 /// an `osImageStream` other than the release's default.
 pub const OS_STREAMS_OPT_IN: &str = "os_streams";
 
+/// The opt-in that stands for the cluster's ConfigurablePKI feature: its PKI configuration
+/// manifest, and signers whose keys follow the release's default PKI profile.
+pub const CONFIGURABLE_PKI_OPT_IN: &str = "configurable_pki";
+
 /// A payload image bootkube looks up by name.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct ImageName {

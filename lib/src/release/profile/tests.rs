@@ -127,6 +127,13 @@ fn the_table_loads_and_every_minor_is_in_order() {
             );
         }
     }
+    // The PKI opt-in the signers' keys follow is a row of the table.
+    assert!(
+        PROFILES
+            .iter()
+            .any(|p| p.opt_ins.iter().any(|o| o.name == CONFIGURABLE_PKI_OPT_IN)),
+        "no release has the {CONFIGURABLE_PKI_OPT_IN} opt-in"
+    );
     for profile in PROFILES.iter() {
         for stage in &profile.stages {
             if let Some(image) = &stage.image {
