@@ -229,18 +229,14 @@ pub(crate) fn read_archive(
                     "cut short or corrupt after {} entries ({err})",
                     budget.entries
                 );
-                analysis.note(format!("{name}: {why}; the report covers what came before"));
-                walked.stopped = Some(why);
+                stop_archive(&mut walked, analysis, name, why);
                 break;
             }
         };
         budget.entries += 1;
         budget.used = uncompressed.get() + extra;
         if let Some(reason) = over_limits(&budget, compressed.get()) {
-            analysis.note(format!(
-                "{name}: {reason}; the report covers what came before"
-            ));
-            walked.stopped = Some(reason);
+            stop_archive(&mut walked, analysis, name, reason);
             break;
         }
         let kind = entry.header().entry_type();
@@ -288,10 +284,7 @@ pub(crate) fn read_archive(
         // decompress to do so: one endless entry must not be read to its end.
         budget.used = uncompressed.get() + extra;
         if let Some(reason) = over_limits(&budget, compressed.get()) {
-            analysis.note(format!(
-                "{name}: {reason}; the report covers what came before"
-            ));
-            walked.stopped = Some(reason);
+            stop_archive(&mut walked, analysis, name, reason);
             break;
         }
     }
@@ -329,6 +322,12 @@ fn bytes_over_limits(limits: &Limits, used: u64, compressed: u64) -> Option<Stri
         ));
     }
     None
+}
+
+/// Ends an archive's walk early: the report says why, and that it covers what came before.
+fn stop_archive(walked: &mut Walked, analysis: &mut Analysis, name: &str, why: String) {
+    analysis.note(format!("{name}: {why}; the report covers what came before"));
+    walked.stopped = Some(why);
 }
 
 /// Reads an unpacked bundle directory. Links are not followed; nothing outside `dir` is read.
