@@ -161,17 +161,20 @@ impl Model {
     /// switches for its flow, platform and distribution, with the opt-ins its install-config
     /// chooses.
     pub fn node_profile(&self) -> crate::release::NodeProfile<'static> {
-        let profile = self.release.profile;
-        let chosen = profile.opt_ins_chosen(
-            self.flow(),
-            ClusterFeatureSet::name_of(self.feature_set),
-            &self.custom_feature_gates.enabled,
-        );
-        profile.for_node(
+        self.release.profile.for_node(
             self.flow(),
             self.platform.kind(),
             self.distribution,
-            &chosen,
+            &self.chosen_opt_ins(),
+        )
+    }
+
+    /// The release's opt-ins this install-config chooses (its feature set and gates).
+    fn chosen_opt_ins(&self) -> Vec<String> {
+        self.release.profile.opt_ins_chosen(
+            self.flow(),
+            ClusterFeatureSet::name_of(self.feature_set),
+            &self.custom_feature_gates.enabled,
         )
     }
 
@@ -195,8 +198,7 @@ impl Model {
     /// ConfigurablePKI opt-in chosen, as the preview feature sets do in 5.0), whose signers'
     /// keys are [`crate::pki::PROFILE_SIGNER_KEY`].
     pub fn certificates_follow_the_pki_profile(&self) -> bool {
-        self.node_profile()
-            .opt_ins
+        self.chosen_opt_ins()
             .iter()
             .any(|o| o == crate::release::CONFIGURABLE_PKI_OPT_IN)
     }
