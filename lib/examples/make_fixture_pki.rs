@@ -24,6 +24,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         key_algorithm: KeyAlgorithm::Rsa2048,
         signer_key_algorithm: KeyAlgorithm::Rsa2048,
         now: time::OffsetDateTime::from_unix_timestamp(1_767_225_600)?, // 2026-01-01T00:00:00Z
+        lifetimes: Default::default(),
         renew_expired: false,
     };
     let (pki, _) = Pki::build(&request, None)?;

@@ -10,7 +10,7 @@ use crate::identity::{derive_identity, Identity, HASH_CACHE_FILE};
 use crate::ignition::{self, IgnitionDoc};
 use crate::model::{Model, ModelOptions};
 use crate::passes::{self, Change, PassOptions};
-use crate::pki::{KeyAlgorithm, KubeconfigKind, Pki, PkiNotice, PkiRequest};
+use crate::pki::{CertificateLifetimes, KeyAlgorithm, KubeconfigKind, Pki, PkiNotice, PkiRequest};
 use crate::render::Renderer;
 use crate::report::SizeBudget;
 use serde::Serialize;
@@ -314,6 +314,9 @@ pub fn generate(loaded: &LoadedConfig, options: &Options) -> Result<Generated> {
             options.key_algorithm
         },
         now: options.now,
+        lifetimes: model
+            .short_cert_rotation_hours()
+            .map_or_else(Default::default, CertificateLifetimes::shortened),
         renew_expired: options.renew_expired,
     };
     let (pki, pki_notices) = Pki::build(&request, options.tls_dir.as_deref())?;

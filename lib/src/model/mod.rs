@@ -203,6 +203,23 @@ impl Model {
             .any(|o| o == crate::release::CONFIGURABLE_PKI_OPT_IN)
     }
 
+    /// With the ShortCertRotation feature gate on (the short_cert_rotation opt-in), how many hours
+    /// the installer's one-day certificates live instead (its one-year ones twice that): 1 in
+    /// 4.19, 2 from 4.20. `None`: their usual lifetimes.
+    pub fn short_cert_rotation_hours(&self) -> Option<u8> {
+        let chosen = self
+            .chosen_opt_ins()
+            .iter()
+            .any(|o| o == crate::release::SHORT_CERT_ROTATION_OPT_IN);
+        chosen.then(|| {
+            if self.switches.has(Switch::ShortCertRotationTwoHours) {
+                2
+            } else {
+                1
+            }
+        })
+    }
+
     /// `api-int.<cluster domain>`.
     pub fn api_int_host(&self) -> String {
         format!("api-int.{}", self.cluster_domain())

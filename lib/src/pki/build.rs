@@ -156,7 +156,7 @@ pub(crate) fn build(req: &PkiRequest, tls_dir: Option<&Path>) -> Result<Built, P
         |((key, cert), spec)| {
             let cert = match cert {
                 Some(cert) => cert,
-                None => self_signed_ca(spec, &key, now)?,
+                None => self_signed_ca(spec, &key, now, &req.lifetimes)?,
             };
             Ok(Certified { key, cert })
         },
@@ -180,7 +180,7 @@ pub(crate) fn build(req: &PkiRequest, tls_dir: Option<&Path>) -> Result<Built, P
                         organizations: &wanted_organizations(req, spec),
                         sans: &wanted_sans(req, spec.sans),
                     };
-                    issue_leaf(spec, &subject, &key, &authority, now)?
+                    issue_leaf(spec, &subject, &key, &authority, now, &req.lifetimes)?
                 }
             };
             Ok((Certified { key, cert }, plan))

@@ -13,7 +13,7 @@ use time::OffsetDateTime;
 use super::cert::{CertInfo, San};
 use super::keys::PrivateKey;
 use super::table::{LeafSpec, SignerSpec, Usage, Validity};
-use super::PkiError;
+use super::{CertificateLifetimes, PkiError};
 
 /// The X.520 organizationName OID. rcgen keeps one value per attribute type, so further
 /// organizations of a subject go in as a "custom" type with the same OID.
@@ -24,6 +24,7 @@ pub(crate) fn self_signed_ca(
     spec: &SignerSpec,
     key: &PrivateKey,
     now: OffsetDateTime,
+    lifetimes: &CertificateLifetimes,
 ) -> Result<CertInfo, PkiError> {
     let mut params = CertificateParams::default();
     params.distinguished_name = DistinguishedName::new();
@@ -38,7 +39,7 @@ pub(crate) fn self_signed_ca(
     params.key_usages.push(KeyUsagePurpose::KeyCertSign);
     params.key_identifier_method = KeyIdMethod::PreSpecified(key.key_id());
     params.not_before = now;
-    params.not_after = add_validity(spec.name, now, spec.validity)?;
+    params.not_after = add_validity(spec.name, now, spec.validity, lifetimes)?;
     params.serial_number = Some(serial(spec.name, key, &params, &[], &key.key_id()));
     let cert = params
         .self_signed(key)
@@ -67,6 +68,7 @@ pub(crate) fn issue_leaf(
     key: &PrivateKey,
     issuer: &Authority<'_>,
     now: OffsetDateTime,
+    lifetimes: &CertificateLifetimes,
 ) -> Result<CertInfo, PkiError> {
     let mut params = CertificateParams::default();
     params.distinguished_name = DistinguishedName::new();
@@ -107,7 +109,8 @@ pub(crate) fn issue_leaf(
     params.key_identifier_method = KeyIdMethod::PreSpecified(key.key_id());
     params.use_authority_key_identifier_extension = true;
     params.not_before = issuer.cert.not_before;
-    params.not_after = add_validity(spec.name, now, spec.validity)?.min(issuer.cert.not_after);
+    params.not_after =
+        add_validity(spec.name, now, spec.validity, lifetimes)?.min(issuer.cert.not_after);
     params.serial_number = Some(serial(spec.name, key, &params, sans, &issuer.key.key_id()));
     let ca = Issuer::from_ca_cert_der(&issuer.cert.der.as_slice().into(), issuer.key)
         .map_err(|e| issue_error(spec.name, e))?;
@@ -135,8 +138,9 @@ pub(crate) fn add_validity(
     name: &str,
     now: OffsetDateTime,
     validity: Validity,
+    lifetimes: &CertificateLifetimes,
 ) -> Result<OffsetDateTime, PkiError> {
-    now.checked_add(validity.duration())
+    now.checked_add(validity.duration(lifetimes))
         .filter(|t| t.year() <= 9999)
         .ok_or_else(|| PkiError::ValidityOutOfRange {
             name: name.to_string(),

@@ -111,6 +111,38 @@ impl FromStr for KeyAlgorithm {
 /// signers, when the ConfigurablePKI feature gate is on and the install-config names no `pki`).
 pub const PROFILE_SIGNER_KEY: KeyAlgorithm = KeyAlgorithm::Rsa4096;
 
+/// How long the installer's one-day and one-year certificates live (its ten-year ones never
+/// change). The ShortCertRotation feature gate, which exists to test rotation and only
+/// CustomNoUpgrade turns on, shortens both to hours.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CertificateLifetimes {
+    /// A one-day certificate's: 24 hours, unless shortened.
+    pub one_day: time::Duration,
+    /// A one-year certificate's: 365 days, unless shortened.
+    pub one_year: time::Duration,
+}
+
+impl Default for CertificateLifetimes {
+    fn default() -> Self {
+        CertificateLifetimes {
+            one_day: time::Duration::days(1),
+            one_year: time::Duration::days(365),
+        }
+    }
+}
+
+impl CertificateLifetimes {
+    /// ShortCertRotation's lifetimes: `one_day_hours` for a one-day certificate, twice that for
+    /// a one-year one (the installer's 1 and 2 hours in 4.19, 2 and 4 from 4.20).
+    pub fn shortened(one_day_hours: u8) -> Self {
+        let one_day = time::Duration::hours(i64::from(one_day_hours));
+        CertificateLifetimes {
+            one_day,
+            one_year: one_day * 2,
+        }
+    }
+}
+
 /// What the PKI is for: names and addresses from the validated model, the key type, the clock.
 #[derive(Debug, Clone)]
 pub struct PkiRequest {
@@ -137,6 +169,8 @@ pub struct PkiRequest {
     pub signer_key_algorithm: KeyAlgorithm,
     /// The clock: validity starts here.
     pub now: OffsetDateTime,
+    /// How long the one-day and one-year certificates issued now live.
+    pub lifetimes: CertificateLifetimes,
     /// Re-issue expired leaf certificates under their CAs instead of failing.
     pub renew_expired: bool,
 }

@@ -2,25 +2,26 @@
 //! bundle and bare key pair the bootstrap node gets, with its subject, SANs, usages, validity
 //! and which of its files go into `bootstrap.ign`.
 
+use super::CertificateLifetimes;
 use time::Duration;
 
 /// How long a certificate is valid, counted from the moment it is issued (the installer's
-/// one day, one year and ten years).
+/// one day, one year and ten years; the first two as [`CertificateLifetimes`] says).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Validity {
-    /// 24 hours.
+    /// 24 hours (or ShortCertRotation's hours).
     OneDay,
-    /// 365 days.
+    /// 365 days (or ShortCertRotation's hours).
     OneYear,
     /// 3650 days.
     TenYears,
 }
 
 impl Validity {
-    pub(crate) fn duration(self) -> Duration {
+    pub(crate) fn duration(self, lifetimes: &CertificateLifetimes) -> Duration {
         match self {
-            Validity::OneDay => Duration::days(1),
-            Validity::OneYear => Duration::days(365),
+            Validity::OneDay => lifetimes.one_day,
+            Validity::OneYear => lifetimes.one_year,
             Validity::TenYears => Duration::days(3650),
         }
     }

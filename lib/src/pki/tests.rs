@@ -34,6 +34,7 @@ pub(super) fn request(algorithm: KeyAlgorithm) -> PkiRequest {
         key_algorithm: algorithm,
         signer_key_algorithm: algorithm,
         now: jan_1_2026(),
+        lifetimes: Default::default(),
         renew_expired: false,
     }
 }

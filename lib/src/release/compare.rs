@@ -345,11 +345,14 @@ mod tests {
             "{text}"
         );
         // 4.20 differs from 4.19 only in an install-config rule (4.19's installer made a single
-        // node on platform none only in place).
+        // node on platform none only in place) and in ShortCertRotation's lifetimes.
         let next = diff((4, 19), (4, 20));
         assert_eq!(
             next.lines,
-            ["single_replica_needs_bootstrap_in_place: no"],
+            [
+                "short_cert_rotation_two_hours: yes",
+                "single_replica_needs_bootstrap_in_place: no"
+            ],
             "{next}"
         );
         // A release compared with itself.

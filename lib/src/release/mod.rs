@@ -32,7 +32,7 @@ pub(crate) use profile::feature_set_label;
 pub use profile::{
     check_table, per_item_row, profile_for, profile_for_patch, z_stream_profiles, Capability,
     CapabilitySet, DistributionFacts, ImageName, OptIn, Profile, Stage, CONFIGURABLE_PKI_OPT_IN,
-    CUSTOM_FEATURE_SET, OS_STREAMS_OPT_IN, PROFILES,
+    CUSTOM_FEATURE_SET, OS_STREAMS_OPT_IN, PROFILES, SHORT_CERT_ROTATION_OPT_IN,
 };
 pub use reference::{check_repository, PullSpec};
 pub use select::{

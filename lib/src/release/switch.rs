@@ -108,6 +108,7 @@ switches! {
     VsphereControlPlaneMachineSet => "vsphere_control_plane_machine_set",
     MachineOsStreamLabel => "machine_os_stream_label",
     KubeletClientAllServiceAccounts => "kubelet_client_all_service_accounts",
+    ShortCertRotationTwoHours => "short_cert_rotation_two_hours",
     NoOpenshiftSdn => "no_openshift_sdn",
     NoKuryr => "no_kuryr",
     SingleNodeOvn => "single_node_ovn",

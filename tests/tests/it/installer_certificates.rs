@@ -1,9 +1,11 @@
 //! The certificates whose facts changed in the installer's history, checked for every recorded
 //! release (as `openssl` reads them from the tls directory bootgen writes): what each release's
 //! installer puts into the kubelet's bootstrap client certificate and the machine-config
-//! server's. The recordings (`installer_objects.rs`) will compare every certificate fact once
-//! they are re-recorded with them (the last test shows that comparison failing on a changed
-//! fact); until then, the first two hold the two facts that differed.
+//! server's, which name it gives the service network, and how long its certificates live under
+//! the ShortCertRotation feature gate (which no recorded case turns on). The recordings
+//! (`installer_objects.rs`) compare every certificate fact where they hold them;
+//! `a_recorded_certificate_fact_that_differs_is_a_difference` shows that comparison failing on a
+//! changed fact.
 
 use super::installer_objects::{
     bootgen_view, compared, known_differences, oracle_dir, recordings, Recording,
@@ -225,5 +227,80 @@ fn a_recorded_certificate_fact_that_differs_is_a_difference() -> Result<()> {
     let before_facts = doctored.without_pem_facts();
     assert!(compared(&recording(false), "compact", &before_facts, actual.clone())?.is_empty());
     assert!(compared(&recording(true), "compact", &before_facts, actual).is_err());
+    Ok(())
+}
+
+/// The hours a release's installer gives a one-day certificate under the ShortCertRotation
+/// feature gate (its one-year ones twice that): 1 from the change of 2025-03-22 (first in 4.19),
+/// 2 from the change of 2025-07-02 (first in 4.20); `None` before 4.19, which knows no such gate.
+fn short_rotation_hours(minor: &str) -> Option<u32> {
+    let (major, minor) = minor.split_once('.').unwrap_or((minor, "0"));
+    let number = |s: &str| s.parse::<u32>().unwrap_or(0);
+    match (number(major), number(minor)) {
+        release if release < (4, 19) => None,
+        (4, 19) => Some(1),
+        _ => Some(2),
+    }
+}
+
+/// `notAfter=...` of a certificate, as `openssl x509 -enddate` prints it.
+fn not_after(path: &Path) -> Result<String> {
+    let output = run(Command::new(OPENSSL)
+        .args(["x509", "-noout", "-enddate", "-in"])
+        .arg(path))?;
+    Ok(String::from_utf8_lossy(&output.stdout).trim().to_string())
+}
+
+/// With featureSet CustomNoUpgrade and `ShortCertRotation=true`, each release's one-day and
+/// one-year certificates live as long as its installer makes them, and its ten-year signers
+/// keep their ten years (from 4.14, the first release whose installer reads `featureGates`).
+/// Issued at 2026-01-01T00:00:00Z and read with openssl.
+#[test]
+fn each_release_shortens_lifetimes_under_short_cert_rotation_as_its_installer_does() -> Result<()> {
+    if !tools_present(&[OPENSSL]) {
+        return Ok(());
+    }
+    let config = oracle_dir().join("cases/compact/install-config.yaml");
+    let text = format!(
+        "{}featureSet: CustomNoUpgrade\nfeatureGates:\n- ShortCertRotation=true\n",
+        fs::read_to_string(&config)?
+    );
+    let mut checked = 0;
+    for recording in recordings()? {
+        if !names_all_service_accounts(&recording.minor) {
+            continue; // no installer before 4.14 reads featureGates
+        }
+        let dir = tempfile::tempdir()?;
+        fs::write(dir.path().join("install-config.yaml"), &text)?;
+        run(bootgen(env!("CARGO_BIN_EXE_bootgen-under-test"))
+            .args(["ignition", "--key-algorithm", "ecdsa-p256"])
+            .args(["--now", "2026-01-01T00:00:00Z", "--install-config"])
+            .arg(dir.path().join("install-config.yaml"))
+            .args(["--release-image", &recording.release_image(&text)])
+            .arg("--output")
+            .arg(dir.path().join("out")))
+        .map_err(|e| HarnessError(format!("{}: {e}", recording.folder)))?;
+        let tls = dir.path().join("out/tls");
+        let (one_day, one_year) = match short_rotation_hours(&recording.minor) {
+            Some(1) => ("Jan  1 01:00:00 2026", "Jan  1 02:00:00 2026"),
+            Some(_) => ("Jan  1 02:00:00 2026", "Jan  1 04:00:00 2026"),
+            None => ("Jan  2 00:00:00 2026", "Jan  1 00:00:00 2027"),
+        };
+        for (file, expected) in [
+            ("kubelet-signer.crt", one_day),
+            ("kube-apiserver-lb-server.crt", one_day),
+            ("kube-apiserver-to-kubelet-signer.crt", one_year),
+            ("admin-kubeconfig-signer.crt", "Dec 30 00:00:00 2035"),
+        ] {
+            assert_eq!(
+                not_after(&tls.join(file))?,
+                format!("notAfter={expected} GMT"),
+                "{}: {file} under ShortCertRotation",
+                recording.folder
+            );
+        }
+        checked += 1;
+    }
+    assert!(checked > 0, "no recorded release from 4.14");
     Ok(())
 }

@@ -59,6 +59,7 @@ fn assert_consistent(out: &Path, round: usize) {
         key_algorithm: KeyAlgorithm::EcdsaP256,
         signer_key_algorithm: KeyAlgorithm::EcdsaP256,
         now,
+        lifetimes: Default::default(),
         renew_expired: true,
     };
     if let Err(e) = Pki::build(&request, Some(&out.join("tls"))) {

@@ -29,6 +29,7 @@ fn generate(algorithm: KeyAlgorithm) -> TestResult<(tempfile::TempDir, Pki)> {
         key_algorithm: algorithm,
         signer_key_algorithm: algorithm,
         now: time::OffsetDateTime::now_utc(),
+        lifetimes: Default::default(),
         renew_expired: false,
     };
     let (pki, _) = Pki::build(&request, None)?;

@@ -163,6 +163,10 @@ pub const OS_STREAMS_OPT_IN: &str = "os_streams";
 /// manifest, and signers whose keys follow the release's default PKI profile.
 pub const CONFIGURABLE_PKI_OPT_IN: &str = "configurable_pki";
 
+/// The opt-in that stands for the ShortCertRotation feature gate: the one-day and one-year
+/// certificates live hours.
+pub const SHORT_CERT_ROTATION_OPT_IN: &str = "short_cert_rotation";
+
 /// A payload image bootkube looks up by name.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct ImageName {
