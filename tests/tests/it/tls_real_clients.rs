@@ -165,7 +165,11 @@ fn openssl_verify(dir: &Path, leaf: &str, ca: &str, purpose: &str) -> TestResult
 
 #[test]
 fn openssl_verifies_every_leaf_against_its_bundle() -> TestResult {
-    for algorithm in [KeyAlgorithm::Rsa2048, KeyAlgorithm::EcdsaP256] {
+    for algorithm in [
+        KeyAlgorithm::Rsa2048,
+        KeyAlgorithm::EcdsaP256,
+        KeyAlgorithm::EcdsaP384,
+    ] {
         let (dir, _pki) = generate(algorithm)?;
         for (leaf, ca, purposes) in VERIFY {
             for purpose in *purposes {
@@ -452,7 +456,12 @@ fn openssh_loads_the_bootstrap_ssh_key() -> TestResult {
         eprintln!("skipped: ssh-keygen is not installed");
         return Ok(());
     }
-    for algorithm in [KeyAlgorithm::Rsa2048, KeyAlgorithm::EcdsaP256] {
+    for algorithm in [
+        KeyAlgorithm::Rsa2048,
+        KeyAlgorithm::EcdsaP256,
+        KeyAlgorithm::EcdsaP384,
+        KeyAlgorithm::EcdsaP521,
+    ] {
         let (dir, pki) = generate(algorithm)?;
         let key = dir.path().join("bootstrap-ssh-key");
         std::fs::write(&key, pki.bootstrap_ssh_private_key_pem())?;
