@@ -78,6 +78,9 @@ impl StoredInstallConfig<'_> {
         if !switches.has(Switch::CpuPartitioningMode) {
             stored.cpu_partitioning_mode = None;
         }
+        if !switches.has(Switch::InstallConfigPki) {
+            stored.pki = None;
+        }
         stored.cpu_partitioning_mode = stored.cpu_partitioning_mode.filter(|m| !m.is_empty());
         // An installer that does not read an external platform's cloudControllerManager drops it.
         if !switches.has(Switch::ExternalCcmFromInstallConfig) {
