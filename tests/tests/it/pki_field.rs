@@ -142,6 +142,15 @@ fn pki_object(dir: &Path) -> Value {
     serde_yaml_ng::from_slice(entry.contents.as_deref().unwrap_or_default()).unwrap()
 }
 
+/// The install-config as the cluster stores it (the `cluster-config-v1` ConfigMap).
+fn stored_install_config(dir: &Path) -> Value {
+    let view = IgnitionView::load(&dir.join("out/bootstrap.ign")).unwrap();
+    let entry = &view.files["/opt/openshift/manifests/cluster-config.yaml"];
+    let map: Value =
+        serde_yaml_ng::from_slice(entry.contents.as_deref().unwrap_or_default()).unwrap();
+    serde_yaml_ng::from_str(map["data"]["install-config"].as_str().unwrap()).unwrap()
+}
+
 /// The key block of a PKI profile, as a YAML value.
 fn key_value(yaml: &str) -> Value {
     serde_yaml_ng::from_str(yaml).unwrap()
@@ -162,7 +171,8 @@ fn the_signers_get_the_key_pki_names_and_sign_with_its_hash() {
             "{algorithm: ECDSA, ecdsa: {curve: P384}}",
         ),
         (
-            "      algorithm: ECDSA\n      ecdsa:\n        curve: P521\n",
+            // An empty block of the other algorithm is no block, as to the installer.
+            "      algorithm: ECDSA\n      ecdsa:\n        curve: P521\n      rsa: {}\n",
             Expected {
                 signer_key: &["Public-Key: (521 bit)", "secp521r1"],
                 signature: "ecdsa-with-SHA512",
@@ -193,6 +203,11 @@ fn the_signers_get_the_key_pki_names_and_sign_with_its_hash() {
         assert_eq!(profile["signerCertificates"]["key"], key_value(profile_key));
         assert_eq!(object["kind"], Value::from("PKI"));
         assert_eq!(object["metadata"]["name"], Value::from("cluster"));
+        let stored = stored_install_config(dir.path());
+        assert_eq!(
+            stored["pki"]["signerCertificates"]["key"],
+            key_value(profile_key)
+        );
     }
 }
 
@@ -370,6 +385,7 @@ fn releases_before_5_0_refuse_or_ignore_the_field() {
     );
     let view = IgnitionView::load(&dir.path().join("out/bootstrap.ign")).unwrap();
     assert!(!view.files.contains_key(PKI_OBJECT));
+    assert!(stored_install_config(dir.path())["pki"].is_null());
     let root = openssl_text(&dir.path().join("out/tls/root-ca.crt"));
     assert!(root.contains("prime256v1"), "{root}");
 }
