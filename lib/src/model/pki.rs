@@ -105,14 +105,15 @@ fn key_algorithm(loaded: &LoadedConfig, key: &PkiKeyConfig) -> Result<KeyAlgorit
             let Some(size) = size else {
                 return Err(required(RSA, "`keySize` for the RSA algorithm"));
             };
-            if curve.is_some() {
-                return Err(forbidden(ECDSA, "RSA"));
-            }
+            // The installer's order: the size, then the other block.
             if size % 1024 != 0 || !(2048..=8192).contains(&size) {
                 return Err(loaded.field_error(
                     KEY_SIZE,
                     format!("{size} is not a key size: write a multiple of 1024 from 2048 to 8192"),
                 ));
+            }
+            if curve.is_some() {
+                return Err(forbidden(ECDSA, "RSA"));
             }
             RSA_SIZES
                 .iter()
@@ -132,10 +133,7 @@ fn key_algorithm(loaded: &LoadedConfig, key: &PkiKeyConfig) -> Result<KeyAlgorit
             let Some(curve) = curve else {
                 return Err(required(ECDSA, "`curve` for the ECDSA algorithm"));
             };
-            if size.is_some() {
-                return Err(forbidden(RSA, "ECDSA"));
-            }
-            CURVES
+            let algorithm = CURVES
                 .iter()
                 .find(|(name, _)| *name == curve)
                 .map(|(_, algorithm)| *algorithm)
@@ -144,7 +142,11 @@ fn key_algorithm(loaded: &LoadedConfig, key: &PkiKeyConfig) -> Result<KeyAlgorit
                         CURVE,
                         format!("`{curve}` is not supported: write P256, P384 or P521"),
                     )
-                })
+                })?;
+            if size.is_some() {
+                return Err(forbidden(RSA, "ECDSA"));
+            }
+            Ok(algorithm)
         }
         other => Err(loaded.field_error(
             ALGORITHM,
@@ -194,6 +196,15 @@ mod tests {
                 "pki.signerCertificates.key.rsa`",
             ),
             ("      algorithm: RSA\n      rsa:\n        keySize: 3000\n", "keySize"),
+            // Both wrong: the installer names the size first, and so does bootgen.
+            (
+                "      algorithm: RSA\n      rsa:\n        keySize: 3000\n      ecdsa:\n        curve: P384\n",
+                "keySize",
+            ),
+            (
+                "      algorithm: ECDSA\n      ecdsa:\n        curve: P1\n      rsa:\n        keySize: 2048\n",
+                "ecdsa.curve",
+            ),
             ("      algorithm: RSA\n      rsa:\n        keySize: 9216\n", "keySize"),
             ("      algorithm: RSA\n      rsa:\n        keySize: 1024\n", "keySize"),
             ("      algorithm: RSA\n      rsa:\n        keySize: 6144\n", "2048, 3072, 4096 and 8192"),
