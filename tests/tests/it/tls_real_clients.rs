@@ -330,7 +330,15 @@ fn s_client(dir: &Path, port: u16, hostname: &str) -> TestResult<Output> {
 
 #[test]
 fn etcd_accepts_the_generated_certificates_and_rejects_others() -> TestResult {
-    let (dir, pki) = generate(KeyAlgorithm::Rsa2048)?;
+    // RSA as the installer makes them, and P-384 as the install-config's `pki` can ask.
+    for algorithm in [KeyAlgorithm::Rsa2048, KeyAlgorithm::EcdsaP384] {
+        etcd_accepts_the_certificates_of(algorithm)?;
+    }
+    Ok(())
+}
+
+fn etcd_accepts_the_certificates_of(algorithm: KeyAlgorithm) -> TestResult {
+    let (dir, pki) = generate(algorithm)?;
     let dir = dir.path();
     let port = free_port()?;
     let endpoint = format!("https://127.0.0.1:{port}");
