@@ -262,7 +262,8 @@ pub struct IgnitionArgs {
     /// Reuse the PKI in DIR (default: OUTPUT/tls when it exists).
     #[arg(long, value_name = "DIR")]
     pub tls_dir: Option<PathBuf>,
-    /// Key type: rsa2048 (default), rsa3072, rsa4096, ecdsa-p256.
+    /// Key type: rsa2048 (default), rsa3072, rsa4096, rsa8192, ecdsa-p256, ecdsa-p384,
+    /// ecdsa-p521 (the install-config's `pki` names the signers' own).
     #[arg(long, value_name = "ALG", default_value = "rsa2048")]
     pub key_algorithm: KeyAlgorithm,
     /// Re-issue expired leaf certificates under their existing CAs.

@@ -69,6 +69,9 @@ pub struct TemplateContext {
     pub os_image_stream: String,
     /// The Infrastructure's `status.cpuPartitioning`: `None` or `AllNodes`.
     pub cpu_partitioning: crate::model::CpuPartitioning,
+    /// The signers' key the install-config's `pki` names, as the cluster's PKI object writes it;
+    /// `None` (null) without one.
+    pub pki_signer_key: Option<PkiKeyContext>,
     /// CVO capabilities.
     pub capabilities: Capabilities,
     /// The install-config as stored in the cluster.
@@ -145,6 +148,17 @@ pub struct Networking {
     pub machine_networks: Vec<String>,
     /// OVN-Kubernetes' IPv4 join subnet from the install-config, `""` when it gives none.
     pub ovn_internal_join_subnet: String,
+}
+
+/// The context's `pki_signer_key`: one key of a PKI profile.
+#[derive(Debug, Clone, Serialize)]
+pub struct PkiKeyContext {
+    /// `RSA` or `ECDSA`.
+    pub algorithm: &'static str,
+    /// RSA's key size in bits; `None` (null) for ECDSA.
+    pub rsa_key_size: Option<i64>,
+    /// ECDSA's curve (`P256`, `P384`, `P521`); `None` (null) for RSA.
+    pub ecdsa_curve: Option<&'static str>,
 }
 
 /// A pod network of `networking.cluster_networks`.
@@ -308,6 +322,14 @@ impl TemplateContext {
             os_image_stream: crate::model::OsImageStream::name_of(model.os_image_stream)
                 .to_string(),
             cpu_partitioning: model.cpu_partitioning,
+            pki_signer_key: model.pki_signer_key.map(|key| {
+                let (algorithm, rsa_key_size, ecdsa_curve) = crate::model::pki_profile_key(key);
+                PkiKeyContext {
+                    algorithm,
+                    rsa_key_size,
+                    ecdsa_curve,
+                }
+            }),
             capabilities: Capabilities {
                 baseline: model
                     .capabilities

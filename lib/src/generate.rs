@@ -305,13 +305,16 @@ pub fn generate(loaded: &LoadedConfig, options: &Options) -> Result<Generated> {
         machine_config_server_ips: model.machine_config_server_ips(),
         kubelet_client_in_all_service_accounts: model.kubelet_client_in_all_service_accounts(),
         key_algorithm: options.key_algorithm,
-        // The profile's signer keys replace the default key type only, not one the user chose.
-        signer_key_algorithm: if model.certificates_follow_the_pki_profile()
-            && options.key_algorithm == KeyAlgorithm::Rsa2048
-        {
-            crate::pki::PROFILE_SIGNER_KEY
-        } else {
-            options.key_algorithm
+        // The install-config's `pki` names the signers' key; else the profile's signer keys
+        // replace the default key type only, not one the user chose.
+        signer_key_algorithm: match model.pki_signer_key {
+            Some(named) => named,
+            None if model.certificates_follow_the_pki_profile()
+                && options.key_algorithm == KeyAlgorithm::Rsa2048 =>
+            {
+                crate::pki::PROFILE_SIGNER_KEY
+            }
+            None => options.key_algorithm,
         },
         now: options.now,
         lifetimes: model

@@ -75,6 +75,57 @@ pub struct InstallConfig {
     /// Workload partitioning: `None` (the default) or `AllNodes`, from 4.13 on.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cpu_partitioning_mode: Option<String>,
+    /// The signer certificates' key, from 5.0 on (ConfigurablePKI feature gate).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pki: Option<PkiConfig>,
+}
+
+/// `pki`: how the cluster's certificates are made.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PkiConfig {
+    /// The signers' (certificate authorities') certificates.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub signer_certificates: Option<PkiCertificateConfig>,
+}
+
+/// `pki.signerCertificates`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct PkiCertificateConfig {
+    /// The certificates' key.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub key: Option<PkiKeyConfig>,
+}
+
+/// `pki.signerCertificates.key`: the algorithm and its one parameter block.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct PkiKeyConfig {
+    /// `RSA` or `ECDSA`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub algorithm: Option<String>,
+    /// With `RSA`: the key size.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rsa: Option<PkiRsaKeyConfig>,
+    /// With `ECDSA`: the curve.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ecdsa: Option<PkiEcdsaKeyConfig>,
+}
+
+/// `pki.signerCertificates.key.rsa`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PkiRsaKeyConfig {
+    /// Bits: a multiple of 1024 from 2048 to 8192.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub key_size: Option<i64>,
+}
+
+/// `pki.signerCertificates.key.ecdsa`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct PkiEcdsaKeyConfig {
+    /// `P256`, `P384` or `P521`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub curve: Option<String>,
 }
 
 /// `bootstrapInPlace`: where the single node installs itself.

@@ -13,6 +13,7 @@ mod network_rules;
 mod ovn;
 mod partitioning;
 mod payload;
+mod pki;
 mod platform;
 #[cfg(test)]
 mod platform_tests;
@@ -34,6 +35,7 @@ pub use features::CustomFeatureGates;
 pub use mirrors::{MirrorKind, Mirrors, Registry};
 pub use network::{NetworkType, Networks};
 pub use partitioning::CpuPartitioning;
+pub(crate) use pki::profile_key as pki_profile_key;
 pub use platform::{CloudControllerManager, ExternalPlatform, PlatformSettings};
 pub use pools::{Hyperthreading, Pool};
 pub use proxy::ProxySettings;
@@ -139,6 +141,9 @@ pub struct Model {
     /// The Infrastructure's workload partitioning: install-config `cpuPartitioningMode` as the
     /// release's installer carries it out.
     pub cpu_partitioning: CpuPartitioning,
+    /// The signer certificates' key the install-config's `pki` names (5.0, ConfigurablePKI
+    /// gate on); `None` without one.
+    pub pki_signer_key: Option<crate::pki::KeyAlgorithm>,
     /// The install-config as stored in the cluster (pull secret removed).
     pub stored_install_config: String,
     /// The single-node (bootstrap-in-place) settings, when this is a single-node cluster.
@@ -194,9 +199,9 @@ impl Model {
         self.switches.has(Switch::KubeletClientAllServiceAccounts)
     }
 
-    /// Whether the cluster's certificates follow its release's default PKI profile (the
-    /// ConfigurablePKI opt-in chosen, as the preview feature sets do in 5.0), whose signers'
-    /// keys are [`crate::pki::PROFILE_SIGNER_KEY`].
+    /// Whether the cluster's certificates follow its release's PKI profile (the ConfigurablePKI
+    /// opt-in chosen, as the preview feature sets do in 5.0), whose signers' keys are
+    /// [`crate::pki::PROFILE_SIGNER_KEY`] unless the install-config's `pki` names another.
     pub fn certificates_follow_the_pki_profile(&self) -> bool {
         self.chosen_opt_ins()
             .iter()
@@ -362,7 +367,7 @@ impl Model {
             os_image_stream: &os_image_stream,
         }
         .to_yaml();
-        Ok(Model {
+        let mut model = Model {
             cluster_name,
             base_domain,
             control_plane,
@@ -391,10 +396,21 @@ impl Model {
             custom_feature_gates,
             os_image_stream: OsImageStream::from_name(&os_image_stream),
             cpu_partitioning,
+            pki_signer_key: None,
             stored_install_config,
             single_node,
             warnings,
-        })
+        };
+        // After the rest: whether the gate is on is the opt-ins the whole model chooses.
+        let gate_on = model.certificates_follow_the_pki_profile();
+        model.pki_signer_key = pki::signer_key(
+            loaded,
+            model.release.profile,
+            &model.switches,
+            gate_on,
+            &mut model.warnings,
+        )?;
+        Ok(model)
     }
 }
 

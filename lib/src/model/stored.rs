@@ -78,6 +78,26 @@ impl StoredInstallConfig<'_> {
         if !switches.has(Switch::CpuPartitioningMode) {
             stored.cpu_partitioning_mode = None;
         }
+        if !switches.has(Switch::InstallConfigPki) {
+            stored.pki = None;
+        }
+        // A parameter block holding only its zero value is no block to the installer, which
+        // omits it when it stores the key.
+        if let Some(key) = stored
+            .pki
+            .as_mut()
+            .and_then(|p| p.signer_certificates.as_mut())
+            .and_then(|s| s.key.as_mut())
+        {
+            key.rsa = key
+                .rsa
+                .take()
+                .filter(|r| r.key_size.is_some_and(|s| s != 0));
+            key.ecdsa = key
+                .ecdsa
+                .take()
+                .filter(|e| e.curve.as_deref().is_some_and(|c| !c.is_empty()));
+        }
         stored.cpu_partitioning_mode = stored.cpu_partitioning_mode.filter(|m| !m.is_empty());
         // An installer that does not read an external platform's cloudControllerManager drops it.
         if !switches.has(Switch::ExternalCcmFromInstallConfig) {

@@ -1,6 +1,7 @@
 //! Install-config fields that bootgen reads but the chosen release's installer does not know
 //! yet. Each installer treats them its way: 4.9's ignores them silently, 4.10's and 4.11's
-//! refuse the install-config (strict decoding), and from 4.12 they are ignored with a warning.
+//! refuse the install-config (strict decoding), from 4.12 to 4.21 they are ignored with a
+//! warning, and from 4.22 refused again (the switch `unknown_fields_refused`).
 //! bootgen refuses where the installer refuses ([`refuse_first_unknown`], before anything else)
 //! and warns where it ignores ([`ignored_by_release`], where the field is read), naming the
 //! release the field arrived in, so that a setting never silently does nothing.
@@ -20,7 +21,7 @@ pub(crate) struct NotInRelease<'a> {
 }
 
 /// Says that `field` is ignored: what an installer that does not refuse unknown fields (4.9,
-/// 4.12 on) does with it. Where the installer refuses them (4.10, 4.11),
+/// 4.12 to 4.21) does with it. Where the installer refuses them (4.10, 4.11, from 4.22),
 /// [`refuse_first_unknown`] has refused the install-config before any field is read.
 pub(crate) fn ignored_by_release(
     loaded: &LoadedConfig,
@@ -79,6 +80,7 @@ fn later_fields(profile: &Profile, switches: &Switches) -> Vec<(&'static str, bo
             "networking.ovnKubernetesConfig",
             switches.has(Switch::OvnKubernetesConfig),
         ),
+        ("pki", switches.has(Switch::InstallConfigPki)),
         ("platform.external", switches.has(Switch::ExternalPlatform)),
         (
             "platform.vsphere.apiVIPs",
@@ -99,7 +101,7 @@ fn later_fields(profile: &Profile, switches: &Switches) -> Vec<(&'static str, bo
     ]
 }
 
-/// For an installer that refuses unknown fields (4.10, 4.11): the first field of the
+/// For an installer that refuses unknown fields (4.10, 4.11, from 4.22): the first field of the
 /// install-config it does not know, in its decoding order (keys in byte order, level by level),
 /// refused as it refuses it, before anything else is checked.
 pub(crate) fn refuse_first_unknown(

@@ -19,13 +19,51 @@ const OID_EC: &[u8] = &[0x2a, 0x86, 0x48, 0xce, 0x3d, 0x02, 0x01];
 /// OID contents of the P-256 curve, prime256v1 (1.2.840.10045.3.1.7).
 const OID_P256: &[u8] = &[0x2a, 0x86, 0x48, 0xce, 0x3d, 0x03, 0x01, 0x07];
 
+/// The NIST curves bootgen's ECDSA keys are on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Curve {
+    /// P-256 (prime256v1).
+    P256,
+    /// P-384 (secp384r1).
+    P384,
+    /// P-521 (secp521r1).
+    P521,
+}
+
+impl Curve {
+    /// Every curve, smallest first.
+    pub(crate) const ALL: [Curve; 3] = [Curve::P256, Curve::P384, Curve::P521];
+
+    /// The curve's OID contents, as a key names it.
+    fn oid(self) -> &'static [u8] {
+        match self {
+            Curve::P256 => OID_P256,
+            Curve::P384 => OID_P384,
+            Curve::P521 => OID_P521,
+        }
+    }
+
+    /// The length of one of its points, uncompressed (4, then x and y).
+    pub(crate) fn point_len(self) -> usize {
+        match self {
+            Curve::P256 => 65,
+            Curve::P384 => 97,
+            Curve::P521 => 133,
+        }
+    }
+
+    fn from_oid(oid: &[u8]) -> Option<Curve> {
+        Curve::ALL.into_iter().find(|c| c.oid() == oid)
+    }
+}
+
 /// The key types a private key file can hold, as its public half says.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum PublicHalf<'a> {
     /// `(modulus, public exponent)` as DER integer contents.
     Rsa(&'a [u8], &'a [u8]),
-    /// The uncompressed P-256 point (65 bytes, starting with 4).
-    EcP256(&'a [u8]),
+    /// The curve and its uncompressed point (starting with 4).
+    Ec(Curve, &'a [u8]),
 }
 
 /// Splits one tag-length-value off `input`: `(tag, contents, rest)`. Only single-byte tags and
@@ -69,8 +107,8 @@ pub(crate) fn pkcs8_private_key(pkcs8: &[u8]) -> Option<&[u8]> {
     Some(key)
 }
 
-/// What a PKCS#8 `PrivateKeyInfo` holds: RSA (the PKCS#1 key inside) or EC on P-256 (the
-/// SEC1 key inside); `None` for anything else.
+/// What a PKCS#8 `PrivateKeyInfo` holds: RSA (the PKCS#1 key inside) or EC on one of our
+/// curves (the SEC1 key inside); `None` for anything else.
 pub(crate) fn pkcs8_public_half(pkcs8: &[u8]) -> Option<PublicHalf<'_>> {
     let (info, _) = expect(pkcs8, TAG_SEQUENCE)?;
     let (_version, rest) = expect(info, TAG_INTEGER)?;
@@ -81,8 +119,11 @@ pub(crate) fn pkcs8_public_half(pkcs8: &[u8]) -> Option<PublicHalf<'_>> {
         return pkcs1_public_half(key);
     }
     let (curve, _) = expect(parameters, TAG_OID)?;
-    (oid == OID_EC && curve == OID_P256).then_some(())?;
-    sec1_public_half(key)
+    (oid == OID_EC).then_some(())?;
+    match sec1_public_half(key)? {
+        PublicHalf::Ec(found, point) if found.oid() == curve => Some(PublicHalf::Ec(found, point)),
+        _ => None,
+    }
 }
 
 /// The modulus and exponent of a PKCS#1 `RSAPrivateKey` (the fields after its version).
@@ -95,28 +136,32 @@ pub(crate) fn pkcs1_public_half(pkcs1: &[u8]) -> Option<PublicHalf<'_>> {
 }
 
 /// The public point a SEC1 `ECPrivateKey` carries in its optional `[1]` field, when its curve
-/// (if it names one) is P-256. A key without that field has no public half to read.
+/// is one of ours (the one it names, else the one its point's length says). A key without that
+/// field has no public half to read.
 pub(crate) fn sec1_public_half(sec1: &[u8]) -> Option<PublicHalf<'_>> {
     let (key, _) = expect(sec1, TAG_SEQUENCE)?;
     let (_version, rest) = expect(key, TAG_INTEGER)?;
     let (_scalar, mut rest) = expect(rest, TAG_OCTET_STRING)?;
+    let mut named = None;
     if let Some((parameters, after)) = expect(rest, TAG_EC_PARAMETERS) {
         let (curve, _) = expect(parameters, TAG_OID)?;
-        (curve == OID_P256).then_some(())?;
+        named = Some(Curve::from_oid(curve)?);
         rest = after;
     }
     let (public, _) = expect(rest, TAG_EC_PUBLIC_KEY)?;
     let (bits, _) = expect(public, TAG_BIT_STRING)?;
     // No unused bits, then an uncompressed point: what a certificate's key of ours holds.
-    match bits.split_first()? {
-        (&0, point) if point.len() == 65 && point.first() == Some(&4) => {
-            Some(PublicHalf::EcP256(point))
-        }
-        _ => None,
-    }
+    let (&0, point) = bits.split_first()? else {
+        return None;
+    };
+    let curve = Curve::ALL
+        .into_iter()
+        .find(|c| c.point_len() == point.len())?;
+    (point.first() == Some(&4) && named.is_none_or(|n| n == curve))
+        .then_some(PublicHalf::Ec(curve, point))
 }
 
-/// OID contents of the other curves a key may name: P-384, P-521; and of Ed25519.
+/// OID contents of P-384, P-521 and Ed25519.
 const OID_P384: &[u8] = &[0x2b, 0x81, 0x04, 0x00, 0x22];
 const OID_P521: &[u8] = &[0x2b, 0x81, 0x04, 0x00, 0x23];
 const OID_ED25519: &[u8] = &[0x2b, 0x65, 0x70];

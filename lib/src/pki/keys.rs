@@ -14,13 +14,14 @@
 use aws_lc_rs::encoding::{AsDer, Pkcs8V1Der};
 use aws_lc_rs::rand::SystemRandom;
 use aws_lc_rs::signature::{
-    EcdsaKeyPair, KeyPair as _, ECDSA_P256_SHA256_ASN1_SIGNING, RSA_PKCS1_SHA256,
+    EcdsaKeyPair, EcdsaSigningAlgorithm, KeyPair as _, ECDSA_P256_SHA256_ASN1_SIGNING,
+    ECDSA_P384_SHA384_ASN1_SIGNING, ECDSA_P521_SHA512_ASN1_SIGNING, RSA_PKCS1_SHA256,
 };
 use aws_lc_rs::{digest, rsa};
 use base64::engine::general_purpose::STANDARD;
 use base64::Engine as _;
 
-use super::der::{self, PublicHalf};
+use super::der::{self, Curve, PublicHalf};
 use super::{pem_text, KeyAlgorithm};
 
 /// PEM labels of the private key encodings we read and write.
@@ -32,7 +33,26 @@ pub(crate) const SEC1_LABEL: &str = "EC PRIVATE KEY";
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Kind {
     Rsa,
-    Ecdsa,
+    Ecdsa(Curve),
+}
+
+/// How a key on `curve` signs: with the hash Go's crypto/x509 pairs with that curve (P-256
+/// SHA-256, P-384 SHA-384, P-521 SHA-512), which is what the installer's certificates carry.
+fn ecdsa_signing(curve: Curve) -> &'static EcdsaSigningAlgorithm {
+    match curve {
+        Curve::P256 => &ECDSA_P256_SHA256_ASN1_SIGNING,
+        Curve::P384 => &ECDSA_P384_SHA384_ASN1_SIGNING,
+        Curve::P521 => &ECDSA_P521_SHA512_ASN1_SIGNING,
+    }
+}
+
+/// "P-256", as a person names the curve.
+fn curve_name(curve: Curve) -> &'static str {
+    match curve {
+        Curve::P256 => "P-256",
+        Curve::P384 => "P-384",
+        Curve::P521 => "P-521",
+    }
 }
 
 /// A key pair imported into aws-lc, its consistency checked.
@@ -68,16 +88,24 @@ impl std::fmt::Debug for PrivateKey {
 impl PrivateKey {
     /// A fresh key. Errors carry no detail: aws-lc reports none worth showing.
     pub(crate) fn generate(algorithm: KeyAlgorithm) -> Result<PrivateKey, ()> {
+        let curve = |curve: Curve| -> Result<PrivateKey, ()> {
+            let pair = EcdsaKeyPair::generate(ecdsa_signing(curve)).map_err(|_| ())?;
+            let sec1 = pair.private_key().as_der().map_err(|_| ())?;
+            Ok(Self::from_ecdsa(
+                pair,
+                curve,
+                SEC1_LABEL,
+                sec1.as_ref().to_vec(),
+            ))
+        };
         let size = match algorithm {
             KeyAlgorithm::Rsa2048 => rsa::KeySize::Rsa2048,
             KeyAlgorithm::Rsa3072 => rsa::KeySize::Rsa3072,
             KeyAlgorithm::Rsa4096 => rsa::KeySize::Rsa4096,
-            KeyAlgorithm::EcdsaP256 => {
-                let pair =
-                    EcdsaKeyPair::generate(&ECDSA_P256_SHA256_ASN1_SIGNING).map_err(|_| ())?;
-                let sec1 = pair.private_key().as_der().map_err(|_| ())?;
-                return Ok(Self::from_ecdsa(pair, SEC1_LABEL, sec1.as_ref().to_vec()));
-            }
+            KeyAlgorithm::Rsa8192 => rsa::KeySize::Rsa8192,
+            KeyAlgorithm::EcdsaP256 => return curve(Curve::P256),
+            KeyAlgorithm::EcdsaP384 => return curve(Curve::P384),
+            KeyAlgorithm::EcdsaP521 => return curve(Curve::P521),
         };
         let pair = rsa::KeyPair::generate(size).map_err(|_| ())?;
         let pkcs8: Pkcs8V1Der<'static> = pair.as_der().map_err(|_| ())?;
@@ -112,7 +140,7 @@ impl PrivateKey {
             PublicHalf::Rsa(modulus, exponent) => {
                 (Kind::Rsa, der::rsa_public_key(modulus, exponent))
             }
-            PublicHalf::EcP256(point) => (Kind::Ecdsa, point.to_vec()),
+            PublicHalf::Ec(curve, point) => (Kind::Ecdsa(curve), point.to_vec()),
         };
         Some(PrivateKey {
             kind,
@@ -153,19 +181,35 @@ impl PrivateKey {
             PKCS1_LABEL => rsa::KeyPair::from_der(&der)
                 .map(|pair| Self::from_rsa(pair, PKCS1_LABEL, der))
                 .map_err(|e| format!("not a usable PKCS#1 RSA private key ({e})")),
-            SEC1_LABEL => EcdsaKeyPair::from_private_key_der(&ECDSA_P256_SHA256_ASN1_SIGNING, &der)
-                .map(|pair| Self::from_ecdsa(pair, SEC1_LABEL, der))
-                .map_err(|e| format!("not a usable ECDSA P-256 private key ({e})")),
+            // The curve is whichever of ours takes the key (a key names at most one).
+            SEC1_LABEL => Curve::ALL
+                .into_iter()
+                .find_map(|curve| {
+                    EcdsaKeyPair::from_private_key_der(ecdsa_signing(curve), &der)
+                        .ok()
+                        .map(|pair| (curve, pair))
+                })
+                .map(|(curve, pair)| Self::from_ecdsa(pair, curve, SEC1_LABEL, der.clone()))
+                .ok_or_else(|| {
+                    "not a usable ECDSA private key on P-256, P-384 or P-521".to_string()
+                }),
             _ => {
                 if let Ok(pair) = rsa::KeyPair::from_pkcs8(&der) {
-                    Ok(Self::from_rsa(pair, PKCS8_LABEL, der))
-                } else {
-                    EcdsaKeyPair::from_pkcs8(&ECDSA_P256_SHA256_ASN1_SIGNING, &der)
-                        .map(|pair| Self::from_ecdsa(pair, PKCS8_LABEL, der))
-                        .map_err(|_| {
-                            "PKCS#8 key is neither RSA (2048 to 8192 bits) nor ECDSA P-256".into()
-                        })
+                    return Ok(Self::from_rsa(pair, PKCS8_LABEL, der));
                 }
+                Curve::ALL
+                    .into_iter()
+                    .find_map(|curve| {
+                        EcdsaKeyPair::from_pkcs8(ecdsa_signing(curve), &der)
+                            .ok()
+                            .map(|pair| (curve, pair))
+                    })
+                    .map(|(curve, pair)| Self::from_ecdsa(pair, curve, PKCS8_LABEL, der.clone()))
+                    .ok_or_else(|| {
+                        "PKCS#8 key is neither RSA (2048 to 8192 bits) nor ECDSA on P-256, P-384 \
+                         or P-521"
+                            .into()
+                    })
             }
         }
     }
@@ -182,10 +226,15 @@ impl PrivateKey {
         }
     }
 
-    fn from_ecdsa(pair: EcdsaKeyPair, label: &'static str, der: Vec<u8>) -> PrivateKey {
+    fn from_ecdsa(
+        pair: EcdsaKeyPair,
+        curve: Curve,
+        label: &'static str,
+        der: Vec<u8>,
+    ) -> PrivateKey {
         let public = pair.public_key().as_ref().to_vec();
         PrivateKey {
-            kind: Kind::Ecdsa,
+            kind: Kind::Ecdsa(curve),
             pair: Some(Pair::Ecdsa(pair)),
             label,
             der,
@@ -196,7 +245,7 @@ impl PrivateKey {
 
     /// Whether it is an ECDSA key (else RSA).
     pub(crate) fn is_ecdsa(&self) -> bool {
-        self.kind == Kind::Ecdsa
+        matches!(self.kind, Kind::Ecdsa(_))
     }
 
     /// "RSA 2048", "ECDSA P-256".
@@ -207,7 +256,7 @@ impl PrivateKey {
                 let leading_zeros = modulus.iter().take_while(|&&b| b == 0).count();
                 format!("RSA {}", (modulus.len() - leading_zeros) * 8)
             }
-            Kind::Ecdsa => "ECDSA P-256".to_string(),
+            Kind::Ecdsa(curve) => format!("ECDSA {}", curve_name(curve)),
         }
     }
 
@@ -238,7 +287,7 @@ impl PrivateKey {
         use rcgen::PublicKeyData as _;
         let label = match self.kind {
             Kind::Rsa => "RSA PUBLIC KEY",
-            Kind::Ecdsa => "PUBLIC KEY",
+            Kind::Ecdsa(_) => "PUBLIC KEY",
         };
         pem_text(label, &self.subject_public_key_info())
     }
@@ -260,11 +309,17 @@ impl PrivateKey {
                 put_string(&mut blob, modulus);
                 "ssh-rsa"
             }
-            Kind::Ecdsa => {
-                put_string(&mut blob, b"ecdsa-sha2-nistp256");
-                put_string(&mut blob, b"nistp256");
+            Kind::Ecdsa(curve) => {
+                // RFC 5656: the key type names the curve, which follows as its own string.
+                let (kind, identifier) = match curve {
+                    Curve::P256 => ("ecdsa-sha2-nistp256", "nistp256"),
+                    Curve::P384 => ("ecdsa-sha2-nistp384", "nistp384"),
+                    Curve::P521 => ("ecdsa-sha2-nistp521", "nistp521"),
+                };
+                put_string(&mut blob, kind.as_bytes());
+                put_string(&mut blob, identifier.as_bytes());
                 put_string(&mut blob, &self.public);
-                "ecdsa-sha2-nistp256"
+                kind
             }
         };
         format!("{kind} {}\n", STANDARD.encode(blob))
@@ -279,7 +334,9 @@ impl rcgen::PublicKeyData for PrivateKey {
     fn algorithm(&self) -> &'static rcgen::SignatureAlgorithm {
         match self.kind {
             Kind::Rsa => &rcgen::PKCS_RSA_SHA256,
-            Kind::Ecdsa => &rcgen::PKCS_ECDSA_P256_SHA256,
+            Kind::Ecdsa(Curve::P256) => &rcgen::PKCS_ECDSA_P256_SHA256,
+            Kind::Ecdsa(Curve::P384) => &rcgen::PKCS_ECDSA_P384_SHA384,
+            Kind::Ecdsa(Curve::P521) => &rcgen::PKCS_ECDSA_P521_SHA512,
         }
     }
 }
@@ -314,14 +371,17 @@ pub(crate) fn verify_signature(
     signature: &[u8],
 ) -> bool {
     use aws_lc_rs::signature::{
-        UnparsedPublicKey, VerificationAlgorithm, ECDSA_P256_SHA256_ASN1,
-        RSA_PKCS1_2048_8192_SHA256, RSA_PKCS1_2048_8192_SHA384, RSA_PKCS1_2048_8192_SHA512,
+        UnparsedPublicKey, VerificationAlgorithm, ECDSA_P256_SHA256_ASN1, ECDSA_P384_SHA384_ASN1,
+        ECDSA_P521_SHA512_ASN1, RSA_PKCS1_2048_8192_SHA256, RSA_PKCS1_2048_8192_SHA384,
+        RSA_PKCS1_2048_8192_SHA512,
     };
     let algorithm: &'static dyn VerificationAlgorithm = match (issuer.kind, algorithm_oid) {
         (Kind::Rsa, "1.2.840.113549.1.1.11") => &RSA_PKCS1_2048_8192_SHA256,
         (Kind::Rsa, "1.2.840.113549.1.1.12") => &RSA_PKCS1_2048_8192_SHA384,
         (Kind::Rsa, "1.2.840.113549.1.1.13") => &RSA_PKCS1_2048_8192_SHA512,
-        (Kind::Ecdsa, "1.2.840.10045.4.3.2") => &ECDSA_P256_SHA256_ASN1,
+        (Kind::Ecdsa(Curve::P256), "1.2.840.10045.4.3.2") => &ECDSA_P256_SHA256_ASN1,
+        (Kind::Ecdsa(Curve::P384), "1.2.840.10045.4.3.3") => &ECDSA_P384_SHA384_ASN1,
+        (Kind::Ecdsa(Curve::P521), "1.2.840.10045.4.3.4") => &ECDSA_P521_SHA512_ASN1,
         _ => return false,
     };
     UnparsedPublicKey::new(algorithm, &issuer.public)

@@ -3,7 +3,8 @@
 //! from a tls directory, plus the admin, kubelet and loopback kubeconfigs.
 //!
 //! The table lives in `table.rs` as data. Keys come from aws-lc-rs (RSA 2048 by default, as the
-//! installer; RSA 3072/4096 or ECDSA P-256 on request) and are generated in parallel on all
+//! installer; RSA 3072/4096/8192 or ECDSA P-256/P-384/P-521 on request, or for the signers as
+//! the install-config's `pki` says) and are generated in parallel on all
 //! cores, because key generation is nearly all of the run time. rcgen builds and signs the
 //! certificates through our own [`rcgen::SigningKey`] implementation.
 //!
@@ -65,17 +66,26 @@ pub enum KeyAlgorithm {
     Rsa3072,
     /// RSA 4096.
     Rsa4096,
+    /// RSA 8192 (slow to generate: seconds a key).
+    Rsa8192,
     /// ECDSA on NIST P-256 (fast to generate).
     EcdsaP256,
+    /// ECDSA on NIST P-384.
+    EcdsaP384,
+    /// ECDSA on NIST P-521.
+    EcdsaP521,
 }
 
 impl KeyAlgorithm {
     /// Every algorithm, in the order `--help` lists them.
-    pub const ALL: [KeyAlgorithm; 4] = [
+    pub const ALL: [KeyAlgorithm; 7] = [
         KeyAlgorithm::Rsa2048,
         KeyAlgorithm::Rsa3072,
         KeyAlgorithm::Rsa4096,
+        KeyAlgorithm::Rsa8192,
         KeyAlgorithm::EcdsaP256,
+        KeyAlgorithm::EcdsaP384,
+        KeyAlgorithm::EcdsaP521,
     ];
 
     fn name(self) -> &'static str {
@@ -83,7 +93,10 @@ impl KeyAlgorithm {
             KeyAlgorithm::Rsa2048 => "rsa2048",
             KeyAlgorithm::Rsa3072 => "rsa3072",
             KeyAlgorithm::Rsa4096 => "rsa4096",
+            KeyAlgorithm::Rsa8192 => "rsa8192",
             KeyAlgorithm::EcdsaP256 => "ecdsa-p256",
+            KeyAlgorithm::EcdsaP384 => "ecdsa-p384",
+            KeyAlgorithm::EcdsaP521 => "ecdsa-p521",
         }
     }
 }

@@ -746,11 +746,42 @@ fn key_sizes_follow_the_algorithm() -> TestResult {
         (KeyAlgorithm::Rsa3072, "RSA 3072"),
         (KeyAlgorithm::Rsa4096, "RSA 4096"),
         (KeyAlgorithm::EcdsaP256, "ECDSA P-256"),
+        (KeyAlgorithm::EcdsaP384, "ECDSA P-384"),
+        (KeyAlgorithm::EcdsaP521, "ECDSA P-521"),
     ] {
         let key = keys::PrivateKey::generate(algorithm).map_err(|()| "keygen failed")?;
         assert_eq!(key.describe(), label);
-        let reread = keys::PrivateKey::from_pem(&::pem::parse(key.pem())?)?;
+        let block = ::pem::parse(key.pem())?;
+        let reread = keys::PrivateKey::from_pem(&block)?;
         assert_eq!(reread.public_key_bytes(), key.public_key_bytes());
+        assert_eq!(reread.describe(), label);
+        // Read back without importing, as a re-run reads a recorded key: the same curve.
+        let unchecked =
+            keys::PrivateKey::from_pem_unchecked(&block, String::new()).ok_or("no public half")?;
+        assert_eq!(unchecked.describe(), label);
+        assert_eq!(unchecked.public_key_bytes(), key.public_key_bytes());
+    }
+    Ok(())
+}
+
+/// A P-384 or P-521 signer signs with its curve's hash, as Go's crypto/x509 does, and the
+/// signature checks out against its key.
+#[test]
+fn an_ecdsa_signer_signs_with_its_curves_hash() -> TestResult {
+    for (algorithm, oid) in [
+        (KeyAlgorithm::EcdsaP384, "1.2.840.10045.4.3.3"),
+        (KeyAlgorithm::EcdsaP521, "1.2.840.10045.4.3.4"),
+    ] {
+        let mut req = request(KeyAlgorithm::Rsa2048);
+        req.signer_key_algorithm = algorithm;
+        let (pki, _) = Pki::build(&req, None)?;
+        for signer in &pki.signers {
+            assert_eq!(signer.cert.signature_oid, oid, "{algorithm}");
+        }
+        for leaf in &pki.leaves {
+            assert_eq!(leaf.cert.signature_oid, oid, "{algorithm}");
+            assert_eq!(leaf.key.describe(), "RSA 2048");
+        }
     }
     Ok(())
 }

@@ -60,7 +60,12 @@ fn with_broken_private_part(key_pem: &[u8]) -> TestResult<String> {
 
 #[test]
 fn a_reuse_writes_the_record_of_every_key_it_reads_back() -> TestResult {
-    for algorithm in [KeyAlgorithm::EcdsaP256, KeyAlgorithm::Rsa2048] {
+    for algorithm in [
+        KeyAlgorithm::EcdsaP256,
+        KeyAlgorithm::EcdsaP384,
+        KeyAlgorithm::EcdsaP521,
+        KeyAlgorithm::Rsa2048,
+    ] {
         let req = request(algorithm);
         let (dir, first) = stored(&req)?;
         let record = String::from_utf8(first[VERIFIED_KEYS_FILE].clone())?;
@@ -76,7 +81,12 @@ fn a_reuse_writes_the_record_of_every_key_it_reads_back() -> TestResult {
 
 #[test]
 fn a_swapped_key_is_refused_even_when_the_record_vouches_for_it() -> TestResult {
-    for algorithm in [KeyAlgorithm::EcdsaP256, KeyAlgorithm::Rsa2048] {
+    for algorithm in [
+        KeyAlgorithm::EcdsaP256,
+        KeyAlgorithm::EcdsaP384,
+        KeyAlgorithm::EcdsaP521,
+        KeyAlgorithm::Rsa2048,
+    ] {
         let req = request(algorithm);
         let (dir, files) = stored(&req)?;
         // Another valid key of the same type, in place of the lb signer's.

@@ -124,6 +124,7 @@ switches! {
     CpuPartitioningMode => "cpu_partitioning_mode",
     CpuPartitioningNeedsTechPreview => "cpu_partitioning_needs_tech_preview",
     OvnKubernetesConfig => "ovn_kubernetes_config",
+    InstallConfigPki => "install_config_pki",
 }
 
 impl std::fmt::Display for Switch {

@@ -29,6 +29,7 @@ mod nothing_lost;
 mod okd;
 mod partitioning_and_ovn;
 mod patch_installer_configs;
+mod pki_field;
 mod properties;
 mod readme_examples;
 mod reproducible;

@@ -165,7 +165,11 @@ fn openssl_verify(dir: &Path, leaf: &str, ca: &str, purpose: &str) -> TestResult
 
 #[test]
 fn openssl_verifies_every_leaf_against_its_bundle() -> TestResult {
-    for algorithm in [KeyAlgorithm::Rsa2048, KeyAlgorithm::EcdsaP256] {
+    for algorithm in [
+        KeyAlgorithm::Rsa2048,
+        KeyAlgorithm::EcdsaP256,
+        KeyAlgorithm::EcdsaP384,
+    ] {
         let (dir, _pki) = generate(algorithm)?;
         for (leaf, ca, purposes) in VERIFY {
             for purpose in *purposes {
@@ -326,7 +330,15 @@ fn s_client(dir: &Path, port: u16, hostname: &str) -> TestResult<Output> {
 
 #[test]
 fn etcd_accepts_the_generated_certificates_and_rejects_others() -> TestResult {
-    let (dir, pki) = generate(KeyAlgorithm::Rsa2048)?;
+    // RSA as the installer makes them, and P-384 as the install-config's `pki` can ask.
+    for algorithm in [KeyAlgorithm::Rsa2048, KeyAlgorithm::EcdsaP384] {
+        etcd_accepts_the_certificates_of(algorithm)?;
+    }
+    Ok(())
+}
+
+fn etcd_accepts_the_certificates_of(algorithm: KeyAlgorithm) -> TestResult {
+    let (dir, pki) = generate(algorithm)?;
     let dir = dir.path();
     let port = free_port()?;
     let endpoint = format!("https://127.0.0.1:{port}");
@@ -452,7 +464,12 @@ fn openssh_loads_the_bootstrap_ssh_key() -> TestResult {
         eprintln!("skipped: ssh-keygen is not installed");
         return Ok(());
     }
-    for algorithm in [KeyAlgorithm::Rsa2048, KeyAlgorithm::EcdsaP256] {
+    for algorithm in [
+        KeyAlgorithm::Rsa2048,
+        KeyAlgorithm::EcdsaP256,
+        KeyAlgorithm::EcdsaP384,
+        KeyAlgorithm::EcdsaP521,
+    ] {
         let (dir, pki) = generate(algorithm)?;
         let key = dir.path().join("bootstrap-ssh-key");
         std::fs::write(&key, pki.bootstrap_ssh_private_key_pem())?;
