@@ -195,7 +195,8 @@ fn the_signers_get_the_key_pki_names_and_sign_with_its_hash() {
         let object = pki_object(dir.path());
         let management = &object["spec"]["certificateManagement"];
         assert_eq!(management["mode"], Value::from("Custom"), "{object:?}");
-        let profile = &management["custom"]["pkiProfile"];
+        // The profile sits directly under `custom`, as the installer writes it.
+        let profile = &management["custom"];
         assert_eq!(
             profile["defaults"]["key"],
             key_value("{algorithm: RSA, rsa: {keySize: 4096}}")
