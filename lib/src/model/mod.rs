@@ -203,26 +203,26 @@ impl Model {
     /// opt-in chosen, as the preview feature sets do in 5.0), whose signers' keys are
     /// [`crate::pki::PROFILE_SIGNER_KEY`] unless the install-config's `pki` names another.
     pub fn certificates_follow_the_pki_profile(&self) -> bool {
-        self.chosen_opt_ins()
-            .iter()
-            .any(|o| o == crate::release::CONFIGURABLE_PKI_OPT_IN)
+        self.chooses_opt_in(crate::release::CONFIGURABLE_PKI_OPT_IN)
+    }
+
+    /// Whether this install-config chooses the release's opt-in `name`.
+    fn chooses_opt_in(&self, name: &str) -> bool {
+        self.chosen_opt_ins().iter().any(|o| o == name)
     }
 
     /// With the ShortCertRotation feature gate on (the short_cert_rotation opt-in), how many hours
     /// the installer's one-day certificates live instead (its one-year ones twice that): 1 in
     /// 4.19, 2 from 4.20. `None`: their usual lifetimes.
     pub fn short_cert_rotation_hours(&self) -> Option<u8> {
-        let chosen = self
-            .chosen_opt_ins()
-            .iter()
-            .any(|o| o == crate::release::SHORT_CERT_ROTATION_OPT_IN);
-        chosen.then(|| {
-            if self.switches.has(Switch::ShortCertRotationTwoHours) {
-                2
-            } else {
-                1
-            }
-        })
+        self.chooses_opt_in(crate::release::SHORT_CERT_ROTATION_OPT_IN)
+            .then(|| {
+                if self.switches.has(Switch::ShortCertRotationTwoHours) {
+                    2
+                } else {
+                    1
+                }
+            })
     }
 
     /// `api-int.<cluster domain>`.
