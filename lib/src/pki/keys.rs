@@ -176,20 +176,25 @@ impl PrivateKey {
         self.recorded_sha256.as_deref()
     }
 
+    /// An ECDSA key in `der` (read by `parse`, one encoding), on whichever of our curves takes
+    /// it: a key names at most one.
+    fn import_ecdsa<E>(
+        label: &'static str,
+        der: Vec<u8>,
+        parse: fn(&'static EcdsaSigningAlgorithm, &[u8]) -> Result<EcdsaKeyPair, E>,
+    ) -> Option<PrivateKey> {
+        let (curve, pair) = Curve::ALL
+            .into_iter()
+            .find_map(|curve| parse(ecdsa_signing(curve), &der).ok().map(|p| (curve, p)))?;
+        Some(Self::from_ecdsa(pair, curve, label, der))
+    }
+
     fn import_der(label: &'static str, der: Vec<u8>) -> Result<PrivateKey, String> {
         match label {
             PKCS1_LABEL => rsa::KeyPair::from_der(&der)
                 .map(|pair| Self::from_rsa(pair, PKCS1_LABEL, der))
                 .map_err(|e| format!("not a usable PKCS#1 RSA private key ({e})")),
-            // The curve is whichever of ours takes the key (a key names at most one).
-            SEC1_LABEL => Curve::ALL
-                .into_iter()
-                .find_map(|curve| {
-                    EcdsaKeyPair::from_private_key_der(ecdsa_signing(curve), &der)
-                        .ok()
-                        .map(|pair| (curve, pair))
-                })
-                .map(|(curve, pair)| Self::from_ecdsa(pair, curve, SEC1_LABEL, der.clone()))
+            SEC1_LABEL => Self::import_ecdsa(SEC1_LABEL, der, EcdsaKeyPair::from_private_key_der)
                 .ok_or_else(|| {
                     "not a usable ECDSA private key on P-256, P-384 or P-521".to_string()
                 }),
@@ -197,19 +202,11 @@ impl PrivateKey {
                 if let Ok(pair) = rsa::KeyPair::from_pkcs8(&der) {
                     return Ok(Self::from_rsa(pair, PKCS8_LABEL, der));
                 }
-                Curve::ALL
-                    .into_iter()
-                    .find_map(|curve| {
-                        EcdsaKeyPair::from_pkcs8(ecdsa_signing(curve), &der)
-                            .ok()
-                            .map(|pair| (curve, pair))
-                    })
-                    .map(|(curve, pair)| Self::from_ecdsa(pair, curve, PKCS8_LABEL, der.clone()))
-                    .ok_or_else(|| {
-                        "PKCS#8 key is neither RSA (2048 to 8192 bits) nor ECDSA on P-256, P-384 \
+                Self::import_ecdsa(PKCS8_LABEL, der, EcdsaKeyPair::from_pkcs8).ok_or_else(|| {
+                    "PKCS#8 key is neither RSA (2048 to 8192 bits) nor ECDSA on P-256, P-384 \
                          or P-521"
-                            .into()
-                    })
+                        .into()
+                })
             }
         }
     }
