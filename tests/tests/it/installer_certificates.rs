@@ -41,9 +41,14 @@ fn vip_case(recording: &Recording) -> &'static str {
 /// `system:serviceaccounts` into the kubelet's client certificate: 4.14's is the first recorded
 /// installer with it, for OpenShift and OKD alike (they build from the same commit).
 fn names_all_service_accounts(minor: &str) -> bool {
+    release_number(minor) >= (4, 14)
+}
+
+/// `4.19` as `(4, 19)`, to compare releases in order.
+fn release_number(minor: &str) -> (u32, u32) {
     let (major, minor) = minor.split_once('.').unwrap_or((minor, "0"));
     let number = |s: &str| s.parse::<u32>().unwrap_or(0);
-    (number(major), number(minor)) >= (4, 14)
+    (number(major), number(minor))
 }
 
 /// Runs `check` on bootgen's tls directory for each recorded release's case with API VIPs;
@@ -234,9 +239,7 @@ fn a_recorded_certificate_fact_that_differs_is_a_difference() -> Result<()> {
 /// feature gate (its one-year ones twice that): 1 from the change of 2025-03-22 (first in 4.19),
 /// 2 from the change of 2025-07-02 (first in 4.20); `None` before 4.19, which knows no such gate.
 fn short_rotation_hours(minor: &str) -> Option<u32> {
-    let (major, minor) = minor.split_once('.').unwrap_or((minor, "0"));
-    let number = |s: &str| s.parse::<u32>().unwrap_or(0);
-    match (number(major), number(minor)) {
+    match release_number(minor) {
         release if release < (4, 19) => None,
         (4, 19) => Some(1),
         _ => Some(2),
