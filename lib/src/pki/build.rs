@@ -66,12 +66,27 @@ pub(crate) fn build(req: &PkiRequest, tls_dir: Option<&Path>) -> Result<Built, P
     let reusing = signers.iter().chain(&leaves).any(|s| s.key.is_some())
         || service_account.is_some()
         || ssh.is_some();
+    let mut notices = kept_keys_of_another_type(
+        signers
+            .iter()
+            .zip(SIGNERS)
+            .map(|(s, spec)| (spec.name, s.key.as_ref(), req.signer_key_algorithm))
+            .chain(
+                leaves
+                    .iter()
+                    .zip(LEAVES)
+                    .map(|(s, spec)| (spec.name, s.key.as_ref(), req.key_algorithm)),
+            )
+            .chain([
+                (SERVICE_ACCOUNT, service_account.as_ref(), req.key_algorithm),
+                (BOOTSTRAP_SSH, ssh.as_ref(), req.key_algorithm),
+            ]),
+    );
 
     check_authorities(&signers, now, tls_dir)?;
     let plans = plan_leaves(req, &signers, &leaves, now)?;
     // Which leaves get a certificate now: their keys, and their CAs' keys, are imported first.
     let issuing: Vec<bool> = plans.iter().map(|p| !matches!(p, Plan::Keep)).collect();
-    let mut notices = Vec::new();
 
     // Keys: reuse what exists, generate the rest at once on all cores (the signers' apart when
     // their key type is another).
@@ -246,6 +261,40 @@ fn each<T: Send, R: Send>(
     } else {
         items.into_iter().map(work).collect()
     }
+}
+
+/// One notice per type of reused key that is not the type a key generated now would have
+/// (another `--key-algorithm`, or a `pki` field that names the signers' key): reuse keeps a key
+/// whatever its type, so the user learns that the PKI is not of the type asked for.
+fn kept_keys_of_another_type<'a>(
+    keys: impl Iterator<Item = (&'a str, Option<&'a PrivateKey>, KeyAlgorithm)>,
+) -> Vec<PkiNotice> {
+    let mut kept: Vec<(String, KeyAlgorithm, Vec<&str>)> = Vec::new();
+    for (name, key, wanted) in keys {
+        let Some(key) = key.filter(|key| !key.is_of(wanted)) else {
+            continue;
+        };
+        let described = key.describe();
+        match kept
+            .iter_mut()
+            .find(|(d, w, _)| *d == described && *w == wanted)
+        {
+            Some((_, _, names)) => names.push(name),
+            None => kept.push((described, wanted, vec![name])),
+        }
+    }
+    kept.into_iter()
+        .map(|(described, wanted, names)| {
+            let (keys, count) = match names.len() {
+                1 => ("key", String::new()),
+                n => ("keys", format!(" ({n})")),
+            };
+            notice(format!(
+                "kept the existing {described} {keys} of {}{count}, where a key made now would be {wanted}; remove a key file (with its certificate) to have it made anew",
+                names.join(", ")
+            ))
+        })
+        .collect()
 }
 
 fn notice(message: String) -> PkiNotice {

@@ -245,14 +245,34 @@ impl PrivateKey {
         matches!(self.kind, Kind::Ecdsa(_))
     }
 
+    /// Whether it is a key of `algorithm`: the type and size a key generated with it has.
+    pub(crate) fn is_of(&self, algorithm: KeyAlgorithm) -> bool {
+        let bits = |size: usize| self.kind == Kind::Rsa && self.rsa_bits() == size;
+        match algorithm {
+            KeyAlgorithm::Rsa2048 => bits(2048),
+            KeyAlgorithm::Rsa3072 => bits(3072),
+            KeyAlgorithm::Rsa4096 => bits(4096),
+            KeyAlgorithm::Rsa8192 => bits(8192),
+            KeyAlgorithm::EcdsaP256 => self.kind == Kind::Ecdsa(Curve::P256),
+            KeyAlgorithm::EcdsaP384 => self.kind == Kind::Ecdsa(Curve::P384),
+            KeyAlgorithm::EcdsaP521 => self.kind == Kind::Ecdsa(Curve::P521),
+        }
+    }
+
+    /// An RSA key's modulus size in bits (0 for an ECDSA key).
+    fn rsa_bits(&self) -> usize {
+        if self.kind != Kind::Rsa {
+            return 0;
+        }
+        let (modulus, _) = der::rsa_public_components(&self.public).unwrap_or_default();
+        let leading_zeros = modulus.iter().take_while(|&&b| b == 0).count();
+        (modulus.len() - leading_zeros) * 8
+    }
+
     /// "RSA 2048", "ECDSA P-256".
     pub(crate) fn describe(&self) -> String {
         match self.kind {
-            Kind::Rsa => {
-                let (modulus, _) = der::rsa_public_components(&self.public).unwrap_or_default();
-                let leading_zeros = modulus.iter().take_while(|&&b| b == 0).count();
-                format!("RSA {}", (modulus.len() - leading_zeros) * 8)
-            }
+            Kind::Rsa => format!("RSA {}", self.rsa_bits()),
             Kind::Ecdsa(curve) => format!("ECDSA {}", curve_name(curve)),
         }
     }

@@ -69,8 +69,15 @@ fn reuse_later_keeps_everything_that_is_still_valid() -> TestResult {
     req.now += Duration::hours(23);
     req.key_algorithm = KeyAlgorithm::Rsa4096; // only for keys generated now: none
     let (again, notices) = Pki::build(&req, Some(dir.path()))?;
-    assert!(notices.is_empty());
     assert_eq!(contents(&again), first);
+    // Nothing but the note that the leaves' kept keys are not of the type asked for.
+    let messages = messages(&notices);
+    assert_eq!(messages.len(), 1, "{messages:?}");
+    assert!(
+        messages[0].starts_with("kept the existing ECDSA P-256 keys of admin-kubeconfig-client, ")
+            && messages[0].contains("(15), where a key made now would be rsa4096"),
+        "{messages:?}"
+    );
     Ok(())
 }
 
@@ -368,5 +375,49 @@ fn organizations_change_reissues_the_kubelet_client() -> TestResult {
     );
     let after = contents(&again);
     assert_eq!(changed(&first, &after), ["kubelet-client.crt"]);
+    Ok(())
+}
+
+#[test]
+fn keys_of_another_type_are_kept_with_a_notice() -> TestResult {
+    let ecdsa = request(KeyAlgorithm::EcdsaP256);
+    let (dir, first) = stored(&ecdsa)?;
+    // Signers asked for as P-384, the rest as P-256: only the signers' keys differ.
+    let signers_p384 = PkiRequest {
+        signer_key_algorithm: KeyAlgorithm::EcdsaP384,
+        ..ecdsa.clone()
+    };
+    let (again, notices) = Pki::build(&signers_p384, Some(dir.path()))?;
+    assert_eq!(
+        contents(&again),
+        first,
+        "the keys and certificates are kept"
+    );
+    let signers: Vec<&str> = table::SIGNERS.iter().map(|s| s.name).collect();
+    assert_eq!(
+        messages(&notices),
+        [format!(
+            "kept the existing ECDSA P-256 keys of {} (11), where a key made now would be ecdsa-p384; remove a key file (with its certificate) to have it made anew",
+            signers.join(", ")
+        )]
+    );
+    // Every key asked for as P-384, the SSH key removed: it is made anew as asked and not named.
+    let p384 = request(KeyAlgorithm::EcdsaP384);
+    std::fs::remove_file(dir.path().join("bootstrap-ssh.key"))?;
+    std::fs::remove_file(dir.path().join("bootstrap-ssh.pub"))?;
+    let (_, notices) = Pki::build(&p384, Some(dir.path()))?;
+    let messages = messages(&notices);
+    assert!(
+        messages
+            .iter()
+            .any(|m| m.starts_with("kept the existing ECDSA P-256 keys of ")
+                && m.contains("service-account (25), where a key made now would be ecdsa-p384")
+                && !m.contains("bootstrap-ssh")),
+        "{messages:?}"
+    );
+    assert!(
+        messages.contains(&"generated missing bootstrap-ssh".to_string()),
+        "{messages:?}"
+    );
     Ok(())
 }

@@ -197,7 +197,7 @@ fn a_recorded_certificate_fact_that_differs_is_a_difference() -> Result<()> {
         certificate_facts,
     };
     let out = tempfile::tempdir()?;
-    let (actual, _) = bootgen_view(&base, "compact", &out.path().join("out"))?;
+    let (actual, _) = bootgen_view(&base, "compact", &out.path().join("out"), None)?;
     let kubelet = "/opt/openshift/tls/kubelet-client.crt";
     let mut doctored = actual.clone();
     let facts = doctored

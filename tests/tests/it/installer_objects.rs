@@ -160,11 +160,24 @@ pub(crate) fn compared(
     Ok(diff_objects(expected, &actual, "installer", "bootgen").changes)
 }
 
-/// bootgen's views of the case: its bootstrap config, and master.ign where it writes one.
+/// The key files one case made, which the other cases of its recording reuse (`--tls-dir`):
+/// every certificate is still issued afresh for its case, but a recording's RSA keys, the bulk
+/// of its time, are made once rather than once a case. bootgen notes a kept key that is not of
+/// the type it would make now (`kept the existing ... keys`); such a case is made again afresh,
+/// so each case's keys are of the type bootgen chooses for it.
+#[derive(Default)]
+pub(crate) struct KeyPool(Option<tempfile::TempDir>);
+
+/// The start of bootgen's note about reused keys of another type.
+const KEPT_KEYS_OF_ANOTHER_TYPE: &str = "note: kept the existing ";
+
+/// bootgen's views of the case: its bootstrap config, and master.ign where it writes one. With a
+/// pool, the keys of a recording with certificate facts come from it (or go into it).
 pub(crate) fn bootgen_view(
     recording: &Recording,
     case: &str,
     out: &Path,
+    pool: Option<&mut KeyPool>,
 ) -> Result<(ObjectView, Option<ObjectView>)> {
     let minor = &recording.folder;
     let case_dir = oracle_dir().join("cases").join(case);
@@ -176,22 +189,53 @@ pub(crate) fn bootgen_view(
     } else {
         "ecdsa-p256"
     };
-    let mut cmd = bootgen(env!("CARGO_BIN_EXE_bootgen-under-test"));
-    cmd.args(["ignition", "--install-config"])
-        .arg(&config)
-        .args(["--key-algorithm", keys, "--release-image"])
-        .arg(recording.release_image(&text))
-        .arg("--output")
-        .arg(out);
-    for (flag, sub) in [
-        ("--manifests-dir", "manifests"),
-        ("--openshift-dir", "openshift"),
-    ] {
-        if case_dir.join(sub).is_dir() {
-            cmd.arg(flag).arg(case_dir.join(sub));
+    let generate = |tls_dir: Option<&Path>| {
+        let mut cmd = bootgen(env!("CARGO_BIN_EXE_bootgen-under-test"));
+        cmd.args(["ignition", "--install-config"])
+            .arg(&config)
+            .args(["--key-algorithm", keys, "--release-image"])
+            .arg(recording.release_image(&text))
+            .arg("--output")
+            .arg(out);
+        for (flag, sub) in [
+            ("--manifests-dir", "manifests"),
+            ("--openshift-dir", "openshift"),
+        ] {
+            if case_dir.join(sub).is_dir() {
+                cmd.arg(flag).arg(case_dir.join(sub));
+            }
+        }
+        if let Some(dir) = tls_dir {
+            cmd.arg("--tls-dir").arg(dir);
+        }
+        run(&mut cmd).map_err(|e| HarnessError(format!("{minor} {case}: {e}")))
+    };
+    match pool.filter(|_| recording.certificate_facts) {
+        Some(KeyPool(Some(keys))) => {
+            let output = generate(Some(keys.path()))?;
+            if String::from_utf8_lossy(&output.stderr).contains(KEPT_KEYS_OF_ANOTHER_TYPE) {
+                fs::remove_dir_all(out)?;
+                generate(None)?;
+            }
+        }
+        Some(pool) => {
+            generate(None)?;
+            let keys = tempfile::tempdir()?;
+            for entry in fs::read_dir(out.join("tls"))? {
+                let path = entry?.path();
+                if path.extension().is_some_and(|e| e == "key") {
+                    fs::copy(
+                        &path,
+                        keys.path().join(path.file_name().unwrap_or_default()),
+                    )?;
+                }
+            }
+            pool.0 = Some(keys);
+        }
+        None => {
+            generate(None)?;
         }
     }
-    run(&mut cmd).map_err(|e| HarnessError(format!("{minor} {case}: {e}")))?;
     let name = if out.join("bootstrap.ign").exists() {
         "bootstrap.ign"
     } else {
@@ -303,6 +347,7 @@ fn bootgen_writes_the_objects_the_installer_writes() -> Result<()> {
             .map(|e| e.map(|e| e.path()))
             .collect::<std::io::Result<_>>()?;
         cases.sort();
+        let mut pool = KeyPool::default();
         for path in cases {
             let Some(case) = path
                 .file_name()
@@ -315,7 +360,8 @@ fn bootgen_writes_the_objects_the_installer_writes() -> Result<()> {
             let expected: ObjectView = serde_json::from_slice(&fs::read(&path)?)
                 .map_err(|e| HarnessError(format!("{}: {e}", path.display())))?;
             let out = tempfile::tempdir()?;
-            let (actual, master) = bootgen_view(recording, case, &out.path().join("out"))?;
+            let (actual, master) =
+                bootgen_view(recording, case, &out.path().join("out"), Some(&mut pool))?;
             compared_cases += 1;
             let mut changes = compared(recording, case, &expected, actual)?;
             // The pointer config the control plane boots from, where the installer wrote one.
