@@ -12,7 +12,7 @@ use super::issue::{issue_leaf, self_signed_ca, Authority, LeafSubject};
 use super::keys::{verify_signature, PrivateKey};
 use super::record::KeyRecord;
 use super::store::{invalid, key_path, load_certified, load_key_pair, Stored};
-use super::table::{LeafSpec, BOOTSTRAP_SSH, LEAVES, SERVICE_ACCOUNT, SIGNERS};
+use super::table::{LeafSpec, BOOTSTRAP_SSH, FRESH_KEY_COUNT, LEAVES, SERVICE_ACCOUNT, SIGNERS};
 use super::wanted::{san_change, sorted, wanted_organizations, wanted_sans};
 use super::{rfc3339, ExpiredCertificate, KeyAlgorithm, PkiError, PkiNotice, PkiRequest};
 
@@ -285,13 +285,13 @@ fn kept_keys_of_another_type<'a>(
     }
     kept.into_iter()
         .map(|(described, wanted, names)| {
-            let (keys, count) = match names.len() {
-                1 => ("key", String::new()),
-                n => ("keys", format!(" ({n})")),
+            let whose = match names.len() {
+                1 => format!("key of {}", names[0]),
+                FRESH_KEY_COUNT => format!("keys of every certificate and key pair ({FRESH_KEY_COUNT})"),
+                n => format!("keys of {} ({n})", names.join(", ")),
             };
             notice(format!(
-                "kept the existing {described} {keys} of {}{count}, where a key made now would be {wanted}; remove a key file (with its certificate) to have it made anew",
-                names.join(", ")
+                "kept the existing {described} {whose}, where a key made now would be {wanted}; remove a key file (with its certificate) to have it made anew"
             ))
         })
         .collect()

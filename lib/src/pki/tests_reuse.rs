@@ -401,6 +401,12 @@ fn keys_of_another_type_are_kept_with_a_notice() -> TestResult {
             signers.join(", ")
         )]
     );
+    // Every key of another type: said in short.
+    let (_, notices) = Pki::build(&request(KeyAlgorithm::Rsa2048), Some(dir.path()))?;
+    assert_eq!(
+        messages(&notices),
+        ["kept the existing ECDSA P-256 keys of every certificate and key pair (26), where a key made now would be rsa2048; remove a key file (with its certificate) to have it made anew"]
+    );
     // Every key asked for as P-384, the SSH key removed: it is made anew as asked and not named.
     let p384 = request(KeyAlgorithm::EcdsaP384);
     std::fs::remove_file(dir.path().join("bootstrap-ssh.key"))?;
