@@ -195,6 +195,7 @@ fn a_recorded_certificate_fact_that_differs_is_a_difference() -> Result<()> {
         version: base.version.clone(),
         okd: false,
         certificate_facts,
+        cases_not_recorded: Vec::new(),
     };
     let out = tempfile::tempdir()?;
     let (actual, _) = bootgen_view(&base, "compact", &out.path().join("out"), None)?;

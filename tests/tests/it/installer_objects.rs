@@ -30,6 +30,10 @@ struct Recorded {
     /// Whether the views hold certificate and key facts (recorded with a bootgen whose objects
     /// view has them); said in every recording, so that a skip is never silent.
     certificate_facts: bool,
+    /// Cases under `cases/` that this installer has not run (added since it was last built):
+    /// every other case has its view or its `.refused` here.
+    #[serde(default)]
+    cases_not_recorded: Vec<String>,
 }
 
 /// One recorded folder: its name, the release's minor and version, and whether it is OKD's.
@@ -39,6 +43,7 @@ pub(crate) struct Recording {
     pub(crate) version: String,
     pub(crate) okd: bool,
     pub(crate) certificate_facts: bool,
+    pub(crate) cases_not_recorded: Vec<String>,
 }
 
 impl Recording {
@@ -276,11 +281,59 @@ pub(crate) fn recordings() -> Result<Vec<Recording>> {
                 version: r.version,
                 okd,
                 certificate_facts: r.certificate_facts,
+                cases_not_recorded: r.cases_not_recorded,
             });
         }
     }
     found.sort_by(|a, b| a.folder.cmp(&b.folder));
     Ok(found)
+}
+
+/// Every recording has every case of `cases/`, as its view or as the installer's refusal, but
+/// the cases its `recorded.toml` says it has not run; the test names how many those are.
+#[test]
+fn every_recording_has_every_case_or_says_it_has_not() -> Result<()> {
+    let mut cases: Vec<String> = fs::read_dir(oracle_dir().join("cases"))?
+        .map(|e| e.map(|e| e.file_name().to_string_lossy().into_owned()))
+        .collect::<std::io::Result<_>>()?;
+    cases.sort();
+    let mut wrong = Vec::new();
+    let mut not_recorded = 0;
+    for recording in recordings()? {
+        let folder = oracle_dir().join(&recording.folder);
+        for case in &cases {
+            let present = folder.join(format!("{case}.json")).is_file()
+                || folder.join(format!("{case}.refused")).is_file();
+            let said = recording.cases_not_recorded.contains(case);
+            match (present, said) {
+                (false, false) => wrong.push(format!(
+                    "{}: no view or refusal of {case} (record it, or list it in cases_not_recorded)",
+                    recording.folder
+                )),
+                (true, true) => wrong.push(format!(
+                    "{}: {case} is recorded, but cases_not_recorded lists it (remove it there)",
+                    recording.folder
+                )),
+                (false, true) => not_recorded += 1,
+                (true, false) => {}
+            }
+        }
+        for case in &recording.cases_not_recorded {
+            if !cases.contains(case) {
+                wrong.push(format!(
+                    "{}: cases_not_recorded lists {case}, which cases/ lacks",
+                    recording.folder
+                ));
+            }
+        }
+    }
+    if not_recorded > 0 {
+        eprintln!(
+            "{not_recorded} case recordings missing: recorded.toml's cases_not_recorded lists them"
+        );
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    Ok(())
 }
 
 /// Every supported release is recorded, for OpenShift and for OKD where the release has it:
