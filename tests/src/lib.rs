@@ -24,6 +24,7 @@
 //! ```
 
 pub mod failing_node;
+pub mod lab;
 pub mod live_iso;
 pub mod loopback;
 pub mod registry;

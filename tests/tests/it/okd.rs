@@ -6,6 +6,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+use bootgen_conformance::lab::Lab;
 use bootgen_conformance::{run, write_file, IgnitionView};
 use serde_yaml_ng::Value;
 use std::fs;
@@ -15,30 +16,15 @@ use std::process::{Command, Output};
 const OKD_4_16: &str = "quay.io/okd/scos-release:4.16.0-okd-scos.0";
 const DIGEST: &str = "sha256:5e1f8c0b0a7d4e3c2b1a09f8e7d6c5b4a39281706f5e4d3c2b1a0f9e8d7c6b5a";
 
-/// An install-config of ours: a compact cluster on platform none with OKD's placeholder pull
-/// secret (OKD's images are public), plus `tail`.
+/// The lab cluster under `okd.example.com`, with `tail`; its pull secret is a placeholder, as
+/// OKD's images are public.
 fn install_config(dir: &Path, tail: &str) -> std::path::PathBuf {
-    let text = format!(
-        "apiVersion: v1
-metadata:
-  name: lab
-baseDomain: okd.example.com
-controlPlane:
-  name: master
-  replicas: 3
-compute:
-- name: worker
-  replicas: 0
-networking:
-  networkType: OVNKubernetes
-  machineNetwork:
-  - cidr: 192.0.2.0/24
-platform:
-  none: {{}}
-pullSecret: '{{\"auths\":{{\"fake\":{{\"auth\":\"aWQ6cGFzcwo=\"}}}}}}'
-sshKey: ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIAABAgMEBQYHCAkKCwwNDg8QERITFBUWFxgZGhscHR4f lab@example.com
-{tail}"
-    );
+    let text = Lab {
+        base_domain: "okd.example.com",
+        tail,
+        ..Lab::default()
+    }
+    .install_config();
     let path = dir.join("install-config.yaml");
     fs::write(&path, text).unwrap();
     path

@@ -9,6 +9,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+use bootgen_conformance::lab::Lab;
 use bootgen_conformance::IgnitionView;
 use serde_yaml_ng::Value;
 use std::fs;
@@ -60,30 +61,15 @@ fn refuses_unknown_fields(minor: (u32, u32)) -> bool {
     minor == (4, 10) || minor == (4, 11)
 }
 
-/// A compact cluster on platform none with `networking` (indented under `networking:`) and
-/// `tail` (top-level keys).
+/// The lab cluster with `networking` (indented under `networking:`) and `tail` (top-level
+/// keys).
 fn install_config(networking: &str, tail: &str) -> String {
-    format!(
-        "apiVersion: v1
-metadata:
-  name: lab
-baseDomain: example.com
-controlPlane:
-  name: master
-  replicas: 3
-compute:
-- name: worker
-  replicas: 0
-networking:
-  networkType: OVNKubernetes
-  machineNetwork:
-  - cidr: 192.0.2.0/24
-{networking}platform:
-  none: {{}}
-pullSecret: '{{\"auths\":{{\"fake\":{{\"auth\":\"aWQ6cGFzcwo=\"}}}}}}'
-sshKey: ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIAABAgMEBQYHCAkKCwwNDg8QERITFBUWFxgZGhscHR4f lab@example.com
-{tail}"
-    )
+    Lab {
+        networking,
+        tail,
+        ..Lab::default()
+    }
+    .install_config()
 }
 
 /// `bootgen ignition` for `text` on `release`: its output, and the bootstrap config it wrote.

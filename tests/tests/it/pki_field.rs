@@ -5,6 +5,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+use bootgen_conformance::lab::Lab;
 use bootgen_conformance::IgnitionView;
 use serde_yaml_ng::Value;
 use std::fs;
@@ -15,29 +16,14 @@ const PKI_OBJECT: &str = "/opt/openshift/manifests/cluster-pki-02-config.yaml";
 const OPENSSL: &str = "/usr/bin/openssl";
 const NOW: &str = "2026-06-01T00:00:00Z";
 
-/// A compact cluster on platform none with the preview feature set (the gate on) and `tail`.
+/// The lab cluster without an SSH key, with the preview feature set (the gate on) and `tail`.
 fn install_config(tail: &str) -> String {
-    format!(
-        "apiVersion: v1
-metadata:
-  name: lab
-baseDomain: example.com
-controlPlane:
-  name: master
-  replicas: 3
-compute:
-- name: worker
-  replicas: 0
-networking:
-  networkType: OVNKubernetes
-  machineNetwork:
-  - cidr: 192.0.2.0/24
-platform:
-  none: {{}}
-pullSecret: '{{\"auths\":{{\"fake\":{{\"auth\":\"aWQ6cGFzcwo=\"}}}}}}'
-featureSet: TechPreviewNoUpgrade
-{tail}"
-    )
+    Lab {
+        ssh_key: false,
+        tail: &format!("featureSet: TechPreviewNoUpgrade\n{tail}"),
+        ..Lab::default()
+    }
+    .install_config()
 }
 
 /// `pki` naming `key` (lines indented under `key:`).
