@@ -182,8 +182,12 @@ fn the_scan_finds_imports_and_skips_comments_and_tests() {
     assert_eq!(imports(text), ["error", "model", "release", "passes"]);
     let wrong = {
         let dir = tempfile_dir("upward");
-        std::fs::write(dir.join("render.rs"), "use crate::generate::Options;\n").unwrap();
-        upward_imports(&dir, LIBRARY_LAYERS)
+        std::fs::write(
+            dir.path().join("render.rs"),
+            "use crate::generate::Options;\n",
+        )
+        .unwrap();
+        upward_imports(dir.path(), LIBRARY_LAYERS)
     };
     assert_eq!(
         wrong,
@@ -191,11 +195,12 @@ fn the_scan_finds_imports_and_skips_comments_and_tests() {
     );
 }
 
-fn tempfile_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("bootgen-layers-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+/// A new temporary directory, removed when the returned handle drops.
+fn tempfile_dir(name: &str) -> tempfile::TempDir {
+    tempfile::Builder::new()
+        .prefix(&format!("bootgen-layers-{name}-"))
+        .tempdir()
+        .unwrap()
 }
 
 /// A file's module path below `src/`: `release/table` for `release/table.rs`, `release` for
@@ -424,9 +429,9 @@ fn no_file_of_the_diagnose_crate_imports_its_root() {
     let importers = root_importers(&root);
     assert!(importers.is_empty(), "import from lib.rs: {importers:?}");
     let dir = tempfile_dir("root");
-    std::fs::write(dir.join("lib.rs"), "mod a;\npub struct E;\n").unwrap();
-    std::fs::write(dir.join("a.rs"), "use crate::E;\n").unwrap();
-    assert_eq!(root_importers(&dir), ["a"]);
+    std::fs::write(dir.path().join("lib.rs"), "mod a;\npub struct E;\n").unwrap();
+    std::fs::write(dir.path().join("a.rs"), "use crate::E;\n").unwrap();
+    assert_eq!(root_importers(dir.path()), ["a"]);
 }
 
 /// The circle scan sees `super::` groups, `crate::` paths through re-exports and `self::`, and
@@ -435,7 +440,7 @@ fn no_file_of_the_diagnose_crate_imports_its_root() {
 fn the_circle_scan_finds_the_circles_it_should() {
     let dir = tempfile_dir("circles");
     let write = |path: &str, text: &str| {
-        let path = dir.join(path);
+        let path = dir.path().join(path);
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
         std::fs::write(path, text).unwrap();
     };
@@ -452,5 +457,5 @@ fn the_circle_scan_finds_the_circles_it_should() {
         "diagnose/y.rs",
         "pub struct Y;\n#[cfg(test)]\nmod tests { use super::super::x; }\n",
     );
-    assert_eq!(file_circles(&dir), [vec!["release/a", "release/b"]]);
+    assert_eq!(file_circles(dir.path()), [vec!["release/a", "release/b"]]);
 }
