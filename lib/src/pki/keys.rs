@@ -36,6 +36,27 @@ enum Kind {
     Ecdsa(Curve),
 }
 
+/// The type and size of key an algorithm makes: generating a key and recognizing one both read it
+/// here.
+enum Shape {
+    Rsa(rsa::KeySize),
+    Ecdsa(Curve),
+}
+
+impl Shape {
+    fn of(algorithm: KeyAlgorithm) -> Shape {
+        match algorithm {
+            KeyAlgorithm::Rsa2048 => Shape::Rsa(rsa::KeySize::Rsa2048),
+            KeyAlgorithm::Rsa3072 => Shape::Rsa(rsa::KeySize::Rsa3072),
+            KeyAlgorithm::Rsa4096 => Shape::Rsa(rsa::KeySize::Rsa4096),
+            KeyAlgorithm::Rsa8192 => Shape::Rsa(rsa::KeySize::Rsa8192),
+            KeyAlgorithm::EcdsaP256 => Shape::Ecdsa(Curve::P256),
+            KeyAlgorithm::EcdsaP384 => Shape::Ecdsa(Curve::P384),
+            KeyAlgorithm::EcdsaP521 => Shape::Ecdsa(Curve::P521),
+        }
+    }
+}
+
 /// How a key on `curve` signs: with the hash Go's crypto/x509 pairs with that curve (P-256
 /// SHA-256, P-384 SHA-384, P-521 SHA-512), which is what the installer's certificates carry.
 fn ecdsa_signing(curve: Curve) -> &'static EcdsaSigningAlgorithm {
@@ -98,14 +119,9 @@ impl PrivateKey {
                 sec1.as_ref().to_vec(),
             ))
         };
-        let size = match algorithm {
-            KeyAlgorithm::Rsa2048 => rsa::KeySize::Rsa2048,
-            KeyAlgorithm::Rsa3072 => rsa::KeySize::Rsa3072,
-            KeyAlgorithm::Rsa4096 => rsa::KeySize::Rsa4096,
-            KeyAlgorithm::Rsa8192 => rsa::KeySize::Rsa8192,
-            KeyAlgorithm::EcdsaP256 => return curve(Curve::P256),
-            KeyAlgorithm::EcdsaP384 => return curve(Curve::P384),
-            KeyAlgorithm::EcdsaP521 => return curve(Curve::P521),
+        let size = match Shape::of(algorithm) {
+            Shape::Rsa(size) => size,
+            Shape::Ecdsa(on) => return curve(on),
         };
         let pair = rsa::KeyPair::generate(size).map_err(|_| ())?;
         let pkcs8: Pkcs8V1Der<'static> = pair.as_der().map_err(|_| ())?;
@@ -247,15 +263,9 @@ impl PrivateKey {
 
     /// Whether it is a key of `algorithm`: the type and size a key generated with it has.
     pub(crate) fn is_of(&self, algorithm: KeyAlgorithm) -> bool {
-        let bits = |size: usize| self.kind == Kind::Rsa && self.rsa_bits() == size;
-        match algorithm {
-            KeyAlgorithm::Rsa2048 => bits(2048),
-            KeyAlgorithm::Rsa3072 => bits(3072),
-            KeyAlgorithm::Rsa4096 => bits(4096),
-            KeyAlgorithm::Rsa8192 => bits(8192),
-            KeyAlgorithm::EcdsaP256 => self.kind == Kind::Ecdsa(Curve::P256),
-            KeyAlgorithm::EcdsaP384 => self.kind == Kind::Ecdsa(Curve::P384),
-            KeyAlgorithm::EcdsaP521 => self.kind == Kind::Ecdsa(Curve::P521),
+        match Shape::of(algorithm) {
+            Shape::Rsa(size) => self.kind == Kind::Rsa && self.rsa_bits() == size.len() * 8,
+            Shape::Ecdsa(on) => self.kind == Kind::Ecdsa(on),
         }
     }
 
