@@ -5,9 +5,8 @@
 //! reason, in `known-differences.toml`. A listed difference that no longer occurs fails too, so
 //! the list only shrinks.
 //!
-//! Certificate and key facts (the view's `pem` and `authorities`) are compared for a recording
-//! whose `recorded.toml` says `certificate_facts = true`, and only then: one made before the view
-//! had them says `false`, holds none, and is compared without them (the test says how many).
+//! Certificate and key facts (the view's `pem` and `authorities`) are compared too: a recorded
+//! view without them (made before the objects view had them) fails, to be recorded again.
 
 use bootgen::report::{diff_objects, ObjectChange, ObjectView};
 use bootgen_conformance::{bootgen, repo, run, HarnessError, Result};
@@ -27,9 +26,6 @@ struct Recorded {
     version: String,
     #[serde(default)]
     distribution: Option<String>,
-    /// Whether the views hold certificate and key facts (recorded with a bootgen whose objects
-    /// view has them); said in every recording, so that a skip is never silent.
-    certificate_facts: bool,
     /// Cases under `cases/` that this installer has not run (added since it was last built):
     /// every other case has its view or its `.refused` here.
     #[serde(default)]
@@ -42,7 +38,6 @@ pub(crate) struct Recording {
     pub(crate) minor: String,
     pub(crate) version: String,
     pub(crate) okd: bool,
-    pub(crate) certificate_facts: bool,
     pub(crate) cases_not_recorded: Vec<String>,
 }
 
@@ -140,28 +135,21 @@ fn view_of(path: &Path) -> Result<ObjectView> {
     bootgen::report::object_view(&doc).map_err(|e| HarnessError(e.to_string()))
 }
 
-/// The differences between a recorded view and bootgen's, certificate and key facts left out
-/// where the recording has none (`certificate_facts = false`); a recording that says otherwise
-/// than its views fails.
+/// The differences between a recorded view and bootgen's. A recorded view without certificate
+/// and key facts fails: comparing it would pass over every certificate.
 pub(crate) fn compared(
     recording: &Recording,
     what: &str,
     expected: &ObjectView,
     actual: ObjectView,
 ) -> Result<Vec<ObjectChange>> {
-    if expected.has_pem_facts() != recording.certificate_facts {
+    if !expected.has_pem_facts() {
         return Err(HarnessError(format!(
-            "{} {what}: recorded.toml says certificate_facts = {}, but its view {} certificate facts",
-            recording.folder,
-            recording.certificate_facts,
-            if expected.has_pem_facts() { "has" } else { "has no" }
+            "{} {what}: the recorded view has no certificate facts (made before the objects view \
+             had them): record it again with record.sh",
+            recording.folder
         )));
     }
-    let actual = if recording.certificate_facts {
-        actual
-    } else {
-        actual.without_pem_facts()
-    };
     Ok(diff_objects(expected, &actual, "installer", "bootgen").changes)
 }
 
@@ -177,7 +165,7 @@ pub(crate) struct KeyPool(Option<tempfile::TempDir>);
 const KEPT_KEYS_OF_ANOTHER_TYPE: &str = "note: kept the existing ";
 
 /// bootgen's views of the case: its bootstrap config, and master.ign where it writes one. With a
-/// pool, the keys of a recording with certificate facts come from it (or go into it).
+/// pool, the case's keys come from it (or go into it).
 pub(crate) fn bootgen_view(
     recording: &Recording,
     case: &str,
@@ -188,12 +176,8 @@ pub(crate) fn bootgen_view(
     let case_dir = oracle_dir().join("cases").join(case);
     let config = case_dir.join("install-config.yaml");
     let text = fs::read_to_string(&config)?;
-    // The installer's keys where their facts are compared; else the fastest.
-    let keys = if recording.certificate_facts {
-        "rsa2048"
-    } else {
-        "ecdsa-p256"
-    };
+    // The installer's keys, whose facts are compared.
+    let keys = "rsa2048";
     let generate = |tls_dir: Option<&Path>| {
         let mut cmd = bootgen(env!("CARGO_BIN_EXE_bootgen-under-test"));
         cmd.args(["ignition", "--install-config"])
@@ -215,7 +199,7 @@ pub(crate) fn bootgen_view(
         }
         run(&mut cmd).map_err(|e| HarnessError(format!("{minor} {case}: {e}")))
     };
-    match pool.filter(|_| recording.certificate_facts) {
+    match pool {
         Some(KeyPool(Some(keys))) => {
             let output = generate(Some(keys.path()))?;
             if String::from_utf8_lossy(&output.stderr).contains(KEPT_KEYS_OF_ANOTHER_TYPE) {
@@ -280,7 +264,6 @@ pub(crate) fn recordings() -> Result<Vec<Recording>> {
                 minor,
                 version: r.version,
                 okd,
-                certificate_facts: r.certificate_facts,
                 cases_not_recorded: r.cases_not_recorded,
             });
         }
@@ -380,19 +363,6 @@ fn bootgen_writes_the_objects_the_installer_writes() -> Result<()> {
         "no recorded release under {}",
         oracle_dir().display()
     );
-    let without_facts: Vec<&str> = recorded
-        .iter()
-        .filter(|r| !r.certificate_facts)
-        .map(|r| r.folder.as_str())
-        .collect();
-    if !without_facts.is_empty() {
-        eprintln!(
-            "certificate and key facts not compared for {} of {} recordings, made before the objects view had them (re-record to compare them): {}",
-            without_facts.len(),
-            recorded.len(),
-            without_facts.join(" ")
-        );
-    }
     let mut compared_cases = 0;
     for recording in &recorded {
         let (folder, minor) = (&recording.folder, &recording.minor);
