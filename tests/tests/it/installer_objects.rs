@@ -176,13 +176,12 @@ pub(crate) fn bootgen_view(
     let case_dir = oracle_dir().join("cases").join(case);
     let config = case_dir.join("install-config.yaml");
     let text = fs::read_to_string(&config)?;
-    // The installer's keys, whose facts are compared.
-    let keys = "rsa2048";
     let generate = |tls_dir: Option<&Path>| {
         let mut cmd = bootgen(env!("CARGO_BIN_EXE_bootgen-under-test"));
         cmd.args(["ignition", "--install-config"])
             .arg(&config)
-            .args(["--key-algorithm", keys, "--release-image"])
+            // The installer's keys, whose facts are compared.
+            .args(["--key-algorithm", "rsa2048", "--release-image"])
             .arg(recording.release_image(&text))
             .arg("--output")
             .arg(out);
