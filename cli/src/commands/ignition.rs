@@ -12,11 +12,11 @@ const LOCAL_INSTALL_CONFIG: &str = "install-config.yaml";
 
 /// Finishes (or undoes) a write into the output directory that a killed run left, before its
 /// `tls/` is read for reuse, and says which.
-fn finish_interrupted_write(dir: &std::path::Path) -> anyhow::Result<()> {
+fn finish_interrupted_write(dir: &std::path::Path, links: output::Links) -> anyhow::Result<()> {
     if !dir.is_dir() {
         return Ok(());
     }
-    match output::recover(dir).with_context(|| format!("recovering {}", dir.display()))? {
+    match output::recover(dir, links).with_context(|| format!("recovering {}", dir.display()))? {
         output::Recovery::Clean => {}
         output::Recovery::RolledBack => notice(format!(
             "{}: removed the staged files of an interrupted run (the directory is as it was before it)",
@@ -176,7 +176,7 @@ pub fn run(args: IgnitionArgs) -> anyhow::Result<ExitCode> {
         }
         _ => None,
     };
-    finish_interrupted_write(&args.output)?;
+    finish_interrupted_write(&args.output, links)?;
     let local = std::path::Path::new(LOCAL_INSTALL_CONFIG);
     let loaded = match &args.install_config {
         Some(path) => config::load(path)?,

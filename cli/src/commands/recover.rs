@@ -12,7 +12,7 @@ pub fn run(args: RecoverArgs) -> anyhow::Result<ExitCode> {
         anyhow::bail!("{} is not a directory", args.dir.display());
     }
     let _lock = crate::lock::hold(&args.dir, output::Access::Write, args.wait)?;
-    let said = match output::recover(&args.dir)? {
+    let said = match output::recover(&args.dir, output::Links::Refuse)? {
         Recovery::Clean => format!(
             "{}: no interrupted write to finish; nothing changed",
             args.dir.display()

@@ -12,10 +12,11 @@
 //! and every reader, sees: the next write finishes the renames first (roll forward), and readers
 //! refuse the directory until then. So there is never a silent mix of old and new files.
 
+use super::Links;
 use crate::error::{Error, Result};
 use std::fs;
 use std::os::unix::fs::PermissionsExt;
-use std::path::{Path, PathBuf};
+use std::path::{Component, Path, PathBuf};
 
 /// The staging directory, inside the output directory.
 pub const STAGING_DIR: &str = ".bootgen-staging";
@@ -57,13 +58,17 @@ pub fn interrupted(dir: &Path) -> bool {
     dir.join(COMMIT_RECORD).exists()
 }
 
-/// Finishes or undoes a write into `dir` that was interrupted (killed, power lost).
-pub fn recover(dir: &Path) -> Result<Recovery> {
+/// Finishes or undoes a write into `dir` that was interrupted (killed, power lost). Finishing
+/// moves only the files its commit record lists, each from a real file of the staging
+/// directory into a real directory of `dir`: a link on either way (other than a `tls/` that
+/// `links` allows) is refused, and the record and staging directory are left as they are.
+pub fn recover(dir: &Path, links: Links) -> Result<Recovery> {
     let staging = dir.join(STAGING_DIR);
     let record = dir.join(COMMIT_RECORD);
-    if record.exists() {
+    if fs::symlink_metadata(&record).is_ok() {
+        let listed = listed_files(&record)?;
         let mut placed = Vec::new();
-        place_tree(&staging, dir, "", &mut placed, &mut |_| {})?;
+        place_listed(&staging, dir, &listed, links, &mut placed, &mut |_| {})?;
         sync_dir(dir)?;
         remove_if_present(&record)?;
         remove_tree_if_present(&staging)?;
@@ -92,6 +97,7 @@ pub struct Pending<'a> {
 pub fn commit(
     dir: &Path,
     files: &[Pending<'_>],
+    links: Links,
     private_dirs: &dyn Fn(&str) -> bool,
     observe: &mut dyn FnMut(&WriteStep),
 ) -> Result<()> {
@@ -105,9 +111,15 @@ pub fn commit(
     }
 
     let mut placed = Vec::new();
-    place_tree(&staging, dir, "", &mut placed, &mut |relative| {
-        observe(&WriteStep::Place(relative.to_string()))
-    })?;
+    let listed: Vec<String> = files.iter().map(|f| f.relative.to_string()).collect();
+    place_listed(
+        &staging,
+        dir,
+        &listed,
+        links,
+        &mut placed,
+        &mut |relative| observe(&WriteStep::Place(relative.to_string())),
+    )?;
     for file in files {
         if let Some(parent) = Path::new(file.relative)
             .parent()
@@ -150,49 +162,147 @@ fn stage(
     sync_dir(dir)
 }
 
-/// Moves every file below `from` to the same relative path below `to`, creating directories.
-/// Files already moved (by an earlier, interrupted pass) are simply no longer in `from`.
-fn place_tree(
+/// The most a commit record may hold: bootgen lists a few hundred short names at most.
+const RECORD_LIMIT: u64 = 1024 * 1024;
+
+/// The files the commit record at `record` lists, one relative path a line. Anything bootgen
+/// does not write is refused, naming the record: a record that is no regular file, or too
+/// large, or a line that is not a path of plain names inside the directory.
+fn listed_files(record: &Path) -> Result<Vec<String>> {
+    let refuse = |reason: String| Error::UnsafePath {
+        path: record.display().to_string(),
+        reason,
+    };
+    let meta = fs::symlink_metadata(record).map_err(|e| Error::io("cannot read", record, e))?;
+    if !meta.is_file() {
+        return Err(refuse(
+            "it is not a regular file, so bootgen did not write it; remove it and the staging directory by hand".into(),
+        ));
+    }
+    if meta.len() > RECORD_LIMIT {
+        return Err(refuse(format!(
+            "it is {} bytes, more than a commit record of bootgen ever holds",
+            meta.len()
+        )));
+    }
+    let bytes = fs::read(record).map_err(|e| Error::io("cannot read", record, e))?;
+    let text = String::from_utf8(bytes)
+        .map_err(|_| refuse("it is not UTF-8, so bootgen did not write it".into()))?;
+    let mut listed = Vec::new();
+    for line in text.lines().filter(|line| !line.is_empty()) {
+        let plain = Path::new(line)
+            .components()
+            .all(|part| matches!(part, Component::Normal(_)));
+        if !plain {
+            return Err(refuse(format!(
+                "it lists `{line}`, which is not a path inside the directory"
+            )));
+        }
+        listed.push(line.to_string());
+    }
+    Ok(listed)
+}
+
+/// Moves each file of `listed` from below `from` to the same relative path below `to`,
+/// creating directories. A file no longer in `from` was moved by an earlier, interrupted pass.
+/// Nothing is moved through a link: the staged file and every directory on its way must be
+/// real ones, and so must every directory on the way to its target (but a `tls/` that `links`
+/// allows), else an error names the link.
+fn place_listed(
     from: &Path,
     to: &Path,
-    prefix: &str,
+    listed: &[String],
+    links: Links,
     placed: &mut Vec<String>,
     observe: &mut dyn FnMut(&str),
 ) -> Result<()> {
-    let entries = match fs::read_dir(from) {
-        Ok(entries) => entries,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
-        Err(e) => return Err(Error::io("cannot read", from, e)),
-    };
-    let mut names: Vec<_> = entries
-        .map(|entry| entry.map_err(|e| Error::io("cannot read", from, e)))
-        .collect::<Result<_>>()?;
-    names.sort_by_key(|entry| entry.file_name());
-    for entry in names {
-        let name = entry.file_name().to_string_lossy().into_owned();
-        let relative = if prefix.is_empty() {
-            name.clone()
-        } else {
-            format!("{prefix}/{name}")
-        };
-        let source = entry.path();
-        let target = to.join(&name);
-        let kind = entry
-            .file_type()
-            .map_err(|e| Error::io("cannot read", &source, e))?;
-        if kind.is_dir() {
-            if !target.is_dir() {
-                create_dir(&target, 0o755)?;
-            }
-            place_tree(&source, &target, &relative, placed, observe)?;
-        } else {
-            observe(&relative);
-            fs::rename(&source, &target)
-                .map_err(|e| Error::io("cannot move into place", &target, e))?;
-            placed.push(relative);
+    let mut checked = std::collections::BTreeSet::new();
+    for relative in listed {
+        let source = from.join(relative);
+        match real_file(from, relative)? {
+            Staged::Gone => continue,
+            Staged::File => {}
         }
+        let parts: Vec<_> = Path::new(relative).components().collect();
+        let mut prefix = PathBuf::new();
+        for part in parts.iter().take(parts.len().saturating_sub(1)) {
+            prefix.push(part);
+            if !checked.insert(prefix.clone()) {
+                continue;
+            }
+            let path = to.join(&prefix);
+            match fs::symlink_metadata(&path) {
+                Ok(meta) if meta.file_type().is_symlink() => {
+                    if links == Links::AllowTls && prefix == Path::new("tls") {
+                        continue;
+                    }
+                    return Err(through_link(&path));
+                }
+                Ok(meta) if meta.is_dir() => {}
+                Ok(_) => {
+                    return Err(Error::UnsafePath {
+                        path: path.display().to_string(),
+                        reason: "it is not a directory, and an interrupted write has files for it"
+                            .into(),
+                    })
+                }
+                Err(_) => create_dir(&path, 0o755)?,
+            }
+        }
+        let target = to.join(relative);
+        observe(relative);
+        fs::rename(&source, &target)
+            .map_err(|e| Error::io("cannot move into place", &target, e))?;
+        placed.push(relative.clone());
     }
     Ok(())
+}
+
+/// What the staging directory holds for one listed file.
+enum Staged {
+    /// A regular file, reached through real directories only.
+    File,
+    /// Nothing: an earlier pass moved it into place.
+    Gone,
+}
+
+/// Whether `relative` below the staging directory `from` is a regular file reached through no
+/// link (the staging directory itself included); an error names what is a link or no file.
+fn real_file(from: &Path, relative: &str) -> Result<Staged> {
+    let mut path = from.to_path_buf();
+    let parts: Vec<_> = Path::new(relative).components().collect();
+    for (i, part) in std::iter::once(None)
+        .chain(parts.iter().map(Some))
+        .enumerate()
+    {
+        if let Some(part) = part {
+            path.push(part);
+        }
+        let meta = match fs::symlink_metadata(&path) {
+            Ok(meta) => meta,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Staged::Gone),
+            Err(e) => return Err(Error::io("cannot read", &path, e)),
+        };
+        if meta.file_type().is_symlink() {
+            return Err(through_link(&path));
+        }
+        let last = i == parts.len();
+        if last && !meta.is_file() || !last && !meta.is_dir() {
+            return Err(Error::UnsafePath {
+                path: path.display().to_string(),
+                reason: "an interrupted write lists it, and it is not what bootgen stages".into(),
+            });
+        }
+    }
+    Ok(Staged::File)
+}
+
+/// The error for a link on the way of an interrupted write's file.
+fn through_link(path: &Path) -> Error {
+    Error::UnsafePath {
+        path: path.display().to_string(),
+        reason: "it is a link, and finishing an interrupted write moves nothing through a link; the write was left as it is".into(),
+    }
 }
 
 fn create_dir(path: &Path, mode: u32) -> Result<()> {
@@ -247,7 +357,7 @@ mod tests {
     fn commit_until(dir: &Path, files: &[Pending<'_>], stop: usize) -> bool {
         let mut seen = 0;
         std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            commit(dir, files, &|_| false, &mut |_| {
+            commit(dir, files, Links::Refuse, &|_| false, &mut |_| {
                 seen += 1;
                 if seen == stop {
                     // Stand-in for a kill: nothing after this point runs.
@@ -269,7 +379,7 @@ mod tests {
             fs::write(dir.join("mine"), "kept").unwrap();
             let finished = commit_until(dir, &pending(new), stop);
             let record = interrupted(dir);
-            let recovery = recover(dir).unwrap();
+            let recovery = recover(dir, Links::Refuse).unwrap();
             let read = |p: &str| fs::read_to_string(dir.join(p)).ok();
             let is_new = read("a").as_deref() == Some("new-a")
                 && read("sub/b").as_deref() == Some("new-b")
@@ -289,5 +399,99 @@ mod tests {
             }
             assert_eq!(is_old, stop <= 5, "stop {stop}");
         }
+    }
+
+    /// A directory with an interrupted write planted in it: staged files and a record listing
+    /// `record`.
+    fn planted(dir: &Path, staged: &[&str], record: &str) {
+        for relative in staged {
+            let path = dir.join(STAGING_DIR).join(relative);
+            fs::create_dir_all(path.parent().unwrap()).unwrap();
+            fs::write(path, "planted").unwrap();
+        }
+        fs::write(dir.join(COMMIT_RECORD), record).unwrap();
+    }
+
+    fn left_as_it_is(dir: &Path) -> bool {
+        dir.join(COMMIT_RECORD).exists() && dir.join(STAGING_DIR).is_dir()
+    }
+
+    #[test]
+    fn finishing_a_write_moves_nothing_through_a_linked_directory() {
+        let top = tempfile::tempdir().unwrap();
+        let (dir, outside) = (top.path().join("out"), top.path().join("outside"));
+        fs::create_dir_all(&outside).unwrap();
+        fs::create_dir_all(&dir).unwrap();
+        planted(&dir, &["auth/authorized_keys"], "auth/authorized_keys\n");
+        std::os::unix::fs::symlink("../outside", dir.join("auth")).unwrap();
+        let error = recover(&dir, Links::Refuse).unwrap_err().to_string();
+        assert!(error.contains("auth") && error.contains("link"), "{error}");
+        assert_eq!(fs::read_dir(&outside).unwrap().count(), 0);
+        assert!(left_as_it_is(&dir));
+        // A tls/ link is refused too, unless the caller allows it (it named the PKI).
+        let dir = top.path().join("out2");
+        fs::create_dir_all(&dir).unwrap();
+        planted(&dir, &["tls/ca.key"], "tls/ca.key\n");
+        std::os::unix::fs::symlink("../outside", dir.join("tls")).unwrap();
+        assert!(recover(&dir, Links::Refuse).is_err());
+        assert_eq!(fs::read_dir(&outside).unwrap().count(), 0);
+        let recovery = recover(&dir, Links::AllowTls).unwrap();
+        assert_eq!(recovery, Recovery::RolledForward(vec!["tls/ca.key".into()]));
+        assert!(outside.join("ca.key").is_file());
+    }
+
+    #[test]
+    fn finishing_a_write_moves_nothing_from_outside_the_staging_directory() {
+        let top = tempfile::tempdir().unwrap();
+        let (dir, elsewhere) = (top.path().join("out"), top.path().join("elsewhere"));
+        fs::create_dir_all(&dir).unwrap();
+        fs::create_dir_all(elsewhere.join("sub")).unwrap();
+        fs::write(elsewhere.join("secret"), "theirs").unwrap();
+        fs::write(elsewhere.join("sub/secret"), "theirs").unwrap();
+        fs::write(dir.join(COMMIT_RECORD), "secret\n").unwrap();
+        // The staging directory itself a link.
+        std::os::unix::fs::symlink(&elsewhere, dir.join(STAGING_DIR)).unwrap();
+        assert!(recover(&dir, Links::Refuse).is_err());
+        // A link inside it, to a directory and to a file.
+        fs::remove_file(dir.join(STAGING_DIR)).unwrap();
+        fs::create_dir_all(dir.join(STAGING_DIR)).unwrap();
+        std::os::unix::fs::symlink(elsewhere.join("sub"), dir.join(STAGING_DIR).join("sub"))
+            .unwrap();
+        fs::write(dir.join(COMMIT_RECORD), "sub/secret\n").unwrap();
+        assert!(recover(&dir, Links::Refuse).is_err());
+        std::os::unix::fs::symlink(
+            elsewhere.join("secret"),
+            dir.join(STAGING_DIR).join("secret"),
+        )
+        .unwrap();
+        fs::write(dir.join(COMMIT_RECORD), "secret\n").unwrap();
+        assert!(recover(&dir, Links::Refuse).is_err());
+        assert_eq!(
+            fs::read_to_string(elsewhere.join("secret")).unwrap(),
+            "theirs"
+        );
+        assert_eq!(
+            fs::read_to_string(elsewhere.join("sub/secret")).unwrap(),
+            "theirs"
+        );
+        assert!(!dir.join("secret").exists() && !dir.join("sub").exists());
+    }
+
+    #[test]
+    fn finishing_a_write_moves_only_what_its_record_lists_inside_the_directory() {
+        let top = tempfile::tempdir().unwrap();
+        let dir = top.path().join("out");
+        fs::create_dir_all(&dir).unwrap();
+        planted(&dir, &["a", "extra"], "a\n");
+        let recovery = recover(&dir, Links::Refuse).unwrap();
+        assert_eq!(recovery, Recovery::RolledForward(vec!["a".into()]));
+        assert!(dir.join("a").is_file() && !dir.join("extra").exists());
+        for record in ["../escape\n", "/etc/passwd\n", "a/../../b\n", "./a\n"] {
+            planted(&dir, &["a"], record);
+            let error = recover(&dir, Links::Refuse).unwrap_err().to_string();
+            assert!(error.contains(COMMIT_RECORD), "{record:?}: {error}");
+            assert!(left_as_it_is(&dir), "{record:?}");
+        }
+        assert!(!top.path().join("escape").exists() && !top.path().join("b").exists());
     }
 }

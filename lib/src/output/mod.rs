@@ -276,7 +276,7 @@ pub fn write_dir_observed(
             })
         }
         Ok(_) => {
-            recover(dir)?;
+            recover(dir, guards.links)?;
         }
         Err(_) => {}
     }
@@ -337,7 +337,7 @@ pub fn write_dir_observed(
         fs::set_permissions(dir, fs::Permissions::from_mode(0o755))
             .map_err(|e| Error::io("cannot set permissions on", dir, e))?;
     }
-    journal::commit(dir, &pending, &is_secret, observe)?;
+    journal::commit(dir, &pending, guards.links, &is_secret, observe)?;
     report.written = pending.iter().map(|p| p.relative.to_string()).collect();
     Ok(report)
 }

@@ -419,6 +419,39 @@ fn a_symlinked_output_is_written_through_and_keys_stay() {
     }
 }
 
+/// An interrupted write planted in a directory (staged files and a commit record, as anyone
+/// who can write there could leave) is never finished through a link: not by a run, not by
+/// `bootgen recover`. Nothing lands outside, and the run stops naming the link.
+#[test]
+fn an_interrupted_write_is_never_finished_through_a_link() {
+    use bootgen::output::{COMMIT_RECORD, STAGING_DIR};
+    let scratch = tempfile::tempdir().unwrap();
+    let (out, outside) = (scratch.path().join("out"), scratch.path().join("outside"));
+    std::fs::create_dir_all(out.join(STAGING_DIR).join("auth")).unwrap();
+    std::fs::create_dir_all(&outside).unwrap();
+    std::fs::write(
+        out.join(STAGING_DIR).join("auth/authorized_keys"),
+        "planted",
+    )
+    .unwrap();
+    std::fs::write(out.join(COMMIT_RECORD), "auth/authorized_keys\n").unwrap();
+    std::os::unix::fs::symlink("../outside", out.join("auth")).unwrap();
+    for run in [
+        bootgen(&out, &[]).output().unwrap(),
+        bootgen_conformance::bootgen!()
+            .arg("recover")
+            .arg(&out)
+            .output()
+            .unwrap(),
+    ] {
+        let said = String::from_utf8_lossy(&run.stderr);
+        assert_eq!(run.status.code(), Some(1), "{said}");
+        assert!(said.contains("auth") && said.contains("link"), "{said}");
+        assert_eq!(std::fs::read_dir(&outside).unwrap().count(), 0, "{said}");
+        assert!(out.join(COMMIT_RECORD).exists());
+    }
+}
+
 fn copy_tree(tree: &Tree, dir: &Path) {
     for (relative, (mode, _, bytes)) in tree {
         let path = dir.join(relative);
