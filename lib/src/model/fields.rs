@@ -196,19 +196,37 @@ pub fn check_proxy_url(url: &str) -> Result<(), String> {
     Ok(())
 }
 
-/// Hides `user:password@` in a URL before it goes into a message.
+/// Hides `user:password@` in a URL before it goes into a message: everything before its last
+/// `@` but the scheme, also when the scheme is missing or mistyped (`user:pw@host`,
+/// `http:/user:pw@host`), which are the URLs a message is about.
 pub fn redact_userinfo(url: &str) -> String {
-    match (url.find("://"), url.rfind('@')) {
-        (Some(scheme), Some(at)) if at > scheme => {
-            format!("{}://***@{}", &url[..scheme], &url[at + 1..])
-        }
-        _ => url.to_string(),
+    let Some(at) = url.rfind('@') else {
+        return url.to_string();
+    };
+    match url.find("://") {
+        Some(scheme) if scheme < at => format!("{}://***@{}", &url[..scheme], &url[at + 1..]),
+        _ => format!("***@{}", &url[at + 1..]),
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn user_info_is_hidden_whatever_the_scheme() {
+        for (url, shown) in [
+            ("http://u:pw@proxy:3128", "http://***@proxy:3128"),
+            ("socks5://u:pw@proxy:1080/", "socks5://***@proxy:1080/"),
+            ("u:pw@proxy.example.net:3128", "***@proxy.example.net:3128"),
+            ("http:/u:pw@proxy.example.net", "***@proxy.example.net"),
+            ("http://proxy:3128", "http://proxy:3128"),
+        ] {
+            assert_eq!(redact_userinfo(url), shown);
+            let error = check_proxy_url(url).err().unwrap_or_default();
+            assert!(!error.contains("pw"), "{error}");
+        }
+    }
 
     #[test]
     fn names_and_domains() {

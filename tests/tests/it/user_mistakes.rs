@@ -898,3 +898,25 @@ fn a_pointer_over_plain_http_to_a_config_with_keys_is_warned_of() {
     let said = pointer("http://192.0.2.1/plain.ign", &plain);
     assert!(!said.contains("plain text"), "{said}");
 }
+
+/// A proxy URL with a missing or mistyped scheme is refused without its password: the message
+/// shows the URL with everything before its `@` hidden.
+#[test]
+fn a_malformed_proxy_url_is_refused_without_its_password() {
+    let dir = tempfile::tempdir().unwrap();
+    for (field, url) in [
+        ("httpProxy", "user:ProxyPw7@proxy.example.net:3128"),
+        ("httpsProxy", "http:/user:ProxyPw7@proxy.example.net:3128"),
+    ] {
+        let config = write_config(
+            dir.path(),
+            &format!("{}proxy:\n  {field}: {url}\n", default_config()),
+        );
+        let output = generate(dir.path(), &["--install-config", config.to_str().unwrap()]);
+        let said = stderr(&output);
+        assert_eq!(output.status.code(), Some(1), "{said}");
+        assert!(said.contains(&format!("proxy.{field}")), "{said}");
+        assert!(said.contains("***@proxy.example.net"), "{said}");
+        assert!(!said.contains("ProxyPw7"), "{said}");
+    }
+}
