@@ -425,6 +425,9 @@ pub struct PointerArgs {
     /// The pointer config to write.
     #[arg(long, short = 'o', value_name = "OUT.ign")]
     pub output: PathBuf,
+    /// Replace OUT.ign when it exists (never IN.ign itself).
+    #[arg(long)]
+    pub force: bool,
 }
 
 /// `bootgen completions`.

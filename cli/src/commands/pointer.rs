@@ -9,6 +9,18 @@ use std::process::ExitCode;
 
 /// Runs `bootgen pointer`.
 pub fn run(args: PointerArgs) -> anyhow::Result<ExitCode> {
+    if crate::lock::same_file(&args.input, &args.output) {
+        anyhow::bail!(
+            "{} is the config the pointer points to: write the pointer to another file (-o)",
+            args.output.display()
+        );
+    }
+    if !args.force && std::fs::symlink_metadata(&args.output).is_ok() {
+        anyhow::bail!(
+            "{} already exists; use --force to replace it",
+            args.output.display()
+        );
+    }
     let (bytes, config) = load(&args.input)?;
     warn_plain_text(&args.url, &config);
     let ca = match &args.ca {
@@ -25,7 +37,13 @@ pub fn run(args: PointerArgs) -> anyhow::Result<ExitCode> {
         ca.as_ref().map(|(pem, name)| (pem.as_str(), name.as_str())),
     )?;
     let out = doc.to_bytes();
-    bootgen::output::write_atomic(&args.output, &out, 0o644)?;
+    // A URL with credentials makes the pointer a secret too.
+    let mode = if has_user_info(&args.url) {
+        0o600
+    } else {
+        0o644
+    };
+    bootgen::output::write_atomic(&args.output, &out, mode)?;
     crate::report::emit(
         format!(
             "wrote {}: replaces itself with {} ({} bytes, sha512 verified)",
@@ -55,9 +73,19 @@ fn warn_plain_text(url: &str, config: &IgnitionDoc) {
     let Some(first) = secrets.first() else {
         return;
     };
+    let url = bootgen::report::hide_secrets(url);
     warn(format!(
         "--url: {url} is fetched in plain text, and the config it serves holds {} secret file(s) ({first}{}): anyone on the network path can read them, for a bootstrap config every key of the cluster; serve it over https (--ca for a private CA)",
         secrets.len(),
         if secrets.len() > 1 { ", ..." } else { "" }
     ));
+}
+
+/// Whether `url` names a user (and maybe a password or token) before its host.
+fn has_user_info(url: &str) -> bool {
+    let after_scheme = url.split_once("://").map_or(url, |(_, rest)| rest);
+    after_scheme
+        .split(['/', '?', '#'])
+        .next()
+        .is_some_and(|authority| authority.contains('@'))
 }

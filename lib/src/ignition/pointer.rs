@@ -64,21 +64,31 @@ pub fn certificate_blocks(pem_text: &str, name: &str) -> Result<Vec<String>> {
 /// The pointer config: replace with `url`, verified by the SHA-512 of `target` (the exact
 /// bytes that will be served), trusting each certificate in `ca_pem` (named `ca_name` in errors).
 pub fn replace_pointer(url: &str, target: &[u8], ca: Option<(&str, &str)>) -> Result<IgnitionDoc> {
+    // The URL may carry credentials: messages show it with them hidden.
+    let shown = crate::report::hide_secrets(url);
     let scheme = url.split_once("://").map(|(s, _)| s.to_ascii_lowercase());
     if !scheme.as_deref().is_some_and(|s| SCHEMES.contains(&s)) {
         return Err(invalid(
             OptionField::PointerUrl,
             format!(
-                "`{url}` is not a URL Ignition 3.2.0 fetches configs from ({}://...)",
+                "`{shown}` is not a URL Ignition 3.2.0 fetches configs from ({}://...)",
                 SCHEMES.join("://, ")
             ),
         ));
     }
-    if url.chars().any(|c| c.is_whitespace() || c.is_control()) {
+    if let Some(c) = url.chars().find(|c| c.is_whitespace() || c.is_control()) {
+        let what = if c.is_control() && !c.is_whitespace() {
+            "a control character"
+        } else {
+            "whitespace"
+        };
         return Err(invalid(
             OptionField::PointerUrl,
-            format!("`{url}` contains whitespace"),
+            format!("`{shown}` contains {what}"),
         ));
+    }
+    if let Err(why) = check_url_shape(url) {
+        return Err(invalid(OptionField::PointerUrl, format!("`{shown}` {why}")));
     }
     let mut config = spec::Config::default();
     config.ignition.config = Some(spec::IgnitionConfig {
@@ -108,6 +118,47 @@ pub fn replace_pointer(url: &str, target: &[u8], ca: Option<(&str, &str)>) -> Re
     super::to_doc(&config)
 }
 
+/// Whether `url` (a scheme Ignition fetches from, checked before) has a host and parses as a
+/// URL does for Ignition: a node given one without either can never fetch its config.
+fn check_url_shape(url: &str) -> std::result::Result<(), String> {
+    if let Some(at) = url.find('%') {
+        let mut rest = &url[at..];
+        while let Some(i) = rest.find('%') {
+            let digits = rest.get(i + 1..i + 3).unwrap_or_default();
+            if digits.len() != 2 || !digits.bytes().all(|b| b.is_ascii_hexdigit()) {
+                return Err("has a `%` that is not followed by two hexadecimal digits".into());
+            }
+            rest = &rest[i + 3..];
+        }
+    }
+    let after_scheme = url.split_once("://").map_or(url, |(_, rest)| rest);
+    let authority = after_scheme
+        .split(['/', '?', '#'])
+        .next()
+        .unwrap_or_default();
+    let host_port = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
+    let port = if let Some(v6) = host_port.strip_prefix('[') {
+        let Some((address, port)) = v6.split_once(']') else {
+            return Err("has an IPv6 address without its closing `]`".into());
+        };
+        if address.parse::<std::net::Ipv6Addr>().is_err() {
+            return Err(format!("has `[{address}]`, which is no IPv6 address"));
+        }
+        port
+    } else {
+        let host = host_port.split(':').next().unwrap_or_default();
+        if host.is_empty() {
+            return Err("has no host".into());
+        }
+        &host_port[host.len()..]
+    };
+    match port.strip_prefix(':') {
+        None if port.is_empty() => Ok(()),
+        Some(digits) if digits.parse::<u16>().is_ok() => Ok(()),
+        _ => Err(format!("has `{port}` where a port goes")),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -129,6 +180,35 @@ mod tests {
     #[test]
     fn refuses_bad_urls_and_cas() {
         assert!(replace_pointer("file:///x", b"{}", None).is_err());
+        for bad in [
+            "https://",
+            "https:///bootstrap.ign",
+            "https://[::1/bootstrap.ign",
+            "https://[nope]/b.ign",
+            "https://files%zz.example.com/b.ign",
+            "https://files.example.com/b%2.ign",
+            "https://files.example.com:port/b.ign",
+            "https://u:pw@/b.ign",
+        ] {
+            let err = replace_pointer(bad, b"{}", None).unwrap_err().to_string();
+            assert!(err.contains("pointer URL"), "{bad}: {err}");
+        }
+        for good in [
+            "https://files.example.com/b.ign",
+            "https://files.example.com:8443/b%20c.ign?x=1",
+            "https://[2001:db8::1]:8443/b.ign",
+            "https://u:pw@files.example.com/b.ign",
+            "s3://bucket/key/b.ign",
+            "tftp://192.0.2.1/b.ign",
+        ] {
+            assert!(replace_pointer(good, b"{}", None).is_ok(), "{good}");
+        }
+        // Credentials in a refused URL are not shown.
+        let err = replace_pointer("https://user:S3cret@[::1/b", b"{}", None).unwrap_err();
+        assert!(!err.to_string().contains("S3cret"), "{err}");
+        let err = replace_pointer("https://user:S3cret@h/\u{1b}[31m", b"{}", None).unwrap_err();
+        assert!(err.to_string().contains("control character"), "{err}");
+        assert!(!err.to_string().contains("S3cret"), "{err}");
         assert!(replace_pointer("bootstrap.ign", b"{}", None).is_err());
         assert!(replace_pointer("https://h/x", b"{}", Some(("nope", "ca.pem"))).is_err());
         let key = "-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n";

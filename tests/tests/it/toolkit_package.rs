@@ -221,7 +221,7 @@ fn pointer_config_is_valid_verified_and_trusts_the_ca() {
     assert_eq!(pem, std::fs::read(&ca).unwrap());
     // Without a CA; and refusals.
     ok(bootgen()
-        .args(["pointer", "--url", "s3://bucket/bootstrap.ign"])
+        .args(["pointer", "--force", "--url", "s3://bucket/bootstrap.ign"])
         .arg(&target)
         .arg("-o")
         .arg(&pointer));
@@ -234,7 +234,8 @@ fn pointer_config_is_valid_verified_and_trusts_the_ca() {
         ),
     ] {
         let mut cmd = bootgen();
-        cmd.args(["pointer", "--url", url]);
+        // --force: the URL or CA is what must be refused, not the pointer already there.
+        cmd.args(["pointer", "--force", "--url", url]);
         if let Some(ca) = ca {
             cmd.arg("--ca").arg(ca);
         }

@@ -4,6 +4,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use bootgen_conformance::IgnitionView;
+use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -876,7 +877,7 @@ fn a_pointer_over_plain_http_to_a_config_with_keys_is_warned_of() {
     assert!(generate(dir.path(), &[]).status.success());
     let pointer = |url: &str, target: &Path| {
         let output = bootgen()
-            .args(["pointer", "--url", url])
+            .args(["pointer", "--force", "--url", url])
             .arg(target)
             .arg("-o")
             .arg(dir.path().join("pointer.ign"))
@@ -897,6 +898,67 @@ fn a_pointer_over_plain_http_to_a_config_with_keys_is_warned_of() {
     let plain = bootgen_conformance::repo().join("fixtures/ign/valid/spec-3.4.ign");
     let said = pointer("http://192.0.2.1/plain.ign", &plain);
     assert!(!said.contains("plain text"), "{said}");
+    // A URL's credentials stay out of the warning, and make the pointer private.
+    let said = pointer("http://user:PointerPw9@192.0.2.1/bootstrap.ign", &bootstrap);
+    assert!(
+        said.contains("plain text") && !said.contains("PointerPw9"),
+        "{said}"
+    );
+    let mode = |path: &Path| std::fs::metadata(path).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode(&dir.path().join("pointer.ign")), 0o600);
+    pointer("https://192.0.2.1/bootstrap.ign", &bootstrap);
+    assert_eq!(mode(&dir.path().join("pointer.ign")), 0o644);
+}
+
+/// `bootgen pointer` writes over no file without --force, and never over the config it points
+/// to; a URL a node could never fetch is refused, naming --url.
+#[test]
+fn a_pointer_replaces_nothing_unasked_and_needs_a_url_that_parses() {
+    let dir = tempfile::tempdir().unwrap();
+    assert!(generate(dir.path(), &[]).status.success());
+    let bootstrap = dir.path().join("out/bootstrap.ign");
+    let before = std::fs::read(&bootstrap).unwrap();
+    let notes = dir.path().join("notes.txt");
+    std::fs::write(&notes, "my notes").unwrap();
+    let run = |url: &str, output: &Path, force: bool| {
+        let mut cmd = bootgen();
+        cmd.args(["pointer", "--url", url]);
+        if force {
+            cmd.arg("--force");
+        }
+        cmd.arg(&bootstrap).arg("-o").arg(output).output().unwrap()
+    };
+    let url = "https://files.example.com/bootstrap.ign";
+    let refused = run(url, &notes, false);
+    assert_eq!(refused.status.code(), Some(1));
+    assert!(stderr(&refused).contains("--force"), "{}", stderr(&refused));
+    assert_eq!(std::fs::read_to_string(&notes).unwrap(), "my notes");
+    for force in [false, true] {
+        let refused = run(url, &bootstrap, force);
+        assert_eq!(refused.status.code(), Some(1));
+        assert!(
+            stderr(&refused).contains("points to"),
+            "{}",
+            stderr(&refused)
+        );
+    }
+    assert_eq!(std::fs::read(&bootstrap).unwrap(), before);
+    assert!(run(url, &notes, true).status.success());
+    let pointer = dir.path().join("pointer.ign");
+    for bad in [
+        "https://",
+        "https://[::1/bootstrap.ign",
+        "https://files%zz.example.com/b.ign",
+    ] {
+        let refused = run(bad, &pointer, false);
+        assert_eq!(refused.status.code(), Some(1), "{bad}");
+        assert!(
+            stderr(&refused).contains("--url"),
+            "{bad}: {}",
+            stderr(&refused)
+        );
+        assert!(!pointer.exists(), "{bad}");
+    }
 }
 
 /// A proxy URL with a missing or mistyped scheme is refused without its password: the message
