@@ -14,7 +14,9 @@ pub struct UserManifest {
 }
 
 /// Reads every file under `dir`, sorted by relative path. Each must parse as YAML (JSON is
-/// YAML); hidden files (`.git`, editor swap files) are skipped.
+/// YAML); hidden files (`.git`, editor swap files) are skipped. A link to a file is read; a
+/// link to a directory or to nothing, a pipe or a device, or a name that is not UTF-8, is
+/// refused naming it.
 pub fn read_manifest_dir(dir: &Path, option: OptionField) -> Result<Vec<UserManifest>> {
     let meta = std::fs::metadata(dir).map_err(|e| Error::io("cannot read", dir, e))?;
     if !meta.is_dir() {
@@ -39,18 +41,43 @@ pub fn read_manifest_dir(dir: &Path, option: OptionField) -> Result<Vec<UserMani
                 .unwrap_or_else(|| std::io::Error::other("directory loop"));
             Error::io("cannot read", path, source)
         })?;
-        if !entry.file_type().is_file() {
+        let path = entry.path();
+        if entry.file_type().is_dir() {
             continue;
         }
-        let path = entry.path();
-        let contents = std::fs::read(path).map_err(|e| Error::io("cannot read", path, e))?;
+        // A link to a file is read, as a manifest kept elsewhere (a shared repository); a
+        // directory is not walked through a link, and anything else is no manifest.
+        let target = std::fs::metadata(path);
+        if !target.as_ref().is_ok_and(std::fs::Metadata::is_file) {
+            let what = match &target {
+                Ok(meta) if meta.is_dir() => "a link to a directory, which bootgen does not walk through; copy its files in or name that directory",
+                Ok(_) => "not a regular file (a pipe, socket or device)",
+                Err(_) => "a link to nothing",
+            };
+            return Err(Error::InvalidOption {
+                option,
+                message: format!("{} is {what}", path.display()),
+            });
+        }
+        let contents = crate::config::read_at_most(path, crate::config::MANIFEST_LIMIT)?;
         check_parses(path, &contents)?;
         let relative = path
             .strip_prefix(dir)
             .unwrap_or(path)
             .components()
-            .map(|c| c.as_os_str().to_string_lossy().into_owned())
-            .collect::<Vec<_>>()
+            .map(|c| {
+                c.as_os_str()
+                    .to_str()
+                    .map(str::to_string)
+                    .ok_or_else(|| Error::InvalidOption {
+                        option,
+                        message: format!(
+                            "{}: its name is not UTF-8, and a file of the node's is named in UTF-8",
+                            path.display()
+                        ),
+                    })
+            })
+            .collect::<Result<Vec<_>>>()?
             .join("/");
         out.push(UserManifest { relative, contents });
     }

@@ -1,6 +1,7 @@
 //! Loading `install-config.yaml`: the document as the user wrote it. A key bootgen does not
 //! know is refused with its line and, for a typo, the key that was meant.
 
+mod bounded;
 mod control_chars;
 mod deprecated;
 pub(crate) mod depth;
@@ -8,6 +9,7 @@ mod known_keys;
 mod locate;
 mod types;
 
+pub use bounded::{read_at_most, INSTALL_CONFIG_LIMIT, MANIFEST_LIMIT};
 pub use known_keys::nearest;
 pub use locate::{line_of, parse_dotted, Step};
 pub use types::*;
@@ -118,7 +120,15 @@ pub(crate) fn display_path(dotted: &str) -> String {
 
 /// Reads and parses an install-config file.
 pub fn load(path: &Path) -> Result<LoadedConfig> {
-    let text = std::fs::read_to_string(path).map_err(|e| Error::io("cannot read", path, e))?;
+    let bytes = read_at_most(path, INSTALL_CONFIG_LIMIT)?;
+    let text = String::from_utf8(bytes).map_err(|e| {
+        let valid = &e.as_bytes()[..e.utf8_error().valid_up_to()];
+        Error::Parse {
+            file: path.display().to_string(),
+            line: Some(valid.iter().filter(|b| **b == b'\n').count() + 1),
+            message: "is not UTF-8 text, as YAML must be".into(),
+        }
+    })?;
     parse(&text, &path.display().to_string())
 }
 

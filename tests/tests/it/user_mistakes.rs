@@ -982,3 +982,81 @@ fn a_malformed_proxy_url_is_refused_without_its_password() {
         assert!(!said.contains("ProxyPw7"), "{said}");
     }
 }
+
+/// A manifest kept elsewhere and linked into --manifests-dir goes into the config under the
+/// link's name. What is no manifest (a link to nothing or to a directory, a pipe, a name that is
+/// not UTF-8) is refused naming it, where it used to be skipped without a word.
+#[test]
+fn linked_manifests_are_read_and_what_is_no_manifest_is_named() {
+    use std::os::unix::ffi::OsStrExt;
+    let scratch = tempfile::tempdir().unwrap();
+    let (repo, manifests) = (scratch.path().join("repo"), scratch.path().join("man"));
+    std::fs::create_dir_all(&repo).unwrap();
+    std::fs::create_dir_all(&manifests).unwrap();
+    std::fs::write(
+        repo.join("mine.yaml"),
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: mine\n  namespace: default\ndata:\n  a: b\n",
+    )
+    .unwrap();
+    std::os::unix::fs::symlink("../repo/mine.yaml", manifests.join("linked.yaml")).unwrap();
+    let dir = manifests.to_str().unwrap();
+    let run = generate(scratch.path(), &["--manifests-dir", dir]);
+    assert!(run.status.success(), "{}", stderr(&run));
+    let view = IgnitionView::load(&scratch.path().join("out/bootstrap.ign")).unwrap();
+    assert!(file_text(&view, "/opt/openshift/manifests/linked.yaml").contains("name: mine"));
+
+    let fifo = manifests.join("pipe.yaml");
+    let bad_name = manifests.join(std::ffi::OsStr::from_bytes(b"odd\xff.yaml"));
+    for (what, target) in [
+        ("link to nothing", "../repo/gone.yaml"),
+        ("link to a directory", "../repo"),
+    ] {
+        let path = manifests.join("bad.yaml");
+        std::os::unix::fs::symlink(target, &path).unwrap();
+        let refused = generate(scratch.path(), &["--manifests-dir", dir, "--force"]);
+        let text = stderr(&refused);
+        assert_eq!(refused.status.code(), Some(1), "{what}: {text}");
+        assert!(
+            text.contains("--manifests-dir") && text.contains("bad.yaml"),
+            "{what}: {text}"
+        );
+        std::fs::remove_file(&path).unwrap();
+    }
+    let made = Command::new("mkfifo").arg(&fifo).status().unwrap();
+    assert!(made.success());
+    let refused = generate(scratch.path(), &["--manifests-dir", dir, "--force"]);
+    assert!(
+        stderr(&refused).contains("pipe.yaml"),
+        "{}",
+        stderr(&refused)
+    );
+    std::fs::remove_file(&fifo).unwrap();
+    std::fs::write(
+        &bad_name,
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: odd\n",
+    )
+    .unwrap();
+    let refused = generate(scratch.path(), &["--manifests-dir", dir, "--force"]);
+    assert_eq!(refused.status.code(), Some(1));
+    assert!(
+        stderr(&refused).contains("not UTF-8"),
+        "{}",
+        stderr(&refused)
+    );
+}
+
+/// An install-config that never ends, or is not UTF-8, is refused naming it (and the line), not
+/// read into all the memory there is.
+#[test]
+fn an_endless_or_binary_install_config_is_refused_naming_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let endless = generate(dir.path(), &["--install-config", "/dev/zero"]);
+    assert_eq!(endless.status.code(), Some(1));
+    assert!(stderr(&endless).contains("/dev/zero"), "{}", stderr(&endless));
+    let binary = dir.path().join("binary.yaml");
+    std::fs::write(&binary, b"apiVersion: v1\nmetadata:\n  name: x\xff\n").unwrap();
+    let refused = generate(dir.path(), &["--install-config", binary.to_str().unwrap()]);
+    assert_eq!(refused.status.code(), Some(1));
+    assert!(stderr(&refused).contains("binary.yaml:3"), "{}", stderr(&refused));
+    assert!(!dir.path().join("out").exists());
+}
