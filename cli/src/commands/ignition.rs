@@ -177,6 +177,10 @@ pub fn run(args: IgnitionArgs) -> anyhow::Result<ExitCode> {
         _ => None,
     };
     finish_interrupted_write(&args.output, links)?;
+    // What packing would refuse is refused before anything is written, not after.
+    if let Some(package) = &args.package {
+        output::check_package(&args.output, package)?;
+    }
     let local = std::path::Path::new(LOCAL_INSTALL_CONFIG);
     let loaded = match &args.install_config {
         Some(path) => config::load(path)?,

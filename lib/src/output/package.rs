@@ -44,6 +44,40 @@ fn is_scratch(name: &str) -> bool {
 /// generation writes is packed: anything else there (a file dropped in, a hard link to a file
 /// elsewhere) is refused by name rather than shipped to wherever the tarball goes.
 pub fn collect(dir: &Path, exclude: Option<&Path>) -> Result<Vec<PackageEntry>> {
+    walk(dir, exclude, true)
+}
+
+/// What [`write_package`] of `dir` into `out` would refuse, found before anything is written
+/// (`bootgen ignition --package` asks before it writes the output directory): a destination
+/// whose directory is missing, or that is a directory; in `dir` (when it exists), a file
+/// bootgen does not write, a link or a special file. No file is read.
+pub fn check_package(dir: &Path, out: &Path) -> Result<()> {
+    let parent = out
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    if !parent.is_dir() {
+        return Err(Error::io(
+            "cannot write",
+            out,
+            std::io::Error::new(std::io::ErrorKind::NotFound, "its directory does not exist"),
+        ));
+    }
+    if out.is_dir() {
+        return Err(Error::io(
+            "cannot write",
+            out,
+            std::io::Error::new(std::io::ErrorKind::IsADirectory, "it is a directory"),
+        ));
+    }
+    if dir.is_dir() {
+        walk(dir, Some(out), false)?;
+    }
+    Ok(())
+}
+
+/// The entries of `dir` (their contents read when `read`), or the error [`collect`] gives.
+fn walk(dir: &Path, exclude: Option<&Path>, read: bool) -> Result<Vec<PackageEntry>> {
     let exclude = exclude.and_then(|p| absolute(p).ok());
     let mut entries = Vec::new();
     let mut foreign = Vec::new();
@@ -98,8 +132,12 @@ pub fn collect(dir: &Path, exclude: Option<&Path>) -> Result<Vec<PackageEntry>> 
                 contents: None,
             });
         } else if file_type.is_file() {
-            let bytes = std::fs::read(entry.path())
-                .map_err(|e| Error::io("cannot read", entry.path(), e))?;
+            let bytes = if read {
+                std::fs::read(entry.path())
+                    .map_err(|e| Error::io("cannot read", entry.path(), e))?
+            } else {
+                Vec::new()
+            };
             entries.push(PackageEntry {
                 path,
                 mode,

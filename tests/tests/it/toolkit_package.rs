@@ -277,3 +277,49 @@ fn completions_and_man_pages_come_from_the_cli_definition() {
         }
     }
 }
+
+/// What `--package` would refuse (a destination in no directory, a file in the output directory
+/// that bootgen does not write) is refused before the output is written, so the corrected
+/// command is not then refused for the output it left.
+#[test]
+fn ignition_package_refuses_before_it_writes_anything() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let run = |package: &Path| {
+        bootgen()
+            .args(["ignition", "--key-algorithm", "ecdsa-p256", "-o"])
+            .arg(&out)
+            .arg("--package")
+            .arg(package)
+            .output()
+            .unwrap()
+    };
+    let refused = run(&dir.path().join("missing/cluster.tar.gz"));
+    let said = String::from_utf8_lossy(&refused.stderr);
+    assert_eq!(refused.status.code(), Some(1), "{said}");
+    assert!(said.contains("missing/cluster.tar.gz"), "{said}");
+    assert!(!out.exists(), "the output was written: {said}");
+
+    std::fs::create_dir(&out).unwrap();
+    std::fs::write(out.join("NOTES.txt"), "mine").unwrap();
+    let refused = run(&dir.path().join("cluster.tar.gz"));
+    let said = String::from_utf8_lossy(&refused.stderr);
+    assert_eq!(refused.status.code(), Some(1), "{said}");
+    assert!(said.contains("NOTES.txt"), "{said}");
+    // Only the note (and the run's lock, a hidden file) is there.
+    let left: Vec<String> = std::fs::read_dir(&out)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|name| !name.starts_with('.'))
+        .collect();
+    assert_eq!(left, ["NOTES.txt"], "the output was written: {said}");
+
+    std::fs::remove_file(out.join("NOTES.txt")).unwrap();
+    let packed = run(&dir.path().join("cluster.tar.gz"));
+    assert!(
+        packed.status.success(),
+        "{}",
+        String::from_utf8_lossy(&packed.stderr)
+    );
+    assert!(dir.path().join("cluster.tar.gz").is_file());
+}
