@@ -49,6 +49,36 @@ fn usage_error_code(command: Option<&str>) -> u8 {
     }
 }
 
+/// Prints clap's error for the process arguments. An argument holding a control character
+/// (an escape sequence pasted or planted in a value) would reach the terminal raw in clap's
+/// message, or be stripped from it when the output is not a terminal: the arguments are parsed
+/// again with each such character written as a visible escape (`\x1b`), and that error, which
+/// names the same mistake, is printed instead.
+fn print_usage_error(error: &clap::Error) {
+    let arguments: Vec<String> = std::env::args_os()
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
+    if !arguments
+        .iter()
+        .any(|a| a.chars().any(bootgen::report::is_terminal_unsafe))
+    {
+        let _ = error.print();
+        return;
+    }
+    let shown = arguments
+        .iter()
+        .map(|a| bootgen::report::terminal_safe(a).into_owned());
+    match args::Cli::try_parse_from(shown) {
+        Err(again) if again.use_stderr() => {
+            let _ = again.print();
+        }
+        _ => eprint!(
+            "{}",
+            bootgen::report::terminal_safe(&error.render().to_string())
+        ),
+    }
+}
+
 /// Runs the CLI with the process arguments and returns the exit code.
 pub fn main_entry() -> ExitCode {
     let cli = match args::Cli::try_parse() {
@@ -59,13 +89,13 @@ pub fn main_entry() -> ExitCode {
             return ExitCode::SUCCESS;
         }
         Err(e) => {
-            let code = if e.use_stderr() {
-                usage_error_code(std::env::args().nth(1).as_deref())
-            } else {
-                0
-            };
-            let _ = e.print();
-            return ExitCode::from(code);
+            let command = std::env::args_os().nth(1);
+            if !e.use_stderr() {
+                let _ = e.print();
+                return ExitCode::SUCCESS;
+            }
+            print_usage_error(&e);
+            return ExitCode::from(usage_error_code(command.as_ref().and_then(|c| c.to_str())));
         }
     };
     match commands::run(cli) {

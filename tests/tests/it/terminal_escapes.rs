@@ -208,3 +208,23 @@ fn errors_and_warnings_quoting_a_hostile_value_are_escaped() {
     assert_ne!(output.status.code(), Some(0), "{output:?}");
     assert_safe("inspect error", &output, &["missing\\x1b]0;pwned\\x07.ign"]);
 }
+
+/// A hostile command-line value that the argument parser refuses (a bad host name, an unknown
+/// option) is named in its error with visible escapes: neither obeyed nor silently dropped.
+#[test]
+fn argument_errors_quoting_a_hostile_value_are_escaped() {
+    let dir = tempfile::tempdir().unwrap();
+    let host = format!("--add-host=192.0.2.1=mirror{TITLE}.lab");
+    let output = run(&["ignition", "-o", "out", &host], dir.path());
+    assert_eq!(output.status.code(), Some(1), "{output:?}");
+    assert_safe(
+        "--add-host error",
+        &output,
+        &["mirror\\x1b]0;pwned\\x07.lab"],
+    );
+    let option = format!("--bogus{CLEAR}");
+    let output = run(&["ignition", &option], dir.path());
+    assert_eq!(output.status.code(), Some(1), "{output:?}");
+    assert_safe("unknown option error", &output, &["--bogus\\x1b[2J"]);
+    assert!(!dir.path().join("out").exists());
+}
