@@ -22,8 +22,17 @@ const TEXT_OUTPUTS: [&str; 2] = ["metadata.json", "auth/kubeconfig"];
 fn compare_configs(old: &Path, new: &Path) -> anyhow::Result<ConfigDiff> {
     let (old_bytes, old_name) = read_path(old)?;
     let (new_bytes, new_name) = read_path(new)?;
-    let old_split = SplitDoc::parse_checked(&old_bytes, &old_name, |_| false)?;
-    let new_split = SplitDoc::parse_checked(&new_bytes, &new_name, |_| false)?;
+    compare_config_bytes((&old_bytes, &old_name, old), (&new_bytes, &new_name, new))
+}
+
+/// [`compare_configs`] of bytes already read: each side's bytes, the name its errors give and
+/// the path its changes are said of.
+fn compare_config_bytes(
+    (old_bytes, old_name, old): (&[u8], &str, &Path),
+    (new_bytes, new_name, new): (&[u8], &str, &Path),
+) -> anyhow::Result<ConfigDiff> {
+    let old_split = SplitDoc::parse_checked(old_bytes, old_name, |_| false)?;
+    let new_split = SplitDoc::parse_checked(new_bytes, new_name, |_| false)?;
     Ok(diff_split(
         &old_split,
         &new_split,
@@ -32,22 +41,22 @@ fn compare_configs(old: &Path, new: &Path) -> anyhow::Result<ConfigDiff> {
     )?)
 }
 
-/// A file's bytes; JSON pretty-printed so that a diff shows the field that changed.
-fn read_optional(path: &Path) -> anyhow::Result<Option<Vec<u8>>> {
-    match std::fs::read(path) {
-        Ok(bytes) => Ok(Some(
-            serde_json::from_slice::<serde_json::Value>(&bytes)
-                .ok()
-                .filter(|_| path.extension().is_some_and(|e| e == "json"))
-                .and_then(|v| serde_json::to_vec_pretty(&v).ok())
-                .map_or(bytes, |mut pretty| {
-                    pretty.push(b'\n');
-                    pretty
-                }),
-        )),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(bootgen::Error::io("cannot read", path, e).into()),
-    }
+/// The bytes of `relative` in the output directory `dir`, read through no link (a link would
+/// show a file from elsewhere); JSON pretty-printed so that a diff shows the field that changed.
+fn read_optional(dir: &Path, relative: &str) -> anyhow::Result<Option<Vec<u8>>> {
+    let Some(bytes) = bootgen::output::read_in_dir(dir, relative)? else {
+        return Ok(None);
+    };
+    Ok(Some(
+        serde_json::from_slice::<serde_json::Value>(&bytes)
+            .ok()
+            .filter(|_| relative.ends_with(".json"))
+            .and_then(|v| serde_json::to_vec_pretty(&v).ok())
+            .map_or(bytes, |mut pretty| {
+                pretty.push(b'\n');
+                pretty
+            }),
+    ))
 }
 
 /// Every output of two directories: the three configs semantically, then the text outputs.
@@ -61,22 +70,24 @@ fn compare_dirs(old: &Path, new: &Path) -> anyhow::Result<Vec<ConfigDiff>> {
         .into_iter()
         .chain([bootgen::LIVE_ISO_CONFIG]);
     for name in names {
+        let read = |dir: &Path| bootgen::output::read_in_dir(dir, name);
         let (a, b) = (old.join(name), new.join(name));
-        diffs.push(match (a.exists(), b.exists()) {
-            (true, true) => compare_configs(&a, &b)?,
-            (false, false) => continue,
+        diffs.push(match (read(old)?, read(new)?) {
+            (Some(x), Some(y)) => compare_config_bytes(
+                (&x, &a.display().to_string(), &a),
+                (&y, &b.display().to_string(), &b),
+            )?,
+            (None, None) => continue,
             // A config only one side has: added or removed as a whole.
             (had, _) => {
+                let had = had.is_some();
                 let (x, y) = (had.then_some(&b""[..]), (!had).then_some(&b""[..]));
                 diff_file(x, y, &old_name, &new_name, name)
             }
         });
     }
     for name in TEXT_OUTPUTS {
-        let (a, b) = (
-            read_optional(&old.join(name))?,
-            read_optional(&new.join(name))?,
-        );
+        let (a, b) = (read_optional(old, name)?, read_optional(new, name)?);
         diffs.push(diff_file(
             a.as_deref(),
             b.as_deref(),

@@ -60,7 +60,7 @@ fn redactions_with(dir: &Path, certs: &crate::report::CertCollector) -> Result<R
         redactions.add(&crate::pki::rfc3339(cert.not_before), "<not-before>");
         redactions.add(&crate::pki::rfc3339(cert.not_after), "<not-after>");
     }
-    if let Some(text) = read_optional(&dir.join("metadata.json"))? {
+    if let Some(text) = read_optional(dir, "metadata.json")? {
         let metadata: serde_json::Value =
             serde_json::from_str(&text).map_err(|e| Error::Parse {
                 file: dir.join("metadata.json").display().to_string(),
@@ -73,10 +73,10 @@ fn redactions_with(dir: &Path, certs: &crate::report::CertCollector) -> Result<R
             }
         }
     }
-    if let Some(password) = read_optional(&dir.join("auth/kubeadmin-password"))? {
+    if let Some(password) = read_optional(dir, "auth/kubeadmin-password")? {
         redactions.add(&password, "<kubeadmin-password>");
     }
-    if let Some(line) = read_optional(&dir.join("auth/bootstrap-ssh-key.pub"))? {
+    if let Some(line) = read_optional(dir, "auth/bootstrap-ssh-key.pub")? {
         // The key itself; its type and comment stay readable.
         if let Some(blob) = line.split_whitespace().nth(1) {
             redactions.add(blob, "<bootstrap-ssh-key>");
@@ -85,12 +85,10 @@ fn redactions_with(dir: &Path, certs: &crate::report::CertCollector) -> Result<R
     Ok(redactions)
 }
 
-fn read_optional(path: &Path) -> Result<Option<String>> {
-    match std::fs::read(path) {
-        Ok(bytes) => Ok(Some(String::from_utf8_lossy(&bytes).into_owned())),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(Error::io("cannot read", path, e)),
-    }
+/// The text of `relative` in the output directory `dir`, read through no link.
+fn read_optional(dir: &Path, relative: &str) -> Result<Option<String>> {
+    Ok(crate::output::read_in_dir(dir, relative)?
+        .map(|bytes| String::from_utf8_lossy(&bytes).into_owned()))
 }
 
 /// The golden view of one config.
@@ -155,7 +153,7 @@ pub fn view_dir(dir: &Path) -> Result<String> {
         }
     }
     let _ = writeln!(out, "\n######## metadata.json");
-    match read_optional(&dir.join("metadata.json"))? {
+    match read_optional(dir, "metadata.json")? {
         Some(text) => {
             let value: serde_json::Value = serde_json::from_str(&text).unwrap_or_default();
             let pretty = serde_json::to_string_pretty(&value).unwrap_or(text);
@@ -164,18 +162,25 @@ pub fn view_dir(dir: &Path) -> Result<String> {
         }
         None => out.push_str("(absent)\n"),
     }
-    auth(&mut out, &dir.join("auth"), &redactions)?;
+    auth(&mut out, dir, &redactions)?;
     Ok(visible(out))
 }
 
-/// `auth/`: each file with its mode; secrets as markers, the kubeconfig summarized.
-fn auth(out: &mut String, dir: &Path, redactions: &Redactions) -> Result<()> {
+/// `auth/` of the output directory `top`: each file with its mode; secrets as markers, the
+/// kubeconfig summarized. Nothing is read through a link: `auth/` or a file in it that is one
+/// is refused, naming it.
+fn auth(out: &mut String, top: &Path, redactions: &Redactions) -> Result<()> {
     let _ = writeln!(out, "\n######## auth/");
+    let dir = top.join("auth");
+    if std::fs::symlink_metadata(&dir).is_ok_and(|m| m.file_type().is_symlink()) {
+        // Refused as a link, by the reader every other name goes through.
+        crate::output::read_in_dir(top, "auth/kubeconfig")?;
+    }
     let mut names = Vec::new();
-    match std::fs::read_dir(dir) {
+    match std::fs::read_dir(&dir) {
         Ok(entries) => {
             for entry in entries {
-                let entry = entry.map_err(|e| Error::io("cannot read", dir, e))?;
+                let entry = entry.map_err(|e| Error::io("cannot read", &dir, e))?;
                 names.push(entry.file_name().to_string_lossy().into_owned());
             }
         }
@@ -183,19 +188,21 @@ fn auth(out: &mut String, dir: &Path, redactions: &Redactions) -> Result<()> {
             out.push_str("(absent)\n");
             return Ok(());
         }
-        Err(e) => return Err(Error::io("cannot read", dir, e)),
+        Err(e) => return Err(Error::io("cannot read", &dir, e)),
     }
     names.sort();
     for name in names {
         use std::os::unix::fs::PermissionsExt as _;
         let path = dir.join(&name);
-        let meta = std::fs::metadata(&path).map_err(|e| Error::io("cannot read", &path, e))?;
-        if !meta.is_file() {
+        let meta =
+            std::fs::symlink_metadata(&path).map_err(|e| Error::io("cannot read", &path, e))?;
+        if meta.is_dir() {
             continue;
         }
+        // A link (or anything but a regular file) is refused here, naming it.
+        let contents = read_optional(top, &format!("auth/{name}"))?.unwrap_or_default();
         let mode = meta.permissions().mode() & 0o7777;
         let _ = writeln!(out, "\n== auth/{name} mode {mode:04o}");
-        let contents = read_optional(&path)?.unwrap_or_default();
         let shown = match name.as_str() {
             "kubeadmin-password" => "<kubeadmin-password>".to_string(),
             "bootstrap-ssh-key" => "<bootstrap-ssh-key: private key>".to_string(),

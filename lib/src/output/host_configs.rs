@@ -13,7 +13,7 @@ fn refused(path: &Path, what: &str) -> Error {
     Error::UnsafePath {
         path: path.display().to_string(),
         reason: format!(
-            "it is {what}, and bootgen reads no per-host config through a link (nor anything but a regular file) in an output directory"
+            "it is {what}, and bootgen reads nothing through a link (nor anything but a regular file) in an output directory"
         ),
     }
 }
@@ -68,6 +68,26 @@ pub fn read_no_link(path: &Path) -> Result<Option<Vec<u8>>> {
         .read_to_end(&mut bytes)
         .map_err(|e| Error::io("cannot read", path, e))?;
     Ok(Some(bytes))
+}
+
+/// Reads `relative` (a path of plain names) inside the output directory `dir` through no link:
+/// neither a directory on its way (`auth/`) nor the file itself may be one (refused, naming
+/// it); `None` when it is missing. A reader of an output directory shows what it reads (a
+/// golden view meant to be committed, a diff), and a link would show a file from elsewhere.
+pub fn read_in_dir(dir: &Path, relative: &str) -> Result<Option<Vec<u8>>> {
+    let mut path = dir.to_path_buf();
+    let parts: Vec<&str> = relative.split('/').collect();
+    for part in parts.iter().take(parts.len().saturating_sub(1)) {
+        path.push(part);
+        match std::fs::symlink_metadata(&path) {
+            Ok(meta) if meta.file_type().is_symlink() => return Err(refused(&path, "a link")),
+            Ok(meta) if !meta.is_dir() => return Ok(None),
+            Ok(_) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(Error::io("cannot read", &path, e)),
+        }
+    }
+    read_no_link(&dir.join(relative))
 }
 
 #[cfg(test)]

@@ -19,7 +19,7 @@ mod unchanged;
 pub use dirs::{create_dir_below, refuse_linked_dirs};
 pub use estimate::{iso_estimate, iso_estimate_kept, ISO_ESTIMATE_FILE};
 pub use extract::{extract, extract_split, ExtractReport, UNIT_DIR};
-pub use host_configs::{host_configs, read_no_link};
+pub use host_configs::{host_configs, read_in_dir, read_no_link};
 pub use journal::{interrupted, recover, Recovery, WriteStep, COMMIT_RECORD, STAGING_DIR};
 pub use lock::{Access, DirLock, WhenBusy, LOCK_FILE};
 pub use media::{patch_in_place, patch_to_copy, write_streamed, CONFIG_MEDIA_MODE};

@@ -161,3 +161,61 @@ fn a_planted_link_among_the_host_configs_is_refused() {
         "{stderr}"
     );
 }
+
+/// A link anywhere the golden view or a directory diff reads (`auth/`, a file in it,
+/// `metadata.json`, a config) is refused naming it: the view is meant to be committed, and a
+/// link would put a file from elsewhere (a password hash) into it, or into a diff.
+#[test]
+fn links_in_an_output_directory_are_refused_by_the_golden_view_and_diff() {
+    let scratch = tempfile::tempdir().unwrap();
+    let (base, out) = (scratch.path().join("base"), scratch.path().join("out"));
+    generate(&base, "2026-01-01T00:00:00Z", None);
+    let elsewhere = scratch.path().join("shadow-like");
+    std::fs::write(&elsewhere, "root:$6$salt$HashFromElsewhere:19000::::::\n").unwrap();
+    let diff = |a: &Path, b: &Path| bootgen!().arg("diff").arg(a).arg(b).output().unwrap();
+    for planted in [
+        "auth/notes",
+        "auth/kubeconfig",
+        "metadata.json",
+        "bootstrap.ign",
+        "auth",
+    ] {
+        std::fs::remove_dir_all(&out).ok();
+        copy_dir(&base, &out);
+        let link = out.join(planted);
+        if link.is_dir() {
+            std::fs::remove_dir_all(&link).unwrap();
+        } else {
+            std::fs::remove_file(&link).ok();
+        }
+        std::os::unix::fs::symlink(&elsewhere, &link).unwrap();
+        let shown = golden(&out, &[]);
+        let compared = diff(&out, &base);
+        for (what, output, code) in [("golden", &shown, 1), ("diff", &compared, 2)] {
+            let said = String::from_utf8_lossy(&output.stdout).into_owned()
+                + &String::from_utf8_lossy(&output.stderr);
+            assert!(
+                !said.contains("HashFromElsewhere"),
+                "{what} {planted}: {said}"
+            );
+            // The diff does not read auth/notes at all; everything else is refused.
+            if !(what == "diff" && planted == "auth/notes") {
+                assert_eq!(output.status.code(), Some(code), "{what} {planted}: {said}");
+                assert!(said.contains("link"), "{what} {planted}: {said}");
+            }
+        }
+    }
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+}
