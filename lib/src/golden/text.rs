@@ -93,7 +93,16 @@ fn replace_pem(text: &str) -> String {
             .find(&end_marker)
             .map(|e| start + e + end_marker.len())
         else {
-            break;
+            // No END line of its own: hidden whole all the same (a damaged key is a key).
+            let len = crate::ignition::view::unterminated_pem_len(&rest[start..]);
+            let label = &after[..label_len];
+            out.push_str(&rest[..start]);
+            out.push_str(&format!("<PEM {label} block without its END line>"));
+            if rest[start..start + len].ends_with('\n') {
+                out.push('\n');
+            }
+            rest = &rest[start + len..];
+            continue;
         };
         // PEM inside YAML is indented: parse it without the indentation.
         let block: String = rest[start..end]
@@ -228,6 +237,29 @@ mod tests {
             normalize(&text, &redactions),
             "infra: <infra-id>\nencoded: <base64 of: name: <infra-id>>\n"
         );
+    }
+
+    #[test]
+    fn a_key_without_its_end_line_is_hidden_whole() {
+        let cut =
+            "-----BEGIN PRIVATE KEY-----\nMIIEvwIBADANBgkqhkiG9w0BAQEFAASC\nBKkwggSlAgEAAoIBAQCM\n";
+        let closed_by_another = format!("{cut}-----END RSA PRIVATE KEY-----\nafter: 1\n");
+        for text in [cut.to_string(), closed_by_another] {
+            let shown = normalize(&text, &Redactions::none());
+            assert!(
+                !shown.contains("MIIE") && !shown.contains("BKkw"),
+                "{shown}"
+            );
+            assert!(
+                shown.starts_with("<PEM PRIVATE KEY block without its END line>\n"),
+                "{shown}"
+            );
+        }
+        let shown = normalize(
+            &format!("{cut}-----END RSA PRIVATE KEY-----\nafter: 1\n"),
+            &Redactions::none(),
+        );
+        assert!(shown.ends_with("after: 1\n"), "{shown}");
     }
 
     #[test]

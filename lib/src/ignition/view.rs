@@ -116,20 +116,47 @@ pub(crate) fn summarize_pem(text: &str) -> String {
             .unwrap_or(block.len());
         let label = &block[11..label_end];
         let end_marker = format!("-----END {label}-----");
-        match block.find(&end_marker) {
-            Some(end) => {
-                let whole = &block[..end + end_marker.len()];
-                let _ = write!(out, "<PEM {label} sha256:{}>", short_hash(whole.as_bytes()));
-                rest = &block[end + end_marker.len()..];
-            }
-            None => {
-                out.push_str(block);
-                rest = "";
-            }
+        let (len, unterminated) = match block.find(&end_marker) {
+            Some(end) => (end + end_marker.len(), false),
+            None => (unterminated_pem_len(block), true),
+        };
+        let whole = &block[..len];
+        let _ = write!(out, "<PEM {label} sha256:{}>", short_hash(whole.as_bytes()));
+        // The lines of a block without its END line were taken whole, their last newline too.
+        if unterminated && whole.ends_with('\n') {
+            out.push('\n');
         }
+        rest = &block[len..];
     }
     out.push_str(rest);
     summarize_long_tokens(&out)
+}
+
+/// The length of a PEM block at the start of `block` that has no END line of its own label
+/// (cut short, or closed by another label): its BEGIN line, the body lines after it (base64,
+/// `Name: value` headers, blank) and an END line of any label that closes them. Such a block
+/// is hidden as a whole like any other: a damaged private key is still a private key.
+pub(crate) fn unterminated_pem_len(block: &str) -> usize {
+    let mut len = block.find('\n').map_or(block.len(), |i| i + 1);
+    for line in block[len..].split_inclusive('\n') {
+        let body = line.trim();
+        let is_body = body.is_empty()
+            || body
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || "+/=".contains(c))
+            || body.split_once(": ").is_some_and(|(name, _)| {
+                !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '-')
+            });
+        let closes = body.starts_with("-----END ");
+        if !is_body && !closes {
+            break;
+        }
+        len += line.len();
+        if closes {
+            break;
+        }
+    }
+    len
 }
 
 /// Long base64 runs (certificate data inside kubeconfigs and secrets) become a hash.
@@ -177,5 +204,21 @@ mod tests {
         assert!(s.ends_with(">\nb\n"));
         let blob = format!("data: {}\n", "A".repeat(200));
         assert!(summarize_pem(&blob).starts_with("data: <base64 200 chars sha256:"));
+    }
+
+    #[test]
+    fn a_key_without_its_end_line_is_summarized_whole() {
+        let cut =
+            "-----BEGIN PRIVATE KEY-----\nMIIEvwIBADANBgkqhkiG9w0BAQEFAASC\nBKkwggSlAgEAAoIBAQCM\n";
+        let closed_by_another = format!("{cut}-----END RSA PRIVATE KEY-----\nafter\n");
+        for text in [cut.to_string(), closed_by_another.clone()] {
+            let shown = summarize_pem(&text);
+            assert!(
+                !shown.contains("MIIE") && !shown.contains("BKkw"),
+                "{shown}"
+            );
+            assert!(shown.starts_with("<PEM PRIVATE KEY sha256:"), "{shown}");
+        }
+        assert!(summarize_pem(&closed_by_another).ends_with(">\nafter\n"));
     }
 }
