@@ -111,9 +111,14 @@ fn file_item(entry: &Value) -> Result<(String, Written)> {
             .is_some_and(|(url, _)| !url.starts_with("data:")),
     };
     if no_contents && !remote.is_empty() {
+        // A URL may carry credentials or a signature: shown hidden, as diff and inspect do.
+        let shown: Vec<String> = remote
+            .iter()
+            .map(|url| crate::report::hide_secrets(url))
+            .collect();
         let reason = format!(
             "{path}: remote contents ({}) are not fetched",
-            remote.join(", ")
+            shown.join(", ")
         );
         return Ok((path.to_string(), Err(reason)));
     }

@@ -363,3 +363,26 @@ fn setuid_setgid_and_sticky_bits_are_dropped_and_said_so() {
     assert_eq!(mode("etc/d"), 0o777);
     assert_eq!(mode("etc/d/tool"), 0o755);
 }
+
+/// The note on a file whose contents are remote names its URL with the credentials and the
+/// signature hidden, as diff and inspect show it.
+#[test]
+fn remote_contents_are_named_without_their_credentials() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = write_config(
+        dir.path(),
+        &json!({"ignition": {"version": "3.2.0"}, "storage": {"files": [
+            {"path": "/etc/a", "contents": {"source": "https://deploy:S3cretPassw0rd@files.example.com/a"}},
+            {"path": "/etc/b", "contents": {"source": "https://bucket.s3.amazonaws.com/b?X-Amz-Credential=AKIAEXAMPLE&X-Amz-Signature=deadbeefsecret"}}]}}),
+    );
+    let output = extract(&config, &dir.path().join("root"));
+    let said = String::from_utf8_lossy(&output.stdout).into_owned()
+        + &String::from_utf8_lossy(&output.stderr);
+    assert!(
+        said.contains("/etc/a") && said.contains("files.example.com"),
+        "{said}"
+    );
+    for secret in ["S3cretPassw0rd", "AKIAEXAMPLE", "deadbeefsecret"] {
+        assert!(!said.contains(secret), "{secret} in:\n{said}");
+    }
+}

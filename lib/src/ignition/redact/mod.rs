@@ -173,8 +173,51 @@ impl Redact {
     /// and basic tokens, bcrypt password hashes.
     pub(crate) fn inline(self, text: &str) -> String {
         let text = self.url_credentials(text);
+        let text = self.signed_url_parameters(&text);
         let text = self.tokens(&text);
         self.bcrypt(&text)
+    }
+
+    /// The values of a URL's query parameters that sign it or carry a credential (a pre-signed
+    /// S3 or GCS URL, an Azure SAS token, an `access_token`): `?X-Amz-Signature=<redacted ...>`.
+    fn signed_url_parameters(self, text: &str) -> String {
+        const SECRET_PARAMETERS: &[&str] = &[
+            "x-amz-signature",
+            "x-amz-credential",
+            "x-amz-security-token",
+            "x-goog-signature",
+            "x-goog-credential",
+            "sig",
+            "signature",
+            "access_token",
+            "token",
+        ];
+        let mut out = String::with_capacity(text.len());
+        let mut rest = text;
+        while let Some(at) = rest.find(['?', '&']) {
+            let (before, after) = rest.split_at(at + 1);
+            out.push_str(before);
+            let Some(eq) = after.find('=') else {
+                rest = after;
+                continue;
+            };
+            let name = &after[..eq];
+            if !SECRET_PARAMETERS.contains(&name.to_ascii_lowercase().as_str()) {
+                rest = after;
+                continue;
+            }
+            let value = &after[eq + 1..];
+            let end = value
+                .find(|c: char| c.is_whitespace() || "&#\"'<>,;`()[]{}|\\".contains(c))
+                .unwrap_or(value.len());
+            out.push_str(&after[..=eq]);
+            if end > 0 {
+                out.push_str(&self.shown("redacted", &value.as_bytes()[..end]));
+            }
+            rest = &value[end..];
+        }
+        out.push_str(rest);
+        out
     }
 
     /// `scheme://user:password@host` becomes `scheme://<redacted sha256:1a2b>@host`.

@@ -146,3 +146,25 @@ fn any_text_is_redacted_without_a_panic() {
         }
     }
 }
+
+#[test]
+fn signing_parameters_of_a_url_are_hidden_and_others_kept() {
+    let text = "https://bucket.s3.amazonaws.com/b?X-Amz-Credential=AKIAEXAMPLE&X-Amz-Date=20260101&X-Amz-Signature=deadbeefsecret\nhttps://acct.blob.core.windows.net/c/b.ign?sv=2024&sig=SasSecret%3D&se=x\nhttps://h/p?access_token=Tok3nValue#frag\n";
+    let shown = D.inline(text);
+    for hidden in ["AKIAEXAMPLE", "deadbeefsecret", "SasSecret", "Tok3nValue"] {
+        assert!(!shown.contains(hidden), "{hidden} in\n{shown}");
+    }
+    for kept in [
+        "X-Amz-Date=20260101",
+        "sv=2024",
+        "se=x",
+        "#frag",
+        "X-Amz-Signature=<redacted sha256:",
+    ] {
+        assert!(shown.contains(kept), "{kept} not in\n{shown}");
+    }
+    assert_eq!(
+        D.inline("https://h/p?page=2&sort=name"),
+        "https://h/p?page=2&sort=name"
+    );
+}
