@@ -154,7 +154,10 @@ impl Analysis {
         let evidence = || Evidence {
             file: path.to_string(),
             line: number,
-            text: line.trim().chars().take(EVIDENCE_CHARS).collect(),
+            text: crate::evidence::hide_credentials(line.trim())
+                .chars()
+                .take(EVIDENCE_CHARS)
+                .collect(),
         };
         if failed_units {
             if let Some(unit) = line

@@ -96,7 +96,11 @@ fn registry(line: &str) -> Option<String> {
         .or_else(|| after(line, "pinging container registry ", &['/', '"']))
         .or_else(|| after(line, "registry ", &['/', '"']).filter(|h| h.contains('.')))
         .or_else(|| after(line, "https://", &['/', '"']))
-        .map(|registry| registry.trim_end_matches(':').to_string())
+        // `user:password@host`: the registry is the host.
+        .map(|registry| {
+            let host = registry.rsplit('@').next().unwrap_or(&registry);
+            host.trim_end_matches(':').to_string()
+        })
 }
 
 /// The host name a resolver or client failed on.

@@ -12,3 +12,116 @@ pub struct Evidence {
     /// The line (trimmed, and cut at 400 characters).
     pub text: String,
 }
+
+/// `line` with the credentials a log line can carry hidden (`<redacted>`): a URL's
+/// `user:password@` (`docker://user:pw@registry/...`), the values of JSON keys that hold
+/// secrets (`"auth"`, `"password"`, `"identitytoken"`, `"token"`), and `Bearer` tokens. A
+/// diagnosis is read and pasted into tickets; the line is evidence without them.
+pub fn hide_credentials(line: &str) -> String {
+    let line = hide_url_user_info(line);
+    let line = hide_json_secrets(&line);
+    hide_bearer_tokens(&line)
+}
+
+const HIDDEN: &str = "<redacted>";
+
+fn hide_url_user_info(line: &str) -> String {
+    let mut out = String::with_capacity(line.len());
+    let mut rest = line;
+    while let Some(at) = rest.find("://") {
+        let (before, after) = rest.split_at(at + 3);
+        out.push_str(before);
+        let end = after
+            .find(|c: char| c.is_whitespace() || "/?#\"'<>,;`()[]{}|\\".contains(c))
+            .unwrap_or(after.len());
+        match after[..end].rfind('@') {
+            Some(sign) if sign > 0 => {
+                out.push_str(HIDDEN);
+                rest = &after[sign..];
+            }
+            _ => rest = after,
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+fn hide_json_secrets(line: &str) -> String {
+    const KEYS: &[&str] = &["\"auth\"", "\"password\"", "\"identitytoken\"", "\"token\""];
+    let mut out = line.to_string();
+    for key in KEYS {
+        let mut shown = String::with_capacity(out.len());
+        let mut rest = out.as_str();
+        while let Some(at) = rest.to_ascii_lowercase().find(key) {
+            let (before, after) = rest.split_at(at + key.len());
+            shown.push_str(before);
+            let value_at = after
+                .find(|c: char| c != ' ' && c != ':')
+                .filter(|i| after[..*i].contains(':') && after[*i..].starts_with('"'));
+            let Some(open) = value_at else {
+                rest = after;
+                continue;
+            };
+            shown.push_str(&after[..=open]);
+            let value = &after[open + 1..];
+            // The value runs to its closing quote, or to the end of a line cut short.
+            let end = value.find('"').unwrap_or(value.len());
+            shown.push_str(HIDDEN);
+            rest = &value[end..];
+        }
+        shown.push_str(rest);
+        out = shown;
+    }
+    out
+}
+
+fn hide_bearer_tokens(line: &str) -> String {
+    let mut out = String::with_capacity(line.len());
+    let mut rest = line;
+    while let Some(at) = rest.find("Bearer ") {
+        let (before, after) = rest.split_at(at + "Bearer ".len());
+        out.push_str(before);
+        let end = after
+            .find(|c: char| c.is_whitespace() || "\"',;".contains(c))
+            .unwrap_or(after.len());
+        if end >= 8 {
+            out.push_str(HIDDEN);
+            rest = &after[end..];
+        } else {
+            rest = after;
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn credentials_in_a_log_line_are_hidden_and_the_rest_kept() {
+        let line = r#"initializing source docker://deploy:S3cretPassw0rd@mirror.lab:8443/ocp/release@sha256:4f1e: {"auths":{"mirror.lab:8443":{"auth":"ZGVwbG95OlMzY3JldA==","email":"a@b"}}} Authorization: Bearer eyJhbGciOiJSUzI1NiJ9.x"#;
+        let shown = hide_credentials(line);
+        for secret in [
+            "S3cretPassw0rd",
+            "deploy:",
+            "ZGVwbG95OlMzY3JldA",
+            "eyJhbGciOiJSUzI1NiJ9",
+        ] {
+            assert!(!shown.contains(secret), "{secret} in {shown}");
+        }
+        assert!(
+            shown.contains("docker://<redacted>@mirror.lab:8443/ocp/release@sha256:4f1e"),
+            "{shown}"
+        );
+        assert!(shown.contains(r#""auth":"<redacted>""#), "{shown}");
+        // A line cut short inside a secret hides the rest of it.
+        assert_eq!(
+            hide_credentials(r#"{"auth":"ZGVwbG95"#),
+            r#"{"auth":"<redacted>"#
+        );
+        let plain = "Pull of release image mirror.lab:8443/ocp/release@sha256:4f1e failed";
+        assert_eq!(hide_credentials(plain), plain);
+    }
+}

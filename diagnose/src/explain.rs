@@ -42,6 +42,15 @@ mod tests {
             fix.contains("`passes.mirrors.registry_auth` auth.json"),
             "{fix}"
         );
+        // A reference with credentials in it names the registry, not them.
+        let (sentence, _) = explain_line(
+            Cause::PullUnauthorized,
+            "Error: initializing source docker://<redacted>@mirror.lab:8443/ocp/release@sha256:1: unauthorized",
+        );
+        assert!(
+            sentence.contains("The registry mirror.lab:8443 refused"),
+            "{sentence}"
+        );
         let (sentence, fix) = explain_line(
             Cause::NameResolution,
             "dial tcp: lookup api-int.ostest.example.com on 192.0.2.53:53: no such host",
