@@ -8,6 +8,7 @@ use crate::error::{Error, OptionField, Result};
 use sha2::{Digest, Sha256};
 use std::fmt::Write as _;
 use std::io::Write as _;
+use std::os::unix::fs::MetadataExt as _;
 use std::os::unix::fs::PermissionsExt as _;
 use std::path::{Path, PathBuf};
 
@@ -130,6 +131,15 @@ fn walk(dir: &Path, exclude: Option<&Path>, read: bool) -> Result<Vec<PackageEnt
                 path,
                 mode,
                 contents: None,
+            });
+        } else if file_type.is_file() && meta.nlink() > 1 {
+            // Under a name bootgen writes, a hard link is still a file that is also elsewhere.
+            return Err(Error::UnsafePath {
+                path: entry.path().display().to_string(),
+                reason: format!(
+                    "has {} hard links, so it is also a file elsewhere; bootgen writes each file once (copy it, or generate again)",
+                    meta.nlink()
+                ),
             });
         } else if file_type.is_file() {
             let bytes = if read {
@@ -336,6 +346,23 @@ mod tests {
         let out = dir.path().join("o.tgz");
         let err = write_package(dir.path(), &out, 0).unwrap_err().to_string();
         assert!(err.contains("notes.txt, tls/shadow"), "{err}");
+        assert!(!out.exists());
+    }
+
+    #[test]
+    fn refuses_a_hard_link_under_a_name_bootgen_writes() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("auth")).unwrap();
+        let elsewhere = tempfile::tempdir().unwrap();
+        std::fs::write(elsewhere.path().join("notes"), "not bootgen's").unwrap();
+        let linked = dir.path().join("auth/kubeadmin-password");
+        std::fs::hard_link(elsewhere.path().join("notes"), &linked).unwrap();
+        let out = dir.path().join("o.tgz");
+        let err = write_package(dir.path(), &out, 0).unwrap_err().to_string();
+        assert!(
+            err.contains("kubeadmin-password") && err.contains("hard links"),
+            "{err}"
+        );
         assert!(!out.exists());
     }
 }
