@@ -223,6 +223,9 @@ pub enum Error {
     },
 }
 
+/// What an error names a config by where the code that found it has no file name.
+pub(crate) const UNNAMED_CONFIG: &str = "<config>";
+
 impl Error {
     /// Builds an [`Error::Io`].
     pub fn io(action: &'static str, path: impl Into<PathBuf>, source: std::io::Error) -> Self {
@@ -230,6 +233,18 @@ impl Error {
             action,
             path: path.into(),
             source,
+        }
+    }
+
+    /// The error with the config it is about named `name`, where the code that found it knew
+    /// only "a config" (`<config>`: an entry decoded apart from its file).
+    pub fn in_config(self, name: &str) -> Self {
+        match self {
+            Error::Ignition { file, message } if file == UNNAMED_CONFIG => Error::Ignition {
+                file: name.to_string(),
+                message,
+            },
+            other => other,
         }
     }
 

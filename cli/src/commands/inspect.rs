@@ -20,7 +20,8 @@ pub fn run(args: InspectArgs) -> anyhow::Result<ExitCode> {
     }
     if args.objects {
         let (_, doc) = load(&args.input)?;
-        emit_json(&bootgen::report::object_view(&doc)?)?;
+        let name = args.input.display().to_string();
+        emit_json(&bootgen::report::object_view(&doc).map_err(|e| e.in_config(&name))?)?;
         return Ok(ExitCode::SUCCESS);
     }
     if !args.json {
@@ -32,7 +33,7 @@ pub fn run(args: InspectArgs) -> anyhow::Result<ExitCode> {
     // The file entries stay raw JSON, parsed one at a time: a JSON tree of a config costs
     // about ten times its size.
     let split = SplitDoc::parse_checked(&bytes, &name, summary_reads)?;
-    let summary = summarize_split(&split, &bytes)?;
+    let summary = summarize_split(&split, &bytes).map_err(|e| e.in_config(&name))?;
     drop(split);
     drop(bytes);
     let config = crate::input::config_path(&args.input);

@@ -196,7 +196,7 @@ fn decode(resource: &Value, path: &str) -> Result<Option<Vec<u8>>> {
     dataurl::decode(source, compression)
         .map(Some)
         .map_err(|e| crate::Error::Ignition {
-            file: "<config>".into(),
+            file: crate::error::UNNAMED_CONFIG.into(),
             message: format!("{path}: {e}"),
         })
 }
@@ -281,7 +281,7 @@ fn write_files<'v>(
 
 fn too_large(path: &str) -> crate::Error {
     crate::Error::Ignition {
-        file: "<config>".into(),
+        file: crate::error::UNNAMED_CONFIG.into(),
         message: format!(
             "{path}: the golden view passes {} MiB with this file: refused (no cluster's files come to that much; a config can expand to it)",
             MAX_VIEW_BYTES >> 20

@@ -85,7 +85,7 @@ fn decode_resource(resource: &Value, at: &str) -> Result<(Option<Vec<u8>>, Optio
     dataurl::decode(source, compression)
         .map(|bytes| (Some(bytes), None))
         .map_err(|e| Error::Ignition {
-            file: "<config>".into(),
+            file: crate::error::UNNAMED_CONFIG.into(),
             message: format!("{at}: {e}"),
         })
 }

@@ -30,7 +30,7 @@ pub(crate) fn raw_path(raw: &RawValue) -> serde_json::Result<Option<Cow<'_, str>
 
 fn entry_error(i: usize, e: serde_json::Error) -> Error {
     Error::Ignition {
-        file: "<config>".into(),
+        file: crate::error::UNNAMED_CONFIG.into(),
         message: format!("$.storage.files[{i}]: not valid JSON: {e}"),
     }
 }

@@ -190,18 +190,18 @@ impl<'a> SplitDoc<'a> {
     /// Every file entry of the input, in config order, each parsed when reached (changes made
     /// to [`SplitDoc::doc`] are not seen here).
     pub fn input_files(&self) -> impl Iterator<Item = Result<Value>> + '_ {
-        self.files
-            .iter()
-            .map(|raw| serde_json::from_str(raw.get()).map_err(|e| json_error("<config>", e)))
+        self.files.iter().map(|raw| {
+            serde_json::from_str(raw.get()).map_err(|e| json_error(crate::error::UNNAMED_CONFIG, e))
+        })
     }
 
     /// The input's file entry `i` (in config order), parsed.
     pub fn input_file(&self, i: usize) -> Result<Value> {
         let raw = self.files.get(i).ok_or_else(|| Error::Ignition {
-            file: "<config>".into(),
+            file: crate::error::UNNAMED_CONFIG.into(),
             message: format!("no file entry {i} (the config has {})", self.files.len()),
         })?;
-        serde_json::from_str(raw.get()).map_err(|e| json_error("<config>", e))
+        serde_json::from_str(raw.get()).map_err(|e| json_error(crate::error::UNNAMED_CONFIG, e))
     }
 
     /// The paths of every file entry of the config as it is now: the input's entries not kept,
@@ -215,7 +215,7 @@ impl<'a> SplitDoc<'a> {
             }
             paths.push(
                 raw_path(raw)
-                    .map_err(|e| json_error("<config>", e))?
+                    .map_err(|e| json_error(crate::error::UNNAMED_CONFIG, e))?
                     .into_owned(),
             );
         }
@@ -233,12 +233,12 @@ impl<'a> SplitDoc<'a> {
     pub fn write_to(&self, writer: impl std::io::Write) -> Result<()> {
         if self.kept_entries().len() < self.kept.len() {
             return Err(Error::Ignition {
-                file: "<config>".into(),
+                file: crate::error::UNNAMED_CONFIG.into(),
                 message: "a kept file entry was removed from the split config".into(),
             });
         }
         serde_json::to_writer(writer, &Root(self)).map_err(|e| Error::Ignition {
-            file: "<config>".into(),
+            file: crate::error::UNNAMED_CONFIG.into(),
             message: format!("cannot serialize: {e}"),
         })
     }

@@ -184,7 +184,7 @@ fn stream_sources(
             Err(e) => e.to_string(),
         };
         return Err(Error::Ignition {
-            file: "<config>".into(),
+            file: crate::error::UNNAMED_CONFIG.into(),
             message: format!("$.storage.files[{i}] ({node_path}): {message}"),
         });
     }

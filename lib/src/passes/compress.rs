@@ -33,7 +33,7 @@ fn gzipped_source(resource: &Map<String, Value>, at: &str) -> Result<Option<Stri
         return Ok(None);
     }
     let bytes = dataurl::decode(source, None).map_err(|e| Error::Ignition {
-        file: "<config>".into(),
+        file: crate::error::UNNAMED_CONFIG.into(),
         message: format!("{at}: {e}"),
     })?;
     // The shortest gzip stream is 20 bytes, 28 in base64: a source no longer than the prefix

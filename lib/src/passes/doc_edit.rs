@@ -46,20 +46,20 @@ fn unit_meant(name: &str, known: &[String]) -> Option<String> {
 
 fn files_mut(doc: &mut IgnitionDoc) -> Result<&mut Vec<Value>> {
     let root = doc.value.as_object_mut().ok_or_else(|| Error::Ignition {
-        file: "<config>".into(),
+        file: crate::error::UNNAMED_CONFIG.into(),
         message: "the config is not a JSON object".into(),
     })?;
     let storage = root.entry("storage").or_insert_with(|| json!({}));
     let files = storage
         .as_object_mut()
         .ok_or_else(|| Error::Ignition {
-            file: "<config>".into(),
+            file: crate::error::UNNAMED_CONFIG.into(),
             message: "storage is not an object".into(),
         })?
         .entry("files")
         .or_insert_with(|| json!([]));
     files.as_array_mut().ok_or_else(|| Error::Ignition {
-        file: "<config>".into(),
+        file: crate::error::UNNAMED_CONFIG.into(),
         message: "storage.files is not a list".into(),
     })
 }

@@ -523,3 +523,31 @@ fn inspect_certs_and_validate_agree_on_fresh_certificates() {
     assert!(expiring("2026-01-01T13:00:00Z") > 0);
     assert!(validate_warns("2026-01-01T13:00:00Z"));
 }
+
+/// A file entry that does not decode is an error naming the config it is in: for diff, the one
+/// of its two inputs that holds it.
+#[test]
+fn an_entry_that_does_not_decode_is_named_with_its_config() {
+    let dir = tempfile::tempdir().unwrap();
+    let bad = dir.path().join("bad.ign");
+    std::fs::write(
+        &bad,
+        r#"{"ignition":{"version":"3.2.0"},"storage":{"files":[{"path":"/etc/a","contents":{"source":"data:,%ZZ"}}]}}"#,
+    )
+    .unwrap();
+    let good = repo().join("fixtures/ign/valid/spec-3.4.ign");
+    let (bad, good) = (bad.to_str().unwrap(), good.to_str().unwrap());
+    let root = dir.path().join("root");
+    for args in [
+        vec!["inspect", bad],
+        vec!["inspect", "--objects", bad],
+        vec!["diff", good, bad],
+        vec!["extract", bad, "-o", root.to_str().unwrap()],
+    ] {
+        let output = bootgen(&args);
+        let said = String::from_utf8_lossy(&output.stderr);
+        assert_ne!(output.status.code(), Some(0), "{args:?}");
+        assert!(said.contains(&format!("{bad}: ")), "{args:?}: {said}");
+        assert!(!said.contains("<config>"), "{args:?}: {said}");
+    }
+}

@@ -164,7 +164,8 @@ pub fn diff(
     old_name: &str,
     new_name: &str,
 ) -> Result<ConfigDiff> {
-    let (a, b) = (Files::of_doc(old)?, Files::of_doc(new)?);
+    let a = Files::of_doc(old).map_err(|e| e.in_config(old_name))?;
+    let b = Files::of_doc(new).map_err(|e| e.in_config(new_name))?;
     diff_parts((old, &a), (new, &b), old_name, new_name)
 }
 
@@ -177,7 +178,8 @@ pub fn diff_split(
     old_name: &str,
     new_name: &str,
 ) -> Result<ConfigDiff> {
-    let (a, b) = (Files::of_split(old)?, Files::of_split(new)?);
+    let a = Files::of_split(old).map_err(|e| e.in_config(old_name))?;
+    let b = Files::of_split(new).map_err(|e| e.in_config(new_name))?;
     diff_parts((&old.doc, &a), (&new.doc, &b), old_name, new_name)
 }
 

@@ -219,7 +219,7 @@ pub fn object_view(doc: &IgnitionDoc) -> Result<ObjectView> {
         total += size as u64;
         if total > MAX_VIEW_DECODED {
             return Err(crate::Error::Ignition {
-                file: "<config>".into(),
+                file: crate::error::UNNAMED_CONFIG.into(),
                 message: format!(
                     "{}: the config's files come to more than {} MiB with this one: refused (no cluster's do; a config can expand to that)",
                     file.path,
