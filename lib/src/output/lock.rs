@@ -39,8 +39,9 @@ pub enum Access {
 pub struct DirLock {
     file: Option<fs::File>,
     dir: PathBuf,
-    /// The directory did not exist before this lock made it.
-    made_dir: bool,
+    /// The directories this lock made (the locked one and the missing ones above it), the
+    /// deepest first: none when the directory existed.
+    made_dirs: Vec<PathBuf>,
 }
 
 impl DirLock {
@@ -48,20 +49,26 @@ impl DirLock {
     /// a reader of a directory without a lock file, which no bootgen run is writing, gets a lock
     /// that holds nothing. A link at the lock file's place is refused.
     pub fn acquire(dir: &Path, access: Access, when_busy: WhenBusy) -> Result<DirLock> {
-        let mut made_dir = false;
+        let mut made_dirs = Vec::new();
         let path = dir.join(LOCK_FILE);
         loop {
             if access == Access::Write && fs::symlink_metadata(dir).is_err() {
+                let missing: Vec<PathBuf> = dir
+                    .ancestors()
+                    .filter(|a| !a.as_os_str().is_empty())
+                    .take_while(|a| fs::symlink_metadata(a).is_err())
+                    .map(Path::to_path_buf)
+                    .collect();
                 fs::create_dir_all(dir).map_err(|e| Error::io("cannot create", dir, e))?;
                 fs::set_permissions(dir, fs::Permissions::from_mode(0o755))
                     .map_err(|e| Error::io("cannot set permissions on", dir, e))?;
-                made_dir = true;
+                made_dirs.extend(missing);
             }
             let Some(file) = open(&path, access)? else {
                 return Ok(DirLock {
                     file: None,
                     dir: dir.to_path_buf(),
-                    made_dir,
+                    made_dirs,
                 });
             };
             let operation = match (access, when_busy) {
@@ -85,7 +92,7 @@ impl DirLock {
                 return Ok(DirLock {
                     file: Some(file),
                     dir: dir.to_path_buf(),
-                    made_dir,
+                    made_dirs,
                 });
             }
         }
@@ -99,9 +106,10 @@ impl DirLock {
 
 impl Drop for DirLock {
     /// A directory this lock made, that nothing was written into (the run failed first), is
-    /// removed again: a failed run leaves no trace.
+    /// removed again, and so are the directories above it that it made and that hold nothing
+    /// else: a failed run leaves no trace.
     fn drop(&mut self) {
-        if !self.made_dir || self.file.is_none() {
+        if self.made_dirs.is_empty() || self.file.is_none() {
             return;
         }
         let only_the_lock = fs::read_dir(&self.dir).is_ok_and(|entries| {
@@ -111,7 +119,13 @@ impl Drop for DirLock {
         });
         if only_the_lock {
             let _ = fs::remove_file(self.dir.join(LOCK_FILE));
-            let _ = fs::remove_dir(&self.dir);
+            // Deepest first; one that is not empty (another run wrote there) stays, and so do
+            // those above it.
+            for made in &self.made_dirs {
+                if fs::remove_dir(made).is_err() {
+                    break;
+                }
+            }
         }
     }
 }
@@ -188,6 +202,20 @@ mod tests {
         fs::write(dir.join("bootstrap.ign"), "{}").unwrap();
         drop(lock);
         assert!(dir.join(LOCK_FILE).exists());
+    }
+
+    #[test]
+    fn the_directories_made_above_it_go_too_but_none_that_holds_something() {
+        let top = tempfile::tempdir().unwrap();
+        let dir = top.path().join("deep/er/out");
+        drop(DirLock::acquire(&dir, Access::Write, WhenBusy::Refuse).unwrap());
+        assert!(!top.path().join("deep").exists());
+        // Another file beside: that directory and those above it stay.
+        let lock = DirLock::acquire(&dir, Access::Write, WhenBusy::Refuse).unwrap();
+        fs::write(top.path().join("deep/notes"), "mine").unwrap();
+        drop(lock);
+        assert!(!top.path().join("deep/er").exists());
+        assert!(top.path().join("deep/notes").exists());
     }
 
     #[test]
