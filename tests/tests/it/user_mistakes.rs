@@ -1052,11 +1052,19 @@ fn an_endless_or_binary_install_config_is_refused_naming_it() {
     let dir = tempfile::tempdir().unwrap();
     let endless = generate(dir.path(), &["--install-config", "/dev/zero"]);
     assert_eq!(endless.status.code(), Some(1));
-    assert!(stderr(&endless).contains("/dev/zero"), "{}", stderr(&endless));
+    assert!(
+        stderr(&endless).contains("/dev/zero"),
+        "{}",
+        stderr(&endless)
+    );
     let binary = dir.path().join("binary.yaml");
     std::fs::write(&binary, b"apiVersion: v1\nmetadata:\n  name: x\xff\n").unwrap();
     let refused = generate(dir.path(), &["--install-config", binary.to_str().unwrap()]);
     assert_eq!(refused.status.code(), Some(1));
-    assert!(stderr(&refused).contains("binary.yaml:3"), "{}", stderr(&refused));
+    assert!(
+        stderr(&refused).contains("binary.yaml:3"),
+        "{}",
+        stderr(&refused)
+    );
     assert!(!dir.path().join("out").exists());
 }
