@@ -4,6 +4,7 @@
 //! what its validator lets through but its `files` stage fails on: a file that is also another
 //! entry's parent directory, and gzip contents that do not decompress.
 
+mod devices;
 mod storage;
 
 use super::problem::{Check, Problem, Severity};
@@ -40,6 +41,7 @@ impl Rules {
 
     /// `file` is the node path of the file entry the resource belongs to, if any.
     fn resource(&mut self, resource: &Value, at: &str, file: Option<&str>) {
+        self.http_headers(resource, at);
         let compression = str_at(resource, "compression").unwrap_or_default();
         if !compression.is_empty() && compression != "gzip" {
             self.error(
@@ -227,6 +229,8 @@ pub fn check(config: &Value, files: FileList<'_>, minor: u32) -> Result<Vec<Prob
     rules.references(config);
     rules.accounts(config);
     rules.storage(config, files)?;
+    rules.devices(config);
+    rules.kernel_arguments(config);
     rules.units(config);
     Ok(rules.problems)
 }

@@ -44,7 +44,7 @@ impl Rules {
         for (i, entry) in files.iter().enumerate() {
             let entry = entry?;
             if let Some(path) = file_paths[i].as_deref() {
-                self.entry(("files", i), path, Some(&entry), &mut seen);
+                self.entry(("files", i), path, (Some(&entry), Some(&entry)), &mut seen);
             }
             // Reported after every path and mode (and the entries over directories).
             let mark = self.problems.len();
@@ -53,12 +53,17 @@ impl Rules {
         }
         for (i, entry) in directories.iter().enumerate() {
             if let Some(path) = str_at(entry, "path") {
-                self.entry(("directories", i), path, Some(entry), &mut seen);
+                self.entry(
+                    ("directories", i),
+                    path,
+                    (Some(entry), Some(entry)),
+                    &mut seen,
+                );
             }
         }
         for (i, entry) in links.iter().enumerate() {
             if let Some(path) = str_at(entry, "path") {
-                self.entry(("links", i), path, None, &mut seen);
+                self.entry(("links", i), path, (None, Some(entry)), &mut seen);
             }
         }
         // Every entry with a path, in that order: (kind, index, path).
@@ -100,24 +105,20 @@ impl Rules {
         Ok(())
     }
 
-    /// The path of one entry (`kind` and index), its mode when `mode_of` is given, and whether
-    /// an entry before it (in `seen`) has the same path.
+    /// The path of one entry (`kind` and index), its mode when `mode_of` is given, its owners
+    /// when `owned` is, and whether an entry before it (in `seen`) has the same path.
     fn entry<'p>(
         &mut self,
         (kind, i): (&'static str, usize),
         path: &'p str,
-        mode_of: Option<&Value>,
+        (mode_of, owned): (Option<&Value>, Option<&Value>),
         seen: &mut HashMap<&'p str, (&'static str, usize)>,
     ) {
         let at = format!("$.storage.{kind}[{i}]");
-        if let Some(why) = path_problem(path) {
-            self.error(
-                Check::Ignition,
-                "path",
-                format!("{at}.path"),
-                format!("{path}: {why}"),
-            );
+        if let Some(entry) = owned {
+            self.owners(entry, &at);
         }
+        self.clean_path("path", format!("{at}.path"), path);
         match seen.get(path) {
             Some((first, j)) => self.error(
                 Check::Ignition,
@@ -131,6 +132,13 @@ impl Rules {
         }
         if let Some(entry) = mode_of {
             self.mode(entry, &at);
+        }
+    }
+
+    /// An error (`rule`, at `at`) when `path` is not absolute and clean.
+    pub(super) fn clean_path(&mut self, rule: &'static str, at: String, path: &str) {
+        if let Some(why) = path_problem(path) {
+            self.error(Check::Ignition, rule, at, format!("{path}: {why}"));
         }
     }
 

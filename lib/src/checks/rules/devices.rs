@@ -1,0 +1,286 @@
+//! The rules for what Ignition does below the files: disks and their partitions, RAID arrays,
+//! LUKS volumes and filesystems each on an absolute device, partition numbers unique on a
+//! disk, a filesystem's format one Ignition makes (and given whenever anything else of it is);
+//! and the kernel arguments of spec 3.3 and later, each named once.
+
+use super::{list, str_at, Rules};
+use crate::checks::problem::Check;
+use serde_json::Value;
+use std::collections::BTreeMap;
+
+/// The filesystem formats Ignition makes (spec 3.0 to 3.5).
+const FORMATS: &[&str] = &["ext4", "btrfs", "xfs", "swap", "vfat"];
+
+/// The fields of a filesystem that need its format.
+const NEEDS_FORMAT: &[&str] = &[
+    "path",
+    "label",
+    "uuid",
+    "wipeFilesystem",
+    "options",
+    "mountOptions",
+];
+
+impl Rules {
+    /// Disks, RAID arrays, LUKS volumes and filesystems.
+    pub(super) fn devices(&mut self, config: &Value) {
+        for (i, disk) in list(config, "/storage/disks").iter().enumerate() {
+            let at = format!("$.storage.disks[{i}]");
+            self.device(disk, &at);
+            let mut numbers = BTreeMap::new();
+            for (j, partition) in list(disk, "/partitions").iter().enumerate() {
+                let number = partition.get("number").and_then(Value::as_i64).unwrap_or(0);
+                // 0 means "the next free number": any number of them may say so.
+                if number == 0 {
+                    continue;
+                }
+                if let Some(first) = numbers.insert(number, j) {
+                    self.error(
+                        Check::Ignition,
+                        "partition-number",
+                        format!("{at}.partitions[{j}]"),
+                        format!("partition numbers collide: {number} is also $.storage.disks[{i}].partitions[{first}]"),
+                    );
+                }
+            }
+        }
+        for (i, array) in list(config, "/storage/raid").iter().enumerate() {
+            if list(array, "/devices").is_empty() {
+                self.error(
+                    Check::Ignition,
+                    "raid-devices",
+                    format!("$.storage.raid[{i}].devices"),
+                    "raid devices required",
+                );
+            }
+        }
+        for (i, volume) in list(config, "/storage/luks").iter().enumerate() {
+            self.device(volume, &format!("$.storage.luks[{i}]"));
+        }
+        for (i, filesystem) in list(config, "/storage/filesystems").iter().enumerate() {
+            self.filesystem(filesystem, &format!("$.storage.filesystems[{i}]"));
+        }
+    }
+
+    /// A disk's or LUKS volume's `device`: given, and an absolute, clean path.
+    fn device(&mut self, entry: &Value, at: &str) {
+        match str_at(entry, "device").filter(|d| !d.is_empty()) {
+            None => self.error(
+                Check::Ignition,
+                "device",
+                format!("{at}.device"),
+                "disk device is required",
+            ),
+            Some(device) => self.clean_path("device", format!("{at}.device"), device),
+        }
+    }
+
+    fn filesystem(&mut self, filesystem: &Value, at: &str) {
+        if let Some(device) = str_at(filesystem, "device") {
+            self.clean_path("device", format!("{at}.device"), device);
+        }
+        if let Some(path) = str_at(filesystem, "path").filter(|p| !p.is_empty()) {
+            self.clean_path("path", format!("{at}.path"), path);
+        }
+        match str_at(filesystem, "format").unwrap_or_default() {
+            "" => {
+                let given = NEEDS_FORMAT
+                    .iter()
+                    .find(|key| filesystem.get(**key).is_some_and(|v| !v.is_null()));
+                if let Some(key) = given {
+                    self.error(
+                        Check::Ignition,
+                        "format",
+                        format!("{at}.format"),
+                        format!("format cannot be empty when {key} is given (a filesystem with a path, label, uuid, wipeFilesystem, options or mountOptions needs one)"),
+                    );
+                }
+            }
+            format if !FORMATS.contains(&format) => self.error(
+                Check::Ignition,
+                "format",
+                format!("{at}.format"),
+                format!(
+                    "invalid filesystem format `{format}` (one of {})",
+                    FORMATS.join(", ")
+                ),
+            ),
+            _ => {}
+        }
+    }
+
+    /// Each kernel argument named once, across `shouldExist` and `shouldNotExist`.
+    pub(super) fn kernel_arguments(&mut self, config: &Value) {
+        let mut seen = BTreeMap::new();
+        for key in ["shouldExist", "shouldNotExist"] {
+            for (i, argument) in list(config, &format!("/kernelArguments/{key}"))
+                .iter()
+                .enumerate()
+            {
+                let Some(argument) = argument.as_str() else {
+                    continue;
+                };
+                let at = format!("$.kernelArguments.{key}[{i}]");
+                if let Some(first) = seen.insert(argument, at.clone()) {
+                    self.error(
+                        Check::Ignition,
+                        "duplicate",
+                        at,
+                        format!("kernel argument `{argument}` is named twice (first at {first})"),
+                    );
+                }
+            }
+        }
+    }
+
+    /// A file's, directory's or link's `user` and `group`: an ID or a name, not both.
+    pub(super) fn owners(&mut self, entry: &Value, at: &str) {
+        for key in ["user", "group"] {
+            let Some(owner) = entry.get(key) else {
+                continue;
+            };
+            let has_id = owner.get("id").is_some_and(|v| !v.is_null());
+            let has_name = str_at(owner, "name").is_some_and(|n| !n.is_empty());
+            if has_id && has_name {
+                self.error(
+                    Check::Ignition,
+                    "owner",
+                    format!("{at}.{key}"),
+                    "cannot set both id and name",
+                );
+            }
+        }
+    }
+
+    /// A resource's HTTP headers: each named, and each name once.
+    pub(super) fn http_headers(&mut self, resource: &Value, at: &str) {
+        let mut seen = BTreeMap::new();
+        for (i, header) in list(resource, "/httpHeaders").iter().enumerate() {
+            let name = str_at(header, "name").unwrap_or_default();
+            let here = format!("{at}.httpHeaders[{i}]");
+            if name.is_empty() {
+                self.error(
+                    Check::Ignition,
+                    "http-header",
+                    format!("{here}.name"),
+                    "HTTP header name can't be empty",
+                );
+            } else if let Some(first) = seen.insert(name, i) {
+                self.error(
+                    Check::Ignition,
+                    "duplicate",
+                    here,
+                    format!(
+                        "HTTP header `{name}` is given twice (first at {at}.httpHeaders[{first}])"
+                    ),
+                );
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::check;
+    use crate::ignition::files::FileList;
+    use serde_json::{json, Value};
+
+    fn rules_of(config: Value, minor: u32) -> Vec<&'static str> {
+        let problems = check(&config, FileList::of(&config), minor).unwrap();
+        problems.iter().map(|p| p.rule).collect()
+    }
+
+    /// Each config Ignition's own validator refuses (its message in the comment) is refused,
+    /// and the one next to it that it accepts is not.
+    #[test]
+    fn what_ignition_refuses_below_the_files_is_refused() {
+        let storage = |s: Value| json!({ "storage": s });
+        for (config, minor, rule) in [
+            // cannot set both id and name
+            (
+                storage(json!({"files": [{"path": "/a", "user": {"id": 0, "name": "root"}}]})),
+                2,
+                "owner",
+            ),
+            (
+                storage(
+                    json!({"links": [{"path": "/l", "target": "/x", "group": {"id": 0, "name": "g"}}]}),
+                ),
+                2,
+                "owner",
+            ),
+            // path not absolute; invalid filesystem format; format cannot be empty when ...
+            (
+                storage(
+                    json!({"filesystems": [{"device": "/dev/sda", "path": "var", "format": "ext4"}]}),
+                ),
+                2,
+                "path",
+            ),
+            (
+                storage(json!({"filesystems": [{"device": "/dev/sda", "format": "ntfs"}]})),
+                2,
+                "format",
+            ),
+            (
+                storage(json!({"filesystems": [{"device": "/dev/sda", "path": "/var"}]})),
+                2,
+                "format",
+            ),
+            (
+                storage(json!({"filesystems": [{"device": "sda", "format": "ext4"}]})),
+                2,
+                "device",
+            ),
+            // partition numbers collide; disk device is required; raid devices required
+            (
+                storage(
+                    json!({"disks": [{"device": "/dev/sda", "partitions": [{"number": 1}, {"number": 1}]}]}),
+                ),
+                2,
+                "partition-number",
+            ),
+            (storage(json!({"luks": [{"name": "l"}]})), 2, "device"),
+            (
+                storage(json!({"raid": [{"name": "md", "level": "raid1", "devices": []}]})),
+                2,
+                "raid-devices",
+            ),
+            // duplicate entry defined; HTTP header name can't be empty
+            (
+                storage(
+                    json!({"files": [{"path": "/a", "contents": {"source": "https://h/a", "httpHeaders": [{"name": "X"}, {"name": "X"}]}}]}),
+                ),
+                2,
+                "duplicate",
+            ),
+            (
+                storage(
+                    json!({"files": [{"path": "/a", "contents": {"source": "https://h/a", "httpHeaders": [{"name": ""}]}}]}),
+                ),
+                2,
+                "http-header",
+            ),
+            (
+                json!({"kernelArguments": {"shouldExist": ["a"], "shouldNotExist": ["a"]}}),
+                3,
+                "duplicate",
+            ),
+        ] {
+            assert_eq!(rules_of(config.clone(), minor), [rule], "{config}");
+        }
+        for config in [
+            storage(json!({"files": [{"path": "/a", "user": {"id": 0, "name": ""}}]})),
+            storage(
+                json!({"filesystems": [{"device": "/dev/sda", "path": "/var", "format": "xfs"}]}),
+            ),
+            storage(json!({"filesystems": [{"device": "/dev/sda"}]})),
+            storage(
+                json!({"disks": [{"device": "/dev/sda", "partitions": [{"number": 0}, {"number": 0}]}]}),
+            ),
+            json!({"kernelArguments": {"shouldExist": ["a"], "shouldNotExist": ["b"]}}),
+        ] {
+            assert!(rules_of(config.clone(), 3).is_empty(), "{config}");
+        }
+    }
+}
