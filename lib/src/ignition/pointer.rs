@@ -121,41 +121,74 @@ pub fn replace_pointer(url: &str, target: &[u8], ca: Option<(&str, &str)>) -> Re
 /// Whether `url` (a scheme Ignition fetches from, checked before) has a host and parses as a
 /// URL does for Ignition: a node given one without either can never fetch its config.
 fn check_url_shape(url: &str) -> std::result::Result<(), String> {
-    if let Some(at) = url.find('%') {
-        let mut rest = &url[at..];
-        while let Some(i) = rest.find('%') {
-            let digits = rest.get(i + 1..i + 3).unwrap_or_default();
-            if digits.len() != 2 || !digits.bytes().all(|b| b.is_ascii_hexdigit()) {
-                return Err("has a `%` that is not followed by two hexadecimal digits".into());
-            }
-            rest = &rest[i + 3..];
+    url_parse_problem(url).map_or(Ok(()), Err)?;
+    let (host, _) = host_and_port(url);
+    if let Some(address) = host.strip_prefix('[').and_then(|h| h.strip_suffix(']')) {
+        if address.parse::<std::net::Ipv6Addr>().is_err() {
+            return Err(format!("has `[{address}]`, which is no IPv6 address"));
+        }
+    } else if host.is_empty() {
+        return Err("has no host".into());
+    }
+    Ok(())
+}
+
+/// What makes `url` (`scheme://...`) fail to parse where Ignition parses it (Go's URL parser):
+/// a `%` without two hexadecimal digits, an IPv6 host without its `]`, a port that is not a
+/// number. `None` when it parses, or has no `://`.
+pub(crate) fn url_parse_problem(url: &str) -> Option<String> {
+    let mut rest = url;
+    while let Some(i) = rest.find('%') {
+        let digits = rest.get(i + 1..i + 3).unwrap_or_default();
+        if digits.len() != 2 || !digits.bytes().all(|b| b.is_ascii_hexdigit()) {
+            return Some("has a `%` that is not followed by two hexadecimal digits".into());
+        }
+        rest = &rest[i + 3..];
+    }
+    let (_, after_scheme) = url.split_once("://")?;
+    let authority = after_scheme
+        .split(['/', '?', '#'])
+        .next()
+        .unwrap_or_default();
+    if let Some((user_info, _)) = authority.rsplit_once('@') {
+        let valid = |c: char| c.is_ascii_alphanumeric() || "-._:~!$&'()*+,;=%@".contains(c);
+        if !user_info.chars().all(valid) {
+            return Some("has a character its user info may not hold".into());
         }
     }
+    let (host, port) = host_and_port(url);
+    if host.starts_with('[') && !host.ends_with(']') {
+        return Some("has an IPv6 address without its closing `]`".into());
+    }
+    match port {
+        Some(port) if !port.is_empty() && port.parse::<u16>().is_err() => {
+            Some(format!("has `:{port}` where a port goes"))
+        }
+        _ => None,
+    }
+}
+
+/// The host (`[...]` kept for IPv6) and the port of a `scheme://` URL, without user info.
+fn host_and_port(url: &str) -> (&str, Option<&str>) {
     let after_scheme = url.split_once("://").map_or(url, |(_, rest)| rest);
     let authority = after_scheme
         .split(['/', '?', '#'])
         .next()
         .unwrap_or_default();
     let host_port = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
-    let port = if let Some(v6) = host_port.strip_prefix('[') {
-        let Some((address, port)) = v6.split_once(']') else {
-            return Err("has an IPv6 address without its closing `]`".into());
+    if host_port.starts_with('[') {
+        return match host_port.split_once(']') {
+            Some((v6, port)) => (
+                &host_port[..v6.len() + 1],
+                port.strip_prefix(':')
+                    .or((!port.is_empty()).then_some(port)),
+            ),
+            None => (host_port, None),
         };
-        if address.parse::<std::net::Ipv6Addr>().is_err() {
-            return Err(format!("has `[{address}]`, which is no IPv6 address"));
-        }
-        port
-    } else {
-        let host = host_port.split(':').next().unwrap_or_default();
-        if host.is_empty() {
-            return Err("has no host".into());
-        }
-        &host_port[host.len()..]
-    };
-    match port.strip_prefix(':') {
-        None if port.is_empty() => Ok(()),
-        Some(digits) if digits.parse::<u16>().is_ok() => Ok(()),
-        _ => Err(format!("has `{port}` where a port goes")),
+    }
+    match host_port.split_once(':') {
+        Some((host, port)) => (host, Some(port)),
+        None => (host_port, None),
     }
 }
 
@@ -181,6 +214,7 @@ mod tests {
     fn refuses_bad_urls_and_cas() {
         assert!(replace_pointer("file:///x", b"{}", None).is_err());
         for bad in [
+            "http://[user:x@host/x",
             "https://",
             "https:///bootstrap.ign",
             "https://[::1/bootstrap.ign",

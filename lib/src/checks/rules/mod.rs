@@ -1,6 +1,7 @@
 //! Ignition's semantic rules for a config that matched the schema: paths absolute and clean,
 //! no entry defined twice, unit and drop-in names with valid suffixes and parseable text, file
-//! modes in range, sources Ignition can fetch and decode, `overwrite` only with a source. Plus
+//! modes in range, sources Ignition can parse, fetch and decode, `overwrite` only with a source,
+//! owners by ID or name, and the devices below the files (`devices.rs`). Plus
 //! what its validator lets through but its `files` stage fails on: a file that is also another
 //! entry's parent directory, and gzip contents that do not decompress.
 
