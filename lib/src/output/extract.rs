@@ -8,14 +8,16 @@
 //! mode out of range refuse it, and then nothing at all is written.
 
 use super::extract_plan::{directory_mode, Kind, Plan};
+use super::extract_walk::{Found, Walk};
 use crate::error::{Error, Result};
 use crate::ignition::{IgnitionDoc, SplitDoc};
+use rustix::fs::{AtFlags, Mode, OFlags};
 use serde_json::Value;
 use std::borrow::Cow;
 use std::fs;
 use std::io::Write;
-use std::os::unix::fs::{OpenOptionsExt as _, PermissionsExt as _};
-use std::path::{Path, PathBuf};
+use std::os::unix::fs::PermissionsExt as _;
+use std::path::Path;
 
 /// Where the config's units go below the directory.
 pub const UNIT_DIR: &str = "/etc/systemd/system";
@@ -262,35 +264,11 @@ fn rest_of(doc: &IgnitionDoc) -> Result<Rest> {
     Ok(rest)
 }
 
-/// Creates the directories leading to `parts` below `root`, refusing symlinks and non-directories.
-fn ensure_dirs(root: &Path, node_path: &str, parts: &[&str]) -> Result<PathBuf> {
-    let mut current = root.to_path_buf();
-    for part in parts {
-        current.push(part);
-        match fs::symlink_metadata(&current) {
-            Ok(meta) if meta.file_type().is_symlink() => {
-                return Err(unsafe_path(
-                    node_path,
-                    format!("{} is a symlink", current.display()),
-                ));
-            }
-            Ok(meta) if meta.is_dir() => {}
-            Ok(_) => {
-                return Err(unsafe_path(
-                    node_path,
-                    format!("{} exists and is not a directory", current.display()),
-                ));
-            }
-            Err(_) => {
-                fs::create_dir(&current).map_err(|e| Error::io("cannot create", &current, e))?
-            }
-        }
-    }
-    Ok(current)
-}
-
+/// Writes the file `node_path` below the walk's root through `write`, with `mode`: its
+/// directories made or entered through no link, a link or directory at its name refused, a
+/// file there replaced, the new one created exclusively (never through a link).
 fn write_item(
-    root: &Path,
+    walk: &mut Walk,
     node_path: &str,
     write: impl FnOnce(&mut dyn Write) -> Result<()>,
     mode: u32,
@@ -299,33 +277,34 @@ fn write_item(
     let (name, parents) = all
         .split_last()
         .ok_or_else(|| unsafe_path(node_path, "no file name"))?;
-    let dir = ensure_dirs(root, node_path, parents)?;
-    let target = dir.join(name);
-    match fs::symlink_metadata(&target) {
-        Ok(meta) if meta.file_type().is_symlink() => {
+    walk.enter(node_path, parents, true)?;
+    let dir = walk.dir();
+    let target = walk.current_path().join(name);
+    match Walk::found(dir, name).map_err(|e| Error::io("cannot read", &target, e.into()))? {
+        Found::Link => {
             return Err(unsafe_path(
                 node_path,
                 format!("{} is a symlink", target.display()),
-            ));
+            ))
         }
-        Ok(meta) if meta.is_dir() => {
+        Found::Directory => {
             return Err(unsafe_path(
                 node_path,
                 format!("{} is a directory", target.display()),
-            ));
+            ))
         }
-        Ok(_) => fs::remove_file(&target).map_err(|e| Error::io("cannot replace", &target, e))?,
-        Err(_) => {}
+        Found::Other => rustix::fs::unlinkat(dir, *name, AtFlags::empty())
+            .map_err(|e| Error::io("cannot replace", &target, e.into()))?,
+        Found::Nothing => {}
     }
-    // create_new never follows a link that appears in between.
-    let mut handle = fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .mode(0o600)
-        .open(&target)
-        .map_err(|e| Error::io("cannot write", &target, e))?;
+    // Exclusive and not following a link that appears in between.
+    let flags = OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+    let fd = rustix::fs::openat(dir, *name, flags, Mode::from_raw_mode(0o600))
+        .map_err(|e| Error::io("cannot write", &target, e.into()))?;
+    let mut handle = fs::File::from(fd);
     write(&mut handle)?;
-    fs::set_permissions(&target, fs::Permissions::from_mode(mode))
+    handle
+        .set_permissions(fs::Permissions::from_mode(mode))
         .map_err(|e| Error::io("cannot set permissions on", &target, e))
 }
 
@@ -391,13 +370,14 @@ where
     report.skipped.extend(rest.skipped);
     report.modes_reduced = plan.modes_reduced;
     fs::create_dir_all(dir).map_err(|e| Error::io("cannot create", dir, e))?;
+    let mut walk = Walk::new(dir)?;
     for (node_path, mode) in &rest.directories {
         let all = parts(node_path)?;
-        let path = ensure_dirs(dir, node_path, &all)?;
+        walk.enter(node_path, &all, true)?;
         // In range: the plan refused any other.
         let mode = directory_mode(u32::try_from(*mode).unwrap_or_default());
-        fs::set_permissions(&path, fs::Permissions::from_mode(mode))
-            .map_err(|e| Error::io("cannot set permissions on", &path, e))?;
+        rustix::fs::fchmod(walk.dir(), Mode::from_raw_mode(mode))
+            .map_err(|e| Error::io("cannot set permissions on", walk.current_path(), e.into()))?;
         report.directories.push(node_path.clone());
     }
     let mut budget = MAX_EXTRACTED;
@@ -405,7 +385,7 @@ where
         if let (node_path, Ok((sources, mode))) = file_item(entry?.as_ref())? {
             let write =
                 |out: &mut dyn Write| stream_sources(i, &node_path, &sources, out, &mut budget);
-            write_item(dir, &node_path, write, mode & 0o777)?;
+            write_item(&mut walk, &node_path, write, mode & 0o777)?;
             report.written.push(node_path);
         }
     }
@@ -415,7 +395,7 @@ where
             out.write_all(&bytes)
                 .map_err(|e| Error::io("cannot write", &target, e))
         };
-        write_item(dir, &node_path, write, 0o644)?;
+        write_item(&mut walk, &node_path, write, 0o644)?;
         report.written.push(node_path);
     }
     Ok(report)
@@ -506,6 +486,32 @@ mod tests {
         let out = dir.path().join("out");
         assert!(extract_split(&split, &out).is_err());
         assert!(!out.exists());
+    }
+
+    /// Paths deep and shallow, in an order that goes down, back up and down another branch:
+    /// each lands where its path says (the walk keeps only the deepest directory open).
+    #[test]
+    fn deep_paths_and_branches_land_where_their_paths_say() {
+        let deep = format!("/{}", vec!["d"; 300].join("/"));
+        let paths = [
+            format!("{deep}/one"),
+            "/x/y/a".to_string(),
+            "/z/b".to_string(),
+            "/x/y/c".to_string(),
+            format!("{deep}/two"),
+            "/top".to_string(),
+        ];
+        let files: Vec<Value> = paths
+            .iter()
+            .map(|p| json!({"path": p, "contents": {"source": format!("data:,{}", p.len())}}))
+            .collect();
+        let dir = tempfile::tempdir().unwrap();
+        let report = extract(&doc(Value::Array(files), json!([])), dir.path()).unwrap();
+        assert_eq!(report.written.len(), paths.len());
+        for path in &paths {
+            let written = std::fs::read_to_string(dir.path().join(&path[1..])).unwrap();
+            assert_eq!(written, path.len().to_string(), "{path}");
+        }
     }
 
     #[test]

@@ -6,6 +6,7 @@
 //! already in the target directory is checked too: a symlink on the way, or a file where a
 //! directory must be, refuses the config before the first write.
 
+use super::extract_walk::{Found, Walk};
 use crate::error::{Error, Result};
 use std::collections::HashMap;
 use std::path::Path;
@@ -113,24 +114,39 @@ impl Plan {
     /// Refuses an entry below a file, link or unit of the config, then one below a symlink or
     /// non-directory already in `root`, or whose own place there is a symlink or directory.
     pub(super) fn check(&self, root: &Path) -> Result<()> {
-        for path in &self.order {
-            for (end, _) in path.match_indices('/').filter(|(end, _)| *end > 0) {
-                let parent = &path[..end];
-                if let Some(kind) = self.entries.get(parent).filter(|k| **k != Kind::Directory) {
-                    return Err(refuse(
-                        path,
-                        format!(
-                            "{parent} is {} in the same config, so it cannot be a directory",
-                            kind.noun()
-                        ),
-                    ));
-                }
+        // An entry is below a file, link or unit when its path starts with that one's and a
+        // `/`: a range of the sorted paths, so each entry is looked at once whatever its depth.
+        let sorted: std::collections::BTreeSet<&str> =
+            self.order.iter().map(String::as_str).collect();
+        let not_directories = self
+            .order
+            .iter()
+            .filter_map(|p| Some((p, self.entries.get(p)?)))
+            .filter(|(_, k)| **k != Kind::Directory);
+        for (parent, kind) in not_directories {
+            let prefix = format!("{parent}/");
+            if let Some(path) = sorted
+                .range(prefix.as_str()..)
+                .next()
+                .filter(|p| p.starts_with(&prefix))
+            {
+                return Err(refuse(
+                    path,
+                    format!(
+                        "{parent} is {} in the same config, so it cannot be a directory",
+                        kind.noun()
+                    ),
+                ));
             }
         }
+        if !root.is_dir() {
+            return Ok(());
+        }
+        let mut walk = Walk::new(root)?;
         for path in &self.order {
             match self.entries.get(path) {
                 Some(Kind::Link) | None => {}
-                Some(kind) => check_on_disk(root, path, *kind)?,
+                Some(kind) => check_on_disk(&mut walk, path, *kind)?,
             }
         }
         Ok(())
@@ -143,41 +159,28 @@ pub(super) fn directory_mode(mode: u32) -> u32 {
     mode & 0o777 | 0o700
 }
 
-/// What `root` already holds on the way to `node_path` (an absolute, clean path).
-fn check_on_disk(root: &Path, node_path: &str, kind: Kind) -> Result<()> {
-    let mut current = root.to_path_buf();
+/// What the walk's root already holds on the way to `node_path` (an absolute, clean path).
+fn check_on_disk(walk: &mut Walk, node_path: &str, kind: Kind) -> Result<()> {
     let parts: Vec<&str> = node_path.trim_start_matches('/').split('/').collect();
-    for (i, part) in parts.iter().enumerate() {
-        current.push(part);
-        let Ok(meta) = std::fs::symlink_metadata(&current) else {
-            // Nothing there yet, nor below it.
-            return Ok(());
-        };
-        let last = i + 1 == parts.len();
-        if meta.file_type().is_symlink() {
-            return Err(refuse(
-                node_path,
-                format!("{} is a symlink", current.display()),
-            ));
-        }
-        if !last && !meta.is_dir() {
-            return Err(refuse(
-                node_path,
-                format!("{} exists and is not a directory", current.display()),
-            ));
-        }
-        if last && meta.is_dir() && kind != Kind::Directory {
-            return Err(refuse(
-                node_path,
-                format!("{} is a directory", current.display()),
-            ));
-        }
-        if last && !meta.is_dir() && kind == Kind::Directory {
-            return Err(refuse(
-                node_path,
-                format!("{} exists and is not a directory", current.display()),
-            ));
-        }
+    let Some((name, parents)) = parts.split_last() else {
+        return Ok(());
+    };
+    if !walk.enter(node_path, parents, false)? {
+        // Nothing there yet, nor below it.
+        return Ok(());
     }
-    Ok(())
+    let here = walk.current_path().join(name);
+    let found = Walk::found(walk.dir(), name)
+        .map_err(|e| crate::error::Error::io("cannot read", &here, e.into()))?;
+    let problem = match found {
+        Found::Link => Some(format!("{} is a symlink", here.display())),
+        Found::Directory if kind != Kind::Directory => {
+            Some(format!("{} is a directory", here.display()))
+        }
+        Found::Other if kind == Kind::Directory => {
+            Some(format!("{} exists and is not a directory", here.display()))
+        }
+        _ => None,
+    };
+    problem.map_or(Ok(()), |reason| Err(refuse(node_path, reason)))
 }

@@ -7,6 +7,7 @@ mod dirs;
 mod estimate;
 mod extract;
 mod extract_plan;
+mod extract_walk;
 mod host_configs;
 mod journal;
 mod lock;
