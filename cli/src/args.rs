@@ -408,6 +408,10 @@ pub struct ExtractArgs {
     /// The directory to write into (created if needed); nothing is written outside it.
     #[arg(long, short = 'o', value_name = "DIR")]
     pub output: PathBuf,
+    /// Replace files DIR already holds with other contents (else they are refused, naming
+    /// them, and nothing is written).
+    #[arg(long)]
+    pub force: bool,
 }
 
 /// `bootgen pointer`.

@@ -11,13 +11,16 @@ pub fn run(args: ExtractArgs) -> anyhow::Result<ExitCode> {
     // The file entries stay raw JSON, each decoded when written: a large config is never a JSON
     // tree, nor in memory decoded, whole.
     let split = SplitDoc::parse_checked(&bytes, &name, |_| false)?;
-    let report =
-        bootgen::output::extract_split(&split, &args.output).map_err(|e| e.in_config(&name))?;
+    let report = bootgen::output::extract_split(&split, &args.output, args.force)
+        .map_err(|e| e.in_config(&name))?;
     for skipped in &report.skipped {
         crate::report::notice(format!("not extracted: {skipped}"));
     }
     for reduced in &report.modes_reduced {
         crate::report::notice(reduced);
+    }
+    for replaced in &report.replaced {
+        crate::report::notice(format!("replaced {replaced}: it held other contents"));
     }
     crate::report::emit(
         format!(

@@ -34,6 +34,8 @@ pub struct ExtractReport {
     /// Entries written without the setuid, setgid or sticky bits their mode asks for, each
     /// with its path and both modes.
     pub modes_reduced: Vec<String>,
+    /// Node paths of files the directory held with other contents, replaced (only when asked).
+    pub replaced: Vec<String>,
 }
 
 fn unsafe_path(path: &str, reason: impl Into<String>) -> Error {
@@ -132,6 +134,72 @@ fn file_item(entry: &Value) -> Result<(String, Written)> {
         .into_iter()
         .filter(|(url, _)| url.starts_with("data:"));
     Ok((path.to_string(), Ok((inline.collect(), mode))))
+}
+
+/// Compares what is written to it with the rest of an open file, a chunk at a time, keeping
+/// none of it; it takes every byte either way, so a source is decoded (and checked) whole.
+struct SameAsFile {
+    file: fs::File,
+    buffer: Vec<u8>,
+    same: bool,
+}
+
+impl SameAsFile {
+    fn new(file: fs::File) -> SameAsFile {
+        SameAsFile {
+            file,
+            buffer: Vec::new(),
+            same: true,
+        }
+    }
+
+    /// True when every byte matched and the file holds nothing more.
+    fn finish(mut self) -> bool {
+        use std::io::Read as _;
+        self.same && matches!(self.file.read(&mut [0u8; 1]), Ok(0))
+    }
+}
+
+impl std::io::Write for SameAsFile {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        use std::io::Read as _;
+        const CHUNK: usize = 16 * 1024;
+        let mut rest = buf;
+        while self.same && !rest.is_empty() {
+            let n = rest.len().min(CHUNK);
+            self.buffer.resize(n, 0);
+            self.same = self.file.read_exact(&mut self.buffer).is_ok() && self.buffer == rest[..n];
+            rest = &rest[n..];
+        }
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// The regular file the walk's root already holds at `node_path` (opened through no link),
+/// if any; a link, directory or special file there is the plan's to refuse.
+fn existing_file(walk: &mut Walk, node_path: &str) -> Result<Option<fs::File>> {
+    let all = parts(node_path)?;
+    let Some((name, parents)) = all.split_last() else {
+        return Ok(None);
+    };
+    if !walk.enter(node_path, parents, false)? {
+        return Ok(None);
+    }
+    let target = walk.current_path().join(name);
+    if !matches!(
+        Walk::found(walk.dir(), name).map_err(|e| Error::io("cannot read", &target, e.into()))?,
+        Found::File
+    ) {
+        return Ok(None);
+    }
+    let flags = OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+    let fd = rustix::fs::openat(walk.dir(), *name, flags, Mode::empty())
+        .map_err(|e| Error::io("cannot read", &target, e.into()))?;
+    Ok(Some(fs::File::from(fd)))
 }
 
 /// Counts what passes through to the writer it wraps.
@@ -293,7 +361,7 @@ fn write_item(
                 format!("{} is a directory", target.display()),
             ))
         }
-        Found::Other => rustix::fs::unlinkat(dir, *name, AtFlags::empty())
+        Found::File | Found::Other => rustix::fs::unlinkat(dir, *name, AtFlags::empty())
             .map_err(|e| Error::io("cannot replace", &target, e.into()))?,
         Found::Nothing => {}
     }
@@ -310,22 +378,24 @@ fn write_item(
 
 /// Writes every file, unit and drop-in of `doc` below `dir` (created if needed). setuid, setgid
 /// and sticky bits are dropped (and listed in `modes_reduced`): extracted files are for
-/// reading, not running as someone else.
-pub fn extract(doc: &IgnitionDoc, dir: &Path) -> Result<ExtractReport> {
+/// reading, not running as someone else. A file `dir` already holds with other contents is
+/// refused, naming it, unless `replace` (then it is listed in `replaced`); one that holds the
+/// same bytes is written again.
+pub fn extract(doc: &IgnitionDoc, dir: &Path, replace: bool) -> Result<ExtractReport> {
     let files = || {
         crate::ignition::read::file_entries(doc)
             .into_iter()
             .map(|entry| Ok(Cow::Borrowed(entry)))
     };
-    extract_entries(doc, files, dir)
+    extract_entries(doc, files, dir, replace)
 }
 
 /// [`extract`] for a config split with nothing kept ([`SplitDoc::parse_checked`] with
 /// `|_| false`): each file entry is parsed and decoded when it is written, and dropped, so a
 /// large config is never in memory decoded, nor as a JSON tree.
-pub fn extract_split(split: &SplitDoc<'_>, dir: &Path) -> Result<ExtractReport> {
+pub fn extract_split(split: &SplitDoc<'_>, dir: &Path, replace: bool) -> Result<ExtractReport> {
     let files = || split.input_files().map(|entry| entry.map(Cow::Owned));
-    extract_entries(&split.doc, files, dir)
+    extract_entries(&split.doc, files, dir, replace)
 }
 
 /// Two passes over the file entries: the first checks every path and decodes every source
@@ -336,6 +406,7 @@ fn extract_entries<'v, I>(
     doc: &IgnitionDoc,
     files: impl Fn() -> I,
     dir: &Path,
+    replace: bool,
 ) -> Result<ExtractReport>
 where
     I: Iterator<Item = Result<Cow<'v, Value>>>,
@@ -344,11 +415,31 @@ where
     let mut report = ExtractReport::default();
     let mut plan = Plan::default();
     let mut budget = MAX_EXTRACTED;
+    // What the directory already holds at a path the config writes is compared as it is
+    // decoded: a file with other contents is replaced only when asked.
+    let mut existing = if dir.is_dir() {
+        Some(Walk::new(dir)?)
+    } else {
+        None
+    };
     for (i, entry) in files().enumerate() {
         match file_item(entry?.as_ref())? {
             (path, Ok((sources, mode))) => {
                 plan.add(&path, Kind::File, Some(mode.into()))?;
-                stream_sources(i, &path, &sources, &mut std::io::sink(), &mut budget)?;
+                let there = match existing.as_mut() {
+                    Some(walk) => existing_file(walk, &path)?,
+                    None => None,
+                };
+                match there {
+                    Some(file) => {
+                        let mut compared = SameAsFile::new(file);
+                        stream_sources(i, &path, &sources, &mut compared, &mut budget)?;
+                        if !compared.finish() {
+                            report.replaced.push(path);
+                        }
+                    }
+                    None => stream_sources(i, &path, &sources, &mut std::io::sink(), &mut budget)?,
+                }
             }
             // Not written, but on the node it is a file all the same.
             (path, Err(reason)) => {
@@ -367,6 +458,29 @@ where
         plan.add(node_path, Kind::Unit, None)?;
     }
     plan.check(dir)?;
+    if let Some(walk) = existing.as_mut() {
+        for (node_path, bytes) in &rest.unit_files {
+            if let Some(file) = existing_file(walk, node_path)? {
+                let mut compared = SameAsFile::new(file);
+                let _ = compared.write_all(bytes);
+                if !compared.finish() {
+                    report.replaced.push(node_path.clone());
+                }
+            }
+        }
+    }
+    if !replace {
+        if let Some(first) = report.replaced.first() {
+            return Err(unsafe_path(
+                first,
+                format!(
+                    "{} already holds it with other contents ({} such file(s) in all); extract with --force to replace them",
+                    dir.display(),
+                    report.replaced.len()
+                ),
+            ));
+        }
+    }
     report.skipped.extend(rest.skipped);
     report.modes_reduced = plan.modes_reduced;
     fs::create_dir_all(dir).map_err(|e| Error::io("cannot create", dir, e))?;
@@ -420,7 +534,7 @@ mod tests {
                    {"path": "/etc/motd", "contents": {"source": "data:,a"}, "append": [{"source": "data:,b"}]}]),
             json!([{"name": "x.service", "contents": "[Unit]\n", "dropins": [{"name": "10-a.conf", "contents": "[Unit]\n"}]}]),
         );
-        let report = extract(&d, dir.path()).unwrap();
+        let report = extract(&d, dir.path(), false).unwrap();
         assert_eq!(report.written.len(), 4);
         let key = dir.path().join("etc/a/key");
         assert_eq!(fs::read(&key).unwrap(), b"secret");
@@ -467,8 +581,8 @@ mod tests {
             };
             let split = SplitDoc::parse_checked(&bytes, &name, |_| false).unwrap();
             let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
-            let from_tree = extract(&whole, a.path()).unwrap();
-            let from_split = extract_split(&split, b.path()).unwrap();
+            let from_tree = extract(&whole, a.path(), false).unwrap();
+            let from_split = extract_split(&split, b.path(), false).unwrap();
             assert_eq!(from_tree, from_split, "{name}");
             assert_eq!(tree(a.path()), tree(b.path()), "{name}");
             compared += usize::from(!from_tree.written.is_empty());
@@ -484,7 +598,7 @@ mod tests {
         let split = SplitDoc::parse(&bytes, "bad.ign", |_| false).unwrap();
         let dir = tempfile::tempdir().unwrap();
         let out = dir.path().join("out");
-        assert!(extract_split(&split, &out).is_err());
+        assert!(extract_split(&split, &out, false).is_err());
         assert!(!out.exists());
     }
 
@@ -506,12 +620,46 @@ mod tests {
             .map(|p| json!({"path": p, "contents": {"source": format!("data:,{}", p.len())}}))
             .collect();
         let dir = tempfile::tempdir().unwrap();
-        let report = extract(&doc(Value::Array(files), json!([])), dir.path()).unwrap();
+        let report = extract(&doc(Value::Array(files), json!([])), dir.path(), false).unwrap();
         assert_eq!(report.written.len(), paths.len());
         for path in &paths {
             let written = std::fs::read_to_string(dir.path().join(&path[1..])).unwrap();
             assert_eq!(written, path.len().to_string(), "{path}");
         }
+    }
+
+    /// A file the directory holds with other contents is refused, naming it, and nothing is
+    /// written, unless replacing is asked for; one with the same contents is no conflict.
+    #[test]
+    fn a_file_with_other_contents_is_replaced_only_when_asked() {
+        let dir = tempfile::tempdir().unwrap();
+        let config = doc(
+            json!([{"path": "/etc/motd", "contents": {"source": "data:,from%20config"}},
+                   {"path": "/etc/new", "contents": {"source": "data:,new"}}]),
+            json!([{"name": "a.service", "contents": "[Unit]\n"}]),
+        );
+        std::fs::create_dir_all(dir.path().join("etc")).unwrap();
+        std::fs::write(dir.path().join("etc/motd"), "my hand-edited file").unwrap();
+        let err = extract(&config, dir.path(), false).unwrap_err().to_string();
+        assert!(
+            err.contains("/etc/motd") && err.contains("--force"),
+            "{err}"
+        );
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join("etc/motd")).unwrap(),
+            "my hand-edited file"
+        );
+        assert!(!dir.path().join("etc/new").exists());
+        let report = extract(&config, dir.path(), true).unwrap();
+        assert_eq!(report.replaced, ["/etc/motd"]);
+        // Extracted again: the same bytes are there, nothing to refuse.
+        let again = extract(&config, dir.path(), false).unwrap();
+        assert!(again.replaced.is_empty());
+        // A unit edited by hand counts too.
+        let unit = dir.path().join("etc/systemd/system/a.service");
+        std::fs::write(&unit, "[Unit]\nDescription=mine\n").unwrap();
+        let err = extract(&config, dir.path(), false).unwrap_err().to_string();
+        assert!(err.contains("a.service"), "{err}");
     }
 
     #[test]
@@ -524,17 +672,19 @@ mod tests {
             )
         };
         for bad in ["/../escape", "/a/../../escape", "relative", "/a//b"] {
-            let err = extract(&one(bad), dir.path()).unwrap_err().to_string();
+            let err = extract(&one(bad), dir.path(), false)
+                .unwrap_err()
+                .to_string();
             assert!(err.contains(bad), "{err}");
         }
         let outside = tempfile::tempdir().unwrap();
         std::os::unix::fs::symlink(outside.path(), dir.path().join("etc")).unwrap();
-        let err = extract(&one("/etc/passwd"), dir.path())
+        let err = extract(&one("/etc/passwd"), dir.path(), false)
             .unwrap_err()
             .to_string();
         assert!(err.contains("symlink"), "{err}");
         assert!(!outside.path().join("passwd").exists());
         let bad_unit = doc(json!([]), json!([{"name": "../x.service", "contents": ""}]));
-        assert!(extract(&bad_unit, dir.path()).is_err());
+        assert!(extract(&bad_unit, dir.path(), false).is_err());
     }
 }

@@ -177,7 +177,7 @@ fn check_on_disk(walk: &mut Walk, node_path: &str, kind: Kind) -> Result<()> {
         Found::Directory if kind != Kind::Directory => {
             Some(format!("{} is a directory", here.display()))
         }
-        Found::Other if kind == Kind::Directory => {
+        Found::File | Found::Other if kind == Kind::Directory => {
             Some(format!("{} exists and is not a directory", here.display()))
         }
         _ => None,

@@ -12,8 +12,11 @@ use std::path::{Path, PathBuf};
 /// What is at a name inside an opened directory.
 pub(super) enum Found {
     Nothing,
+    /// A regular file.
+    File,
     Directory,
     Link,
+    /// A pipe, socket or device.
     Other,
 }
 
@@ -64,6 +67,7 @@ impl Walk {
     pub(super) fn found(dir: &OwnedFd, name: &str) -> rustix::io::Result<Found> {
         match rustix::fs::statat(dir, name, AtFlags::SYMLINK_NOFOLLOW) {
             Ok(stat) => Ok(match FileType::from_raw_mode(stat.st_mode) {
+                FileType::RegularFile => Found::File,
                 FileType::Directory => Found::Directory,
                 FileType::Symlink => Found::Link,
                 _ => Found::Other,
@@ -115,7 +119,7 @@ impl Walk {
                 Err(e) => {
                     let what = match Walk::found(parent, part) {
                         Ok(Found::Link) => format!("{} is a symlink", here.display()),
-                        Ok(Found::Other) => {
+                        Ok(Found::File | Found::Other) => {
                             format!("{} exists and is not a directory", here.display())
                         }
                         _ => return Err(Error::io("cannot open", &here, e.into())),
