@@ -78,7 +78,12 @@ fn apply(
         notice(change);
     }
     if changes.is_empty() {
-        notice("no transform requested: output equals input");
+        notice(if options.is_empty() {
+            "no transform requested: output equals input"
+        } else {
+            // --compress where nothing shrinks, a pass whose change is already there.
+            "the transforms asked for changed nothing: output equals input"
+        });
     }
     crate::checks::preflight(&split.doc, strict)?;
     let paths = split.paths()?;

@@ -217,3 +217,28 @@ fn compressing_twice_changes_nothing() {
         std::fs::read(&twice).unwrap()
     );
 }
+
+/// `--compress` where no file gets smaller leaves the config as it was, and says that the
+/// transform it asked for changed nothing, not that none was asked for.
+#[test]
+fn compress_where_nothing_shrinks_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("tiny.ign");
+    std::fs::write(
+        &input,
+        r#"{"ignition":{"version":"3.2.0"},"storage":{"files":[{"path":"/etc/a","contents":{"source":"data:,a"}}]}}"#,
+    )
+    .unwrap();
+    let out = dir.path().join("out.ign");
+    let output = bootgen()
+        .args(["patch", "--compress", "-o"])
+        .arg(&out)
+        .arg(&input)
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{said}");
+    assert!(said.contains("changed nothing"), "{said}");
+    assert!(!said.contains("no transform requested"), "{said}");
+    assert_eq!(std::fs::read(&out).unwrap(), std::fs::read(&input).unwrap());
+}
