@@ -174,13 +174,21 @@ fn peek_version(bytes: &[u8]) -> std::result::Result<Option<String>, serde_json:
         .map(str::to_string))
 }
 
-fn describe_json_error(e: &serde_json::Error) -> &'static str {
+fn describe_json_error(e: &serde_json::Error) -> String {
     use serde_json::error::Category;
     match e.classify() {
-        Category::Eof => "the file ends early (truncated?)",
-        Category::Syntax => "syntax error",
-        Category::Data => "unexpected value",
-        Category::Io => "read error",
+        Category::Eof => "the file ends early (truncated?)".into(),
+        // serde_json's own words (`expected `,` or `]``, `recursion limit exceeded`), without
+        // the position, which the message gives already.
+        Category::Syntax => {
+            let said = e.to_string();
+            match said.rfind(" at line ") {
+                Some(at) => said[..at].to_string(),
+                None => said,
+            }
+        }
+        Category::Data => "unexpected value".into(),
+        Category::Io => "read error".into(),
     }
 }
 
@@ -326,6 +334,22 @@ fn drop_nulls(value: &mut Value) {
 mod tests {
     use super::*;
     use crate::assets::{File, Unit};
+
+    #[test]
+    fn a_json_syntax_error_keeps_serde_jsons_words() {
+        let nested = format!("{}{}", "[".repeat(200), "]".repeat(200));
+        let err = IgnitionDoc::parse(nested.as_bytes(), "nest.ign")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("recursion limit exceeded"), "{err}");
+        let err = IgnitionDoc::parse(br#"{"ignition":{"version":"3.2.0"},}"#, "sx.ign")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("trailing comma") && err.contains("column 33"),
+            "{err}"
+        );
+    }
 
     #[test]
     fn builds_a_config_that_parses_back() {
