@@ -330,6 +330,13 @@ pub fn run(args: IgnitionArgs) -> anyhow::Result<ExitCode> {
     }
     let mut report = output::write_dir_observed(&args.output, &files, existing, guards, &mut stop)
         .with_context(|| format!("writing {}", args.output.display()))?;
+    if let Some(other) = &report.replaced_cluster {
+        warn(format!(
+            "{} held the output of {other}; keys are never replaced, so this cluster keeps its PKI (tls/: every CA and the admin client certificate) and its admin credentials work here too; to give this cluster its own, write to a new directory (or move {dir}/tls and {dir}/auth away first)",
+            args.output.display(),
+            dir = args.output.display()
+        ));
+    }
     let mut wrote: std::collections::BTreeSet<String> =
         files.iter().map(|f| f.relative.clone()).collect();
     if let Some(kept) = kept {

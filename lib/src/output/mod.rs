@@ -206,6 +206,9 @@ pub struct WriteReport {
     pub written: Vec<String>,
     /// Files already present with the same bytes.
     pub unchanged: Vec<String>,
+    /// The other cluster whose output was replaced ([`OtherCluster::Replace`]), as the
+    /// directory named it: its keys were kept, as always, so the new cluster shares them.
+    pub replaced_cluster: Option<String>,
 }
 
 /// What [`write_dir`] does when the directory already holds configs (`bootstrap.ign`, ...).
@@ -316,8 +319,15 @@ pub fn write_dir_observed(
     }
     // A key that differs is reported as the key it is: keys are never replaced, so no flag
     // about clusters would get past it.
-    if other_key.is_none() && guards.other_cluster == OtherCluster::Refuse {
-        same_cluster::refuse_other_cluster(dir, files, &naming_cluster)?;
+    if other_key.is_none() {
+        match same_cluster::refuse_other_cluster(dir, files, &naming_cluster) {
+            Err(Error::OtherCluster { on_disk, .. })
+                if guards.other_cluster == OtherCluster::Replace =>
+            {
+                report.replaced_cluster = Some(on_disk);
+            }
+            other => other?,
+        }
     }
     if existing == ExistingConfigs::Refuse {
         for name in CONFIG_FILES {

@@ -512,4 +512,19 @@ fn another_clusters_output_is_not_replaced_without_asking() {
         .output()
         .unwrap();
     assert!(replaced.status.success(), "{replaced:?}");
+    // It keeps the other cluster's keys, as ever, and says what that means.
+    let said = String::from_utf8_lossy(&replaced.stderr);
+    assert!(
+        said.contains("warning:")
+            && said.contains("keeps its PKI")
+            && said.contains("new directory"),
+        "{said}"
+    );
+    // Run again for the same cluster: nothing replaced, nothing to warn of.
+    let again = bootgen(&out, &["--force", "--replace-cluster"])
+        .current_dir(scratch.path())
+        .output()
+        .unwrap();
+    assert!(again.status.success(), "{again:?}");
+    assert!(!String::from_utf8_lossy(&again.stderr).contains("keeps its PKI"));
 }
