@@ -150,6 +150,35 @@ pub fn load_default_single_node() -> Result<LoadedConfig> {
     )
 }
 
+/// For the parser's "duplicate field `KEY`", which it places where the mapping starts: the line
+/// (1-based) of the second `KEY:` of that mapping, the one to remove, found from `from` on among
+/// the lines indented as its first `KEY:`.
+fn duplicate_key_line(text: &str, message: &str, from: usize) -> Option<usize> {
+    let key = message
+        .split_once("duplicate field `")?
+        .1
+        .split('`')
+        .next()?;
+    let mut first_indent = None;
+    for (i, line) in text.lines().enumerate().skip(from.saturating_sub(1)) {
+        let body = line.trim_start().trim_start_matches("- ");
+        let indent = line.len() - body.len();
+        let names_key = body
+            .strip_prefix(key)
+            .or_else(|| body.strip_prefix(&format!("\"{key}\"")))
+            .is_some_and(|rest| rest.trim_start().starts_with(':'));
+        if !names_key {
+            continue;
+        }
+        match first_indent {
+            None => first_indent = Some(indent),
+            Some(first) if first == indent => return Some(i + 1),
+            Some(_) => {}
+        }
+    }
+    None
+}
+
 /// The first line (1-based) whose indentation contains a tab.
 fn tab_indented_line(text: &str) -> Option<usize> {
     text.lines()
@@ -237,11 +266,21 @@ pub fn parse(text: &str, source_name: &str) -> Result<LoadedConfig> {
                 "indented with a tab: YAML does not allow tabs for indentation; indent with spaces"
                     .into(),
         },
-        None => Error::Parse {
-            file: source_name.to_string(),
-            line: e.location().map(|l| l.line()),
-            message: e.to_string(),
-        },
+        None => {
+            let said = e.to_string();
+            let duplicate = e
+                .location()
+                .and_then(|l| duplicate_key_line(text, &said, l.line()));
+            Error::Parse {
+                file: source_name.to_string(),
+                line: duplicate.or_else(|| e.location().map(|l| l.line())),
+                // The parser's own position is the mapping's, not the duplicate's.
+                message: match (duplicate, said.rfind(" at line ")) {
+                    (Some(_), Some(at)) => said[..at].to_string(),
+                    _ => said,
+                },
+            }
+        }
     }
             },
         )?;

@@ -128,6 +128,28 @@ fn a_key_copied_over_another_is_refused_on_a_re_run_naming_it() {
     assert!(after == before, "bootstrap.ign was rewritten");
 }
 
+/// A key written twice is named at its second line, the one to remove, at the top level and
+/// inside a mapping.
+#[test]
+fn a_key_written_twice_is_named_at_its_second_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let top = format!("{}baseDomain: other.example.com\n", default_config());
+    let nested =
+        default_config().replacen("  name: example\n", "  name: example\n  name: again\n", 1);
+    for (text, again) in [(top, "baseDomain: other"), (nested, "  name: again")] {
+        let line = text.lines().position(|l| l.starts_with(again)).unwrap() + 1;
+        let config = write_config(dir.path(), &text);
+        let output = generate(dir.path(), &["--install-config", config.to_str().unwrap()]);
+        assert_eq!(output.status.code(), Some(1));
+        let message = stderr(&output);
+        assert!(
+            message.contains(&format!("install-config.yaml:{line}: "))
+                && message.contains("duplicate field"),
+            "{again}: {message}"
+        );
+    }
+}
+
 #[test]
 fn tab_indentation_is_explained() {
     let dir = tempfile::tempdir().unwrap();
