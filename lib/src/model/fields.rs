@@ -56,6 +56,13 @@ const MIN_RSA_BITS: usize = 2048;
 /// cut short by a copy and paste fails here rather than locking everyone out of the nodes.
 pub fn check_ssh_key(key: &str) -> Result<(), String> {
     use ssh_key::public::KeyData;
+    // Nothing of it is quoted: a private key pasted here is a secret.
+    if key.contains("PRIVATE KEY") {
+        return Err(
+            "is a private key: give its public key, the one line of the .pub file (`ssh-keygen -y -f KEY` prints it)"
+                .into(),
+        );
+    }
     for (index, line) in key.lines().filter(|l| !l.trim().is_empty()).enumerate() {
         let which = if key.lines().filter(|l| !l.trim().is_empty()).count() > 1 {
             format!("key {} ", index + 1)
@@ -248,6 +255,10 @@ mod tests {
         assert!(check_ssh_key(&good).is_ok());
         assert!(check_ssh_key("ssh-rsa notbase64!!").is_err());
         assert!(check_ssh_key("justoneword").is_err());
+        let private = "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\n-----END OPENSSH PRIVATE KEY-----\n";
+        let err = check_ssh_key(private).unwrap_err();
+        assert!(err.contains("private key") && err.contains(".pub"), "{err}");
+        assert!(!err.contains("b3BlbnNzaC1"), "{err}");
         let lying = good.replacen("ssh-ed25519", "ssh-rsa", 1);
         assert!(check_ssh_key(&lying).unwrap_err().contains("ssh-rsa"));
         // Cut short by four base64 characters: still valid base64, but not a whole key.
