@@ -368,11 +368,19 @@ fn refuse_links(dir: &Path, files: &[OutputFile], links: Links) -> Result<()> {
             }
             let path = dir.join(&prefix);
             if fs::symlink_metadata(&path).is_ok_and(|m| m.file_type().is_symlink()) {
+                // The way to use a linked PKI, where the link is the PKI's.
+                let hint = if prefix.starts_with("tls") {
+                    format!(
+                        " (to reuse a PKI kept elsewhere, name it with {})",
+                        OptionField::TlsDir
+                    )
+                } else {
+                    String::new()
+                };
                 return Err(Error::UnsafePath {
                     path: path.display().to_string(),
                     reason: format!(
-                        "it is a link, and bootgen writes nothing through a link inside its output directory (to reuse a PKI kept elsewhere, name it with {})",
-                        OptionField::TlsDir
+                        "it is a link, and bootgen writes nothing through a link inside its output directory{hint}"
                     ),
                 });
             }
