@@ -143,6 +143,7 @@ pub mod release;
 mod render;
 pub mod report;
 pub mod templates;
+mod url_syntax;
 
 pub use error::{Error, InvalidValue, OptionField, Result, OPTIONS_SOURCE};
 pub use generate::{

@@ -37,7 +37,7 @@ pub fn check_source(source: &str, minor: u32) -> Result<Option<Vec<u8>>, String>
         });
     }
     if scheme != "data" {
-        return match crate::ignition::url_parse_problem(source) {
+        return match crate::url_syntax::parse_problem(source) {
             Some(why) => Err(format!("unable to parse url: it {why}")),
             None => Ok(None),
         };

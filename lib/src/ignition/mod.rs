@@ -25,7 +25,6 @@ pub use decode::{
 };
 pub use kind::{classify, FileKind};
 pub use pointer::replace_pointer;
-pub(crate) use pointer::url_parse_problem;
 pub use split::SplitDoc;
 pub use view::readable_view;
 

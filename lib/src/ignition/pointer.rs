@@ -65,7 +65,7 @@ pub fn certificate_blocks(pem_text: &str, name: &str) -> Result<Vec<String>> {
 /// bytes that will be served), trusting each certificate in `ca_pem` (named `ca_name` in errors).
 pub fn replace_pointer(url: &str, target: &[u8], ca: Option<(&str, &str)>) -> Result<IgnitionDoc> {
     // The URL may carry credentials: messages show it with them hidden.
-    let shown = crate::report::hide_secrets(url);
+    let shown = super::redact::Redact::WithDigest.secrets(url);
     let scheme = url.split_once("://").map(|(s, _)| s.to_ascii_lowercase());
     if !scheme.as_deref().is_some_and(|s| SCHEMES.contains(&s)) {
         return Err(invalid(
@@ -121,8 +121,8 @@ pub fn replace_pointer(url: &str, target: &[u8], ca: Option<(&str, &str)>) -> Re
 /// Whether `url` (a scheme Ignition fetches from, checked before) has a host and parses as a
 /// URL does for Ignition: a node given one without either can never fetch its config.
 fn check_url_shape(url: &str) -> std::result::Result<(), String> {
-    url_parse_problem(url).map_or(Ok(()), Err)?;
-    let (host, _) = host_and_port(url);
+    crate::url_syntax::parse_problem(url).map_or(Ok(()), Err)?;
+    let (host, _) = crate::url_syntax::host_and_port(url);
     if let Some(address) = host.strip_prefix('[').and_then(|h| h.strip_suffix(']')) {
         if address.parse::<std::net::Ipv6Addr>().is_err() {
             return Err(format!("has `[{address}]`, which is no IPv6 address"));
@@ -131,65 +131,6 @@ fn check_url_shape(url: &str) -> std::result::Result<(), String> {
         return Err("has no host".into());
     }
     Ok(())
-}
-
-/// What makes `url` (`scheme://...`) fail to parse where Ignition parses it (Go's URL parser):
-/// a `%` without two hexadecimal digits, an IPv6 host without its `]`, a port that is not a
-/// number. `None` when it parses, or has no `://`.
-pub(crate) fn url_parse_problem(url: &str) -> Option<String> {
-    let mut rest = url;
-    while let Some(i) = rest.find('%') {
-        let digits = rest.get(i + 1..i + 3).unwrap_or_default();
-        if digits.len() != 2 || !digits.bytes().all(|b| b.is_ascii_hexdigit()) {
-            return Some("has a `%` that is not followed by two hexadecimal digits".into());
-        }
-        rest = &rest[i + 3..];
-    }
-    let (_, after_scheme) = url.split_once("://")?;
-    let authority = after_scheme
-        .split(['/', '?', '#'])
-        .next()
-        .unwrap_or_default();
-    if let Some((user_info, _)) = authority.rsplit_once('@') {
-        let valid = |c: char| c.is_ascii_alphanumeric() || "-._:~!$&'()*+,;=%@".contains(c);
-        if !user_info.chars().all(valid) {
-            return Some("has a character its user info may not hold".into());
-        }
-    }
-    let (host, port) = host_and_port(url);
-    if host.starts_with('[') && !host.ends_with(']') {
-        return Some("has an IPv6 address without its closing `]`".into());
-    }
-    match port {
-        Some(port) if !port.is_empty() && port.parse::<u16>().is_err() => {
-            Some(format!("has `:{port}` where a port goes"))
-        }
-        _ => None,
-    }
-}
-
-/// The host (`[...]` kept for IPv6) and the port of a `scheme://` URL, without user info.
-fn host_and_port(url: &str) -> (&str, Option<&str>) {
-    let after_scheme = url.split_once("://").map_or(url, |(_, rest)| rest);
-    let authority = after_scheme
-        .split(['/', '?', '#'])
-        .next()
-        .unwrap_or_default();
-    let host_port = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
-    if host_port.starts_with('[') {
-        return match host_port.split_once(']') {
-            Some((v6, port)) => (
-                &host_port[..v6.len() + 1],
-                port.strip_prefix(':')
-                    .or((!port.is_empty()).then_some(port)),
-            ),
-            None => (host_port, None),
-        };
-    }
-    match host_port.split_once(':') {
-        Some((host, port)) => (host, Some(port)),
-        None => (host_port, None),
-    }
 }
 
 #[cfg(test)]

@@ -200,6 +200,10 @@ pub fn check_proxy_url(url: &str) -> Result<(), String> {
     if rest.is_empty() || rest.starts_with('/') {
         return Err(format!("`{}` has no host", redact_userinfo(url)));
     }
+    // As the installer parses it (Go's URL parser): a host with a space, a bracket left open.
+    if let Some(why) = crate::url_syntax::parse_problem(url) {
+        return Err(format!("`{}` {why}", redact_userinfo(url)));
+    }
     Ok(())
 }
 
@@ -232,6 +236,26 @@ mod tests {
             assert_eq!(redact_userinfo(url), shown);
             let error = check_proxy_url(url).err().unwrap_or_default();
             assert!(!error.contains("pw"), "{error}");
+        }
+    }
+
+    #[test]
+    fn a_proxy_url_that_does_not_parse_is_refused() {
+        for bad in [
+            "http://proxy example.net:3128",
+            "http://[2001:db8::1:3128",
+            "http://proxy.example.net:port",
+            "http://u:pw@proxy.example.net:3128%zz",
+        ] {
+            let error = check_proxy_url(bad).unwrap_err();
+            assert!(!error.contains("pw"), "{error}");
+        }
+        for good in [
+            "http://proxy.example.net:3128",
+            "http://[2001:db8::1]:3128",
+            "http://u:pw@proxy.example.net:3128/",
+        ] {
+            assert!(check_proxy_url(good).is_ok(), "{good}");
         }
     }
 

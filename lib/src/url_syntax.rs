@@ -1,0 +1,71 @@
+//! What makes a URL fail to parse where Ignition, the installer and the node read it (Go's URL
+//! parser): shared by the checks of Ignition sources, of `bootgen pointer`'s URL and of the
+//! install-config's proxies, so that each refuses what the others refuse.
+
+/// What makes `url` (`scheme://...`) fail to parse where Ignition parses it (Go's URL parser):
+/// a `%` without two hexadecimal digits, user info with a character it may not hold, a host
+/// with a space or another character a host name may not hold, an IPv6 host without its `]`, a
+/// port that is not a number. `None` when it parses, or has no `://`.
+pub(crate) fn parse_problem(url: &str) -> Option<String> {
+    let mut rest = url;
+    while let Some(i) = rest.find('%') {
+        let digits = rest.get(i + 1..i + 3).unwrap_or_default();
+        if digits.len() != 2 || !digits.bytes().all(|b| b.is_ascii_hexdigit()) {
+            return Some("has a `%` that is not followed by two hexadecimal digits".into());
+        }
+        rest = &rest[i + 3..];
+    }
+    let (_, after_scheme) = url.split_once("://")?;
+    let authority = after_scheme
+        .split(['/', '?', '#'])
+        .next()
+        .unwrap_or_default();
+    if let Some((user_info, _)) = authority.rsplit_once('@') {
+        let valid = |c: char| c.is_ascii_alphanumeric() || "-._:~!$&'()*+,;=%@".contains(c);
+        if !user_info.chars().all(valid) {
+            return Some("has a character its user info may not hold".into());
+        }
+    }
+    let (host, port) = host_and_port(url);
+    if let Some(c) = host
+        .chars()
+        .find(|c| c.is_whitespace() || c.is_control() || "<>\"{}|\\^`".contains(*c))
+    {
+        return Some(format!(
+            "has {c:?} in its host, which a host name may not hold"
+        ));
+    }
+    if host.starts_with('[') && !host.ends_with(']') {
+        return Some("has an IPv6 address without its closing `]`".into());
+    }
+    match port {
+        Some(port) if !port.is_empty() && port.parse::<u16>().is_err() => {
+            Some(format!("has `:{port}` where a port goes"))
+        }
+        _ => None,
+    }
+}
+
+/// The host (`[...]` kept for IPv6) and the port of a `scheme://` URL, without user info.
+pub(crate) fn host_and_port(url: &str) -> (&str, Option<&str>) {
+    let after_scheme = url.split_once("://").map_or(url, |(_, rest)| rest);
+    let authority = after_scheme
+        .split(['/', '?', '#'])
+        .next()
+        .unwrap_or_default();
+    let host_port = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
+    if host_port.starts_with('[') {
+        return match host_port.split_once(']') {
+            Some((v6, port)) => (
+                &host_port[..v6.len() + 1],
+                port.strip_prefix(':')
+                    .or((!port.is_empty()).then_some(port)),
+            ),
+            None => (host_port, None),
+        };
+    }
+    match host_port.split_once(':') {
+        Some((host, port)) => (host, Some(port)),
+        None => (host_port, None),
+    }
+}
