@@ -51,6 +51,9 @@ pub fn write_streamed(
     replace: bool,
     fill: impl FnOnce(&mut fs::File) -> std::io::Result<()>,
 ) -> Result<()> {
+    if let Some(mut device) = super::device_at(output)? {
+        return fill(&mut device).map_err(|e| Error::io("cannot write", output, e));
+    }
     if !replace && fs::symlink_metadata(output).is_ok() {
         return Err(Error::WouldOverwrite {
             path: output.to_path_buf(),

@@ -437,6 +437,34 @@ fn write_and_set_mode(
 
 /// An exclusive temporary file (`O_EXCL`, an unpredictable name, mode 0600) in `path`'s
 /// directory, to be renamed over `path` once written; removed when dropped.
+/// What is at `path` when it is a character device or a pipe (`-o /dev/null`, `-o >(...)`),
+/// opened for writing: such a target is written into, never renamed over (a rename as root
+/// would put a regular file, with the output, where /dev/null was). Anything else there that is
+/// not a regular file or a link (a directory, a socket, a block device) is refused, naming it.
+/// `None` for a regular file, a link, or nothing.
+pub(crate) fn device_at(path: &Path) -> Result<Option<fs::File>> {
+    use std::os::unix::fs::FileTypeExt;
+    let Ok(meta) = fs::symlink_metadata(path) else {
+        return Ok(None);
+    };
+    let kind = meta.file_type();
+    if kind.is_char_device() || kind.is_fifo() {
+        let device = fs::OpenOptions::new()
+            .write(true)
+            .custom_flags(rustix::fs::OFlags::NOFOLLOW.bits() as i32)
+            .open(path)
+            .map_err(|e| Error::io("cannot write", path, e))?;
+        return Ok(Some(device));
+    }
+    if kind.is_file() || kind.is_symlink() {
+        return Ok(None);
+    }
+    Err(Error::UnsafePath {
+        path: path.display().to_string(),
+        reason: "it is no regular file (a directory, socket or block device), and bootgen replaces only files".into(),
+    })
+}
+
 pub(crate) fn temp_file_beside(path: &Path) -> Result<tempfile::NamedTempFile> {
     let dir = path
         .parent()
@@ -460,6 +488,11 @@ pub(crate) fn temp_file_beside(path: &Path) -> Result<tempfile::NamedTempFile> {
 /// nobody can plant a link or a file of theirs to be written through or renamed into place. The
 /// rename replaces a link at `path` itself, never what it points to.
 pub fn write_atomic(path: &Path, contents: &[u8], mode: u32) -> Result<()> {
+    if let Some(mut device) = device_at(path)? {
+        return device
+            .write_all(contents)
+            .map_err(|e| Error::io("cannot write", path, e));
+    }
     let mut temp = temp_file_beside(path)?;
     write_and_set_mode(temp.as_file_mut(), contents, mode, true)
         .map_err(|e| Error::io("cannot write", path, e))?;
@@ -478,6 +511,36 @@ mod tests {
             file("bootstrap.ign", vec![byte], 0o600),
             file("tls/a.key", vec![1], 0o600),
         ]
+    }
+
+    /// A character device or a pipe at the path is written into, never replaced; a directory
+    /// there is refused.
+    #[test]
+    fn a_device_is_written_into_and_never_replaced() {
+        use std::os::unix::fs::FileTypeExt;
+        let dir = tempfile::tempdir().unwrap();
+        // As root (where a rename would replace it) a node of the null device of our own, so
+        // that a regression breaks no more than this test; else /dev/null itself.
+        let own = dir.path().join("null");
+        let device = match rustix::fs::mknodat(
+            rustix::fs::CWD,
+            &own,
+            rustix::fs::FileType::CharacterDevice,
+            rustix::fs::Mode::from_raw_mode(0o666),
+            rustix::fs::makedev(1, 3),
+        ) {
+            Ok(()) => own,
+            Err(_) => std::path::PathBuf::from("/dev/null"),
+        };
+        write_atomic(&device, b"{}", 0o600).unwrap();
+        assert!(fs::symlink_metadata(&device)
+            .unwrap()
+            .file_type()
+            .is_char_device());
+        let err = write_atomic(dir.path(), b"{}", 0o600)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("no regular file"), "{err}");
     }
 
     #[test]
