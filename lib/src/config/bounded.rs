@@ -33,7 +33,10 @@ pub fn read_at_most(path: &Path, limit: u64) -> Result<Vec<u8>> {
     if meta.is_file() && meta.len() > limit {
         return Err(too_large(format!("is {} bytes,", meta.len())));
     }
-    let mut bytes = Vec::new();
+    // Sized from the file's length, as fs::read does: read through `take`, a vector that grows
+    // by doubling would hold up to twice each file (10,000 manifests: 60 MiB more at the peak).
+    let expected = if meta.is_file() { meta.len() } else { 0 };
+    let mut bytes = Vec::with_capacity(usize::try_from(expected).unwrap_or(0));
     file.take(limit + 1)
         .read_to_end(&mut bytes)
         .map_err(|e| Error::io("cannot read", path, e))?;
