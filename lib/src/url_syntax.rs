@@ -7,13 +7,13 @@
 /// with a space or another character a host name may not hold, an IPv6 host without its `]`, a
 /// port that is not a number. `None` when it parses, or has no `://`.
 pub(crate) fn parse_problem(url: &str) -> Option<String> {
-    let mut rest = url;
-    while let Some(i) = rest.find('%') {
-        let digits = rest.get(i + 1..i + 3).unwrap_or_default();
-        if digits.len() != 2 || !digits.bytes().all(|b| b.is_ascii_hexdigit()) {
-            return Some("has a `%` that is not followed by two hexadecimal digits".into());
+    // Go's parser leaves the query as it is written: its escapes are not checked.
+    let (before_fragment, fragment) = url.split_once('#').unwrap_or((url, ""));
+    let before_query = before_fragment.split('?').next().unwrap_or_default();
+    for part in [before_query, fragment] {
+        if let Some(why) = escape_problem(part) {
+            return Some(why);
         }
-        rest = &rest[i + 3..];
     }
     let (_, after_scheme) = url.split_once("://")?;
     let authority = after_scheme
@@ -67,5 +67,38 @@ pub(crate) fn host_and_port(url: &str) -> (&str, Option<&str>) {
     match host_port.split_once(':') {
         Some((host, port)) => (host, Some(port)),
         None => (host_port, None),
+    }
+}
+
+/// A `%` in `text` not followed by two hexadecimal digits.
+fn escape_problem(text: &str) -> Option<String> {
+    let mut rest = text;
+    while let Some(i) = rest.find('%') {
+        let digits = rest.get(i + 1..i + 3).unwrap_or_default();
+        if digits.len() != 2 || !digits.bytes().all(|b| b.is_ascii_hexdigit()) {
+            return Some("has a `%` that is not followed by two hexadecimal digits".into());
+        }
+        rest = &rest[i + 3..];
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_problem;
+
+    /// As Ignition's validator decides (each checked with ignition-validate): the query is not
+    /// checked, the path, host and fragment are.
+    #[test]
+    fn escapes_are_checked_where_gos_parser_checks_them() {
+        assert_eq!(parse_problem("https://h/a?x=%zz"), None);
+        for bad in [
+            "https://h/a#%zz",
+            "https://h/a%zz",
+            "https://h%zz/a",
+            "s3://bucket/a%zz",
+        ] {
+            assert!(parse_problem(bad).is_some(), "{bad}");
+        }
     }
 }
