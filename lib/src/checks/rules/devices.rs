@@ -84,9 +84,15 @@ impl Rules {
         }
         match str_at(filesystem, "format").unwrap_or_default() {
             "" => {
-                let given = NEEDS_FORMAT
-                    .iter()
-                    .find(|key| filesystem.get(**key).is_some_and(|v| !v.is_null()));
+                // As Ignition counts them: a text that is not empty, a list that is not, true.
+                let given = NEEDS_FORMAT.iter().find(|key| {
+                    filesystem.get(**key).is_some_and(|v| match v {
+                        Value::String(text) => !text.is_empty(),
+                        Value::Array(list) => !list.is_empty(),
+                        Value::Bool(set) => *set,
+                        _ => false,
+                    })
+                });
                 if let Some(key) = given {
                     self.error(
                         Check::Ignition,
@@ -275,6 +281,9 @@ mod tests {
                 json!({"filesystems": [{"device": "/dev/sda", "path": "/var", "format": "xfs"}]}),
             ),
             storage(json!({"filesystems": [{"device": "/dev/sda"}]})),
+            storage(
+                json!({"filesystems": [{"device": "/dev/sda", "wipeFilesystem": false, "options": [], "path": "", "label": ""}]}),
+            ),
             storage(
                 json!({"disks": [{"device": "/dev/sda", "partitions": [{"number": 0}, {"number": 0}]}]}),
             ),
