@@ -19,6 +19,22 @@ const LAST_ERRORS: usize = 10;
 /// The longest evidence text shown, in characters.
 const EVIDENCE_CHARS: usize = 400;
 
+/// How much of a line its credentials are looked for in before it is cut to
+/// [`EVIDENCE_CHARS`]: far more than is shown, however long the secrets hidden before it.
+const EVIDENCE_SCAN_BYTES: usize = 64 * 1024;
+
+/// `text` cut to at most `limit` bytes, at a character boundary.
+fn bounded(text: &str, limit: usize) -> &str {
+    if text.len() <= limit {
+        return text;
+    }
+    let mut end = limit;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    &text[..end]
+}
+
 /// What the pass has kept so far.
 #[derive(Default)]
 pub(crate) struct Analysis {
@@ -154,7 +170,8 @@ impl Analysis {
         let evidence = || Evidence {
             file: path.to_string(),
             line: number,
-            text: crate::evidence::hide_credentials(line.trim())
+            // Hidden in a bounded prefix (a line may be hundreds of MiB), then cut.
+            text: crate::evidence::hide_credentials(bounded(line.trim(), EVIDENCE_SCAN_BYTES))
                 .chars()
                 .take(EVIDENCE_CHARS)
                 .collect(),

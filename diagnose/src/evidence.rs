@@ -52,13 +52,18 @@ fn hide_json_secrets(line: &str) -> String {
     for key in KEYS {
         let mut shown = String::with_capacity(out.len());
         let mut rest = out.as_str();
-        while let Some(at) = rest.to_ascii_lowercase().find(key) {
+        // Lower-cased once (ASCII only, so at the same offsets): a line with many keys is read
+        // once, not once a key.
+        let lower = out.to_ascii_lowercase();
+        let mut lower_rest = lower.as_str();
+        while let Some(at) = lower_rest.find(key) {
             let (before, after) = rest.split_at(at + key.len());
             shown.push_str(before);
             let value_at = after
                 .find(|c: char| c != ' ' && c != ':')
                 .filter(|i| after[..*i].contains(':') && after[*i..].starts_with('"'));
             let Some(open) = value_at else {
+                lower_rest = &lower_rest[at + key.len()..];
                 rest = after;
                 continue;
             };
@@ -67,6 +72,8 @@ fn hide_json_secrets(line: &str) -> String {
             // The value runs to its closing quote, or to the end of a line cut short.
             let end = value.find('"').unwrap_or(value.len());
             shown.push_str(HIDDEN);
+            let consumed = rest.len() - value[end..].len();
+            lower_rest = &lower_rest[consumed..];
             rest = &value[end..];
         }
         shown.push_str(rest);
@@ -123,5 +130,10 @@ mod tests {
         );
         let plain = "Pull of release image mirror.lab:8443/ocp/release@sha256:4f1e failed";
         assert_eq!(hide_credentials(plain), plain);
+        // Many keys in one line, some in capitals: each value hidden, the rest as it was.
+        let many = r#"{"Auth":"c2VjcmV0","x":1},"#.repeat(1000);
+        let shown = hide_credentials(&many);
+        assert!(!shown.contains("c2VjcmV0"));
+        assert_eq!(shown.matches(r#""Auth":"<redacted>","x":1"#).count(), 1000);
     }
 }
