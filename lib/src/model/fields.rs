@@ -57,7 +57,7 @@ const MIN_RSA_BITS: usize = 2048;
 pub fn check_ssh_key(key: &str) -> Result<(), String> {
     use ssh_key::public::KeyData;
     // Nothing of it is quoted: a private key pasted here is a secret.
-    if key.contains("PRIVATE KEY") {
+    if key.contains("-----BEGIN") && key.contains("PRIVATE KEY") {
         return Err(
             "is a private key: give its public key, the one line of the .pub file (`ssh-keygen -y -f KEY` prints it)"
                 .into(),
@@ -283,6 +283,9 @@ mod tests {
         let err = check_ssh_key(private).unwrap_err();
         assert!(err.contains("private key") && err.contains(".pub"), "{err}");
         assert!(!err.contains("b3BlbnNzaC1"), "{err}");
+        // A public key whose comment says so is a public key.
+        let commented = format!("{} PRIVATE KEY backup", good.lines().next().unwrap().trim());
+        assert!(check_ssh_key(&commented).is_ok(), "{commented}");
         let lying = good.replacen("ssh-ed25519", "ssh-rsa", 1);
         assert!(check_ssh_key(&lying).unwrap_err().contains("ssh-rsa"));
         // Cut short by four base64 characters: still valid base64, but not a whole key.
