@@ -26,8 +26,15 @@ pub fn hide_credentials(line: &str) -> String {
 const HIDDEN: &str = "<redacted>";
 
 fn hide_url_user_info(line: &str) -> String {
-    let mut out = String::with_capacity(line.len());
-    let mut rest = line;
+    replace_url_user_info(line, |_| HIDDEN.to_string())
+}
+
+/// `text` with the user info of every URL in it (`scheme://USER:PASSWORD@host`) replaced by
+/// what `hide` makes of it: the one place that finds where a URL's user info is, for the
+/// evidence here and for bootgen's own redaction (which shows a digest instead).
+pub fn replace_url_user_info(text: &str, hide: impl Fn(&str) -> String) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
     while let Some(at) = rest.find("://") {
         let (before, after) = rest.split_at(at + 3);
         out.push_str(before);
@@ -36,7 +43,7 @@ fn hide_url_user_info(line: &str) -> String {
             .unwrap_or(after.len());
         match after[..end].rfind('@') {
             Some(sign) if sign > 0 => {
-                out.push_str(HIDDEN);
+                out.push_str(&hide(&after[..sign]));
                 rest = &after[sign..];
             }
             _ => rest = after,

@@ -222,26 +222,9 @@ impl Redact {
 
     /// `scheme://user:password@host` becomes `scheme://<redacted sha256:1a2b>@host`.
     fn url_credentials(self, text: &str) -> String {
-        let mut out = String::with_capacity(text.len());
-        let mut rest = text;
-        while let Some(at) = rest.find("://") {
-            let (before, after) = rest.split_at(at + 3);
-            out.push_str(before);
-            let end = after
-                .find(|c: char| c.is_whitespace() || "/?#\"'<>,;`()[]{}|\\".contains(c))
-                .unwrap_or(after.len());
-            let authority = &after[..end];
-            match authority.rfind('@') {
-                Some(sign) if sign > 0 => {
-                    out.push_str(&self.shown("redacted", &authority.as_bytes()[..sign]));
-                    out.push_str(&authority[sign..]);
-                    rest = &after[end..];
-                }
-                _ => rest = after,
-            }
-        }
-        out.push_str(rest);
-        out
+        bootgen_diagnose::replace_url_user_info(text, |user_info| {
+            self.shown("redacted", user_info.as_bytes())
+        })
     }
 
     /// `Bearer TOKEN` and `Basic CREDENTIALS` (HTTP authorization headers): the token hidden.
