@@ -2,6 +2,19 @@
 //! parser): shared by the checks of Ignition sources, of `bootgen pointer`'s URL and of the
 //! install-config's proxies, so that each refuses what the others refuse.
 
+/// Hides `user:password@` in a URL before it goes into a message: everything before its last
+/// `@` but the scheme, also when the scheme is missing or mistyped (`user:pw@host`,
+/// `http:/user:pw@host`), which are the URLs a message is about.
+pub(crate) fn redact_userinfo(url: &str) -> String {
+    let Some(at) = url.rfind('@') else {
+        return url.to_string();
+    };
+    match url.find("://") {
+        Some(scheme) if scheme < at => format!("{}://***@{}", &url[..scheme], &url[at + 1..]),
+        _ => format!("***@{}", &url[at + 1..]),
+    }
+}
+
 /// What makes `url` (`scheme://...`) fail to parse where Ignition parses it (Go's URL parser):
 /// a `%` without two hexadecimal digits, user info with a character it may not hold, a host
 /// with a space or another character a host name may not hold, an IPv6 host without its `]`, a

@@ -1,6 +1,8 @@
 //! Checks of single install-config values. Each returns the reason a value is unusable, in
 //! words a user can act on; the caller adds the file, field and line.
 
+use crate::url_syntax::redact_userinfo;
+
 /// A DNS label: the cluster name.
 pub fn check_cluster_name(name: &str) -> Result<(), String> {
     // The installer's limit: it builds machine and resource names from the cluster name.
@@ -205,19 +207,6 @@ pub fn check_proxy_url(url: &str) -> Result<(), String> {
         return Err(format!("`{}` {why}", redact_userinfo(url)));
     }
     Ok(())
-}
-
-/// Hides `user:password@` in a URL before it goes into a message: everything before its last
-/// `@` but the scheme, also when the scheme is missing or mistyped (`user:pw@host`,
-/// `http:/user:pw@host`), which are the URLs a message is about.
-pub fn redact_userinfo(url: &str) -> String {
-    let Some(at) = url.rfind('@') else {
-        return url.to_string();
-    };
-    match url.find("://") {
-        Some(scheme) if scheme < at => format!("{}://***@{}", &url[..scheme], &url[at + 1..]),
-        _ => format!("***@{}", &url[at + 1..]),
-    }
 }
 
 #[cfg(test)]

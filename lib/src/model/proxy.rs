@@ -45,7 +45,7 @@ pub(super) fn check_proxy(loaded: &LoadedConfig, networks: &Networks) -> Result<
             "proxy.httpProxy",
             format!(
                 "`{}` must start with http:// (the proxy for plain HTTP is reached over HTTP)",
-                super::fields::redact_userinfo(http)
+                crate::url_syntax::redact_userinfo(http)
             ),
         ));
     }

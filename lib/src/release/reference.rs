@@ -62,7 +62,10 @@ impl std::str::FromStr for PullSpec {
     type Err = InvalidValue;
 
     fn from_str(text: &str) -> Result<PullSpec, InvalidValue> {
-        let fail = |why: String| InvalidValue(format!("`{text}` is not an image pull spec: {why}"));
+        let fail = |why: String| {
+            let shown = without_credentials(text);
+            InvalidValue(format!("`{shown}` is not an image pull spec: {why}"))
+        };
         let (name_and_tag, digest) = match text.split_once('@') {
             Some((before, digest)) => (before, Some(digest)),
             None => (text, None),
@@ -105,8 +108,9 @@ impl std::str::FromStr for PullSpec {
 /// digest, no scheme. Returns what is wrong, quoting the value.
 pub fn check_repository(reference: &str) -> Result<(), InvalidValue> {
     let fail = |why: String| {
+        let shown = without_credentials(reference);
         InvalidValue(format!(
-            "`{reference}` is not a registry/repository path such as quay.io/openshift-release-dev/ocp-release: {why}"
+            "`{shown}` is not a registry/repository path such as quay.io/openshift-release-dev/ocp-release: {why}"
         ))
     };
     if reference.contains("://") {
@@ -124,6 +128,21 @@ pub fn check_repository(reference: &str) -> Result<(), InvalidValue> {
         ));
     }
     check_name(reference).map_err(fail)
+}
+
+/// `reference` as a message may quote it: a reference never holds a `/`-less part before its
+/// `@` (that `@` starts a digest, after a repository path), so such a part, or one after a URL
+/// scheme, is `user:password` written as in a URL, and is hidden.
+fn without_credentials(reference: &str) -> std::borrow::Cow<'_, str> {
+    match reference.split_once('@') {
+        Some((before, after)) if !before.contains('/') || before.contains("://") => {
+            match before.split_once("://") {
+                Some((scheme, _)) => format!("{scheme}://***@{after}").into(),
+                None => format!("***@{after}").into(),
+            }
+        }
+        _ => reference.into(),
+    }
 }
 
 /// A repository name: a registry host, then lower-case path components. A first component
@@ -299,6 +318,26 @@ mod tests {
         assert_eq!(spec.repository(), "reg:5000/a/b");
         assert_eq!(spec.tag(), Some("1.2"));
         assert_eq!(spec.digest(), Some(DIGEST));
+    }
+
+    #[test]
+    fn a_message_never_quotes_credentials_written_as_in_a_url() {
+        for bad in [
+            "user:pw@quay.io/x:tag".to_string(),
+            "https://user:pw@quay.io/x:tag".into(),
+            format!("user:pw@quay.io/x@{DIGEST}"),
+        ] {
+            let error = refused(&bad);
+            assert!(error.contains("***@quay.io/x"), "{error}");
+            assert!(!error.contains("pw"), "{error}");
+        }
+        let error = check_repository("user:pw@mirror:5000/a").unwrap_err().0;
+        assert!(error.starts_with("`***@mirror:5000/a`"), "{error}");
+        let digest_error = refused(&format!("quay.io/a/b@{DIGEST}x"));
+        assert!(
+            digest_error.contains("`quay.io/a/b@sha256:"),
+            "{digest_error}"
+        );
     }
 
     #[test]
