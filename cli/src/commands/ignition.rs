@@ -203,7 +203,7 @@ pub fn run(args: IgnitionArgs) -> anyhow::Result<ExitCode> {
         }
     };
     let options = crate::options::ignition_options(&args)?;
-    let generated = bootgen::generate(&loaded, &options)?;
+    let mut generated = bootgen::generate(&loaded, &options)?;
     refuse_other_kind(&args.output, generated.bootstrap_name())?;
     let release = &generated.model.release;
     if release.defaulted {
@@ -222,9 +222,9 @@ pub fn run(args: IgnitionArgs) -> anyhow::Result<ExitCode> {
     for warning in &generated.warnings {
         warn(crate::options::describe_warning(warning));
     }
-    for item in &generated.pki_notices {
-        notice(&item.message);
-    }
+    // What the PKI step re-issued or renewed is said once it is on disk: a write refused
+    // (another cluster's directory, a config without --force) changed nothing.
+    let pki_notices = std::mem::take(&mut generated.pki_notices);
     for change in &generated.changes {
         notice(change);
     }
@@ -330,6 +330,9 @@ pub fn run(args: IgnitionArgs) -> anyhow::Result<ExitCode> {
     }
     let mut report = output::write_dir_observed(&args.output, &files, existing, guards, &mut stop)
         .with_context(|| format!("writing {}", args.output.display()))?;
+    for item in &pki_notices {
+        notice(&item.message);
+    }
     if let Some(other) = &report.replaced_cluster {
         warn(format!(
             "{} held the output of {other}; keys are never replaced, so this cluster keeps its PKI (tls/: every CA and the admin client certificate) and its admin credentials work here too; to give this cluster its own, write to a new directory (or move {dir}/tls and {dir}/auth away first)",

@@ -493,6 +493,8 @@ fn another_clusters_output_is_not_replaced_without_asking() {
         );
         assert!(stderr.contains("not of cluster `example`"), "{stderr}");
         assert!(stderr.contains("--replace-cluster"), "{stderr}");
+        // Nothing was re-issued on disk, so nothing is said to be.
+        assert!(!stderr.contains("re-issued"), "{stderr}");
         assert!(
             tree(&out) == before,
             "the refused run changed {}",
@@ -514,6 +516,10 @@ fn another_clusters_output_is_not_replaced_without_asking() {
     assert!(replaced.status.success(), "{replaced:?}");
     // It keeps the other cluster's keys, as ever, and says what that means.
     let said = String::from_utf8_lossy(&replaced.stderr);
+    assert!(
+        said.contains("note: re-issued kube-apiserver-lb-server: SANs changed"),
+        "{said}"
+    );
     assert!(
         said.contains("warning:")
             && said.contains("keeps its PKI")
