@@ -423,3 +423,71 @@ fn two_clusters_that_differ_in_secrets_only() {
     assert!(printed.contains("<redacted sha256:"), "{printed}");
     assert!(printed.contains("mirror.lab.example.org:5000"), "{printed}");
 }
+
+/// A config of its own with a secret in an environment file and in a unit's `Environment=`.
+fn config_with_environment(token: &str, password: &str) -> String {
+    let env_file = format!("LOG_LEVEL=2\nAPI_TOKEN={token}\nTOKEN_FILE=/run/token\n");
+    let unit = format!(
+        "[Service]\nEnvironment=\"DB_PASSWORD={password}\" \"REGION=eu\"\nExecStart=/usr/bin/app\n"
+    );
+    serde_json::json!({
+        "ignition": {"version": "3.2.0"},
+        "storage": {"files": [{
+            "path": "/etc/sysconfig/app",
+            "mode": 420,
+            "contents": {"source": format!("data:,{}", urlencoding(&env_file))},
+        }]},
+        "systemd": {"units": [{"name": "app.service", "enabled": true, "contents": unit}]},
+    })
+    .to_string()
+}
+
+/// RFC 3986 percent-encoding of everything but unreserved characters, for a data URL.
+fn urlencoding(text: &str) -> String {
+    text.bytes()
+        .map(|b| {
+            if b.is_ascii_alphanumeric() || b"-._~".contains(&b) {
+                (b as char).to_string()
+            } else {
+                format!("%{b:02X}")
+            }
+        })
+        .collect()
+}
+
+/// The values of secret environment variables (`API_TOKEN=`, `Environment="DB_PASSWORD=..."`)
+/// are hidden by `diff`, `inspect` and `extract`'s report; the other variables are shown.
+#[test]
+fn secret_environment_variables_are_hidden() {
+    let scratch = tempfile::tempdir().unwrap();
+    let old = scratch.path().join("old.ign");
+    let new = scratch.path().join("new.ign");
+    let secrets = [
+        "EnvTokenEcho5",
+        "EnvPwFoxtrot6",
+        "EnvTokenGolf7",
+        "EnvPwHotel8",
+    ];
+    std::fs::write(&old, config_with_environment(secrets[0], secrets[1])).unwrap();
+    std::fs::write(&new, config_with_environment(secrets[2], secrets[3])).unwrap();
+    let mut printed = String::new();
+    printed += &bootgen(&["diff"], &[&old, &new]);
+    printed += &bootgen(&["diff", "--objects"], &[&old, &new]);
+    printed += &bootgen(&["inspect"], &[&new]);
+    printed += &bootgen(&["inspect", "--json"], &[&new]);
+    printed += &bootgen(&["inspect", "--objects"], &[&new]);
+    for secret in secrets {
+        assert!(!printed.contains(secret), "{secret} printed:\n{printed}");
+    }
+    // The diff still says both changed, and shows what is no secret.
+    assert!(
+        printed.contains("+API_TOKEN=<redacted sha256:"),
+        "{printed}"
+    );
+    assert!(
+        printed.contains("DB_PASSWORD=<redacted sha256:"),
+        "{printed}"
+    );
+    assert!(printed.contains("TOKEN_FILE=/run/token"), "{printed}");
+    assert!(printed.contains("\\\"REGION=eu\\\"") || printed.contains("\"REGION=eu\""));
+}

@@ -1,10 +1,12 @@
 //! Secrets out of what a person reads: the one place where `diff`, `diff --objects`, `inspect`
 //! and the golden view (and their JSON forms) hide a Secret's `data` and `stringData`, pull
 //! secrets, passwords and password hashes, bearer tokens, kubeconfig client keys and tokens and
-//! the credentials in URLs (`http://user:pass@proxy`), and the Wi-Fi and 802.1X secrets of
-//! NetworkManager keyfiles. A hidden value is shown as a marker,
+//! the credentials in URLs (`http://user:pass@proxy`), the values of secret environment
+//! variables (`REGISTRY_PASSWORD=...`), and the Wi-Fi and 802.1X secrets of NetworkManager
+//! keyfiles. A hidden value is shown as a marker,
 //! with a short digest where a change must stay visible (`<redacted sha256:1a2b>`).
 
+mod env;
 mod keyfile;
 mod lines;
 
@@ -170,11 +172,12 @@ impl Redact {
     }
 
     /// The secrets inside one line of text, whatever its format: credentials in URLs, bearer
-    /// and basic tokens, bcrypt password hashes.
+    /// and basic tokens, secret variables' values, bcrypt password hashes.
     pub(crate) fn inline(self, text: &str) -> String {
         let text = self.url_credentials(text);
         let text = self.signed_url_parameters(&text);
         let text = self.tokens(&text);
+        let text = env::hide_assignments(self, &text);
         self.bcrypt(&text)
     }
 
