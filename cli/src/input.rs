@@ -1,7 +1,6 @@
 //! Reading what the user names on the command line: a config file, `-` for standard input, or
 //! an output directory (its `bootstrap.ign`). Every command reads its configs through here.
 
-use anyhow::Context;
 use bootgen::ignition::IgnitionDoc;
 use std::io::Read;
 use std::path::Path;
@@ -14,10 +13,11 @@ pub fn is_stdio(path: &Path) -> bool {
 /// Reads a config from a file or `-` (standard input); returns its bytes and display name.
 pub fn read_config(path: &Path) -> anyhow::Result<(Vec<u8>, String)> {
     if is_stdio(path) {
-        let mut bytes = Vec::new();
-        std::io::stdin()
-            .read_to_end(&mut bytes)
-            .context("cannot read standard input")?;
+        let bytes = bootgen::config::read_stream_at_most(
+            std::io::stdin(),
+            bootgen::config::IGNITION_CONFIG_LIMIT,
+            "<stdin>",
+        )?;
         return Ok((bytes, "<stdin>".into()));
     }
     // A file of an output directory whose last write was cut short may be old or new: refuse it
@@ -33,7 +33,7 @@ pub fn read_config(path: &Path) -> anyhow::Result<(Vec<u8>, String)> {
         })?;
         return Ok((config.bytes, config.name));
     }
-    let bytes = std::fs::read(path).map_err(|e| bootgen::Error::io("cannot read", path, e))?;
+    let bytes = bootgen::config::read_at_most(path, bootgen::config::IGNITION_CONFIG_LIMIT)?;
     Ok((bytes, path.display().to_string()))
 }
 

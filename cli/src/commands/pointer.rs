@@ -25,8 +25,11 @@ pub fn run(args: PointerArgs) -> anyhow::Result<ExitCode> {
     warn_plain_text(&args.url, &config);
     let ca = match &args.ca {
         Some(path) => Some((
-            std::fs::read_to_string(path)
-                .map_err(|e| bootgen::Error::io("cannot read", path, e))?,
+            String::from_utf8_lossy(&bootgen::config::read_at_most(
+                path,
+                bootgen::config::INSTALL_CONFIG_LIMIT,
+            )?)
+            .into_owned(),
             path.display().to_string(),
         )),
         None => None,

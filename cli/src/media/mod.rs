@@ -32,8 +32,7 @@ pub fn customization(args: &MediaArgs) -> anyhow::Result<(Customization, MediaCo
     };
     let mut network_keyfiles = Vec::new();
     for file in &args.network_keyfile {
-        let contents =
-            std::fs::read(file).map_err(|e| bootgen::Error::io("cannot read", file, e))?;
+        let contents = bootgen::config::read_at_most(file, bootgen::config::KEYFILE_LIMIT)?;
         let name = file
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())

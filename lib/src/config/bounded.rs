@@ -14,6 +14,35 @@ pub const INSTALL_CONFIG_LIMIT: u64 = 16 * 1024 * 1024;
 /// is at most 1.5 MiB in etcd), even for a file of many documents.
 pub const MANIFEST_LIMIT: u64 = 64 * 1024 * 1024;
 
+/// The most a NetworkManager keyfile may hold: a profile is some hundred bytes, a few KiB with
+/// an 802.1X certificate inline.
+pub const KEYFILE_LIMIT: u64 = 1024 * 1024;
+
+/// The most an Ignition config may hold, read whole by every command that takes one. The
+/// largest bootstrap configs (thousands of manifests) are some tens of MiB.
+pub const IGNITION_CONFIG_LIMIT: u64 = 1024 * 1024 * 1024;
+
+/// The bytes of a stream (standard input), named `name` in the error when it holds more than
+/// `limit` bytes.
+pub fn read_stream_at_most(reader: impl Read, limit: u64, name: &str) -> Result<Vec<u8>> {
+    let mut bytes = Vec::new();
+    reader
+        .take(limit + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| Error::io("cannot read", Path::new(name), e))?;
+    if bytes.len() as u64 > limit {
+        return Err(Error::Parse {
+            file: name.to_string(),
+            line: None,
+            message: format!(
+                "holds more than the {} MiB bootgen reads of an input like it",
+                limit / (1024 * 1024)
+            ),
+        });
+    }
+    Ok(bytes)
+}
+
 /// The bytes of `path` (followed when a link, as any input named by the user), refused with an
 /// error naming it when it holds more than `limit` bytes. A pipe or device is read up to the
 /// limit and no further.

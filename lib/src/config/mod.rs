@@ -9,7 +9,10 @@ mod known_keys;
 mod locate;
 mod types;
 
-pub use bounded::{read_at_most, INSTALL_CONFIG_LIMIT, MANIFEST_LIMIT};
+pub use bounded::{
+    read_at_most, read_stream_at_most, IGNITION_CONFIG_LIMIT, INSTALL_CONFIG_LIMIT, KEYFILE_LIMIT,
+    MANIFEST_LIMIT,
+};
 pub use known_keys::nearest;
 pub use locate::{line_of, parse_dotted, Step};
 pub use types::*;

@@ -50,8 +50,16 @@ pub(crate) fn parse_groups(text: &str) -> std::result::Result<Vec<Group>, (usize
 /// names a `type` (NetworkManager refuses a profile without one). It is placed under its own
 /// file name, with `.nmconnection` added when missing (NetworkManager skips other names).
 pub fn read_user_keyfile(path: &Path) -> Result<Keyfile> {
-    let contents = std::fs::read_to_string(path).map_err(|e| Error::io("cannot read", path, e))?;
+    let bytes = crate::config::read_at_most(path, crate::config::KEYFILE_LIMIT)?;
     let file = path.display().to_string();
+    let contents = String::from_utf8(bytes).map_err(|e| Error::Parse {
+        file: file.clone(),
+        line: None,
+        message: format!(
+            "not a NetworkManager keyfile: not UTF-8 text (at byte {})",
+            e.utf8_error().valid_up_to()
+        ),
+    })?;
     let fail = |line: Option<usize>, message: String| Error::Parse {
         file: file.clone(),
         line,

@@ -85,7 +85,15 @@ pub fn host_keyfiles(host: &Host) -> Vec<(String, String)> {
 
 /// Reads and converts a hosts file.
 pub fn load_hosts(path: &Path) -> Result<Hosts> {
-    let text = std::fs::read_to_string(path).map_err(|e| Error::io("cannot read", path, e))?;
+    let bytes = crate::config::read_at_most(path, crate::config::INSTALL_CONFIG_LIMIT)?;
+    let text = String::from_utf8(bytes).map_err(|e| Error::Parse {
+        file: path.display().to_string(),
+        line: None,
+        message: format!(
+            "is not UTF-8 text (at byte {})",
+            e.utf8_error().valid_up_to()
+        ),
+    })?;
     parse_hosts(&text, &path.display().to_string())
 }
 

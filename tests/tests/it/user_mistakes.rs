@@ -1090,3 +1090,46 @@ fn an_endless_or_binary_install_config_is_refused_naming_it() {
     );
     assert!(!dir.path().join("out").exists());
 }
+
+/// Every other input a run reads whole (a hosts file, a keyfile, the mirror's credentials and
+/// CAs, a config to inspect) is read up to a bound: `/dev/zero` is refused naming the flag's
+/// file, not read into all the memory there is.
+#[test]
+fn every_input_read_whole_is_bounded() {
+    let dir = tempfile::tempdir().unwrap();
+    for flags in [
+        &["--hosts", "/dev/zero"][..],
+        &["--network-keyfile", "/dev/zero"],
+        &["--registry-auth", "/dev/zero"],
+        &["--trust-bundle", "/dev/zero"],
+    ] {
+        let refused = generate(dir.path(), flags);
+        assert_eq!(refused.status.code(), Some(1), "{flags:?}");
+        assert!(
+            stderr(&refused).contains("/dev/zero") && stderr(&refused).contains("MiB"),
+            "{flags:?}: {}",
+            stderr(&refused)
+        );
+        assert!(!dir.path().join("out").exists());
+    }
+    // `pointer --ca`, beside a config that is fine.
+    let config = dir.path().join("in.ign");
+    std::fs::write(&config, r#"{"ignition":{"version":"3.2.0"}}"#).unwrap();
+    let pointer = dir.path().join("pointer.ign");
+    let output = bootgen()
+        .args([
+            "pointer",
+            "--url",
+            "https://h.example/x.ign",
+            "--ca",
+            "/dev/zero",
+            "-o",
+        ])
+        .arg(&pointer)
+        .arg(&config)
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    assert!(stderr(&output).contains("/dev/zero"), "{}", stderr(&output));
+    assert!(!pointer.exists());
+}

@@ -258,7 +258,7 @@ impl RegistryAuth {
 
     /// Reads and checks a docker config JSON file.
     pub fn read(path: &Path) -> Result<RegistryAuth> {
-        let bytes = std::fs::read(path).map_err(|e| Error::io("cannot read", path, e))?;
+        let bytes = crate::config::read_at_most(path, crate::config::INSTALL_CONFIG_LIMIT)?;
         RegistryAuth::parse(&path.display().to_string(), &bytes)
     }
 
@@ -347,7 +347,7 @@ impl TrustBundle {
 
     /// Reads and checks a PEM file.
     pub fn read(path: &Path) -> Result<TrustBundle> {
-        let bytes = std::fs::read(path).map_err(|e| Error::io("cannot read", path, e))?;
+        let bytes = crate::config::read_at_most(path, crate::config::INSTALL_CONFIG_LIMIT)?;
         TrustBundle::parse(&path.display().to_string(), &bytes)
     }
 
