@@ -161,10 +161,21 @@ pub fn describe_error(error: &Error) -> String {
             format!("{count} warning(s) and --strict is set: {}", with_flags(first))
         }
         Error::Preflight { .. } => with_flags(&error.to_string()),
-        Error::WouldOverwrite { path } => format!(
-            "{} already exists; use --force to replace it (keys in tls/ are never replaced)",
-            path.display()
-        ),
+        Error::WouldOverwrite { path } => {
+            // The reassurance belongs beside an output directory's PKI, not beside an ISO.
+            let beside_pki = path
+                .parent()
+                .is_some_and(|dir| dir.join("tls").is_dir());
+            format!(
+                "{} already exists; use --force to replace it{}",
+                path.display(),
+                if beside_pki {
+                    " (keys in tls/ are never replaced)"
+                } else {
+                    ""
+                }
+            )
+        }
         Error::KeyExists { path } => format!(
             "{} exists with a different key; bootgen never replaces keys (reuse it with --tls-dir, or use a new output directory)",
             path.display()

@@ -153,6 +153,7 @@ fn login_hints(
 
 /// Runs `bootgen ignition`.
 pub fn run(args: IgnitionArgs) -> anyhow::Result<ExitCode> {
+    crate::media::check_cluster_flags(args.dest_device.as_deref(), args.pxe_base_url.as_deref())?;
     // Held to the end: no other run writes the directory, or reads it, meanwhile.
     let _output_lock = crate::lock::hold(&args.output, output::Access::Write, args.wait)?;
     let links = tls_links(&args)?;

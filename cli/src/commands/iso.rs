@@ -8,6 +8,8 @@ use std::process::ExitCode;
 
 /// Runs `bootgen iso`.
 pub fn run(args: IsoArgs) -> anyhow::Result<ExitCode> {
+    crate::media::check_kernel_arguments("--live-karg-append", &args.live_karg_append)?;
+    crate::media::check_kernel_arguments("--live-karg-delete", &args.live_karg_delete)?;
     let (mut customization, config) = customization(&args.media)?;
     customization.live_karg_append = args.live_karg_append.clone();
     customization.live_karg_delete = args.live_karg_delete.clone();

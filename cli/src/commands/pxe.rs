@@ -8,6 +8,7 @@ use std::process::ExitCode;
 
 /// Runs `bootgen pxe`.
 pub fn run(args: PxeArgs) -> anyhow::Result<ExitCode> {
+    crate::media::check_base_url("--base-url", &args.base_url)?;
     let (customization, config) = customization(&args.media)?;
     let (_, iso) = read_iso(&args.input)?;
     check_arch(&iso, &config)?;
@@ -19,9 +20,10 @@ pub fn run(args: PxeArgs) -> anyhow::Result<ExitCode> {
             .map(|s| s.to_string_lossy().into_owned())
             .unwrap_or_else(|| "node".into()),
     };
-    if name.is_empty() || name.contains('/') {
-        anyhow::bail!("--name: {name:?} is not a file name prefix");
-    }
+    bootgen::media::check_entry_name(&name).map_err(|why| match &args.name {
+        Some(_) => anyhow::anyhow!("--name: {why}"),
+        None => anyhow::anyhow!("{}: {why}; give one with --name", config.path.display()),
+    })?;
     let written = write_pxe_set(
         &args.input,
         &iso,

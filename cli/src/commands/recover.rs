@@ -28,5 +28,13 @@ pub fn run(args: RecoverArgs) -> anyhow::Result<ExitCode> {
         ),
     };
     crate::report::emit(said + "\n")?;
+    let scratch = output::remove_media_scratch(&args.dir)?;
+    if !scratch.is_empty() {
+        crate::report::emit(format!(
+            "{}: removed what a killed media write left: {}\n",
+            args.dir.display(),
+            scratch.join(", ")
+        ))?;
+    }
     Ok(ExitCode::SUCCESS)
 }

@@ -22,6 +22,11 @@ pub struct MediaConfig {
 
 /// Reads the config and the keyfiles the flags name, and makes the customization.
 pub fn customization(args: &MediaArgs) -> anyhow::Result<(Customization, MediaConfig)> {
+    check_install_flags(
+        args.dest_device.as_deref(),
+        &args.console,
+        &args.dest_karg_append,
+    )?;
     let path = crate::input::config_path(&args.config);
     let (bytes, name) = crate::input::read_config(&path)?;
     // Parsed to refuse what is no config before any image is touched.
@@ -56,6 +61,50 @@ pub fn customization(args: &MediaArgs) -> anyhow::Result<(Customization, MediaCo
         None => customization.live_config = Some(bytes),
     }
     Ok((customization, MediaConfig { path, arch }))
+}
+
+/// Refuses what the node's installer would refuse (or misread) at install time: the disk, each
+/// console, each kernel argument of the installed system.
+fn check_install_flags(
+    dest_device: Option<&str>,
+    consoles: &[String],
+    kargs: &[String],
+) -> anyhow::Result<()> {
+    if let Some(device) = dest_device {
+        bootgen::media::check_device_path(device)
+            .map_err(|why| anyhow::anyhow!("--dest-device: {why}"))?;
+    }
+    for console in consoles {
+        bootgen::media::check_console(console)
+            .map_err(|why| anyhow::anyhow!("--console: {why}"))?;
+    }
+    check_kernel_arguments("--dest-karg-append", kargs)
+}
+
+/// Refuses a kernel argument a boot loader would split into two lines.
+pub fn check_kernel_arguments(flag: &str, kargs: &[String]) -> anyhow::Result<()> {
+    for arg in kargs {
+        bootgen::media::check_kernel_argument(arg)
+            .map_err(|why| anyhow::anyhow!("{flag}: {why}"))?;
+    }
+    Ok(())
+}
+
+/// Refuses a PXE base URL its boot entries could not carry (see [`bootgen::media::check_base_url`]).
+pub fn check_base_url(flag: &str, url: &str) -> anyhow::Result<()> {
+    bootgen::media::check_base_url(url).map_err(|why| anyhow::anyhow!("{flag}: {why}"))
+}
+
+/// Checks `ignition`'s media flags before anything is generated.
+pub fn check_cluster_flags(
+    dest_device: Option<&str>,
+    pxe_base_url: Option<&str>,
+) -> anyhow::Result<()> {
+    check_install_flags(dest_device, &[], &[])?;
+    if let Some(url) = pxe_base_url {
+        check_base_url("--pxe-base-url", url)?;
+    }
+    Ok(())
 }
 
 /// The architecture a config is for: its output directory's metadata.json (by the config's
@@ -319,6 +368,8 @@ impl ClusterMedia {
     /// Writes every ISO and PXE set into `output`'s media directory (the run holds the
     /// directory's lock), each file a copy renamed into place; returns one line per medium.
     pub fn write(&self, output: &Path) -> anyhow::Result<Vec<String>> {
+        // What a killed run left (an ISO's size each) goes before new media are written.
+        bootgen::output::remove_media_scratch(output)?;
         let media = bootgen::output::MEDIA_DIR;
         let below = |relative: &str| bootgen::output::create_dir_below(output, relative);
         let dir = below(media)?;

@@ -29,6 +29,19 @@ pub struct Install {
 }
 
 impl Install {
+    /// What the node's installer would refuse at install time: the disk, a console, a kernel
+    /// argument (see [`super::settings`]).
+    pub fn check(&self) -> Result<(), String> {
+        super::check_device_path(&self.dest_device).map_err(|why| format!("dest-device: {why}"))?;
+        for console in &self.console {
+            super::check_console(console).map_err(|why| format!("console: {why}"))?;
+        }
+        for arg in &self.dest_karg_append {
+            super::check_kernel_argument(arg).map_err(|why| format!("append-karg: {why}"))?;
+        }
+        Ok(())
+    }
+
     /// The installer config: YAML, in coreos-installer's key order.
     pub fn installer_yaml(&self) -> String {
         let mut text = format!("ignition-file: {DEST_CONFIG}\n");

@@ -13,6 +13,7 @@ mod areas;
 mod install;
 mod iso9660;
 mod pxe;
+mod settings;
 
 pub use archive::{Members, MAX_UNPACKED};
 use areas::KargsAreas;
@@ -22,6 +23,9 @@ pub use pxe::{
     boot_entries, boot_entries_for, initramfs_members, pxe_archive, BootEntries, PxeFiles,
     GRUB_SUFFIX, HOST_SET_SUFFIXES, INITRD_SUFFIX, IPXE_SUFFIX, KERNEL_SUFFIX, PXE_FILES,
     ROLE_SET_SUFFIXES, ROOTFS_SUFFIX,
+};
+pub use settings::{
+    check_base_url, check_console, check_device_path, check_entry_name, check_kernel_argument,
 };
 
 use crate::arch::Arch;
@@ -95,6 +99,9 @@ impl Customization {
             }
             (Some(config), None) => Some(config.clone()),
             (None, Some(install)) => {
+                install
+                    .check()
+                    .map_err(|why| fault(file, INSTALLER_CONFIG, why))?;
                 if !features.installer_config {
                     return Err(fault(file, "/coreos/features.json", "this image cannot install itself: it has no installer-config feature (a newer RHCOS or SCOS live ISO has)"));
                 }
@@ -319,6 +326,9 @@ fn edit_kargs(default: &str, customization: &Customization, file: &str) -> Resul
             ));
         };
         args.remove(at);
+    }
+    for arg in &customization.live_karg_append {
+        check_kernel_argument(arg).map_err(|why| fault(file, "kargs area", why))?;
     }
     args.extend(customization.live_karg_append.iter().map(|a| a.trim()));
     Ok(args.join(" "))

@@ -104,22 +104,10 @@ pub(super) fn settings(
     }))
 }
 
-/// A device path coreos-installer can write to: absolute, one line, no spaces.
+/// A device path coreos-installer can write to (the one check the media's `--dest-device`
+/// shares).
 fn check_disk(disk: &str) -> std::result::Result<String, String> {
-    if !disk.starts_with('/') {
-        return Err(format!(
-            "`{disk}` is not an absolute device path: write it as `/dev/{}` (or a `/dev/disk/by-id/...` path)",
-            disk.trim_start_matches("dev/")
-        ));
-    }
-    if disk.chars().any(|c| c.is_whitespace() || c.is_control()) {
-        return Err(format!(
-            "{disk:?} contains whitespace or control characters: a device path has none"
-        ));
-    }
-    if disk.ends_with('/') || disk == "/dev" {
-        return Err(format!("`{disk}` names a directory, not a disk"));
-    }
+    crate::media::check_device_path(disk)?;
     Ok(disk.to_string())
 }
 

@@ -57,7 +57,8 @@ pub(super) struct RawInterface {
 }
 
 /// How an installer finds the disk to install to (the agent installer's `rootDeviceHints`):
-/// media that install need one; bootgen carries the hints and does not judge them.
+/// media that install need one; bootgen carries the hints, and checks only `deviceName`, which
+/// its media hand to coreos-installer.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, serde::Serialize)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]

@@ -135,6 +135,19 @@ pub fn parse_hosts(text: &str, source_name: &str) -> Result<Hosts> {
                 ));
             }
         }
+        if let Some(device) = raw
+            .root_device_hints
+            .as_ref()
+            .and_then(|hints| hints.device_name.as_deref())
+        {
+            crate::media::check_device_path(device).map_err(|why| {
+                source.error(
+                    &format!("hosts.{index}.rootDeviceHints.deviceName"),
+                    Some(&hostname),
+                    why,
+                )
+            })?;
+        }
         let (network, keyfiles) = match &raw.network_config {
             None => (HostNetwork::default(), Vec::new()),
             Some(config) => {

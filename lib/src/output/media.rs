@@ -15,6 +15,46 @@ use std::io::Write;
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 
+/// The directories below an output directory that `bootgen ignition --iso/--pxe` writes media
+/// into, relative to it.
+pub fn media_dirs() -> [String; 4] {
+    let (media, hosts) = (super::MEDIA_DIR, super::HOSTS_DIR);
+    [
+        media.to_string(),
+        format!("{media}/{hosts}"),
+        format!("{media}/pxe"),
+        format!("{media}/pxe/{hosts}"),
+    ]
+}
+
+/// Removes what a killed media write left in `dir`'s media directories: bootgen's temporary
+/// files (`.NAME.XXXXXX.bootgen-tmp`, a whole ISO's size, holding the config). Only regular
+/// files of that name directly in real directories (no link is followed); the caller holds
+/// the output's lock, so no other run is writing them. Returns the paths removed, relative to
+/// `dir`.
+pub fn remove_media_scratch(dir: &Path) -> Result<Vec<String>> {
+    let mut removed = Vec::new();
+    for relative in media_dirs() {
+        let path = dir.join(&relative);
+        let is_dir = fs::symlink_metadata(&path).is_ok_and(|m| m.file_type().is_dir());
+        if !is_dir {
+            continue;
+        }
+        for entry in fs::read_dir(&path).map_err(|e| Error::io("cannot read", &path, e))? {
+            let entry = entry.map_err(|e| Error::io("cannot read", &path, e))?;
+            let name = entry.file_name().to_string_lossy().into_owned();
+            let scratch = name.starts_with('.') && name.ends_with(".bootgen-tmp");
+            if scratch && entry.file_type().is_ok_and(|t| t.is_file()) {
+                fs::remove_file(entry.path())
+                    .map_err(|e| Error::io("cannot remove", entry.path(), e))?;
+                removed.push(format!("{relative}/{name}"));
+            }
+        }
+    }
+    removed.sort();
+    Ok(removed)
+}
+
 /// Writes `patch` into the image at `input` itself.
 pub fn patch_in_place(input: &Path, patch: &Patch) -> Result<()> {
     let mut image = fs::OpenOptions::new()

@@ -23,7 +23,10 @@ pub use extract::{extract, extract_split, ExtractReport, UNIT_DIR};
 pub use host_configs::{host_configs, read_in_dir, read_no_link};
 pub use journal::{interrupted, recover, Recovery, WriteStep, COMMIT_RECORD, STAGING_DIR};
 pub use lock::{Access, DirLock, WhenBusy, LOCK_FILE};
-pub use media::{patch_in_place, patch_to_copy, write_streamed, CONFIG_MEDIA_MODE};
+pub use media::{
+    media_dirs, patch_in_place, patch_to_copy, remove_media_scratch, write_streamed,
+    CONFIG_MEDIA_MODE,
+};
 pub use package::{check_package, write_package, PackageReport, CHECKSUMS};
 pub use prune::{
     own_file_names, remove_stale_host_files, StaleFiles, HOST_FILE_DIRS, ROLE_MEDIA_DIRS,

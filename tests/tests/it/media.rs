@@ -1217,3 +1217,209 @@ fn a_link_where_the_media_go_is_refused_before_anything_is_written() {
         );
     }
 }
+
+/// Values the node's installer or boot loader would refuse or misread (a console, a disk, a
+/// kernel argument on two lines, a PXE URL or name that splits an entry) are refused when the
+/// media are made, naming the flag, with nothing written; coreos-installer judges the consoles.
+#[test]
+fn values_the_node_would_refuse_are_refused_when_the_media_are_made() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = cluster(dir.path(), "out", &[]);
+    let master = out.join("master.ign");
+    let m = master.as_os_str();
+    let iso = live_iso(dir.path(), "x86_64", EMBED_SIZE);
+    let cases: [(&[&str], &str); 6] = [
+        (&["--dest-device", ""], "--dest-device"),
+        (&["--dest-device", "sda"], "`/dev/sda`"),
+        (&["--dest-device", "/dev/sd\na"], "--dest-device"),
+        (
+            &["--dest-device", "/dev/sda", "--console", "bogus"],
+            "--console: \"bogus\"",
+        ),
+        (
+            &["--dest-device", "/dev/sda", "--dest-karg-append", "a\nb"],
+            "--dest-karg-append",
+        ),
+        (
+            &["--live-karg-append", "console=ttyS0\nfoo"],
+            "--live-karg-append",
+        ),
+    ];
+    for (flags, says) in cases {
+        let mut all = vec![std::ffi::OsStr::new("-c"), m];
+        all.extend(flags.iter().map(std::ffi::OsStr::new));
+        refused(&iso, &all, &[says]);
+    }
+    // The consoles bootgen takes are those coreos-installer takes, and no others.
+    if let Some(installer) = coreos_installer() {
+        for console in [
+            "ttyS0,115200n8",
+            "ttyAMA1",
+            "tty0",
+            "bogus",
+            "ttyS0,abc",
+            "ttyS0,9600n9",
+        ] {
+            let ours = bootgen(args![
+                "iso",
+                &iso,
+                "-c",
+                m,
+                "--dest-device",
+                "/dev/sda",
+                "--console",
+                console,
+                "-o",
+                &dir.path().join("ours.iso"),
+                "--force"
+            ]);
+            let _ = fs::remove_file(dir.path().join("theirs.iso"));
+            let theirs = Command::new(&installer)
+                .args([
+                    "iso",
+                    "customize",
+                    "--dest-device",
+                    "/dev/sda",
+                    "--dest-ignition",
+                ])
+                .arg(&master)
+                .args(["--dest-console", console, "-o"])
+                .arg(dir.path().join("theirs.iso"))
+                .arg(&iso)
+                .output()
+                .unwrap();
+            assert_eq!(
+                ours.status.success(),
+                theirs.status.success(),
+                "{console}: bootgen {}, coreos-installer {}",
+                stderr(&ours),
+                stderr(&theirs)
+            );
+        }
+    }
+    // PXE: the base URL and the set's name go into boot entries unquoted.
+    let pxe = dir.path().join("pxe");
+    for (url, says) in [
+        ("http://admin:hunter2@192.0.2.10/pxe", "credentials"),
+        ("http://192.0.2.10/my pxe", "escape it as %20"),
+        ("http://192.0.2.10/pxe?token=1", "query or fragment"),
+        ("192.0.2.10/pxe", "no scheme"),
+    ] {
+        let output = bootgen(args!["pxe", &iso, "-c", m, "-o", &pxe, "--base-url", url]);
+        let message = stderr(&output);
+        assert_eq!(output.status.code(), Some(1), "{url}: {message}");
+        assert!(
+            message.contains("--base-url") && message.contains(says),
+            "{message}"
+        );
+        assert!(!message.contains("hunter2"), "{message}");
+        assert!(
+            !pxe.exists(),
+            "{url}: the refused run wrote {}",
+            pxe.display()
+        );
+    }
+    let quoted = dir.path().join("it's worker.ign");
+    fs::copy(out.join("worker.ign"), &quoted).unwrap();
+    let url = "http://192.0.2.10/pxe";
+    let output = bootgen(args![
+        "pxe",
+        &iso,
+        "-c",
+        &quoted,
+        "-o",
+        &pxe,
+        "--base-url",
+        url
+    ]);
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains("give one with --name"),
+        "{}",
+        stderr(&output)
+    );
+    let output = bootgen(args![
+        "pxe",
+        &iso,
+        "-c",
+        &quoted,
+        "-o",
+        &pxe,
+        "--base-url",
+        url,
+        "--name",
+        "a b"
+    ]);
+    assert!(
+        stderr(&output).contains("--name: \"a b\""),
+        "{}",
+        stderr(&output)
+    );
+    assert!(!pxe.exists());
+    // `ignition` refuses them before it generates or writes anything.
+    let fresh = dir.path().join("fresh");
+    let iso_text = iso.to_str().unwrap();
+    let cases: [&[&str]; 2] = [
+        &["--iso", iso_text, "--dest-device", "sda"],
+        &[
+            "--pxe",
+            iso_text,
+            "--pxe-base-url",
+            "http://u:pw@192.0.2.10/x",
+            "--dest-device",
+            "/dev/sda",
+        ],
+    ];
+    for flags in cases {
+        let mut all = vec![
+            std::ffi::OsStr::new("ignition"),
+            std::ffi::OsStr::new("-o"),
+            fresh.as_os_str(),
+        ];
+        all.extend(flags.iter().map(std::ffi::OsStr::new));
+        let output = bootgen(&all);
+        assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+        assert!(!stderr(&output).contains(":pw@"), "{}", stderr(&output));
+        assert!(!fresh.exists(), "{}", stderr(&output));
+    }
+}
+
+/// A killed media write leaves a temporary copy of an ISO (with the config in it) beside the
+/// media; `recover` and the next run remove it, and nothing else.
+#[test]
+fn what_a_killed_media_write_left_is_removed() {
+    let dir = tempfile::tempdir().unwrap();
+    let iso = live_iso(dir.path(), "x86_64", EMBED_SIZE);
+    let out = dir.path().join("out");
+    let make = |extra: &[&std::ffi::OsStr]| {
+        let output = bootgen(
+            &[
+                args![
+                    "ignition",
+                    "-o",
+                    &out,
+                    "--iso",
+                    &iso,
+                    "--dest-device",
+                    "/dev/sda"
+                ],
+                extra,
+            ]
+            .concat(),
+        );
+        assert!(output.status.success(), "{}", stderr(&output));
+    };
+    make(&[]);
+    let media = out.join("media");
+    let left = media.join(".worker.iso.Ab12Cd.bootgen-tmp");
+    let kept = media.join("notes.txt");
+    fs::write(&left, b"half an ISO").unwrap();
+    fs::write(&kept, b"mine").unwrap();
+    let output = bootgen(args!["recover", &out]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert!(String::from_utf8_lossy(&output.stdout).contains(".worker.iso.Ab12Cd.bootgen-tmp"));
+    assert!(!left.exists() && kept.exists());
+    fs::write(&left, b"half an ISO").unwrap();
+    make(args!["--force"]);
+    assert!(!left.exists() && kept.exists());
+}
