@@ -147,9 +147,24 @@ fn check_gateways(hosts: &Hosts, host: &Host) -> Result<()> {
         let Some(gateway) = route.gateway else {
             continue;
         };
-        // An unspecified next hop (`0.0.0.0`, `::`) is a direct route, not a gateway.
-        if gateway.is_unspecified() {
+        // An unspecified next hop (`0.0.0.0`, `::`) is a direct route, not a gateway; an IPv6
+        // link-local one (fe80::/10) is on every link, reached through its interface.
+        let link_local = matches!(gateway, IpAddr::V6(v6) if v6.segments()[0] & 0xffc0 == 0xfe80);
+        if gateway.is_unspecified() || link_local {
             continue;
+        }
+        let own = host
+            .network
+            .interfaces
+            .iter()
+            .flat_map(|i| &i.addresses)
+            .any(|a| a.ip == gateway);
+        if own {
+            return Err(hosts.source().error(
+                &format!("{}.next-hop-address", route.at),
+                Some(&host.hostname),
+                format!("gateway {gateway} is the host's own address: a route goes through another machine"),
+            ));
         }
         let on_interface: Vec<_> = host
             .network

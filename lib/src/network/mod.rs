@@ -119,11 +119,7 @@ pub fn parse_hosts(text: &str, source_name: &str) -> Result<Hosts> {
         let role = hosts::role(&source, index, &hostname, raw)?;
         let interfaces = hosts::interfaces(&source, index, &hostname, raw)?;
         for (k, interface) in interfaces.iter().enumerate() {
-            let owner = out.iter().find(|h| {
-                h.interfaces
-                    .iter()
-                    .any(|i| i.mac_address == interface.mac_address)
-            });
+            let owner = out.iter().find(|h| h.has_mac(&interface.mac_address));
             if let Some(owner) = owner {
                 return Err(source.error(
                     &format!("hosts.{index}.interfaces.{k}.macAddress"),
@@ -157,6 +153,22 @@ pub fn parse_hosts(text: &str, source_name: &str) -> Result<Hosts> {
                 (network, keyfiles)
             }
         };
+        for (k, interface) in network.interfaces.iter().enumerate() {
+            let Some(mac) = &interface.mac_address else {
+                continue;
+            };
+            let owner = out.iter().find(|h| h.has_mac(mac));
+            if let Some(owner) = owner {
+                return Err(source.error(
+                    &format!("hosts.{index}.networkConfig.interfaces.{k}.mac-address"),
+                    Some(&hostname),
+                    format!(
+                        "MAC {mac} is also host {}'s: each MAC belongs to one host",
+                        owner.hostname
+                    ),
+                ));
+            }
+        }
         out.push(Host {
             hostname,
             role,
@@ -176,6 +188,19 @@ pub fn parse_hosts(text: &str, source_name: &str) -> Result<Hosts> {
         warnings,
         text: text.to_string(),
     })
+}
+
+impl Host {
+    /// True when `mac` (normalized) is one of the host's NICs' or one its networkConfig gives
+    /// an interface.
+    fn has_mac(&self, mac: &str) -> bool {
+        self.interfaces.iter().any(|i| i.mac_address == mac)
+            || self
+                .network
+                .interfaces
+                .iter()
+                .any(|i| i.mac_address.as_deref() == Some(mac))
+    }
 }
 
 impl Hosts {

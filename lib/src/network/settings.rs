@@ -41,6 +41,9 @@ pub struct NetInterface {
     pub addresses: Vec<StaticAddress>,
     /// DHCP (or IPv6 autoconfiguration) on for a family.
     pub dynamic: bool,
+    /// `mac-address`, normalized: the MAC the interface takes (a keyfile's
+    /// `cloned-mac-address`).
+    pub mac_address: Option<String>,
 }
 
 /// A static address with its prefix.
@@ -257,6 +260,36 @@ fn interface(source: &Source<'_>, at: &str, host: &str, item: &Value) -> Result<
             .collect(),
         _ => Vec::new(),
     };
+    if kind == "vlan" {
+        let id = item.get("vlan").and_then(|v| v.get("id"));
+        // NetworkManager takes 0 to 4094 (4095 is reserved); it drops or refuses the rest.
+        if id.and_then(Value::as_u64).is_none_or(|id| id > MAX_VLAN_ID) {
+            let written = id.map_or("nothing".to_string(), |v| {
+                serde_yaml_ng::to_string(v)
+                    .unwrap_or_default()
+                    .trim()
+                    .to_string()
+            });
+            return Err(source.error(
+                &format!("{at}.vlan.id"),
+                Some(host),
+                format!("`{written}` is not a VLAN ID: 0 to {MAX_VLAN_ID}"),
+            ));
+        }
+    }
+    let mac_address = match item.get("mac-address") {
+        None => None,
+        Some(value) => {
+            let written = text(Some(value)).unwrap_or_default();
+            Some(super::hosts::normalize_mac(written).ok_or_else(|| {
+                source.error(
+                    &format!("{at}.mac-address"),
+                    Some(host),
+                    format!("`{written}` is not a MAC address such as 52:54:00:12:34:56"),
+                )
+            })?)
+        }
+    };
     let mut addresses = Vec::new();
     let mut dynamic = false;
     for family in ["ipv4", "ipv6"] {
@@ -287,13 +320,20 @@ fn interface(source: &Source<'_>, at: &str, host: &str, item: &Value) -> Result<
                 .get("prefix-length")
                 .and_then(Value::as_u64)
                 .filter(|p| *p <= max);
-            let Some(prefix) = prefix.filter(|_| fits) else {
+            let Some(prefix) = prefix.filter(|p| fits && *p > 0) else {
                 return Err(source.error(
                     &address_at,
                     Some(host),
-                    format!("`{written}` needs a prefix-length of 0 to {max} and belongs under its own family's `address`"),
+                    format!("`{written}` needs a prefix-length of 1 to {max} and belongs under its own family's `address`"),
                 ));
             };
+            if let Some(why) = reserved_in_subnet(ip, prefix as u8) {
+                return Err(source.error(
+                    &format!("{address_at}.ip"),
+                    Some(host),
+                    format!("`{written}/{prefix}` is {why}, which no host can take"),
+                ));
+            }
             addresses.push(StaticAddress {
                 ip,
                 prefix: prefix as u8,
@@ -307,5 +347,28 @@ fn interface(source: &Source<'_>, at: &str, host: &str, item: &Value) -> Result<
         lower,
         addresses,
         dynamic,
+        mac_address,
     })
+}
+
+/// The highest VLAN ID NetworkManager takes.
+const MAX_VLAN_ID: u64 = 4094;
+
+/// What an IPv4 address is when it is its subnet's network or broadcast address (subnets of
+/// more than two addresses: a /31 or /32 has neither).
+fn reserved_in_subnet(ip: IpAddr, prefix: u8) -> Option<&'static str> {
+    let IpAddr::V4(v4) = ip else {
+        return None;
+    };
+    let net = ipnet::Ipv4Net::new(v4, prefix).ok()?;
+    if prefix >= 31 {
+        return None;
+    }
+    if v4 == net.network() {
+        Some("the network address of its subnet")
+    } else if v4 == net.broadcast() {
+        Some("the broadcast address of its subnet")
+    } else {
+        None
+    }
 }

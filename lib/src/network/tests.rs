@@ -134,6 +134,54 @@ fn each_mistake_is_refused_naming_the_host_and_the_field() {
             &["hosts[1].networkConfig.interfaces[1].name", "host master-0:", "is not an interface name"],
         ),
         (
+            "a VLAN ID NetworkManager drops",
+            "        id: 300",
+            "        id: 5000",
+            &["hosts[1].networkConfig.interfaces[1].vlan.id", "host master-0:", "`5000` is not a VLAN ID: 0 to 4094"],
+        ),
+        (
+            "an interface's mac-address that is none",
+            "    - name: eno1\n      type: ethernet\n      state: up\n      ipv4:\n        enabled: true\n        dhcp: false\n        address:\n        - ip: 192.168.111.22",
+            "    - name: eno1\n      type: ethernet\n      mac-address: nonsense\n      state: up\n      ipv4:\n        enabled: true\n        dhcp: false\n        address:\n        - ip: 192.168.111.22",
+            &["hosts[3].networkConfig.interfaces[0].mac-address", "host master-2:", "`nonsense` is not a MAC address"],
+        ),
+        (
+            "an interface's mac-address another host's NIC has",
+            "    - name: eno1\n      type: ethernet\n      state: up\n      ipv4:\n        enabled: true\n        dhcp: false\n        address:\n        - ip: 192.168.111.22",
+            "    - name: eno1\n      type: ethernet\n      mac-address: 02:00:00:00:01:01\n      state: up\n      ipv4:\n        enabled: true\n        dhcp: false\n        address:\n        - ip: 192.168.111.22",
+            &["hosts[3].networkConfig.interfaces[0].mac-address", "host master-2:", "MAC 02:00:00:00:01:01 is also host master-0's"],
+        ),
+        (
+            "the subnet's broadcast address",
+            "ip: 192.168.111.22",
+            "ip: 192.168.111.255",
+            &["hosts[3].networkConfig.interfaces[0].ipv4.address[0].ip", "host master-2:", "the broadcast address of its subnet"],
+        ),
+        (
+            "the subnet's network address",
+            "ip: 192.168.111.22",
+            "ip: 192.168.111.0",
+            &["hosts[3].networkConfig.interfaces[0].ipv4.address[0].ip", "the network address of its subnet"],
+        ),
+        (
+            "a prefix length of 0",
+            "- ip: 192.168.111.22\n          prefix-length: 24",
+            "- ip: 192.168.111.22\n          prefix-length: 0",
+            &["hosts[3].networkConfig.interfaces[0].ipv4.address[0]", "prefix-length of 1 to 32"],
+        ),
+        (
+            "the host's own address as its gateway",
+            "next-hop-address: 192.168.111.1\n        next-hop-interface: eno1\n        table-id: 254\n      - destination: ::/0",
+            "next-hop-address: 192.168.111.22\n        next-hop-interface: eno1\n        table-id: 254\n      - destination: ::/0",
+            &["hosts[3].networkConfig.routes.config[0].next-hop-address", "the host's own address"],
+        ),
+        (
+            "a root device that is no device path",
+            "    deviceName: /dev/sda\n  networkConfig:\n    interfaces:\n    - name: eno1\n      type: ethernet\n      state: up\n      ipv4:\n        enabled: true\n        dhcp: false\n        address:\n        - ip: 192.168.111.22",
+            "    deviceName: sda\n  networkConfig:\n    interfaces:\n    - name: eno1\n      type: ethernet\n      state: up\n      ipv4:\n        enabled: true\n        dhcp: false\n        address:\n        - ip: 192.168.111.22",
+            &["hosts[3].rootDeviceHints.deviceName", "host master-2:", "`/dev/sda`"],
+        ),
+        (
             "a key nmstate does not know",
             "      type: ethernet\n      state: up\n      ipv4:\n        enabled: true\n        dhcp: false\n        address:\n        - ip: 192.168.111.22",
             "      type: ethernet\n      state: up\n      colour: red\n      ipv4:\n        enabled: true\n        dhcp: false\n        address:\n        - ip: 192.168.111.22",
@@ -351,4 +399,17 @@ fn the_bootstrap_config_serves_its_hosts_reached_at_their_first_static_address()
     let served = bootstrap_hosts(Some(&dhcp), true);
     assert_eq!(served.len(), 1);
     assert_eq!(served[0].network.first_address(), None);
+}
+
+#[test]
+fn an_ipv6_link_local_gateway_is_reached_through_its_interface() {
+    let text = fixture("agent-config.yaml");
+    let from = "next-hop-address: fd2e:6f44:5dd8:c956::1\n        next-hop-interface: eno1";
+    assert!(text.contains(from));
+    let linked = text.replace(
+        from,
+        "next-hop-address: fe80::1\n        next-hop-interface: eno1",
+    );
+    let hosts = parse_hosts(&linked, "agent-config.yaml").unwrap();
+    check_hosts(&hosts, &cluster()).unwrap();
 }
