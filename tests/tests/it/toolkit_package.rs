@@ -219,6 +219,8 @@ fn pointer_config_is_valid_verified_and_trusts_the_ca() {
         .decode(b64)
         .unwrap();
     assert_eq!(pem, std::fs::read(&ca).unwrap());
+    let https = dir.path().join("https.ign");
+    std::fs::copy(&pointer, &https).unwrap();
     // Without a CA; and refusals.
     ok(bootgen()
         .args(["pointer", "--force", "--url", "s3://bucket/bootstrap.ign"])
@@ -226,6 +228,20 @@ fn pointer_config_is_valid_verified_and_trusts_the_ca() {
         .arg("-o")
         .arg(&pointer));
     assert!(ignition_validate(&pointer).0);
+    // Two pointers that fetch from different places are not the same objects.
+    let diff = bootgen()
+        .args(["diff", "--objects"])
+        .arg(&https)
+        .arg(&pointer)
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&diff.stdout);
+    assert_eq!(diff.status.code(), Some(1), "{said}");
+    assert!(
+        said.contains("~ fetch config.replace: source: \"https://files.example.com/bootstrap.ign\" -> \"s3://bucket/bootstrap.ign\""),
+        "{said}"
+    );
+    assert!(said.contains("- authority [0]"), "{said}");
     for (url, ca) in [
         ("file:///bootstrap.ign", None),
         (

@@ -11,7 +11,8 @@ use std::fmt;
 /// One difference between two views.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct ObjectChange {
-    /// `file`, `unit` or `user`.
+    /// `file`, `unit`, `user`, `authority` (a CA the config gives inline) or `fetch` (a config
+    /// merged or replacing, a CA by URL).
     pub what: &'static str,
     /// The file's path, the unit's or user's name.
     pub name: String,
@@ -32,7 +33,8 @@ pub struct ObjectDiff {
     pub old: String,
     /// The new side's name.
     pub new: String,
-    /// Every difference, files first, then units, then users, each sorted by name.
+    /// Every difference, files first, then units, users, authorities and what is fetched, each
+    /// sorted by name.
     pub changes: Vec<ObjectChange>,
 }
 
@@ -182,6 +184,20 @@ pub fn diff_objects(
         &old.users,
         &new.users,
         |n| Value::from(*n),
+        &mut changes,
+    );
+    entries(
+        "authority",
+        &old.authorities,
+        &new.authorities,
+        |facts| serde_json::to_value(facts).unwrap_or(Value::Null),
+        &mut changes,
+    );
+    entries(
+        "fetch",
+        &old.fetched,
+        &new.fetched,
+        |f| serde_json::to_value(f).unwrap_or(Value::Null),
         &mut changes,
     );
     ObjectDiff {

@@ -25,6 +25,7 @@ use crate::ignition::IgnitionDoc;
 use normalize::Normalizer;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use sha2::Digest as _;
 use std::collections::{BTreeMap, BTreeSet};
 
 /// One file of the view.
@@ -52,6 +53,63 @@ pub struct FileObject {
     /// field (`users[admin].user.client-certificate-data`, `[Secret/ns/name].data.tls.crt`).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub pem: BTreeMap<String, Vec<PemFacts>>,
+    /// Where the node fetches the contents and each appended fragment from, when not from the
+    /// config itself: what decides the file, as its objects do for an inline one.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub fetched: Vec<Fetched>,
+}
+
+/// A resource the node fetches from elsewhere: its URL (credentials and signatures hidden), the
+/// hash it must match, and the names of the HTTP headers sent with it (their values may be
+/// credentials). An inline `data:` URL is shown by its length and a digest.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Fetched {
+    /// The URL.
+    pub source: String,
+    /// `verification.hash` (`sha512-...`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hash: Option<String>,
+    /// `httpHeaders[].name`, in order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub headers: Vec<String>,
+}
+
+impl Fetched {
+    /// The resource of an Ignition resource object (`source`, `verification`, `httpHeaders`);
+    /// `None` for one without a source. With `inline`, a `data:` URL is described too (a merged
+    /// config); otherwise it is the config's own content, which the view shows parsed.
+    fn of(resource: &Value, inline: bool) -> Option<Fetched> {
+        let source = resource.get("source").and_then(Value::as_str)?;
+        let is_data = source.starts_with("data:");
+        if is_data && !inline {
+            return None;
+        }
+        let shown = if is_data {
+            // Long enough that two inline configs differ in the view when they differ at all.
+            let digest: String = sha2::Sha256::digest(source.as_bytes())
+                .iter()
+                .take(8)
+                .map(|b| format!("{b:02x}"))
+                .collect();
+            format!("data: ({} bytes, sha256:{digest})", source.len())
+        } else {
+            crate::ignition::redact::Redact::Marker.inline(source)
+        };
+        Some(Fetched {
+            source: shown,
+            hash: resource
+                .pointer("/verification/hash")
+                .and_then(Value::as_str)
+                .map(str::to_string),
+            headers: resource
+                .get("httpHeaders")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .filter_map(|h| h.get("name").and_then(Value::as_str).map(str::to_string))
+                .collect(),
+        })
+    }
 }
 
 /// One unit or drop-in of the view.
@@ -85,6 +143,11 @@ pub struct ObjectView {
     /// by index) given inline.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub authorities: BTreeMap<String, Vec<PemFacts>>,
+    /// What the config has the node fetch besides files: the configs it merges or is replaced
+    /// by (`config.merge[0]`, `config.replace`, inline ones too) and the certificate
+    /// authorities given by URL (`tls.certificateAuthorities[0]`).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub fetched: BTreeMap<String, Fetched>,
 }
 
 impl ObjectView {
@@ -92,6 +155,22 @@ impl ObjectView {
     /// them (an older recording) holds none.
     pub fn has_pem_facts(&self) -> bool {
         !self.authorities.is_empty() || self.files.values().any(|f| !f.pem.is_empty())
+    }
+
+    /// Whether the view says what the node fetches from elsewhere: a view made before the view
+    /// had it (an older recording) never does.
+    pub fn has_fetched(&self) -> bool {
+        !self.fetched.is_empty() || self.files.values().any(|f| !f.fetched.is_empty())
+    }
+
+    /// The view without what the node fetches from elsewhere, to compare with a view made
+    /// before the view had it.
+    pub fn without_fetched(mut self) -> ObjectView {
+        self.fetched.clear();
+        for file in self.files.values_mut() {
+            file.fetched.clear();
+        }
+        self
     }
 
     /// The view without certificate and key facts, to compare with a view made before the view
@@ -237,7 +316,23 @@ pub fn object_view(doc: &IgnitionDoc) -> Result<ObjectView> {
     };
     let normalizer = Normalizer::for_config(&decoded);
     let mut view = ObjectView::default();
-    for file in &decoded.files {
+    let raw_files = doc
+        .value
+        .pointer("/storage/files")
+        .and_then(Value::as_array)
+        .map_or(&[][..], Vec::as_slice);
+    for (file, raw) in decoded.files.iter().zip(raw_files) {
+        let fetched: Vec<Fetched> = raw
+            .get("contents")
+            .into_iter()
+            .chain(
+                raw.get("append")
+                    .and_then(Value::as_array)
+                    .into_iter()
+                    .flatten(),
+            )
+            .filter_map(|resource| Fetched::of(resource, false))
+            .collect();
         let append = file.contents.is_none() && !file.append.is_empty();
         let bytes = match &file.contents {
             Some(bytes) => bytes.clone(),
@@ -267,8 +362,25 @@ pub fn object_view(doc: &IgnitionDoc) -> Result<ObjectView> {
                 images,
                 directives,
                 pem,
+                fetched,
             },
         );
+    }
+    let config = doc.value.pointer("/ignition/config");
+    let merged = config
+        .and_then(|c| c.get("merge"))
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .enumerate()
+        .map(|(i, m)| (format!("config.merge[{i}]"), m));
+    let replaced = config
+        .and_then(|c| c.get("replace"))
+        .map(|r| ("config.replace".to_string(), r));
+    for (at, resource) in merged.chain(replaced) {
+        if let Some(fetched) = Fetched::of(resource, true) {
+            view.fetched.insert(at, fetched);
+        }
     }
     for unit in &decoded.units {
         let entry = view.units.entry(unit.name.clone()).or_default();
@@ -296,6 +408,11 @@ pub fn object_view(doc: &IgnitionDoc) -> Result<ObjectView> {
         let Some(source) = ca.get("source").and_then(Value::as_str) else {
             continue;
         };
+        if let Some(fetched) = Fetched::of(ca, false) {
+            view.fetched
+                .insert(format!("tls.certificateAuthorities[{i}]"), fetched);
+            continue;
+        }
         let compression = ca.get("compression").and_then(Value::as_str);
         // A CA fetched from elsewhere is not in the config to describe.
         let Ok(bytes) = crate::ignition::dataurl::decode(source, compression) else {

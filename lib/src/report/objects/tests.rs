@@ -226,3 +226,67 @@ fn a_unit_written_as_a_file_keeps_its_directives_and_a_changed_one_shows() {
     );
     assert_eq!(fields, ["directives.Unit.After"], "{text}");
 }
+
+fn pointer(source: &str, hash: Option<&str>) -> IgnitionDoc {
+    let mut merge = json!({"source": source});
+    if let Some(hash) = hash {
+        merge["verification"] = json!({"hash": hash});
+    }
+    IgnitionDoc {
+        value: json!({"ignition": {"version": "3.2.0", "config": {"merge": [merge]}}}),
+    }
+}
+
+/// Two pointer configs that fetch from different places, or verify different hashes, are not
+/// the same objects; a URL's credentials and signature stay out of the view.
+#[test]
+fn what_a_config_fetches_is_part_of_its_objects() {
+    let url = "https://api-int.a.example.com:22623/config/master";
+    let a = object_view(&pointer(url, None)).unwrap();
+    assert_eq!(a.fetched["config.merge[0]"].source, url);
+    assert!(a.has_fetched());
+    let elsewhere = object_view(&pointer("https://evil.example.net/master", None)).unwrap();
+    let d = diff_objects(&a, &elsewhere, "a", "b");
+    assert_eq!(d.changes.len(), 1, "{d}");
+    assert_eq!(
+        (d.changes[0].what, d.changes[0].field.as_str()),
+        ("fetch", "source")
+    );
+    let hashed = object_view(&pointer(url, Some("sha512-00"))).unwrap();
+    assert!(!diff_objects(&a, &hashed, "a", "b").is_empty());
+    let secret = object_view(&pointer(
+        "https://user:hunter2@h.example/x.ign?X-Amz-Signature=abcdef",
+        None,
+    ))
+    .unwrap();
+    let shown = serde_json::to_string(&secret).unwrap();
+    assert!(
+        !shown.contains("hunter2") && !shown.contains("abcdef"),
+        "{shown}"
+    );
+    // An inline merged config is told by a digest long enough to tell any two apart.
+    let inline =
+        |text: &str| object_view(&pointer(&dataurl::encode(text.as_bytes()), None)).unwrap();
+    assert!(inline("{}").fetched["config.merge[0]"]
+        .source
+        .starts_with("data: ("));
+    assert!(!diff_objects(&inline("{}"), &inline("{ }"), "a", "b").is_empty());
+    assert!(!a.clone().without_fetched().has_fetched());
+}
+
+/// A file the node fetches is told by its URL and hash, as an inline one by its contents.
+#[test]
+fn a_remote_file_is_told_by_where_it_comes_from() {
+    let remote = |source: &str| IgnitionDoc {
+        value: json!({"ignition": {"version": "3.2.0"}, "storage": {"files": [
+            {"path": "/etc/x", "contents": {"source": source,
+             "httpHeaders": [{"name": "Authorization", "value": "Bearer s3cr3t-t0ken"}]}}]}}),
+    };
+    let a = object_view(&remote("https://a.example/x")).unwrap();
+    let b = object_view(&remote("https://b.example/x")).unwrap();
+    assert_eq!(a.files["/etc/x"].fetched[0].headers, ["Authorization"]);
+    assert!(!serde_json::to_string(&a).unwrap().contains("s3cr3t"));
+    let d = diff_objects(&a, &b, "a", "b");
+    assert_eq!(d.changes.len(), 1, "{d}");
+    assert_eq!(d.changes[0].field, "fetched[0].source");
+}
