@@ -15,12 +15,73 @@ pub struct Evidence {
 
 /// `line` with the credentials a log line can carry hidden (`<redacted>`): a URL's
 /// `user:password@` (`docker://user:pw@registry/...`), the values of JSON keys that hold
-/// secrets (`"auth"`, `"password"`, `"identitytoken"`, `"token"`), and `Bearer` tokens. A
-/// diagnosis is read and pasted into tickets; the line is evidence without them.
+/// secrets (`"auth"`, `"password"`, `"identitytoken"`, `"token"`), `Bearer` tokens, the
+/// values of credential flags (`podman pull --creds user:pw`, `--password=...`) and of
+/// `NAME=value` words whose name says secret (`REGISTRY_PASSWORD=...`). A diagnosis is read
+/// and pasted into tickets; the line is evidence without them.
 pub fn hide_credentials(line: &str) -> String {
     let line = hide_url_user_info(line);
     let line = hide_json_secrets(&line);
-    hide_bearer_tokens(&line)
+    let line = hide_bearer_tokens(&line);
+    hide_credential_words(&line)
+}
+
+/// Flags whose value is a credential, as podman, skopeo and oc take them.
+const CREDENTIAL_FLAGS: &[&str] = &[
+    "--creds",
+    "--password",
+    "--token",
+    "--registry-token",
+    "--identity-token",
+    "--src-creds",
+    "--dest-creds",
+];
+
+/// Endings of a `NAME=value` word's name that say the value is a secret.
+const SECRET_NAME_ENDINGS: &[&str] = &["password", "passwd", "token", "secret"];
+
+/// The values of credential flags (`--creds X`, `--creds=X`) and of secret `NAME=value` words,
+/// word by word: linear in the line.
+fn hide_credential_words(line: &str) -> String {
+    let mut out = String::with_capacity(line.len());
+    let mut hide_next = false;
+    for word in line.split_inclusive(char::is_whitespace) {
+        let body = word.trim_end();
+        let blank = &word[body.len()..];
+        if body.is_empty() {
+            out.push_str(word);
+            continue;
+        }
+        if std::mem::take(&mut hide_next) {
+            out.push_str(HIDDEN);
+            out.push_str(blank);
+            continue;
+        }
+        if CREDENTIAL_FLAGS.contains(&body) {
+            hide_next = true;
+            out.push_str(word);
+            continue;
+        }
+        let secret_value_at = body.split_once('=').and_then(|(name, value)| {
+            let name = name
+                .trim_start_matches(['"', '\'', '('])
+                .to_ascii_lowercase();
+            let flag = CREDENTIAL_FLAGS.iter().any(|f| name == *f);
+            let named =
+                !name.starts_with('-') && SECRET_NAME_ENDINGS.iter().any(|e| name.ends_with(e));
+            let reference = value.starts_with(['$', '/']) || value.is_empty();
+            ((flag || named) && !reference).then(|| body.len() - value.len())
+        });
+        match secret_value_at {
+            Some(at) => {
+                out.push_str(&body[..at]);
+                out.push_str(HIDDEN);
+                out.push_str(blank);
+            }
+            None => out.push_str(word),
+        }
+    }
+    out
 }
 
 const HIDDEN: &str = "<redacted>";
@@ -137,6 +198,21 @@ mod tests {
         );
         let plain = "Pull of release image mirror.lab:8443/ocp/release@sha256:4f1e failed";
         assert_eq!(hide_credentials(plain), plain);
+        // Credential flags and secret NAME=value words; references and other flags kept.
+        let flags = "+ podman pull --creds deploy:Pw1 --authfile=/root/a.json --password=Pw2 \
+                     x REGISTRY_PASSWORD=Pw3 PULL_SECRET=/root/ps.json --token Tk4 --tls-verify=false";
+        let shown = hide_credentials(flags);
+        for secret in ["Pw1", "Pw2", "Pw3", "Tk4"] {
+            assert!(!shown.contains(secret), "{secret} in {shown}");
+        }
+        for kept in [
+            "--authfile=/root/a.json",
+            "PULL_SECRET=/root/ps.json",
+            "--tls-verify=false",
+        ] {
+            assert!(shown.contains(kept), "{kept} not in {shown}");
+        }
+        assert!(shown.contains("--creds <redacted> "), "{shown}");
         // Many keys in one line, some in capitals: each value hidden, the rest as it was.
         let many = r#"{"Auth":"c2VjcmV0","x":1},"#.repeat(1000);
         let shown = hide_credentials(&many);
