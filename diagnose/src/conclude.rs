@@ -24,6 +24,7 @@ pub(crate) enum Source {
 
 /// The report for everything `analysis` kept.
 pub(crate) fn conclude(mut analysis: Analysis, source: Source) -> Diagnosis {
+    drop_recovered(&mut analysis);
     let timeline = timeline(&mut analysis);
     let context = add_facts(&mut analysis);
     let failure = first_failure(&analysis, source).map(|first| {
@@ -328,6 +329,31 @@ fn belongs_to(file: &str, service: &str) -> bool {
     name == format!("{base}.json")
         || name == format!("{base}.log")
         || name.starts_with(&format!("{base}.service"))
+}
+
+/// Leaves out the evidence in the files of a service whose record says it ended well: an
+/// error it logged (a pull refused on the first attempt) was overcome, and is no cause of what
+/// failed later (nor "also seen").
+fn drop_recovered(analysis: &mut Analysis) {
+    let ended_well: Vec<String> = analysis
+        .records
+        .iter()
+        .filter(|(_, (_, records))| {
+            records
+                .iter()
+                .rev()
+                .find(|r| r.phase.as_deref() == Some("service end"))
+                .is_some_and(|end| end.result.as_deref() == Some("success"))
+        })
+        .map(|(service, _)| service.clone())
+        .collect();
+    if ended_well.is_empty() {
+        return;
+    }
+    for evidence in analysis.evidence.values_mut() {
+        evidence.retain(|e| !ended_well.iter().any(|s| belongs_to(&e.file, s)));
+    }
+    analysis.evidence.retain(|_, evidence| !evidence.is_empty());
 }
 
 /// The highest-priority cause with evidence in the failing service's own files, else anywhere.

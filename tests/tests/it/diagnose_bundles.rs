@@ -900,3 +900,60 @@ fn csrs_left_pending_on_a_control_plane_host() {
     assert_eq!(output.status.code(), Some(0), "{on_node:#}");
     assert!(on_node["failure"].is_null(), "{on_node:#}");
 }
+
+/// A pull refused once and then made (the service ended well) is no cause of what failed
+/// later, nor "also seen": etcd's failure is named alone, and without a known cause nothing is.
+#[test]
+fn a_pull_error_the_service_overcame_is_no_cause() {
+    let overcome = |node: FailingNode| {
+        node.journal(
+            "release-image.service",
+            &(line_at(
+                "01:00:03",
+                "release-image-download.sh[1201]",
+                "Pull of release image quay.io/openshift-release-dev/ocp-release@sha256:4f1e failed (attempt 1): Error: reading manifest: unauthorized: authentication required",
+            ) + &line_at(
+                "01:00:30",
+                "release-image-download.sh[1201]",
+                "Pulled release image quay.io/openshift-release-dev/ocp-release@sha256:4f1e",
+            )),
+        )
+        .unwrap()
+    };
+    let node = overcome(
+        bootkube_fails(
+            "wait-for-etcd",
+            &line("bootkube.sh[2001]", "Waiting for etcd cluster..."),
+        )
+        .crio_container(
+            "etcd",
+            "9a8b7c6d5e4f",
+            "{\"level\":\"warn\",\"ts\":\"2026-01-01T01:05:07.000Z\",\"caller\":\"etcdserver/server.go:2104\",\"msg\":\"failed to publish local member to cluster through raft\",\"error\":\"etcdserver: request timed out\"}\n",
+        )
+        .unwrap(),
+    );
+    let report = check(
+        &node,
+        &Expect {
+            cause: "etcd-unhealthy",
+            sentence: "quorum",
+            evidence_in: "etcd-9a8b7c6d5e4f.log",
+            fix: "crictl",
+        },
+    );
+    assert_eq!(
+        report["failure"]["other_causes"],
+        serde_json::json!([]),
+        "{report:#}"
+    );
+    let node = overcome(bootkube_fails(
+        "cb-bootstrap",
+        &line(
+            "bootkube.sh[2001]",
+            "Error: timed out waiting for the condition",
+        ),
+    ));
+    let (output, report) = diagnose(&node.gather("20260101011000").unwrap());
+    assert_eq!(output.status.code(), Some(1), "{report:#}");
+    assert_eq!(report["failure"]["cause"], Value::Null, "{report:#}");
+}
