@@ -27,23 +27,39 @@ pub fn hold_dropin(unit: &str) -> String {
     )
 }
 
-/// The text of [`RELEASE_SCRIPT`].
+/// The text of [`RELEASE_SCRIPT`]. A name without a unit type is a service, as systemctl reads
+/// it (`bootgen-release bootkube`); a unit that is not held is said so (exit 1), never "released"
+/// while its hold stays.
 pub fn release_script() -> String {
     format!(
         "#!/usr/bin/env bash\n\
          # Releases units held by bootgen: removes the hold file, then starts the unit.\n\
          set -euo pipefail\n\
+         held() {{ ls -1 {HOLD_DIR} >&2 2>/dev/null || true; }}\n\
          if [ \"$#\" -eq 0 ]; then\n\
          \x20   echo \"usage: bootgen-release UNIT...\" >&2\n\
          \x20   echo \"held units:\" >&2\n\
-         \x20   ls -1 {HOLD_DIR} >&2 2>/dev/null || true\n\
+         \x20   held\n\
          \x20   exit 2\n\
          fi\n\
+         status=0\n\
          for unit in \"$@\"; do\n\
-         \x20   rm -f \"{HOLD_DIR}/${{unit}}\"\n\
-         \x20   echo \"released ${{unit}}; starting it\"\n\
-         \x20   systemctl start --no-block \"${{unit}}\"\n\
-         done\n"
+         \x20   case \"$unit\" in\n\
+         \x20       */* | .* | \"\") echo \"bootgen-release: '$unit' is not a unit name\" >&2; exit 2 ;;\n\
+         \x20       *.service | *.socket | *.target | *.timer | *.path | *.mount | *.automount | *.swap | *.slice | *.device | *.scope) ;;\n\
+         \x20       *) unit=\"$unit.service\" ;;\n\
+         \x20   esac\n\
+         \x20   if [ ! -e \"{HOLD_DIR}/$unit\" ]; then\n\
+         \x20       echo \"bootgen-release: $unit is not held; held units:\" >&2\n\
+         \x20       held\n\
+         \x20       status=1\n\
+         \x20       continue\n\
+         \x20   fi\n\
+         \x20   rm -f \"{HOLD_DIR}/$unit\"\n\
+         \x20   echo \"released $unit; starting it\"\n\
+         \x20   systemctl start --no-block \"$unit\"\n\
+         done\n\
+         exit \"$status\"\n"
     )
 }
 

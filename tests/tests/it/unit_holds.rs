@@ -334,3 +334,63 @@ fn patch_an_installer_shaped_config_in_place_and_through_pipes() {
     );
     assert_eq!(std::fs::read(&config).unwrap(), before);
 }
+
+/// `bootgen-release` takes a unit name as systemctl does (`bootkube` is `bootkube.service`),
+/// says so when a unit is not held instead of claiming to release it, and refuses a path. Run
+/// from the config, its hold directory moved into a scratch one and systemctl a recording stub.
+#[test]
+fn the_release_script_takes_names_as_systemctl_does() {
+    let scratch = tempfile::tempdir().unwrap();
+    let out = scratch.path().join("out");
+    generate(&out, &["--disable-unit", "bootkube.service"]);
+    let bytes = std::fs::read(out.join("bootstrap.ign")).unwrap();
+    let doc = bootgen::ignition::IgnitionDoc::parse(&bytes, "bootstrap.ign").unwrap();
+    let script = bootgen::ignition::decoded_files(&doc)
+        .map(Result::unwrap)
+        .find(|f| f.path == "/usr/local/bin/bootgen-release")
+        .unwrap()
+        .contents
+        .unwrap();
+    let hold = scratch.path().join("hold");
+    std::fs::create_dir(&hold).unwrap();
+    std::fs::write(hold.join("bootkube.service"), "held\n").unwrap();
+    let script = String::from_utf8(script)
+        .unwrap()
+        .replace("/etc/bootgen/hold", hold.to_str().unwrap());
+    let release = scratch.path().join("bootgen-release");
+    std::fs::write(&release, script).unwrap();
+    let bin = scratch.path().join("bin");
+    std::fs::create_dir(&bin).unwrap();
+    let calls = scratch.path().join("calls");
+    std::fs::write(
+        bin.join("systemctl"),
+        format!("#!/bin/sh\necho \"$*\" >> {}\n", calls.display()),
+    )
+    .unwrap();
+    std::fs::set_permissions(
+        bin.join("systemctl"),
+        std::os::unix::fs::PermissionsExt::from_mode(0o755),
+    )
+    .unwrap();
+    let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap());
+    let run_release = |unit: &str| {
+        Command::new("bash")
+            .arg(&release)
+            .arg(unit)
+            .env("PATH", &path)
+            .output()
+            .unwrap()
+    };
+    let typo = run_release("bootkub.service");
+    assert_eq!(typo.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&typo.stderr).contains("bootkub.service is not held"));
+    assert_eq!(run_release("../etc/passwd").status.code(), Some(2));
+    assert!(!calls.exists(), "nothing is started for a refused name");
+    let released = run_release("bootkube");
+    assert!(released.status.success(), "{released:?}");
+    assert!(!hold.join("bootkube.service").exists());
+    assert_eq!(
+        std::fs::read_to_string(&calls).unwrap(),
+        "start --no-block bootkube.service\n"
+    );
+}
