@@ -68,14 +68,16 @@ pub struct CheckArgs {
     #[arg(long, value_name = "IP:PORT")]
     pub dns_server: Option<std::net::SocketAddr>,
     /// The API's port on the load balancer.
-    #[arg(long, value_name = "PORT", default_value_t = bootgen::check::API_PORT)]
+    #[arg(long, value_name = "PORT", default_value_t = bootgen::check::API_PORT,
+          value_parser = clap::value_parser!(u16).range(1..))]
     pub api_port: u16,
     /// The machine-config server's port on the load balancer (default: the pointer config's,
     /// 22623).
-    #[arg(long, value_name = "PORT")]
+    #[arg(long, value_name = "PORT", value_parser = clap::value_parser!(u16).range(1..))]
     pub machine_config_port: Option<u16>,
-    /// Seconds each lookup, connection, handshake or response may take.
-    #[arg(long, value_name = "SECONDS", default_value_t = 5)]
+    /// Seconds each lookup, connection, handshake or response may take (1 to 600).
+    #[arg(long, value_name = "SECONDS", default_value_t = 5,
+          value_parser = clap::value_parser!(u64).range(1..=600))]
     pub timeout: u64,
     /// The present time (RFC 3339) the clock and certificates are judged at; default now.
     #[arg(long, value_name = "TIME")]

@@ -1,7 +1,7 @@
 //! The one place the CLI reads the clock and `SOURCE_DATE_EPOCH`: `--now`, else
 //! `SOURCE_DATE_EPOCH`, else the time.
 
-use anyhow::{anyhow, Context};
+use anyhow::anyhow;
 use time::format_description::well_known::Rfc3339;
 use time::OffsetDateTime;
 
@@ -22,8 +22,9 @@ fn source_date_epoch() -> anyhow::Result<Option<(i64, String)>> {
 /// Resolves the generation time.
 pub fn now(flag: Option<&str>) -> anyhow::Result<OffsetDateTime> {
     if let Some(text) = flag {
-        return OffsetDateTime::parse(text, &Rfc3339).with_context(|| {
-            format!("--now: `{text}` is not an RFC 3339 time such as 2026-01-01T00:00:00Z")
+        // One message: the parse error's own source repeats it.
+        return OffsetDateTime::parse(text, &Rfc3339).map_err(|e| {
+            anyhow!("--now: `{text}` is not an RFC 3339 time such as 2026-01-01T00:00:00Z ({e})")
         });
     }
     if let Some((seconds, text)) = source_date_epoch()? {
