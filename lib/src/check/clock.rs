@@ -110,6 +110,16 @@ pub(crate) fn check_certificates(
     let left = first.not_after - now;
     let evidence = format!("{}: notAfter {}", first.subject, http_date(first.not_after));
     let target = first.file.clone();
+    // A CA is never re-issued in place (`--renew-expired` refuses it): only a new PKI,
+    // in a new output directory, renews it.
+    let fix = if first.authority {
+        format!(
+            "bootgen ignition {} <new dir>   # a certificate authority is never renewed in place: a new directory makes a new PKI; boot its configs",
+            OptionField::OutputDir
+        )
+    } else {
+        renew
+    };
     if left < TOO_LITTLE {
         let what = if left.is_negative() {
             format!("the certificate expired {} ago", hours_minutes(left))
@@ -125,7 +135,7 @@ pub(crate) fn check_certificates(
             target,
             what,
             evidence,
-            renew,
+            fix,
         ));
     } else if left < RUNNING_LOW {
         findings.push(Finding::problem(
@@ -137,7 +147,7 @@ pub(crate) fn check_certificates(
                 hours_minutes(left)
             ),
             evidence,
-            renew,
+            fix,
         ));
     } else {
         findings.push(Finding::pass(
@@ -155,6 +165,33 @@ pub(crate) fn check_certificates(
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
+
+    fn certificate(authority: bool, not_after: OffsetDateTime) -> CertificateTime {
+        CertificateTime {
+            file: "/opt/openshift/tls/x.crt".into(),
+            subject: "CN=x".into(),
+            not_before: not_after - Duration::days(1),
+            not_after,
+            authority,
+        }
+    }
+
+    /// An expired leaf is renewed in place; an expired CA only by a new PKI, which the fix
+    /// says, since `renew_expired` refuses a CA.
+    #[test]
+    fn the_fix_of_an_expired_certificate_is_one_bootgen_carries_out() {
+        let now = OffsetDateTime::now_utc();
+        for (authority, says) in [(false, "renew_expired"), (true, "new directory")] {
+            let mut findings = Vec::new();
+            check_certificates(
+                &[certificate(authority, now - Duration::hours(1))],
+                now,
+                &mut findings,
+            );
+            let fix = format!("{:?}", findings[0]);
+            assert!(fix.contains(says), "{authority}: {fix}");
+        }
+    }
 
     #[test]
     fn http_dates_are_read() {

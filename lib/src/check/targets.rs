@@ -51,6 +51,8 @@ pub struct CertificateTime {
     pub not_before: OffsetDateTime,
     /// When it expires.
     pub not_after: OffsetDateTime,
+    /// A certificate authority: never re-issued in place, so its renewal is a new PKI.
+    pub authority: bool,
 }
 
 /// Everything `check` tests, from the configs.
@@ -334,6 +336,7 @@ fn certificate_times(doc: &IgnitionDoc) -> Vec<CertificateTime> {
                 subject: cert.subject().to_string(),
                 not_before: cert.validity().not_before.to_datetime(),
                 not_after: cert.validity().not_after.to_datetime(),
+                authority: cert.is_ca(),
             });
         }
     }

@@ -626,11 +626,18 @@ fn certificates_too_close_to_expiry_fail_with_the_renewal() -> TestResult {
             .contains("too soon for the bootstrap to finish"),
         "{expiring:#}"
     );
+    // The first to expire is the day-long aggregator signer, a CA: `--renew-expired` renews
+    // leaves only, so the fix is a new PKI in a new directory.
     assert!(
-        expiring["fix"]
+        expiring["evidence"]
             .as_str()
             .unwrap_or_default()
-            .contains("--renew-expired"),
+            .contains("CN=aggregator-signer"),
+        "{expiring:#}"
+    );
+    let fix = expiring["fix"].as_str().unwrap_or_default();
+    assert!(
+        fix.contains("--output <new dir>") && !fix.contains("--renew-expired"),
         "{expiring:#}"
     );
     Ok(())
