@@ -10,6 +10,7 @@
 
 use super::probe::Response;
 use std::io::{Read, Write};
+use std::time::{Duration, Instant};
 
 /// The most a response may hold (a release payload's manifests layer is read through here).
 pub(crate) const MAX_RESPONSE: usize = 96 << 20;
@@ -17,12 +18,32 @@ pub(crate) const MAX_RESPONSE: usize = 96 << 20;
 /// The most headers a response may have; a registry sends about a dozen.
 const MAX_HEADERS: usize = 64;
 
-/// Sends the GET and reads the response.
+/// How much of a response must arrive in each time limit after the first: a server that sends
+/// less (a byte every few seconds) is cut off, however long its response says it is.
+const BYTES_PER_LIMIT: usize = 1 << 20;
+
+/// An I/O error as a person reads it: a read or write that timed out is "no answer within
+/// N s", not the system's "Resource temporarily unavailable".
+pub(crate) fn describe_io_error(e: &std::io::Error, limit: Option<Duration>) -> String {
+    match (e.kind(), limit) {
+        (std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut, Some(limit)) => {
+            format!("no answer within {} s", limit.as_secs().max(1))
+        }
+        (std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut, None) => {
+            "no answer within the time limit".to_string()
+        }
+        _ => e.to_string(),
+    }
+}
+
+/// Sends the GET and reads the response, all of it within `limit` and one more `limit` for each
+/// [`BYTES_PER_LIMIT`] received.
 pub(crate) fn get(
     stream: &mut (impl Read + Write),
     host: &str,
     path: &str,
     headers: &[(String, String)],
+    limit: Duration,
 ) -> Result<Response, String> {
     let mut request = format!(
         "GET {path} HTTP/1.1\r\nHost: {host}\r\nUser-Agent: bootgen-check\r\nConnection: close\r\n"
@@ -34,18 +55,35 @@ pub(crate) fn get(
     stream
         .write_all(request.as_bytes())
         .and_then(|()| stream.flush())
-        .map_err(|e| format!("sending the request: {e}"))?;
-    let received = read_response(stream)?;
+        .map_err(|e| {
+            format!(
+                "sending the request: {}",
+                describe_io_error(&e, Some(limit))
+            )
+        })?;
+    let received = read_response(stream, limit)?;
     parse(&received)
 }
 
-/// Reads until the response is whole (its length known from the head) or the server closes.
-fn read_response(stream: &mut impl Read) -> Result<Vec<u8>, String> {
+/// Reads until the response is whole (its length known from the head) or the server closes,
+/// within the time [`get`] allows (each read is bounded by the socket's own limit too).
+fn read_response(stream: &mut impl Read, limit: Duration) -> Result<Vec<u8>, String> {
+    let started = Instant::now();
     let mut received = Vec::new();
     let mut buffer = [0u8; 16 * 1024];
     loop {
         if is_complete(&received) {
             return Ok(received);
+        }
+        let allowed = limit.saturating_mul(1 + (received.len() / BYTES_PER_LIMIT) as u32);
+        if started.elapsed() > allowed {
+            return Err(format!(
+                "the response did not arrive in time: {} bytes in {} s (a response must come at {} MiB every {} s)",
+                received.len(),
+                started.elapsed().as_secs(),
+                BYTES_PER_LIMIT >> 20,
+                limit.as_secs().max(1)
+            ));
         }
         match stream.read(&mut buffer) {
             Ok(0) => return Ok(received),
@@ -59,7 +97,12 @@ fn read_response(stream: &mut impl Read) -> Result<Vec<u8>, String> {
             Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof && !received.is_empty() => {
                 return Ok(received)
             }
-            Err(e) => return Err(format!("reading the response: {e}")),
+            Err(e) => {
+                return Err(format!(
+                    "reading the response: {}",
+                    describe_io_error(&e, Some(limit))
+                ))
+            }
         }
     }
 }
@@ -182,6 +225,51 @@ fn dechunk(mut body: &[u8]) -> Option<Vec<u8>> {
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
+
+    /// A server that sends its head, then a byte at a time, slowly.
+    struct Drip {
+        sent: Vec<u8>,
+        at: usize,
+        pause: Duration,
+    }
+
+    impl Read for Drip {
+        fn read(&mut self, buffer: &mut [u8]) -> std::io::Result<usize> {
+            std::thread::sleep(self.pause);
+            let head_end = self.sent.len().min(38);
+            let end = if self.at < head_end {
+                head_end
+            } else {
+                self.at + 1
+            };
+            let end = end.min(self.sent.len());
+            let n = (end - self.at).min(buffer.len());
+            buffer[..n].copy_from_slice(&self.sent[self.at..self.at + n]);
+            self.at += n;
+            Ok(n)
+        }
+    }
+
+    #[test]
+    fn a_response_that_drips_is_cut_off_and_a_silent_one_named() {
+        let mut drip = Drip {
+            sent: b"HTTP/1.1 200 OK\r\nContent-Length: 100000\r\n\r\n"
+                .iter()
+                .copied()
+                .chain(std::iter::repeat_n(b' ', 100_000))
+                .collect(),
+            at: 0,
+            pause: Duration::from_millis(20),
+        };
+        let error = read_response(&mut drip, Duration::from_millis(200)).unwrap_err();
+        assert!(error.contains("did not arrive in time"), "{error}");
+        assert!(drip.at < 1000, "read {} bytes", drip.at);
+        let timed_out = std::io::Error::from(std::io::ErrorKind::WouldBlock);
+        assert_eq!(
+            describe_io_error(&timed_out, Some(Duration::from_secs(5))),
+            "no answer within 5 s"
+        );
+    }
 
     #[test]
     fn lengths_and_chunks_are_read() {

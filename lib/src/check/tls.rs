@@ -135,6 +135,7 @@ pub(crate) fn handshake(
         Ok(connection) => connection,
         Err(e) => return refused(e.to_string()),
     };
+    let limit = socket.read_timeout().ok().flatten();
     let mut stream = rustls::StreamOwned::new(connection, socket);
     let mut outcome = Ok(());
     while stream.conn.is_handshaking() {
@@ -153,12 +154,12 @@ pub(crate) fn handshake(
         (Ok(()), None) => refused("the handshake ended without a certificate".into()),
         (Err(e), presented @ Some(_)) => (
             Handshake::Rejected {
-                reason: e.to_string(),
+                reason: super::http::describe_io_error(&e, limit),
                 presented,
             },
             None,
         ),
-        (Err(e), None) => refused(e.to_string()),
+        (Err(e), None) => refused(super::http::describe_io_error(&e, limit)),
     }
 }
 

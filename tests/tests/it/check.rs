@@ -508,6 +508,65 @@ fn names_that_resolve_elsewhere_than_the_vips_fail_and_are_not_contacted() -> Te
     Ok(())
 }
 
+/// A machine-config server that sends its reply a byte a second: each read arrives within the
+/// time limit, the whole reply never would (30 s here); `check` cuts it off within its limit.
+#[test]
+fn a_reply_that_drips_is_cut_off_within_the_time_limit() -> TestResult {
+    const DRIP: &str = r#"
+import socket, ssl, sys, threading, time
+host, port = sys.argv[1].rsplit(":", 1)
+context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+context.load_cert_chain(sys.argv[2], sys.argv[3])
+listener = socket.socket()
+listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+listener.bind((host, int(port)))
+listener.listen(8)
+def answer(connection):
+    try:
+        connection = context.wrap_socket(connection, server_side=True)
+        connection.recv(4096)
+        connection.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 30\r\n\r\n")
+        for _ in range(30):
+            connection.sendall(b" ")
+            time.sleep(1)
+    except OSError:
+        pass
+while True:
+    threading.Thread(target=answer, args=(listener.accept()[0],), daemon=True).start()
+"#;
+    let Some(cluster) = ExampleCluster::start()? else {
+        return Ok(());
+    };
+    let (out, dns_port) = (cluster.out.clone(), cluster.dns_port);
+    let (api_port, mcs_port) = (free_tcp_port()?, free_tcp_port()?);
+    let (cert, key) = tls(&out, "machine-config-server");
+    let address = format!("127.0.0.2:{mcs_port}");
+    let child = Command::new("python3")
+        .args(["-c", DRIP, &address])
+        .arg(&cert)
+        .arg(&key)
+        .spawn()?;
+    let _mcs = Server::from_child(child);
+    bootgen_conformance::loopback::wait_for_listener(&address)?;
+    let (code, report, _) = check(&out, dns_port, api_port, mcs_port, &[])?;
+    assert_eq!(code, 1, "{report:#}");
+    let cut = findings(&report)
+        .into_iter()
+        .find(|f| {
+            f["evidence"]
+                .as_str()
+                .is_some_and(|e| e.contains("did not arrive in time"))
+        })
+        .ok_or_else(|| format!("no reply cut off: {report:#}"))?;
+    assert!(
+        cut["target"]
+            .as_str()
+            .is_some_and(|t| t.contains(&format!(":{mcs_port}"))),
+        "{cut:#}"
+    );
+    Ok(())
+}
+
 #[test]
 fn load_balancer_faults_are_named_with_their_fix() -> TestResult {
     let Some(cluster) = ExampleCluster::start()? else {
