@@ -1,5 +1,6 @@
 //! A small DNS client: one A or AAAA question over UDP to the server the user names
-//! (`--dns-server`), for split DNS and for tests. It reads only what it asked for; anything
+//! (`--dns-server`), for split DNS and for tests, asked again over TCP when the reply comes
+//! truncated. It reads only what it asked for; anything
 //! malformed is an error, never a panic.
 //!
 //! The messages are written and read by `simple-dns` (one small crate, names with compression
@@ -151,6 +152,11 @@ pub(crate) fn ask(
                 // A stray reply to an earlier attempt is skipped; any other answer is final.
                 Ok(n) => match decode_reply(id, kind, &buffer[..n]) {
                     Err(e) if e.contains("another question") => continue,
+                    // Cut to fit a datagram: the whole reply is asked for over TCP, as
+                    // resolvers do.
+                    Ok(_) if is_truncated(&buffer[..n]) => {
+                        return ask_over_tcp(server, id, kind, &query, timeout)
+                    }
                     answer => return answer,
                 },
                 Err(e)
@@ -171,6 +177,63 @@ pub(crate) fn ask(
     ))
 }
 
+/// Whether a reply has its TC (truncated) bit set: the third byte's second-lowest bit.
+fn is_truncated(reply: &[u8]) -> bool {
+    reply.get(2).is_some_and(|flags| flags & 0x02 != 0)
+}
+
+/// The question again over TCP (each message after its two-byte length), the whole exchange
+/// within twice `timeout`.
+fn ask_over_tcp(
+    server: SocketAddr,
+    id: u16,
+    kind: RecordType,
+    query: &[u8],
+    timeout: Duration,
+) -> Result<Answer, String> {
+    use std::io::{Read, Write};
+    let failed = |e: std::io::Error| {
+        format!(
+            "the reply over UDP was truncated, and over TCP: {}",
+            if matches!(
+                e.kind(),
+                std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+            ) {
+                format!("no answer within {} s", timeout.as_secs().max(1))
+            } else {
+                e.to_string()
+            }
+        )
+    };
+    let started = std::time::Instant::now();
+    let mut stream = std::net::TcpStream::connect_timeout(&server, timeout).map_err(failed)?;
+    stream
+        .set_read_timeout(Some(timeout))
+        .and_then(|()| stream.set_write_timeout(Some(timeout)))
+        .map_err(failed)?;
+    let length = u16::try_from(query.len()).map_err(|_| "the question is too long".to_string())?;
+    let mut message = length.to_be_bytes().to_vec();
+    message.extend_from_slice(query);
+    stream.write_all(&message).map_err(failed)?;
+    let mut prefix = [0u8; 2];
+    stream.read_exact(&mut prefix).map_err(failed)?;
+    let mut reply = vec![0u8; usize::from(u16::from_be_bytes(prefix))];
+    let mut at = 0;
+    while at < reply.len() {
+        if started.elapsed() > timeout * 2 {
+            return Err(format!(
+                "the reply over UDP was truncated, and over TCP did not arrive within {} s",
+                (timeout * 2).as_secs()
+            ));
+        }
+        match stream.read(&mut reply[at..]).map_err(failed)? {
+            0 => return Err("the reply over UDP was truncated, and over TCP cut short".into()),
+            n => at += n,
+        }
+    }
+    decode_reply(id, kind, &reply)
+}
+
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]
@@ -187,6 +250,47 @@ mod tests {
             packet.extend_from_slice(record);
         }
         packet
+    }
+
+    /// A server that answers over UDP truncated and empty, and over TCP (same port) whole.
+    #[test]
+    fn a_truncated_reply_is_asked_again_over_tcp() {
+        use std::io::{Read, Write};
+        let tcp = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let address = tcp.local_addr().unwrap();
+        let udp = UdpSocket::bind(address).unwrap();
+        std::thread::spawn(move || {
+            let mut buffer = [0u8; 512];
+            let (n, from) = udp.recv_from(&mut buffer).unwrap();
+            let mut cut = reply(&buffer[..n], 0, &[]);
+            cut[2] |= 0x02;
+            udp.send_to(&cut, from).unwrap();
+        });
+        std::thread::spawn(move || {
+            let (mut stream, _) = tcp.accept().unwrap();
+            let mut prefix = [0u8; 2];
+            stream.read_exact(&mut prefix).unwrap();
+            let mut query = vec![0u8; usize::from(u16::from_be_bytes(prefix))];
+            stream.read_exact(&mut query).unwrap();
+            let whole = reply(&query, 0, &[[10, 0, 0, 7], [10, 0, 0, 8]]);
+            let mut message = (whole.len() as u16).to_be_bytes().to_vec();
+            message.extend_from_slice(&whole);
+            stream.write_all(&message).unwrap();
+        });
+        let answer = ask(
+            address,
+            9,
+            "api.example.com",
+            RecordType::A,
+            Duration::from_secs(5),
+        );
+        assert_eq!(
+            answer,
+            Ok(Answer::Addresses(vec![
+                "10.0.0.7".parse().unwrap(),
+                "10.0.0.8".parse().unwrap()
+            ]))
+        );
     }
 
     #[test]

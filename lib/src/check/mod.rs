@@ -228,4 +228,32 @@ mod tests {
         assert_eq!(mirror.target, "mirror.example");
         assert_eq!(mirror.status, Status::Fail);
     }
+
+    /// A DNS filter's sinkhole answer (0.0.0.0) fails, and is not connected to: a connection
+    /// to it would reach this machine.
+    #[test]
+    fn an_unspecified_address_is_no_host() {
+        let mut plan = plan();
+        plan.api_vips.clear();
+        let fake = Fake {
+            answers: vec![(
+                "api.c.example.com",
+                Lookup::Addresses(vec!["0.0.0.0".parse().unwrap()]),
+            )],
+            touched: RefCell::new(Vec::new()),
+        };
+        let now = OffsetDateTime::UNIX_EPOCH + Duration::days(20_000);
+        let report = check(&plan, &fake, &CheckOptions::at(now));
+        let api = &report.findings[0];
+        assert_eq!(
+            (api.status, api.target.as_str()),
+            (Status::Fail, "api.c.example.com")
+        );
+        assert!(api.what.contains("unspecified address"), "{api:?}");
+        assert!(
+            fake.touched.borrow().is_empty(),
+            "{:?}",
+            fake.touched.borrow()
+        );
+    }
 }

@@ -45,6 +45,19 @@ fn check_name(
         format!("add the DNS record {record} IN A {target_text}, in the DNS server the nodes use");
     match probes.resolve(name) {
         Lookup::Addresses(addresses) => {
+            // 0.0.0.0 or `::` is no host: a DNS filter's answer for a name it blocks, and a
+            // connection to it reaches this machine itself.
+            if addresses.iter().any(IpAddr::is_unspecified) {
+                findings.push(Finding::problem(
+                    Status::Fail,
+                    "dns",
+                    name,
+                    "resolves to an unspecified address (0.0.0.0 or ::), which is no host: a DNS filter's answer for a blocked name".into(),
+                    format!("{name} -> {}", list(&addresses)),
+                    add_record,
+                ));
+                return Vec::new();
+            }
             if !vips.is_empty() && !addresses.iter().any(|a| vips.contains(a)) {
                 findings.push(Finding::problem(
                     Status::Fail,
@@ -71,7 +84,7 @@ fn check_name(
                 Status::Fail,
                 "dns",
                 name,
-                "does not resolve: the name does not exist".into(),
+                "does not resolve: the name does not exist or has no address".into(),
                 answer,
                 add_record,
             ));
@@ -164,7 +177,7 @@ pub(crate) fn check_hosts(plan: &Plan, probes: &dyn Probes, findings: &mut Vec<F
                 Status::Fail,
                 "dns",
                 name,
-                "does not resolve: the name does not exist".into(),
+                "does not resolve: the name does not exist or has no address".into(),
                 answer,
                 fix,
             )),
