@@ -264,17 +264,14 @@ fn interface(source: &Source<'_>, at: &str, host: &str, item: &Value) -> Result<
         let id = item.get("vlan").and_then(|v| v.get("id"));
         // NetworkManager takes 0 to 4094 (4095 is reserved); it drops or refuses the rest.
         if id.and_then(Value::as_u64).is_none_or(|id| id > MAX_VLAN_ID) {
-            let written = id.map_or("nothing".to_string(), |v| {
-                serde_yaml_ng::to_string(v)
-                    .unwrap_or_default()
-                    .trim()
-                    .to_string()
-            });
-            return Err(source.error(
-                &format!("{at}.vlan.id"),
-                Some(host),
-                format!("`{written}` is not a VLAN ID: 0 to {MAX_VLAN_ID}"),
-            ));
+            let why = match id {
+                None => format!("is required: the VLAN ID, 0 to {MAX_VLAN_ID}"),
+                Some(v) => format!(
+                    "`{}` is not a VLAN ID: 0 to {MAX_VLAN_ID}",
+                    serde_yaml_ng::to_string(v).unwrap_or_default().trim()
+                ),
+            };
+            return Err(source.error(&format!("{at}.vlan.id"), Some(host), why));
         }
     }
     let mac_address = match item.get("mac-address") {

@@ -140,6 +140,12 @@ fn each_mistake_is_refused_naming_the_host_and_the_field() {
             &["hosts[1].networkConfig.interfaces[1].vlan.id", "host master-0:", "`5000` is not a VLAN ID: 0 to 4094"],
         ),
         (
+            "a VLAN without its ID",
+            "        id: 300\n",
+            "",
+            &["hosts[1].networkConfig.interfaces[1].vlan.id", "host master-0:", "is required: the VLAN ID"],
+        ),
+        (
             "an interface's mac-address that is none",
             "    - name: eno1\n      type: ethernet\n      state: up\n      ipv4:\n        enabled: true\n        dhcp: false\n        address:\n        - ip: 192.168.111.22",
             "    - name: eno1\n      type: ethernet\n      mac-address: nonsense\n      state: up\n      ipv4:\n        enabled: true\n        dhcp: false\n        address:\n        - ip: 192.168.111.22",
