@@ -32,7 +32,7 @@ pub use summary::{
 };
 pub use terminal::{is_terminal_unsafe, terminal_safe};
 
-/// `text` with the secrets `diff` and `inspect` hide shown as `<redacted sha256:1a2b>`
+/// `text` with the secrets `diff` and `inspect` hide shown as `<redacted hmac:1a2b>`
 /// (credentials in URLs, tokens, password hashes, values under secret keys), for a caller that
 /// prints something a user gave (a pointer config's URL).
 pub fn hide_secrets(text: &str) -> String {

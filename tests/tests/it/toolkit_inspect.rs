@@ -310,6 +310,27 @@ fn diff_shows_every_kind_of_change_and_exits_1() {
     let text = stdout(&output);
     assert!(!text.contains("c2VjcmV0"), "a pull secret leaked: {text}");
     assert!(!text.contains("FAKEFAKE"), "a key leaked: {text}");
+    // A secret's digest is keyed anew by each process: it says the two sides differ, and every
+    // digest is shown as `hmac:....` in the snapshot.
+    let digests: Vec<&str> = text
+        .match_indices("<redacted hmac:")
+        .map(|(at, _)| &text[at..at + "<redacted hmac:1a2b>".len()])
+        .collect();
+    assert_eq!(digests.len(), 2, "{text}");
+    assert_ne!(
+        digests[0], digests[1],
+        "the changed secret reads unchanged: {text}"
+    );
+    let mut shown = String::with_capacity(text.len());
+    let mut rest = text.as_str();
+    while let Some(at) = rest.find("hmac:") {
+        let end = at + "hmac:1a2b".len();
+        shown.push_str(&rest[..at]);
+        shown.push_str("hmac:....");
+        rest = rest.get(end..).unwrap_or_default();
+    }
+    shown.push_str(rest);
+    let text = shown;
     insta::assert_snapshot!("diff_old_new", text);
     let output = bootgen(&[
         "diff",

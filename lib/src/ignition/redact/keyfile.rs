@@ -68,7 +68,7 @@ mod tests {
             "identity=node\n",
             "key-mgmt=wpa-psk\n",
             "address1=192.0.2.5/24\n",
-            "psk=<redacted sha256:",
+            "psk=<redacted hmac:",
         ] {
             assert!(shown.contains(kept), "{kept} not in\n{shown}");
         }

@@ -4,19 +4,19 @@
 //! the credentials in URLs (`http://user:pass@proxy`), the values of secret environment
 //! variables (`REGISTRY_PASSWORD=...`), and the Wi-Fi and 802.1X secrets of NetworkManager
 //! keyfiles. A hidden value is shown as a marker,
-//! with a short digest where a change must stay visible (`<redacted sha256:1a2b>`).
+//! with a short digest where a change must stay visible (`<redacted hmac:1a2b>`, keyed anew by
+//! each process, so it tells a changed secret from an unchanged one and nothing about either).
 
 mod env;
 mod keyfile;
 mod lines;
 
 use serde_json::Value;
-use sha2::{Digest, Sha256};
 
 /// How a hidden value is shown.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Redact {
-    /// A marker with a short digest (`<redacted sha256:1a2b>`): a diff still says which secret
+    /// A marker with a short digest (`<redacted hmac:1a2b>`): a diff still says which secret
     /// changed.
     WithDigest,
     /// A marker alone (`<redacted>`): for views that must read the same for every run of the
@@ -24,21 +24,31 @@ pub(crate) enum Redact {
     Marker,
 }
 
-/// Hex digits of SHA-256 a digest keeps. Four (16 bits) still show a changed secret as changed
-/// (two different values share a digest once in 65536), but say next to nothing about the
-/// value: a 16-bit digest is shared by one in 65536 of all candidates, so brute force over even
-/// short passwords (a six-character alphanumeric one has 2^35 candidates) leaves hundreds of
-/// thousands that match. That is why an unkeyed, unsalted hash is enough here: what it gives
-/// away is little more than "changed" or "unchanged", which a diff says anyway.
+/// Hex digits a digest keeps: four (16 bits) still show a changed secret as changed (two
+/// different values share a digest once in 65536).
 const DIGEST_HEX: usize = 4;
 
-/// The short digest of a secret (`sha256:1a2b`).
+/// The key of every digest this process shows: random, made once. Within one run a digest still
+/// says whether two secrets are the same, which is all a diff needs; without the key nobody can
+/// check a guess against it. (An unkeyed SHA-256 of a vCenter password and of its base64 form,
+/// both in one diff, gave 32 bits that left one candidate of a 27,000-word list.)
+fn digest_key() -> &'static aws_lc_rs::hmac::Key {
+    static KEY: std::sync::OnceLock<aws_lc_rs::hmac::Key> = std::sync::OnceLock::new();
+    KEY.get_or_init(|| {
+        let mut bytes = [0u8; 32];
+        // aws-lc's generator does not fail on Linux; were it to, the key would be all zeros and
+        // the digest merely unkeyed, as it was before.
+        let _ = aws_lc_rs::rand::fill(&mut bytes);
+        aws_lc_rs::hmac::Key::new(aws_lc_rs::hmac::HMAC_SHA256, &bytes)
+    })
+}
+
+/// The short keyed digest of a secret (`hmac:1a2b`), the same for the same secret within this
+/// process and unrelated across processes.
 pub(crate) fn digest(secret: &[u8]) -> String {
-    let hex: String = Sha256::digest(secret)
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect();
-    format!("sha256:{}", &hex[..DIGEST_HEX])
+    let tag = aws_lc_rs::hmac::sign(digest_key(), secret);
+    let hex: String = tag.as_ref().iter().map(|b| format!("{b:02x}")).collect();
+    format!("hmac:{}", &hex[..DIGEST_HEX])
 }
 
 /// Keys whose values are secrets wherever they appear (compared lowercase): registry
@@ -86,7 +96,7 @@ pub(crate) fn is_certificates(value: &str) -> bool {
 }
 
 impl Redact {
-    /// How a hidden `secret` is shown: `<label sha256:1a2b>` or `<label>`.
+    /// How a hidden `secret` is shown: `<label hmac:1a2b>` or `<label>`.
     pub(crate) fn shown(self, label: &str, secret: &[u8]) -> String {
         match self {
             Redact::WithDigest => format!("<{label} {}>", digest(secret)),
@@ -223,7 +233,7 @@ impl Redact {
         out
     }
 
-    /// `scheme://user:password@host` becomes `scheme://<redacted sha256:1a2b>@host`.
+    /// `scheme://user:password@host` becomes `scheme://<redacted hmac:1a2b>@host`.
     fn url_credentials(self, text: &str) -> String {
         bootgen_diagnose::replace_url_user_info(text, |user_info| {
             self.shown("redacted", user_info.as_bytes())

@@ -13,7 +13,7 @@ fn a_secrets_data_and_string_data_are_hidden_with_a_digest() {
         shown.contains(&format!("  user: <redacted {}>\n", digest(b"dXNlcg=="))),
         "{shown}"
     );
-    assert!(shown.contains("  tls.key: <redacted sha256:"), "{shown}");
+    assert!(shown.contains("  tls.key: <redacted hmac:"), "{shown}");
     assert!(shown.contains("metadata:\n  name: creds\n"), "{shown}");
     assert!(shown.contains("  plain: visible\n"), "{shown}");
 }
@@ -43,7 +43,7 @@ fn secret_keys_urls_tokens_and_hashes_are_hidden_anywhere() {
         shown.contains(&format!("\"password\": <redacted {}>,", digest(b"VcPass1"))),
         "{shown}"
     );
-    assert!(shown.contains("'http://<redacted sha256:"), "{shown}");
+    assert!(shown.contains("'http://<redacted hmac:"), "{shown}");
     assert!(shown.contains("@proxy:3128'"), "{shown}");
     // Prose is not a token.
     assert_eq!(D.text("Bearer authentication\n"), "Bearer authentication\n");
@@ -54,7 +54,7 @@ fn a_pull_secret_keeps_its_registries_and_hides_their_credentials() {
     let text = r#"{"auths":{"quay.io":{"auth":"dXNlcjpwdw==","email":"me@example.com"}}}"#;
     let shown = D.text(text);
     assert!(
-        shown.starts_with(r#"{"auths":{"quay.io":"<redacted sha256:"#),
+        shown.starts_with(r#"{"auths":{"quay.io":"<redacted hmac:"#),
         "{shown}"
     );
     assert!(
@@ -70,7 +70,7 @@ fn a_pull_secret_keeps_its_registries_and_hides_their_credentials() {
 
 #[test]
 fn the_digest_is_short_and_changes_with_the_value() {
-    assert_eq!(digest(b"a").len(), "sha256:".len() + DIGEST_HEX);
+    assert_eq!(digest(b"a").len(), "hmac:".len() + DIGEST_HEX);
     assert_ne!(digest(b"password1"), digest(b"password2"));
     assert_eq!(D.text("password: same\n"), D.text("password: same\n"));
 }
@@ -159,7 +159,7 @@ fn signing_parameters_of_a_url_are_hidden_and_others_kept() {
         "sv=2024",
         "se=x",
         "#frag",
-        "X-Amz-Signature=<redacted sha256:",
+        "X-Amz-Signature=<redacted hmac:",
     ] {
         assert!(shown.contains(kept), "{kept} not in\n{shown}");
     }
