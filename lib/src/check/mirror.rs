@@ -40,7 +40,10 @@ pub(crate) fn mirrored(registries: &[Registry], image: &str) -> Vec<(String, boo
 
 fn refusal_fix(kind: RefusalKind, host: &str) -> String {
     match kind {
-        RefusalKind::Name => format!("add a DNS record for {host}, or give the nodes /etc/hosts entries: bootgen patch {} <ip>={host}", OptionField::AddHost),
+        RefusalKind::Name => {
+            let (name, _) = super::registry::host_and_port(host);
+            format!("add a DNS record for {name}, or give the nodes /etc/hosts entries: bootgen patch {} <ip>={name}", OptionField::AddHost)
+        }
         RefusalKind::Unreachable => format!("check that the registry runs and that this machine and the nodes reach {host}"),
         RefusalKind::Trust => format!("bootgen patch {} <the CA that signed {host}'s certificate>   # or, for a test registry only, {} {host}", OptionField::TrustBundle, OptionField::InsecureRegistry),
         RefusalKind::NoCredentials => format!("bootgen patch {} <auth.json with an entry for {host}>", OptionField::RegistryAuth),
@@ -66,7 +69,22 @@ pub(crate) fn check_mirrors(
     }
     let mut sessions = BTreeMap::new();
     for (host, insecure) in &hosts {
-        match Session::open(probes, host, *insecure, roots, &plan.credentials, dates) {
+        let (name, _) = super::registry::host_and_port(host);
+        let pinned = plan
+            .node_hosts
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case(name))
+            .map(|(_, ip)| *ip);
+        let opened = Session::open(
+            probes,
+            host,
+            pinned,
+            *insecure,
+            roots,
+            &plan.credentials,
+            dates,
+        );
+        match opened {
             Ok(session) => {
                 let how =
                     if session.auth.is_some() && session.scheme != super::registry::Scheme::Open {
@@ -81,10 +99,14 @@ pub(crate) fn check_mirrors(
                     }
                     super::probe::Transport::Plain => "plain HTTP (insecure, as configured)",
                 };
+                let reached = match pinned {
+                    Some(ip) => format!(", at {ip} from the config's /etc/hosts"),
+                    None => String::new(),
+                };
                 findings.push(Finding::pass(
                     "mirror",
                     host.clone(),
-                    format!("{how} ({tls})"),
+                    format!("{how} ({tls}{reached})"),
                 ));
                 sessions.insert(host.clone(), session);
             }

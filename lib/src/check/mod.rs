@@ -229,6 +229,43 @@ mod tests {
         assert_eq!(mirror.status, Status::Fail);
     }
 
+    /// A mirror the config's /etc/hosts names is reached at that address, as the node reaches
+    /// it, without asking DNS; one the name does not resolve for is told to add a host entry
+    /// for its name, without the port (which `--add-host` refuses).
+    #[test]
+    fn a_mirror_in_the_nodes_hosts_file_is_reached_there() {
+        let fake = Fake {
+            answers: Vec::new(),
+            touched: RefCell::new(Vec::new()),
+        };
+        let mut plan = plan();
+        plan.registries[0].mirrors[0].location = "mirror.example:5000/ocp".into();
+        let now = OffsetDateTime::UNIX_EPOCH + Duration::days(20_000);
+        let report = check(&plan, &fake, &CheckOptions::at(now));
+        let mirror = report.findings.iter().find(|f| f.area == "mirror").unwrap();
+        assert_eq!(
+            mirror.what, "the mirror's name does not resolve",
+            "{mirror:?}"
+        );
+        let fix = mirror.fix.as_deref().unwrap_or_default();
+        assert!(
+            fix.contains("<ip>=mirror.example") && !fix.contains("mirror.example:5000"),
+            "{fix}"
+        );
+        plan.node_hosts = vec![("mirror.example".into(), "10.0.0.9".parse().unwrap())];
+        let report = check(&plan, &fake, &CheckOptions::at(now));
+        let mirror = report.findings.iter().find(|f| f.area == "mirror").unwrap();
+        assert_ne!(
+            mirror.what, "the mirror's name does not resolve",
+            "{mirror:?}"
+        );
+        assert!(
+            fake.touched.borrow().iter().any(|a| a == "10.0.0.9:5000"),
+            "{:?}",
+            fake.touched.borrow()
+        );
+    }
+
     /// A DNS filter's sinkhole answer (0.0.0.0) fails, and is not connected to: a connection
     /// to it would reach this machine.
     #[test]

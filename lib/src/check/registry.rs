@@ -4,7 +4,7 @@
 
 use super::probe::{Lookup, Probes, Request, Response, Transport};
 use std::collections::BTreeMap;
-use std::net::SocketAddr;
+use std::net::{IpAddr, SocketAddr};
 
 /// How the registry wants to be authorized.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -75,9 +75,11 @@ pub(crate) fn host_and_port(host: &str) -> (&str, u16) {
 
 impl<'a> Session<'a> {
     /// Resolves the host, asks `/v2/`, and works out the credentials it needs.
+    /// `pinned`: the address the node's `/etc/hosts` gives the host, used instead of a lookup.
     pub(crate) fn open(
         probes: &dyn Probes,
         host: &str,
+        pinned: Option<IpAddr>,
         insecure: bool,
         roots: &'a [Vec<u8>],
         credentials: &[(String, String)],
@@ -89,7 +91,11 @@ impl<'a> Session<'a> {
             kind,
         };
         let (name, port) = host_and_port(host);
-        let ip = match probes.resolve(name) {
+        let lookup = match pinned {
+            Some(ip) => Lookup::Addresses(vec![ip]),
+            None => probes.resolve(name),
+        };
+        let ip = match lookup {
             Lookup::Addresses(addresses) if !addresses.is_empty() => addresses[0],
             Lookup::Addresses(_) => {
                 return Err(refusal(

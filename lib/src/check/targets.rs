@@ -80,6 +80,9 @@ pub struct Plan {
     pub certificates: Vec<CertificateTime>,
     /// The nodes with static addresses (the bootstrap config's, and `hosts/*.ign`'s).
     pub hosts: Vec<super::StaticHost>,
+    /// The names the config maps in the node's `/etc/hosts` (lower case), with their
+    /// addresses: the node looks there before DNS, and so does `check` for a mirror.
+    pub node_hosts: Vec<(String, IpAddr)>,
 }
 
 impl Plan {
@@ -184,9 +187,30 @@ impl Plan {
             release,
             certificates: certificate_times(&doc),
             hosts: super::hosts::static_hosts(&doc, name),
+            node_hosts: node_hosts(&doc),
             domain,
         })
     }
+}
+
+/// Each name the config's `/etc/hosts` lines map, with its address; the first line naming it
+/// wins, as in the resolver.
+fn node_hosts(doc: &IgnitionDoc) -> Vec<(String, IpAddr)> {
+    let mut out: Vec<(String, IpAddr)> = Vec::new();
+    for line in crate::ignition::read::configured_lines(doc) {
+        let line = line.split('#').next().unwrap_or_default();
+        let mut fields = line.split_whitespace();
+        let Some(ip) = fields.next().and_then(|f| f.parse::<IpAddr>().ok()) else {
+            continue;
+        };
+        for name in fields {
+            let name = name.to_ascii_lowercase();
+            if !out.iter().any(|(n, _)| *n == name) {
+                out.push((name, ip));
+            }
+        }
+    }
+    out
 }
 
 fn cluster_domain(config: &serde_yaml_ng::Value) -> Option<String> {
