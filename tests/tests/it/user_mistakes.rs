@@ -1133,3 +1133,19 @@ fn every_input_read_whole_is_bounded() {
     assert!(stderr(&output).contains("/dev/zero"), "{}", stderr(&output));
     assert!(!pointer.exists());
 }
+
+/// A release image under no mirrored source: the warning names the registry the node pulls
+/// from, and the flag that would mirror it.
+#[test]
+fn a_release_under_no_mirror_is_named_with_its_registry() {
+    let dir = tempfile::tempdir().unwrap();
+    let output = generate(dir.path(), &["--mirror", "quay.io/a=mirror.local:5000/a"]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains(
+            "so the node pulls it from quay.io directly; add --mirror for its repository"
+        ),
+        "{}",
+        stderr(&output)
+    );
+}

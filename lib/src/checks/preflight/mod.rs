@@ -431,8 +431,8 @@ fn check_release(doc: &IgnitionDoc, mirrored: &[Registry], report: &mut Report) 
     } else {
         report.warn(FindingKind::ReleaseNotMirrored { reference: reference.clone() }, format!(
             "release image {reference} lies under no mirrored source, so the node pulls it from {} directly; add {} for its repository if that registry is out of reach",
-            OptionField::Mirror,
-            host_of(&reference)
+            host_of(&reference),
+            OptionField::Mirror
         ));
     }
 }

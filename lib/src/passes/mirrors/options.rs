@@ -74,7 +74,7 @@ impl std::str::FromStr for MirrorRule {
         for (what, reference) in [("source", source), ("mirror", mirror)] {
             check_repository(reference).map_err(|m| fail(format!("{what} {}", m.0)))?;
         }
-        if source == mirror {
+        if source.eq_ignore_ascii_case(mirror) {
             return Err(fail(format!("`{value}` mirrors {source} to itself")));
         }
         Ok(MirrorRule {

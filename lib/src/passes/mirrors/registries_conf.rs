@@ -74,6 +74,9 @@ pub fn merge(existing: Vec<Registry>, request: MergeRequest<'_>) -> Vec<Registry
 /// True when the registry host `candidate` (host[:port]) is named by `--insecure-registry
 /// wanted`: exactly, or any port of the host when `wanted` has none.
 pub fn host_matches(wanted: &str, candidate: &str) -> bool {
+    // Host names are case-insensitive (`M.LOCAL:5000` is `m.local:5000`).
+    let (wanted, candidate) = (wanted.to_ascii_lowercase(), candidate.to_ascii_lowercase());
+    let (wanted, candidate) = (wanted.as_str(), candidate.as_str());
     if wanted == candidate {
         return true;
     }
@@ -106,8 +109,13 @@ fn mark_insecure(registries: &mut Vec<Registry>, wanted: &str) {
     if mirror_hosts.is_empty() {
         mirror_hosts.push(wanted.to_string());
     }
+    // A host-wide entry, even where a source under the host has its own (`quay.io/a`): the
+    // host's other repositories are pulled insecurely too.
     for host in mirror_hosts {
-        if !registries.iter().any(|r| host_of(&r.location) == host) {
+        if !registries
+            .iter()
+            .any(|r| r.location.eq_ignore_ascii_case(&host))
+        {
             registries.push(Registry {
                 location: host,
                 insecure: true,
@@ -242,6 +250,25 @@ mod tests {
         assert!(!host_matches("m.io:5000", "m.io:5001"));
         assert!(!host_matches("m.io", "m.iox"));
         assert!(host_matches("[::1]:5000", "[::1]:5000"));
+        assert!(host_matches("M.LOCAL:5000", "m.local:5000"));
+    }
+
+    /// `--insecure-registry quay.io` with a mirrored source under quay.io: the source's entry
+    /// is insecure, and so is the rest of the host, in an entry of its own.
+    #[test]
+    fn an_insecure_host_gets_its_own_entry_beside_a_source_under_it() {
+        let merged = merge(
+            vec![],
+            MergeRequest {
+                rules: &[rule("quay.io/a", "m.local/r")],
+                block_sources: false,
+                insecure_hosts: &["quay.io".into()],
+            },
+        );
+        let whole = merged.iter().find(|r| r.location == "quay.io").unwrap();
+        assert!(whole.insecure && whole.mirrors.is_empty());
+        let source = merged.iter().find(|r| r.location == "quay.io/a").unwrap();
+        assert!(source.insecure);
     }
 
     #[test]

@@ -34,10 +34,22 @@ pub fn mirrored(registries: &[Registry], reference: &str) -> Option<(String, Str
     Some((format!("{}{rest}", mirror.location), registry.location))
 }
 
-/// Points the release-image scripts at the mirror. The scripts must be there and must say
-/// which image they pull: otherwise the change cannot be made, and that is an error.
+/// The script every bootstrap config runs: a config with it and without release-image scripts
+/// is a bootstrap whose release bootgen cannot find.
+const BOOTKUBE_SCRIPT: &str = "/usr/local/bin/bootkube.sh";
+
+/// Points the release-image scripts at the mirror. A bootstrap config must have them and they
+/// must say which image they pull: otherwise the change cannot be made, and that is an error.
+/// A config that is no bootstrap config (a pointer config, any other) pulls no release: there
+/// is nothing to point, only registries.conf and the rest to write.
 pub fn rewrite(doc: &mut IgnitionDoc, registries: &[Registry]) -> Result<Vec<Change>> {
     let Some(release) = find_release(doc)? else {
+        let bootstrap = crate::ignition::read::file_entries(doc)
+            .iter()
+            .any(|f| f.get("path").and_then(serde_json::Value::as_str) == Some(BOOTKUBE_SCRIPT));
+        if !bootstrap {
+            return Ok(Vec::new());
+        }
         return Err(cannot(
             RELEASE_SCRIPTS[0],
             format!(

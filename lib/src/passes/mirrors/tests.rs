@@ -449,6 +449,17 @@ fn unexpected_release_scripts_fail_naming_them() {
     }
     let err = apply(&mut no_scripts, &options).unwrap_err().to_string();
     assert!(err.contains("is this a bootstrap config?"), "{err}");
+
+    // A config that is no bootstrap config pulls no release: the rest is patched.
+    remove_file(&mut no_scripts, "/usr/local/bin/bootkube.sh");
+    let changes = apply(&mut no_scripts, &options).unwrap();
+    assert!(!changes.is_empty(), "{changes:?}");
+    assert!(
+        changes
+            .iter()
+            .all(|c| !c.action.starts_with("release image")),
+        "{changes:?}"
+    );
 }
 
 #[test]
@@ -536,6 +547,11 @@ fn malformed_values_are_errors_naming_them() {
             MirrorRule::parse("q.io/x").map(drop),
             "`passes.mirrors.mirrors`",
             "has no `=`",
+        ),
+        (
+            MirrorRule::parse("quay.io/ocp=QUAY.IO/ocp").map(drop),
+            "`passes.mirrors.mirrors`",
+            "to itself",
         ),
         (
             MirrorRule::parse("https://q.io/x=m.io/x").map(drop),
