@@ -51,23 +51,22 @@ fn usage_error_code(command: Option<&str>) -> u8 {
 
 /// Prints clap's error for the process arguments. An argument holding a control character
 /// (an escape sequence pasted or planted in a value) would reach the terminal raw in clap's
-/// message, or be stripped from it when the output is not a terminal: the arguments are parsed
-/// again with each such character written as a visible escape (`\x1b`), and that error, which
-/// names the same mistake, is printed instead.
+/// message, or be stripped from it when the output is not a terminal, and one holding a
+/// registry's `user:password@` would be quoted with it: the arguments are parsed again with
+/// each such character written as a visible escape (`\x1b`) and the user info hidden, and that
+/// error, which names the same mistake, is printed instead.
 fn print_usage_error(error: &clap::Error) {
     let arguments: Vec<String> = std::env::args_os()
         .map(|a| a.to_string_lossy().into_owned())
         .collect();
-    if !arguments
+    let shown: Vec<String> = arguments
         .iter()
-        .any(|a| a.chars().any(bootgen::report::is_terminal_unsafe))
-    {
+        .map(|a| bootgen::report::terminal_safe(&without_user_info(a)).into_owned())
+        .collect();
+    if shown == arguments {
         let _ = error.print();
         return;
     }
-    let shown = arguments
-        .iter()
-        .map(|a| bootgen::report::terminal_safe(a).into_owned());
     match args::Cli::try_parse_from(shown) {
         Err(again) if again.use_stderr() => {
             let _ = again.print();
@@ -77,6 +76,27 @@ fn print_usage_error(error: &clap::Error) {
             bootgen::report::terminal_safe(&error.render().to_string())
         ),
     }
+}
+
+/// `argument` with the user info of each registry or URL in it hidden (`user:pw@host`, also
+/// after a scheme or a `SOURCE=` prefix), since clap quotes a refused value whole.
+fn without_user_info(argument: &str) -> String {
+    argument
+        .split('=')
+        .map(|part| {
+            let Some((before, after)) = part.split_once('@') else {
+                return part.to_string();
+            };
+            let start = before.find("://").map_or(0, |at| at + 3);
+            let info = &before[start..];
+            if info.is_empty() || info.contains('/') {
+                part.to_string()
+            } else {
+                format!("{}***@{after}", &before[..start])
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("=")
 }
 
 /// Runs the CLI with the process arguments and returns the exit code.

@@ -1149,3 +1149,27 @@ fn a_release_under_no_mirror_is_named_with_its_registry() {
         stderr(&output)
     );
 }
+
+/// A registry written with its `user:password@`, refused, is never quoted with them: neither by
+/// bootgen's own message nor by clap's, which quotes a refused value whole.
+#[test]
+fn a_refused_reference_is_quoted_without_its_credentials() {
+    let dir = tempfile::tempdir().unwrap();
+    for flags in [
+        &["--mirror", "quay.io/a=deploy:Hunter2x@mirror.lab:5000/a"][..],
+        &[
+            "--mirror",
+            "quay.io/a=https://deploy:Hunter2x@mirror.lab:5000/a",
+        ],
+        &["--release-image", "deploy:Hunter2x@quay.io/x:tag"],
+    ] {
+        let refused = generate(dir.path(), flags);
+        assert_eq!(refused.status.code(), Some(1), "{flags:?}");
+        let said = stderr(&refused);
+        assert!(said.contains("***@"), "{flags:?}: {said}");
+        assert!(
+            !said.contains("Hunter2x") && !said.contains("deploy:"),
+            "{said}"
+        );
+    }
+}
