@@ -30,7 +30,7 @@ pub struct Install {
 
 impl Install {
     /// What the node's installer would refuse at install time: the disk, a console, a kernel
-    /// argument (see [`super::settings`]).
+    /// argument (see [`super::check_console`] and the checks beside it).
     pub fn check(&self) -> Result<(), String> {
         super::check_device_path(&self.dest_device).map_err(|why| format!("dest-device: {why}"))?;
         for console in &self.console {
