@@ -61,7 +61,8 @@ fn print_usage_error(error: &clap::Error) {
         .collect();
     let shown: Vec<String> = arguments
         .iter()
-        .map(|a| bootgen::report::terminal_safe(&without_user_info(a)).into_owned())
+        // A line break in an argument is shown too: clap quotes the value on one line.
+        .map(|a| bootgen::report::terminal_safe(&without_user_info(a)).replace('\n', "\\x0a"))
         .collect();
     if shown == arguments {
         let _ = error.print();

@@ -10,6 +10,13 @@ use serde_json::ser::{Formatter, PrettyFormatter};
 use std::io::Write as _;
 use std::path::Path;
 
+/// A message as one labelled entry: escapes shown, and every line after the first indented, so
+/// a line break in a value it quotes (`--add-host $'ip=a\nnote: all good'`) cannot start a
+/// line of its own that reads as another `note:` or `error:`.
+fn entry(message: &str) -> String {
+    terminal_safe(message).replace('\n', "\n  ")
+}
+
 /// Prints an error and its causes to stderr; the library's errors name the flags.
 pub fn print_error(error: &anyhow::Error) {
     for (i, cause) in error.chain().enumerate() {
@@ -18,13 +25,13 @@ pub fn print_error(error: &anyhow::Error) {
             None => cause.to_string(),
         };
         let label = if i == 0 { "error" } else { "caused by" };
-        eprintln!("{label}: {}", terminal_safe(&text));
+        eprintln!("{label}: {}", entry(&text));
     }
 }
 
 /// Prints an error message that is not an `anyhow::Error` (the caller picks the exit code).
 pub fn error_line(message: impl std::fmt::Display) {
-    eprintln!("error: {}", terminal_safe(&message.to_string()));
+    eprintln!("error: {}", entry(&message.to_string()));
 }
 
 /// 1 for input the user can fix, 2 for bootgen's own failures.
@@ -37,12 +44,12 @@ pub fn exit_code_for(error: &anyhow::Error) -> u8 {
 
 /// Prints a warning to stderr.
 pub fn warn(message: impl std::fmt::Display) {
-    eprintln!("warning: {}", terminal_safe(&message.to_string()));
+    eprintln!("warning: {}", entry(&message.to_string()));
 }
 
 /// Prints a notice to stderr (something the user should know, not a problem).
 pub fn notice(message: impl std::fmt::Display) {
-    eprintln!("note: {}", terminal_safe(&message.to_string()));
+    eprintln!("note: {}", entry(&message.to_string()));
 }
 
 /// Writes `text` to standard output; a reader that went away (`| head`) is not an error.

@@ -1173,3 +1173,30 @@ fn a_refused_reference_is_quoted_without_its_credentials() {
         );
     }
 }
+
+/// A line break in a value a message quotes never starts a line of its own: clap's quote shows
+/// it escaped, and bootgen's own messages indent what follows it, so no quoted text can pass
+/// for another `note:` or `error:` line.
+#[test]
+fn a_line_break_in_a_value_cannot_fake_a_line_of_output() {
+    let dir = tempfile::tempdir().unwrap();
+    let auth = dir.path().join("auth.json");
+    std::fs::write(
+        &auth,
+        r#"{"auths":{"m.local\nnote: fake":{"auth":"dTpTRUNSRVQ5"}}}"#,
+    )
+    .unwrap();
+    for flags in [
+        &["--add-host", "10.0.0.1=a.local\nnote: all good"][..],
+        &["--registry-auth", auth.to_str().unwrap()],
+    ] {
+        let refused = generate(dir.path(), flags);
+        assert_eq!(refused.status.code(), Some(1), "{flags:?}");
+        let said = stderr(&refused);
+        assert!(
+            said.lines()
+                .all(|l| !l.starts_with("note: all good") && !l.starts_with("note: fake")),
+            "{said}"
+        );
+    }
+}
