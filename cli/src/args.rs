@@ -395,8 +395,10 @@ pub struct DiffArgs {
     /// Compare what the node and its operators read instead of bytes: each file's path and
     /// mode, the parsed objects of every manifest, kubeconfig and JSON/TOML file (keys,
     /// certificates, secrets and per-run IDs as placeholders), each unit's enablement and
-    /// dependencies. Two runs of the same cluster compare equal; so does a bootgen config and
-    /// the installer's for the same install-config and release, where they agree.
+    /// dependencies, what it fetches from elsewhere. Of two output directories: each config,
+    /// with metadata.json and auth/kubeconfig beside bootstrap.ign. Two runs of the same
+    /// cluster compare equal; so does a bootgen config and the installer's for the same
+    /// install-config and release, where they agree.
     #[arg(long)]
     pub objects: bool,
 }

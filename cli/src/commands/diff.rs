@@ -6,7 +6,7 @@
 use crate::args::DiffArgs;
 use crate::input::{load, read_path, refuse_interrupted};
 use bootgen::ignition::SplitDoc;
-use bootgen::report::{diff_file, diff_objects, diff_split, object_view, ConfigDiff, ObjectDiff};
+use bootgen::report::{diff_file, diff_objects, diff_split, ConfigDiff, ObjectDiff};
 use std::path::Path;
 use std::process::ExitCode;
 
@@ -119,12 +119,32 @@ fn compare_media(old: &Path, new: &Path) -> anyhow::Result<Vec<ConfigDiff>> {
     )])
 }
 
+/// The files of an output directory compared beside its bootstrap config, which names the
+/// per-run IDs they hold.
+const BESIDE_BOOTSTRAP: [&str; 2] = ["metadata.json", "auth/kubeconfig"];
+
 fn compare_objects(old: &Path, new: &Path) -> anyhow::Result<ObjectDiff> {
-    let (_, old_doc) = load(old)?;
-    let (_, new_doc) = load(new)?;
+    compare_objects_with(old, new, &[])
+}
+
+/// Compares two configs' objects; `beside` names files of the configs' directories to compare
+/// with them (read through no link).
+fn compare_objects_with(old: &Path, new: &Path, beside: &[&str]) -> anyhow::Result<ObjectDiff> {
+    let view = |path: &Path| -> anyhow::Result<bootgen::report::ObjectView> {
+        let (_, doc) = load(path)?;
+        let dir = path.parent().unwrap_or(Path::new("."));
+        let mut files: Vec<(&str, Vec<u8>)> = Vec::new();
+        for name in beside {
+            if let Some(bytes) = bootgen::output::read_in_dir(dir, name)? {
+                files.push((name, bytes));
+            }
+        }
+        let files: Vec<(&str, &[u8])> = files.iter().map(|(n, b)| (*n, b.as_slice())).collect();
+        Ok(bootgen::report::object_view_with(&doc, &files)?)
+    };
     Ok(diff_objects(
-        &object_view(&old_doc)?,
-        &object_view(&new_doc)?,
+        &view(old)?,
+        &view(new)?,
         &old.display().to_string(),
         &new.display().to_string(),
     ))
@@ -162,9 +182,21 @@ fn compare_objects_of(args: &DiffArgs) -> anyhow::Result<bool> {
         } else {
             vec![(args.old.clone(), args.new.clone())]
         };
+    let directories = args.old.is_dir() && args.new.is_dir();
     let diffs = pairs
         .iter()
-        .map(|(a, b)| compare_objects(a, b))
+        .map(|(a, b)| {
+            // metadata.json and the admin kubeconfig go with the config that names the
+            // cluster: bootstrap.ign, or a single node's live config.
+            let names_cluster = a
+                .file_name()
+                .is_some_and(|n| n == bootgen::BOOTSTRAP_CONFIG || n == bootgen::LIVE_ISO_CONFIG);
+            if directories && names_cluster {
+                compare_objects_with(a, b, &BESIDE_BOOTSTRAP)
+            } else {
+                compare_objects(a, b)
+            }
+        })
         .collect::<anyhow::Result<Vec<_>>>()?;
     let same = diffs.iter().all(ObjectDiff::is_empty);
     if args.json {

@@ -22,8 +22,8 @@ pub use certs::{
 pub use diff::{diff, diff_file, diff_split, ChangeKind, ConfigDiff, DiffItem};
 pub use network::NetworkSummary;
 pub use objects::{
-    diff_objects, object_view, BasicConstraintsFacts, CertificateFacts, Fetched, FileObject,
-    ObjectChange, ObjectDiff, ObjectView, PemFacts, UnitObject,
+    diff_objects, object_view, object_view_with, BasicConstraintsFacts, CertificateFacts, Fetched,
+    FileObject, ObjectChange, ObjectDiff, ObjectView, PemFacts, UnitObject,
 };
 pub use summary::{
     architecture_of, bootkube_stages, fetches_of, installation_disk, mirrors_of, summarize,

@@ -800,3 +800,46 @@ fn data_disks_are_written_where_the_release_has_them() {
     );
     assert!(!out.exists());
 }
+
+/// `diff --objects` of two output directories compares `metadata.json` and the admin
+/// kubeconfig too: two runs of one cluster are the same objects (their per-run IDs
+/// placeholders), and a changed vCenter user is named; the password never is.
+#[test]
+fn objects_of_two_directories_take_in_metadata_and_the_kubeconfig() {
+    let dir = tempfile::tempdir().unwrap();
+    let (one, two, other) = (
+        dir.path().join("one"),
+        dir.path().join("two"),
+        dir.path().join("other"),
+    );
+    let renamed = dir.path().join("renamed.yaml");
+    fs::write(
+        &renamed,
+        fs::read_to_string(fixture())
+            .unwrap()
+            .replace("installer@vsphere.local", "other@vsphere.local"),
+    )
+    .unwrap();
+    for (config, out) in [(fixture(), &one), (fixture(), &two), (renamed, &other)] {
+        let made = ignition(&config, out, &[]);
+        assert!(made.status.success(), "{}", text(&made.stderr));
+    }
+    let diff = |a: &Path, b: &Path| {
+        bootgen_conformance::bootgen!()
+            .args(["diff", "--objects"])
+            .arg(a)
+            .arg(b)
+            .output()
+            .unwrap()
+    };
+    let same = diff(&one, &two);
+    assert_eq!(same.status.code(), Some(0), "{}", text(&same.stdout));
+    let changed = diff(&one, &other);
+    let said = text(&changed.stdout);
+    assert_eq!(changed.status.code(), Some(1), "{said}");
+    assert!(
+        said.contains("~ file metadata.json:") && said.contains("\"other@vsphere.local\""),
+        "{said}"
+    );
+    assert!(!said.contains(PASSWORD), "{said}");
+}

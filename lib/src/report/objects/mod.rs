@@ -290,6 +290,14 @@ const MAX_VIEW_DECODED: u64 = 32 << 20;
 
 /// Builds the objects view of `doc`.
 pub fn object_view(doc: &IgnitionDoc) -> Result<ObjectView> {
+    object_view_with(doc, &[])
+}
+
+/// The objects view of `doc` with `beside` (name and bytes: an output directory's
+/// `metadata.json` and `auth/kubeconfig`) as files of their own, under those names, normalized
+/// as the config's files are (its per-run IDs as placeholders, secrets hidden). A name
+/// without an extension is read as YAML, as a kubeconfig is.
+pub fn object_view_with(doc: &IgnitionDoc, beside: &[(&str, &[u8])]) -> Result<ObjectView> {
     let mut total = 0u64;
     let files = crate::ignition::decoded_files(doc).map(|file| {
         let file = file?;
@@ -363,6 +371,26 @@ pub fn object_view(doc: &IgnitionDoc) -> Result<ObjectView> {
                 directives,
                 pem,
                 fetched,
+            },
+        );
+    }
+    for (name, bytes) in beside {
+        let parse_as = if name.contains('.') {
+            (*name).to_string()
+        } else {
+            format!("{name}.yaml")
+        };
+        let (object, pem) = normalizer.object_of(&parse_as, bytes);
+        view.files.insert(
+            (*name).to_string(),
+            FileObject {
+                mode: None,
+                append: false,
+                object,
+                images: BTreeSet::new(),
+                directives: BTreeMap::new(),
+                pem,
+                fetched: Vec::new(),
             },
         );
     }
