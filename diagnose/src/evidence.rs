@@ -37,8 +37,27 @@ const CREDENTIAL_FLAGS: &[&str] = &[
     "--dest-creds",
 ];
 
-/// Endings of a `NAME=value` word's name that say the value is a secret.
-const SECRET_NAME_ENDINGS: &[&str] = &["password", "passwd", "token", "secret"];
+/// Endings of a variable's name (`REGISTRY_PASSWORD`, `AWS_SECRET_ACCESS_KEY`) that say its
+/// value is a secret: the one list, for the evidence here and for bootgen's redaction of
+/// environment assignments.
+const SECRET_NAME_ENDINGS: &[&str] = &[
+    "password",
+    "passwd",
+    "token",
+    "secret",
+    "secret_key",
+    "access_key",
+    "api_key",
+    "apikey",
+    "private_key",
+];
+
+/// True when a variable or `NAME=value` word named `name` holds a secret (by its ending, in
+/// any case).
+pub fn is_secret_variable(name: &str) -> bool {
+    let lower = name.to_ascii_lowercase();
+    SECRET_NAME_ENDINGS.iter().any(|e| lower.ends_with(e))
+}
 
 /// The values of credential flags (`--creds X`, `--creds=X`) and of secret `NAME=value` words,
 /// word by word: linear in the line.
@@ -67,8 +86,7 @@ fn hide_credential_words(line: &str) -> String {
                 .trim_start_matches(['"', '\'', '('])
                 .to_ascii_lowercase();
             let flag = CREDENTIAL_FLAGS.iter().any(|f| name == *f);
-            let named =
-                !name.starts_with('-') && SECRET_NAME_ENDINGS.iter().any(|e| name.ends_with(e));
+            let named = !name.starts_with('-') && is_secret_variable(&name);
             let reference = value.starts_with(['$', '/']) || value.is_empty();
             ((flag || named) && !reference).then(|| body.len() - value.len())
         });

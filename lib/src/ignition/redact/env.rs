@@ -5,20 +5,10 @@
 
 use super::{is_secret_key, Redact};
 
-/// Endings of variable names that hold a secret, beyond the keys of [`is_secret_key`].
-const SECRET_NAME_ENDINGS: &[&str] = &[
-    "passwd",
-    "secret",
-    "secret_key",
-    "access_key",
-    "api_key",
-    "apikey",
-    "private_key",
-];
-
+/// A variable's name that says it holds a secret: a secret key's name (`auth`, `...token`), or
+/// one of the endings the diagnose crate lists for log lines too (`...secret`, `...access_key`).
 fn is_secret_name(name: &str) -> bool {
-    let lower = name.to_ascii_lowercase();
-    is_secret_key(&lower) || SECRET_NAME_ENDINGS.iter().any(|e| lower.ends_with(e))
+    is_secret_key(name) || bootgen_diagnose::is_secret_variable(name)
 }
 
 fn is_name_byte(b: u8) -> bool {
