@@ -84,18 +84,7 @@ fn print_usage_error(error: &clap::Error) {
 fn without_user_info(argument: &str) -> String {
     argument
         .split('=')
-        .map(|part| {
-            let Some((before, after)) = part.split_once('@') else {
-                return part.to_string();
-            };
-            let start = before.find("://").map_or(0, |at| at + 3);
-            let info = &before[start..];
-            if info.is_empty() || info.contains('/') {
-                part.to_string()
-            } else {
-                format!("{}***@{after}", &before[..start])
-            }
-        })
+        .map(bootgen::release::without_credentials)
         .collect::<Vec<_>>()
         .join("=")
 }

@@ -131,18 +131,20 @@ pub fn check_repository(reference: &str) -> Result<(), InvalidValue> {
 }
 
 /// `reference` as a message may quote it: a reference never holds a `/`-less part before its
-/// `@` (that `@` starts a digest, after a repository path), so such a part, or one after a URL
-/// scheme, is `user:password` written as in a URL, and is hidden.
-fn without_credentials(reference: &str) -> std::borrow::Cow<'_, str> {
-    match reference.split_once('@') {
-        Some((before, after)) if !before.contains('/') || before.contains("://") => {
-            match before.split_once("://") {
-                Some((scheme, _)) => format!("{scheme}://***@{after}").into(),
-                None => format!("***@{after}").into(),
-            }
-        }
-        _ => reference.into(),
+/// first `@` (that `@` starts a digest, after a repository path), so such a part, after a URL
+/// scheme or not, is `user:password` written as in a URL, and is hidden (`***@host/...`). The
+/// one place that finds a registry's user info, for bootgen's messages and the CLI's quote of a
+/// refused argument.
+pub fn without_credentials(reference: &str) -> std::borrow::Cow<'_, str> {
+    let Some((before, after)) = reference.split_once('@') else {
+        return reference.into();
+    };
+    let start = before.find("://").map_or(0, |at| at + 3);
+    let info = &before[start..];
+    if info.is_empty() || info.contains('/') {
+        return reference.into();
     }
+    format!("{}***@{after}", &before[..start]).into()
 }
 
 /// A repository name: a registry host, then lower-case path components. A first component
