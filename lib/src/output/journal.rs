@@ -242,14 +242,27 @@ fn place_listed(
                 Ok(_) => {
                     return Err(Error::UnsafePath {
                         path: path.display().to_string(),
-                        reason: "it is not a directory, and an interrupted write has files for it"
-                            .into(),
+                        reason: format!(
+                            "it is not a directory, and an interrupted write has files for it; move it away, then run `bootgen recover {}`",
+                            to.display()
+                        ),
                     })
                 }
+                // auth/ and tls/ are private from the start, also when a recovery makes them.
+                Err(_) if super::is_secret(relative) => create_dir(&path, 0o700)?,
                 Err(_) => create_dir(&path, 0o755)?,
             }
         }
         let target = to.join(relative);
+        if fs::symlink_metadata(&target).is_ok_and(|m| m.is_dir()) {
+            return Err(Error::UnsafePath {
+                path: target.display().to_string(),
+                reason: format!(
+                    "it is a directory where an interrupted write puts a file; move it away, then run `bootgen recover {}`",
+                    to.display()
+                ),
+            });
+        }
         observe(relative);
         fs::rename(&source, &target)
             .map_err(|e| Error::io("cannot move into place", &target, e))?;
@@ -398,6 +411,35 @@ mod tests {
                 break;
             }
             assert_eq!(is_old, stop <= 5, "stop {stop}");
+        }
+    }
+
+    /// A recovery makes auth/ and tls/ private, as a whole write does; what stands where a
+    /// file goes is named, with the way out.
+    #[test]
+    fn a_recovery_makes_private_directories_private_and_names_what_is_in_the_way() {
+        let top = tempfile::tempdir().unwrap();
+        let dir = top.path();
+        let files: &[(&str, &[u8])] = &[("tls/a.key", b"k"), ("auth/p", b"p"), ("b.ign", b"b")];
+        // Stop right before the first file is placed (3 staged, flush, commit, then place).
+        assert!(!commit_until(dir, &pending(files), 6));
+        fs::create_dir(dir.join("b.ign")).unwrap();
+        let err = recover(dir, Links::Refuse).unwrap_err().to_string();
+        assert!(
+            err.contains("b.ign") && err.contains("move it away, then run `bootgen recover"),
+            "{err}"
+        );
+        fs::remove_dir(dir.join("b.ign")).unwrap();
+        assert!(matches!(
+            recover(dir, Links::Refuse).unwrap(),
+            Recovery::RolledForward(_)
+        ));
+        for private in ["tls", "auth"] {
+            let mode = fs::metadata(dir.join(private))
+                .unwrap()
+                .permissions()
+                .mode();
+            assert_eq!(mode & 0o777, 0o700, "{private}");
         }
     }
 

@@ -43,7 +43,7 @@ pub fn remove_media_scratch(dir: &Path) -> Result<Vec<String>> {
         for entry in fs::read_dir(&path).map_err(|e| Error::io("cannot read", &path, e))? {
             let entry = entry.map_err(|e| Error::io("cannot read", &path, e))?;
             let name = entry.file_name().to_string_lossy().into_owned();
-            let scratch = name.starts_with('.') && name.ends_with(".bootgen-tmp");
+            let scratch = super::is_temp_file_name(&name);
             if scratch && entry.file_type().is_ok_and(|t| t.is_file()) {
                 fs::remove_file(entry.path())
                     .map_err(|e| Error::io("cannot remove", entry.path(), e))?;

@@ -356,12 +356,15 @@ pub fn write_dir_observed(
     Ok(report)
 }
 
-/// An error for the first file of `files`, or directory on its way, that is a link in `dir`.
+/// An error for the first file of `files`, or directory on its way, that is a link in `dir`, or
+/// that is in the way: a directory where a file goes, a file where a directory goes. Found
+/// before the write's commit point, so nothing is replaced and no write is left half done.
 fn refuse_links(dir: &Path, files: &[OutputFile], links: Links) -> Result<()> {
     let mut checked = std::collections::BTreeSet::new();
     for f in files {
         let mut prefix = std::path::PathBuf::new();
-        for part in Path::new(&f.relative).components() {
+        let parts: Vec<_> = Path::new(&f.relative).components().collect();
+        for (i, part) in parts.iter().enumerate() {
             prefix.push(part);
             if !checked.insert(prefix.clone()) {
                 continue;
@@ -370,7 +373,27 @@ fn refuse_links(dir: &Path, files: &[OutputFile], links: Links) -> Result<()> {
                 continue;
             }
             let path = dir.join(&prefix);
-            if fs::symlink_metadata(&path).is_ok_and(|m| m.file_type().is_symlink()) {
+            let meta = fs::symlink_metadata(&path).ok();
+            let last = i + 1 == parts.len();
+            let in_the_way = match &meta {
+                Some(m) if m.file_type().is_symlink() => None,
+                Some(m) if last && m.is_dir() => Some(format!(
+                    "it is a directory where bootgen writes the file {}; move it away and run again",
+                    f.relative
+                )),
+                Some(m) if !last && !m.is_dir() => Some(format!(
+                    "it is not a directory, and bootgen writes {} below it; move it away and run again",
+                    f.relative
+                )),
+                _ => None,
+            };
+            if let Some(reason) = in_the_way {
+                return Err(Error::UnsafePath {
+                    path: path.display().to_string(),
+                    reason,
+                });
+            }
+            if meta.is_some_and(|m| m.file_type().is_symlink()) {
                 // The way to use a linked PKI, where the link is the PKI's.
                 let hint = if prefix.starts_with("tls") {
                     format!(
@@ -468,6 +491,15 @@ pub(crate) fn device_at(path: &Path) -> Result<Option<fs::File>> {
     })
 }
 
+/// How every temporary file of an atomic write ends (`.NAME.XXXXXX.bootgen-tmp`): made by
+/// [`temp_file_beside`], recognized by [`is_temp_file_name`] where a killed run left one.
+const TEMP_FILE_SUFFIX: &str = ".bootgen-tmp";
+
+/// Whether `name` is one of [`temp_file_beside`]'s temporary files.
+pub(crate) fn is_temp_file_name(name: &str) -> bool {
+    name.starts_with('.') && name.ends_with(TEMP_FILE_SUFFIX)
+}
+
 pub(crate) fn temp_file_beside(path: &Path) -> Result<tempfile::NamedTempFile> {
     let dir = path
         .parent()
@@ -479,7 +511,7 @@ pub(crate) fn temp_file_beside(path: &Path) -> Result<tempfile::NamedTempFile> {
         .unwrap_or_default();
     tempfile::Builder::new()
         .prefix(&format!(".{name}."))
-        .suffix(".bootgen-tmp")
+        .suffix(TEMP_FILE_SUFFIX)
         .tempfile_in(dir)
         .map_err(|e| Error::io("cannot write", path, e))
 }
@@ -544,6 +576,43 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(err.contains("no regular file"), "{err}");
+    }
+
+    /// What stands where the write puts a file or a directory is refused before the commit
+    /// point: the old files stay, and no interrupted write is left that `recover` cannot end.
+    #[test]
+    fn what_is_in_the_way_is_refused_before_anything_is_replaced() {
+        let dir = tempfile::tempdir().unwrap();
+        let more = |byte| {
+            let mut all = files(byte);
+            all.push(file("worker.ign", vec![byte], 0o644));
+            all
+        };
+        write_dir(dir.path(), &more(1), ExistingConfigs::Refuse).unwrap();
+        fs::remove_file(dir.path().join("worker.ign")).unwrap();
+        fs::create_dir(dir.path().join("worker.ign")).unwrap();
+        let err = write_dir(dir.path(), &more(2), ExistingConfigs::Replace)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("worker.ign") && err.contains("is a directory where bootgen writes"),
+            "{err}"
+        );
+        assert_eq!(fs::read(dir.path().join("bootstrap.ign")).unwrap(), vec![1]);
+        assert!(!interrupted(dir.path()));
+        assert!(!dir.path().join(journal::STAGING_DIR).exists());
+
+        let fresh = tempfile::tempdir().unwrap();
+        fs::write(fresh.path().join("tls"), "a file").unwrap();
+        let err = write_dir(fresh.path(), &files(1), ExistingConfigs::Refuse)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("tls") && err.contains("is not a directory, and bootgen writes tls/a.key"),
+            "{err}"
+        );
+        assert!(!fresh.path().join("bootstrap.ign").exists());
+        assert!(!interrupted(fresh.path()));
     }
 
     #[test]
@@ -639,7 +708,7 @@ mod tests {
         let names: Vec<_> = fs::read_dir(top.path())
             .unwrap()
             .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-            .filter(|n| n.contains("bootgen-tmp"))
+            .filter(|n| is_temp_file_name(n))
             .collect();
         assert!(names.is_empty(), "{names:?}");
     }

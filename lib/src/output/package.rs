@@ -35,9 +35,11 @@ pub struct PackageReport {
     pub bytes: usize,
 }
 
-/// bootgen's own leftovers: staging directories and temporary files of atomic writes.
+/// bootgen's own files beside the output: its lock, staging directory, commit record and
+/// estimate (`.bootgen-*`), and the temporary files of atomic writes, whose names held
+/// `.bootgen-` before they ended in `.bootgen-tmp`.
 fn is_scratch(name: &str) -> bool {
-    name.starts_with(".bootgen-staging-") || (name.starts_with('.') && name.contains(".bootgen-"))
+    name.starts_with('.') && name.contains(".bootgen-")
 }
 
 /// Reads the directory into sorted entries (directories before their contents), leaving out
