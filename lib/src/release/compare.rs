@@ -147,6 +147,7 @@ pub fn compare(from: &Profile, to: &Profile) -> ReleaseDiff {
     {
         lines.push(format!("opt-in {}: removed", opt_in.name));
     }
+    node_lines(from, to, &mut lines);
     for distribution in Distribution::ALL {
         distribution_lines(
             *distribution,
@@ -167,6 +168,96 @@ pub fn compare(from: &Profile, to: &Profile) -> ReleaseDiff {
         from: name(from),
         to: name(to),
         lines,
+    }
+}
+
+/// The files and units a node can get that differ: added, removed, or held under other terms
+/// (mode, the install-config's condition, the platform, distribution, flow, switch or opt-in
+/// they are limited to). Each path or unit name gets one line.
+fn node_lines(from: &Profile, to: &Profile, lines: &mut Vec<String>) {
+    use super::dimensions::Scope;
+    use std::collections::BTreeMap;
+    fn scope_terms(scope: &Scope, terms: &mut Vec<String>) {
+        if let Some(distribution) = scope.distribution {
+            terms.push(format!("{} only", distribution.label()));
+        }
+        if let Some(platform) = scope.platform {
+            terms.push(format!("platform {platform} only"));
+        }
+        match scope.flow {
+            Some(super::Flow::InPlace) => terms.push("single node only".into()),
+            Some(super::Flow::Cluster) => terms.push("bootstrap machine only".into()),
+            None => {}
+        }
+        if let Some(switch) = scope.switch {
+            terms.push(format!("with {}", switch.name()));
+        }
+        if let Some(opt_in) = &scope.opt_in {
+            terms.push(format!("with opt-in {opt_in}"));
+        }
+    }
+    fn files(p: &Profile) -> BTreeMap<&str, Vec<String>> {
+        let mut by_path: BTreeMap<&str, Vec<String>> = BTreeMap::new();
+        for file in &p.files {
+            let mut terms = vec![format!("mode {:04o}", file.mode)];
+            if file.append {
+                terms.push("appended".into());
+            }
+            if let Some(when) = file.when {
+                let name = serde_json::to_value(when)
+                    .ok()
+                    .and_then(|v| v.as_str().map(str::to_string))
+                    .unwrap_or_default();
+                terms.push(format!("only with {name}"));
+            }
+            scope_terms(&file.scope, &mut terms);
+            by_path
+                .entry(&file.path)
+                .or_default()
+                .push(terms.join(", "));
+        }
+        by_path
+    }
+    fn units(p: &Profile) -> BTreeMap<&str, Vec<String>> {
+        let mut by_name: BTreeMap<&str, Vec<String>> = BTreeMap::new();
+        for unit in &p.units {
+            let mut terms = vec![if unit.enabled {
+                "enabled"
+            } else {
+                "not enabled"
+            }
+            .to_string()];
+            scope_terms(&unit.scope, &mut terms);
+            by_name
+                .entry(&unit.name)
+                .or_default()
+                .push(terms.join(", "));
+        }
+        by_name
+    }
+    for (kind, old, new) in [
+        ("file", files(from), files(to)),
+        ("unit", units(from), units(to)),
+    ] {
+        let names: std::collections::BTreeSet<&str> =
+            old.keys().chain(new.keys()).copied().collect();
+        for name in names {
+            let describe = |rows: &Vec<String>| rows.join("; or ");
+            match (old.get(name), new.get(name)) {
+                (None, Some(rows)) => {
+                    lines.push(format!("{kind} {name}: added ({})", describe(rows)))
+                }
+                (Some(rows), None) => {
+                    lines.push(format!("{kind} {name}: removed (was {})", describe(rows)))
+                }
+                (Some(was), Some(now)) if was != now => lines.push(format!(
+                    "{kind} {name}: {} -> {}",
+                    describe(was),
+                    describe(now)
+                )),
+                _ => {}
+            }
+        }
     }
 }
 
@@ -344,16 +435,37 @@ mod tests {
             text.contains("featureSet LatencySensitive: no longer accepted"),
             "{text}"
         );
-        // 4.20 differs from 4.19 only in an install-config rule (4.19's installer made a single
-        // node on platform none only in place) and in ShortCertRotation's lifetimes.
+        // 4.20 differs from 4.19 in an install-config rule (4.19's installer made a single
+        // node on platform none only in place), in ShortCertRotation's lifetimes, and in the
+        // dual-stack machine configs.
         let next = diff((4, 19), (4, 20));
         assert_eq!(
             next.lines,
             [
                 "short_cert_rotation_two_hours: yes",
-                "single_replica_needs_bootstrap_in_place: no"
+                "single_replica_needs_bootstrap_in_place: no",
+                "file /opt/openshift/openshift/99_openshift-machineconfig_99-dual-stack-master.yaml: added (mode 0644, only with dual-stack)",
+                "file /opt/openshift/openshift/99_openshift-machineconfig_99-dual-stack-worker.yaml: added (mode 0644, only with dual-stack)",
             ],
             "{next}"
+        );
+        // The files and units of the node: a mode, a condition, a distribution.
+        let text = diff((4, 17), (4, 18)).to_string();
+        assert!(
+            text.contains("file /etc/containers/registries.conf: mode 0600 -> mode 0644"),
+            "{text}"
+        );
+        let text = diff((4, 13), (4, 14)).to_string();
+        assert!(
+            text.contains("file /opt/openshift/openshift/99_feature-gate.yaml: mode 0644, only with feature-set -> mode 0644"),
+            "{text}"
+        );
+        let text = diff((4, 15), (4, 16)).to_string();
+        assert!(
+            text.contains(
+                "unit systemd-journal-gatewayd.socket: enabled -> enabled, OpenShift only"
+            ),
+            "{text}"
         );
         // A release compared with itself.
         let same = diff((4, 20), (4, 20));
