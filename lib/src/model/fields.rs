@@ -23,6 +23,9 @@ pub fn check_cluster_name(name: &str) -> Result<(), String> {
     Ok(())
 }
 
+/// The longest DNS name, in characters (RFC 1035's 255 octets on the wire).
+pub const MAX_DNS_NAME: usize = 253;
+
 /// A DNS domain: the base domain.
 pub fn check_domain(domain: &str) -> Result<(), String> {
     let trimmed = domain.trim_end_matches('.');

@@ -260,7 +260,7 @@ impl Model {
         let pools::Pools {
             control_plane,
             compute,
-        } = pools::Pools::read(loaded, options, platform.kind())?;
+        } = pools::Pools::read(loaded, options, platform.kind(), &mut warnings)?;
         let single_node =
             single_node::settings(loaded, options, &control_plane, &compute, &mut warnings)?;
         let release = selected?;

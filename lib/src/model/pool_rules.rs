@@ -186,6 +186,49 @@ mod tests {
             .contains("replicas: 3\n  architecture: amd64"));
     }
 
+    /// The control-plane pool is `master` whatever the install-config names it, as the
+    /// installer's defaults make it; the other name is warned about, and not stored.
+    #[test]
+    fn the_control_plane_is_always_master() {
+        let text = "apiVersion: v1\nmetadata:\n  name: demo\nbaseDomain: example.com\nplatform:\n  none: {}\npullSecret: '{\"auths\":{\"r\":{\"auth\":\"eDp5\"}}}'\ncontrolPlane:\n  name: controller\n";
+        let loaded = crate::config::parse(text, "install-config.yaml").unwrap();
+        let model = super::super::Model::new(&loaded, &Default::default()).unwrap();
+        assert_eq!(model.control_plane.name, "master");
+        assert!(model
+            .stored_install_config
+            .contains("controlPlane:\n  name: master\n"));
+        assert!(!model.stored_install_config.contains("controller"));
+        let warned = model
+            .warnings
+            .iter()
+            .map(|w| w.to_string())
+            .collect::<Vec<_>>();
+        assert!(
+            warned.iter().any(|w| w.contains("controlPlane.name")
+                && w.contains("`controller` is replaced by `master`")),
+            "{warned:?}"
+        );
+    }
+
+    /// The cluster's domain (`<name>.<baseDomain>`) fits in a DNS name, as the installer checks.
+    #[test]
+    fn the_cluster_domain_fits_in_a_dns_name() {
+        let config = |domain: &str| {
+            format!("apiVersion: v1\nmetadata:\n  name: probe\nbaseDomain: {domain}\nplatform:\n  none: {{}}\npullSecret: '{{\"auths\":{{\"r\":{{\"auth\":\"eDp5\"}}}}}}'\n")
+        };
+        let label = "b".repeat(62);
+        // 6 + 247 characters: the longest that fits.
+        let fits = format!("{label}.{label}.{label}.{}.c", "b".repeat(56));
+        assert_eq!(super::super::refusal(&config(&fits), "4.16.0"), "");
+        let long = format!("{label}.{label}.{label}.{label}.c");
+        let refused = super::super::refusal(&config(&long), "4.16.0");
+        assert!(
+            refused.contains("`baseDomain` (line 4)")
+                && refused.contains("is 259 characters, more than the 253"),
+            "{refused}"
+        );
+    }
+
     /// A pool's `platform` holds settings only of the cluster's platform, and only where that
     /// platform's pools have settings; `none: {}` is taken everywhere.
     #[test]

@@ -127,6 +127,7 @@ impl Pools {
         loaded: &LoadedConfig,
         options: &ModelOptions,
         platform: Platform,
+        warnings: &mut Vec<crate::config::Warning>,
     ) -> Result<Pools> {
         let ic = &loaded.config;
         let written_arch = ic
@@ -154,6 +155,19 @@ impl Pools {
                 ),
             });
             }
+        }
+        // The installer names the control-plane pool `master` whatever the install-config says
+        // (its defaults run before its checks), and so stores it.
+        let mut control_plane = control_plane;
+        if control_plane.name != "master" {
+            warnings.push(loaded.warning(
+                "controlPlane.name",
+                format!(
+                    "`{}` is replaced by `master`: the control-plane pool has no other name",
+                    control_plane.name
+                ),
+            ));
+            control_plane.name = "master".to_string();
         }
         if control_plane.replicas == 0 {
             return Err(loaded.field_error(

@@ -53,6 +53,19 @@ impl Names {
         )?;
         fields::check_domain(&base_domain).map_err(|m| loaded.field_error("baseDomain", m))?;
         let base_domain = base_domain.trim_end_matches('.').to_string();
+        // The installer checks the cluster's domain as a whole: every name of the cluster
+        // (api.<name>.<baseDomain>, ...) ends with it.
+        let cluster_domain = format!("{cluster_name}.{base_domain}");
+        if cluster_domain.len() > fields::MAX_DNS_NAME {
+            return Err(loaded.field_error(
+                "baseDomain",
+                format!(
+                    "the cluster's domain `{cluster_name}.{base_domain}` is {} characters, more than the {} a DNS name may have: choose a shorter baseDomain or metadata.name",
+                    cluster_domain.len(),
+                    fields::MAX_DNS_NAME
+                ),
+            ));
+        }
         Ok(Names {
             cluster_name,
             base_domain,

@@ -214,3 +214,16 @@ fn the_keys_messages_list_are_the_keys_the_types_read() {
         ["colour"]
     );
 }
+
+/// vSphere takes an IPv6-primary dual-stack cluster from 4.14, as the installer does (platform
+/// none only from 4.21).
+#[test]
+fn ipv6_first_dual_stack_is_taken_on_vsphere_from_4_14() {
+    let v6_first = format!(
+        "{LEGACY}networking:\n  clusterNetwork:\n  - cidr: fd01::/48\n    hostPrefix: 64\n  - cidr: 10.128.0.0/14\n    hostPrefix: 23\n  serviceNetwork:\n  - fd02::/112\n  - 172.30.0.0/16\n  machineNetwork:\n  - cidr: fd00::/48\n  - cidr: 192.0.2.0/24\n"
+    );
+    assert!(refusal(&v6_first, "4.13.0").contains("put the IPv4 network first"));
+    for version in ["4.14.0", "4.19.0", "4.20.0"] {
+        assert_eq!(refusal(&v6_first, version), "", "{version}");
+    }
+}
