@@ -53,7 +53,7 @@ fn warn_if_readable_by_others(image: &std::path::Path) {
     let mode = metadata.permissions().mode() & 0o777;
     if mode & 0o077 != 0 {
         crate::report::warn(format!(
-            "{} is readable by others (mode {mode:04o}) and now holds the config, with any private keys it carries: chmod 600 it unless the config is a pointer config",
+            "{} is readable by others (mode {mode:04o}) and now holds the config and keyfiles embedded, with any private key or password they carry: chmod 600 it unless they hold none (a pointer config holds none; a Wi-Fi or 802.1X keyfile may hold a password)",
             image.display()
         ));
     }

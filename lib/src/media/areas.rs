@@ -130,7 +130,26 @@ pub fn discover<R: Read + Seek>(reader: &mut R, volume: &Volume, file: &str) -> 
     })
 }
 
+/// The embed area, refused when it has no room: an image whose area is a link (a Rock Ridge
+/// symlink, which is an empty file to ISO 9660) would otherwise read as "a config larger than
+/// the area's 0 bytes".
 fn ignition_area<R: Read + Seek>(
+    reader: &mut R,
+    volume: &Volume,
+    file: &str,
+) -> Result<(Area, String)> {
+    let (area, source) = find_ignition_area(reader, volume, file)?;
+    if area.length == 0 {
+        return Err(fault(
+            file,
+            &source,
+            "the Ignition embed area is empty (0 bytes), so it has no room for a config; a CoreOS live ISO reserves space there (a link in its place, which is not followed, reads as empty)",
+        ));
+    }
+    Ok((area, source))
+}
+
+fn find_ignition_area<R: Read + Seek>(
     reader: &mut R,
     volume: &Volume,
     file: &str,

@@ -561,6 +561,15 @@ fn bad_inputs_are_clear_errors_with_nothing_lost() {
         args!["-c", c],
         &["/coreos/kargs.json", "past the file's end"],
     );
+    // An embed area with no room (a link in its place reads as an empty file) says so.
+    let (mut files, _) = boot_configs();
+    files.push(("images/ignition.img", Vec::new()));
+    let empty = xorriso(dir.path(), "empty-area", &files);
+    refused(
+        &empty,
+        args!["-c", c],
+        &["/images/ignition.img", "embed area is empty (0 bytes)"],
+    );
     // An existing output is not replaced without --force.
     let existing = dir.path().join("existing.iso");
     fs::write(&existing, b"keep").unwrap();
