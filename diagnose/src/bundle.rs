@@ -250,6 +250,11 @@ pub(crate) fn read_archive(
             continue;
         }
         if !kind.is_file() {
+            if !kind.is_dir() && bundle_path(&raw).is_ok_and(|p| p.is_some()) {
+                analysis.note(format!(
+                    "skipped {raw}: not a regular file (a FIFO, device or other special entry)"
+                ));
+            }
             continue;
         }
         let path = match bundle_path(&raw) {
@@ -373,6 +378,12 @@ pub(crate) fn read_dir(dir: &Path, limits: &Limits, analysis: &mut Analysis) -> 
             continue;
         }
         if !entry.file_type().is_file() {
+            // A FIFO would block the read, a device never end: said, not read.
+            if !entry.file_type().is_dir() && bundle_path(&raw).is_ok_and(|p| p.is_some()) {
+                analysis.note(format!(
+                    "skipped {raw}: not a regular file (a FIFO, socket or device)"
+                ));
+            }
             continue;
         }
         let Ok(Some(path)) = bundle_path(&raw) else {

@@ -195,14 +195,7 @@ fn ask_over_tcp(
     let failed = |e: std::io::Error| {
         format!(
             "the reply over UDP was truncated, and over TCP: {}",
-            if matches!(
-                e.kind(),
-                std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
-            ) {
-                format!("no answer within {} s", timeout.as_secs().max(1))
-            } else {
-                e.to_string()
-            }
+            super::http::describe_io_error(&e, Some(timeout))
         )
     };
     let started = std::time::Instant::now();

@@ -343,11 +343,20 @@ fn a_symlink_in_a_directory_bundle_is_not_followed() {
     )
     .unwrap();
     std::os::unix::fs::symlink(&outside, bundle.join("bootstrap/journals/crio.log")).unwrap();
+    // A FIFO (which would block a read) is skipped and said too.
+    let fifo = bundle.join("bootstrap/journals/kubelet.log");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap();
+    assert!(made.success());
     let (output, report) = diagnose(&bundle, dir.path());
     let report = report.unwrap();
     assert_eq!(output.status.code(), Some(0), "{report:#}");
+    let notes = report["notes"].to_string();
+    assert!(notes.contains("a symbolic link"), "{report:#}");
     assert!(
-        report["notes"].to_string().contains("a symbolic link"),
+        notes.contains("skipped bootstrap/journals/kubelet.log: not a regular file"),
         "{report:#}"
     );
 }
