@@ -28,10 +28,10 @@ pub fn run(args: RecoverArgs) -> anyhow::Result<ExitCode> {
         ),
     };
     crate::report::emit(said + "\n")?;
-    let scratch = output::remove_media_scratch(&args.dir)?;
+    let scratch = output::remove_temp_files(&args.dir)?;
     if !scratch.is_empty() {
         crate::report::emit(format!(
-            "{}: removed what a killed media write left: {}\n",
+            "{}: removed the temporary files a killed write left: {}\n",
             args.dir.display(),
             scratch.join(", ")
         ))?;

@@ -369,7 +369,7 @@ impl ClusterMedia {
     /// directory's lock), each file a copy renamed into place; returns one line per medium.
     pub fn write(&self, output: &Path) -> anyhow::Result<Vec<String>> {
         // What a killed run left (an ISO's size each) goes before new media are written.
-        bootgen::output::remove_media_scratch(output)?;
+        bootgen::output::remove_temp_files(output)?;
         let media = bootgen::output::MEDIA_DIR;
         let below = |relative: &str| bootgen::output::create_dir_below(output, relative);
         let dir = below(media)?;

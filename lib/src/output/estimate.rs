@@ -49,8 +49,10 @@ fn estimate_with(
     key: String,
     config: &mut dyn FnMut() -> Option<Vec<u8>>,
 ) -> (Option<u64>, OutputFile) {
-    let remembered = std::fs::read_to_string(dir.join(ISO_ESTIMATE_FILE))
+    let remembered = super::read_no_link(&dir.join(ISO_ESTIMATE_FILE))
         .ok()
+        .flatten()
+        .and_then(|bytes| String::from_utf8(bytes).ok())
         .and_then(|text| read_back(&text, &key));
     let estimate = match remembered {
         Some(estimate) => estimate,

@@ -53,19 +53,42 @@ pub fn host_configs(dir: &Path) -> Result<Vec<String>> {
     Ok(names)
 }
 
-/// Reads the file at `path` without following a link at its name (refused, naming it);
-/// `None` when it is missing.
-pub fn read_no_link(path: &Path) -> Result<Option<Vec<u8>>> {
-    let flags = OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+/// Opens the regular file at `path` to read it, following no link at its name (an error of
+/// kind `FilesystemLoop`) and never waiting on a FIFO: it is opened non-blocking, and anything
+/// but a regular file is an error of kind `InvalidInput`. `None` when it is missing.
+pub(crate) fn open_regular(path: &Path) -> std::io::Result<Option<std::fs::File>> {
+    let flags = OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC;
     let fd = match rustix::fs::open(path, flags, Mode::empty()) {
         Ok(fd) => fd,
         Err(rustix::io::Errno::NOENT) => return Ok(None),
-        Err(rustix::io::Errno::LOOP) => return Err(refused(path, "a link")),
-        Err(e) => return Err(Error::io("cannot read", path, e.into())),
+        Err(e) => return Err(e.into()),
+    };
+    let file = std::fs::File::from(fd);
+    if !file.metadata()?.is_file() {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            "not a regular file",
+        ));
+    }
+    Ok(Some(file))
+}
+
+/// Reads the file at `path` without following a link at its name (refused, naming it) or
+/// reading anything but a regular file (a FIFO would never end); `None` when it is missing.
+pub fn read_no_link(path: &Path) -> Result<Option<Vec<u8>>> {
+    let mut file = match open_regular(path) {
+        Ok(Some(file)) => file,
+        Ok(None) => return Ok(None),
+        Err(e) if e.raw_os_error() == Some(rustix::io::Errno::LOOP.raw_os_error()) => {
+            return Err(refused(path, "a link"))
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::InvalidInput => {
+            return Err(refused(path, "no regular file (a FIFO, socket or device)"))
+        }
+        Err(e) => return Err(Error::io("cannot read", path, e)),
     };
     let mut bytes = Vec::new();
-    std::fs::File::from(fd)
-        .read_to_end(&mut bytes)
+    file.read_to_end(&mut bytes)
         .map_err(|e| Error::io("cannot read", path, e))?;
     Ok(Some(bytes))
 }

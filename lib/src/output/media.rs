@@ -27,14 +27,21 @@ pub fn media_dirs() -> [String; 4] {
     ]
 }
 
-/// Removes what a killed media write left in `dir`'s media directories: bootgen's temporary
-/// files (`.NAME.XXXXXX.bootgen-tmp`, a whole ISO's size, holding the config). Only regular
-/// files of that name directly in real directories (no link is followed); the caller holds
-/// the output's lock, so no other run is writing them. Returns the paths removed, relative to
-/// `dir`.
-pub fn remove_media_scratch(dir: &Path) -> Result<Vec<String>> {
+/// Removes the temporary files a killed write left in `dir` (`.NAME.XXXXXX.bootgen-tmp`, from
+/// an atomic write: a media file a whole ISO's size, a patched config, a commit record; any
+/// of them may hold keys): in `dir` itself, `auth/`, `tls/`, `hosts/` and the media
+/// directories. Only regular files of that name directly in real directories (no link is
+/// followed); the caller holds the output's lock, so no other run is writing them. Returns the
+/// paths removed, relative to `dir`.
+pub fn remove_temp_files(dir: &Path) -> Result<Vec<String>> {
     let mut removed = Vec::new();
-    for relative in media_dirs() {
+    let own = [
+        String::new(),
+        "auth".into(),
+        "tls".into(),
+        super::HOSTS_DIR.into(),
+    ];
+    for relative in own.into_iter().chain(media_dirs()) {
         let path = dir.join(&relative);
         let is_dir = fs::symlink_metadata(&path).is_ok_and(|m| m.file_type().is_dir());
         if !is_dir {
@@ -47,7 +54,11 @@ pub fn remove_media_scratch(dir: &Path) -> Result<Vec<String>> {
             if scratch && entry.file_type().is_ok_and(|t| t.is_file()) {
                 fs::remove_file(entry.path())
                     .map_err(|e| Error::io("cannot remove", entry.path(), e))?;
-                removed.push(format!("{relative}/{name}"));
+                removed.push(if relative.is_empty() {
+                    name
+                } else {
+                    format!("{relative}/{name}")
+                });
             }
         }
     }

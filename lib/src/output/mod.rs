@@ -24,8 +24,7 @@ pub use host_configs::{host_configs, read_in_dir, read_no_link};
 pub use journal::{interrupted, recover, Recovery, WriteStep, COMMIT_RECORD, STAGING_DIR};
 pub use lock::{Access, DirLock, WhenBusy, LOCK_FILE};
 pub use media::{
-    media_dirs, patch_in_place, patch_to_copy, remove_media_scratch, write_streamed,
-    CONFIG_MEDIA_MODE,
+    media_dirs, patch_in_place, patch_to_copy, remove_temp_files, write_streamed, CONFIG_MEDIA_MODE,
 };
 pub use package::{check_package, write_package, PackageReport, CHECKSUMS};
 pub use prune::{
@@ -284,6 +283,8 @@ pub fn write_dir_observed(
         }
         Ok(_) => {
             recover(dir, guards.links)?;
+            // What a killed write left (a copy of a config, with its keys) goes too.
+            remove_temp_files(dir)?;
         }
         Err(_) => {}
     }
@@ -308,7 +309,7 @@ pub fn write_dir_observed(
                 continue;
             }
             Ok(false) if same_cluster::names_cluster(&f.relative) => {
-                if let Ok(existing) = fs::read(&target) {
+                if let Ok(Some(existing)) = read_no_link(&target) {
                     naming_cluster.push((f.relative.as_str(), existing));
                 }
             }
@@ -364,6 +365,20 @@ fn refuse_links(dir: &Path, files: &[OutputFile], links: Links) -> Result<()> {
     for f in files {
         let mut prefix = std::path::PathBuf::new();
         let parts: Vec<_> = Path::new(&f.relative).components().collect();
+        // A name of plain parts only: `..`, `/` or `.` would reach outside `dir` or be no file.
+        let plain = !parts.is_empty()
+            && parts
+                .iter()
+                .all(|part| matches!(part, std::path::Component::Normal(_)));
+        if !plain {
+            return Err(Error::UnsafePath {
+                path: f.relative.clone(),
+                reason: format!(
+                    "it is not a path inside {} (only plain names, no `..` and no leading `/`)",
+                    dir.display()
+                ),
+            });
+        }
         for (i, part) in parts.iter().enumerate() {
             prefix.push(part);
             if !checked.insert(prefix.clone()) {
@@ -379,6 +394,10 @@ fn refuse_links(dir: &Path, files: &[OutputFile], links: Links) -> Result<()> {
                 Some(m) if m.file_type().is_symlink() => None,
                 Some(m) if last && m.is_dir() => Some(format!(
                     "it is a directory where bootgen writes the file {}; move it away and run again",
+                    f.relative
+                )),
+                Some(m) if last && !m.is_file() => Some(format!(
+                    "it is no regular file (a FIFO, socket or device) where bootgen writes the file {}; move it away and run again",
                     f.relative
                 )),
                 Some(m) if !last && !m.is_dir() => Some(format!(
@@ -576,6 +595,88 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(err.contains("no regular file"), "{err}");
+    }
+
+    /// A FIFO where a file of the output goes is refused, not waited on (a reader of a FIFO
+    /// waits for a writer forever).
+    #[test]
+    fn a_fifo_in_the_output_is_refused_not_waited_on() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut all = files(1);
+        all.push(file("metadata.json", b"{}".to_vec(), 0o644));
+        write_dir(dir.path(), &all, ExistingConfigs::Refuse).unwrap();
+        fs::remove_file(dir.path().join("metadata.json")).unwrap();
+        let made = std::process::Command::new("mkfifo")
+            .arg(dir.path().join("metadata.json"))
+            .status()
+            .unwrap();
+        assert!(made.success());
+        let (send, receive) = std::sync::mpsc::channel();
+        let path = dir.path().to_path_buf();
+        std::thread::spawn(move || {
+            let _ = send
+                .send(write_dir(&path, &all, ExistingConfigs::Replace).map_err(|e| e.to_string()));
+        });
+        let result = receive
+            .recv_timeout(std::time::Duration::from_secs(20))
+            .expect("write_dir waited on the FIFO");
+        let err = result.unwrap_err();
+        assert!(
+            err.contains("metadata.json") && err.contains("no regular file"),
+            "{err}"
+        );
+        let err = read_no_link(&dir.path().join("metadata.json"))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("no regular file"), "{err}");
+    }
+
+    /// The temporary files a killed write left (each may be a copy of a config with its keys)
+    /// are removed by the next write, in the directory and in auth/ and tls/; nothing else is.
+    #[test]
+    fn a_write_removes_the_temporary_files_a_killed_write_left() {
+        let dir = tempfile::tempdir().unwrap();
+        write_dir(dir.path(), &files(1), ExistingConfigs::Refuse).unwrap();
+        let left = [
+            ".bootstrap.ign.Ab12Cd.bootgen-tmp",
+            "..bootgen-commit.Xy34Zw.bootgen-tmp",
+            "tls/.a.key.Qq11Rr.bootgen-tmp",
+        ];
+        for name in left {
+            fs::write(dir.path().join(name), "keys").unwrap();
+        }
+        fs::write(dir.path().join("notes.bootgen-tmp"), "mine").unwrap();
+        write_dir(dir.path(), &files(1), ExistingConfigs::Replace).unwrap();
+        for name in left {
+            assert!(!dir.path().join(name).exists(), "{name}");
+        }
+        assert!(dir.path().join("notes.bootgen-tmp").exists());
+    }
+
+    /// A file's relative path stays inside the directory, whoever made the list.
+    #[test]
+    fn no_file_is_written_outside_the_directory() {
+        let top = tempfile::tempdir().unwrap();
+        let dir = top.path().join("out");
+        let outside = top.path().join("escaped");
+        for relative in [
+            "../escaped".to_string(),
+            "sub/../../escaped".to_string(),
+            outside.display().to_string(),
+            "./".to_string(),
+            String::new(),
+        ] {
+            let err = write_dir(
+                &dir,
+                &[file(&relative, b"x".to_vec(), 0o644)],
+                ExistingConfigs::Replace,
+            )
+            .unwrap_err()
+            .to_string();
+            assert!(err.contains("is not a path inside"), "{relative}: {err}");
+            assert!(!outside.exists(), "{relative}");
+            assert!(!dir.exists(), "{relative}");
+        }
     }
 
     /// What stands where the write puts a file or a directory is refused before the commit

@@ -105,7 +105,7 @@ pub(super) fn refuse_other_cluster(
     let new = ClusterMark::of_files(files);
     if ClusterMark::read(find(METADATA), find(KUBECONFIG)).differs_from(&new) {
         // Only to say which cluster it is: the file that did not differ is read too.
-        let read = |name: &str| std::fs::read(dir.join(name)).ok();
+        let read = |name: &str| super::read_no_link(&dir.join(name)).ok().flatten();
         let on_disk = ClusterMark::read(read(METADATA).as_deref(), read(KUBECONFIG).as_deref());
         return Err(Error::OtherCluster {
             dir: dir.to_path_buf(),

@@ -8,7 +8,6 @@ use super::{files_with, interrupted, into_output_files, OutputFile};
 use crate::generate::Generated;
 use std::fs::File;
 use std::io::{ErrorKind, Read, Write};
-use std::os::unix::fs::OpenOptionsExt;
 use std::path::Path;
 
 /// How much of a file is compared at a time.
@@ -62,14 +61,10 @@ pub(super) fn holds_exactly(
     contents: &[u8],
     buffer: &mut [u8],
 ) -> std::io::Result<bool> {
-    let mut file = File::open(path)?;
+    // Not a FIFO's reader, which would wait for a writer forever.
+    let mut file = super::host_configs::open_regular(path)?
+        .ok_or_else(|| std::io::Error::from(ErrorKind::NotFound))?;
     let meta = file.metadata()?;
-    if !meta.is_file() {
-        return Err(std::io::Error::new(
-            ErrorKind::InvalidInput,
-            "not a regular file",
-        ));
-    }
     if meta.len() != contents.len() as u64 {
         return Ok(false);
     }
@@ -106,12 +101,7 @@ pub struct Measured {
 /// are serialized, so they are never all in memory; measured when it does. The serialization
 /// stops at the first difference.
 pub(super) fn holds_json(path: &Path, value: &serde_json::Value) -> Option<Measured> {
-    let file = std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(rustix::fs::OFlags::NOFOLLOW.bits() as i32)
-        .open(path)
-        .ok()
-        .filter(|f| f.metadata().is_ok_and(|m| m.is_file()))?;
+    let file = super::host_configs::open_regular(path).ok().flatten()?;
     let mut sink = Comparing {
         file,
         pending: Vec::with_capacity(CHUNK),
