@@ -59,6 +59,7 @@ fn certs(args: &InspectArgs) -> anyhow::Result<ExitCode> {
     let now = clock::now(args.now.as_deref())?;
     let mut found = CertCollector::default();
     if args.input.is_dir() {
+        crate::input::refuse_interrupted(&args.input, &args.input)?;
         found.scan_output_dir(&args.input)?;
     } else {
         // One file entry at a time, as the summary reads them.

@@ -7,6 +7,7 @@ use std::process::ExitCode;
 pub fn run(args: PackageArgs) -> anyhow::Result<ExitCode> {
     // Never a directory half way through a write.
     let _lock = crate::lock::hold(&args.dir, bootgen::output::Access::Read, args.wait)?;
+    crate::input::refuse_interrupted(&args.dir, &args.dir)?;
     crate::pack::package(&args.dir, &args.output)?;
     Ok(ExitCode::SUCCESS)
 }

@@ -309,6 +309,32 @@ fn killed_at_every_step(place: Place) {
                 stderr.contains(&format!("bootgen recover {}", out.display())),
                 "{stderr}"
             );
+            // So do the certificate report and the package (which would ship the mix).
+            if pending == 1 {
+                let tarball = out.with_extension("tgz");
+                for args in [
+                    vec![
+                        "inspect".into(),
+                        "--certs".into(),
+                        out.clone().into_os_string(),
+                    ],
+                    vec![
+                        "package".into(),
+                        out.clone().into_os_string(),
+                        "-o".into(),
+                        tarball.clone().into_os_string(),
+                    ],
+                ] {
+                    let refused = bootgen_conformance::bootgen!()
+                        .args(&args)
+                        .output()
+                        .unwrap();
+                    let stderr = String::from_utf8_lossy(&refused.stderr);
+                    assert_eq!(refused.status.code(), Some(1), "{args:?}: {stderr}");
+                    assert!(stderr.contains("was killed before it finished"), "{stderr}");
+                }
+                assert!(!tarball.exists());
+            }
             // ...and completing it alone (that way out), or the next run before its own work,
             // gives the complete new output.
             if pending % 2 == 0 {
