@@ -257,16 +257,33 @@ pub struct Guards {
 /// [`ExistingConfigs::Replace`], never replaces a key with different bytes, writes over no
 /// other cluster's output and through no link inside `dir`. An earlier write that was
 /// interrupted is finished or undone first (see [`recover`]).
+///
+/// It holds the directory's [`DirLock`] for writing while it writes (waiting for another
+/// writer, in this process or another, to finish), so two writes never mix their files; the
+/// lock file ([`LOCK_FILE`]) stays in the directory.
 pub fn write_dir(
     dir: &Path,
     files: &[OutputFile],
     existing: ExistingConfigs,
 ) -> Result<WriteReport> {
+    if fs::metadata(dir).is_ok_and(|meta| !meta.is_dir()) {
+        return Err(not_a_directory(dir));
+    }
+    let _lock = DirLock::acquire(dir, Access::Write, WhenBusy::Wait)?;
     write_dir_observed(dir, files, existing, Guards::default(), &mut |_| {})
 }
 
+fn not_a_directory(dir: &Path) -> Error {
+    Error::InvalidOption {
+        option: OptionField::OutputDir,
+        message: format!("{} exists and is not a directory", dir.display()),
+    }
+}
+
 /// [`write_dir`] with a choice of [`Guards`], telling `observe` of each step of the write
-/// before it happens.
+/// before it happens. The caller holds the directory's [`DirLock`] for writing (as
+/// `bootgen ignition` does for its whole run): without it two writes at once can mix their
+/// files.
 pub fn write_dir_observed(
     dir: &Path,
     files: &[OutputFile],
@@ -275,12 +292,7 @@ pub fn write_dir_observed(
     observe: &mut dyn FnMut(&WriteStep),
 ) -> Result<WriteReport> {
     match fs::metadata(dir) {
-        Ok(meta) if !meta.is_dir() => {
-            return Err(Error::InvalidOption {
-                option: OptionField::OutputDir,
-                message: format!("{} exists and is not a directory", dir.display()),
-            })
-        }
+        Ok(meta) if !meta.is_dir() => return Err(not_a_directory(dir)),
         Ok(_) => {
             recover(dir, guards.links)?;
             // What a killed write left (a copy of a config, with its keys) goes too.
@@ -731,13 +743,43 @@ mod tests {
         let report = write_dir(dir.path(), &files(2), ExistingConfigs::Replace).unwrap();
         assert_eq!(report.written, vec!["bootstrap.ign"]);
         assert_eq!(report.unchanged, vec!["tls/a.key"]);
-        // no staging directory is left behind
+        // no staging directory is left behind, only the lock file
         let leftovers: Vec<_> = fs::read_dir(dir.path())
             .unwrap()
             .filter_map(|e| e.ok())
-            .filter(|e| e.file_name().to_string_lossy().starts_with('.'))
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|name| name.starts_with('.'))
             .collect();
-        assert!(leftovers.is_empty());
+        assert_eq!(leftovers, [LOCK_FILE]);
+    }
+
+    /// Writes from several threads at once into one directory are one after another: each
+    /// leaves the directory whole (its files all of one write), none fails for the other.
+    #[test]
+    fn writes_at_once_do_not_mix() {
+        let dir = tempfile::tempdir().unwrap();
+        let writes: Vec<_> = (1..=6u8)
+            .map(|byte| {
+                let path = dir.path().to_path_buf();
+                std::thread::spawn(move || {
+                    let all: Vec<_> = (0..20)
+                        .map(|i| file(&format!("f{i}.ign"), vec![byte; 4096], 0o644))
+                        .collect();
+                    write_dir(&path, &all, ExistingConfigs::Replace).map(|_| ())
+                })
+            })
+            .collect();
+        for write in writes {
+            write.join().unwrap().unwrap();
+        }
+        let first = fs::read(dir.path().join("f0.ign")).unwrap();
+        for i in 1..20 {
+            assert_eq!(
+                fs::read(dir.path().join(format!("f{i}.ign"))).unwrap(),
+                first
+            );
+        }
+        assert!(!dir.path().join(journal::STAGING_DIR).exists());
     }
 
     #[test]
