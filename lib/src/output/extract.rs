@@ -334,7 +334,9 @@ fn rest_of(doc: &IgnitionDoc) -> Result<Rest> {
 
 /// Writes the file `node_path` below the walk's root through `write`, with `mode`: its
 /// directories made or entered through no link, a link or directory at its name refused, a
-/// file there replaced, the new one created exclusively (never through a link).
+/// file there replaced. The new one is written whole under a temporary name, created
+/// exclusively (never through a link), then renamed over the name: a killed extract leaves
+/// the old file or none, never a part of a key.
 fn write_item(
     walk: &mut Walk,
     node_path: &str,
@@ -361,19 +363,28 @@ fn write_item(
                 format!("{} is a directory", target.display()),
             ))
         }
-        Found::File | Found::Other => rustix::fs::unlinkat(dir, *name, AtFlags::empty())
-            .map_err(|e| Error::io("cannot replace", &target, e.into()))?,
-        Found::Nothing => {}
+        Found::File | Found::Other | Found::Nothing => {}
     }
     // Exclusive and not following a link that appears in between.
+    let temp = super::temp_name_for(name);
     let flags = OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC;
-    let fd = rustix::fs::openat(dir, *name, flags, Mode::from_raw_mode(0o600))
+    let fd = rustix::fs::openat(dir, temp.as_str(), flags, Mode::from_raw_mode(0o600))
         .map_err(|e| Error::io("cannot write", &target, e.into()))?;
     let mut handle = fs::File::from(fd);
-    write(&mut handle)?;
-    handle
-        .set_permissions(fs::Permissions::from_mode(mode))
-        .map_err(|e| Error::io("cannot set permissions on", &target, e))
+    let written = write(&mut handle).and_then(|()| {
+        handle
+            .set_permissions(fs::Permissions::from_mode(mode))
+            .map_err(|e| Error::io("cannot set permissions on", &target, e))
+    });
+    drop(handle);
+    let placed = written.and_then(|()| {
+        rustix::fs::renameat(dir, temp.as_str(), dir, *name)
+            .map_err(|e| Error::io("cannot replace", &target, e.into()))
+    });
+    if placed.is_err() {
+        let _ = rustix::fs::unlinkat(dir, temp.as_str(), AtFlags::empty());
+    }
+    placed
 }
 
 /// Writes every file, unit and drop-in of `doc` below `dir` (created if needed). setuid, setgid
@@ -524,6 +535,55 @@ mod tests {
         IgnitionDoc {
             value: json!({"ignition": {"version": "3.2.0"}, "storage": {"files": files}, "systemd": {"units": units}}),
         }
+    }
+
+    /// A write that stops half way (a kill, a full disk) leaves the file as it was: the bytes
+    /// go to a temporary name first, which a failed write removes.
+    #[test]
+    fn a_write_stopped_half_way_leaves_the_old_file() {
+        let dir = tempfile::tempdir().unwrap();
+        fs::create_dir(dir.path().join("etc")).unwrap();
+        fs::write(dir.path().join("etc/key"), "old and whole").unwrap();
+        let mut walk = Walk::new(dir.path()).unwrap();
+        let stopped = write_item(
+            &mut walk,
+            "/etc/key",
+            |out| {
+                out.write_all(b"-----BEGIN").unwrap();
+                Err(Error::io(
+                    "cannot write",
+                    Path::new("etc/key"),
+                    std::io::Error::other("disk full"),
+                ))
+            },
+            0o600,
+        );
+        assert!(stopped.is_err());
+        assert_eq!(
+            fs::read_to_string(dir.path().join("etc/key")).unwrap(),
+            "old and whole"
+        );
+        let names: Vec<_> = fs::read_dir(dir.path().join("etc"))
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(names, ["key"]);
+        // A whole write replaces it.
+        let mut walk = Walk::new(dir.path()).unwrap();
+        write_item(
+            &mut walk,
+            "/etc/key",
+            |out| {
+                out.write_all(b"new").unwrap();
+                Ok(())
+            },
+            0o600,
+        )
+        .unwrap();
+        assert_eq!(
+            fs::read_to_string(dir.path().join("etc/key")).unwrap(),
+            "new"
+        );
     }
 
     #[test]

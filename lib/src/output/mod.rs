@@ -526,6 +526,24 @@ pub(crate) fn device_at(path: &Path) -> Result<Option<fs::File>> {
 /// [`temp_file_beside`], recognized by [`is_temp_file_name`] where a killed run left one.
 const TEMP_FILE_SUFFIX: &str = ".bootgen-tmp";
 
+/// A fresh, unpredictable temporary name for a file to be named `name` once whole, in the
+/// form [`is_temp_file_name`] knows (`.NAME.XXXXXX.bootgen-tmp`).
+pub(crate) fn temp_name_for(name: &str) -> String {
+    let mut bytes = [0u8; 6];
+    // An unpredictable name is defence in depth: the file is created exclusively anyway.
+    let _ = aws_lc_rs::rand::fill(&mut bytes);
+    let random: String = bytes
+        .iter()
+        .map(|b| {
+            char::from(
+                b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+                    [usize::from(*b) % 62],
+            )
+        })
+        .collect();
+    format!(".{name}.{random}{TEMP_FILE_SUFFIX}")
+}
+
 /// Whether `name` is one of [`temp_file_beside`]'s temporary files.
 pub(crate) fn is_temp_file_name(name: &str) -> bool {
     name.starts_with('.') && name.ends_with(TEMP_FILE_SUFFIX)
