@@ -14,6 +14,13 @@ use std::process::ExitCode;
 
 /// Runs `bootgen patch`.
 pub fn run(args: PatchArgs) -> anyhow::Result<ExitCode> {
+    // Locked before the input is read: patching a file in place from two runs at once must not
+    // lose one run's change.
+    let _lock = if is_stdio(&args.output) {
+        None
+    } else {
+        Some(crate::lock::hold_file(&args.output)?)
+    };
     let (bytes, name) = read_path(&args.input)?;
     // Most passes read and change a few well-known files: the config's other file entries stay
     // raw JSON (a JSON tree of a config costs about ten times its size), parsed one at a time

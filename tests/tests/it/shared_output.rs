@@ -272,3 +272,67 @@ fn a_run_inside_its_output_directory_reusing_its_own_tls_is_not_refused_by_its_o
         .unwrap();
     assert!(output.status.success(), "{output:?}");
 }
+
+/// Two `patch -o` of one file in place, started while a third party holds the file: each waits
+/// for the one before and reads its result, so neither change is lost. In an output directory
+/// a `bootgen ignition` is writing, a patch is refused naming the directory.
+#[test]
+fn patches_of_one_file_in_place_follow_each_other() {
+    use std::os::fd::AsRawFd;
+    let scratch = tempfile::tempdir().unwrap();
+    let config = scratch.path().join("node.ign");
+    let unit = |name: &str| serde_json::json!({"name": name, "enabled": true, "contents": "[Service]\nExecStart=/bin/true\n[Install]\nWantedBy=multi-user.target\n"});
+    let doc = serde_json::json!({"ignition": {"version": "3.2.0"},
+        "systemd": {"units": [unit("a.service"), unit("b.service")]}});
+    std::fs::write(&config, doc.to_string()).unwrap();
+    let holder = std::fs::File::open(&config).unwrap();
+    // SAFETY: flock on a descriptor this test owns.
+    assert_eq!(unsafe { libc::flock(holder.as_raw_fd(), libc::LOCK_EX) }, 0);
+    let patch = |unit: &str| {
+        bootgen_conformance::bootgen!()
+            .arg("patch")
+            .arg(&config)
+            .arg("-o")
+            .arg(&config)
+            .args(["--disable-unit", unit])
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap()
+    };
+    let (first, second) = (patch("a.service"), patch("b.service"));
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    drop(holder);
+    for run in [first, second] {
+        let output = run.wait_with_output().unwrap();
+        assert!(output.status.success(), "{output:?}");
+    }
+    let patched = std::fs::read_to_string(&config).unwrap();
+    for held in ["/etc/bootgen/hold/a.service", "/etc/bootgen/hold/b.service"] {
+        assert!(patched.contains(held), "{held} lost: {patched}");
+    }
+
+    // In an output directory that a run is writing, the patch waits for nothing: it is refused.
+    let out = scratch.path().join("out");
+    assert!(ignition(&out, &[]).status().unwrap().success());
+    let lock = bootgen::output::DirLock::acquire(
+        &out,
+        bootgen::output::Access::Write,
+        bootgen::output::WhenBusy::Refuse,
+    )
+    .unwrap();
+    let before = std::fs::read(out.join("bootstrap.ign")).unwrap();
+    let refused = bootgen_conformance::bootgen!()
+        .arg("patch")
+        .arg(out.join("bootstrap.ign"))
+        .arg("-o")
+        .arg(out.join("bootstrap.ign"))
+        .arg("--debug")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert_eq!(refused.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains(BUSY), "{stderr}");
+    assert_eq!(std::fs::read(out.join("bootstrap.ign")).unwrap(), before);
+    drop(lock);
+}
