@@ -368,6 +368,24 @@ pub fn run(args: IgnitionArgs) -> anyhow::Result<ExitCode> {
             args.output.display()
         ) + "\n",
     )?;
+    if !report.replaced.is_empty() {
+        // A hand edit a --force run replaces is named, not lost without a word.
+        const SHOWN: usize = 12;
+        let mut names = report
+            .replaced
+            .iter()
+            .take(SHOWN)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join(", ");
+        if report.replaced.len() > SHOWN {
+            names.push_str(&format!(" and {} more", report.replaced.len() - SHOWN));
+        }
+        notice(format!(
+            "replaced {} file(s) that held other contents: {names}",
+            report.replaced.len()
+        ));
+    }
     for line in login_hints(&args, options.hosts.as_ref(), single_node.is_some()) {
         crate::report::emit(line + "\n")?;
     }

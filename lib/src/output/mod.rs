@@ -208,6 +208,9 @@ pub struct WriteReport {
     pub written: Vec<String>,
     /// Files already present with the same bytes.
     pub unchanged: Vec<String>,
+    /// Of `written`, the files that were present with other bytes (an edit of the user's, or
+    /// a config of another run): what the write replaced.
+    pub replaced: Vec<String>,
     /// The other cluster whose output was replaced ([`OtherCluster::Replace`]), as the
     /// directory named it: its keys were kept, as always, so the new cluster shares them.
     pub replaced_cluster: Option<String>,
@@ -320,9 +323,12 @@ pub fn write_dir_observed(
                 other_key.get_or_insert(target);
                 continue;
             }
-            Ok(false) if same_cluster::names_cluster(&f.relative) => {
-                if let Ok(Some(existing)) = read_no_link(&target) {
-                    naming_cluster.push((f.relative.as_str(), existing));
+            Ok(false) => {
+                report.replaced.push(f.relative.clone());
+                if same_cluster::names_cluster(&f.relative) {
+                    if let Ok(Some(existing)) = read_no_link(&target) {
+                        naming_cluster.push((f.relative.as_str(), existing));
+                    }
                 }
             }
             _ => {}
@@ -357,6 +363,7 @@ pub fn write_dir_observed(
         return Err(Error::KeyExists { path });
     }
     if pending.is_empty() {
+        report.replaced.clear();
         return Ok(report);
     }
     if !dir.exists() {
@@ -761,6 +768,13 @@ mod tests {
         let report = write_dir(dir.path(), &files(2), ExistingConfigs::Replace).unwrap();
         assert_eq!(report.written, vec!["bootstrap.ign"]);
         assert_eq!(report.unchanged, vec!["tls/a.key"]);
+        assert_eq!(report.replaced, vec!["bootstrap.ign"]);
+        // A file written where there was none replaced nothing.
+        let mut more = files(2);
+        more.push(file("worker.ign", vec![3], 0o644));
+        let report = write_dir(dir.path(), &more, ExistingConfigs::Replace).unwrap();
+        assert_eq!(report.written, vec!["worker.ign"]);
+        assert!(report.replaced.is_empty());
         // no staging directory is left behind, only the lock file
         let leftovers: Vec<_> = fs::read_dir(dir.path())
             .unwrap()

@@ -560,3 +560,38 @@ fn another_clusters_output_is_not_replaced_without_asking() {
     assert!(again.status.success(), "{again:?}");
     assert!(!String::from_utf8_lossy(&again.stderr).contains("keeps its PKI"));
 }
+
+/// A `--force` run that replaces files someone edited names each of them; a re-run that
+/// changes nothing names none.
+#[test]
+fn a_forced_run_names_the_edited_files_it_replaces() {
+    let scratch = tempfile::tempdir().unwrap();
+    let out = scratch.path().join("out");
+    let run = || {
+        bootgen_conformance::bootgen!()
+            .args(["ignition", "--key-algorithm", "ecdsa-p256", "--force", "-o"])
+            .arg(&out)
+            .output()
+            .unwrap()
+    };
+    assert!(run().status.success());
+    let again = run();
+    assert!(again.status.success());
+    assert!(!String::from_utf8_lossy(&again.stderr).contains("replaced"));
+    let master = std::fs::read_to_string(out.join("master.ign")).unwrap();
+    std::fs::write(
+        out.join("master.ign"),
+        master.replace("master", "master-custom"),
+    )
+    .unwrap();
+    let mut kubeconfig = std::fs::read_to_string(out.join("auth/kubeconfig")).unwrap();
+    kubeconfig.push_str("# my edit\n");
+    std::fs::write(out.join("auth/kubeconfig"), kubeconfig).unwrap();
+    let forced = run();
+    let stderr = String::from_utf8_lossy(&forced.stderr);
+    assert!(forced.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("replaced 2 file(s) that held other contents: auth/kubeconfig, master.ign"),
+        "{stderr}"
+    );
+}
