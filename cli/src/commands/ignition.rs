@@ -386,6 +386,13 @@ pub fn run(args: IgnitionArgs) -> anyhow::Result<ExitCode> {
             report.replaced.len()
         ));
     }
+    if !report.made_private.is_empty() {
+        notice(format!(
+            "made private again (others could read them): {}",
+            report.made_private.join(", ")
+        ));
+    }
+    warn_if_others_read(&args.output.join(config_name));
     for line in login_hints(&args, options.hosts.as_ref(), single_node.is_some()) {
         crate::report::emit(line + "\n")?;
     }
@@ -409,4 +416,20 @@ pub fn run(args: IgnitionArgs) -> anyhow::Result<ExitCode> {
         crate::pack::package(&args.output, package)?;
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The boot config carries every private key of the cluster. Its mode is left as it is (people
+/// serve it from a web server of their own), but others being able to read it is said.
+fn warn_if_others_read(config: &std::path::Path) {
+    use std::os::unix::fs::PermissionsExt;
+    let Ok(meta) = std::fs::symlink_metadata(config) else {
+        return;
+    };
+    let mode = meta.permissions().mode() & 0o777;
+    if meta.is_file() && mode & 0o077 != 0 {
+        warn(format!(
+            "{} is readable by others (mode {mode:04o}) and holds every private key of the cluster: serve it only to the bootstrap node, and chmod 600 it unless a web server of yours must read it",
+            config.display()
+        ));
+    }
 }

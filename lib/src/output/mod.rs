@@ -211,6 +211,9 @@ pub struct WriteReport {
     /// Of `written`, the files that were present with other bytes (an edit of the user's, or
     /// a config of another run): what the write replaced.
     pub replaced: Vec<String>,
+    /// Files and directories of `auth/` and `tls/` (keys, the admin credentials) that others
+    /// could read, made private again (their mode as bootgen writes it, `auth/`, `tls/` 0700).
+    pub made_private: Vec<String>,
     /// The other cluster whose output was replaced ([`OtherCluster::Replace`]), as the
     /// directory named it: its keys were kept, as always, so the new cluster shares them.
     pub replaced_cluster: Option<String>,
@@ -362,6 +365,7 @@ pub fn write_dir_observed(
     if let Some(path) = other_key {
         return Err(Error::KeyExists { path });
     }
+    report.made_private = make_private_again(dir, files, &report.unchanged, guards.links)?;
     if pending.is_empty() {
         report.replaced.clear();
         return Ok(report);
@@ -374,6 +378,44 @@ pub fn write_dir_observed(
     journal::commit(dir, &pending, guards.links, &is_secret, observe)?;
     report.written = pending.iter().map(|p| p.relative.to_string()).collect();
     Ok(report)
+}
+
+/// The unchanged files of `auth/` and `tls/`, and those directories, whose mode lets others
+/// read or enter them (a `chmod`, a copy, an unpacking by hand): each gets its mode as bootgen
+/// writes it again (the files that are written get it anyway). A linked `tls/` (`links`
+/// allows it) is not changed: it is the user's. Returns what was changed.
+fn make_private_again(
+    dir: &Path,
+    files: &[OutputFile],
+    unchanged: &[String],
+    links: Links,
+) -> Result<Vec<String>> {
+    let mut changed = Vec::new();
+    let mut fix = |path: &Path, shown: String, mode: u32| -> Result<()> {
+        let Ok(meta) = fs::symlink_metadata(path) else {
+            return Ok(());
+        };
+        if meta.file_type().is_symlink() || meta.permissions().mode() & 0o077 & !mode == 0 {
+            return Ok(());
+        }
+        fs::set_permissions(path, fs::Permissions::from_mode(mode))
+            .map_err(|e| Error::io("cannot set permissions on", path, e))?;
+        changed.push(shown);
+        Ok(())
+    };
+    for top in ["auth", "tls"] {
+        if top == "tls" && links == Links::AllowTls {
+            continue;
+        }
+        fix(&dir.join(top), format!("{top}/"), 0o700)?;
+    }
+    for f in files.iter().filter(|f| is_secret(&f.relative)) {
+        let linked_tls = links == Links::AllowTls && f.relative.starts_with("tls/");
+        if !linked_tls && unchanged.contains(&f.relative) {
+            fix(&dir.join(&f.relative), f.relative.clone(), f.mode)?;
+        }
+    }
+    Ok(changed)
 }
 
 /// An error for the first file of `files`, or directory on its way, that is a link in `dir`, or

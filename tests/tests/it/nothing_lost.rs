@@ -595,3 +595,71 @@ fn a_forced_run_names_the_edited_files_it_replaces() {
         "{stderr}"
     );
 }
+
+/// Keys and credentials someone made readable to others are made private again by the next
+/// run, and said; the boot config (which people serve from a web server) keeps its mode, with a
+/// warning.
+#[test]
+fn secrets_others_could_read_are_made_private_again() {
+    use std::os::unix::fs::PermissionsExt;
+    let scratch = tempfile::tempdir().unwrap();
+    let out = scratch.path().join("out");
+    let run = || {
+        bootgen_conformance::bootgen!()
+            .args(["ignition", "--key-algorithm", "ecdsa-p256", "--force", "-o"])
+            .arg(&out)
+            .output()
+            .unwrap()
+    };
+    assert!(run().status.success());
+    let mode = |relative: &str| {
+        std::fs::symlink_metadata(out.join(relative))
+            .unwrap()
+            .permissions()
+            .mode()
+            & 0o777
+    };
+    assert_eq!(mode("bootstrap.ign"), 0o600);
+    let set = |relative: &str, mode: u32| {
+        std::fs::set_permissions(out.join(relative), std::fs::Permissions::from_mode(mode)).unwrap()
+    };
+    for (relative, loose) in [
+        ("tls/root-ca.key", 0o644),
+        ("auth/kubeadmin-password", 0o644),
+        ("bootstrap.ign", 0o644),
+        ("tls", 0o755),
+        ("auth", 0o755),
+    ] {
+        set(relative, loose);
+    }
+    let again = run();
+    let stderr = String::from_utf8_lossy(&again.stderr);
+    assert!(again.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("made private again (others could read them): auth/, tls/")
+            && stderr.contains("auth/kubeadmin-password")
+            && stderr.contains("tls/root-ca.key"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("bootstrap.ign is readable by others (mode 0644)"),
+        "{stderr}"
+    );
+    for (relative, private) in [
+        ("tls/root-ca.key", 0o600),
+        ("auth/kubeadmin-password", 0o600),
+        ("tls", 0o700),
+        ("auth", 0o700),
+    ] {
+        assert_eq!(mode(relative), private, "{relative}");
+    }
+    assert_eq!(mode("bootstrap.ign"), 0o644);
+    // Nothing to make private: nothing said.
+    set("bootstrap.ign", 0o600);
+    let quiet = run();
+    let stderr = String::from_utf8_lossy(&quiet.stderr);
+    assert!(
+        !stderr.contains("private again") && !stderr.contains("readable by others"),
+        "{stderr}"
+    );
+}
