@@ -6,13 +6,16 @@ use super::OutputFile;
 use crate::error::{Error, Result};
 use std::path::Path;
 
-/// What names a cluster in an output directory: its name and infra ID (`metadata.json`) and
-/// its API server's URL (the admin kubeconfig's, which holds the base domain).
+/// What names a cluster in an output directory: its name and infra ID (`metadata.json`), its
+/// API server's URL (the admin kubeconfig's, which holds the base domain), and the host the
+/// control plane's pointer config fetches from (`master.ign`: `api-int.<name>.<domain>`,
+/// which still names the cluster when the other two files were removed).
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 struct ClusterMark {
     name: Option<String>,
     infra_id: Option<String>,
     api_server: Option<String>,
+    config_host: Option<String>,
 }
 
 impl ClusterMark {
@@ -24,10 +27,14 @@ impl ClusterMark {
                 .find(|f| f.relative == name)
                 .map(|f| f.contents.as_slice())
         };
-        ClusterMark::read(find(METADATA), find(KUBECONFIG))
+        ClusterMark::read(find(METADATA), find(KUBECONFIG), find(POINTER))
     }
 
-    fn read(metadata: Option<&[u8]>, kubeconfig: Option<&[u8]>) -> ClusterMark {
+    fn read(
+        metadata: Option<&[u8]>,
+        kubeconfig: Option<&[u8]>,
+        pointer: Option<&[u8]>,
+    ) -> ClusterMark {
         let metadata: Option<serde_json::Value> =
             metadata.and_then(|bytes| serde_json::from_slice(bytes).ok());
         let field = |key: &str| {
@@ -47,10 +54,24 @@ impl ClusterMark {
             .and_then(|c| c.get("server"))
             .and_then(|s| s.as_str())
             .map(str::to_string);
+        let pointer: Option<serde_json::Value> =
+            pointer.and_then(|bytes| serde_json::from_slice(bytes).ok());
+        let config_host = pointer
+            .as_ref()
+            .and_then(|p| p.pointer("/ignition/config/merge/0/source"))
+            .and_then(|s| s.as_str())
+            .and_then(|url| url.split_once("://"))
+            .map(|(_, rest)| {
+                rest.split(['/', ':'])
+                    .next()
+                    .unwrap_or_default()
+                    .to_string()
+            });
         ClusterMark {
             name: field("clusterName"),
             infra_id: field("infraID"),
             api_server,
+            config_host,
         }
     }
 
@@ -61,28 +82,41 @@ impl ClusterMark {
         differ(&self.name, &other.name)
             || differ(&self.infra_id, &other.infra_id)
             || differ(&self.api_server, &other.api_server)
+            || differ(&self.config_host, &other.config_host)
     }
 }
 
 impl std::fmt::Display for ClusterMark {
+    /// What is known of it: a directory whose metadata.json is gone has no name to show.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let unknown = "?";
-        write!(
-            f,
-            "cluster `{}` (API {}, infra ID {})",
-            self.name.as_deref().unwrap_or(unknown),
-            self.api_server.as_deref().unwrap_or(unknown),
-            self.infra_id.as_deref().unwrap_or(unknown)
-        )
+        let mut facts = Vec::new();
+        if let Some(api) = &self.api_server {
+            facts.push(format!("API {api}"));
+        }
+        if let Some(infra) = &self.infra_id {
+            facts.push(format!("infra ID {infra}"));
+        }
+        if let Some(host) = &self.config_host {
+            facts.push(format!("machine configs from {host}"));
+        }
+        match &self.name {
+            Some(name) => write!(f, "cluster `{name}`")?,
+            None => write!(f, "a cluster of unknown name")?,
+        }
+        if !facts.is_empty() {
+            write!(f, " ({})", facts.join(", "))?;
+        }
+        Ok(())
     }
 }
 
 const METADATA: &str = "metadata.json";
 const KUBECONFIG: &str = super::ADMIN_KUBECONFIG;
+const POINTER: &str = "master.ign";
 
 /// True for the files that name the cluster (the write keeps what it found of them on disk).
 pub(super) fn names_cluster(relative: &str) -> bool {
-    relative == METADATA || relative == KUBECONFIG
+    relative == METADATA || relative == KUBECONFIG || relative == POINTER
 }
 
 /// An error when `dir` holds the output of another cluster than `files` are for. `found`: the
@@ -103,10 +137,14 @@ pub(super) fn refuse_other_cluster(
             .map(|(_, bytes)| bytes.as_slice())
     };
     let new = ClusterMark::of_files(files);
-    if ClusterMark::read(find(METADATA), find(KUBECONFIG)).differs_from(&new) {
-        // Only to say which cluster it is: the file that did not differ is read too.
+    if ClusterMark::read(find(METADATA), find(KUBECONFIG), find(POINTER)).differs_from(&new) {
+        // Only to say which cluster it is: the files that did not differ are read too.
         let read = |name: &str| super::read_no_link(&dir.join(name)).ok().flatten();
-        let on_disk = ClusterMark::read(read(METADATA).as_deref(), read(KUBECONFIG).as_deref());
+        let on_disk = ClusterMark::read(
+            read(METADATA).as_deref(),
+            read(KUBECONFIG).as_deref(),
+            read(POINTER).as_deref(),
+        );
         return Err(Error::OtherCluster {
             dir: dir.to_path_buf(),
             on_disk: on_disk.to_string(),

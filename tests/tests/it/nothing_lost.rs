@@ -559,6 +559,29 @@ fn another_clusters_output_is_not_replaced_without_asking() {
         .unwrap();
     assert!(again.status.success(), "{again:?}");
     assert!(!String::from_utf8_lossy(&again.stderr).contains("keeps its PKI"));
+    // Without metadata.json and the admin kubeconfig, master.ign still names the cluster.
+    std::fs::remove_file(out.join("metadata.json")).unwrap();
+    std::fs::remove_file(out.join("auth/kubeconfig")).unwrap();
+    let before = tree(&out);
+    let other = bootgen(
+        &out,
+        &["--force", "--install-config", config.to_str().unwrap()],
+    )
+    .output()
+    .unwrap();
+    let stderr = String::from_utf8_lossy(&other.stderr);
+    assert_eq!(other.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains(
+            "a cluster of unknown name (machine configs from api-int.example.example.com)"
+        ),
+        "{stderr}"
+    );
+    assert!(
+        tree(&out) == before,
+        "the refused run changed {}",
+        out.display()
+    );
 }
 
 /// A `--force` run that replaces files someone edited names each of them; a re-run that
