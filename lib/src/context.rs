@@ -14,7 +14,7 @@ pub mod vsphere;
 /// The context every template sees, as a typed value: each field is a top-level template
 /// variable that `templates/README.md` documents (a test keeps the two in step). It is rendered
 /// through serde, so the names here are the names templates use.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Clone, Serialize)]
 #[non_exhaustive]
 pub struct TemplateContext {
     /// Names and identities of the cluster.
@@ -472,6 +472,26 @@ pub fn user_data(master: &[u8], worker: &[u8]) -> Value {
     use base64::Engine;
     let encode = |bytes: &[u8]| base64::engine::general_purpose::STANDARD.encode(bytes);
     json!({ "master": encode(master), "worker": encode(worker) })
+}
+
+/// The context without what may hold secrets (the PKI's keys, the pull secret, the platform's
+/// and the proxy's credentials), for an embedder's logs; the rest is what `templates/README.md`
+/// documents.
+impl std::fmt::Debug for TemplateContext {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TemplateContext")
+            .field(
+                "release_image",
+                &crate::release::without_credentials(&self.release_image),
+            )
+            .field("fips", &self.fips)
+            .field("pull_secret", &"<redacted>")
+            .field("ssh_key", &self.ssh_key)
+            .field("mirror_kind", &self.mirror_kind)
+            .field("cluster_profile", &self.cluster_profile)
+            .field("kubelet_verbosity", &self.kubelet_verbosity)
+            .finish_non_exhaustive()
+    }
 }
 
 #[cfg(test)]

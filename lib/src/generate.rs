@@ -137,8 +137,8 @@ pub struct VSphereMetadata {
     pub vcenters: Vec<VCenterMetadata>,
 }
 
-/// One vCenter of [`VSphereMetadata`].
-#[derive(Debug, Clone, Serialize)]
+/// One vCenter of [`VSphereMetadata`]. Its `Debug` hides the password.
+#[derive(Clone, Serialize)]
 #[non_exhaustive]
 pub struct VCenterMetadata {
     /// Its server.
@@ -148,6 +148,16 @@ pub struct VCenterMetadata {
     pub username: String,
     /// Its password.
     pub password: String,
+}
+
+impl std::fmt::Debug for VCenterMetadata {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("VCenterMetadata")
+            .field("vcenter", &self.vcenter)
+            .field("username", &self.username)
+            .field("password", &"<redacted>")
+            .finish()
+    }
 }
 
 /// The architectures in `metadata.json`.
@@ -162,7 +172,8 @@ pub struct ArchitectureRecord {
     pub bootstrap: String,
 }
 
-/// The result of a generation.
+/// The result of a generation. Its `Debug` shows no secret: the configs' file contents by
+/// their length, the PKI and identity without their keys and password.
 #[non_exhaustive]
 pub struct Generated {
     /// The validated model.
@@ -526,6 +537,21 @@ fn read_user_manifests(options: &Options) -> Result<assets::UserManifests> {
         manifests: read(&options.manifests_dir, OptionField::ManifestsDir)?,
         openshift: read(&options.openshift_dir, OptionField::OpenshiftDir)?,
     })
+}
+
+impl std::fmt::Debug for Generated {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Generated")
+            .field("model", &self.model)
+            .field("identity", &self.identity)
+            .field("pki", &self.pki)
+            .field("bootstrap", &self.bootstrap)
+            .field("master", &self.master)
+            .field("worker", &self.worker)
+            .field("host_configs", &self.host_configs)
+            .field("metadata", &self.metadata)
+            .finish_non_exhaustive()
+    }
 }
 
 #[cfg(test)]

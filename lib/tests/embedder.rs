@@ -76,3 +76,66 @@ fn an_embedder_generates_matches_findings_and_writes() -> bootgen::Result<()> {
     output::write_dir(out.path(), &files, ExistingConfigs::Replace)?;
     Ok(())
 }
+
+/// An embedder's `{:?}` of what it loads and generates (in a log, a panic message) shows no
+/// secret: no private key, no pull secret, no proxy or vCenter password, no kubeadmin password.
+#[test]
+fn debug_output_shows_no_secret() -> bootgen::Result<()> {
+    let text = config::DEFAULT_INSTALL_CONFIG
+        .replace("platform:\n  none: {}\n", "platform:\n  vsphere:\n    vCenter: vc.example.com\n    username: admin\n    password: VcPassw0rd-Debug\n    datacenter: dc1\n    defaultDatastore: ds1\n    cluster: c1\n    network: n1\n")
+        + "proxy:\n  httpsProxy: http://proxyuser:ProxyPassw0rd@proxy.example.com:3128\n";
+    let loaded = config::parse(&text, "install-config.yaml")?;
+    let pull_auth = {
+        let secret: serde_json::Value =
+            serde_json::from_str(loaded.config.pull_secret.as_deref().unwrap()).unwrap();
+        secret["auths"]
+            .as_object()
+            .unwrap()
+            .values()
+            .next()
+            .unwrap()["auth"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    let now = bootgen::time::OffsetDateTime::UNIX_EPOCH + bootgen::time::Duration::days(20_000);
+    let mut options = Options::new(now);
+    options.key_algorithm = KeyAlgorithm::EcdsaP256;
+    options.model.release_version = Some("4.16.0".into());
+    let generated = generate(&loaded, &options)?;
+    let root_key = generated
+        .pki
+        .store_files()
+        .into_iter()
+        .find(|f| f.name == "root-ca.key")
+        .unwrap();
+    let key_line = String::from_utf8(root_key.contents.clone())
+        .unwrap()
+        .lines()
+        .nth(1)
+        .unwrap()
+        .to_string();
+    let password = generated.identity.kubeadmin_password.clone();
+    let shown = [
+        format!("{loaded:?}"),
+        format!("{:?}", generated.model),
+        format!("{:?}", generated.template_context()),
+        format!("{:?}", generated.metadata),
+        format!("{generated:?}"),
+        format!("{:?}", output::into_output_files(generated)),
+    ];
+    for (i, text) in shown.iter().enumerate() {
+        for secret in [
+            pull_auth.as_str(),
+            "VcPassw0rd-Debug",
+            "ProxyPassw0rd",
+            &password,
+            &key_line,
+        ] {
+            assert!(!text.contains(secret), "view {i} shows {secret:?}");
+        }
+        assert!(!text.is_empty());
+    }
+    assert!(shown[0].contains("install-config.yaml"), "{}", shown[0]);
+    Ok(())
+}

@@ -26,8 +26,9 @@ pub const DEFAULT_INSTALL_CONFIG: &str = include_str!("default-install-config.ya
 /// Name used in messages for the embedded default.
 pub const DEFAULT_NAME: &str = "<embedded default install-config>";
 
-/// A parsed install-config and where it came from.
-#[derive(Debug, Clone)]
+/// A parsed install-config and where it came from. Its `Debug` leaves out the raw text and
+/// hides the config's secrets.
+#[derive(Clone)]
 pub struct LoadedConfig {
     /// The document.
     pub config: InstallConfig,
@@ -37,6 +38,16 @@ pub struct LoadedConfig {
     pub text: String,
     /// Problems that do not stop generation.
     pub warnings: Vec<Warning>,
+}
+
+impl std::fmt::Debug for LoadedConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LoadedConfig")
+            .field("config", &self.config)
+            .field("source_name", &self.source_name)
+            .field("warnings", &self.warnings)
+            .finish_non_exhaustive()
+    }
 }
 
 /// A problem in the input that does not stop generation (unless `--strict`).

@@ -3,8 +3,8 @@
 
 use serde::{Deserialize, Serialize};
 
-/// The whole install-config document.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+/// The whole install-config document. Its `Debug` hides the pull secret and every password.
+#[derive(Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct InstallConfig {
     /// Always `v1`.
@@ -258,8 +258,8 @@ pub struct MachineNetwork {
     pub cidr: String,
 }
 
-/// `proxy`.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+/// `proxy`. Its `Debug` hides the URLs' credentials.
+#[derive(Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Proxy {
     /// HTTP proxy URL.
@@ -298,4 +298,59 @@ pub struct Capabilities {
     /// Extra capabilities.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub additional_enabled_capabilities: Vec<String>,
+}
+
+impl std::fmt::Debug for InstallConfig {
+    /// Every field but the secrets: the pull secret is a marker, the platform's settings (a
+    /// vCenter's password) only its name, the proxy's URLs without their credentials.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let platform: Option<Vec<&String>> = self.platform.as_ref().map(|p| p.keys().collect());
+        f.debug_struct("InstallConfig")
+            .field("api_version", &self.api_version)
+            .field("metadata", &self.metadata)
+            .field("base_domain", &self.base_domain)
+            .field("control_plane", &self.control_plane)
+            .field("compute", &self.compute)
+            .field("networking", &self.networking)
+            .field("platform", &platform)
+            .field("fips", &self.fips)
+            .field(
+                "pull_secret",
+                &self.pull_secret.as_ref().map(|_| "<redacted>"),
+            )
+            .field("ssh_key", &self.ssh_key)
+            .field("additional_trust_bundle", &self.additional_trust_bundle)
+            .field(
+                "additional_trust_bundle_policy",
+                &self.additional_trust_bundle_policy,
+            )
+            .field("proxy", &self.proxy)
+            .field("image_content_sources", &self.image_content_sources)
+            .field("image_digest_sources", &self.image_digest_sources)
+            .field("capabilities", &self.capabilities)
+            .field("feature_set", &self.feature_set)
+            .field("publish", &self.publish)
+            .field("feature_gates", &self.feature_gates)
+            .field("os_image_stream", &self.os_image_stream)
+            .field("bootstrap_in_place", &self.bootstrap_in_place)
+            .field("cpu_partitioning_mode", &self.cpu_partitioning_mode)
+            .field("pki", &self.pki)
+            .finish()
+    }
+}
+
+impl std::fmt::Debug for Proxy {
+    /// The URLs without their `user:password@`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let hidden = |url: &Option<String>| {
+            url.as_deref().map(|url| {
+                bootgen_diagnose::replace_url_user_info(url, |_| "<redacted>".to_string())
+            })
+        };
+        f.debug_struct("Proxy")
+            .field("http_proxy", &hidden(&self.http_proxy))
+            .field("https_proxy", &hidden(&self.https_proxy))
+            .field("no_proxy", &self.no_proxy)
+            .finish()
+    }
 }

@@ -39,11 +39,18 @@ pub const SPEC_VERSION: &str = "3.2.0";
 /// Spec versions bootgen reads.
 pub const READABLE_VERSIONS: &[&str] = &["3.0.0", "3.1.0", "3.2.0", "3.3.0", "3.4.0", "3.5.0"];
 
-/// An Ignition config as a JSON document.
-#[derive(Debug, Clone, PartialEq)]
+/// An Ignition config as a JSON document. Its `Debug` shows the config with its secrets
+/// hidden and its files' contents (data URLs) by their length.
+#[derive(Clone, PartialEq)]
 pub struct IgnitionDoc {
     /// The whole config.
     pub value: Value,
+}
+
+impl std::fmt::Debug for IgnitionDoc {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "IgnitionDoc {}", redact::for_debug(&self.value))
+    }
 }
 
 impl IgnitionDoc {

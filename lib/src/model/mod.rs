@@ -81,8 +81,9 @@ pub struct ModelOptions {
     pub without_machine_manifests: bool,
 }
 
-/// The validated cluster.
-#[derive(Debug, Clone)]
+/// The validated cluster. Its `Debug` leaves out what may hold secrets (the pull secret, the
+/// platform's credentials, the proxy's URLs, the stored install-config).
+#[derive(Clone)]
 pub struct Model {
     /// `metadata.name`.
     pub cluster_name: String,
@@ -150,6 +151,33 @@ pub struct Model {
     pub single_node: Option<SingleNode>,
     /// Warnings gathered while loading and validating.
     pub warnings: Vec<Warning>,
+}
+
+impl std::fmt::Debug for Model {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Model")
+            .field("cluster_name", &self.cluster_name)
+            .field("base_domain", &self.base_domain)
+            .field("control_plane", &self.control_plane)
+            .field("compute", &self.compute)
+            .field("bootstrap_arch", &self.bootstrap_arch)
+            .field("platform", &self.platform.kind())
+            .field("distribution", &self.distribution)
+            .field(
+                "release_image",
+                &crate::release::without_credentials(&self.release_image),
+            )
+            .field("release_version", &self.release_version)
+            .field("networks", &self.networks)
+            .field("fips", &self.fips)
+            .field("pull_secret", &"<redacted>")
+            .field("ssh_key", &self.ssh_key)
+            .field("capabilities", &self.capabilities)
+            .field("feature_set", &self.feature_set)
+            .field("single_node", &self.single_node)
+            .field("warnings", &self.warnings)
+            .finish_non_exhaustive()
+    }
 }
 
 impl Model {

@@ -39,8 +39,9 @@ use std::io::Write;
 use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
 use std::path::Path;
 
-/// A file of the output directory.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// A file of the output directory. Its `Debug` shows the contents' length only (they may be a
+/// key).
+#[derive(Clone, PartialEq, Eq)]
 pub struct OutputFile {
     /// Path relative to the output directory.
     pub relative: String,
@@ -48,6 +49,16 @@ pub struct OutputFile {
     pub contents: Vec<u8>,
     /// Unix mode.
     pub mode: u32,
+}
+
+impl std::fmt::Debug for OutputFile {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("OutputFile")
+            .field("relative", &self.relative)
+            .field("contents", &format_args!("<{} bytes>", self.contents.len()))
+            .field("mode", &format_args!("{:04o}", self.mode))
+            .finish()
+    }
 }
 
 /// Files whose presence means "there is work here" (replaced only with `force`).

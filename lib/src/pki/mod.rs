@@ -201,8 +201,8 @@ impl fmt::Display for PkiNotice {
     }
 }
 
-/// One file of the PKI.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// One file of the PKI. Its `Debug` shows the contents' length only (they may be a key).
+#[derive(Clone, PartialEq, Eq)]
 pub struct TlsFile {
     /// File name, e.g. `kube-apiserver-lb-server.crt`.
     pub name: String,
@@ -212,6 +212,17 @@ pub struct TlsFile {
     pub mode: u32,
     /// Whether it goes into `bootstrap.ign` under `/opt/openshift/tls/`.
     pub shipped: bool,
+}
+
+impl std::fmt::Debug for TlsFile {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TlsFile")
+            .field("name", &self.name)
+            .field("contents", &format_args!("<{} bytes>", self.contents.len()))
+            .field("mode", &format_args!("{:04o}", self.mode))
+            .field("shipped", &self.shipped)
+            .finish()
+    }
 }
 
 /// Which kubeconfig to render.

@@ -76,6 +76,32 @@ pub(crate) fn is_secret_key(key: &str) -> bool {
     SECRET_KEYS.contains(&key.as_str()) || SECRET_KEY_ENDINGS.iter().any(|e| key.ends_with(e))
 }
 
+/// The JSON of `value` for the `Debug` of a public type that holds secrets (an embedder's
+/// `{:?}` in a log): the secrets a person's view hides are hidden, PEM blocks (private keys)
+/// summarized, and data URLs (an Ignition file's contents, keys among them) shown by their
+/// length alone.
+pub(crate) fn for_debug(value: &impl serde::Serialize) -> String {
+    fn shorten(value: &mut Value) {
+        match value {
+            Value::Object(map) => map.values_mut().for_each(shorten),
+            Value::Array(items) => items.iter_mut().for_each(shorten),
+            Value::String(text) if text.starts_with("data:") => {
+                *text = format!("<data URL, {} bytes>", text.len());
+            }
+            Value::String(text) if text.contains("-----BEGIN ") => {
+                *text = crate::ignition::view::summarize_pem(text);
+            }
+            _ => {}
+        }
+    }
+    let Ok(mut value) = serde_json::to_value(value) else {
+        return "<not shown>".into();
+    };
+    Redact::Marker.json(&mut value);
+    shorten(&mut value);
+    value.to_string()
+}
+
 /// True when `value` is a registry pull secret (`{"auths": {...}}`).
 pub(crate) fn is_pull_secret(value: &Value) -> bool {
     value.get("auths").is_some_and(Value::is_object)
