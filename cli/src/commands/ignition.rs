@@ -34,13 +34,14 @@ fn finish_interrupted_write(dir: &std::path::Path, links: output::Links) -> anyh
 /// Fault injection for the conformance tests: with `BOOTGEN_TEST_KILL_AT_STEP=N` the process
 /// sends itself SIGKILL just before the N-th step of the output write (see `WriteStep`).
 fn kill_switch() -> impl FnMut(&output::WriteStep) {
-    let kill_at: Option<usize> = std::env::var("BOOTGEN_TEST_KILL_AT_STEP")
-        .ok()
-        .and_then(|v| v.parse().ok());
+    let asked = std::env::var("BOOTGEN_TEST_KILL_AT_STEP").ok();
+    // `finish`: the last step, every file in place and the commit record not yet removed.
+    let at_finish = asked.as_deref() == Some("finish");
+    let kill_at: Option<usize> = asked.and_then(|v| v.parse().ok());
     let mut step = 0;
-    move |_| {
+    move |now| {
         step += 1;
-        if kill_at == Some(step) {
+        if kill_at == Some(step) || at_finish && *now == output::WriteStep::Finish {
             let _ = rustix::process::kill_process(
                 rustix::process::getpid(),
                 rustix::process::Signal::KILL,
@@ -305,8 +306,13 @@ pub fn run(args: IgnitionArgs) -> anyhow::Result<ExitCode> {
     });
     if let Some(record) = remembered {
         files.push(record);
-        files.sort_by(|a, b| a.relative.cmp(&b.relative));
     }
+    if media.is_some() {
+        // Committed with the configs, removed once their media are written: a run killed in
+        // between leaves media of the configs before it, and recover says so.
+        files.push(output::media_pending_marker());
+    }
+    files.sort_by(|a, b| a.relative.cmp(&b.relative));
     let size = budget.as_ref().map_or(0, |b| b.size);
     let mut stop = kill_switch();
     let existing = if args.force {
@@ -412,6 +418,8 @@ pub fn run(args: IgnitionArgs) -> anyhow::Result<ExitCode> {
         ))?;
     }
     remove_stale_host_files(&args.output, &wrote)?;
+    // The media of these configs are written, or a run without media removed the old ones.
+    output::clear_media_pending(&args.output)?;
     if let Some(package) = &args.package {
         crate::pack::package(&args.output, package)?;
     }

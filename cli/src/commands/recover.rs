@@ -36,5 +36,12 @@ pub fn run(args: RecoverArgs) -> anyhow::Result<ExitCode> {
             scratch.join(", ")
         ))?;
     }
+    if output::media_pending(&args.dir) {
+        crate::report::warn(format!(
+            "the media in {} were made from the configs before the killed run, which it had written but not yet made media of: make them again (bootgen ignition -o {} --force with the run's --iso or --pxe options) before a node boots from them",
+            args.dir.join(output::MEDIA_DIR).display(),
+            args.dir.display()
+        ));
+    }
     Ok(ExitCode::SUCCESS)
 }

@@ -15,6 +15,36 @@ use std::io::Write;
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 
+/// Present in an output directory from the commit of a run's configs until the media it makes
+/// from them are written (written with the configs, removed after the media): media beside it
+/// hold the configs from before a killed run.
+pub const MEDIA_PENDING: &str = ".bootgen-media-pending";
+
+/// The [`MEDIA_PENDING`] marker, to be written with the configs the media are made from.
+pub fn media_pending_marker() -> super::OutputFile {
+    super::OutputFile {
+        relative: MEDIA_PENDING.into(),
+        contents: b"the media of these configs are not all written yet\n".to_vec(),
+        mode: 0o600,
+    }
+}
+
+/// Whether `dir` holds configs whose media a killed run did not finish (see [`MEDIA_PENDING`]).
+pub fn media_pending(dir: &Path) -> bool {
+    fs::symlink_metadata(dir.join(MEDIA_PENDING)).is_ok_and(|m| m.is_file())
+}
+
+/// Removes the [`MEDIA_PENDING`] marker once the media are written (or none are left).
+pub fn clear_media_pending(dir: &Path) -> Result<()> {
+    let path = dir.join(MEDIA_PENDING);
+    match fs::remove_file(&path) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+            Err(Error::io("cannot remove", &path, e))
+        }
+        _ => Ok(()),
+    }
+}
+
 /// The directories below an output directory that `bootgen ignition --iso/--pxe` writes media
 /// into, relative to it.
 pub fn media_dirs() -> [String; 4] {

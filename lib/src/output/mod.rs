@@ -24,7 +24,8 @@ pub use host_configs::{host_configs, read_in_dir, read_no_link};
 pub use journal::{interrupted, recover, Recovery, WriteStep, COMMIT_RECORD, STAGING_DIR};
 pub use lock::{Access, DirLock, WhenBusy, LOCK_FILE};
 pub use media::{
-    media_dirs, patch_in_place, patch_to_copy, remove_temp_files, write_streamed, CONFIG_MEDIA_MODE,
+    clear_media_pending, media_dirs, media_pending, media_pending_marker, patch_in_place,
+    patch_to_copy, remove_temp_files, write_streamed, CONFIG_MEDIA_MODE, MEDIA_PENDING,
 };
 pub use package::{check_package, write_package, PackageReport, CHECKSUMS};
 pub use prune::{

@@ -1431,4 +1431,33 @@ fn what_a_killed_media_write_left_is_removed() {
     fs::write(&left, b"half an ISO").unwrap();
     make(args!["--force"]);
     assert!(!left.exists() && kept.exists());
+
+    // Killed once its configs are in place and before their media are made: recover finishes
+    // the configs and says the media are the old ones; the next run makes them again.
+    let killed = bootgen_conformance::bootgen!()
+        .args(args![
+            "ignition",
+            "-o",
+            &out,
+            "--iso",
+            &iso,
+            "--dest-device",
+            "/dev/sda"
+        ])
+        .args(["--force", "--debug"])
+        .env("BOOTGEN_TEST_KILL_AT_STEP", "finish")
+        .output()
+        .unwrap();
+    assert!(!killed.status.success());
+    let output = bootgen(args!["recover", &out]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains("were made from the configs before the killed run"),
+        "{}",
+        stderr(&output)
+    );
+    make(args!["--force", "--debug"]);
+    assert!(!out.join(bootgen::output::MEDIA_PENDING).exists());
+    let again = bootgen(args!["recover", &out]);
+    assert!(!stderr(&again).contains("killed run"), "{}", stderr(&again));
 }
