@@ -116,6 +116,24 @@ impl LoadedConfig {
     }
 }
 
+/// serde's type names in a message (`expected i64`) in the words of a YAML file's author.
+fn in_plain_words(said: &str) -> String {
+    let mut said = said.to_string();
+    for (rust, plain) in [
+        ("expected i64", "expected a whole number"),
+        ("expected u64", "expected a whole number of 0 or more"),
+        ("expected i32", "expected a whole number"),
+        ("expected u32", "expected a whole number of 0 or more"),
+        ("expected u16", "expected a whole number of 0 or more"),
+        ("expected u8", "expected a whole number of 0 or more"),
+        ("expected f64", "expected a number"),
+        ("expected a boolean", "expected true or false"),
+    ] {
+        said = said.replace(rust, plain);
+    }
+    said
+}
+
 /// Turns `compute.0.name` into `compute[0].name` for messages.
 pub(crate) fn display_path(dotted: &str) -> String {
     let mut out = String::new();
@@ -281,7 +299,7 @@ pub fn parse(text: &str, source_name: &str) -> Result<LoadedConfig> {
                     .into(),
         },
         None => {
-            let said = e.to_string();
+            let said = in_plain_words(&e.to_string());
             let duplicate = e
                 .location()
                 .and_then(|l| duplicate_key_line(text, &said, l.line()));
@@ -350,6 +368,19 @@ pub(crate) fn dotted_path(path: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_value_of_the_wrong_type_is_named_in_plain_words() {
+        let text = "apiVersion: v1\nmetadata:\n  name: x\nbaseDomain: example.com\ncontrolPlane:\n  replicas: three\n";
+        let err = super::parse(text, "install-config.yaml")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("controlPlane.replicas") && err.contains("expected a whole number"),
+            "{err}"
+        );
+        assert!(!err.contains("i64"), "{err}");
+    }
+
     use super::*;
 
     #[test]

@@ -184,16 +184,15 @@ fn describe_json_error(e: &serde_json::Error) -> String {
     use serde_json::error::Category;
     match e.classify() {
         Category::Eof => "the file ends early (truncated?)".into(),
-        // serde_json's own words (`expected `,` or `]``, `recursion limit exceeded`), without
-        // the position, which the message gives already.
-        Category::Syntax => {
+        // serde_json's own words (`expected `,` or `]``, `recursion limit exceeded`,
+        // `duplicate field `ignition``), without the position, which the message gives already.
+        Category::Syntax | Category::Data => {
             let said = e.to_string();
             match said.rfind(" at line ") {
                 Some(at) => said[..at].to_string(),
                 None => said,
             }
         }
-        Category::Data => "unexpected value".into(),
         Category::Io => "read error".into(),
     }
 }
@@ -355,6 +354,19 @@ mod tests {
             err.contains("trailing comma") && err.contains("column 33"),
             "{err}"
         );
+        // A key given twice is named, whichever copy comes first.
+        for doubled in [
+            br#"{"ignition":{"version":"3.2.0"},"ignition":{"version":"9.9.9"}}"#.as_slice(),
+            br#"{"ignition":{"version":"9.9.9"},"ignition":{"version":"3.2.0"}}"#.as_slice(),
+        ] {
+            let err = IgnitionDoc::parse(doubled, "dup.ign")
+                .unwrap_err()
+                .to_string();
+            assert!(
+                err.contains("dup.ign") && err.contains("duplicate field `ignition`"),
+                "{err}"
+            );
+        }
     }
 
     #[test]

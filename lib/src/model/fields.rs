@@ -181,8 +181,15 @@ pub fn check_trust_bundle(pem_text: &str) -> Result<usize, String> {
                 pem.label
             ));
         }
-        pem.parse_x509()
-            .map_err(|e| format!("certificate {} does not parse: {e}", index + 1))?;
+        pem.parse_x509().map_err(|e| {
+            // x509-parser's words (`Parsing Error: NomError(Eof)`) say little to a reader.
+            let why = if format!("{e:?}").contains("Eof") {
+                "its bytes end early (cut short by a copy and paste?)"
+            } else {
+                "it is not a valid X.509 certificate"
+            };
+            format!("certificate {} does not parse: {why}", index + 1)
+        })?;
         count += 1;
     }
     if count == 0 {
@@ -347,5 +354,13 @@ mod tests {
     #[test]
     fn trust_bundle_needs_certificates() {
         assert!(check_trust_bundle("hello").is_err());
+        // A certificate cut short is said so, in plain words.
+        let cut = "-----BEGIN CERTIFICATE-----\nMIIBszCCAVmgAwIBAgIU\n-----END CERTIFICATE-----\n";
+        let err = check_trust_bundle(cut).unwrap_err();
+        assert!(
+            err.contains("certificate 1 does not parse: its bytes end early")
+                && !err.contains("NomError"),
+            "{err}"
+        );
     }
 }
