@@ -11,6 +11,14 @@ pub fn hold(dir: &Path, access: Access, wait: bool) -> anyhow::Result<DirLock> {
     if std::fs::metadata(dir).is_ok_and(|m| !m.is_dir()) {
         anyhow::bail!("{} exists and is not a directory", dir.display());
     }
+    // A link to nothing: say so, rather than fail opening the lock file inside it.
+    if let (Ok(target), Err(_)) = (std::fs::read_link(dir), std::fs::metadata(dir)) {
+        anyhow::bail!(
+            "{} is a link to {}, which does not exist: make that directory, or name another",
+            dir.display(),
+            target.display()
+        );
+    }
     match DirLock::acquire(dir, access, WhenBusy::Refuse) {
         Err(bootgen::Error::OutputBusy { .. }) if wait => {
             notice(format!(

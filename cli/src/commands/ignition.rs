@@ -131,7 +131,10 @@ fn login_hints(
     let key = args.output.join("auth/bootstrap-ssh-key");
     let ssh = |address: Option<std::net::IpAddr>| {
         let address = address.map_or_else(|| "<node-ip>".to_string(), |a| a.to_string());
-        format!("ssh -i {} core@{address}", key.display())
+        format!(
+            "ssh -i {} core@{address}",
+            crate::report::shell_word(&key.display().to_string())
+        )
     };
     match bootgen::network::bootstrap_hosts(hosts, single_node).as_slice() {
         [] => vec![format!("log in to {node} with: {}", ssh(None))],
@@ -152,9 +155,35 @@ fn login_hints(
     }
 }
 
+/// An output directory that is a directory of another output (its `tls/`, `auth/`, `media/`
+/// or `hosts/`) is refused: a second cluster would land among the first one's keys, under
+/// another lock, and the first one's directory could no longer be packaged.
+fn refuse_inside_other_output(dir: &std::path::Path) -> anyhow::Result<()> {
+    let Ok(absolute) = std::path::absolute(dir) else {
+        return Ok(());
+    };
+    let (Some(name), Some(parent)) = (absolute.file_name(), absolute.parent()) else {
+        return Ok(());
+    };
+    let own_dirs = ["tls", "auth", output::MEDIA_DIR, output::HOSTS_DIR];
+    let is_output = |p: &std::path::Path| {
+        p.join(output::LOCK_FILE).exists() || p.join("metadata.json").exists()
+    };
+    if own_dirs.iter().any(|d| name == *d) && is_output(parent) {
+        anyhow::bail!(
+            "{} is the {}/ directory of the output directory {}: write this cluster to a directory of its own",
+            dir.display(),
+            name.to_string_lossy(),
+            parent.display()
+        );
+    }
+    Ok(())
+}
+
 /// Runs `bootgen ignition`.
 pub fn run(args: IgnitionArgs) -> anyhow::Result<ExitCode> {
     crate::media::check_cluster_flags(args.dest_device.as_deref(), args.pxe_base_url.as_deref())?;
+    refuse_inside_other_output(&args.output)?;
     // Held to the end: no other run writes the directory, or reads it, meanwhile.
     let _output_lock = crate::lock::hold(&args.output, output::Access::Write, args.wait)?;
     let links = tls_links(&args)?;
@@ -414,7 +443,7 @@ pub fn run(args: IgnitionArgs) -> anyhow::Result<ExitCode> {
         crate::report::emit(format!(
             "single node: embed the config in the RHCOS live ISO and boot the node from it; it installs itself to {} and reboots:\n  bootgen iso rhcos-live.iso -c {} -o node.iso\n",
             single.installation_disk,
-            args.output.join(config_name).display()
+            crate::report::shell_word(&args.output.join(config_name).display().to_string())
         ))?;
     }
     remove_stale_host_files(&args.output, &wrote)?;

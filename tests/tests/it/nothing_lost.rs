@@ -589,7 +589,8 @@ fn another_clusters_output_is_not_replaced_without_asking() {
 #[test]
 fn a_forced_run_names_the_edited_files_it_replaces() {
     let scratch = tempfile::tempdir().unwrap();
-    let out = scratch.path().join("out");
+    // A directory name with a space: the printed login command is quoted to paste as it is.
+    let out = scratch.path().join("out dir");
     let run = || {
         bootgen_conformance::bootgen!()
             .args(["ignition", "--key-algorithm", "ecdsa-p256", "--force", "-o"])
@@ -597,7 +598,15 @@ fn a_forced_run_names_the_edited_files_it_replaces() {
             .output()
             .unwrap()
     };
-    assert!(run().status.success());
+    let first = run();
+    assert!(first.status.success());
+    let key = out.join("auth/bootstrap-ssh-key");
+    assert!(
+        String::from_utf8_lossy(&first.stdout)
+            .contains(&format!("ssh -i '{}' core@", key.display())),
+        "{}",
+        String::from_utf8_lossy(&first.stdout)
+    );
     let again = run();
     assert!(again.status.success());
     assert!(!String::from_utf8_lossy(&again.stderr).contains("replaced"));

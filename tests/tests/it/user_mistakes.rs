@@ -1200,3 +1200,43 @@ fn a_line_break_in_a_value_cannot_fake_a_line_of_output() {
         );
     }
 }
+
+/// An output directory that is a link to nothing, or the `tls/` of another output directory,
+/// is refused with what is wrong, and nothing is written.
+#[test]
+fn an_output_directory_in_the_wrong_place_is_refused_saying_why() {
+    let dir = tempfile::tempdir().unwrap();
+    let into = |out: &Path| {
+        bootgen()
+            .args(["ignition", "--key-algorithm", "ecdsa-p256", "--output"])
+            .arg(out)
+            .output()
+            .unwrap()
+    };
+    let dangling = dir.path().join("dl");
+    std::os::unix::fs::symlink(dir.path().join("nowhere/x"), &dangling).unwrap();
+    let output = into(&dangling);
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains("is a link to")
+            && stderr(&output).contains("which does not exist"),
+        "{}",
+        stderr(&output)
+    );
+    assert!(!dir.path().join("nowhere").exists());
+
+    let first = dir.path().join("first");
+    assert!(into(&first).status.success());
+    let before = std::fs::read_dir(first.join("tls")).unwrap().count();
+    let output = into(&first.join("tls"));
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains("is the tls/ directory of the output directory"),
+        "{}",
+        stderr(&output)
+    );
+    assert_eq!(
+        std::fs::read_dir(first.join("tls")).unwrap().count(),
+        before
+    );
+}
