@@ -4,9 +4,13 @@
 //! and compares Ignition configs that other tools wrote.
 //!
 //! The library never prints, never reads the environment or the clock, and draws randomness
-//! only for keys: the clock and every choice come in through [`Options`]. Errors are one
-//! [`Error`] type whose messages name the file, field or setting at fault; a setting is named
-//! by its [`OptionField`] (a front end such as the `bootgen` CLI maps it to its own flag).
+//! only for keys, temporary file names and the keyed digests that show a hidden secret changed:
+//! the clock and every choice come in through [`Options`]. Errors are one [`Error`] type whose
+//! messages name the file, field or setting at fault; a setting is named by its
+//! [`OptionField`] (a front end such as the `bootgen` CLI maps it to its own flag). A config
+//! handed over as an [`ignition::IgnitionDoc`] keeps no file name, so what is found in it
+//! names it `<config>`: [`Error::in_config`] puts the name in. No public type shows a secret
+//! in its `Debug`.
 //!
 //! # Generate
 //!
