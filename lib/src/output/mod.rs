@@ -590,16 +590,19 @@ const TEMP_FILE_SUFFIX: &str = ".bootgen-tmp";
 /// A fresh, unpredictable temporary name for a file to be named `name` once whole, in the
 /// form [`is_temp_file_name`] knows (`.NAME.XXXXXX.bootgen-tmp`).
 pub(crate) fn temp_name_for(name: &str) -> String {
-    let mut bytes = [0u8; 6];
-    // An unpredictable name is defence in depth: the file is created exclusively anyway.
-    let _ = aws_lc_rs::rand::fill(&mut bytes);
-    let random: String = bytes
-        .iter()
-        .map(|b| {
-            char::from(
-                b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
-                    [usize::from(*b) % 62],
-            )
+    use std::hash::{BuildHasher, Hasher};
+    // std's hasher keys come from the OS's randomness (once a thread); a counter makes each
+    // name of a run new. The name is defence in depth: the file is created exclusively anyway.
+    static COUNT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
+    hasher.write_u64(COUNT.fetch_add(1, std::sync::atomic::Ordering::Relaxed));
+    let mut bits = hasher.finish();
+    let random: String = (0..6)
+        .map(|_| {
+            let c = b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+                [(bits % 62) as usize];
+            bits /= 62;
+            char::from(c)
         })
         .collect();
     format!(".{name}.{random}{TEMP_FILE_SUFFIX}")
