@@ -55,8 +55,11 @@ pub fn host_configs(dir: &Path) -> Result<Vec<String>> {
 
 /// Opens the regular file at `path` to read it, following no link at its name (an error of
 /// kind `FilesystemLoop`) and never waiting on a FIFO: it is opened non-blocking, and anything
-/// but a regular file is an error of kind `InvalidInput`. `None` when it is missing.
-pub(crate) fn open_regular(path: &Path) -> std::io::Result<Option<std::fs::File>> {
+/// but a regular file is an error of kind `InvalidInput`. `None` when it is missing; else the
+/// file with its metadata.
+pub(crate) fn open_regular(
+    path: &Path,
+) -> std::io::Result<Option<(std::fs::File, std::fs::Metadata)>> {
     let flags = OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC;
     let fd = match rustix::fs::open(path, flags, Mode::empty()) {
         Ok(fd) => fd,
@@ -64,20 +67,21 @@ pub(crate) fn open_regular(path: &Path) -> std::io::Result<Option<std::fs::File>
         Err(e) => return Err(e.into()),
     };
     let file = std::fs::File::from(fd);
-    if !file.metadata()?.is_file() {
+    let meta = file.metadata()?;
+    if !meta.is_file() {
         return Err(std::io::Error::new(
             std::io::ErrorKind::InvalidInput,
             "not a regular file",
         ));
     }
-    Ok(Some(file))
+    Ok(Some((file, meta)))
 }
 
 /// Reads the file at `path` without following a link at its name (refused, naming it) or
 /// reading anything but a regular file (a FIFO would never end); `None` when it is missing.
 pub fn read_no_link(path: &Path) -> Result<Option<Vec<u8>>> {
     let mut file = match open_regular(path) {
-        Ok(Some(file)) => file,
+        Ok(Some((file, _))) => file,
         Ok(None) => return Ok(None),
         Err(e) if e.raw_os_error() == Some(rustix::io::Errno::LOOP.raw_os_error()) => {
             return Err(refused(path, "a link"))

@@ -62,9 +62,8 @@ pub(super) fn holds_exactly(
     buffer: &mut [u8],
 ) -> std::io::Result<bool> {
     // Not a FIFO's reader, which would wait for a writer forever.
-    let mut file = super::host_configs::open_regular(path)?
+    let (mut file, meta) = super::host_configs::open_regular(path)?
         .ok_or_else(|| std::io::Error::from(ErrorKind::NotFound))?;
-    let meta = file.metadata()?;
     if meta.len() != contents.len() as u64 {
         return Ok(false);
     }
@@ -101,7 +100,7 @@ pub struct Measured {
 /// are serialized, so they are never all in memory; measured when it does. The serialization
 /// stops at the first difference.
 pub(super) fn holds_json(path: &Path, value: &serde_json::Value) -> Option<Measured> {
-    let file = super::host_configs::open_regular(path).ok().flatten()?;
+    let (file, _) = super::host_configs::open_regular(path).ok().flatten()?;
     let mut sink = Comparing {
         file,
         pending: Vec::with_capacity(CHUNK),
