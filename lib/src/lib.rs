@@ -10,7 +10,9 @@
 //! [`OptionField`] (a front end such as the `bootgen` CLI maps it to its own flag). A config
 //! handed over as an [`ignition::IgnitionDoc`] keeps no file name, so what is found in it
 //! names it `<config>`: [`Error::in_config`] puts the name in. No public type shows a secret
-//! in its `Debug`.
+//! in its `Debug`. Text the library returns (errors, reports, diffs) quotes what a config
+//! holds as it is, control characters included: a front end that prints it to a terminal
+//! escapes them, as the `bootgen` CLI does.
 //!
 //! # Generate
 //!
