@@ -562,6 +562,17 @@ fn write_and_set_mode(
 /// `None` for a regular file, a link, or nothing.
 pub(crate) fn device_at(path: &Path) -> Result<Option<fs::File>> {
     use std::os::unix::fs::FileTypeExt;
+    if names_open_descriptor(path) {
+        // The kernel's own link to a descriptor of this process (`-o /dev/stdout`), not one
+        // anybody planted: written into, appending (after what the process wrote there already,
+        // and as `>>` asked), never replaced. As root a rename over `/dev/stdout` replaced the
+        // system's link with a file.
+        let stream = fs::OpenOptions::new()
+            .append(true)
+            .open(path)
+            .map_err(|e| Error::io("cannot write", path, e))?;
+        return Ok(Some(stream));
+    }
     let Ok(meta) = fs::symlink_metadata(path) else {
         return Ok(None);
     };
@@ -580,6 +591,22 @@ pub(crate) fn device_at(path: &Path) -> Result<Option<fs::File>> {
     Err(Error::UnsafePath {
         path: path.display().to_string(),
         reason: "it is no regular file (a directory, socket or block device), and bootgen replaces only files".into(),
+    })
+}
+
+/// Whether `path` names one of this process's open descriptors: `/dev/stdout`, `/dev/stderr`,
+/// `/dev/fd/N` or `/proc/self/fd/N` (what a shell's `>(...)` hands over), as the kernel's links
+/// do; an absolute path only, compared by its words.
+fn names_open_descriptor(path: &Path) -> bool {
+    let Some(text) = path.to_str() else {
+        return false;
+    };
+    if matches!(text, "/dev/stdout" | "/dev/stderr") {
+        return true;
+    }
+    ["/dev/fd/", "/proc/self/fd/"].iter().any(|dir| {
+        text.strip_prefix(dir)
+            .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
     })
 }
 
@@ -745,6 +772,35 @@ mod tests {
             assert!(!dir.path().join(name).exists(), "{name}");
         }
         assert!(dir.path().join("notes.bootgen-tmp").exists());
+    }
+
+    /// A path naming an open descriptor of the process (`/dev/fd/N`, `/proc/self/fd/N`, and so
+    /// `/dev/stdout`) is written into, after what it holds, and never replaced.
+    #[test]
+    fn an_open_descriptor_is_written_into_never_replaced() {
+        use std::os::fd::AsRawFd;
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("stream");
+        let mut held = fs::File::create(&target).unwrap();
+        std::io::Write::write_all(&mut held, b"before ").unwrap();
+        for path in [
+            format!("/proc/self/fd/{}", held.as_raw_fd()),
+            format!("/dev/fd/{}", held.as_raw_fd()),
+        ] {
+            write_atomic(Path::new(&path), b"config ", 0o600).unwrap();
+            assert!(fs::symlink_metadata(&path)
+                .unwrap()
+                .file_type()
+                .is_symlink());
+        }
+        assert_eq!(
+            fs::read_to_string(&target).unwrap(),
+            "before config config "
+        );
+        assert!(names_open_descriptor(Path::new("/dev/stdout")));
+        assert!(!names_open_descriptor(Path::new("/dev/fd/")));
+        assert!(!names_open_descriptor(Path::new("/dev/fd/1/x")));
+        assert!(!names_open_descriptor(Path::new("/tmp/dev/stdout")));
     }
 
     /// A file's relative path stays inside the directory, whoever made the list.

@@ -336,3 +336,28 @@ fn patches_of_one_file_in_place_follow_each_other() {
     assert_eq!(std::fs::read(out.join("bootstrap.ign")).unwrap(), before);
     drop(lock);
 }
+
+/// `-o /dev/stdout` writes the config to standard output (a pipe here), and never replaces the
+/// system's `/dev/stdout` link (a rename over it, as root, once left a file there).
+#[test]
+fn dash_o_dev_stdout_writes_to_standard_output() {
+    let scratch = tempfile::tempdir().unwrap();
+    let config = scratch.path().join("node.ign");
+    std::fs::write(&config, r#"{"ignition":{"version":"3.2.0"}}"#).unwrap();
+    let output = bootgen_conformance::bootgen!()
+        .arg("patch")
+        .arg(&config)
+        .args(["-o", "/dev/stdout"])
+        .output()
+        .unwrap();
+    let link = std::fs::symlink_metadata("/dev/stdout").unwrap();
+    if !link.file_type().is_symlink() {
+        // Put the machine's link back before failing, so the other tests keep their stdout.
+        let _ = std::fs::remove_file("/dev/stdout");
+        let _ = std::os::unix::fs::symlink("/proc/self/fd/1", "/dev/stdout");
+        panic!("bootgen replaced /dev/stdout");
+    }
+    assert!(output.status.success(), "{output:?}");
+    // No transform: the output is the input, byte for byte.
+    assert_eq!(output.stdout, std::fs::read(&config).unwrap());
+}
