@@ -591,13 +591,7 @@ fn a_forced_run_names_the_edited_files_it_replaces() {
     let scratch = tempfile::tempdir().unwrap();
     // A directory name with a space: the printed login command is quoted to paste as it is.
     let out = scratch.path().join("out dir");
-    let run = || {
-        bootgen_conformance::bootgen!()
-            .args(["ignition", "--key-algorithm", "ecdsa-p256", "--force", "-o"])
-            .arg(&out)
-            .output()
-            .unwrap()
-    };
+    let run = || bootgen(&out, &["--force"]).output().unwrap();
     let first = run();
     assert!(first.status.success());
     let key = out.join("auth/bootstrap-ssh-key");
@@ -636,13 +630,7 @@ fn secrets_others_could_read_are_made_private_again() {
     use std::os::unix::fs::PermissionsExt;
     let scratch = tempfile::tempdir().unwrap();
     let out = scratch.path().join("out");
-    let run = || {
-        bootgen_conformance::bootgen!()
-            .args(["ignition", "--key-algorithm", "ecdsa-p256", "--force", "-o"])
-            .arg(&out)
-            .output()
-            .unwrap()
-    };
+    let run = || bootgen(&out, &["--force"]).output().unwrap();
     assert!(run().status.success());
     let mode = |relative: &str| {
         std::fs::symlink_metadata(out.join(relative))
