@@ -172,6 +172,22 @@ pub fn emit_budget(budget: &bootgen::report::SizeBudget, config: &Path) -> anyho
     emit(budget.to_string() + &budget_hints(budget, config))
 }
 
+/// Warns when others may read the file at `path` (group or other bits in its mode), which
+/// holds `what` (followed by the advice). A file that is missing says nothing.
+pub fn warn_if_others_can_read(path: &Path, what: &str) {
+    use std::os::unix::fs::PermissionsExt;
+    let Ok(meta) = std::fs::metadata(path) else {
+        return;
+    };
+    let mode = meta.permissions().mode() & 0o777;
+    if meta.is_file() && mode & 0o077 != 0 {
+        warn(format!(
+            "{} is readable by others (mode {mode:04o}) and {what}",
+            path.display()
+        ));
+    }
+}
+
 /// `path` as one shell word, quoted only when it must be, so a printed command can be pasted.
 pub fn shell_word(path: &str) -> String {
     let plain = |c: char| c.is_ascii_alphanumeric() || "/._-+:@%,=".contains(c);

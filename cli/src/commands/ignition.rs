@@ -458,15 +458,8 @@ pub fn run(args: IgnitionArgs) -> anyhow::Result<ExitCode> {
 /// The boot config carries every private key of the cluster. Its mode is left as it is (people
 /// serve it from a web server of their own), but others being able to read it is said.
 fn warn_if_others_read(config: &std::path::Path) {
-    use std::os::unix::fs::PermissionsExt;
-    let Ok(meta) = std::fs::symlink_metadata(config) else {
-        return;
-    };
-    let mode = meta.permissions().mode() & 0o777;
-    if meta.is_file() && mode & 0o077 != 0 {
-        warn(format!(
-            "{} is readable by others (mode {mode:04o}) and holds every private key of the cluster: serve it only to the bootstrap node, and chmod 600 it unless a web server of yours must read it",
-            config.display()
-        ));
-    }
+    crate::report::warn_if_others_can_read(
+        config,
+        "holds every private key of the cluster: serve it only to the bootstrap node, and chmod 600 it unless a web server of yours must read it",
+    );
 }

@@ -46,15 +46,8 @@ pub fn run(args: IsoArgs) -> anyhow::Result<ExitCode> {
 /// An image written in place keeps its mode; the config in it may hold the cluster's private
 /// keys (a bootstrap's or a single node's), so say so when others can read it.
 fn warn_if_readable_by_others(image: &std::path::Path) {
-    use std::os::unix::fs::PermissionsExt;
-    let Ok(metadata) = std::fs::metadata(image) else {
-        return;
-    };
-    let mode = metadata.permissions().mode() & 0o777;
-    if mode & 0o077 != 0 {
-        crate::report::warn(format!(
-            "{} is readable by others (mode {mode:04o}) and now holds the config and keyfiles embedded, with any private key or password they carry: chmod 600 it unless they hold none (a pointer config holds none; a Wi-Fi or 802.1X keyfile may hold a password)",
-            image.display()
-        ));
-    }
+    crate::report::warn_if_others_can_read(
+        image,
+        "now holds the config and keyfiles embedded, with any private key or password they carry: chmod 600 it unless they hold none (a pointer config holds none; a Wi-Fi or 802.1X keyfile may hold a password)",
+    );
 }
