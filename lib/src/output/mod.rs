@@ -327,18 +327,24 @@ pub fn write_dir_observed(
     let mut other_key = None;
     let mut naming_cluster = Vec::new();
     let mut buffer = unchanged::buffer();
+    // Unchanged keys and credentials others could read (their mode read as they were compared).
+    let mut exposed = Vec::new();
     for f in files {
         let target = dir.join(&f.relative);
         match unchanged::holds_exactly(&target, &f.contents, &mut buffer) {
-            Ok(true) => {
+            Ok(Some(mode)) => {
+                let linked_tls = guards.links == Links::AllowTls && f.relative.starts_with("tls/");
+                if is_secret(&f.relative) && !linked_tls && mode & 0o077 & !f.mode != 0 {
+                    exposed.push(f);
+                }
                 report.unchanged.push(f.relative.clone());
                 continue;
             }
-            Ok(false) if is_key(&f.relative) => {
+            Ok(None) if is_key(&f.relative) => {
                 other_key.get_or_insert(target);
                 continue;
             }
-            Ok(false) => {
+            Ok(None) => {
                 report.replaced.push(f.relative.clone());
                 if same_cluster::names_cluster(&f.relative) {
                     if let Ok(Some(existing)) = read_no_link(&target) {
@@ -377,7 +383,7 @@ pub fn write_dir_observed(
     if let Some(path) = other_key {
         return Err(Error::KeyExists { path });
     }
-    report.made_private = make_private_again(dir, files, &report.unchanged, guards.links)?;
+    report.made_private = make_private_again(dir, &exposed, guards.links)?;
     if pending.is_empty() {
         report.replaced.clear();
         return Ok(report);
@@ -392,42 +398,34 @@ pub fn write_dir_observed(
     Ok(report)
 }
 
-/// The unchanged files of `auth/` and `tls/`, and those directories, whose mode lets others
-/// read or enter them (a `chmod`, a copy, an unpacking by hand): each gets its mode as bootgen
-/// writes it again (the files that are written get it anyway). A linked `tls/` (`links`
-/// allows it) is not changed: it is the user's. Returns what was changed.
-fn make_private_again(
-    dir: &Path,
-    files: &[OutputFile],
-    unchanged: &[String],
-    links: Links,
-) -> Result<Vec<String>> {
+/// `auth/` and `tls/` when their mode lets others read or enter them (a `chmod`, a copy, an
+/// unpacking by hand), and the unchanged files of theirs found so (`exposed`): each gets its
+/// mode as bootgen writes it again (the files that are written get it anyway). A linked `tls/`
+/// (`links` allows it) is not changed: it is the user's. Returns what was changed.
+fn make_private_again(dir: &Path, exposed: &[&OutputFile], links: Links) -> Result<Vec<String>> {
     let mut changed = Vec::new();
-    let mut fix = |path: &Path, shown: String, mode: u32| -> Result<()> {
-        let Ok(meta) = fs::symlink_metadata(path) else {
-            return Ok(());
-        };
-        if meta.file_type().is_symlink() || meta.permissions().mode() & 0o077 & !mode == 0 {
-            return Ok(());
-        }
-        fs::set_permissions(path, fs::Permissions::from_mode(mode))
-            .map_err(|e| Error::io("cannot set permissions on", path, e))?;
-        changed.push(shown);
-        Ok(())
-    };
     for top in ["auth", "tls"] {
         if top == "tls" && links == Links::AllowTls {
             continue;
         }
-        fix(&dir.join(top), format!("{top}/"), 0o700)?;
-    }
-    for f in files.iter().filter(|f| is_secret(&f.relative)) {
-        let linked_tls = links == Links::AllowTls && f.relative.starts_with("tls/");
-        if !linked_tls && unchanged.contains(&f.relative) {
-            fix(&dir.join(&f.relative), f.relative.clone(), f.mode)?;
+        let path = dir.join(top);
+        let open = fs::symlink_metadata(&path)
+            .is_ok_and(|meta| meta.is_dir() && meta.permissions().mode() & 0o077 != 0);
+        if open {
+            set_private(&path, 0o700)?;
+            changed.push(format!("{top}/"));
         }
     }
+    for f in exposed {
+        set_private(&dir.join(&f.relative), f.mode)?;
+        changed.push(f.relative.clone());
+    }
     Ok(changed)
+}
+
+fn set_private(path: &Path, mode: u32) -> Result<()> {
+    fs::set_permissions(path, fs::Permissions::from_mode(mode))
+        .map_err(|e| Error::io("cannot set permissions on", path, e))
 }
 
 /// An error for the first file of `files`, or directory on its way, that is a link in `dir`, or

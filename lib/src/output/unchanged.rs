@@ -54,18 +54,20 @@ pub fn into_output_files_in(
 }
 
 /// Whether the regular file at `path` holds exactly `contents`, read a chunk at a time into
-/// `buffer`. An error when it cannot be read, or is no regular file (a directory, a pipe), as
-/// reading it whole would be.
+/// `buffer`: its permission bits when it does (read on the way, for the caller's mode checks),
+/// `None` when it does not. An error when it cannot be read, or is no regular file (a
+/// directory, a pipe), as reading it whole would be.
 pub(super) fn holds_exactly(
     path: &Path,
     contents: &[u8],
     buffer: &mut [u8],
-) -> std::io::Result<bool> {
+) -> std::io::Result<Option<u32>> {
+    use std::os::unix::fs::PermissionsExt as _;
     // Not a FIFO's reader, which would wait for a writer forever.
     let (mut file, meta) = super::host_configs::open_regular(path)?
         .ok_or_else(|| std::io::Error::from(ErrorKind::NotFound))?;
     if meta.len() != contents.len() as u64 {
-        return Ok(false);
+        return Ok(None);
     }
     let mut rest = contents;
     loop {
@@ -75,12 +77,12 @@ pub(super) fn holds_exactly(
             Err(e) => return Err(e),
         };
         if read == 0 {
-            return Ok(rest.is_empty());
+            return Ok(rest.is_empty().then(|| meta.permissions().mode() & 0o7777));
         }
         // A file that grew since its length was read is not the same either.
         match rest.split_at_checked(read) {
             Some((expected, after)) if buffer[..read] == *expected => rest = after,
-            _ => return Ok(false),
+            _ => return Ok(None),
         }
     }
 }
@@ -188,16 +190,24 @@ mod tests {
         let contents: Vec<u8> = (0..CHUNK * 2 + 7).map(|i| (i % 251) as u8).collect();
         std::fs::write(&path, &contents).unwrap();
         let mut buffer = buffer();
-        assert!(holds_exactly(&path, &contents, &mut buffer).unwrap());
+        assert!(holds_exactly(&path, &contents, &mut buffer)
+            .unwrap()
+            .is_some());
         // The same length, one byte different in the second chunk.
         let mut other = contents.clone();
         other[CHUNK + 3] ^= 1;
-        assert!(!holds_exactly(&path, &other, &mut buffer).unwrap());
+        assert!(holds_exactly(&path, &other, &mut buffer).unwrap().is_none());
         // Shorter and longer.
-        assert!(!holds_exactly(&path, &contents[1..], &mut buffer).unwrap());
-        assert!(!holds_exactly(&path, &[contents.as_slice(), b"x"].concat(), &mut buffer).unwrap());
+        assert!(holds_exactly(&path, &contents[1..], &mut buffer)
+            .unwrap()
+            .is_none());
+        assert!(
+            holds_exactly(&path, &[contents.as_slice(), b"x"].concat(), &mut buffer)
+                .unwrap()
+                .is_none()
+        );
         std::fs::write(&path, b"").unwrap();
-        assert!(holds_exactly(&path, b"", &mut buffer).unwrap());
+        assert!(holds_exactly(&path, b"", &mut buffer).unwrap().is_some());
         // Missing, or a directory: not readable as a file.
         assert!(holds_exactly(&dir.path().join("none"), b"", &mut buffer).is_err());
         assert!(holds_exactly(dir.path(), b"", &mut buffer).is_err());
