@@ -367,9 +367,9 @@ impl ClusterMedia {
 
     /// Writes every ISO and PXE set into `output`'s media directory (the run holds the
     /// directory's lock), each file a copy renamed into place; returns one line per medium.
+    /// What a killed run left there (an ISO's size each) is gone already: the configs' write
+    /// (`write_dir_observed`) removed it.
     pub fn write(&self, output: &Path) -> anyhow::Result<Vec<String>> {
-        // What a killed run left (an ISO's size each) goes before new media are written.
-        bootgen::output::remove_temp_files(output)?;
         let media = bootgen::output::MEDIA_DIR;
         let below = |relative: &str| bootgen::output::create_dir_below(output, relative);
         let dir = below(media)?;
