@@ -1400,22 +1400,17 @@ fn what_a_killed_media_write_left_is_removed() {
     let dir = tempfile::tempdir().unwrap();
     let iso = live_iso(dir.path(), "x86_64", EMBED_SIZE);
     let out = dir.path().join("out");
+    let run = args![
+        "ignition",
+        "-o",
+        &out,
+        "--iso",
+        &iso,
+        "--dest-device",
+        "/dev/sda"
+    ];
     let make = |extra: &[&std::ffi::OsStr]| {
-        let output = bootgen(
-            &[
-                args![
-                    "ignition",
-                    "-o",
-                    &out,
-                    "--iso",
-                    &iso,
-                    "--dest-device",
-                    "/dev/sda"
-                ],
-                extra,
-            ]
-            .concat(),
-        );
+        let output = bootgen(&[run, extra].concat());
         assert!(output.status.success(), "{}", stderr(&output));
     };
     make(&[]);
@@ -1435,15 +1430,7 @@ fn what_a_killed_media_write_left_is_removed() {
     // Killed once its configs are in place and before their media are made: recover finishes
     // the configs and says the media are the old ones; the next run makes them again.
     let killed = bootgen_conformance::bootgen!()
-        .args(args![
-            "ignition",
-            "-o",
-            &out,
-            "--iso",
-            &iso,
-            "--dest-device",
-            "/dev/sda"
-        ])
+        .args(run)
         .args(["--force", "--debug"])
         .env("BOOTGEN_TEST_KILL_AT_STEP", "finish")
         .output()
