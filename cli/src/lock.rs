@@ -60,7 +60,6 @@ pub struct FileLock {
 /// Locks `output` as [`FileLock`] says, before it is read. A file that is missing, or is no
 /// regular file (a device such as `/dev/stdout`), gets no lock of its own.
 pub fn hold_file(output: &Path) -> anyhow::Result<FileLock> {
-    use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
     let parent = output
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
@@ -70,30 +69,8 @@ pub fn hold_file(output: &Path) -> anyhow::Result<FileLock> {
     } else {
         None
     };
-    loop {
-        let flags = rustix::fs::OFlags::NOFOLLOW | rustix::fs::OFlags::NONBLOCK;
-        let file = match std::fs::OpenOptions::new()
-            .read(true)
-            .custom_flags(flags.bits() as i32)
-            .open(output)
-        {
-            Ok(file) if file.metadata().is_ok_and(|m| m.is_file()) => file,
-            _ => {
-                return Ok(FileLock {
-                    _dir: dir,
-                    _file: None,
-                })
-            }
-        };
-        rustix::fs::flock(&file, rustix::fs::FlockOperation::LockExclusive)
-            .map_err(|e| anyhow::anyhow!("cannot lock {}: {e}", output.display()))?;
-        // The run that held it may have replaced the file (a rename over it): lock the new one.
-        let (held, named) = (file.metadata()?, std::fs::symlink_metadata(output));
-        if named.is_ok_and(|named| named.ino() == held.ino() && named.dev() == held.dev()) {
-            return Ok(FileLock {
-                _dir: dir,
-                _file: Some(file),
-            });
-        }
-    }
+    Ok(FileLock {
+        _dir: dir,
+        _file: bootgen::output::lock_file(output)?,
+    })
 }

@@ -146,6 +146,30 @@ fn open(path: &Path, access: Access) -> Result<Option<fs::File>> {
     }
 }
 
+/// Takes an exclusive `flock` on the regular file at `path`, waiting for another holder, before
+/// the caller reads it to replace it (a patch in place): two such writers follow each other,
+/// the second reading the first's result. When the holder before replaced the file (a rename
+/// over it), the new one is locked. `None` when nothing lockable is there: no file, a link (as
+/// `/dev/stdout` is) or anything but a regular file. Held until the returned file is dropped.
+pub fn lock_file(path: &Path) -> Result<Option<fs::File>> {
+    loop {
+        let flags = OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC;
+        let file = match fs::OpenOptions::new()
+            .read(true)
+            .custom_flags(flags.bits() as i32)
+            .open(path)
+        {
+            Ok(file) if file.metadata().is_ok_and(|m| m.is_file()) => file,
+            _ => return Ok(None),
+        };
+        rustix::fs::flock(&file, FlockOperation::LockExclusive)
+            .map_err(|e| Error::io("cannot lock", path, e.into()))?;
+        if still_named(&file, path) {
+            return Ok(Some(file));
+        }
+    }
+}
+
 /// True when `path` still names the open `file`.
 fn still_named(file: &fs::File, path: &Path) -> bool {
     match (file.metadata(), fs::symlink_metadata(path)) {

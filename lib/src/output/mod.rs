@@ -22,7 +22,7 @@ pub use estimate::{iso_estimate, iso_estimate_kept, ISO_ESTIMATE_FILE};
 pub use extract::{extract, extract_split, ExtractReport, UNIT_DIR};
 pub use host_configs::{host_configs, read_in_dir, read_no_link};
 pub use journal::{interrupted, recover, Recovery, WriteStep, COMMIT_RECORD, STAGING_DIR};
-pub use lock::{Access, DirLock, WhenBusy, LOCK_FILE};
+pub use lock::{lock_file, Access, DirLock, WhenBusy, LOCK_FILE};
 pub use media::{
     clear_media_pending, media_dirs, media_pending, media_pending_marker, patch_in_place,
     patch_to_copy, remove_temp_files, write_streamed, CONFIG_MEDIA_MODE, MEDIA_PENDING,
