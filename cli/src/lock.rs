@@ -3,7 +3,7 @@
 
 use crate::report::notice;
 use bootgen::output::{Access, DirLock, WhenBusy};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// Locks `dir` for `access`; when another run holds it, waits (saying so) if `wait`, else
 /// fails at once naming the directory.
@@ -60,17 +60,46 @@ pub struct FileLock {
 /// Locks `output` as [`FileLock`] says, before it is read. A file that is missing, or is no
 /// regular file (a device such as `/dev/stdout`), gets no lock of its own.
 pub fn hold_file(output: &Path) -> anyhow::Result<FileLock> {
-    let parent = output
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let dir = if parent.join(bootgen::output::LOCK_FILE).exists() {
-        Some(hold(parent, Access::Write, false)?)
-    } else {
-        None
-    };
     Ok(FileLock {
-        _dir: dir,
+        _dir: hold_output_around(&parent_of(output), false)?,
         _file: bootgen::output::lock_file(output)?,
     })
+}
+
+/// The directory `path` is in (`.` for a bare name).
+pub fn parent_of(path: &Path) -> PathBuf {
+    path.parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."))
+        .to_path_buf()
+}
+
+/// Locks, for writing, the output directory that `dir` is or is one of the directories of
+/// (`media/`, `auth/`, ...: `bootgen::output::written_dirs`), when it is in one: a run writing
+/// that output meanwhile would replace the same files, or remove a temporary file of ours as a
+/// killed run's. Waits for another run (saying so) if `wait`, else fails naming it.
+pub fn hold_output_around(dir: &Path, wait: bool) -> anyhow::Result<Option<DirLock>> {
+    // Where the directory really is: `-o x.iso` run inside `out/media` is in `out`.
+    let dir = &dir.canonicalize().unwrap_or_else(|_| dir.to_path_buf());
+    let depth = |relative: &str| Path::new(relative).components().count();
+    for relative in bootgen::output::written_dirs() {
+        let mut top = dir.to_path_buf();
+        let matches = (0..depth(&relative)).all(|_| match top.parent() {
+            Some(parent) => {
+                top = parent.to_path_buf();
+                true
+            }
+            None => false,
+        }) && dir.ends_with(&relative);
+        if !matches {
+            continue;
+        }
+        if top.as_os_str().is_empty() {
+            top = PathBuf::from(".");
+        }
+        if top.join(bootgen::output::LOCK_FILE).is_file() {
+            return Ok(Some(hold(&top, Access::Write, wait)?));
+        }
+    }
+    Ok(None)
 }

@@ -24,6 +24,7 @@ pub fn run(args: PxeArgs) -> anyhow::Result<ExitCode> {
         Some(_) => anyhow::anyhow!("--name: {why}"),
         None => anyhow::anyhow!("{}: {why}; give one with --name", config.path.display()),
     })?;
+    let _lock = crate::lock::hold_output_around(&args.output, true)?;
     let written = write_pxe_set(
         &args.input,
         &iso,

@@ -57,6 +57,18 @@ pub fn media_dirs() -> [String; 4] {
     ]
 }
 
+/// Every directory a run writes files into, relative to the output directory (`""` is the
+/// directory itself): a temporary file of bootgen's may be in any of them.
+pub fn written_dirs() -> impl Iterator<Item = String> {
+    let own = [
+        String::new(),
+        "auth".into(),
+        "tls".into(),
+        super::HOSTS_DIR.into(),
+    ];
+    own.into_iter().chain(media_dirs())
+}
+
 /// Removes the temporary files a killed write left in `dir` (`.NAME.XXXXXX.bootgen-tmp`, from
 /// an atomic write: a media file a whole ISO's size, a patched config, a commit record; any
 /// of them may hold keys): in `dir` itself, `auth/`, `tls/`, `hosts/` and the media
@@ -65,13 +77,7 @@ pub fn media_dirs() -> [String; 4] {
 /// paths removed, relative to `dir`.
 pub fn remove_temp_files(dir: &Path) -> Result<Vec<String>> {
     let mut removed = Vec::new();
-    let own = [
-        String::new(),
-        "auth".into(),
-        "tls".into(),
-        super::HOSTS_DIR.into(),
-    ];
-    for relative in own.into_iter().chain(media_dirs()) {
+    for relative in written_dirs() {
         let path = dir.join(&relative);
         let is_dir = fs::symlink_metadata(&path).is_ok_and(|m| m.file_type().is_dir());
         if !is_dir {

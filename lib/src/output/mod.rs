@@ -25,7 +25,8 @@ pub use journal::{interrupted, recover, Recovery, WriteStep, COMMIT_RECORD, STAG
 pub use lock::{lock_file, Access, DirLock, WhenBusy, LOCK_FILE};
 pub use media::{
     clear_media_pending, media_dirs, media_pending, media_pending_marker, patch_in_place,
-    patch_to_copy, remove_temp_files, write_streamed, CONFIG_MEDIA_MODE, MEDIA_PENDING,
+    patch_to_copy, remove_temp_files, write_streamed, written_dirs, CONFIG_MEDIA_MODE,
+    MEDIA_PENDING,
 };
 pub use package::{check_package, write_package, PackageReport, CHECKSUMS};
 pub use prune::{

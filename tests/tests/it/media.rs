@@ -1448,3 +1448,65 @@ fn what_a_killed_media_write_left_is_removed() {
     let again = bootgen(args!["recover", &out]);
     assert!(!stderr(&again).contains("killed run"), "{}", stderr(&again));
 }
+
+/// `bootgen iso -o` and `bootgen pxe -o` into an output directory (its `media/`, or the
+/// directory itself) wait for a run that holds it: that run would otherwise replace the same
+/// images, or remove the medium's temporary copy as a killed run's.
+#[test]
+fn media_written_into_an_output_directory_wait_for_its_lock() {
+    use std::process::Stdio;
+    let dir = tempfile::tempdir().unwrap();
+    let iso = live_iso(dir.path(), "x86_64", EMBED_SIZE);
+    let out = cluster(dir.path(), "out", &[]);
+    fs::create_dir(out.join("media")).unwrap();
+    let config = out.join("worker.ign");
+    let mine = out.join("media/mine.iso");
+    let runs: [(&[&std::ffi::OsStr], PathBuf); 2] = [
+        (args!["iso", &iso, "-c", &config, "-o", &mine], mine.clone()),
+        (
+            args![
+                "pxe",
+                &iso,
+                "-c",
+                &config,
+                "-o",
+                &out,
+                "--base-url",
+                "http://192.0.2.1/"
+            ],
+            out.join("worker.ipxe"),
+        ),
+    ];
+    for (run, written) in runs {
+        let lock = bootgen::output::DirLock::acquire(
+            &out,
+            bootgen::output::Access::Write,
+            bootgen::output::WhenBusy::Refuse,
+        )
+        .unwrap();
+        let mut waiting = bootgen_conformance::bootgen!()
+            .args(run)
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(500));
+        assert!(
+            waiting.try_wait().unwrap().is_none(),
+            "{run:?} did not wait"
+        );
+        assert!(
+            !written.exists(),
+            "{run:?} wrote while the directory was held"
+        );
+        drop(lock);
+        let output = waiting.wait_with_output().unwrap();
+        assert!(output.status.success(), "{run:?}: {}", stderr(&output));
+        assert!(
+            stderr(&output).contains("waiting for the other bootgen run using"),
+            "{}",
+            stderr(&output)
+        );
+        assert!(written.is_file(), "{run:?} wrote nothing");
+    }
+}
