@@ -6,6 +6,7 @@
 use crate::args::DiffArgs;
 use crate::input::{load, read_path, refuse_interrupted};
 use bootgen::ignition::SplitDoc;
+use bootgen::output;
 use bootgen::report::{diff_file, diff_objects, diff_split, ConfigDiff, ObjectDiff};
 use std::path::Path;
 use std::process::ExitCode;
@@ -16,7 +17,7 @@ const EXIT_DIFFERENT: u8 = 1;
 const EXIT_TROUBLE: u8 = 2;
 
 /// Outputs compared as text when both sides are directories (after the configs).
-const TEXT_OUTPUTS: [&str; 2] = ["metadata.json", "auth/kubeconfig"];
+const TEXT_OUTPUTS: [&str; 2] = [output::METADATA_FILE, output::ADMIN_KUBECONFIG];
 
 /// Both configs split: their file entries stay raw JSON, each decoded when compared.
 fn compare_configs(old: &Path, new: &Path) -> anyhow::Result<ConfigDiff> {
@@ -121,7 +122,7 @@ fn compare_media(old: &Path, new: &Path) -> anyhow::Result<Vec<ConfigDiff>> {
 
 /// The files of an output directory compared beside its bootstrap config, which names the
 /// per-run IDs they hold.
-const BESIDE_BOOTSTRAP: [&str; 2] = ["metadata.json", "auth/kubeconfig"];
+const BESIDE_BOOTSTRAP: [&str; 2] = [output::METADATA_FILE, output::ADMIN_KUBECONFIG];
 
 fn compare_objects(old: &Path, new: &Path) -> anyhow::Result<ObjectDiff> {
     compare_objects_with(old, new, &[])

@@ -167,7 +167,7 @@ fn refuse_inside_other_output(dir: &std::path::Path) -> anyhow::Result<()> {
     };
     let own_dirs = ["tls", "auth", output::MEDIA_DIR, output::HOSTS_DIR];
     let is_output = |p: &std::path::Path| {
-        p.join(output::LOCK_FILE).exists() || p.join("metadata.json").exists()
+        p.join(output::LOCK_FILE).exists() || p.join(output::METADATA_FILE).exists()
     };
     if own_dirs.iter().any(|d| name == *d) && is_output(parent) {
         anyhow::bail!(

@@ -114,7 +114,7 @@ fn config_arch(path: &Path, doc: &bootgen::ignition::IgnitionDoc) -> Option<(Arc
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
         .unwrap_or(Path::new("."));
-    let metadata = dir.join("metadata.json");
+    let metadata = dir.join(bootgen::output::METADATA_FILE);
     if let Some(record) = std::fs::read(&metadata)
         .ok()
         .and_then(|b| serde_json::from_slice::<serde_json::Value>(&b).ok())

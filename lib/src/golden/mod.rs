@@ -60,10 +60,10 @@ fn redactions_with(dir: &Path, certs: &crate::report::CertCollector) -> Result<R
         redactions.add(&crate::pki::rfc3339(cert.not_before), "<not-before>");
         redactions.add(&crate::pki::rfc3339(cert.not_after), "<not-after>");
     }
-    if let Some(text) = read_optional(dir, "metadata.json")? {
+    if let Some(text) = read_optional(dir, crate::output::METADATA_FILE)? {
         let metadata: serde_json::Value =
             serde_json::from_str(&text).map_err(|e| Error::Parse {
-                file: dir.join("metadata.json").display().to_string(),
+                file: dir.join(crate::output::METADATA_FILE).display().to_string(),
                 line: Some(e.line()),
                 message: e.to_string(),
             })?;
@@ -73,7 +73,7 @@ fn redactions_with(dir: &Path, certs: &crate::report::CertCollector) -> Result<R
             }
         }
     }
-    if let Some(password) = read_optional(dir, "auth/kubeadmin-password")? {
+    if let Some(password) = read_optional(dir, crate::output::KUBEADMIN_PASSWORD)? {
         redactions.add(&password, "<kubeadmin-password>");
     }
     if let Some(line) = read_optional(dir, "auth/bootstrap-ssh-key.pub")? {
@@ -153,7 +153,7 @@ pub fn view_dir(dir: &Path) -> Result<String> {
         }
     }
     let _ = writeln!(out, "\n######## metadata.json");
-    match read_optional(dir, "metadata.json")? {
+    match read_optional(dir, crate::output::METADATA_FILE)? {
         Some(text) => {
             let value: serde_json::Value = serde_json::from_str(&text).unwrap_or_default();
             let pretty = serde_json::to_string_pretty(&value).unwrap_or(text);
@@ -174,7 +174,7 @@ fn auth(out: &mut String, top: &Path, redactions: &Redactions) -> Result<()> {
     let dir = top.join("auth");
     if std::fs::symlink_metadata(&dir).is_ok_and(|m| m.file_type().is_symlink()) {
         // Refused as a link, by the reader every other name goes through.
-        crate::output::read_in_dir(top, "auth/kubeconfig")?;
+        crate::output::read_in_dir(top, crate::output::ADMIN_KUBECONFIG)?;
     }
     let mut names = Vec::new();
     match std::fs::read_dir(&dir) {

@@ -69,17 +69,19 @@ pub const CONFIG_FILES: &[&str] = &[
     "bootstrap-in-place-for-live-iso.ign",
     "master.ign",
     "worker.ign",
-    "metadata.json",
+    METADATA_FILE,
 ];
 
 /// The directory of an output directory that `ignition --iso` writes boot media into: not
 /// packed (an ISO is no config), not foreign either.
 pub const MEDIA_DIR: &str = "media";
 
+/// The record of the cluster for `openshift-install destroy` and the like.
+pub const METADATA_FILE: &str = "metadata.json";
 /// The admin kubeconfig.
-const ADMIN_KUBECONFIG: &str = "auth/kubeconfig";
+pub const ADMIN_KUBECONFIG: &str = "auth/kubeconfig";
 /// The kubeadmin password.
-const KUBEADMIN_PASSWORD: &str = "auth/kubeadmin-password";
+pub const KUBEADMIN_PASSWORD: &str = "auth/kubeadmin-password";
 /// The bootstrap SSH key pair: a key, which is never replaced, and its public half.
 const BOOTSTRAP_SSH_KEY: &str = "auth/bootstrap-ssh-key";
 const BOOTSTRAP_SSH_PUBLIC_KEY: &str = "auth/bootstrap-ssh-key.pub";
@@ -155,7 +157,7 @@ fn files_with(generated: &Generated, bootstrap: Option<Vec<u8>>) -> Vec<OutputFi
     }
     files.extend([
         file(
-            "metadata.json",
+            METADATA_FILE,
             serde_json::to_vec(&generated.metadata).unwrap_or_default(),
             // It holds the vCenter credentials of a vSphere cluster.
             if generated.metadata.vsphere.is_some() {

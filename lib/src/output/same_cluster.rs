@@ -110,7 +110,7 @@ impl std::fmt::Display for ClusterMark {
     }
 }
 
-const METADATA: &str = "metadata.json";
+const METADATA: &str = super::METADATA_FILE;
 const KUBECONFIG: &str = super::ADMIN_KUBECONFIG;
 const POINTER: &str = "master.ign";
 
