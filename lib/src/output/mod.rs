@@ -560,7 +560,8 @@ fn write_and_set_mode(
 /// opened for writing: such a target is written into, never renamed over (a rename as root
 /// would put a regular file, with the output, where /dev/null was). Anything else there that is
 /// not a regular file or a link (a directory, a socket, a block device) is refused, naming it.
-/// `None` for a regular file, a link, or nothing.
+/// A pipe or device of another user is refused ([`refuse_others_stream`]). `None` for a regular
+/// file, a link, or nothing.
 pub(crate) fn device_at(path: &Path) -> Result<Option<fs::File>> {
     use std::os::unix::fs::FileTypeExt;
     if names_open_descriptor(path) {
@@ -579,11 +580,17 @@ pub(crate) fn device_at(path: &Path) -> Result<Option<fs::File>> {
     };
     let kind = meta.file_type();
     if kind.is_char_device() || kind.is_fifo() {
+        refuse_others_stream(path, &meta)?;
         let device = fs::OpenOptions::new()
             .write(true)
             .custom_flags(rustix::fs::OFlags::NOFOLLOW.bits() as i32)
             .open(path)
             .map_err(|e| Error::io("cannot write", path, e))?;
+        // What was opened, not what was looked at: it may have been swapped in between.
+        let opened = device
+            .metadata()
+            .map_err(|e| Error::io("cannot write", path, e))?;
+        refuse_others_stream(path, &opened)?;
         return Ok(Some(device));
     }
     if kind.is_file() || kind.is_symlink() {
@@ -592,6 +599,24 @@ pub(crate) fn device_at(path: &Path) -> Result<Option<fs::File>> {
     Err(Error::UnsafePath {
         path: path.display().to_string(),
         reason: "it is no regular file (a directory, socket or block device), and bootgen replaces only files".into(),
+    })
+}
+
+/// Refuses a pipe or device at an output path that belongs to another user: a FIFO planted
+/// in a shared directory such as /tmp under the name of our output would hand its owner every
+/// key we write. Ours and root's (`/dev/null`, `/dev/tty`; nobody else can make a device) are
+/// written into.
+fn refuse_others_stream(path: &Path, meta: &fs::Metadata) -> Result<()> {
+    use std::os::unix::fs::MetadataExt;
+    let owner = meta.uid();
+    if owner == 0 || owner == rustix::process::geteuid().as_raw() {
+        return Ok(());
+    }
+    Err(Error::UnsafePath {
+        path: path.display().to_string(),
+        reason: format!(
+            "it is a pipe or device of another user (uid {owner}), who would read what bootgen writes into it"
+        ),
     })
 }
 

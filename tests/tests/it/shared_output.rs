@@ -361,3 +361,58 @@ fn dash_o_dev_stdout_writes_to_standard_output() {
     // No transform: the output is the input, byte for byte.
     assert_eq!(output.stdout, std::fs::read(&config).unwrap());
 }
+
+/// A FIFO another user planted under the name of an output (`mkfifo -m 666
+/// /tmp/cluster.tar.gz`, then read it) gets nothing: the write is refused naming its owner.
+/// One of our own, with a reader, gets the tarball (`-o` of a pipe is a way people stream).
+#[test]
+fn a_pipe_another_user_planted_at_an_output_path_gets_nothing() {
+    if !bootgen_conformance::is_root() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "CI must run as root to make a pipe of another user"
+        );
+        eprintln!("SKIPPED: making a pipe of another user needs root");
+        return;
+    }
+    let scratch = tempfile::tempdir().unwrap();
+    let out = scratch.path().join("out");
+    assert!(ignition(&out, &[]).status().unwrap().success());
+    for (owner, taken) in [("65534", false), ("0", true)] {
+        let fifo = scratch.path().join(format!("cluster-{owner}.tar.gz"));
+        assert!(Command::new("mkfifo")
+            .args(["-m", "666"])
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success());
+        assert!(Command::new("chown")
+            .arg(owner)
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success());
+        // The reader the planter would run (so an unrefused write would not block).
+        let reader = Command::new("cat")
+            .arg(&fifo)
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let output = package(&out, &fifo);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        if taken {
+            assert!(output.status.success(), "{stderr}");
+            let read = reader.wait_with_output().unwrap().stdout;
+            assert!(read.starts_with(&[0x1f, 0x8b]), "no gzip came through");
+        } else {
+            assert_eq!(output.status.code(), Some(1), "{stderr}");
+            assert!(
+                stderr.contains("a pipe or device of another user (uid 65534)"),
+                "{stderr}"
+            );
+            // Let the reader go: open the pipe for writing and close it at once.
+            drop(std::fs::OpenOptions::new().write(true).open(&fifo).unwrap());
+            assert!(reader.wait_with_output().unwrap().stdout.is_empty());
+        }
+    }
+}
