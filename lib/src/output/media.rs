@@ -152,8 +152,17 @@ pub fn write_streamed(
         .and_then(|()| file.flush())
         .and_then(|()| file.set_permissions(fs::Permissions::from_mode(mode)))
         .map_err(|e| Error::io("cannot write", output, e))?;
-    // On failure the temporary file is removed when `temp` is dropped.
-    temp.persist(output)
-        .map(drop)
-        .map_err(|e| Error::io("cannot move into place", output, e.error))
+    // On failure the temporary file is removed when `temp` is dropped. Not replacing: a file
+    // that appeared at `output` while this one was written is refused too, not replaced.
+    let placed = if replace {
+        temp.persist(output)
+    } else {
+        temp.persist_noclobber(output)
+    };
+    placed.map(drop).map_err(|e| match e.error.kind() {
+        std::io::ErrorKind::AlreadyExists if !replace => Error::WouldOverwrite {
+            path: output.to_path_buf(),
+        },
+        _ => Error::io("cannot move into place", output, e.error),
+    })
 }
