@@ -40,8 +40,9 @@ pub fn run(args: PointerArgs) -> anyhow::Result<ExitCode> {
         ca.as_ref().map(|(pem, name)| (pem.as_str(), name.as_str())),
     )?;
     let out = doc.to_bytes();
-    // A URL with credentials makes the pointer a secret too.
-    let mode = if has_user_info(&args.url) {
+    // A URL with credentials makes the pointer a secret too: a user and password, or a
+    // signature or token in its query (a pre-signed URL reads the whole config).
+    let mode = if has_user_info(&args.url) || bootgen::report::hide_secrets(&args.url) != args.url {
         0o600
     } else {
         0o644

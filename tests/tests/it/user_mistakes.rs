@@ -930,6 +930,14 @@ fn a_pointer_over_plain_http_to_a_config_with_keys_is_warned_of() {
     assert_eq!(mode(&dir.path().join("pointer.ign")), 0o600);
     pointer("https://192.0.2.1/bootstrap.ign", &bootstrap);
     assert_eq!(mode(&dir.path().join("pointer.ign")), 0o644);
+    // A pre-signed URL's signature lets anyone holding it read the whole bootstrap config.
+    for signed in [
+        "https://bucket.s3.example.com/bootstrap.ign?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Credential=AKIAEXAMPLE%2F20261128%2Fus-east-1%2Fs3%2Faws4_request&X-Amz-Expires=3600&X-Amz-Signature=0f1e2d3c4b5a69788796a5b4c3d2e1f00f1e2d3c4b5a69788796a5b4c3d2e1f0",
+        "https://acct.blob.example.net/ign/bootstrap.ign?sv=2022-11-02&se=2026-12-01&sp=r&sig=Zm9vYmFyYmF6cXV4cXV1eGNvcmdlZ3JhdWx0Z2FycGx5d2FsZG8%3D",
+    ] {
+        pointer(signed, &bootstrap);
+        assert_eq!(mode(&dir.path().join("pointer.ign")), 0o600, "{signed}");
+    }
 }
 
 /// `bootgen pointer` writes over no file without --force, and never over the config it points
