@@ -116,14 +116,24 @@ fn debug_output_shows_no_secret() -> bootgen::Result<()> {
         .unwrap()
         .to_string();
     let password = generated.identity.kubeadmin_password.clone();
-    let shown = [
+    let mut shown = vec![
+        format!("{:?}", generated.model.proxy),
+        format!("{:?}", generated.model.platform),
         format!("{loaded:?}"),
         format!("{:?}", generated.model),
         format!("{:?}", generated.template_context()),
         format!("{:?}", generated.metadata),
         format!("{generated:?}"),
-        format!("{:?}", output::into_output_files(generated)),
     ];
+    let files = output::into_output_files(generated);
+    shown.push(format!("{files:?}"));
+    let bootstrap = files
+        .iter()
+        .find(|f| f.relative == "bootstrap.ign")
+        .unwrap();
+    let plan = bootgen::check::Plan::from_configs(&bootstrap.contents, "bootstrap.ign", None)?;
+    assert!(!plan.credentials.is_empty());
+    shown.push(format!("{plan:?}"));
     for (i, text) in shown.iter().enumerate() {
         for secret in [
             pull_auth.as_str(),
@@ -136,6 +146,6 @@ fn debug_output_shows_no_secret() -> bootgen::Result<()> {
         }
         assert!(!text.is_empty());
     }
-    assert!(shown[0].contains("install-config.yaml"), "{}", shown[0]);
+    assert!(shown[2].contains("install-config.yaml"), "{}", shown[2]);
     Ok(())
 }

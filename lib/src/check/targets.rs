@@ -55,8 +55,9 @@ pub struct CertificateTime {
     pub authority: bool,
 }
 
-/// Everything `check` tests, from the configs.
-#[derive(Debug, Clone, Default)]
+/// Everything `check` tests, from the configs. Its `Debug` shows the pull secret's registries,
+/// not their credentials.
+#[derive(Clone, Default)]
 pub struct Plan {
     /// The cluster's domain (`<name>.<baseDomain>`).
     pub domain: String,
@@ -83,6 +84,26 @@ pub struct Plan {
     /// The names the config maps in the node's `/etc/hosts` (lower case), with their
     /// addresses: the node looks there before DNS, and so does `check` for a mirror.
     pub node_hosts: Vec<(String, IpAddr)>,
+}
+
+impl std::fmt::Debug for Plan {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let registries: Vec<&str> = self.credentials.iter().map(|(r, _)| r.as_str()).collect();
+        f.debug_struct("Plan")
+            .field("domain", &self.domain)
+            .field("api_vips", &self.api_vips)
+            .field("ingress_vips", &self.ingress_vips)
+            .field("api_roots", &self.api_roots.len())
+            .field("config_server", &self.config_server)
+            .field("registries", &self.registries)
+            .field("credentials (registries only)", &registries)
+            .field("trust", &self.trust.len())
+            .field("release", &self.release)
+            .field("certificates", &self.certificates)
+            .field("hosts", &self.hosts)
+            .field("node_hosts", &self.node_hosts)
+            .finish()
+    }
 }
 
 impl Plan {

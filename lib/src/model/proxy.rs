@@ -9,8 +9,8 @@ use crate::error::Result;
 use serde::Serialize;
 use std::collections::BTreeSet;
 
-/// Proxy settings after validation.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+/// Proxy settings after validation. Its `Debug` leaves out the URLs' `user:password@`.
+#[derive(Clone, Default, PartialEq, Serialize)]
 pub struct ProxySettings {
     /// An http or https proxy is set.
     pub enabled: bool,
@@ -22,6 +22,20 @@ pub struct ProxySettings {
     pub no_proxy: String,
     /// noProxy as the user wrote it.
     pub user_no_proxy: String,
+}
+
+impl std::fmt::Debug for ProxySettings {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let hidden =
+            |url: &str| bootgen_diagnose::replace_url_user_info(url, |_| "<redacted>".to_string());
+        f.debug_struct("ProxySettings")
+            .field("enabled", &self.enabled)
+            .field("http_proxy", &hidden(&self.http_proxy))
+            .field("https_proxy", &hidden(&self.https_proxy))
+            .field("no_proxy", &self.no_proxy)
+            .field("user_no_proxy", &self.user_no_proxy)
+            .finish()
+    }
 }
 
 /// The proxy: a URL for at least one of HTTP and HTTPS, an `http://` HTTP proxy, not at an

@@ -62,8 +62,8 @@ const LEGACY_KEYS: &[(&str, &str)] = &[
 ];
 
 /// A vCenter the cluster talks to (`vcenters[]`). Its credentials go only into the cloud
-/// credentials Secret and `metadata.json`, never into a message.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+/// credentials Secret and `metadata.json`, never into a message (nor its `Debug`).
+#[derive(Clone, PartialEq, Eq, Serialize)]
 #[non_exhaustive]
 pub struct VCenter {
     /// Host name or address of the vCenter.
@@ -77,6 +77,18 @@ pub struct VCenter {
     pub password: String,
     /// The datacenters the cluster uses in this vCenter.
     pub datacenters: Vec<String>,
+}
+
+impl std::fmt::Debug for VCenter {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("VCenter")
+            .field("server", &self.server)
+            .field("port", &self.port)
+            .field("user", &self.user)
+            .field("password", &"<redacted>")
+            .field("datacenters", &self.datacenters)
+            .finish()
+    }
 }
 
 /// Where in vSphere a failure domain puts machines (`failureDomains[].topology`).
