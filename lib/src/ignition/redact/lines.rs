@@ -8,21 +8,23 @@ use super::{is_certificates, is_secret_key, Redact};
 /// The text with its secrets hidden, every other byte as it was.
 pub(super) fn redact(mode: Redact, text: &str) -> String {
     let lines: Vec<&str> = text.split_inclusive('\n').collect();
-    let secret_doc = secret_documents(&lines);
+    let secret_columns = secret_mappings(&lines);
     let mut out = String::with_capacity(text.len());
-    // Inside a Secret's top-level `data` or `stringData`: every entry below it is a secret.
-    let mut in_data = false;
+    // Inside a Secret's `data` or `stringData` (the column of that key): every entry below it
+    // is a secret.
+    let mut data_at: Option<usize> = None;
     let mut i = 0;
     while i < lines.len() {
         let line = lines[i];
         let body = line.trim_end_matches(['\n', '\r']);
         let indent = indent_of(body);
         let blank = body.trim().is_empty();
-        if !blank && indent == 0 {
-            in_data = false;
+        if !blank && data_at.is_some_and(|column| indent <= column) {
+            data_at = None;
         }
+        let in_data = data_at.is_some();
         let entry = entry(body);
-        if in_data && indent > 0 && entry.is_none() && !blank {
+        if in_data && entry.is_none() && !blank {
             // A line of a Secret's data that is no `key: value` (a folded value): all of it.
             out.push_str(&body[..indent]);
             out.push_str(&mode.shown("redacted", body.trim().as_bytes()));
@@ -30,10 +32,16 @@ pub(super) fn redact(mode: Redact, text: &str) -> String {
             i += 1;
             continue;
         }
-        if let Some((key, value_at)) = entry {
+        if let Some(Entry {
+            key,
+            column,
+            value_at,
+        }) = entry
+        {
             let value = &body[value_at..];
-            let top_data = secret_doc[i] && indent == 0 && matches!(key, "data" | "stringData");
-            if (in_data && indent > 0) || is_secret_key(key) || (top_data && !value.is_empty()) {
+            let secret_data =
+                matches!(key, "data" | "stringData") && secret_columns[i].contains(&column);
+            if in_data || is_secret_key(key) || (secret_data && !value.is_empty()) {
                 let (core, trailer) = split_trailer(value);
                 if core.is_empty() || is_block_indicator(core) {
                     let end = block_end(&lines, i + 1, indent);
@@ -65,8 +73,8 @@ pub(super) fn redact(mode: Redact, text: &str) -> String {
                     continue;
                 }
             }
-            if top_data && value.is_empty() {
-                in_data = true;
+            if secret_data && value.is_empty() {
+                data_at = Some(column);
             }
         }
         out.push_str(&mode.inline(line));
@@ -75,31 +83,53 @@ pub(super) fn redact(mode: Redact, text: &str) -> String {
     out
 }
 
-/// For each line, whether its YAML document (between `---` lines) is a Secret.
-fn secret_documents(lines: &[&str]) -> Vec<bool> {
-    let mut flags = vec![false; lines.len()];
+/// For each line, the columns at which its YAML document (between `---` lines) has a mapping
+/// of `kind: Secret`: at 0 for a document that is a Secret, further in for the items of a
+/// `List`. However `kind` is written (quoted, spaced, followed by a comment), as the YAML
+/// parser reads it. A mapping's `data` and `stringData` at such a column are secrets; in a
+/// list of several kinds the other items' too, which hides more, never less.
+fn secret_mappings(lines: &[&str]) -> Vec<Vec<usize>> {
+    let mut columns = vec![Vec::new(); lines.len()];
     let mut start = 0;
     for end in 0..=lines.len() {
         if end < lines.len() && !lines[end].starts_with("---") {
             continue;
         }
-        let is_secret = lines[start..end].iter().any(|l| {
-            let l = l.trim_end();
-            matches!(l, "kind: Secret" | "kind: \"Secret\"" | "kind: 'Secret'")
-        });
-        flags[start..end].fill(is_secret);
+        let mut found: Vec<usize> = lines[start..end]
+            .iter()
+            .filter_map(|l| entry(l.trim_end_matches(['\n', '\r'])).map(|e| (e, l)))
+            .filter(|(e, l)| e.key == "kind" && scalar(&l.trim_end()[e.value_at..]) == "Secret")
+            .map(|(e, _)| e.column)
+            .collect();
+        found.sort_unstable();
+        found.dedup();
+        columns[start..end].fill(found);
         start = end + 1;
     }
-    flags
+    columns
+}
+
+/// A plain scalar value as YAML reads it: without a trailing comment, a JSON comma or quotes.
+fn scalar(value: &str) -> &str {
+    let value = value.split(" #").next().unwrap_or_default().trim();
+    unquote(split_trailer(value).0)
 }
 
 fn indent_of(line: &str) -> usize {
     line.len() - line.trim_start_matches(' ').len()
 }
 
-/// The key of a `key: value` line (YAML, or JSON with the key quoted) and where its value
-/// starts; list markers (`- `) before the key are skipped.
-fn entry(line: &str) -> Option<(&str, usize)> {
+/// A `key: value` line (YAML, or JSON with the key quoted).
+struct Entry<'a> {
+    key: &'a str,
+    /// Where the key starts (after any list markers `- `): the column of its mapping.
+    column: usize,
+    /// Where the value starts.
+    value_at: usize,
+}
+
+/// The entry of a `key: value` line; list markers (`- `) before the key are skipped.
+fn entry(line: &str) -> Option<Entry<'_>> {
     let mut at = indent_of(line);
     while line[at..].starts_with("- ") {
         at += 2;
@@ -126,7 +156,11 @@ fn entry(line: &str) -> Option<(&str, usize)> {
         return None;
     }
     let value_at = line.len() - tail.trim_start().len();
-    Some((key, value_at))
+    Some(Entry {
+        key,
+        column: at,
+        value_at,
+    })
 }
 
 /// A JSON value's trailing comma apart from the value.

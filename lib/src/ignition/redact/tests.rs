@@ -18,6 +18,36 @@ fn a_secrets_data_and_string_data_are_hidden_with_a_digest() {
     assert!(shown.contains("  plain: visible\n"), "{shown}");
 }
 
+/// `kind` as the YAML parser reads it (the Secret bootgen writes 0600), not as one spelling:
+/// a comment after it, more spaces, quotes, and the Secrets inside a `List`.
+#[test]
+fn a_secret_is_known_however_its_kind_is_written() {
+    for kind in [
+        "kind: Secret  # registry credentials",
+        "kind:   Secret",
+        "kind: \"Secret\" # quoted",
+        "kind: 'Secret'",
+    ] {
+        let text = format!(
+            "apiVersion: v1\n{kind}\nmetadata:\n  name: creds\n  data: shown\ndata:\n  creds: U2VjcmV0T25lQUFB\nstringData:\n  plain: PlainTextSecret9\n"
+        );
+        let shown = D.text(&text);
+        for hidden in ["U2VjcmV0T25lQUFB", "PlainTextSecret9"] {
+            assert!(!shown.contains(hidden), "{kind}: {hidden} in\n{shown}");
+        }
+        assert!(shown.contains("  name: creds\n  data: shown\n"), "{shown}");
+    }
+    let list = "apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: Secret\n  metadata:\n    name: a\n  data:\n    creds: U2VjcmV0T25lQUFB\n- kind: Secret\n  stringData:\n    token: |\n      PlainTextSecret9\n";
+    let shown = D.text(list);
+    for hidden in ["U2VjcmV0T25lQUFB", "PlainTextSecret9"] {
+        assert!(!shown.contains(hidden), "{hidden} in\n{shown}");
+    }
+    assert!(shown.contains("    name: a\n"), "{shown}");
+    // A ConfigMap alone keeps its data.
+    let config_map = "kind: ConfigMap # not a Secret\ndata:\n  plain: visible\n";
+    assert_eq!(D.text(config_map), config_map);
+}
+
 #[test]
 fn secret_keys_urls_tokens_and_hashes_are_hidden_anywhere() {
     let hash = format!("$2a$10${}", "a".repeat(53));
