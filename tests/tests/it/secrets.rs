@@ -485,3 +485,89 @@ fn secret_environment_variables_are_hidden() {
     assert!(printed.contains("TOKEN_FILE=/run/token"), "{printed}");
     assert!(printed.contains("\\\"REGION=eu\\\"") || printed.contains("\"REGION=eu\""));
 }
+
+/// A user's Secret manifest however its `kind` is written (a comment after it, a `List` of
+/// Secrets) and a user's keyfiles (Wi-Fi with `[connection]` not first, WireGuard): written
+/// into two clusters with different values, none of the values reaches `inspect --golden`,
+/// `diff` of the configs or of the directories, or `diff --objects`.
+#[test]
+fn user_secrets_in_manifests_and_keyfiles_stay_hidden() {
+    let scratch = tempfile::tempdir().unwrap();
+    let dir = scratch.path();
+    let secrets = |n: u8| {
+        [
+            format!("U2VjcmV0T25lQUFB{n}"),
+            format!("PlainTextSecret{n}"),
+            format!("ListItemSecret{n}"),
+            format!("GoldenWifiPsk7{n}"),
+            format!("yAnz5TF+lXXJte14tji3zlMNq+hd2rYUIgJBgB3fBm{n}="),
+            format!("PeerPresharedKey{n}"),
+        ]
+    };
+    let mut outs = Vec::new();
+    for n in [1u8, 2] {
+        let [data, plain, item, psk, wg_key, peer] = secrets(n);
+        let manifests = dir.join(format!("manifests-{n}"));
+        std::fs::create_dir(&manifests).unwrap();
+        std::fs::write(
+            manifests.join("creds.yaml"),
+            format!("apiVersion: v1\nkind: Secret  # registry creds\nmetadata:\n  name: creds\n  namespace: default\ntype: Opaque\ndata:\n  creds: {data}\nstringData:\n  plain: {plain}\n"),
+        )
+        .unwrap();
+        std::fs::write(
+            manifests.join("list.yaml"),
+            format!("apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind:  Secret\n  metadata:\n    name: listed\n    namespace: default\n  stringData:\n    token: {item}\n"),
+        )
+        .unwrap();
+        let wifi = dir.join(format!("wifi-{n}.nmconnection"));
+        std::fs::write(
+            &wifi,
+            format!("[wifi-security]\nkey-mgmt=wpa-psk\npsk={psk}\n\n[connection]\nid=lab\ntype=wifi\n\n[wifi]\nssid=lab\n"),
+        )
+        .unwrap();
+        let wireguard = dir.join(format!("wg0-{n}.nmconnection"));
+        std::fs::write(
+            &wireguard,
+            format!("[connection]\nid=wg0\ntype=wireguard\ninterface-name=wg0\n\n[wireguard]\nprivate-key={wg_key}\n\n[wireguard-peer.xTIBA5rboUvnH4htodjb6e697QjLERt1NAB4mZqp8Dg=]\npreshared-key={peer}\nendpoint=192.0.2.9:51820\nallowed-ips=10.0.0.0/8;\n"),
+        )
+        .unwrap();
+        let out = dir.join(format!("out-{n}"));
+        let said = bootgen(
+            &["ignition", "--key-algorithm", "ecdsa-p256"],
+            &[
+                Path::new("--manifests-dir"),
+                &manifests,
+                Path::new("--network-keyfile"),
+                &wifi,
+                Path::new("--network-keyfile"),
+                &wireguard,
+                Path::new("-o"),
+                &out,
+            ],
+        );
+        assert!(out.join("bootstrap.ign").exists(), "{said}");
+        outs.push(out);
+    }
+    let (a, b) = (&outs[0], &outs[1]);
+    let (a_ign, b_ign) = (a.join("bootstrap.ign"), b.join("bootstrap.ign"));
+    let mut printed = String::new();
+    for (args, paths) in [
+        (vec!["inspect", "--golden"], vec![a]),
+        (vec!["diff"], vec![&a_ign, &b_ign]),
+        (vec!["diff"], vec![a, b]),
+        (vec!["diff", "--objects"], vec![a, b]),
+    ] {
+        let paths: Vec<&Path> = paths.iter().map(|p| p.as_path()).collect();
+        printed += &bootgen(&args, &paths);
+    }
+    // The commands read their inputs, and the diff saw the values change.
+    assert!(!printed.contains("(exit Some(2))"), "{printed}");
+    assert!(printed.contains("<redacted hmac:"), "{printed}");
+    let searched = with_decoded_base64(&printed);
+    for needle in secrets(1).iter().chain(&secrets(2)) {
+        assert!(
+            !searched.contains(needle.as_str()),
+            "{needle} printed:\n{printed}"
+        );
+    }
+}

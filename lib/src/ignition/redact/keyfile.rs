@@ -14,15 +14,25 @@ const KEYFILE_SECRETS: &[&str] = &[
     "wep-key1",
     "wep-key2",
     "wep-key3",
+    // WireGuard's own key and a peer's pre-shared key; an 802.1X private key given inline.
+    "private-key",
+    "preshared-key",
+    // MACsec's connectivity association key.
+    "mka-cak",
 ];
 
-/// True when `text` reads as a NetworkManager keyfile: its first setting line is
-/// `[connection]`.
+/// True when `text` reads as a NetworkManager keyfile: its first setting line is a `[group]`
+/// header and one of its groups is `[connection]`, wherever it stands (NetworkManager reads
+/// groups in any order, and so does `--network-keyfile`).
 pub(super) fn is_keyfile(text: &str) -> bool {
-    text.lines()
+    let mut settings = text
+        .lines()
         .map(str::trim)
-        .find(|line| !line.is_empty() && !line.starts_with('#') && !line.starts_with(';'))
-        == Some("[connection]")
+        .filter(|line| !line.is_empty() && !line.starts_with('#') && !line.starts_with(';'));
+    settings
+        .next()
+        .is_some_and(|first| first.starts_with('[') && first.ends_with(']'))
+        && text.lines().any(|line| line.trim() == "[connection]")
 }
 
 /// The keyfile with the values of secret keys (and every value of `[vpn-secrets]`) hidden.
@@ -73,5 +83,31 @@ mod tests {
             assert!(shown.contains(kept), "{kept} not in\n{shown}");
         }
         assert!(!is_keyfile("apiVersion: v1\n"));
+        assert!(!is_keyfile(
+            "[Unit]\nDescription=x\n[Service]\nPassword=x\n"
+        ));
+    }
+
+    /// A keyfile whose `[connection]` is not first, and WireGuard's and MACsec's keys.
+    #[test]
+    fn keys_of_any_group_order_and_of_wireguard_are_hidden() {
+        let text = "[wifi-security]\nkey-mgmt=wpa-psk\npsk=GoldenWifiPsk77\n\n[connection]\nid=wg0\ntype=wireguard\n\n[wireguard]\nprivate-key=yAnzWgPrivateKeyBase64Value0000000000000000=\nlisten-port=51820\n\n[wireguard-peer.xTIBA5rboUvnH4htodjb6e697QjLERt1NAB4mZqp8Dg=]\npreshared-key=PeerPresharedKey1111111111111111111111111=\nendpoint=192.0.2.9:51820\n\n[macsec]\nmka-cak=0123456789abcdef0123456789abcdef\n";
+        assert!(is_keyfile(text));
+        let shown = Redact::Marker.secrets(text);
+        for hidden in [
+            "GoldenWifiPsk77",
+            "yAnzWgPrivateKeyBase64",
+            "PeerPresharedKey",
+            "0123456789abcdef",
+        ] {
+            assert!(!shown.contains(hidden), "{hidden} in\n{shown}");
+        }
+        for kept in [
+            "listen-port=51820\n",
+            "endpoint=192.0.2.9:51820\n",
+            "id=wg0\n",
+        ] {
+            assert!(shown.contains(kept), "{kept} not in\n{shown}");
+        }
     }
 }

@@ -2,10 +2,10 @@
 //! and the golden view (and their JSON forms) hide a Secret's `data` and `stringData`, pull
 //! secrets, passwords and password hashes, bearer tokens, kubeconfig client keys and tokens and
 //! the credentials in URLs (`http://user:pass@proxy`), the values of secret environment
-//! variables (`REGISTRY_PASSWORD=...`), and the Wi-Fi and 802.1X secrets of NetworkManager
-//! keyfiles. A hidden value is shown as a marker,
-//! with a short digest where a change must stay visible (`<redacted hmac:1a2b>`, keyed anew by
-//! each process, so it tells a changed secret from an unchanged one and nothing about either).
+//! variables (`REGISTRY_PASSWORD=...`), and the Wi-Fi, 802.1X, WireGuard and MACsec secrets of
+//! NetworkManager keyfiles. A hidden value is shown as a marker, with a short digest where a
+//! change must stay visible (`<redacted hmac:1a2b>`, keyed anew by each process, so it tells a
+//! changed secret from an unchanged one and nothing about either).
 
 mod env;
 mod keyfile;
