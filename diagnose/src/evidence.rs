@@ -15,14 +15,15 @@ pub struct Evidence {
 
 /// `line` with the credentials a log line can carry hidden (`<redacted>`): a URL's
 /// `user:password@` (`docker://user:pw@registry/...`), the values of JSON keys that hold
-/// secrets (`"auth"`, `"password"`, `"identitytoken"`, `"token"`), `Bearer` tokens, the
-/// values of credential flags (`podman pull --creds user:pw`, `--password=...`) and of
-/// `NAME=value` words whose name says secret (`REGISTRY_PASSWORD=...`). A diagnosis is read
+/// secrets (`"auth"`, `"password"`, `"identitytoken"`, `"token"`), `Bearer` and `Basic`
+/// tokens, the values of credential flags (`podman pull --creds user:pw`, `--password=...`,
+/// a `login`'s `-p`) and of `NAME=value` and `name: value` words whose name says secret
+/// (`REGISTRY_PASSWORD=...`, `password: '...'`). A diagnosis is read
 /// and pasted into tickets; the line is evidence without them.
 pub fn hide_credentials(line: &str) -> String {
     let line = hide_url_user_info(line);
     let line = hide_json_secrets(&line);
-    let line = hide_bearer_tokens(&line);
+    let line = hide_authorization_tokens(&line);
     hide_credential_words(&line)
 }
 
@@ -64,6 +65,9 @@ pub fn is_secret_variable(name: &str) -> bool {
 fn hide_credential_words(line: &str) -> String {
     let mut out = String::with_capacity(line.len());
     let mut hide_next = false;
+    // `-p` is a password only to a `login` (`podman login -p PW`); elsewhere (`mkdir -p`,
+    // `ssh -p 22`) it is not, and hiding it would hide evidence.
+    let mut login = false;
     for word in line.split_inclusive(char::is_whitespace) {
         let body = word.trim_end();
         let blank = &word[body.len()..];
@@ -76,7 +80,13 @@ fn hide_credential_words(line: &str) -> String {
             out.push_str(blank);
             continue;
         }
-        if CREDENTIAL_FLAGS.contains(&body) {
+        login |= body == "login";
+        // `password: VALUE` (YAML, or a program's own words) as `password=VALUE`.
+        let named_key = body
+            .strip_suffix(':')
+            .map(|name| name.trim_start_matches(['"', '\'', '(', '{']))
+            .is_some_and(|name| !name.starts_with('-') && is_secret_variable(name));
+        if CREDENTIAL_FLAGS.contains(&body) || (login && body == "-p") || named_key {
             hide_next = true;
             out.push_str(word);
             continue;
@@ -120,7 +130,10 @@ pub fn replace_url_user_info(text: &str, hide: impl Fn(&str) -> String) -> Strin
         let end = after
             .find(|c: char| c.is_whitespace() || "/?#\"'<>,;`()[]{}|\\".contains(c))
             .unwrap_or(after.len());
-        match after[..end].rfind('@') {
+        match after[..end]
+            .rfind('@')
+            .or_else(|| sign_past_cut_password(after, end))
+        {
             Some(sign) if sign > 0 => {
                 out.push_str(&hide(&after[..sign]));
                 rest = &after[sign..];
@@ -130,6 +143,24 @@ pub fn replace_url_user_info(text: &str, hide: impl Fn(&str) -> String) -> Strin
     }
     out.push_str(rest);
     out
+}
+
+/// Where the `@` after a password holding `/`, `?` or `#` is (`http://user:pa/ss@host`): such a
+/// URL is malformed (they must be percent-encoded), but people write it, and its authority,
+/// cut at that character, reads `user:pa` with no `@`. Taken when what follows the authority's
+/// `:` is no port number and an `@` comes before the URL ends.
+fn sign_past_cut_password(after: &str, authority_end: usize) -> Option<usize> {
+    let authority = &after[..authority_end];
+    let (_, port) = authority.rsplit_once(':')?;
+    if authority.starts_with('[') || port.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let url_end = after
+        .find(|c: char| c.is_whitespace() || "\"'<>`".contains(c))
+        .unwrap_or(after.len());
+    after[authority_end..url_end]
+        .find('@')
+        .map(|at| authority_end + at)
 }
 
 fn hide_json_secrets(line: &str) -> String {
@@ -168,23 +199,40 @@ fn hide_json_secrets(line: &str) -> String {
     out
 }
 
-fn hide_bearer_tokens(line: &str) -> String {
-    let mut out = String::with_capacity(line.len());
-    let mut rest = line;
-    while let Some(at) = rest.find("Bearer ") {
-        let (before, after) = rest.split_at(at + "Bearer ".len());
-        out.push_str(before);
-        let end = after
-            .find(|c: char| c.is_whitespace() || "\"',;".contains(c))
-            .unwrap_or(after.len());
-        if end >= 8 {
-            out.push_str(HIDDEN);
-            rest = &after[end..];
-        } else {
-            rest = after;
+fn hide_authorization_tokens(line: &str) -> String {
+    replace_authorization_tokens(line, |_| HIDDEN.to_string())
+}
+
+/// `text` with the token of every `Bearer TOKEN` and `Basic CREDENTIALS` (HTTP authorization
+/// headers) replaced by what `hide` makes of it: the one place that finds them, for the
+/// evidence here and for bootgen's own redaction. A token, not prose ("Bearer
+/// authentication"): eight characters or more, some digit or punctuation among them.
+pub fn replace_authorization_tokens(text: &str, hide: impl Fn(&str) -> String) -> String {
+    let mut out = text.to_string();
+    for scheme in ["Bearer ", "Basic "] {
+        let mut shown = String::with_capacity(out.len());
+        let mut rest = out.as_str();
+        while let Some(at) = rest.find(scheme) {
+            let (before, after) = rest.split_at(at + scheme.len());
+            shown.push_str(before);
+            let end = after
+                .find(|c: char| c.is_whitespace() || "\"'<>,;`\\".contains(c))
+                .unwrap_or(after.len());
+            let token = &after[..end];
+            let looks_like_token = token.len() >= 8
+                && token
+                    .chars()
+                    .any(|c| c.is_ascii_digit() || "+/=._-".contains(c));
+            if looks_like_token {
+                shown.push_str(&hide(token));
+                rest = &after[end..];
+            } else {
+                rest = after;
+            }
         }
+        shown.push_str(rest);
+        out = shown;
     }
-    out.push_str(rest);
     out
 }
 
@@ -231,6 +279,33 @@ mod tests {
             assert!(shown.contains(kept), "{kept} not in {shown}");
         }
         assert!(shown.contains("--creds <redacted> "), "{shown}");
+        // Basic credentials, a login's -p, a `password:` word; -p and ports elsewhere kept.
+        let lines = [
+            "error: GET /v2/: Authorization: Basic ZGVwbG95OlN1cGVyU2VjcmV0MQ== refused",
+            "error: podman login -p TopSecretPw4 -u deploy mirror.lab:8443",
+            "error: registry password: 'QuotedSecret5' rejected",
+            "+ curl http://deploy:Pa/Secret99@mirror.lab:8443/v2/",
+            "initializing source docker://deploy:Pa#Secret99@mirror.lab:8443/ocp",
+        ];
+        for line in lines {
+            let shown = hide_credentials(line);
+            for secret in [
+                "ZGVwbG95OlN1cGVy",
+                "TopSecretPw4",
+                "QuotedSecret5",
+                "Secret99",
+            ] {
+                assert!(!shown.contains(secret), "{secret} in {shown}");
+            }
+        }
+        for kept in [
+            "+ mkdir -p /etc/kubernetes/manifests",
+            "ssh -p 22 core@api-int.ocp.example.com",
+            "https://api-int.ocp.example.com:6443/readyz?timeout=5s@x",
+            "docker://quay.io/openshift/ocp@sha256:4f1e",
+        ] {
+            assert_eq!(hide_credentials(kept), kept);
+        }
         // Many keys in one line, some in capitals: each value hidden, the rest as it was.
         let many = r#"{"Auth":"c2VjcmV0","x":1},"#.repeat(1000);
         let shown = hide_credentials(&many);

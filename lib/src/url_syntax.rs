@@ -52,6 +52,11 @@ pub(crate) fn parse_problem(url: &str) -> Option<String> {
         return Some("has an IPv6 address without its closing `]`".into());
     }
     match port {
+        // An `@` further on: most likely a password holding `/`, `?` or `#`, which cut the
+        // authority short; the "port" is part of it and is not shown.
+        Some(port) if !port.is_empty() && port.parse::<u16>().is_err() && after_scheme.contains('@') => {
+            Some("has no port number after its host's `:`; if it holds a user and password, write `/`, `?`, `#` and `@` in them as %2F, %3F, %23 and %40".into())
+        }
         Some(port) if !port.is_empty() && port.parse::<u16>().is_err() => {
             Some(format!("has `:{port}` where a port goes"))
         }

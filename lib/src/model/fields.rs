@@ -249,6 +249,16 @@ mod tests {
             let error = check_proxy_url(bad).unwrap_err();
             assert!(!error.contains("pw"), "{error}");
         }
+        // A password holding `/`, `?` or `#` cuts the authority short: none of it is shown.
+        for bad in [
+            "http://admin:Sup3rpw/x@proxy:3128",
+            "http://admin:Hunter2pw?q@proxy:3128",
+            "http://admin:P#sspw@proxy:3128",
+        ] {
+            let error = check_proxy_url(bad).unwrap_err();
+            assert!(!error.contains("pw") && !error.contains(":P"), "{error}");
+            assert!(error.contains("%2F"), "{error}");
+        }
         for good in [
             "http://proxy.example.net:3128",
             "http://[2001:db8::1]:3128",

@@ -268,33 +268,9 @@ impl Redact {
 
     /// `Bearer TOKEN` and `Basic CREDENTIALS` (HTTP authorization headers): the token hidden.
     fn tokens(self, text: &str) -> String {
-        let mut out = text.to_string();
-        for scheme in ["Bearer ", "Basic "] {
-            let mut shown = String::with_capacity(out.len());
-            let mut rest = out.as_str();
-            while let Some(at) = rest.find(scheme) {
-                let (before, after) = rest.split_at(at + scheme.len());
-                shown.push_str(before);
-                let end = after
-                    .find(|c: char| c.is_whitespace() || "\"'<>,;`\\".contains(c))
-                    .unwrap_or(after.len());
-                // A token, not prose ("Bearer authentication"): some digit or punctuation.
-                let token = &after[..end];
-                let looks_like_token = token.len() >= 8
-                    && token
-                        .chars()
-                        .any(|c| c.is_ascii_digit() || "+/=._-".contains(c));
-                if looks_like_token {
-                    shown.push_str(&self.shown("redacted", token.as_bytes()));
-                    rest = &after[end..];
-                } else {
-                    rest = after;
-                }
-            }
-            shown.push_str(rest);
-            out = shown;
-        }
-        out
+        bootgen_diagnose::replace_authorization_tokens(text, |token| {
+            self.shown("redacted", token.as_bytes())
+        })
     }
 
     /// `$2a$10$` + 53 characters of bcrypt's alphabet becomes `<password hash ...>`.
