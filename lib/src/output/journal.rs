@@ -125,7 +125,9 @@ pub fn commit(
             .parent()
             .filter(|p| !p.as_os_str().is_empty())
         {
-            if private_dirs(file.relative) {
+            // A linked `tls/` (`--tls-dir` naming it on purpose) is the user's: its mode stays.
+            let linked = fs::symlink_metadata(dir.join(parent)).is_ok_and(|m| m.is_symlink());
+            if private_dirs(file.relative) && !linked {
                 set_mode(&dir.join(parent), 0o700)?;
             }
         }

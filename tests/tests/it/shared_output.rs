@@ -273,6 +273,31 @@ fn a_run_inside_its_output_directory_reusing_its_own_tls_is_not_refused_by_its_o
     assert!(output.status.success(), "{output:?}");
 }
 
+/// A `tls/` linked to the user's PKI on purpose (`--tls-dir` names it) keeps the mode the user
+/// gave that directory, also when a run issues a missing certificate into it.
+#[test]
+fn a_linked_tls_keeps_its_owners_mode() {
+    use std::os::unix::fs::PermissionsExt;
+    let scratch = tempfile::tempdir().unwrap();
+    let (first, second) = (scratch.path().join("first"), scratch.path().join("second"));
+    assert!(ignition(&first, &[]).status().unwrap().success());
+    let pki = first.join("tls");
+    std::fs::set_permissions(&pki, std::fs::Permissions::from_mode(0o750)).unwrap();
+    std::fs::create_dir(&second).unwrap();
+    std::os::unix::fs::symlink(&pki, second.join("tls")).unwrap();
+    for leaf in ["admin-kubeconfig-client.crt", "admin-kubeconfig-client.key"] {
+        std::fs::remove_file(pki.join(leaf)).unwrap();
+    }
+    let linked = second.join("tls");
+    let output = ignition(&second, &["--tls-dir", linked.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{output:?}");
+    assert!(pki.join("admin-kubeconfig-client.key").is_file());
+    let mode = std::fs::metadata(&pki).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o750);
+}
+
 /// Two `patch -o` of one file in place, started while a third party holds the file: each waits
 /// for the one before and reads its result, so neither change is lost. In an output directory
 /// a `bootgen ignition` is writing, a patch is refused naming the directory.
