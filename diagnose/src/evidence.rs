@@ -158,9 +158,13 @@ fn sign_past_cut_password(after: &str, authority_end: usize) -> Option<usize> {
     let url_end = after
         .find(|c: char| c.is_whitespace() || "\"'<>`".contains(c))
         .unwrap_or(after.len());
-    after[authority_end..url_end]
-        .find('@')
-        .map(|at| authority_end + at)
+    match after[authority_end..url_end].find('@') {
+        Some(at) => Some(authority_end + at),
+        // The text ends inside the authority (a log line cut at its length limit after
+        // `user:pass`): all of it.
+        None if authority_end == after.len() => Some(after.len()),
+        None => None,
+    }
 }
 
 fn hide_json_secrets(line: &str) -> String {
@@ -286,6 +290,8 @@ mod tests {
             "error: registry password: 'QuotedSecret5' rejected",
             "+ curl http://deploy:Pa/Secret99@mirror.lab:8443/v2/",
             "initializing source docker://deploy:Pa#Secret99@mirror.lab:8443/ocp",
+            // Cut at the length limit before the `@`.
+            "initializing source docker://deploy:Secret99",
         ];
         for line in lines {
             let shown = hide_credentials(line);
