@@ -208,13 +208,13 @@ impl Redact {
     }
 
     /// The secrets inside one line of text, whatever its format: credentials in URLs, bearer
-    /// and basic tokens, secret variables' values, bcrypt password hashes.
+    /// and basic tokens, secret variables' values, password hashes.
     pub(crate) fn inline(self, text: &str) -> String {
         let text = self.url_credentials(text);
         let text = self.signed_url_parameters(&text);
         let text = self.tokens(&text);
         let text = env::hide_assignments(self, &text);
-        self.bcrypt(&text)
+        self.password_hashes(&text)
     }
 
     /// The values of a URL's query parameters that sign it or carry a credential (a pre-signed
@@ -273,34 +273,60 @@ impl Redact {
         })
     }
 
-    /// `$2a$10$` + 53 characters of bcrypt's alphabet becomes `<password hash ...>`.
-    fn bcrypt(self, text: &str) -> String {
-        const HASH_LEN: usize = 60;
+    /// A password hash in crypt's form (`$id$[params$]salt$hash`: bcrypt's `$2a$10$...`,
+    /// SHA-512's `$6$...`, yescrypt's `$y$...`, htpasswd's `$apr1$...`) becomes
+    /// `<password hash ...>`.
+    fn password_hashes(self, text: &str) -> String {
         let mut out = String::with_capacity(text.len());
         let mut rest = text;
-        while let Some(start) = rest.find("$2") {
-            let bytes = &rest.as_bytes()[start..];
-            let is_hash = bytes.len() >= HASH_LEN
-                && matches!(bytes[2], b'a' | b'b' | b'y')
-                && bytes[3] == b'$'
-                && bytes[4].is_ascii_digit()
-                && bytes[5].is_ascii_digit()
-                && bytes[6] == b'$'
-                && bytes[7..HASH_LEN]
-                    .iter()
-                    .all(|b| b.is_ascii_alphanumeric() || *b == b'.' || *b == b'/');
+        while let Some(start) = rest.find('$') {
             out.push_str(&rest[..start]);
-            if is_hash {
-                out.push_str(&self.shown("password hash", &bytes[..HASH_LEN]));
-                rest = &rest[start + HASH_LEN..];
-            } else {
-                out.push_str("$2");
-                rest = &rest[start + 2..];
+            match crypt_hash_len(&rest[start..]) {
+                Some(len) => {
+                    out.push_str(
+                        &self.shown("password hash", &rest.as_bytes()[start..start + len]),
+                    );
+                    rest = &rest[start + len..];
+                }
+                None => {
+                    out.push('$');
+                    rest = &rest[start + 1..];
+                }
             }
         }
         out.push_str(rest);
         out
     }
+}
+
+/// The length of the crypt-form password hash `text` starts with: `$` and a known scheme,
+/// then fields of crypt's alphabet split by `$`, the last (the hash) of 20 characters or more.
+fn crypt_hash_len(text: &str) -> Option<usize> {
+    const SCHEMES: &[&str] = &[
+        "1", "2a", "2b", "2y", "5", "6", "y", "gy", "7", "apr1", "sha1",
+    ];
+    let crypt_char = |b: u8| b.is_ascii_alphanumeric() || b"./=,".contains(&b);
+    let body = text.strip_prefix('$')?;
+    let scheme_len = body.find('$')?;
+    if !SCHEMES.contains(&&body[..scheme_len]) {
+        return None;
+    }
+    let mut at = 1 + scheme_len;
+    let mut fields = 0;
+    let mut last = 0;
+    while text[at..].starts_with('$') {
+        let field = text[at + 1..]
+            .bytes()
+            .take_while(|b| crypt_char(*b))
+            .count();
+        if field == 0 {
+            break;
+        }
+        at += 1 + field;
+        fields += 1;
+        last = field;
+    }
+    (fields >= 2 && last >= 20).then_some(at)
 }
 
 #[cfg(test)]

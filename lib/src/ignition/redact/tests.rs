@@ -48,6 +48,34 @@ fn a_secret_is_known_however_its_kind_is_written() {
     assert_eq!(D.text(config_map), config_map);
 }
 
+/// Password hashes of every crypt scheme a node or an htpasswd file uses; prices and shell
+/// variables are not hashes.
+#[test]
+fn password_hashes_of_each_crypt_scheme_are_hidden() {
+    for hash in [
+        "$6$rounds=5000$Zm9vYmFy$Q1w2e3r4t5y6u7i8o9p0aSdFgHjKlZxCvBnM1234567890abcdefghijklmnopqrstuvwxyzABCDEF.",
+        "$6$Zm9vYmFyYmF6$Q1w2e3r4t5y6u7i8o9p0aSdFgHjKlZxCvBnM123456",
+        "$5$Zm9vYmFy$Q1w2e3r4t5y6u7i8o9p0aSdFgHjKlZxCvBn",
+        "$y$j9T$Zm9vYmFyYmF6cXV4$Q1w2e3r4t5y6u7i8o9p0aSdFgHjKlZxCvBnM12345",
+        "$apr1$Zm9vYmFy$Q1w2e3r4t5y6u7i8o9p0aS",
+        "$1$Zm9vYmFy$Q1w2e3r4t5y6u7i8o9p0aS",
+        &format!("$2y$10${}", "b".repeat(53)),
+    ] {
+        let text = format!("core:{hash}:19000:0:99999:7:::\nadmin:{hash}\n");
+        let shown = D.text(&text);
+        assert!(!shown.contains("Q1w2e3r4") && !shown.contains("bbbbbbbb"), "{shown}");
+        assert!(shown.starts_with("core:<password hash hmac:"), "{shown}");
+    }
+    for kept in [
+        "costs $6$ a month",
+        "echo $HOME$PATH",
+        "price: $5$10$20",
+        "$1$abc$short",
+    ] {
+        assert_eq!(D.text(kept), kept);
+    }
+}
+
 #[test]
 fn secret_keys_urls_tokens_and_hashes_are_hidden_anywhere() {
     let hash = format!("$2a$10${}", "a".repeat(53));
