@@ -437,17 +437,22 @@ mod tests {
         );
         // 4.20 differs from 4.19 in an install-config rule (4.19's installer made a single
         // node on platform none only in place), in ShortCertRotation's lifetimes, and in the
-        // dual-stack machine configs.
+        // dual-stack machine configs (vSphere's only until then, every platform's since).
         let next = diff((4, 19), (4, 20));
         assert_eq!(
             next.lines,
             [
                 "short_cert_rotation_two_hours: yes",
                 "single_replica_needs_bootstrap_in_place: no",
-                "file /opt/openshift/openshift/99_openshift-machineconfig_99-dual-stack-master.yaml: added (mode 0644, only with dual-stack)",
-                "file /opt/openshift/openshift/99_openshift-machineconfig_99-dual-stack-worker.yaml: added (mode 0644, only with dual-stack)",
+                "file /opt/openshift/openshift/99_openshift-machineconfig_99-dual-stack-master.yaml: mode 0644, only with dual-stack, platform vsphere only -> mode 0644, only with dual-stack",
+                "file /opt/openshift/openshift/99_openshift-machineconfig_99-dual-stack-worker.yaml: mode 0644, only with dual-stack, platform vsphere only -> mode 0644, only with dual-stack",
             ],
             "{next}"
+        );
+        let text = diff((4, 13), (4, 14)).to_string();
+        assert!(
+            text.contains("file /opt/openshift/openshift/99_openshift-machineconfig_99-dual-stack-master.yaml: added (mode 0644, only with dual-stack, platform vsphere only)"),
+            "{text}"
         );
         // The files and units of the node: a mode, a condition, a distribution.
         let text = diff((4, 17), (4, 18)).to_string();

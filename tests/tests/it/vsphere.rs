@@ -843,3 +843,52 @@ fn objects_of_two_directories_take_in_metadata_and_the_kubeconfig() {
     );
     assert!(!said.contains(PASSWORD), "{said}");
 }
+
+/// A dual-stack vSphere cluster's nodes take both addresses by DHCP: the installer adds the
+/// `ip=dhcp,dhcp6` machine configs on vSphere from 4.14 (on every platform from 4.20), and
+/// never before.
+#[test]
+fn dual_stack_machines_take_both_addresses_by_dhcp_from_4_14() {
+    let dir = tempfile::tempdir().unwrap();
+    let from = "networking:\n  machineNetwork:\n  - cidr: 10.0.0.0/24\n";
+    let to = "networking:\n  networkType: OVNKubernetes\n  clusterNetwork:\n  - cidr: 10.128.0.0/14\n    hostPrefix: 23\n  - cidr: fd01::/48\n    hostPrefix: 64\n  serviceNetwork:\n  - 172.30.0.0/16\n  - fd02::/112\n  machineNetwork:\n  - cidr: 10.0.0.0/24\n  - cidr: fd00::/64\n";
+    let dual_vips = |yaml: String| {
+        yaml.replace("    - 10.0.0.5\n", "    - 10.0.0.5\n    - fd00::5\n")
+            .replace("    - 10.0.0.6\n", "    - 10.0.0.6\n    - fd00::6\n")
+    };
+    let config = dir.path().join("dual.yaml");
+    let fixture_text = fs::read_to_string(fixture()).unwrap();
+    assert!(fixture_text.contains(from));
+    fs::write(&config, dual_vips(fixture_text.replacen(from, to, 1))).unwrap();
+    for (version, expected) in [
+        ("4.13.0", false),
+        ("4.14.0", true),
+        ("4.16.0", true),
+        ("4.19.0", true),
+        ("4.20.0", true),
+    ] {
+        let out = dir.path().join(format!("out-{version}"));
+        let made = ignition(&config, &out, &["--release-version", version]);
+        assert!(made.status.success(), "{version}: {}", text(&made.stderr));
+        let view = IgnitionView::load(&out.join("bootstrap.ign")).unwrap();
+        for role in ["master", "worker"] {
+            let path = format!(
+                "/opt/openshift/openshift/99_openshift-machineconfig_99-dual-stack-{role}.yaml"
+            );
+            assert_eq!(
+                view.files.contains_key(&path),
+                expected,
+                "{version}: {path}"
+            );
+            if expected {
+                let config: serde_yaml_ng::Value =
+                    serde_yaml_ng::from_slice(&view.files[&path].expected(None)).unwrap();
+                assert_eq!(config["spec"]["kernelArguments"][0], "ip=dhcp,dhcp6");
+                assert_eq!(
+                    config["metadata"]["labels"]["machineconfiguration.openshift.io/role"],
+                    role
+                );
+            }
+        }
+    }
+}
