@@ -5,6 +5,8 @@ use crate::config::{LoadedConfig, Warning};
 use crate::error::Result;
 use crate::release::{Minor, Profile, Switch, Switches};
 
+use super::{CloudControllerManager, PlatformSettings};
+
 /// `capabilities.baselineCapabilitySet`: the optional components a cluster starts with.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum CapabilitySet {
@@ -97,6 +99,7 @@ pub(crate) fn check_capabilities(
     loaded: &LoadedConfig,
     profile: &Profile,
     switches: &Switches,
+    platform: &PlatformSettings,
     warnings: &mut Vec<Warning>,
 ) -> Result<Capabilities> {
     let Some(caps) = &loaded.config.capabilities else {
@@ -180,10 +183,51 @@ pub(crate) fn check_capabilities(
             ),
         ));
     }
+    check_platform_needs(loaded, platform, switches, &enabled)?;
     Ok(Capabilities {
         baseline: CapabilitySet::from_name(set),
         additional: caps.additional_enabled_capabilities.clone(),
     })
+}
+
+/// The capabilities the platform cannot do without, as the release's installer decides:
+/// CloudCredential off platform none, and CloudControllerManager on vSphere and on an
+/// external platform whose provider runs its own cloud controller manager.
+fn check_platform_needs(
+    loaded: &LoadedConfig,
+    platform: &PlatformSettings,
+    switches: &Switches,
+    enabled: &[&str],
+) -> Result<()> {
+    let key = platform.name();
+    if switches.has(Switch::CloudCredentialCapabilityNeeded)
+        && !enabled.contains(&"CloudCredential")
+    {
+        return Err(loaded.field_error(
+            "capabilities",
+            format!(
+                "leaves out the CloudCredential capability, which platform {key} needs (only a cluster on platform none may go without it): add CloudCredential to additionalEnabledCapabilities"
+            ),
+        ));
+    }
+    let own_ccm = platform.external().is_none_or(|external| {
+        external.cloud_controller_manager == CloudControllerManager::External
+    });
+    if switches.has(Switch::CloudControllerManagerCapabilityNeeded)
+        && own_ccm
+        && !enabled.contains(&"CloudControllerManager")
+    {
+        let why = if platform.external().is_some() {
+            "which platform.external.cloudControllerManager External needs: add CloudControllerManager to additionalEnabledCapabilities, or leave cloudControllerManager out"
+        } else {
+            "without which the nodes stay tainted as uninitialized: add CloudControllerManager to additionalEnabledCapabilities"
+        };
+        return Err(loaded.field_error(
+            "capabilities",
+            format!("leaves out the CloudControllerManager capability on platform {key}, {why}"),
+        ));
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -204,7 +248,14 @@ mod tests {
         let release = crate::release::select(Some("4.9.0"), None).unwrap();
         let switches = release.profile.switches(Default::default());
         let mut warnings = Vec::new();
-        let read = check_capabilities(&loaded, release.profile, &switches, &mut warnings).unwrap();
+        let read = check_capabilities(
+            &loaded,
+            release.profile,
+            &switches,
+            &PlatformSettings::None,
+            &mut warnings,
+        )
+        .unwrap();
         // What the installer ignores does not reach the ClusterVersion either.
         assert_eq!(read, Capabilities::default());
         assert_eq!(warnings.len(), 1);
@@ -216,7 +267,14 @@ mod tests {
         );
         let newer = crate::release::select(Some("4.11.0"), None).unwrap();
         let switches = newer.profile.switches(Default::default());
-        let read = check_capabilities(&loaded, newer.profile, &switches, &mut warnings).unwrap();
+        let read = check_capabilities(
+            &loaded,
+            newer.profile,
+            &switches,
+            &PlatformSettings::None,
+            &mut warnings,
+        )
+        .unwrap();
         assert_eq!(read.baseline, Some(CapabilitySet::None));
         assert_eq!(warnings.len(), 1);
     }

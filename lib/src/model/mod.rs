@@ -358,8 +358,13 @@ impl Model {
         proxy::check_proxy(loaded, &networks)?;
         let proxy = proxy::settings(loaded, &cluster_name, &base_domain, &networks)?;
         let mirrors = Mirrors::read(loaded, release.profile, &switches, &mut warnings)?;
-        let capabilities =
-            capabilities::check_capabilities(loaded, release.profile, &switches, &mut warnings)?;
+        let capabilities = capabilities::check_capabilities(
+            loaded,
+            release.profile,
+            &switches,
+            &platform,
+            &mut warnings,
+        )?;
         let (feature_set, custom_feature_gates) = features::feature_selection(
             loaded,
             release.profile,

@@ -115,6 +115,8 @@ switches! {
     MarketplaceNeedsOlmWithNone => "marketplace_needs_olm_with_none",
     MarketplaceNeedsOlm => "marketplace_needs_olm",
     IngressCapabilityRequired => "ingress_capability_required",
+    CloudCredentialCapabilityNeeded => "cloud_credential_capability_needed",
+    CloudControllerManagerCapabilityNeeded => "cloud_controller_manager_capability_needed",
     OneMirrorList => "one_mirror_list",
     Ipv4FirstInDualStack => "ipv4_first_in_dual_stack",
     TwoNodesNeedFencing => "two_nodes_need_fencing",

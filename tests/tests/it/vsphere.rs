@@ -203,6 +203,18 @@ fn mistakes_are_refused_naming_the_field_and_writing_nothing() {
             "compute[0].platform.vsphere.dataDisks[0].sizeGiB",
         ),
         (
+            "the CloudCredential capability left out",
+            "pullSecret:",
+            "capabilities:\n  baselineCapabilitySet: None\n  additionalEnabledCapabilities: [Ingress, CloudControllerManager]\npullSecret:",
+            "capabilities",
+        ),
+        (
+            "the CloudControllerManager capability left out",
+            "pullSecret:",
+            "capabilities:\n  baselineCapabilitySet: None\n  additionalEnabledCapabilities: [Ingress, CloudCredential]\npullSecret:",
+            "capabilities",
+        ),
+        (
             "arm64 machines",
             "  replicas: 3\ncompute:\n- name: worker\n  replicas: 3\n",
             "  replicas: 3\n  architecture: arm64\ncompute:\n- name: worker\n  replicas: 3\n  architecture: arm64\n",
@@ -889,6 +901,76 @@ fn dual_stack_machines_take_both_addresses_by_dhcp_from_4_14() {
                     role
                 );
             }
+        }
+    }
+}
+
+/// The capabilities a platform cannot do without, release by release as each installer
+/// decides: CloudCredential off platform none from 4.15, CloudControllerManager on vSphere and
+/// on an external platform running its provider's own from 4.16.
+#[test]
+fn the_cloud_capabilities_are_needed_from_the_release_that_checks_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let fixture_text = fs::read_to_string(fixture()).unwrap();
+    let external =
+        fs::read_to_string(repo().join("fixtures/install-configs/valid/external.yaml")).unwrap();
+    let with = |text: &str, enabled: &str| {
+        text.replacen(
+            "pullSecret:",
+            &format!("capabilities:\n  baselineCapabilitySet: None\n  additionalEnabledCapabilities: [{enabled}]\npullSecret:"),
+            1,
+        )
+    };
+    // The fixture's provider runs its own cloud controller manager; without it, none runs.
+    let external_ccm = external.clone();
+    assert!(external_ccm.contains("    cloudControllerManager: External\n"));
+    let external = external.replacen("    cloudControllerManager: External\n", "", 1);
+    let cases = [
+        // 4.14 knows neither capability, and checks nothing.
+        (with(&fixture_text, "MachineAPI"), "4.14.0", true),
+        // 4.15 knows CloudCredential (not yet Ingress or CloudControllerManager).
+        (with(&fixture_text, "MachineAPI"), "4.15.0", false),
+        (with(&fixture_text, "CloudCredential"), "4.15.0", true),
+        (
+            with(&fixture_text, "Ingress, CloudCredential"),
+            "4.16.0",
+            false,
+        ),
+        (with(&external, "Ingress"), "4.16.0", false),
+        (with(&external, "Ingress, CloudCredential"), "4.16.0", true),
+        (
+            with(&external_ccm, "Ingress, CloudCredential"),
+            "4.16.0",
+            false,
+        ),
+        (
+            with(
+                &external_ccm,
+                "Ingress, CloudCredential, CloudControllerManager",
+            ),
+            "4.21.0",
+            true,
+        ),
+    ];
+    for (i, (text, version, accepted)) in cases.iter().enumerate() {
+        let config = dir.path().join(format!("install-config-{i}.yaml"));
+        fs::write(&config, text).unwrap();
+        let out = dir.path().join(format!("out-{i}"));
+        let output = ignition(&config, &out, &["--release-version", version]);
+        let stderr = self::text(&output.stderr);
+        if *accepted {
+            assert!(output.status.success(), "case {i} ({version}): {stderr}");
+        } else {
+            assert_eq!(
+                output.status.code(),
+                Some(1),
+                "case {i} ({version}): {stderr}"
+            );
+            assert!(
+                stderr.contains("`capabilities`") && stderr.contains("capability"),
+                "case {i}: {stderr}"
+            );
+            assert!(!out.exists());
         }
     }
 }
