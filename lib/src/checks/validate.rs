@@ -23,6 +23,9 @@ pub struct ValidateOptions {
     pub now: time::OffsetDateTime,
     /// Certificates expiring within this are warned about.
     pub warn_within: time::Duration,
+    /// Warnings make a config invalid too (`--strict`), so that `valid` agrees with the
+    /// verdict a caller acts on.
+    pub strict: bool,
 }
 
 /// The result for one config.
@@ -32,8 +35,12 @@ pub struct Validation {
     pub file: String,
     /// `ignition.version`, when it could be read.
     pub version: Option<String>,
-    /// True when there is no error.
+    /// True when there is no error (and, under [`ValidateOptions::strict`], no warning).
     pub valid: bool,
+    /// Judged under [`ValidateOptions::strict`]: shown only when set, so the non-strict JSON
+    /// stays as it was.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub strict: bool,
     /// Every problem, in the order found.
     pub problems: Vec<Problem>,
 }
@@ -61,6 +68,7 @@ pub fn validate(bytes: &[u8], file: &str, options: &ValidateOptions) -> Validati
             file: file.to_string(),
             version: None,
             valid: false,
+            strict: options.strict,
             problems: vec![syntax_problem(bytes, &e)],
         };
     }
@@ -79,7 +87,7 @@ pub fn validate(bytes: &[u8], file: &str, options: &ValidateOptions) -> Validati
             .ok(),
         };
         if let Some(problems) = checked {
-            return finish(bytes, file, version, problems);
+            return finish(bytes, file, version, problems, options.strict);
         }
     }
     validate_whole(bytes, file, options)
@@ -94,6 +102,7 @@ fn validate_whole(bytes: &[u8], file: &str, options: &ValidateOptions) -> Valida
                 file: file.to_string(),
                 version: None,
                 valid: false,
+                strict: options.strict,
                 problems: vec![syntax_problem(bytes, &e)],
             }
         }
@@ -116,16 +125,17 @@ fn validate_whole(bytes: &[u8], file: &str, options: &ValidateOptions) -> Valida
             })
         }
     };
-    finish(bytes, file, version, problems)
+    finish(bytes, file, version, problems, options.strict)
 }
 
 /// The result, every problem located, from the version (or the problem with it) and the
-/// problems found after it.
+/// problems found after it; under `strict` a warning makes it invalid too.
 fn finish(
     bytes: &[u8],
     file: &str,
     version: Result<(String, u32), Problem>,
     mut problems: Vec<Problem>,
+    strict: bool,
 ) -> Validation {
     let version = match version {
         Ok((version, _)) => Some(version),
@@ -138,7 +148,10 @@ fn finish(
     Validation {
         file: file.to_string(),
         version,
-        valid: !problems.iter().any(Problem::is_error),
+        valid: !problems
+            .iter()
+            .any(|p| p.is_error() || (strict && p.severity == Severity::Warning)),
+        strict,
         problems,
     }
 }
@@ -208,7 +221,14 @@ impl fmt::Display for Validation {
             }
             writeln!(f, ": {p}")?;
         }
-        let verdict = if self.valid { "valid" } else { "INVALID" };
+        let verdict = if self.valid {
+            "valid"
+        } else if self.count(Severity::Error) == 0 {
+            // Only the warnings make it so: say why, or "invalid: 0 error(s)" puzzles.
+            "INVALID under --strict"
+        } else {
+            "INVALID"
+        };
         let version = self
             .version
             .as_deref()
@@ -234,6 +254,7 @@ mod tests {
             lints: true,
             now: time::OffsetDateTime::UNIX_EPOCH,
             warn_within: time::Duration::hours(24),
+            strict: false,
         }
     }
 

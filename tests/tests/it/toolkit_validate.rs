@@ -312,3 +312,52 @@ fn lints_flag_readable_secrets_and_ineffective_disables() {
     assert!(text.contains("warning[missing-script]"), "{text}");
     assert!(text.contains("/usr/local/bin/report.sh"), "{text}");
 }
+
+/// Under --strict a config with warnings fails (exit 1), and what is printed says so: the
+/// summary line and the JSON's `valid` agree with the exit code. Without --strict nothing
+/// changes: valid, exit 0, and no `strict` key in the JSON.
+#[test]
+fn strict_warnings_are_reported_as_failing_not_valid() {
+    let config = repo().join("fixtures/ign/valid/enabled-without-install-warning.ign");
+    let run = |extra: &[&str]| {
+        let output = bootgen_conformance::bootgen!()
+            .arg("validate")
+            .args(extra)
+            .arg(&config)
+            .output()
+            .unwrap();
+        (
+            output.status.code(),
+            String::from_utf8_lossy(&output.stdout).into_owned(),
+        )
+    };
+    let (code, text) = run(&[]);
+    assert_eq!(code, Some(0), "{text}");
+    let summary = text.lines().last().unwrap();
+    assert!(summary.contains(": valid (spec "), "{text}");
+    assert!(
+        !summary.contains("0 warning(s)"),
+        "the fixture must warn: {text}"
+    );
+
+    let (code, text) = run(&["--strict"]);
+    assert_eq!(code, Some(1), "{text}");
+    let summary = text.lines().last().unwrap();
+    assert!(
+        summary.contains(": INVALID under --strict (spec "),
+        "{text}"
+    );
+    assert!(!summary.contains(": valid"), "{text}");
+
+    let (code, json) = run(&["--strict", "--json"]);
+    assert_eq!(code, Some(1), "{json}");
+    let report: Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(report[0]["valid"], Value::Bool(false), "{json}");
+    assert_eq!(report[0]["strict"], Value::Bool(true), "{json}");
+
+    let (code, json) = run(&["--json"]);
+    assert_eq!(code, Some(0), "{json}");
+    let report: Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(report[0]["valid"], Value::Bool(true), "{json}");
+    assert!(report[0].get("strict").is_none(), "{json}");
+}
