@@ -314,6 +314,10 @@ pub struct PatchArgs {
     #[arg(long)]
     pub strict: bool,
     /// Unit transforms.
+    /// When another bootgen run is using the output directory OUT.ign is in, wait for it
+    /// instead of failing.
+    #[arg(long)]
+    pub wait: bool,
     #[command(flatten)]
     pub passes: PassArgs,
 }

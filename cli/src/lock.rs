@@ -57,11 +57,12 @@ pub struct FileLock {
     _file: Option<std::fs::File>,
 }
 
-/// Locks `output` as [`FileLock`] says, before it is read. A file that is missing, or is no
-/// regular file (a device such as `/dev/stdout`), gets no lock of its own.
-pub fn hold_file(output: &Path) -> anyhow::Result<FileLock> {
+/// Locks `output` as [`FileLock`] says, before it is read; waits for another run holding the
+/// output directory (saying so) if `wait`, else fails naming it. A file that is missing, or is
+/// no regular file (a device such as `/dev/stdout`), gets no lock of its own.
+pub fn hold_file(output: &Path, wait: bool) -> anyhow::Result<FileLock> {
     Ok(FileLock {
-        _dir: hold_output_around(&parent_of(output), false)?,
+        _dir: hold_output_around(&parent_of(output), wait)?,
         _file: bootgen::output::lock_file(output)?,
     })
 }

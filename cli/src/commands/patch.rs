@@ -19,7 +19,7 @@ pub fn run(args: PatchArgs) -> anyhow::Result<ExitCode> {
     let _lock = if is_stdio(&args.output) {
         None
     } else {
-        Some(crate::lock::hold_file(&args.output)?)
+        Some(crate::lock::hold_file(&args.output, args.wait)?)
     };
     let (bytes, name) = read_path(&args.input)?;
     // Most passes read and change a few well-known files: the config's other file entries stay

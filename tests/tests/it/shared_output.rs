@@ -362,6 +362,80 @@ fn patches_of_one_file_in_place_follow_each_other() {
     drop(lock);
 }
 
+/// Every command that can find an output directory busy and say so suggests `--wait` only where
+/// it has that flag; `patch --wait` waits for the other run and then patches.
+#[test]
+fn a_busy_output_suggests_wait_only_where_the_command_has_it() {
+    let scratch = tempfile::tempdir().unwrap();
+    let out = scratch.path().join("out");
+    assert!(ignition(&out, &[]).status().unwrap().success());
+    let master = out.join("master.ign");
+    let lock = bootgen::output::DirLock::acquire(
+        &out,
+        bootgen::output::Access::Write,
+        bootgen::output::WhenBusy::Refuse,
+    )
+    .unwrap();
+    let path = |p: &Path| p.to_str().unwrap().to_string();
+    let tarball = path(&scratch.path().join("out.tar.gz"));
+    // The commands that lock an output directory and refuse when it is busy (`iso` and `pxe`
+    // always wait).
+    let commands: [Vec<String>; 4] = [
+        ["ignition", "--key-algorithm", "ecdsa-p256", "--force", "-o"]
+            .map(String::from)
+            .into_iter()
+            .chain([path(&out)])
+            .collect(),
+        vec!["patch".into(), path(&master), "-o".into(), path(&master)],
+        vec!["package".into(), path(&out), "-o".into(), tarball],
+        vec!["recover".into(), path(&out)],
+    ];
+    for command in &commands {
+        let refused = bootgen_conformance::bootgen!()
+            .args(command)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&refused.stderr);
+        assert_eq!(refused.status.code(), Some(1), "{command:?}: {stderr}");
+        assert!(stderr.contains(BUSY), "{command:?}: {stderr}");
+        if stderr.contains("--wait") {
+            let help = bootgen_conformance::bootgen!()
+                .args([command[0].as_str(), "--help"])
+                .output()
+                .unwrap();
+            assert!(
+                String::from_utf8_lossy(&help.stdout).contains("--wait"),
+                "{command:?} suggests --wait, which it does not have: {stderr}"
+            );
+        }
+    }
+
+    let bootstrap = out.join("bootstrap.ign");
+    let before = std::fs::read(&bootstrap).unwrap();
+    let waiting = bootgen_conformance::bootgen!()
+        .arg("patch")
+        .arg(&bootstrap)
+        .arg("-o")
+        .arg(&bootstrap)
+        .args(["--wait", "--debug"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    // Still waiting: the lock is held, so nothing is written yet.
+    assert_eq!(std::fs::read(&bootstrap).unwrap(), before);
+    drop(lock);
+    let output = waiting.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("waiting for the other bootgen run"),
+        "{stderr}"
+    );
+    assert_ne!(std::fs::read(&bootstrap).unwrap(), before, "{stderr}");
+}
+
 /// `-o /dev/stdout` writes the config to standard output (a pipe here), and never replaces the
 /// system's `/dev/stdout` link (a rename over it, as root, once left a file there).
 #[test]
