@@ -8,13 +8,17 @@ use bootgen::checks::Severity as LintSeverity;
 use bootgen::ignition::IgnitionDoc;
 use std::collections::BTreeSet;
 
-/// Prints the mirror pre-flight of the final config; an error when it found problems that
-/// would break the boot (or any warning under `strict`). Call it before writing anything.
-pub fn preflight(doc: &IgnitionDoc, strict: bool) -> anyhow::Result<()> {
-    print_preflight(&preflight::check(doc, &mut resolve), strict)
+/// Prints the mirror pre-flight of a config being patched (its release image is its own); an
+/// error when it found problems that would break the boot (or any warning under `strict`).
+/// Call it before writing anything.
+pub fn preflight_of_patched(doc: &IgnitionDoc, strict: bool) -> anyhow::Result<()> {
+    print_preflight(
+        &preflight::check(doc, preflight::ReleaseChosenBy::Config, &mut resolve),
+        strict,
+    )
 }
 
-/// Prints a pre-flight report (see [`preflight`]).
+/// Prints a pre-flight report (see [`preflight_of_patched`]).
 pub fn print_preflight(report: &preflight::Report, strict: bool) -> anyhow::Result<()> {
     if report.is_empty() {
         return Ok(());

@@ -2,7 +2,7 @@
 //! Ignition → passes. Nothing here touches the output directory (see `output`).
 
 use crate::assets;
-use crate::checks::preflight::{self, Resolution};
+use crate::checks::preflight::{self, ReleaseChosenBy, Resolution};
 use crate::config::{LoadedConfig, Warning};
 use crate::context::TemplateContext;
 use crate::error::{Error, OptionField, Result};
@@ -427,7 +427,7 @@ pub fn generate(loaded: &LoadedConfig, options: &Options) -> Result<Generated> {
         }),
     };
     let warnings = model.warnings.clone();
-    let preflight = preflight::check(&bootstrap, &mut |name: &str| {
+    let preflight = preflight::check(&bootstrap, ReleaseChosenBy::Setting, &mut |name: &str| {
         options
             .resolver
             .as_ref()

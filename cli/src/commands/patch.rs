@@ -92,7 +92,7 @@ fn apply(
             "the transforms asked for changed nothing: output equals input"
         });
     }
-    crate::checks::preflight(&split.doc, strict)?;
+    crate::checks::preflight_of_patched(&split.doc, strict)?;
     let paths = split.paths()?;
     let files: BTreeSet<&str> = paths.iter().map(String::as_str).collect();
     crate::checks::print_unit_lint_with_files(&split.doc, &files);

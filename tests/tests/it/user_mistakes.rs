@@ -1248,3 +1248,38 @@ fn an_output_directory_in_the_wrong_place_is_refused_saying_why() {
         before
     );
 }
+
+
+/// A patch that leaves the release pulled from a mirror by tag is told how to pin it in a way
+/// `patch` can act on: the release is the config's own, `patch` has no `--release-image`.
+#[test]
+fn patch_advice_on_a_tagged_release_names_what_patch_can_do() {
+    let dir = tempfile::tempdir().unwrap();
+    assert!(generate(dir.path(), &[]).status.success());
+    let output = bootgen()
+        .arg("patch")
+        .arg(dir.path().join("out/bootstrap.ign"))
+        .arg("-o")
+        .arg(dir.path().join("patched.ign"))
+        .args([
+            "--mirror",
+            "quay.io/openshift-release-dev/ocp-release=mirror.example.com:5000/ocp/release",
+            "--block-source",
+            "--add-host",
+            "192.0.2.10=mirror.example.com",
+        ])
+        .output()
+        .unwrap();
+    let said = stderr(&output);
+    assert!(output.status.success(), "{said}");
+    let advice = said
+        .lines()
+        .find(|l| l.contains("pulled from the mirror by tag"))
+        .unwrap_or_else(|| panic!("no advice on the tag: {said}"));
+    assert!(advice.contains("make the config again"), "{advice}");
+    assert!(
+        advice.contains("bootgen ignition --release-image"),
+        "{advice}"
+    );
+    assert!(!advice.contains("(--release-image"), "{advice}");
+}

@@ -107,6 +107,29 @@ impl std::fmt::Display for Finding {
     }
 }
 
+/// Where the config's release image is chosen, so that the advice to give it by digest names
+/// something the caller can change.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReleaseChosenBy {
+    /// The [`OptionField::ReleaseImage`] setting of the run that makes the config.
+    Setting,
+    /// The config itself (it is being patched): only making it again changes the release.
+    Config,
+}
+
+impl ReleaseChosenBy {
+    /// How to give the release as `pinned` (a pull spec ending in `@sha256:...`).
+    fn how_to_pin(self, pinned: &str) -> String {
+        match self {
+            ReleaseChosenBy::Setting => format!("give {} {pinned}", OptionField::ReleaseImage),
+            ReleaseChosenBy::Config => format!(
+                "the release image is the config's own, so make the config again with it given by digest (bootgen ignition {} {pinned}, or the tool that made it)",
+                OptionField::ReleaseImage
+            ),
+        }
+    }
+}
+
 /// What a resolver found for a host name.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Resolution {
@@ -249,10 +272,15 @@ impl Report {
     }
 }
 
-/// Checks the final config. `resolve` is asked only about names with no /etc/hosts entry and
-/// that are not addresses; a failure there is a warning, never an error.
-pub fn check(doc: &IgnitionDoc, resolve: &mut dyn FnMut(&str) -> Resolution) -> Report {
-    let mut report = check_mirrors(doc, resolve);
+/// Checks the final config, whose release image `chosen_by` chooses. `resolve` is asked only
+/// about names with no /etc/hosts entry and that are not addresses; a failure there is a
+/// warning, never an error.
+pub fn check(
+    doc: &IgnitionDoc,
+    chosen_by: ReleaseChosenBy,
+    resolve: &mut dyn FnMut(&str) -> Resolution,
+) -> Report {
+    let mut report = check_mirrors(doc, chosen_by, resolve);
     platform::check_vcenters(doc, resolve, &mut report);
     report
 }
@@ -268,7 +296,11 @@ fn name_check_summary(name: &NameCheck) -> &'static str {
     }
 }
 
-fn check_mirrors(doc: &IgnitionDoc, resolve: &mut dyn FnMut(&str) -> Resolution) -> Report {
+fn check_mirrors(
+    doc: &IgnitionDoc,
+    chosen_by: ReleaseChosenBy,
+    resolve: &mut dyn FnMut(&str) -> Resolution,
+) -> Report {
     let mut report = Report::default();
     let registries = match read_text(doc, REGISTRIES_CONF)
         .and_then(|t| parse_registries_conf(&t.unwrap_or_default()))
@@ -291,7 +323,7 @@ fn check_mirrors(doc: &IgnitionDoc, resolve: &mut dyn FnMut(&str) -> Resolution)
         return report;
     }
     check_hosts(doc, &mirrored, resolve, &mut report);
-    check_release(doc, &mirrored, &mut report);
+    check_release(doc, &mirrored, chosen_by, &mut report);
     report
 }
 
@@ -375,7 +407,12 @@ fn check_hosts(
     }
 }
 
-fn check_release(doc: &IgnitionDoc, mirrored: &[Registry], report: &mut Report) {
+fn check_release(
+    doc: &IgnitionDoc,
+    mirrored: &[Registry],
+    chosen_by: ReleaseChosenBy,
+    report: &mut Report,
+) {
     let release = match find_release(doc) {
         Ok(Some(release)) => release,
         Ok(None) => return,
@@ -399,10 +436,12 @@ fn check_release(doc: &IgnitionDoc, mirrored: &[Registry], report: &mut Report) 
             .first()
             .map_or("MIRROR", |m| m.location.as_str());
         let advice = format!(
-            "give the release by digest instead (`skopeo inspect --format '{{{{.Digest}}}}' docker://{mirror}{}` prints it) with {} {}@sha256:...",
+            "give the release by digest instead (`skopeo inspect --format '{{{{.Digest}}}}' docker://{mirror}{}` prints it): {}",
             reference.get(source.location.len()..).unwrap_or_default(),
-            OptionField::ReleaseImage,
-            crate::model::mirrors::repository_of(&reference)
+            chosen_by.how_to_pin(&format!(
+                "{}@sha256:...",
+                crate::model::mirrors::repository_of(&reference)
+            ))
         );
         if source.blocked {
             report.error(FindingKind::TagPastBlockedSource { reference: reference.clone() }, format!(
@@ -424,8 +463,8 @@ fn check_release(doc: &IgnitionDoc, mirrored: &[Registry], report: &mut Report) 
     if on_mirror {
         if !digest {
             report.warn(FindingKind::TagOnMirror { reference: reference.clone() }, format!(
-                "release image {reference} is pulled from the mirror by tag; a tag can be moved, so pin its digest ({} ...@sha256:...)",
-                OptionField::ReleaseImage
+                "release image {reference} is pulled from the mirror by tag; a tag can be moved, so pin its digest: {}",
+                chosen_by.how_to_pin("...@sha256:...")
             ));
         }
     } else {

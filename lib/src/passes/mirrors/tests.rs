@@ -2,7 +2,7 @@
 //! (`fixtures/mirrors/installer-shaped.ign`) and on bootgen's own, plus every option parser.
 
 use super::*;
-use crate::checks::preflight::{self, CaCheck, NameCheck, Resolution, Severity};
+use crate::checks::preflight::{self, CaCheck, NameCheck, ReleaseChosenBy, Resolution, Severity};
 use crate::ignition::IgnitionDoc;
 use crate::passes::{file_entries, file_text};
 use base64::Engine;
@@ -219,7 +219,7 @@ fn preflight_of_the_patched_config_is_clean() {
     let mut doc = fixture();
     apply(&mut doc, &full_options()).unwrap();
     let mut asked = Vec::new();
-    let report = preflight::check(&doc, &mut |name: &str| {
+    let report = preflight::check(&doc, ReleaseChosenBy::Config, &mut |name: &str| {
         asked.push(name.to_string());
         Resolution::Resolved
     });
@@ -241,7 +241,7 @@ fn preflight_of_the_patched_config_is_clean() {
 
 #[test]
 fn preflight_of_the_unpatched_config_warns_about_ca_and_name() {
-    let report = preflight::check(&fixture(), &mut never_resolves);
+    let report = preflight::check(&fixture(), ReleaseChosenBy::Config, &mut never_resolves);
     let messages: Vec<&str> = report.findings.iter().map(|f| f.message.as_str()).collect();
     assert_eq!(messages.len(), 2, "{messages:#?}");
     let setting = |option: crate::error::OptionField| option.to_string();
@@ -276,7 +276,9 @@ fn preflight_without_credentials_says_so() {
         0o600,
     )
     .unwrap();
-    let report = preflight::check(&doc, &mut |_: &str| Resolution::Resolved);
+    let report = preflight::check(&doc, ReleaseChosenBy::Config, &mut |_: &str| {
+        Resolution::Resolved
+    });
     assert!(!report.hosts[0].credentials);
     assert!(report.findings[0]
         .message
@@ -349,7 +351,11 @@ fn installer_release_library_without_an_assignment_is_rewritten() {
 #[test]
 fn a_tag_past_a_blocked_source_is_an_error() {
     let tag = "quay.io/openshift-release-dev/ocp-release:4.19.0-x86_64";
-    let report = preflight::check(&with_release(tag), &mut |_: &str| Resolution::Resolved);
+    let report = preflight::check(
+        &with_release(tag),
+        ReleaseChosenBy::Config,
+        &mut |_: &str| Resolution::Resolved,
+    );
     let tag_warning = report
         .findings
         .iter()
@@ -364,7 +370,9 @@ fn a_tag_past_a_blocked_source_is_an_error() {
         "mirror-by-digest-only = true\nblocked = true\n",
     );
     set_file_text(&mut blocked, REGISTRIES_CONF, &text, 0o644).unwrap();
-    let report = preflight::check(&blocked, &mut |_: &str| Resolution::Resolved);
+    let report = preflight::check(&blocked, ReleaseChosenBy::Config, &mut |_: &str| {
+        Resolution::Resolved
+    });
     let error = report
         .findings
         .iter()
@@ -389,13 +397,35 @@ fn a_rewritten_tag_is_pulled_from_the_mirror_with_a_warning() {
     assert!(file_text(&doc, RELEASE_SCRIPTS[0])
         .unwrap()
         .contains("RELEASE_IMAGE=registry.lab.example:5000/ocp4/release:4.19.0-x86_64\n"));
-    let report = preflight::check(&doc, &mut |_: &str| Resolution::Resolved);
+    let report = preflight::check(&doc, ReleaseChosenBy::Config, &mut |_: &str| {
+        Resolution::Resolved
+    });
     let finding = report
         .findings
         .iter()
         .find(|f| f.message.contains("by tag"))
         .unwrap();
     assert_eq!(finding.severity, Severity::Warning);
+    // A patch cannot change the release: the advice says how to make the config again.
+    let pin = |chosen_by| {
+        preflight::check(&doc, chosen_by, &mut |_: &str| Resolution::Resolved)
+            .findings
+            .into_iter()
+            .find(|f| f.message.contains("by tag"))
+            .unwrap()
+            .message
+    };
+    let patched = pin(ReleaseChosenBy::Config);
+    assert!(patched.contains("make the config again"), "{patched}");
+    assert!(
+        patched.contains("(bootgen ignition `model.release_image` ...@sha256:..."),
+        "{patched}"
+    );
+    let generated = pin(ReleaseChosenBy::Setting);
+    assert!(
+        generated.ends_with("pin its digest: give `model.release_image` ...@sha256:..."),
+        "{generated}"
+    );
 }
 
 #[test]
