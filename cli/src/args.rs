@@ -313,11 +313,11 @@ pub struct PatchArgs {
     /// Treat pre-flight warnings as errors.
     #[arg(long)]
     pub strict: bool,
-    /// Unit transforms.
     /// When another bootgen run is using the output directory OUT.ign is in, wait for it
     /// instead of failing.
     #[arg(long)]
     pub wait: bool,
+    /// Unit transforms.
     #[command(flatten)]
     pub passes: PassArgs,
 }
