@@ -379,7 +379,9 @@ pub struct InspectArgs {
     #[arg(long, conflicts_with_all = ["certs", "golden"])]
     pub objects: bool,
     /// With --golden: write the view to FILE instead of standard output.
-    #[arg(long, short = 'o', value_name = "FILE", requires = "golden")]
+    // Refused without --golden by `inspect::run`: clap's `requires = "golden"` would take
+    // --golden's default, false, for given.
+    #[arg(long, short = 'o', value_name = "FILE")]
     pub output: Option<PathBuf>,
 }
 

@@ -12,6 +12,12 @@ use std::process::ExitCode;
 
 /// Runs `bootgen inspect`.
 pub fn run(args: InspectArgs) -> anyhow::Result<ExitCode> {
+    if let (Some(file), false) = (&args.output, args.golden) {
+        anyhow::bail!(
+            "-o {}: only the golden view (--golden) is written to a file; the other views print to standard output (redirect it with >)",
+            file.display()
+        );
+    }
     if args.certs {
         return certs(&args);
     }

@@ -1249,6 +1249,43 @@ fn an_output_directory_in_the_wrong_place_is_refused_saying_why() {
     );
 }
 
+/// `inspect -o FILE` writes only the golden view: with any other view it is refused rather
+/// than print to standard output and leave no file.
+#[test]
+fn inspect_dash_o_is_refused_without_golden() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = bootgen_conformance::repo().join("fixtures/ign/valid/certificates.ign");
+    let file = dir.path().join("f.txt");
+    for view in [
+        &["--certs"][..],
+        &["--budget"],
+        &["--objects"],
+        &["--json"],
+        &[],
+    ] {
+        let output = bootgen()
+            .arg("inspect")
+            .args(view)
+            .arg(&config)
+            .arg("-o")
+            .arg(&file)
+            .output()
+            .unwrap();
+        assert_eq!(
+            output.status.code(),
+            Some(1),
+            "{view:?}: {}",
+            stderr(&output)
+        );
+        assert!(
+            stderr(&output).contains("--golden"),
+            "{view:?}: {}",
+            stderr(&output)
+        );
+        assert!(output.stdout.is_empty(), "{view:?}");
+        assert!(!file.exists(), "{view:?}");
+    }
+}
 
 /// A patch that leaves the release pulled from a mirror by tag is told how to pin it in a way
 /// `patch` can act on: the release is the config's own, `patch` has no `--release-image`.
