@@ -37,7 +37,10 @@ fn count(n: usize, what: &str) -> String {
 #[derive(thiserror::Error, Debug)]
 pub enum PkiError {
     /// `--key-algorithm` got a value we do not know.
-    #[error("unknown key algorithm {value:?}: expected rsa2048, rsa3072, rsa4096 or ecdsa-p256")]
+    #[error(
+        "unknown key algorithm {value:?}: expected {}",
+        KeyAlgorithm::accepted()
+    )]
     UnknownKeyAlgorithm {
         /// What was given.
         value: String,

@@ -88,6 +88,15 @@ impl KeyAlgorithm {
         KeyAlgorithm::EcdsaP521,
     ];
 
+    /// Every name [`FromStr`] takes, for a message: `a, b or c`.
+    pub(crate) fn accepted() -> String {
+        let names = KeyAlgorithm::ALL.map(KeyAlgorithm::name);
+        match names.split_last() {
+            Some((last, rest)) if !rest.is_empty() => format!("{} or {last}", rest.join(", ")),
+            _ => names.join(""),
+        }
+    }
+
     fn name(self) -> &'static str {
         match self {
             KeyAlgorithm::Rsa2048 => "rsa2048",

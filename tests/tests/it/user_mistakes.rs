@@ -1249,6 +1249,26 @@ fn an_output_directory_in_the_wrong_place_is_refused_saying_why() {
     );
 }
 
+/// A key algorithm bootgen does not take is refused listing every one it takes.
+#[test]
+fn an_unknown_key_algorithm_is_refused_listing_every_accepted_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let output = bootgen()
+        .args(["ignition", "--key-algorithm", "rsa1024", "-o"])
+        .arg(dir.path().join("out"))
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    for algorithm in bootgen::pki::KeyAlgorithm::ALL {
+        assert!(
+            stderr(&output).contains(&algorithm.to_string()),
+            "{algorithm} is accepted but not listed: {}",
+            stderr(&output)
+        );
+    }
+    assert!(!dir.path().join("out").exists());
+}
+
 /// `inspect -o FILE` writes only the golden view: with any other view it is refused rather
 /// than print to standard output and leave no file.
 #[test]
