@@ -233,8 +233,14 @@ pub fn plan_cluster(
         ]
     };
     if !single_node && sources.dest_device.is_none() {
+        // Named as given: the flag not given is no part of the mistake.
+        let given: Vec<&str> = [sources.iso.map(|_| "--iso"), sources.pxe.map(|_| "--pxe")]
+            .into_iter()
+            .flatten()
+            .collect();
         anyhow::bail!(
-            "--iso, --pxe: the bootstrap, control-plane and compute media install themselves to a disk: give it with --dest-device (e.g. /dev/sda or /dev/disk/by-id/...)"
+            "{}: the bootstrap, control-plane and compute media install themselves to a disk: give it with --dest-device (e.g. /dev/sda or /dev/disk/by-id/...)",
+            given.join(", ")
         );
     }
     let mut customizations = Vec::new();

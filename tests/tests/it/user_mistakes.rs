@@ -1307,6 +1307,26 @@ fn inspect_dash_o_is_refused_without_golden() {
     }
 }
 
+/// `ignition --pxe` without `--dest-device` names the flag given, not `--iso` too.
+#[test]
+fn media_without_a_disk_name_only_the_flag_given() {
+    let dir = tempfile::tempdir().unwrap();
+    let output = generate(
+        dir.path(),
+        &[
+            "--pxe",
+            "rhcos-live.iso",
+            "--pxe-base-url",
+            "http://192.0.2.10/pxe",
+        ],
+    );
+    let said = stderr(&output);
+    assert_eq!(output.status.code(), Some(1), "{said}");
+    assert!(said.contains("error: --pxe: "), "{said}");
+    assert!(said.contains("--dest-device"), "{said}");
+    assert!(!said.contains("--iso"), "{said}");
+}
+
 /// A patch that leaves the release pulled from a mirror by tag is told how to pin it in a way
 /// `patch` can act on: the release is the config's own, `patch` has no `--release-image`.
 #[test]
