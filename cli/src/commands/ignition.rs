@@ -385,10 +385,10 @@ pub fn run(args: IgnitionArgs) -> anyhow::Result<ExitCode> {
     drop(files);
     crate::report::emit(
         format!(
-            "wrote {} ({} files, {} units, {} KiB) for {} ({}), {distribution} release {}",
+            "wrote {} ({}, {}, {} KiB) for {} ({}), {distribution} release {}",
             args.output.join(config_name).display(),
-            file_count,
-            unit_count,
+            bootgen::report::counted(file_count, "file"),
+            bootgen::report::counted(unit_count, "unit"),
             size.div_ceil(1024),
             cluster_domain,
             architecture,
@@ -397,8 +397,8 @@ pub fn run(args: IgnitionArgs) -> anyhow::Result<ExitCode> {
     )?;
     crate::report::emit(
         format!(
-            "{} files written, {} unchanged in {}",
-            report.written.len(),
+            "{} written, {} unchanged in {}",
+            bootgen::report::counted(report.written.len(), "file"),
             report.unchanged.len(),
             args.output.display()
         ) + "\n",

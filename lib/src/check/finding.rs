@@ -128,11 +128,42 @@ impl std::fmt::Display for Report {
         }
         writeln!(
             f,
-            "{}: {} passed, {} warnings, {} failed",
+            "{}: {} passed, {}, {} failed",
             if self.passed { "ready" } else { "NOT READY" },
             self.count(Status::Pass),
-            self.count(Status::Warn),
+            crate::report::counted(self.count(Status::Warn), "warning"),
             self.count(Status::Fail)
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_summary_counts_in_words() {
+        let warning = || {
+            Finding::problem(
+                Status::Warn,
+                "dns",
+                "api.example.com",
+                "slow".into(),
+                "2 s".into(),
+                "look".into(),
+            )
+        };
+        let mut report = Report {
+            passed: true,
+            ..Report::default()
+        };
+        report.add(warning());
+        let text = report.to_string();
+        assert!(
+            text.ends_with("ready: 0 passed, 1 warning, 0 failed\n"),
+            "{text}"
+        );
+        report.add(warning());
+        assert!(report.to_string().ends_with(", 2 warnings, 0 failed\n"));
     }
 }

@@ -32,6 +32,16 @@ pub use summary::{
 };
 pub use terminal::{is_terminal_unsafe, terminal_safe};
 
+/// `n` of a thing in words, `1 warning` or `3 warnings`: `noun` is the singular, whose plural
+/// takes an `s`.
+pub fn counted(n: usize, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
+}
+
 /// `text` with the secrets `diff` and `inspect` hide shown as `<redacted hmac:1a2b>`
 /// (credentials in URLs, tokens, password hashes, values under secret keys), for a caller that
 /// prints something a user gave (a pointer config's URL).

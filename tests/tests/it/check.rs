@@ -329,7 +329,26 @@ fn dns_faults_are_named_with_their_fix() -> TestResult {
         "{stdout}"
     );
     assert!(stdout.contains("NOT READY"), "{stdout}");
+    assert_summary_counts(&stdout);
     Ok(())
+}
+
+/// The summary line counts the findings above it, in words (`1 warning`, `2 warnings`).
+fn assert_summary_counts(stdout: &str) {
+    let count = |mark: &str| stdout.lines().filter(|l| l.starts_with(mark)).count();
+    let warnings = match count("WARN ") {
+        1 => "1 warning".to_string(),
+        n => format!("{n} warnings"),
+    };
+    let summary = stdout.lines().last().unwrap_or_default();
+    assert!(
+        summary.ends_with(&format!(
+            ": {} passed, {warnings}, {} failed",
+            count("ok   "),
+            count("FAIL ")
+        )),
+        "{stdout}"
+    );
 }
 
 /// Nodes with static addresses (from `--hosts`): each name must resolve to its own address, the

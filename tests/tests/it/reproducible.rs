@@ -33,17 +33,17 @@ fn generate(out: &Path, tls: &Path) -> String {
     String::from_utf8_lossy(&output.stdout).into_owned()
 }
 
-/// The counts of "N files written, M unchanged in DIR".
+/// The counts of "N files written, M unchanged in DIR" ("1 file written" for one).
 fn counts(stdout: &str) -> (usize, usize) {
     let line = stdout
         .lines()
-        .find(|l| l.contains(" files written, "))
+        .find(|l| l.contains(" written, ") && l.contains(" unchanged in "))
         .unwrap_or_else(|| panic!("no count in {stdout}"));
     let number = |word: &str| -> usize {
         let before = line.split(word).next().unwrap_or_default();
         before.split_whitespace().last().unwrap().parse().unwrap()
     };
-    (number(" files written"), number(" unchanged"))
+    (number(" file"), number(" unchanged"))
 }
 
 #[test]

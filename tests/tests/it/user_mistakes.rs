@@ -1360,3 +1360,16 @@ fn patch_advice_on_a_tagged_release_names_what_patch_can_do() {
     );
     assert!(!advice.contains("(--release-image"), "{advice}");
 }
+
+/// The run's summary counts in words: a re-run that puts back one removed file says `1 file
+/// written`.
+#[test]
+fn one_file_written_is_said_in_the_singular() {
+    let dir = tempfile::tempdir().unwrap();
+    assert!(generate(dir.path(), &[]).status.success());
+    std::fs::remove_file(dir.path().join("out/worker.ign")).unwrap();
+    let output = generate(dir.path(), &["--force"]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(stdout.contains("\n1 file written, "), "{stdout}");
+}
