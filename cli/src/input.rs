@@ -10,6 +10,17 @@ pub fn is_stdio(path: &Path) -> bool {
     path.as_os_str() == "-"
 }
 
+/// Refuses `-o -` (standard output) for an output that is no single stream of bytes: `what`
+/// says what the command writes, `instead` what to give.
+pub fn refuse_stdout(output: &Path, what: &str, instead: &str) -> anyhow::Result<()> {
+    if is_stdio(output) {
+        anyhow::bail!(
+            "-o -: this command writes {what}, which standard output cannot take; give {instead}"
+        );
+    }
+    Ok(())
+}
+
 /// Reads a config from a file or `-` (standard input); returns its bytes and display name.
 pub fn read_config(path: &Path) -> anyhow::Result<(Vec<u8>, String)> {
     if is_stdio(path) {

@@ -3,18 +3,34 @@
 
 use std::path::Path;
 
-/// Packs `dir` into `output` and says so.
+/// Packs `dir` into `output` (standard output for `-`) and says so.
 pub fn package(dir: &Path, output: &Path) -> anyhow::Result<()> {
-    let report = bootgen::output::write_package(dir, output, crate::clock::entry_mtime()?)?;
-    crate::report::emit(
-        format!(
-            "packaged {} files of {} into {} ({} bytes, with {})",
-            report.files,
-            dir.display(),
-            output.display(),
-            report.bytes,
-            bootgen::output::CHECKSUMS
-        ) + "\n",
-    )?;
+    let mtime = crate::clock::entry_mtime()?;
+    let to_stdout = crate::input::is_stdio(output);
+    let report = if to_stdout {
+        let (bytes, report) = bootgen::output::package_bytes(dir, mtime)?;
+        crate::report::write_output(output, &bytes, 0o600)?;
+        report
+    } else {
+        bootgen::output::write_package(dir, output, mtime)?
+    };
+    let said = format!(
+        "packaged {} of {} into {} ({} bytes, with {})",
+        bootgen::report::counted(report.files, "file"),
+        dir.display(),
+        if to_stdout {
+            "standard output".into()
+        } else {
+            output.display().to_string()
+        },
+        report.bytes,
+        bootgen::output::CHECKSUMS
+    );
+    if to_stdout {
+        // Standard output holds the tarball: what is said goes to standard error.
+        crate::report::notice(said);
+    } else {
+        crate::report::emit(said + "\n")?;
+    }
     Ok(())
 }

@@ -166,6 +166,21 @@ fn finish_stdout(written: std::io::Result<()>) -> anyhow::Result<()> {
     }
 }
 
+/// Writes a single-file output (`-o`): to standard output for `-`, else atomically to `path`
+/// with `mode`. A reader that went away is an error here: the output would be cut short.
+pub fn write_output(path: &Path, contents: &[u8], mode: u32) -> anyhow::Result<()> {
+    if crate::input::is_stdio(path) {
+        let mut stdout = std::io::stdout().lock();
+        stdout
+            .write_all(contents)
+            .and_then(|()| stdout.flush())
+            .context("cannot write standard output")?;
+    } else {
+        bootgen::output::write_atomic(path, contents, mode)?;
+    }
+    Ok(())
+}
+
 /// A size budget (the library's text), then what the CLI can do about it: the flag that gzips
 /// the files, the command that makes a pointer config for the config at `config`.
 pub fn emit_budget(budget: &bootgen::report::SizeBudget, config: &Path) -> anyhow::Result<()> {

@@ -30,6 +30,11 @@ pub fn run_man(args: ManArgs) -> anyhow::Result<ExitCode> {
             .context("cannot write standard output")?;
         return Ok(ExitCode::SUCCESS);
     };
+    crate::input::refuse_stdout(
+        &dir,
+        "a directory of man pages",
+        "a directory, or leave -o out to print bootgen.1 to standard output",
+    )?;
     std::fs::create_dir_all(&dir).map_err(|e| bootgen::Error::io("cannot create", &dir, e))?;
     let mut pages = vec![("bootgen.1".to_string(), render(command.clone())?)];
     for sub in command.get_subcommands() {

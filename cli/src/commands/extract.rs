@@ -7,6 +7,7 @@ use std::process::ExitCode;
 
 /// Runs `bootgen extract`.
 pub fn run(args: ExtractArgs) -> anyhow::Result<ExitCode> {
+    crate::input::refuse_stdout(&args.output, "a directory of files", "a directory")?;
     let (bytes, name) = read_path(&args.input)?;
     // The file entries stay raw JSON, each decoded when written: a large config is never a JSON
     // tree, nor in memory decoded, whole.

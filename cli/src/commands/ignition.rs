@@ -183,6 +183,14 @@ fn refuse_inside_other_output(dir: &std::path::Path) -> anyhow::Result<()> {
 /// Runs `bootgen ignition`.
 pub fn run(args: IgnitionArgs) -> anyhow::Result<ExitCode> {
     crate::media::check_cluster_flags(args.dest_device.as_deref(), args.pxe_base_url.as_deref())?;
+    crate::input::refuse_stdout(&args.output, "an output directory", "a directory")?;
+    if args.package.as_deref().is_some_and(crate::input::is_stdio) {
+        // Its report is on standard output already; `bootgen package DIR -o -` has it alone.
+        anyhow::bail!(
+            "--package -: ignition prints its report on standard output, so the tarball cannot go there too; pack the output afterwards with bootgen package {} -o -",
+            crate::report::shell_word(&args.output.display().to_string())
+        );
+    }
     refuse_inside_other_output(&args.output)?;
     // Held to the end: no other run writes the directory, or reads it, meanwhile.
     let _output_lock = crate::lock::hold(&args.output, output::Access::Write, args.wait)?;

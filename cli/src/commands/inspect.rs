@@ -97,8 +97,10 @@ fn golden(args: &InspectArgs) -> anyhow::Result<ExitCode> {
     crate::input::refuse_interrupted(dir, dir)?;
     let view = bootgen::golden::view_dir(dir)?;
     match &args.output {
-        Some(file) => bootgen::output::write_atomic(file, view.as_bytes(), 0o644)?,
-        None => emit(view)?,
+        Some(file) if !crate::input::is_stdio(file) => {
+            bootgen::output::write_atomic(file, view.as_bytes(), 0o644)?
+        }
+        _ => emit(view)?,
     }
     Ok(ExitCode::SUCCESS)
 }

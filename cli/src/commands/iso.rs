@@ -15,6 +15,13 @@ pub fn run(args: IsoArgs) -> anyhow::Result<ExitCode> {
     customization.live_karg_delete = args.live_karg_delete.clone();
     // Held from before the image is read: a run writing the same output directory meanwhile
     // could replace the image, or remove our temporary copy as a killed run's.
+    if let Some(output) = &args.output {
+        crate::input::refuse_stdout(
+            output,
+            "a copy of the ISO and then its embed areas in place",
+            "a file",
+        )?;
+    }
     let target = args.output.as_ref().unwrap_or(&args.input);
     let _lock = crate::lock::hold_output_around(&crate::lock::parent_of(target), true)?;
     let (file, iso) = read_iso(&args.input)?;

@@ -3,12 +3,10 @@
 use crate::args::PatchArgs;
 use crate::input::{is_stdio, read_path};
 use crate::report::{notice, warn};
-use anyhow::Context;
 use bootgen::ignition::SplitDoc;
 use bootgen::passes::{Change, PassOptions};
 use bootgen::report::{CertCollector, CertReport, CertStatus};
 use std::collections::BTreeSet;
-use std::io::Write;
 use std::path::Path;
 use std::process::ExitCode;
 
@@ -62,15 +60,7 @@ pub fn run(args: PatchArgs) -> anyhow::Result<ExitCode> {
     // Whatever we write must still be a config Ignition accepts.
     SplitDoc::check(&out, "<patched config>")?;
     warn_expired(&out, &args.input)?;
-    if is_stdio(&args.output) {
-        let mut stdout = std::io::stdout().lock();
-        stdout
-            .write_all(&out)
-            .context("cannot write standard output")?;
-        stdout.flush().context("cannot write standard output")?;
-    } else {
-        bootgen::output::write_atomic(&args.output, &out, 0o600)?;
-    }
+    crate::report::write_output(&args.output, &out, 0o600)?;
     Ok(ExitCode::SUCCESS)
 }
 

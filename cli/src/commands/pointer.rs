@@ -15,7 +15,8 @@ pub fn run(args: PointerArgs) -> anyhow::Result<ExitCode> {
             args.output.display()
         );
     }
-    if !args.force && std::fs::symlink_metadata(&args.output).is_ok() {
+    let to_stdout = crate::input::is_stdio(&args.output);
+    if !to_stdout && !args.force && std::fs::symlink_metadata(&args.output).is_ok() {
         anyhow::bail!(
             "{} already exists; use --force to replace it",
             args.output.display()
@@ -47,16 +48,21 @@ pub fn run(args: PointerArgs) -> anyhow::Result<ExitCode> {
     } else {
         0o644
     };
-    bootgen::output::write_atomic(&args.output, &out, mode)?;
-    crate::report::emit(
-        format!(
-            "wrote {}: replaces itself with {} ({} bytes, sha512 verified)",
-            args.output.display(),
-            // A URL may carry credentials (`https://user:token@host/...`).
-            bootgen::report::hide_secrets(&args.url),
-            bytes.len()
-        ) + "\n",
-    )?;
+    crate::report::write_output(&args.output, &out, mode)?;
+    let said = format!(
+        "replaces itself with {} ({} bytes, sha512 verified)",
+        // A URL may carry credentials (`https://user:token@host/...`).
+        bootgen::report::hide_secrets(&args.url),
+        bytes.len()
+    );
+    if to_stdout {
+        // Standard output holds the pointer: what is said goes to standard error.
+        crate::report::notice(format!(
+            "wrote the pointer config to standard output: {said}"
+        ));
+        return Ok(ExitCode::SUCCESS);
+    }
+    crate::report::emit(format!("wrote {}: {said}", args.output.display()) + "\n")?;
     crate::report::emit_budget(&SizeBudget::of_config(&out, None), &args.output)?;
     Ok(ExitCode::SUCCESS)
 }

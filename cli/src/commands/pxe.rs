@@ -8,6 +8,7 @@ use std::process::ExitCode;
 
 /// Runs `bootgen pxe`.
 pub fn run(args: PxeArgs) -> anyhow::Result<ExitCode> {
+    crate::input::refuse_stdout(&args.output, "a directory of PXE files", "a directory")?;
     crate::media::check_base_url("--base-url", &args.base_url)?;
     let (customization, config) = customization(&args.media)?;
     let (_, iso) = read_iso(&args.input)?;

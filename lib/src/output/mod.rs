@@ -28,7 +28,7 @@ pub use media::{
     patch_to_copy, remove_temp_files, write_streamed, written_dirs, CONFIG_MEDIA_MODE,
     MEDIA_PENDING,
 };
-pub use package::{check_package, write_package, PackageReport, CHECKSUMS};
+pub use package::{check_package, package_bytes, write_package, PackageReport, CHECKSUMS};
 pub use prune::{
     own_file_names, remove_stale_host_files, StaleFiles, HOST_FILE_DIRS, ROLE_MEDIA_DIRS,
 };

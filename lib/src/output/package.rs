@@ -249,19 +249,35 @@ pub fn tarball(entries: &[PackageEntry], mtime: u64) -> Result<Vec<u8>> {
 
 /// Packages `dir` into `out` (written atomically, mode 0600: it holds keys).
 pub fn write_package(dir: &Path, out: &Path, mtime: u64) -> Result<PackageReport> {
+    let (bytes, report) = package_leaving_out(dir, Some(out), mtime)?;
+    super::write_atomic(out, &bytes, 0o600)?;
+    Ok(report)
+}
+
+/// The tarball [`write_package`] writes, for a caller that sends it elsewhere (standard output).
+pub fn package_bytes(dir: &Path, mtime: u64) -> Result<(Vec<u8>, PackageReport)> {
+    package_leaving_out(dir, None, mtime)
+}
+
+/// The tarball of `dir` without `exclude` (the tarball's own path, when it is inside).
+fn package_leaving_out(
+    dir: &Path,
+    exclude: Option<&Path>,
+    mtime: u64,
+) -> Result<(Vec<u8>, PackageReport)> {
     if !dir.is_dir() {
         return Err(Error::InvalidOption {
             option: OptionField::PackageDir,
             message: format!("{} is not a directory", dir.display()),
         });
     }
-    let entries = collect(dir, Some(out))?;
+    let entries = collect(dir, exclude)?;
     let bytes = tarball(&entries, mtime)?;
-    super::write_atomic(out, &bytes, 0o600)?;
-    Ok(PackageReport {
+    let report = PackageReport {
         files: entries.iter().filter(|e| e.contents.is_some()).count() + 1,
         bytes: bytes.len(),
-    })
+    };
+    Ok((bytes, report))
 }
 
 #[cfg(test)]

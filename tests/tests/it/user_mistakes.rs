@@ -1307,6 +1307,62 @@ fn inspect_dash_o_is_refused_without_golden() {
     }
 }
 
+/// `-o -` is standard output for every single-file output, as for `patch`, and what the
+/// command says goes to standard error; `man -o` writes a directory, so `-` is refused. No file
+/// or directory named `-` is ever made.
+#[test]
+fn dash_o_dash_is_standard_output_for_every_single_file_output() {
+    let dir = tempfile::tempdir().unwrap();
+    assert!(generate(dir.path(), &[]).status.success());
+    let run = |args: &[&str]| {
+        bootgen()
+            .current_dir(dir.path())
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let pointer = run(&[
+        "pointer",
+        "--url",
+        "https://a.example/b.ign",
+        "out/bootstrap.ign",
+        "-o",
+        "-",
+    ]);
+    assert!(pointer.status.success(), "{}", stderr(&pointer));
+    let doc: serde_json::Value = serde_json::from_slice(&pointer.stdout).unwrap();
+    assert_eq!(
+        doc["ignition"]["config"]["replace"]["source"],
+        "https://a.example/b.ign"
+    );
+
+    let golden = run(&["inspect", "--golden", "out", "-o", "-"]);
+    assert!(golden.status.success(), "{}", stderr(&golden));
+    assert_eq!(golden.stdout, run(&["inspect", "--golden", "out"]).stdout);
+
+    let streamed = run(&["package", "out", "-o", "-"]);
+    assert!(streamed.status.success(), "{}", stderr(&streamed));
+    assert!(
+        stderr(&streamed).contains("standard output"),
+        "{}",
+        stderr(&streamed)
+    );
+    let written = run(&["package", "out", "-o", "out.tar.gz"]);
+    assert!(written.status.success(), "{}", stderr(&written));
+    assert_eq!(
+        streamed.stdout,
+        std::fs::read(dir.path().join("out.tar.gz")).unwrap()
+    );
+
+    let man = run(&["man", "-o", "-"]);
+    assert_eq!(man.status.code(), Some(1), "{}", stderr(&man));
+    assert!(stderr(&man).contains("standard output"), "{}", stderr(&man));
+    assert!(
+        !dir.path().join("-").exists(),
+        "a file or directory named - was made"
+    );
+}
+
 /// `ignition --pxe` without `--dest-device` names the flag given, not `--iso` too.
 #[test]
 fn media_without_a_disk_name_only_the_flag_given() {
