@@ -22,7 +22,10 @@ fn render(command: clap::Command) -> anyhow::Result<Vec<u8>> {
 
 /// Runs `bootgen man`.
 pub fn run_man(args: ManArgs) -> anyhow::Result<ExitCode> {
-    let command = Cli::command();
+    let mut command = Cli::command();
+    // Built, as the page renderer builds it: then the subcommands walked below are those
+    // bootgen.1 lists, clap's own `help` included, and each listed page is written.
+    command.build();
     let Some(dir) = args.output else {
         use std::io::Write as _;
         std::io::stdout()

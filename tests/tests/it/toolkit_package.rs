@@ -294,6 +294,30 @@ fn completions_and_man_pages_come_from_the_cli_definition() {
     }
 }
 
+/// Every page bootgen.1 lists under its subcommands is written by `man -o`, and every page
+/// written is listed: no reference leads nowhere.
+#[test]
+fn man_pages_written_are_the_pages_listed() {
+    let dir = tempfile::tempdir().unwrap();
+    ok(bootgen().arg("man").arg("-o").arg(dir.path()));
+    let main = std::fs::read_to_string(dir.path().join("bootgen.1")).unwrap();
+    // roff writes the name's hyphen escaped: `bootgen\-ignition(1)`.
+    let listed: std::collections::BTreeSet<String> = main
+        .replace("\\-", "-")
+        .split(|c: char| c.is_whitespace() || c == ',')
+        .filter_map(|word| word.strip_suffix("(1)"))
+        .filter(|name| name.starts_with("bootgen-"))
+        .map(|name| format!("{name}.1"))
+        .collect();
+    let written: std::collections::BTreeSet<String> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|name| name != "bootgen.1")
+        .collect();
+    assert!(listed.len() > 10, "{main}");
+    assert_eq!(listed, written);
+}
+
 /// What `--package` would refuse (a destination in no directory, a file in the output directory
 /// that bootgen does not write) is refused before the output is written, so the corrected
 /// command is not then refused for the output it left.
