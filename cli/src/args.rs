@@ -136,7 +136,8 @@ pub struct ReleasesArgs {
     /// fact changed within a minor); none lists every supported release and z-stream change.
     #[arg(value_name = "MINOR", num_args = 0..=2)]
     pub minors: Vec<String>,
-    /// With one or two minors: also print each release's stages and commands.
+    /// With two releases: also print each one's stages and commands (one release alone
+    /// prints them anyway).
     #[arg(long)]
     pub commands: bool,
 }

@@ -92,6 +92,12 @@ fn commands(profile: &Profile) -> String {
 pub fn run(args: ReleasesArgs) -> anyhow::Result<ExitCode> {
     // A table that does not load is an error, not an empty list.
     bootgen::release::check_table()?;
+    if args.commands && args.minors.len() != 2 {
+        // It would change nothing: accepting it would say it did something.
+        anyhow::bail!(
+            "--commands goes with two releases to compare (bootgen releases 4.16 4.19 --commands); one release alone (bootgen releases 4.16) prints its stages and commands anyway"
+        );
+    }
     match args.minors.as_slice() {
         [] => {
             let mut out =

@@ -1417,6 +1417,37 @@ fn patch_advice_on_a_tagged_release_names_what_patch_can_do() {
     assert!(!advice.contains("(--release-image"), "{advice}");
 }
 
+/// `releases --commands` is refused where it would change nothing (no release, or one, which
+/// prints its commands anyway), and with two releases it adds both releases' commands.
+#[test]
+fn releases_commands_is_refused_where_it_does_nothing() {
+    let run = |args: &[&str]| bootgen().arg("releases").args(args).output().unwrap();
+    for args in [&["--commands"][..], &["4.16", "--commands"]] {
+        let output = run(args);
+        assert_eq!(
+            output.status.code(),
+            Some(1),
+            "{args:?}: {}",
+            stderr(&output)
+        );
+        assert!(
+            stderr(&output).contains("--commands"),
+            "{}",
+            stderr(&output)
+        );
+        assert!(output.stdout.is_empty(), "{args:?}");
+    }
+    let plain = run(&["4.16", "4.19"]);
+    let with = run(&["4.16", "4.19", "--commands"]);
+    assert!(
+        plain.status.success() && with.status.success(),
+        "{}",
+        stderr(&with)
+    );
+    assert!(with.stdout.len() > plain.stdout.len());
+    assert!(with.stdout.starts_with(&plain.stdout));
+}
+
 /// The run's summary counts in words: a re-run that puts back one removed file says `1 file
 /// written`.
 #[test]
