@@ -301,3 +301,79 @@ fn the_extraction_sees_continuations_placeholders_and_skips_other_tools() {
     assert_eq!(lines[1], "bootgen inspect out | grep '^platform'");
     assert_eq!(skipped, vec!["coreos-installer iso ignition embed x"]);
 }
+
+/// The first date in `text` (`YYYY-MM-DD`, or `YYYY-MM` alone).
+fn date_in(text: &str) -> Option<String> {
+    let bytes = text.as_bytes();
+    let digits = |from: usize, n: usize| {
+        bytes
+            .get(from..from + n)
+            .is_some_and(|d| d.iter().all(u8::is_ascii_digit))
+    };
+    (0..bytes.len()).find_map(|at| {
+        let starts = at == 0 || !bytes[at - 1].is_ascii_alphanumeric();
+        if !(starts && digits(at, 4) && bytes.get(at + 4) == Some(&b'-') && digits(at + 5, 2)) {
+            return None;
+        }
+        let day = bytes.get(at + 7) == Some(&b'-') && digits(at + 8, 2);
+        Some(text[at..at + if day { 10 } else { 7 }].to_string())
+    })
+}
+
+/// The dates of the installers each release was checked against agree in the three places
+/// that state them: `bootgen releases` (the release table's `source`), the recording of what
+/// that installer wrote (`recorded.toml`), and the README's table.
+#[test]
+fn the_readme_installer_table_has_the_dates_bootgen_releases_prints() {
+    let output = bootgen_conformance::bootgen!()
+        .arg("releases")
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{output:?}");
+    let listed = String::from_utf8(output.stdout).unwrap();
+    let readme = std::fs::read_to_string(repo().join("README.md")).unwrap();
+    let table: Vec<&str> = readme
+        .lines()
+        .skip_while(|l| !l.starts_with("| release | installer it was checked against"))
+        .take_while(|l| l.starts_with('|'))
+        .collect();
+    assert!(table.len() > 10, "no installer table in the README");
+    let mut compared = 0;
+    for row in listed.lines().skip(1) {
+        let release = row.split_whitespace().next().unwrap();
+        if release.ends_with('+') {
+            continue; // a z-stream point: not a row of its own in the README
+        }
+        let program = date_in(row);
+        let readme_row = table
+            .iter()
+            .find(|l| {
+                l.split('|')
+                    .nth(1)
+                    .and_then(|c| c.split_whitespace().next())
+                    == Some(release)
+            })
+            .unwrap_or_else(|| panic!("the README's installer table has no row for {release}"));
+        let installer = readme_row.split('|').nth(2).unwrap();
+        assert_eq!(
+            date_in(installer),
+            program,
+            "{release}: README {readme_row}\nbootgen releases: {row}"
+        );
+        let recorded = repo().join(format!(
+            "tests/expectations/installer/{release}/recorded.toml"
+        ));
+        let recorded: toml::Value =
+            toml::from_str(&std::fs::read_to_string(&recorded).unwrap()).unwrap();
+        let source = recorded["installer_source"].as_str().unwrap();
+        if program.is_some() {
+            assert_eq!(
+                date_in(source),
+                program,
+                "{release}: recorded {source}\nbootgen releases: {row}"
+            );
+        }
+        compared += 1;
+    }
+    assert!(compared > 10, "{listed}");
+}
