@@ -679,7 +679,27 @@ pub(crate) fn temp_file_beside(path: &Path) -> Result<tempfile::NamedTempFile> {
         .prefix(&format!(".{name}."))
         .suffix(TEMP_FILE_SUFFIX)
         .tempfile_in(dir)
-        .map_err(|e| Error::io("cannot write", path, e))
+        .map_err(|e| Error::io("cannot write", path, without_temp_name(dir, e)))
+}
+
+/// Why a temporary file could not be made in `dir`, in terms of what the user named: the
+/// directory when it is missing or no directory, else the system's reason without tempfile's
+/// `at path ".NAME.XXXXXX.bootgen-tmp"`, a name the user never gave.
+fn without_temp_name(dir: &Path, error: std::io::Error) -> std::io::Error {
+    let reason = match fs::metadata(dir) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            format!("the directory {} does not exist", dir.display())
+        }
+        Ok(meta) if !meta.is_dir() => format!("{} is not a directory", dir.display()),
+        _ => {
+            let text = error.to_string();
+            match text.split_once(" at path ") {
+                Some((reason, _)) => reason.to_string(),
+                None => text,
+            }
+        }
+    };
+    std::io::Error::new(error.kind(), reason)
 }
 
 /// Writes one file atomically: a temporary file beside it, then a rename over `path`.

@@ -1363,6 +1363,41 @@ fn dash_o_dash_is_standard_output_for_every_single_file_output() {
     );
 }
 
+/// Writing into a directory that does not exist names that directory, never the temporary
+/// file the write would have gone through.
+#[test]
+fn writing_into_a_missing_directory_names_the_directory() {
+    let dir = tempfile::tempdir().unwrap();
+    assert!(generate(dir.path(), &[]).status.success());
+    let commands: [&[&str]; 4] = [
+        &[
+            "pointer",
+            "--url",
+            "https://a.example/b.ign",
+            "out/bootstrap.ign",
+            "-o",
+            "nodir/p.ign",
+        ],
+        &["patch", "out/master.ign", "-o", "nodir/p.ign"],
+        &["inspect", "--golden", "out", "-o", "nodir/golden.txt"],
+        &["package", "out", "-o", "nodir/out.tar.gz"],
+    ];
+    for args in commands {
+        let output = bootgen()
+            .current_dir(dir.path())
+            .args(args)
+            .output()
+            .unwrap();
+        let said = stderr(&output);
+        assert_eq!(output.status.code(), Some(1), "{args:?}: {said}");
+        assert!(
+            said.contains("the directory nodir does not exist"),
+            "{args:?}: {said}"
+        );
+        assert!(!said.contains("bootgen-tmp"), "{args:?}: {said}");
+    }
+}
+
 /// `ignition --pxe` without `--dest-device` names the flag given, not `--iso` too.
 #[test]
 fn media_without_a_disk_name_only_the_flag_given() {
