@@ -372,6 +372,15 @@ impl Model {
             &switches,
             &mut warnings,
         )?;
+        if let Some(vsphere) = platform.vsphere() {
+            vsphere::check_multiples(
+                loaded,
+                vsphere,
+                &switches,
+                &feature_set,
+                &custom_feature_gates,
+            )?;
+        }
         let cpu_partitioning = partitioning::cpu_partitioning(
             loaded,
             release.profile,

@@ -974,3 +974,67 @@ fn the_cloud_capabilities_are_needed_from_the_release_that_checks_them() {
         }
     }
 }
+
+/// More than one vCenter, or more than one network in a failure domain, release by release
+/// as each installer takes them: refused, then behind a preview feature gate, then allowed.
+#[test]
+fn several_vcenters_and_networks_are_taken_where_the_release_takes_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let fixture_text = fs::read_to_string(fixture()).unwrap();
+    let two_vcenters = fixture_text.replacen(
+        "    failureDomains:\n",
+        "    - server: vcenter2.lab.example.org\n      user: installer@vsphere.local\n      password: fixture-vcenter-password\n      datacenters:\n      - dc2\n    failureDomains:\n",
+        1,
+    );
+    let two_networks = fixture_text.replacen(
+        "        networks:\n        - VM Network\n",
+        "        networks:\n        - VM Network\n        - Storage Network\n",
+        1,
+    );
+    let eleven: String = (0..11).map(|n| format!("        - net{n}\n")).collect();
+    let eleven_networks = fixture_text.replacen(
+        "        networks:\n        - VM Network\n",
+        &format!("        networks:\n{eleven}"),
+        1,
+    );
+    let preview = |text: &str| {
+        text.replacen(
+            "pullSecret:",
+            "featureSet: TechPreviewNoUpgrade\npullSecret:",
+            1,
+        )
+    };
+    let vcenters = "`platform.vsphere.vcenters`";
+    let networks = "`platform.vsphere.failureDomains[0].topology.networks`";
+    let cases: Vec<(String, &str, Option<&str>)> = vec![
+        (two_vcenters.clone(), "4.16.0", Some(vcenters)),
+        (two_vcenters.clone(), "4.17.0", Some(vcenters)),
+        (preview(&two_vcenters), "4.17.0", None),
+        (two_vcenters.clone(), "4.18.0", None),
+        (two_networks.clone(), "4.15.0", None),
+        (two_networks.clone(), "4.17.0", Some(networks)),
+        (two_networks.clone(), "4.18.0", Some(networks)),
+        (preview(&two_networks), "4.18.0", None),
+        (two_networks.clone(), "4.19.0", None),
+        (eleven_networks, "4.20.0", Some(networks)),
+    ];
+    for (i, (config_text, version, refused)) in cases.iter().enumerate() {
+        let config = dir.path().join(format!("install-config-{i}.yaml"));
+        fs::write(&config, config_text).unwrap();
+        let out = dir.path().join(format!("out-{i}"));
+        let output = ignition(&config, &out, &["--release-version", version]);
+        let stderr = text(&output.stderr);
+        match refused {
+            None => assert!(output.status.success(), "case {i} ({version}): {stderr}"),
+            Some(field) => {
+                assert_eq!(
+                    output.status.code(),
+                    Some(1),
+                    "case {i} ({version}): {stderr}"
+                );
+                assert!(stderr.contains(field), "case {i}: {stderr}");
+                assert!(!out.exists());
+            }
+        }
+    }
+}

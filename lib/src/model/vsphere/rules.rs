@@ -1,9 +1,12 @@
 //! The vSphere rules that need more than the platform's own fields: the VIPs against the
-//! machine networks, and the machines' architectures.
+//! machine networks, the machines' architectures, and more than one vCenter or network where
+//! the release's feature set allows it.
 
 use super::{VSpherePlatform, AT};
 use crate::config::{LoadedConfig, Warning};
 use crate::error::Result;
+use crate::model::CustomFeatureGates;
+use crate::release::{Switch, Switches};
 use std::net::IpAddr;
 
 /// The installer's VIP rules: both kinds or neither, one address or two (an IPv4 and an IPv6
@@ -99,3 +102,68 @@ pub(crate) fn check_architectures(
     }
     Ok(())
 }
+
+/// More than one vCenter, or more than one network in a failure domain, as the release's
+/// installer takes them: refused outright (one vCenter until 4.16, one network per failure
+/// domain in 4.16 and 4.17), allowed only with the feature gate a preview feature set turns on
+/// (`VSphereMultiVCenters` in 4.17, `VSphereMultiNetworks` in 4.18), then allowed by default
+/// (at most ten networks).
+pub(crate) fn check_multiples(
+    loaded: &LoadedConfig,
+    vsphere: &VSpherePlatform,
+    switches: &Switches,
+    feature_set: &str,
+    custom_gates: &CustomFeatureGates,
+) -> Result<()> {
+    let gate_on = |gate: &str| {
+        matches!(feature_set, "TechPreviewNoUpgrade" | "DevPreviewNoUpgrade")
+            || (feature_set == "CustomNoUpgrade" && custom_gates.enabled.iter().any(|g| g == gate))
+    };
+    let preview = |gate: &str| {
+        format!("set featureSet TechPreviewNoUpgrade (or CustomNoUpgrade with featureGates [{gate}=true]), which cannot be upgraded")
+    };
+    let vcenters = vsphere.vcenters.len();
+    if vcenters > 1 {
+        let field = format!("{AT}.vcenters");
+        if switches.has(Switch::VsphereOneVcenter) {
+            return Err(loaded.field_error(
+                &field,
+                format!("lists {vcenters} vCenters, and this release's installer takes one: list one, or choose OpenShift 4.17 or later"),
+            ));
+        }
+        let gate = "VSphereMultiVCenters";
+        if switches.has(Switch::VsphereMultiVcentersGated) && !gate_on(gate) {
+            return Err(loaded.field_error(
+                &field,
+                format!("lists {vcenters} vCenters, which this release's installer takes only with the {gate} preview feature: {}", preview(gate)),
+            ));
+        }
+    }
+    for (i, domain) in vsphere.failure_domains.iter().enumerate() {
+        let networks = domain.topology.networks.len();
+        let field = format!("{AT}.failureDomains[{i}].topology.networks");
+        if networks > 1 && switches.has(Switch::VsphereOneNetwork) {
+            return Err(loaded.field_error(
+                &field,
+                format!("lists {networks} networks, and this release's installer takes one a failure domain: list one, or choose OpenShift 4.18 or later"),
+            ));
+        }
+        let gate = "VSphereMultiNetworks";
+        if networks > 1 && switches.has(Switch::VsphereMultiNetworksGated) && !gate_on(gate) {
+            return Err(loaded.field_error(
+                &field,
+                format!("lists {networks} networks, which this release's installer takes only with the {gate} preview feature: {}", preview(gate)),
+            ));
+        }
+        if networks > MAX_NETWORKS && switches.has(Switch::VsphereMultiNetworks) {
+            return Err(loaded.field_error(
+                &field,
+                format!("lists {networks} networks; a machine takes at most {MAX_NETWORKS}"),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The networks a failure domain may list where several are allowed.
+const MAX_NETWORKS: usize = 10;
