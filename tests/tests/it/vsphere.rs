@@ -203,6 +203,12 @@ fn mistakes_are_refused_naming_the_field_and_writing_nothing() {
             "compute[0].platform.vsphere.dataDisks[0].sizeGiB",
         ),
         (
+            "a deprecated apiVIP that apiVIPs leaves out",
+            "    apiVIPs:\n",
+            "    apiVIP: 10.0.0.9\n    apiVIPs:\n",
+            "platform.vsphere.apiVIP",
+        ),
+        (
             "the CloudCredential capability left out",
             "pullSecret:",
             "capabilities:\n  baselineCapabilitySet: None\n  additionalEnabledCapabilities: [Ingress, CloudControllerManager]\npullSecret:",
@@ -1037,4 +1043,26 @@ fn several_vcenters_and_networks_are_taken_where_the_release_takes_them() {
             }
         }
     }
+}
+
+/// A deprecated `apiVIP` that `apiVIPs` also lists is taken, as the installer takes it (with
+/// the deprecation warning); one it leaves out is refused (the mistakes above).
+#[test]
+fn a_deprecated_vip_that_agrees_with_the_list_is_taken() {
+    let dir = tempfile::tempdir().unwrap();
+    let fixture_text = fs::read_to_string(fixture()).unwrap();
+    let config = dir.path().join("install-config.yaml");
+    fs::write(
+        &config,
+        fixture_text.replacen("    apiVIPs:\n", "    apiVIP: 10.0.0.5\n    apiVIPs:\n", 1),
+    )
+    .unwrap();
+    let out = dir.path().join("out");
+    let output = ignition(&config, &out, &["--release-version", "4.20.0"]);
+    let stderr = text(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("deprecated") && stderr.contains("apiVIP"),
+        "{stderr}"
+    );
 }

@@ -126,9 +126,19 @@ pub(super) fn upconvert_legacy(loaded: &LoadedConfig, written: &Written) -> Resu
             &mut modern.ingress_vips,
         ),
     ] {
-        let vip = field(vip);
-        if !vip.is_empty() && list.is_none() {
-            *modern_list = vec![Vip(vip)];
+        let key = vip;
+        let vip = field(key);
+        match list {
+            None if !vip.is_empty() => *modern_list = vec![Vip(vip)],
+            // The installer refuses the two disagreeing (it would otherwise keep the list and
+            // drop the address the user wrote alone).
+            Some(listed) if !vip.is_empty() && !listed.0.iter().any(|v| v.0 == vip) => {
+                return Err(loaded.field_error(
+                    &format!("{AT}.{key}"),
+                    format!("`{vip}` is not in {key}s, which replaces it: write the address in {key}s only, and leave {key} out"),
+                ));
+            }
+            _ => {}
         }
     }
     Ok(Upconverted {
