@@ -23,6 +23,12 @@ pub enum NetworkType {
 }
 
 impl NetworkType {
+    /// Whether the installer requires a `hostPrefix` (each node's slice of the pod network)
+    /// for this plugin: OpenShift's own; a third party's divides the network itself.
+    pub fn takes_host_prefix(&self) -> bool {
+        matches!(self, NetworkType::OvnKubernetes | NetworkType::OpenShiftSdn)
+    }
+
     /// The plugins OpenShift ships.
     pub const OPENSHIFT: [NetworkType; 3] = [
         NetworkType::OvnKubernetes,
@@ -82,7 +88,8 @@ impl Serialize for NetworkType {
 pub struct ClusterNetwork {
     /// The CIDR.
     pub cidr: IpNet,
-    /// Per-node prefix length.
+    /// Per-node prefix length; 0 for a third party's plugin given none
+    /// ([`NetworkType::takes_host_prefix`]).
     pub host_prefix: u8,
 }
 
@@ -159,15 +166,29 @@ impl Networks {
         let raw = loaded.config.networking.clone().unwrap_or_default();
         let parse =
             |field: String, text: &str| parse_cidr(text).map_err(|m| loaded.field_error(&field, m));
+        // The installer's default changed in 4.12, for a single node in 4.11.
+        let network_type = match raw.network_type.as_deref() {
+            Some(written) => NetworkType::from_written(written),
+            None if switches.has(Switch::DefaultNetworkOvn)
+                || switches.has(Switch::SingleNodeOvn) =>
+            {
+                NetworkType::OvnKubernetes
+            }
+            None => NetworkType::OpenShiftSdn,
+        };
         let mut cluster = Vec::new();
         for (i, entry) in raw.cluster_network.iter().enumerate() {
             let cidr = parse(format!("networking.clusterNetwork.{i}.cidr"), &entry.cidr)?;
-            let host_prefix = entry.host_prefix.unwrap_or(if cidr.addr().is_ipv6() {
-                64
-            } else {
-                DEFAULT_HOST_PREFIX
-            });
-            if host_prefix < cidr.prefix_len() || host_prefix > cidr.max_prefix_len() {
+            let host_prefix = match entry.host_prefix {
+                // A third party's plugin divides the pod network itself: no hostPrefix (0, which
+                // the network objects leave out).
+                None | Some(0) if !network_type.takes_host_prefix() => 0,
+                Some(prefix) => prefix,
+                None if cidr.addr().is_ipv6() => 64,
+                None => DEFAULT_HOST_PREFIX,
+            };
+            let checked = network_type.takes_host_prefix() || host_prefix != 0;
+            if checked && (host_prefix < cidr.prefix_len() || host_prefix > cidr.max_prefix_len()) {
                 return Err(loaded.field_error(
                     &format!("networking.clusterNetwork.{i}.hostPrefix"),
                     format!(
@@ -231,16 +252,7 @@ impl Networks {
             }
         }
         Ok(Networks {
-            // The installer's default changed in 4.12, for a single node in 4.11.
-            network_type: match raw.network_type.as_deref() {
-                Some(written) => NetworkType::from_written(written),
-                None if switches.has(Switch::DefaultNetworkOvn)
-                    || switches.has(Switch::SingleNodeOvn) =>
-                {
-                    NetworkType::OvnKubernetes
-                }
-                None => NetworkType::OpenShiftSdn,
-            },
+            network_type,
             cluster,
             service,
             machine,

@@ -151,7 +151,7 @@ pub(crate) fn check_networks(
         .enumerate()
     {
         let field = format!("networking.clusterNetwork.{i}.hostPrefix");
-        if entry.host_prefix.is_none() {
+        if entry.host_prefix.is_none() && networks.network_type.takes_host_prefix() {
             return Err(loaded.field_error(
                 &format!("networking.clusterNetwork.{i}"),
                 format!(
@@ -161,7 +161,7 @@ pub(crate) fn check_networks(
                 ),
             ));
         }
-        if cluster.cidr.addr().is_ipv6() && cluster.host_prefix != 64 {
+        if cluster.cidr.addr().is_ipv6() && cluster.host_prefix != 64 && cluster.host_prefix != 0 {
             return Err(loaded.field_error(
                 &field,
                 format!("{} for an IPv6 network: it must be 64", cluster.host_prefix),
@@ -360,6 +360,12 @@ mod tests {
                 && no_prefix.contains("hostPrefix: 23"),
             "{no_prefix}"
         );
+        // A third party's plugin divides the pod network itself: no hostPrefix needed (nor
+        // IPv6's 64), in every release.
+        for version in ["4.12.0", "4.16.0", "4.22.0"] {
+            let calico = "  networkType: Calico\n  clusterNetwork:\n  - cidr: 10.128.0.0/14\n";
+            assert_eq!(refusal(version, calico), "", "{version}");
+        }
         let v6_first = "  clusterNetwork:\n  - cidr: fd01::/48\n    hostPrefix: 64\n  - cidr: 10.128.0.0/14\n    hostPrefix: 23\n  serviceNetwork:\n  - 172.30.0.0/16\n  - fd02::/112\n  machineNetwork:\n  - cidr: 192.0.2.0/24\n  - cidr: fd00::/48\n";
         assert!(refusal("4.16.0", v6_first).contains("put the IPv4 network first"));
         assert_eq!(refusal("4.21.0", v6_first), "");

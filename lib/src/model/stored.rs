@@ -155,7 +155,9 @@ impl StoredInstallConfig<'_> {
                 .iter()
                 .map(|c| ClusterNetwork {
                     cidr: c.cidr.to_string(),
-                    host_prefix: Some(c.host_prefix),
+                    // Left out, as the installer's `omitempty` does, when a third party's
+                    // plugin takes none.
+                    host_prefix: (c.host_prefix != 0).then_some(c.host_prefix),
                     host_subnet_length: None,
                 })
                 .collect(),

@@ -1495,3 +1495,43 @@ fn one_file_written_is_said_in_the_singular() {
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(stdout.contains("\n1 file written, "), "{stdout}");
 }
+
+/// A third party's network plugin (Calico, Cilium) divides the pod network itself: its
+/// cluster network needs no `hostPrefix`, as the installer takes it, and the network objects
+/// leave the field out. OpenShift's own plugin still needs one.
+#[test]
+fn a_third_party_plugin_needs_no_host_prefix() {
+    let dir = tempfile::tempdir().unwrap();
+    let calico = default_config()
+        .replacen("networkType: OVNKubernetes", "networkType: Calico", 1)
+        .replacen("    hostPrefix: 23\n", "", 1);
+    let config = write_config(dir.path(), &calico);
+    let output = generate(dir.path(), &["--install-config", config.to_str().unwrap()]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let view = IgnitionView::load(&dir.path().join("out/bootstrap.ign")).unwrap();
+    let network = file_text(
+        &view,
+        "/opt/openshift/manifests/cluster-network-02-config.yml",
+    );
+    assert!(
+        network.contains("- cidr: \"10.128.0.0/14\"\n  serviceNetwork:")
+            && !network.contains("hostPrefix"),
+        "{network}"
+    );
+    assert!(network.contains("networkType: \"Calico\""), "{network}");
+    let stored = file_text(&view, "/opt/openshift/manifests/cluster-config.yaml");
+    assert!(!stored.contains("hostPrefix"), "{stored}");
+
+    let ovn = default_config().replacen("    hostPrefix: 23\n", "", 1);
+    let config = write_config(dir.path(), &ovn);
+    let output = generate(
+        dir.path(),
+        &["--force", "--install-config", config.to_str().unwrap()],
+    );
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains("has no hostPrefix"),
+        "{}",
+        stderr(&output)
+    );
+}
