@@ -56,9 +56,11 @@ pub fn check_domain(domain: &str) -> Result<(), String> {
 /// Smallest RSA modulus the nodes' sshd accepts (RHEL 9's default crypto policy).
 const MIN_RSA_BITS: usize = 2048;
 
-/// OpenSSH public key lines (`type base64 [comment]`, one per line), each parsed in full: the
-/// type, a base64 body that holds exactly one key of that type, and a usable key length. A key
-/// cut short by a copy and paste fails here rather than locking everyone out of the nodes.
+/// OpenSSH public key lines (`type base64 [comment]`, one per line, or as `authorized_keys`
+/// writes them with options first: `from="10.0.0.1" ssh-ed25519 ...`), each parsed in full:
+/// the type, a base64 body that holds exactly one key of that type, and a usable key length. A
+/// key cut short by a copy and paste fails here rather than locking everyone out of the nodes.
+/// `#` comment lines are skipped, as sshd skips them (see [`ssh_comment_lines`]).
 pub fn check_ssh_key(key: &str) -> Result<(), String> {
     use ssh_key::public::KeyData;
     // Nothing of it is quoted: a private key pasted here is a secret.
@@ -68,26 +70,14 @@ pub fn check_ssh_key(key: &str) -> Result<(), String> {
                 .into(),
         );
     }
-    for (index, line) in key.lines().filter(|l| !l.trim().is_empty()).enumerate() {
-        let which = if key.lines().filter(|l| !l.trim().is_empty()).count() > 1 {
+    let lines: Vec<&str> = ssh_key_lines(key).collect();
+    for (index, line) in lines.iter().enumerate() {
+        let which = if lines.len() > 1 {
             format!("key {} ", index + 1)
         } else {
             String::new()
         };
-        let mut parts = line.split_whitespace();
-        let (Some(kind), Some(body)) = (parts.next(), parts.next()) else {
-            return Err(format!(
-                "{which}is not an OpenSSH public key (expected `ssh-ed25519 AAAA... comment`)"
-            ));
-        };
-        if base64::Engine::decode(&base64::engine::general_purpose::STANDARD, body).is_err() {
-            return Err(format!(
-                "{which}the `{kind}` key's data is not valid base64"
-            ));
-        }
-        let parsed = ssh_key::PublicKey::from_openssh(line.trim()).map_err(|e| {
-            format!("{which}is not a valid `{kind}` public key ({e}): is it complete? Copy the whole line of the .pub file")
-        })?;
+        let (kind, parsed) = parse_key_line(line).map_err(|why| format!("{which}{why}"))?;
         match parsed.key_data() {
             KeyData::Rsa(rsa) => {
                 let bits = rsa
@@ -114,10 +104,45 @@ pub fn check_ssh_key(key: &str) -> Result<(), String> {
     Ok(())
 }
 
+/// The lines of `sshKey` that hold a key: neither blank nor a `#` comment.
+fn ssh_key_lines(key: &str) -> impl Iterator<Item = &str> {
+    key.lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+}
+
+/// The `#` comment lines of `sshKey`, which sshd skips (and installers from 4.21 refuse).
+pub fn ssh_comment_lines(key: &str) -> usize {
+    key.lines().filter(|l| l.trim().starts_with('#')).count()
+}
+
+/// One key line: its type's name and the key.
+fn parse_key_line(line: &str) -> Result<(String, ssh_key::PublicKey), String> {
+    let mut parts = line.split_whitespace();
+    let (Some(kind), Some(body)) = (parts.next(), parts.next()) else {
+        return Err("is not an OpenSSH public key (expected `ssh-ed25519 AAAA... comment`)".into());
+    };
+    if ssh_key::Algorithm::new(kind).is_err() && !kind.starts_with("ssh-") {
+        // Options before the key, as authorized_keys takes them (`from="..." ssh-ed25519 ...`).
+        let entry: ssh_key::authorized_keys::Entry = line.parse().map_err(|e| {
+            format!("is neither an OpenSSH public key (`ssh-ed25519 AAAA... comment`) nor an authorized_keys line with options before the key ({e})")
+        })?;
+        let key = entry.public_key().clone();
+        return Ok((key.algorithm().as_str().to_string(), key));
+    }
+    if base64::Engine::decode(&base64::engine::general_purpose::STANDARD, body).is_err() {
+        return Err(format!("the `{kind}` key's data is not valid base64"));
+    }
+    let parsed = ssh_key::PublicKey::from_openssh(line).map_err(|e| {
+        format!("is not a valid `{kind}` public key ({e}): is it complete? Copy the whole line of the .pub file")
+    })?;
+    Ok((kind.to_string(), parsed))
+}
+
 /// With FIPS on, the nodes' sshd takes only RSA and ECDSA keys.
 pub fn check_fips_ssh_key(key: &str) -> Result<(), String> {
-    for line in key.lines().map(str::trim).filter(|l| !l.is_empty()) {
-        let kind = line.split_whitespace().next().unwrap_or_default();
+    for line in ssh_key_lines(key) {
+        let kind = parse_key_line(line).map(|(kind, _)| kind)?;
         if kind != "ssh-rsa" && !kind.starts_with("ecdsa-sha2-nistp") {
             return Err(format!(
                 "is a `{kind}` key, which a FIPS node's sshd refuses (nobody could log in): with `fips: true` use an RSA or ECDSA key (ssh-keygen -t ecdsa -b 384)"
@@ -309,6 +334,16 @@ mod tests {
         // A second, broken key is named as such.
         let two = format!("{good}\n{truncated}");
         assert!(check_ssh_key(&two).unwrap_err().starts_with("key 2 "));
+        // authorized_keys lines: options before the key, and comment lines.
+        let line = good.lines().next().unwrap().trim();
+        let with_options = format!("no-port-forwarding,from=\"10.0.0.1,192.0.2.0/24\" {line}");
+        assert!(check_ssh_key(&with_options).is_ok(), "{with_options}");
+        let bad_options = format!("no-port-forwarding {kind} {}", &body[..body.len() - 4]);
+        assert!(check_ssh_key(&bad_options).is_err(), "{bad_options}");
+        let with_comment = format!("# the lab's admins\n{line}\n");
+        assert!(check_ssh_key(&with_comment).is_ok());
+        assert_eq!(ssh_comment_lines(&with_comment), 1);
+        assert!(check_fips_ssh_key(&with_comment).is_err());
     }
 
     /// An `ssh-rsa` blob with a modulus of `bits` bits (structure only; not a real key pair).

@@ -349,7 +349,7 @@ impl Model {
         let top_level::Access {
             pull_secret,
             ssh_key,
-        } = top_level::Access::read(loaded, &mut warnings)?;
+        } = top_level::Access::read(loaded, &switches, &mut warnings)?;
         let trust_bundle::TrustBundle {
             pem: trust_bundle,
             policy: trust_bundle_policy,

@@ -5,6 +5,7 @@
 use super::fields;
 use crate::config::{LoadedConfig, Warning};
 use crate::error::Result;
+use crate::release::{Switch, Switches};
 
 /// `apiVersion`: `v1`, the only version the installer reads.
 pub(crate) fn check_api_version(loaded: &LoadedConfig) -> Result<()> {
@@ -83,7 +84,11 @@ pub(crate) struct Access {
 
 impl Access {
     /// `pullSecret` (required) and `sshKey` (a warning when missing), checked.
-    pub(crate) fn read(loaded: &LoadedConfig, warnings: &mut Vec<Warning>) -> Result<Access> {
+    pub(crate) fn read(
+        loaded: &LoadedConfig,
+        switches: &Switches,
+        warnings: &mut Vec<Warning>,
+    ) -> Result<Access> {
         let pull_secret = loaded.config.pull_secret.clone().unwrap_or_default();
         if pull_secret.is_empty() {
             return Err(loaded.field_error(
@@ -94,6 +99,13 @@ impl Access {
         fields::check_pull_secret(&pull_secret).map_err(|m| loaded.field_error("pullSecret", m))?;
         let ssh_key = loaded.config.ssh_key.clone().unwrap_or_default();
         fields::check_ssh_key(&ssh_key).map_err(|m| loaded.field_error("sshKey", m))?;
+        let comments = fields::ssh_comment_lines(&ssh_key);
+        if comments > 0 && switches.has(Switch::SshKeyLinesEachAKey) {
+            return Err(loaded.field_error(
+                "sshKey",
+                format!("has {comments} `#` comment line(s), which this release's installer refuses (it reads every line as a key): remove them"),
+            ));
+        }
         if loaded.config.fips == Some(true) {
             fields::check_fips_ssh_key(&ssh_key).map_err(|m| loaded.field_error("sshKey", m))?;
         }
@@ -132,5 +144,41 @@ pub(crate) fn check_publish(loaded: &LoadedConfig) -> Result<()> {
             "publish",
             format!("`{other}` is not a publishing strategy: write `External` (or leave it out)"),
         )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// A `#` comment line in sshKey: skipped as sshd skips it until 4.20, whose installer
+    /// parsed only the first key; refused from 4.21, whose installer reads every line as a key.
+    /// Options before a key (`authorized_keys` style) are taken by every release.
+    #[test]
+    fn ssh_key_comment_lines_follow_the_release() {
+        let key = crate::config::load_default()
+            .unwrap()
+            .config
+            .ssh_key
+            .unwrap();
+        let text = |ssh_key: &str| {
+            format!(
+                "apiVersion: v1\nmetadata:\n  name: demo\nbaseDomain: example.com\nplatform:\n  none: {{}}\npullSecret: '{{\"auths\":{{\"r\":{{\"auth\":\"eDp5\"}}}}}}'\nsshKey: |\n{}",
+                ssh_key.lines().map(|l| format!("  {l}\n")).collect::<String>()
+            )
+        };
+        let commented = text(&format!("# the lab's admins\n{}", key.trim()));
+        assert_eq!(super::super::refusal(&commented, "4.20.0"), "");
+        let refused = super::super::refusal(&commented, "4.21.0");
+        assert!(
+            refused.contains("`sshKey`") && refused.contains("comment line"),
+            "{refused}"
+        );
+        let with_options = text(&format!("from=\"10.0.0.0/8\" {}", key.trim()));
+        for version in ["4.12.0", "4.21.0"] {
+            assert_eq!(
+                super::super::refusal(&with_options, version),
+                "",
+                "{version}"
+            );
+        }
     }
 }

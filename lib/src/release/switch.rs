@@ -123,6 +123,7 @@ switches! {
     CloudCredentialCapabilityNeeded => "cloud_credential_capability_needed",
     CloudControllerManagerCapabilityNeeded => "cloud_controller_manager_capability_needed",
     OneMirrorList => "one_mirror_list",
+    SshKeyLinesEachAKey => "ssh_key_lines_each_a_key",
     Ipv4FirstInDualStack => "ipv4_first_in_dual_stack",
     TwoNodesNeedFencing => "two_nodes_need_fencing",
     OneIpv4HostPrefix => "one_ipv4_host_prefix",
