@@ -203,6 +203,24 @@ fn mistakes_are_refused_naming_the_field_and_writing_nothing() {
             "compute[0].platform.vsphere.dataDisks[0].sizeGiB",
         ),
         (
+            "a disk type vSphere has not",
+            "    vcenters:\n",
+            "    diskType: thinn\n    vcenters:\n",
+            "platform.vsphere.diskType",
+        ),
+        (
+            "a load balancer of the user's own, which bootgen does not set up",
+            "    vcenters:\n",
+            "    loadBalancer:\n      type: UserManaged\n    vcenters:\n",
+            "platform.vsphere.loadBalancer",
+        ),
+        (
+            "tags on a failure domain's machines",
+            "        datastore: /dc1/datastore/rack1-ssd\n",
+            "        datastore: /dc1/datastore/rack1-ssd\n        tagIDs: [urn:vmomi:InventoryServiceTag:5736bf56-49f5-4667-b38c-b97e09dc9578:GLOBAL]\n",
+            "platform.vsphere.failureDomains[0].topology.tagIDs",
+        ),
+        (
             "a deprecated apiVIP that apiVIPs leaves out",
             "    apiVIPs:\n",
             "    apiVIP: 10.0.0.9\n    apiVIPs:\n",
@@ -1063,6 +1081,57 @@ fn a_deprecated_vip_that_agrees_with_the_list_is_taken() {
     assert!(output.status.success(), "{stderr}");
     assert!(
         stderr.contains("deprecated") && stderr.contains("apiVIP"),
+        "{stderr}"
+    );
+}
+
+/// Settings of the VMs openshift-install makes itself (`diskType`, as the UPI documentation's
+/// example has it, and `clusterOSImage`) are taken and said to be ignored: the configs carry
+/// neither. An installer setting bootgen does not carry out is refused as such, not as an
+/// unknown key.
+#[test]
+fn settings_of_the_installers_own_vms_are_ignored_with_a_warning() {
+    let dir = tempfile::tempdir().unwrap();
+    let fixture_text = fs::read_to_string(fixture()).unwrap();
+    let config = dir.path().join("install-config.yaml");
+    fs::write(
+        &config,
+        fixture_text.replacen(
+            "    vcenters:\n",
+            "    diskType: thin\n    clusterOSImage: http://192.0.2.9/rhcos-vmware.ova\n    vcenters:\n",
+            1,
+        ),
+    )
+    .unwrap();
+    let out = dir.path().join("out");
+    let output = ignition(&config, &out, &["--release-version", "4.16.0"]);
+    let stderr = text(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    for field in [
+        "`platform.vsphere.diskType`",
+        "`platform.vsphere.clusterOSImage`",
+    ] {
+        assert!(
+            stderr.contains(field) && stderr.contains("ignored"),
+            "{field}: {stderr}"
+        );
+    }
+    fs::write(
+        &config,
+        fixture_text.replacen(
+            "    vcenters:\n",
+            "    hosts:\n    - role: bootstrap\n    vcenters:\n",
+            1,
+        ),
+    )
+    .unwrap();
+    let output = ignition(&config, &dir.path().join("out-hosts"), &[]);
+    let stderr = text(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("`platform.vsphere.hosts`")
+            && stderr.contains("does not carry out")
+            && stderr.contains("--hosts"),
         "{stderr}"
     );
 }

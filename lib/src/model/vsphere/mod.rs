@@ -41,6 +41,8 @@ const KNOWN_KEYS: &[&str] = &[
     "apiVIPs",
     "ingressVIPs",
     "defaultMachinePlatform",
+    "diskType",
+    "clusterOSImage",
 ];
 
 /// The single-vCenter keys of installers before 4.13, and what replaces each.

@@ -72,6 +72,7 @@ pub(crate) fn settings(
              topology: datacenter, computeCluster, networks, datastore)",
         ));
     }
+    check_ignored_vm_settings(loaded, &written, warnings)?;
     let api_vips = addresses(loaded, &modern.api_vips, &format!("{AT}.apiVIPs"))?;
     let ingress_vips = addresses(loaded, &modern.ingress_vips, &format!("{AT}.ingressVIPs"))?;
     let single_vcenter_datastore =
@@ -86,6 +87,59 @@ pub(crate) fn settings(
         machine_pools: VSphereMachinePools::default(),
     })
 }
+
+/// `diskType` and `clusterOSImage`: how openshift-install provisions the disks of the VMs it
+/// makes itself, and the image it imports for them. The configs do not carry them (the
+/// installer's agent flow ignores them too); a value the installer would refuse is refused,
+/// any other is ignored with a warning saying where it belongs.
+fn check_ignored_vm_settings(
+    loaded: &LoadedConfig,
+    written: &Written,
+    warnings: &mut Vec<Warning>,
+) -> Result<()> {
+    const DISK_TYPES: [&str; 3] = ["thin", "thick", "eagerZeroedThick"];
+    if let Some(disk_type) = written.disk_type.as_ref().filter(|t| !t.0.is_empty()) {
+        let field = format!("{AT}.diskType");
+        if !DISK_TYPES.contains(&disk_type.0.as_str()) {
+            return Err(loaded.field_error(
+                &field,
+                format!(
+                    "`{}` is not a disk type: write one of {}",
+                    disk_type.0,
+                    DISK_TYPES.join(", ")
+                ),
+            ));
+        }
+        warnings.push(loaded.warning(
+            &field,
+            "ignored: it is how openshift-install provisions the disks of the VMs it makes itself; give your VMs' disks that provisioning when you make them",
+        ));
+    }
+    if written
+        .cluster_os_image
+        .as_ref()
+        .is_some_and(|i| !i.0.is_empty())
+    {
+        warnings.push(loaded.warning(
+            &format!("{AT}.clusterOSImage"),
+            "ignored: it is the image openshift-install imports to make the VMs itself; make your VMs from the RHCOS OVA yourself",
+        ));
+    }
+    Ok(())
+}
+
+/// Keys below `platform.vsphere` that installers know and bootgen does not carry out (paths
+/// with `*` for a list index), with what they are for.
+const NOT_SUPPORTED: &[(&str, &str)] = &[
+    ("loadBalancer", "a load balancer of your own in place of the nodes' keepalived and haproxy (type UserManaged)"),
+    ("hosts", "static addresses of the VMs openshift-install makes itself; for nodes you boot, give their addresses with --hosts"),
+    ("nodeNetworking", "the networks the nodes' addresses are taken from when a failure domain has several"),
+    ("dnsRecordsType", "where the cluster's DNS records for the VIPs are served"),
+    ("failureDomains.*.regionType", "failure domains of host groups"),
+    ("failureDomains.*.zoneType", "failure domains of host groups"),
+    ("failureDomains.*.topology.hostGroup", "failure domains of host groups"),
+    ("failureDomains.*.topology.tagIDs", "vSphere tags attached to the machines the cluster makes"),
+];
 
 /// The error for the keys below `platform.vsphere` that no field reads: the first in the order
 /// the checks meet them (the section's own keys, then each vCenter's, then each failure
@@ -111,6 +165,19 @@ fn refuse_unknown(loaded: &LoadedConfig, unknown: &[String]) -> Error {
     let Some(first) = ordered.first() else {
         return loaded.field_error(AT, "unknown key");
     };
+    let pattern: Vec<&str> = first
+        .split('.')
+        .map(|p| if p.parse::<usize>().is_ok() { "*" } else { p })
+        .collect();
+    if let Some((_, what)) = NOT_SUPPORTED
+        .iter()
+        .find(|(key, _)| *key == pattern.join("."))
+    {
+        return loaded.field_error(
+            &format!("{AT}.{first}"),
+            format!("an installer setting for {what}, which bootgen does not carry out: remove it"),
+        );
+    }
     let (_, _, known) = place(first);
     loaded.field_error(
         &format!("{AT}.{first}"),

@@ -21,6 +21,11 @@ pub(super) struct Written {
     /// The pools' defaults, read with the pools' own settings (`pools.rs`).
     #[serde(default, rename = "defaultMachinePlatform")]
     _default_machine_platform: Option<ReadWithPools>,
+    // Settings of the VMs openshift-install makes itself, which bootgen checks and ignores.
+    #[serde(default, rename = "diskType", deserialize_with = "written")]
+    pub disk_type: Option<Text>,
+    #[serde(default, rename = "clusterOSImage", deserialize_with = "written")]
+    pub cluster_os_image: Option<Text>,
     // The single-vCenter fields (not flattened: serde would then pass over unknown keys).
     #[serde(default, rename = "vCenter", deserialize_with = "written")]
     pub v_center: Option<Text>,
