@@ -119,7 +119,8 @@ const OBJECT_METADATA: &[&str] = &[
 const NOT_SUPPORTED: &[(&str, &str)] = &[
     (
         "credentialsMode",
-        "a cloud's credentials, which platform none has not",
+        "the cloud credentials of AWS, Azure, GCP and other clouds, which platforms none, \
+         vSphere and external have not",
     ),
     (
         "networking.clusterNetworkMTU",

@@ -424,7 +424,9 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(
-            unsupported.contains("bootgen does not support it"),
+            unsupported.contains("bootgen does not support it")
+                && !unsupported.contains("platform none has not")
+                && unsupported.contains("none, vSphere and external"),
             "{unsupported}"
         );
         // The topologies bootgen does not make name the platforms the installer makes them on,
