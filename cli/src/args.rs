@@ -122,7 +122,9 @@ pub struct DiagnoseArgs {
     pub node: bool,
     /// With --node: the present time (RFC 3339), which says how long the node has waited;
     /// default SOURCE_DATE_EPOCH, else now.
-    #[arg(long, value_name = "TIME", requires = "node")]
+    // Refused without --node by `diagnose::run`: clap's `requires = "node"` would take --node's
+    // default, false, for given.
+    #[arg(long, value_name = "TIME")]
     pub now: Option<String>,
     /// Print JSON instead of text.
     #[arg(long)]

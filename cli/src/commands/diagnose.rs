@@ -30,6 +30,13 @@ fn diagnosis(args: &DiagnoseArgs) -> anyhow::Result<Diagnosis> {
 
 /// Runs `bootgen diagnose`.
 pub fn run(args: DiagnoseArgs) -> anyhow::Result<ExitCode> {
+    if args.now.is_some() && !args.node {
+        // A bundle's own files say when it was gathered: --now would be silently unused.
+        crate::report::print_error(&anyhow::anyhow!(
+            "--now is for --node (a bundle's time is when it was gathered): leave it out, or add --node"
+        ));
+        return Ok(ExitCode::from(EXIT_UNREADABLE));
+    }
     let mut diagnosis = match diagnosis(&args) {
         Ok(diagnosis) => diagnosis,
         Err(error) => {

@@ -257,6 +257,14 @@ fn not_a_bundle_is_exit_2_naming_the_file() {
     let (output, _) = diagnose(&dir.path().join("missing.tar.gz"), dir.path());
     assert_eq!(output.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&output.stderr).contains("missing.tar.gz"));
+    // --now is for --node: with a bundle it would go unused, so it is bad usage.
+    let output = bootgen_conformance::bootgen!()
+        .args(["diagnose", "--now", "2026-01-01T00:00:00Z"])
+        .arg(&bundle)
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("--now is for --node"));
 }
 
 #[test]
