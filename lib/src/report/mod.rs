@@ -33,12 +33,14 @@ pub use summary::{
 pub use terminal::{is_terminal_unsafe, terminal_safe};
 
 /// `n` of a thing in words, `1 warning` or `3 warnings`: `noun` is the singular, whose plural
-/// takes an `s`.
+/// takes an `s` (`ies` after a consonant's `y`: `2 directories`).
 pub fn counted(n: usize, noun: &str) -> String {
     if n == 1 {
-        format!("1 {noun}")
-    } else {
-        format!("{n} {noun}s")
+        return format!("1 {noun}");
+    }
+    match noun.strip_suffix('y') {
+        Some(stem) if !stem.ends_with(['a', 'e', 'i', 'o', 'u']) => format!("{n} {stem}ies"),
+        _ => format!("{n} {noun}s"),
     }
 }
 

@@ -12,16 +12,17 @@ fn yes_no(value: bool) -> &'static str {
 
 impl fmt::Display for Summary {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let counted = crate::report::counted;
         writeln!(
             f,
-            "Ignition spec {}: {} files ({} decoded), {} directories, {} links, {} units, {} users",
+            "Ignition spec {}: {} ({} decoded), {}, {}, {}, {}",
             self.version,
-            self.files.len(),
+            counted(self.files.len(), "file"),
             human_size(self.contents_size),
-            self.directories,
-            self.links,
-            self.units.len(),
-            self.users.len()
+            counted(self.directories, "directory"),
+            counted(self.links, "link"),
+            counted(self.units.len(), "unit"),
+            counted(self.users.len(), "user")
         )?;
         if let Some(release) = &self.release {
             let name = self.distribution.unwrap_or_default().label();
