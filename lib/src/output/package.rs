@@ -63,7 +63,10 @@ pub fn check_package(dir: &Path, out: &Path) -> Result<()> {
         return Err(Error::io(
             "cannot write",
             out,
-            std::io::Error::new(std::io::ErrorKind::NotFound, "its directory does not exist"),
+            std::io::Error::new(
+                std::io::ErrorKind::NotFound,
+                format!("the directory {} does not exist", parent.display()),
+            ),
         ));
     }
     if out.is_dir() {

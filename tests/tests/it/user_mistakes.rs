@@ -1369,7 +1369,15 @@ fn dash_o_dash_is_standard_output_for_every_single_file_output() {
 fn writing_into_a_missing_directory_names_the_directory() {
     let dir = tempfile::tempdir().unwrap();
     assert!(generate(dir.path(), &[]).status.success());
-    let commands: [&[&str]; 4] = [
+    let commands: [&[&str]; 5] = [
+        &[
+            "ignition",
+            "-o",
+            "out",
+            "--force",
+            "--package",
+            "nodir/out.tar.gz",
+        ],
         &[
             "pointer",
             "--url",
