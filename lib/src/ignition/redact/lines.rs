@@ -97,6 +97,8 @@ fn secret_mappings(lines: &[&str]) -> Vec<Vec<usize>> {
         }
         let mut found: Vec<usize> = lines[start..end]
             .iter()
+            // Only a line naming `kind` is parsed: most lines of a long text are not.
+            .filter(|l| l.contains("kind"))
             .filter_map(|l| entry(l.trim_end_matches(['\n', '\r'])).map(|e| (e, l)))
             .filter(|(e, l)| e.key == "kind" && scalar(&l.trim_end()[e.value_at..]) == "Secret")
             .map(|(e, _)| e.column)
