@@ -372,6 +372,9 @@ impl Model {
             &switches,
             &mut warnings,
         )?;
+        if platform.vsphere().is_some() {
+            vsphere::check_legacy_paths(loaded, &switches)?;
+        }
         if let Some(vsphere) = platform.vsphere() {
             vsphere::check_multiples(
                 loaded,

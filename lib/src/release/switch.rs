@@ -107,6 +107,7 @@ switches! {
     VsphereCloudConfigNodes => "vsphere_cloud_config_nodes",
     VsphereControlPlaneMachineSet => "vsphere_control_plane_machine_set",
     VsphereOneVcenter => "vsphere_one_vcenter",
+    VsphereLegacyPathsAbsolute => "vsphere_legacy_paths_absolute",
     VsphereMultiVcentersGated => "vsphere_multi_vcenters_gated",
     VsphereOneNetwork => "vsphere_one_network",
     VsphereMultiNetworksGated => "vsphere_multi_networks_gated",

@@ -1135,3 +1135,56 @@ fn settings_of_the_installers_own_vms_are_ignored_with_a_warning() {
         "{stderr}"
     );
 }
+
+/// The single-vCenter `folder` and `resourcePool` as each installer takes them: until 4.12
+/// absolute paths under the datacenter (and the cluster), from 4.13 also a bare name, joined.
+#[test]
+fn single_vcenter_paths_are_absolute_until_4_12() {
+    let dir = tempfile::tempdir().unwrap();
+    let fixture_text = fs::read_to_string(fixture()).unwrap();
+    let start = fixture_text.find("platform:\n").unwrap();
+    let end = fixture_text.find("pullSecret:").unwrap();
+    let legacy = |extra: &str| {
+        format!(
+            "{}platform:\n  vsphere:\n    vCenter: vcenter.lab.example.org\n    username: installer@vsphere.local\n    password: fixture-vcenter-password\n    datacenter: dc1\n    defaultDatastore: ds1\n    cluster: rack1\n    network: VM Network\n{extra}{}",
+            &fixture_text[..start],
+            &fixture_text[end..]
+        )
+    };
+    let cases = [
+        (
+            "    folder: openshift\n",
+            "4.12.0",
+            Some("platform.vsphere.folder"),
+        ),
+        ("    folder: openshift\n", "4.13.0", None),
+        ("    folder: /dc1/vm/openshift\n", "4.12.0", None),
+        (
+            "    resourcePool: /dc1/host/rack1/pool1\n",
+            "4.12.0",
+            Some("platform.vsphere.resourcePool"),
+        ),
+        (
+            "    resourcePool: /dc1/host/rack1/Resources/pool1\n",
+            "4.12.0",
+            None,
+        ),
+    ];
+    for (i, (extra, version, refused)) in cases.iter().enumerate() {
+        let config = dir.path().join(format!("install-config-{i}.yaml"));
+        fs::write(&config, legacy(extra)).unwrap();
+        let out = dir.path().join(format!("out-{i}"));
+        let output = ignition(&config, &out, &["--release-version", version]);
+        let stderr = text(&output.stderr);
+        match refused {
+            None => assert!(output.status.success(), "case {i} ({version}): {stderr}"),
+            Some(field) => {
+                assert_eq!(output.status.code(), Some(1), "case {i}: {stderr}");
+                assert!(
+                    stderr.contains(&format!("`{field}`")) && stderr.contains("absolute"),
+                    "case {i}: {stderr}"
+                );
+            }
+        }
+    }
+}

@@ -167,3 +167,41 @@ pub(crate) fn check_multiples(
 
 /// The networks a failure domain may list where several are allowed.
 const MAX_NETWORKS: usize = 10;
+
+/// The single-vCenter `folder` and `resourcePool` as installers until 4.12 take them: absolute
+/// paths under the datacenter (`/DC/vm/...`) and the cluster (`/DC/host/CLUSTER/Resources/...`).
+/// Later installers join a bare name into that path, as bootgen reads it; these refused it.
+pub(crate) fn check_legacy_paths(loaded: &LoadedConfig, switches: &Switches) -> Result<()> {
+    if !switches.has(Switch::VsphereLegacyPathsAbsolute) {
+        return Ok(());
+    }
+    let vsphere = loaded
+        .config
+        .platform
+        .as_ref()
+        .and_then(|p| p.get("vsphere"))
+        .and_then(|v| v.as_object());
+    let text = |key: &str| {
+        vsphere
+            .and_then(|v| v.get(key))
+            .and_then(|v| v.as_str())
+            .unwrap_or_default()
+    };
+    let (datacenter, cluster) = (text("datacenter"), text("cluster"));
+    for (key, prefix) in [
+        ("folder", format!("/{datacenter}/vm/")),
+        (
+            "resourcePool",
+            format!("/{datacenter}/host/{cluster}/Resources/"),
+        ),
+    ] {
+        let value = text(key);
+        if !value.is_empty() && !value.starts_with(&prefix) {
+            return Err(loaded.field_error(
+                &format!("{AT}.{key}"),
+                format!("`{value}` is not an absolute path under {prefix}, which this release's installer requires: write {prefix}..."),
+            ));
+        }
+    }
+    Ok(())
+}
