@@ -137,13 +137,37 @@ const NOT_SUPPORTED: &[(&str, &str)] = &[
          also on external and none), and bootgen does not make",
     ),
     ("operatorPublishingStrategy", "a cloud's mixed publishing"),
+    (
+        "controlPlane.diskSetup",
+        "disks (etcd, swap, user-defined) set up by machine configs on the machines the \
+         installer makes with data disks (a Tech Preview of later releases)",
+    ),
+    (
+        "compute.*.diskSetup",
+        "disks (swap, user-defined) set up by machine configs on the machines the installer \
+         makes with data disks (a Tech Preview of later releases)",
+    ),
+    (
+        "controlPlane.management",
+        "the API that manages a cloud's machines (Cluster API or the Machine API, on AWS)",
+    ),
+    (
+        "compute.*.management",
+        "the API that manages a cloud's machines (Cluster API or the Machine API, on AWS)",
+    ),
 ];
 
 /// What an installer setting bootgen does not carry out is for, when `dotted` is one.
 pub fn not_supported(dotted: &str) -> Option<&'static str> {
+    // A list's index as `*`: `compute.0.management` is `compute.*.management`.
+    let pattern: Vec<&str> = dotted
+        .split('.')
+        .map(|p| if p.parse::<usize>().is_ok() { "*" } else { p })
+        .collect();
+    let pattern = pattern.join(".");
     NOT_SUPPORTED
         .iter()
-        .find(|(key, _)| dotted == *key || dotted.starts_with(&format!("{key}.")))
+        .find(|(key, _)| pattern == *key || pattern.starts_with(&format!("{key}.")))
         .map(|(_, what)| *what)
 }
 

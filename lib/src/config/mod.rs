@@ -429,6 +429,23 @@ mod tests {
                 && unsupported.contains("none, vSphere and external"),
             "{unsupported}"
         );
+        // Later installers' pool settings, in any pool of the list: not "no such field".
+        for (text, field) in [
+            (
+                "compute:\n- name: worker\n  management: MachineAPI\n",
+                "`compute[0].management`",
+            ),
+            (
+                "controlPlane:\n  diskSetup:\n  - type: etcd\n",
+                "`controlPlane.diskSetup`",
+            ),
+        ] {
+            let refused = parse(text, "ic.yaml").unwrap_err().to_string();
+            assert!(
+                refused.contains(field) && refused.contains("bootgen does not support it"),
+                "{refused}"
+            );
+        }
         // The topologies bootgen does not make name the platforms the installer makes them on,
         // so nobody reads the refusal as bootgen lagging behind on vSphere.
         for (text, platforms) in [
