@@ -7,6 +7,14 @@ use std::path::Path;
 pub fn package(dir: &Path, output: &Path) -> anyhow::Result<()> {
     let mtime = crate::clock::entry_mtime()?;
     let to_stdout = crate::input::is_stdio(output);
+    if to_stdout && std::io::IsTerminal::is_terminal(&std::io::stdout()) {
+        // Compressed bytes on a screen: unreadable, and any of them may be a terminal's
+        // control sequence.
+        anyhow::bail!(
+            "-o -: standard output is a terminal; redirect it (bootgen package {} -o - > cluster.tar.gz) or give a file",
+            crate::report::shell_word(&dir.display().to_string())
+        );
+    }
     let report = if to_stdout {
         let (bytes, report) = bootgen::output::package_bytes(dir, mtime)?;
         crate::report::write_output(output, &bytes, 0o600)?;

@@ -13,8 +13,6 @@ pub fn run(args: IsoArgs) -> anyhow::Result<ExitCode> {
     let (mut customization, config) = customization(&args.media)?;
     customization.live_karg_append = args.live_karg_append.clone();
     customization.live_karg_delete = args.live_karg_delete.clone();
-    // Held from before the image is read: a run writing the same output directory meanwhile
-    // could replace the image, or remove our temporary copy as a killed run's.
     if let Some(output) = &args.output {
         crate::input::refuse_stdout(
             output,
@@ -22,6 +20,8 @@ pub fn run(args: IsoArgs) -> anyhow::Result<ExitCode> {
             "a file",
         )?;
     }
+    // Held from before the image is read: a run writing the same output directory meanwhile
+    // could replace the image, or remove our temporary copy as a killed run's.
     let target = args.output.as_ref().unwrap_or(&args.input);
     let _lock = crate::lock::hold_output_around(&crate::lock::parent_of(target), true)?;
     let (file, iso) = read_iso(&args.input)?;

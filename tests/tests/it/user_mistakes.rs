@@ -1354,6 +1354,23 @@ fn dash_o_dash_is_standard_output_for_every_single_file_output() {
         std::fs::read(dir.path().join("out.tar.gz")).unwrap()
     );
 
+    // A tarball is no text for a screen: with standard output a terminal (script(1) gives the
+    // command one), it is refused and nothing reaches the terminal but the message.
+    let on_terminal = Command::new("script")
+        .current_dir(dir.path())
+        .args(["-qec"])
+        .arg(format!(
+            "{} package out -o -",
+            env!("CARGO_BIN_EXE_bootgen-under-test")
+        ))
+        .arg("/dev/null")
+        .output()
+        .unwrap();
+    let shown = String::from_utf8_lossy(&on_terminal.stdout);
+    assert_eq!(on_terminal.status.code(), Some(1), "{shown}");
+    assert!(shown.contains("standard output is a terminal"), "{shown}");
+    assert!(!on_terminal.stdout.starts_with(&[0x1f, 0x8b]), "{shown}");
+
     let man = run(&["man", "-o", "-"]);
     assert_eq!(man.status.code(), Some(1), "{}", stderr(&man));
     assert!(stderr(&man).contains("standard output"), "{}", stderr(&man));
