@@ -1058,6 +1058,15 @@ fn several_vcenters_and_networks_are_taken_where_the_release_takes_them() {
                 );
                 assert!(stderr.contains(field), "case {i}: {stderr}");
                 assert!(!out.exists());
+                // Refused outright: the message names the first release that takes them.
+                let first = match (i, *version) {
+                    (0, _) => Some("OpenShift 4.17 or later"),
+                    (5, "4.17.0") => Some("OpenShift 4.18 or later"),
+                    _ => None,
+                };
+                if let Some(first) = first {
+                    assert!(stderr.contains(first), "case {i}: {stderr}");
+                }
             }
         }
     }

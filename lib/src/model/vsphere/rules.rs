@@ -122,13 +122,24 @@ pub(crate) fn check_multiples(
     let preview = |gate: &str| {
         format!("set featureSet TechPreviewNoUpgrade (or CustomNoUpgrade with featureGates [{gate}=true]), which cannot be upgraded")
     };
+    // The first release that takes several, from the release table.
+    let first_taking = |switch: Switch| {
+        let vsphere = crate::release::Dimensions {
+            platform: crate::release::Platform::VSphere,
+            ..Default::default()
+        };
+        crate::release::first_release(|p| p.switches(vsphere).has(switch)).map_or_else(
+            || "a later release".to_string(),
+            |m| format!("OpenShift {m} or later"),
+        )
+    };
     let vcenters = vsphere.vcenters.len();
     if vcenters > 1 {
         let field = format!("{AT}.vcenters");
         if switches.has(Switch::VsphereOneVcenter) {
             return Err(loaded.field_error(
                 &field,
-                format!("lists {vcenters} vCenters, and this release's installer takes one: list one, or choose OpenShift 4.17 or later"),
+                format!("lists {vcenters} vCenters, and this release's installer takes one: list one, or choose {}", first_taking(Switch::VsphereMultiVcentersGated)),
             ));
         }
         let gate = "VSphereMultiVCenters";
@@ -145,7 +156,7 @@ pub(crate) fn check_multiples(
         if networks > 1 && switches.has(Switch::VsphereOneNetwork) {
             return Err(loaded.field_error(
                 &field,
-                format!("lists {networks} networks, and this release's installer takes one a failure domain: list one, or choose OpenShift 4.18 or later"),
+                format!("lists {networks} networks, and this release's installer takes one a failure domain: list one, or choose {}", first_taking(Switch::VsphereMultiNetworksGated)),
             ));
         }
         let gate = "VSphereMultiNetworks";
