@@ -51,6 +51,18 @@ fn without_vips(dir: &Path) -> PathBuf {
     path
 }
 
+/// Case `i` of a table: `config_text` written to `dir/install-config-<i>.yaml`, generated for
+/// `version` into `dir/out-<i>`; the output, what bootgen printed on standard error, and the
+/// output directory.
+fn run_case(dir: &Path, i: usize, config_text: &str, version: &str) -> (Output, String, PathBuf) {
+    let config = dir.join(format!("install-config-{i}.yaml"));
+    fs::write(&config, config_text).unwrap();
+    let out = dir.join(format!("out-{i}"));
+    let output = ignition(&config, &out, &["--release-version", version]);
+    let stderr = text(&output.stderr);
+    (output, stderr, out)
+}
+
 /// Every file under `dir` (its path relative to `dir`), with its bytes.
 fn all_files(dir: &Path) -> Vec<(String, Vec<u8>)> {
     bootgen_conformance::dir_contents(dir)
@@ -977,11 +989,7 @@ fn the_cloud_capabilities_are_needed_from_the_release_that_checks_them() {
         ),
     ];
     for (i, (text, version, accepted)) in cases.iter().enumerate() {
-        let config = dir.path().join(format!("install-config-{i}.yaml"));
-        fs::write(&config, text).unwrap();
-        let out = dir.path().join(format!("out-{i}"));
-        let output = ignition(&config, &out, &["--release-version", version]);
-        let stderr = self::text(&output.stderr);
+        let (output, stderr, out) = run_case(dir.path(), i, text, version);
         if *accepted {
             assert!(output.status.success(), "case {i} ({version}): {stderr}");
         } else {
@@ -1043,11 +1051,7 @@ fn several_vcenters_and_networks_are_taken_where_the_release_takes_them() {
         (eleven_networks, "4.20.0", Some(networks)),
     ];
     for (i, (config_text, version, refused)) in cases.iter().enumerate() {
-        let config = dir.path().join(format!("install-config-{i}.yaml"));
-        fs::write(&config, config_text).unwrap();
-        let out = dir.path().join(format!("out-{i}"));
-        let output = ignition(&config, &out, &["--release-version", version]);
-        let stderr = text(&output.stderr);
+        let (output, stderr, out) = run_case(dir.path(), i, config_text, version);
         match refused {
             None => assert!(output.status.success(), "case {i} ({version}): {stderr}"),
             Some(field) => {
@@ -1180,11 +1184,7 @@ fn single_vcenter_paths_are_absolute_until_4_12() {
         ),
     ];
     for (i, (extra, version, refused)) in cases.iter().enumerate() {
-        let config = dir.path().join(format!("install-config-{i}.yaml"));
-        fs::write(&config, legacy(extra)).unwrap();
-        let out = dir.path().join(format!("out-{i}"));
-        let output = ignition(&config, &out, &["--release-version", version]);
-        let stderr = text(&output.stderr);
+        let (output, stderr, _) = run_case(dir.path(), i, &legacy(extra), version);
         match refused {
             None => assert!(output.status.success(), "case {i} ({version}): {stderr}"),
             Some(field) => {
