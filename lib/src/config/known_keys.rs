@@ -155,7 +155,51 @@ const NOT_SUPPORTED: &[(&str, &str)] = &[
         "compute.*.management",
         "the API that manages a cloud's machines (Cluster API or the Machine API, on AWS)",
     ),
+    // vSphere's, read by `model::vsphere` (the platform's section is read there).
+    (
+        "platform.vsphere.loadBalancer",
+        "a load balancer of your own in place of the nodes' keepalived and haproxy (type \
+         UserManaged)",
+    ),
+    (
+        "platform.vsphere.hosts",
+        "static addresses of the VMs openshift-install makes itself; for nodes you boot, give \
+         their addresses with --hosts",
+    ),
+    (
+        "platform.vsphere.nodeNetworking",
+        "the networks the nodes' addresses are taken from when a failure domain has several",
+    ),
+    (
+        "platform.vsphere.dnsRecordsType",
+        "where the cluster's DNS records for the VIPs are served",
+    ),
+    (
+        "platform.vsphere.failureDomains.*.regionType",
+        "failure domains of host groups",
+    ),
+    (
+        "platform.vsphere.failureDomains.*.zoneType",
+        "failure domains of host groups",
+    ),
+    (
+        "platform.vsphere.failureDomains.*.topology.hostGroup",
+        "failure domains of host groups",
+    ),
+    (
+        "platform.vsphere.failureDomains.*.topology.tagIDs",
+        "vSphere tags attached to the machines the cluster makes",
+    ),
 ];
+
+/// The refusal of an installer setting bootgen does not carry out, when `dotted` is one.
+pub fn unsupported_refusal(dotted: &str) -> Option<String> {
+    not_supported(dotted).map(|what| {
+        format!(
+            "an installer setting for {what}: bootgen does not support it, so the cluster would not get it; remove it"
+        )
+    })
+}
 
 /// What an installer setting bootgen does not carry out is for, when `dotted` is one.
 pub fn not_supported(dotted: &str) -> Option<&'static str> {

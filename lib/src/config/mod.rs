@@ -14,6 +14,7 @@ pub use bounded::{
     MANIFEST_LIMIT,
 };
 pub use known_keys::nearest;
+pub(crate) use known_keys::unsupported_refusal;
 pub use locate::{line_of, parse_dotted, Step};
 pub use types::*;
 
@@ -331,10 +332,8 @@ pub fn parse(text: &str, source_name: &str) -> Result<LoadedConfig> {
         // A key that does nothing hides a typo: the installer refuses unknown keys from 4.22
         // on (older ones ignore them with a warning), and bootgen refuses them for every
         // release.
-        let message = match (known_keys::not_supported(&dotted), known_keys::suggestion(&dotted)) {
-            (Some(what), _) => format!(
-                "an installer setting for {what}: bootgen does not support it, so the cluster would not get it; remove it"
-            ),
+        let message = match (known_keys::unsupported_refusal(&dotted), known_keys::suggestion(&dotted)) {
+            (Some(refusal), _) => refusal,
             (None, Some(meant)) => format!("unknown key: did you mean `{meant}`?"),
             (None, None) => "unknown key: the install-config has no such field; remove it (or check its indentation)".to_string(),
         };

@@ -1143,7 +1143,7 @@ fn settings_of_the_installers_own_vms_are_ignored_with_a_warning() {
     assert_eq!(output.status.code(), Some(1), "{stderr}");
     assert!(
         stderr.contains("`platform.vsphere.hosts`")
-            && stderr.contains("does not carry out")
+            && stderr.contains("bootgen does not support it")
             && stderr.contains("--hosts"),
         "{stderr}"
     );

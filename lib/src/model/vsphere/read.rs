@@ -128,19 +128,6 @@ fn check_ignored_vm_settings(
     Ok(())
 }
 
-/// Keys below `platform.vsphere` that installers know and bootgen does not carry out (paths
-/// with `*` for a list index), with what they are for.
-const NOT_SUPPORTED: &[(&str, &str)] = &[
-    ("loadBalancer", "a load balancer of your own in place of the nodes' keepalived and haproxy (type UserManaged)"),
-    ("hosts", "static addresses of the VMs openshift-install makes itself; for nodes you boot, give their addresses with --hosts"),
-    ("nodeNetworking", "the networks the nodes' addresses are taken from when a failure domain has several"),
-    ("dnsRecordsType", "where the cluster's DNS records for the VIPs are served"),
-    ("failureDomains.*.regionType", "failure domains of host groups"),
-    ("failureDomains.*.zoneType", "failure domains of host groups"),
-    ("failureDomains.*.topology.hostGroup", "failure domains of host groups"),
-    ("failureDomains.*.topology.tagIDs", "vSphere tags attached to the machines the cluster makes"),
-];
-
 /// The error for the keys below `platform.vsphere` that no field reads: the first in the order
 /// the checks meet them (the section's own keys, then each vCenter's, then each failure
 /// domain's and its topology's), naming the keys its map takes.
@@ -165,18 +152,8 @@ fn refuse_unknown(loaded: &LoadedConfig, unknown: &[String]) -> Error {
     let Some(first) = ordered.first() else {
         return loaded.field_error(AT, "unknown key");
     };
-    let pattern: Vec<&str> = first
-        .split('.')
-        .map(|p| if p.parse::<usize>().is_ok() { "*" } else { p })
-        .collect();
-    if let Some((_, what)) = NOT_SUPPORTED
-        .iter()
-        .find(|(key, _)| *key == pattern.join("."))
-    {
-        return loaded.field_error(
-            &format!("{AT}.{first}"),
-            format!("an installer setting for {what}, which bootgen does not carry out: remove it"),
-        );
+    if let Some(refusal) = crate::config::unsupported_refusal(&format!("{AT}.{first}")) {
+        return loaded.field_error(&format!("{AT}.{first}"), refusal);
     }
     let (_, _, known) = place(first);
     loaded.field_error(
