@@ -42,8 +42,9 @@ pub fn run(args: PointerArgs) -> anyhow::Result<ExitCode> {
     )?;
     let out = doc.to_bytes();
     // A URL with credentials makes the pointer a secret too: a user and password, or a
-    // signature or token in its query (a pre-signed URL reads the whole config).
-    let mode = if has_user_info(&args.url) || bootgen::report::hide_secrets(&args.url) != args.url {
+    // signature or token in its query (a pre-signed URL reads the whole config). Whatever the
+    // redaction of messages hides is one.
+    let mode = if bootgen::report::hide_secrets(&args.url) != args.url {
         0o600
     } else {
         0o644
@@ -89,13 +90,4 @@ fn warn_plain_text(url: &str, config: &IgnitionDoc) {
         secrets.len(),
         if secrets.len() > 1 { ", ..." } else { "" }
     ));
-}
-
-/// Whether `url` names a user (and maybe a password or token) before its host.
-fn has_user_info(url: &str) -> bool {
-    let after_scheme = url.split_once("://").map_or(url, |(_, rest)| rest);
-    after_scheme
-        .split(['/', '?', '#'])
-        .next()
-        .is_some_and(|authority| authority.contains('@'))
 }
