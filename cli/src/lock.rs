@@ -82,24 +82,22 @@ pub fn parent_of(path: &Path) -> PathBuf {
 pub fn hold_output_around(dir: &Path, wait: bool) -> anyhow::Result<Option<DirLock>> {
     // Where the directory really is: `-o x.iso` run inside `out/media` is in `out`.
     let dir = &dir.canonicalize().unwrap_or_else(|_| dir.to_path_buf());
-    let depth = |relative: &str| Path::new(relative).components().count();
     for relative in bootgen::output::written_dirs() {
-        let mut top = dir.to_path_buf();
-        let matches = (0..depth(&relative)).all(|_| match top.parent() {
-            Some(parent) => {
-                top = parent.to_path_buf();
-                true
-            }
-            None => false,
-        }) && dir.ends_with(&relative);
-        if !matches {
+        let depth = Path::new(&relative).components().count();
+        let Some(top) = dir
+            .ancestors()
+            .nth(depth)
+            .filter(|_| dir.ends_with(&relative))
+        else {
             continue;
-        }
-        if top.as_os_str().is_empty() {
-            top = PathBuf::from(".");
-        }
+        };
+        let top = if top.as_os_str().is_empty() {
+            Path::new(".")
+        } else {
+            top
+        };
         if top.join(bootgen::output::LOCK_FILE).is_file() {
-            return Ok(Some(hold(&top, Access::Write, wait)?));
+            return Ok(Some(hold(top, Access::Write, wait)?));
         }
     }
     Ok(None)
