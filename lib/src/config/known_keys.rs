@@ -202,7 +202,7 @@ pub fn unsupported_refusal(dotted: &str) -> Option<String> {
 }
 
 /// What an installer setting bootgen does not carry out is for, when `dotted` is one.
-pub fn not_supported(dotted: &str) -> Option<&'static str> {
+fn not_supported(dotted: &str) -> Option<&'static str> {
     // A list's index as `*`: `compute.0.management` is `compute.*.management`.
     let pattern: Vec<&str> = dotted
         .split('.')
