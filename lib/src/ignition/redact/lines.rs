@@ -40,7 +40,7 @@ pub(super) fn redact(mode: Redact, text: &str) -> String {
         {
             let value = &body[value_at..];
             let secret_data =
-                matches!(key, "data" | "stringData") && secret_columns[i].contains(&column);
+                matches!(key, "data" | "stringData") && secret_columns.at(i).contains(&column);
             if in_data || is_secret_key(key) || (secret_data && !value.is_empty()) {
                 let (core, trailer) = split_trailer(value);
                 if core.is_empty() || is_block_indicator(core) {
@@ -88,8 +88,12 @@ pub(super) fn redact(mode: Redact, text: &str) -> String {
 /// `List`. However `kind` is written (quoted, spaced, followed by a comment), as the YAML
 /// parser reads it. A mapping's `data` and `stringData` at such a column are secrets; in a
 /// list of several kinds the other items' too, which hides more, never less.
-fn secret_mappings(lines: &[&str]) -> Vec<Vec<usize>> {
-    let mut columns = vec![Vec::new(); lines.len()];
+fn secret_mappings(lines: &[&str]) -> SecretMappings {
+    // Entry 0 is no document's: the `---` lines between documents keep it.
+    let mut mappings = SecretMappings {
+        document_of: vec![0; lines.len()],
+        columns: vec![Vec::new()],
+    };
     let mut start = 0;
     for end in 0..=lines.len() {
         if end < lines.len() && !lines[end].starts_with("---") {
@@ -105,10 +109,24 @@ fn secret_mappings(lines: &[&str]) -> Vec<Vec<usize>> {
             .collect();
         found.sort_unstable();
         found.dedup();
-        columns[start..end].fill(found);
+        mappings.document_of[start..end].fill(mappings.columns.len());
+        mappings.columns.push(found);
         start = end + 1;
     }
-    columns
+    mappings
+}
+
+/// [`secret_mappings`]' answer: each document's columns once, and each line's document.
+struct SecretMappings {
+    document_of: Vec<usize>,
+    columns: Vec<Vec<usize>>,
+}
+
+impl SecretMappings {
+    /// The columns of the Secrets in line `line`'s document.
+    fn at(&self, line: usize) -> &[usize] {
+        &self.columns[self.document_of[line]]
+    }
 }
 
 /// A plain scalar value as YAML reads it: without a trailing comment, a JSON comma or quotes.
