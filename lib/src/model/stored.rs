@@ -62,6 +62,8 @@ impl StoredInstallConfig<'_> {
             (!self.facts.os_image_streams.is_empty()).then_some(self.os_image_stream);
         let mut stored = source;
         stored.pull_secret = Some(String::new());
+        // The installer stores an upconverted `v1beta3` or `v1beta4` document as `v1`.
+        stored.api_version = Some("v1".into());
         stored.publish = Some(stored.publish.unwrap_or_else(|| "External".into()));
         // An installer that does not know a field drops it with the other unknown keys.
         if !switches.has(Switch::InstallConfigDigestSources) {

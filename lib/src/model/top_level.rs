@@ -7,24 +7,26 @@ use crate::config::{LoadedConfig, Warning};
 use crate::error::Result;
 use crate::release::{Switch, Switches};
 
-/// `apiVersion`: `v1`, the only version the installer reads.
+/// The `apiVersion`s the installer reads: `v1`, and the 2019 releases' `v1beta3` and `v1beta4`,
+/// which it reads as `v1` (their deprecated fields are converted as in a `v1` document).
+const API_VERSIONS: [&str; 3] = ["v1", "v1beta3", "v1beta4"];
+
+/// `apiVersion`: one the installer reads.
 pub(crate) fn check_api_version(loaded: &LoadedConfig) -> Result<()> {
     match loaded.config.api_version.as_deref() {
-        Some("v1") => {}
-        None => {
-            return Err(loaded.field_error(
-                "apiVersion",
-                "is required: begin the install-config with `apiVersion: v1`",
-            ))
-        }
-        Some(version) => {
-            return Err(loaded.field_error(
-                "apiVersion",
-                format!("`{version}` is not supported; use v1"),
-            ))
-        }
+        Some(version) if API_VERSIONS.contains(&version) => Ok(()),
+        None => Err(loaded.field_error(
+            "apiVersion",
+            "is required: begin the install-config with `apiVersion: v1`",
+        )),
+        Some(version) => Err(loaded.field_error(
+            "apiVersion",
+            format!(
+                "`{version}` is not supported; use v1 (the installer also reads v1beta3 and \
+                 v1beta4 as v1)"
+            ),
+        )),
     }
-    Ok(())
 }
 
 /// The cluster's name and base domain.
@@ -149,6 +151,46 @@ pub(crate) fn check_publish(loaded: &LoadedConfig) -> Result<()> {
 
 #[cfg(test)]
 mod tests {
+    use crate::model::{Model, ModelOptions};
+
+    /// A 2019 document (`v1beta4`, `v1beta3`) is read as the same `v1` document, deprecated
+    /// fields and all, and stored as `v1`, in the first release and the last; any other version
+    /// is refused naming the field.
+    #[test]
+    fn v1beta_documents_are_read_as_v1() {
+        let text = |version: &str| {
+            format!(
+                "apiVersion: {version}\nbaseDomain: example.com\nmetadata:\n  name: old\nnetworking:\n  clusterNetworks:\n  - cidr: 10.128.0.0/14\n    hostSubnetLength: 9\n  machineCIDR: 10.0.0.0/16\n  serviceCIDR: 172.30.0.0/16\n  type: OVNKubernetes\nplatform:\n  none: {{}}\npullSecret: '{{\"auths\":{{\"r\":{{\"auth\":\"eDp5\"}}}}}}'\n"
+            )
+        };
+        let model = |version: &str, release: &str| {
+            let loaded = crate::config::parse(&text(version), "install-config.yaml").unwrap();
+            let options = ModelOptions {
+                release_version: Some(release.into()),
+                ..ModelOptions::default()
+            };
+            Model::new(&loaded, &options).unwrap()
+        };
+        for release in ["4.9.0", "5.0.0"] {
+            let v1 = model("v1", release);
+            assert!(v1.stored_install_config.starts_with("apiVersion: v1\n"));
+            for old in ["v1beta3", "v1beta4"] {
+                let read = model(old, release);
+                assert_eq!(
+                    read.stored_install_config, v1.stored_install_config,
+                    "{old}"
+                );
+                assert_eq!(format!("{read:?}"), format!("{v1:?}"), "{old}");
+                assert_eq!(read.warnings.len(), v1.warnings.len(), "{old}");
+            }
+        }
+        let refused = super::super::refusal(&text("v1beta2"), "4.9.0");
+        assert!(
+            refused.contains("apiVersion") && refused.contains("`v1beta2` is not supported"),
+            "{refused}"
+        );
+    }
+
     /// A `#` comment line in sshKey: skipped as sshd skips it until 4.20, whose installer
     /// parsed only the first key; refused from 4.21, whose installer reads every line as a key.
     /// Options before a key (`authorized_keys` style) are taken by every release.
