@@ -24,7 +24,77 @@ pub fn hide_credentials(line: &str) -> String {
     let line = hide_url_user_info(line);
     let line = hide_json_secrets(&line);
     let line = hide_authorization_tokens(&line);
-    hide_credential_words(&line)
+    let line = hide_private_key_blocks(&line);
+    let line = hide_credential_words(&line);
+    hide_token_words(&line)
+}
+
+/// The body of a PEM private key written on one line (`-----BEGIN RSA PRIVATE KEY----- MII...
+/// -----END RSA PRIVATE KEY-----`), to its end marker or the end of the line.
+fn hide_private_key_blocks(line: &str) -> String {
+    const OPENING: &str = "PRIVATE KEY-----";
+    let mut out = String::with_capacity(line.len());
+    let mut rest = line;
+    while let Some(at) = rest.find(OPENING) {
+        let body_at = at + OPENING.len();
+        out.push_str(&rest[..body_at]);
+        let body = &rest[body_at..];
+        let end = body.find("-----END").unwrap_or(body.len());
+        out.push_str(if body[..end].trim().is_empty() {
+            &body[..end]
+        } else {
+            HIDDEN
+        });
+        rest = &body[end..];
+        // The end marker names PRIVATE KEY too: step past it.
+        if let Some(close) = rest.find(OPENING) {
+            out.push_str(&rest[..close + OPENING.len()]);
+            rest = &rest[close + OPENING.len()..];
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// Words that are credentials by their shape, whatever names them: an OpenShift OAuth token
+/// (`sha256~...`), a JSON Web Token or other base64-encoded JSON object (`eyJ...`: service
+/// account tokens, a registry's `X-Registry-Auth`), and a kubeadmin password (four groups of
+/// five letters and digits).
+fn hide_token_words(line: &str) -> String {
+    let mut out = String::with_capacity(line.len());
+    for word in line.split_inclusive(|c: char| c.is_whitespace() || "\"'`,;()[]{}<>=".contains(c)) {
+        let body =
+            word.trim_end_matches(|c: char| c.is_whitespace() || "\"'`,;()[]{}<>=".contains(c));
+        let sep = &word[body.len()..];
+        if let Some(at) = body.find("sha256~").filter(|at| body.len() > at + 7) {
+            out.push_str(&body[..at + 7]);
+            out.push_str(HIDDEN);
+        } else if is_encoded_json(body) || is_kubeadmin_password(body) {
+            out.push_str(HIDDEN);
+        } else {
+            out.push_str(body);
+        }
+        out.push_str(sep);
+    }
+    out
+}
+
+/// `eyJ` is how base64 of `{"` begins: a token or credential object of 16 characters or more.
+fn is_encoded_json(word: &str) -> bool {
+    word.starts_with("eyJ")
+        && word.len() >= 16
+        && word
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"+/_-.=".contains(&b))
+}
+
+/// `xxxxx-xxxxx-xxxxx-xxxxx`, the form of the installer's kubeadmin password.
+fn is_kubeadmin_password(word: &str) -> bool {
+    word.len() == 23
+        && word.split('-').count() == 4
+        && word
+            .split('-')
+            .all(|g| g.len() == 5 && g.bytes().all(|b| b.is_ascii_alphanumeric()))
 }
 
 /// Flags whose value is a credential, as podman, skopeo and oc take them.
@@ -51,6 +121,10 @@ const SECRET_NAME_ENDINGS: &[&str] = &[
     "api_key",
     "apikey",
     "private_key",
+    // A kubeconfig's `client-key-data` (a private key in base64).
+    "key-data",
+    // The header a registry client sends credentials in (`X-Registry-Auth`).
+    "registry-auth",
 ];
 
 /// True when a variable or `NAME=value` word named `name` holds a secret (by its ending, in
@@ -167,40 +241,63 @@ fn sign_past_cut_password(after: &str, authority_end: usize) -> Option<usize> {
     }
 }
 
+/// How a JSON key's quotes and colon can be spelled in a log line: as JSON has them, escaped
+/// inside another JSON string (`{\"auth\":\"...\"}`), and percent-encoded in a data URL
+/// (`%22auth%22%3A%22...%22`, matched in any case).
+const JSON_SPELLINGS: [(&str, &str); 3] = [("\"", ":"), ("\\\"", ":"), ("%22", "%3a")];
+
 fn hide_json_secrets(line: &str) -> String {
-    const KEYS: &[&str] = &["\"auth\"", "\"password\"", "\"identitytoken\"", "\"token\""];
+    const KEYS: &[&str] = &["auth", "password", "identitytoken", "token"];
     let mut out = line.to_string();
-    for key in KEYS {
-        let mut shown = String::with_capacity(out.len());
-        let mut rest = out.as_str();
-        // Lower-cased once (ASCII only, so at the same offsets): a line with many keys is read
-        // once, not once a key.
-        let lower = out.to_ascii_lowercase();
-        let mut lower_rest = lower.as_str();
-        while let Some(at) = lower_rest.find(key) {
-            let (before, after) = rest.split_at(at + key.len());
-            shown.push_str(before);
-            let value_at = after
-                .find(|c: char| c != ' ' && c != ':')
-                .filter(|i| after[..*i].contains(':') && after[*i..].starts_with('"'));
-            let Some(open) = value_at else {
-                lower_rest = &lower_rest[at + key.len()..];
-                rest = after;
-                continue;
-            };
-            shown.push_str(&after[..=open]);
-            let value = &after[open + 1..];
-            // The value runs to its closing quote, or to the end of a line cut short.
-            let end = value.find('"').unwrap_or(value.len());
-            shown.push_str(HIDDEN);
-            let consumed = rest.len() - value[end..].len();
-            lower_rest = &lower_rest[consumed..];
-            rest = &value[end..];
+    for (quote, colon) in JSON_SPELLINGS {
+        // Most lines hold no quote of this spelling: nothing to look for.
+        if !out.to_ascii_lowercase().contains(quote) {
+            continue;
         }
-        shown.push_str(rest);
-        out = shown;
+        for key in KEYS {
+            out = hide_json_values(&out, &format!("{quote}{key}{quote}"), quote, colon);
+        }
     }
     out
+}
+
+/// `line` with the string value of every `name` (a key with its quotes, lower case) hidden,
+/// where `quote` and `colon` are spelled as in `name`. A value runs to its closing quote, or to
+/// the end of a line cut short.
+fn hide_json_values(line: &str, name: &str, quote: &str, colon: &str) -> String {
+    let mut shown = String::with_capacity(line.len());
+    let mut rest = line;
+    // Lower-cased once (ASCII only, so at the same offsets): a line with many keys is read
+    // once, not once a key.
+    let lower = line.to_ascii_lowercase();
+    let mut lower_rest = lower.as_str();
+    while let Some(at) = lower_rest.find(name) {
+        let after_name = at + name.len();
+        let (before, _) = rest.split_at(after_name);
+        shown.push_str(before);
+        let tail = &lower_rest[after_name..];
+        let spaced = tail.len() - tail.trim_start_matches(' ').len();
+        let value_at = tail[spaced..].strip_prefix(colon).and_then(|t| {
+            let spaced_value = t.len() - t.trim_start_matches(' ').len();
+            t[spaced_value..]
+                .starts_with(quote)
+                .then(|| tail.len() - t.len() + spaced_value + quote.len())
+        });
+        let Some(open) = value_at else {
+            lower_rest = &lower_rest[after_name..];
+            rest = &rest[after_name..];
+            continue;
+        };
+        shown.push_str(&rest[after_name..after_name + open]);
+        let value_lower = &lower_rest[after_name + open..];
+        let end = value_lower.find(quote).unwrap_or(value_lower.len());
+        shown.push_str(HIDDEN);
+        let consumed = after_name + open + end;
+        lower_rest = &lower_rest[consumed..];
+        rest = &rest[consumed..];
+    }
+    shown.push_str(rest);
+    shown
 }
 
 fn hide_authorization_tokens(line: &str) -> String {
@@ -309,6 +406,46 @@ mod tests {
             "ssh -p 22 core@api-int.ocp.example.com",
             "https://api-int.ocp.example.com:6443/readyz?timeout=5s@x",
             "docker://quay.io/openshift/ocp@sha256:4f1e",
+        ] {
+            assert_eq!(hide_credentials(kept), kept);
+        }
+        // Secrets spelled other ways: a pull secret in a percent-encoded data URL and escaped
+        // inside another JSON string, a kubeconfig's key, an OAuth token, a registry's
+        // credential header, a private key on one line, a kubeadmin password.
+        let lines = [
+            "error: failed to apply data:,%7B%22auths%22%3A%7B%22quay.io%22%3A%7B%22auth%22%3A%22VVJMRU5DU0VDUkVU%3D%3D%22%7D%7D%7D",
+            r#"E0101 error parsing {\"auths\":{\"x\":{\"auth\":\"RVNDQVBFRFNFQ1JFVDU=\"}}}"#,
+            "error loading config: client-key-data: LS0tLS1CRUdJTiBSU0EgUFJJVkFURSBLRVkt",
+            "using token sha256~T0kenSecretValue3abc for the request",
+            "X-Registry-Auth: eyJ1c2VybmFtZSI6InUiLCJwYXNzd29yZCI6InAifQ== rejected",
+            "key: -----BEGIN RSA PRIVATE KEY----- MIIEpAIBAAKCAQEA0Z3VS5JJcds3xfn -----END RSA PRIVATE KEY-----",
+            "kubeadmin password is PASSW-ORDSE-CRET4-abcde",
+        ];
+        for line in lines {
+            let shown = hide_credentials(line);
+            for secret in [
+                "VVJMRU5DU0VDUkVU",
+                "RVNDQVBFRFNFQ1JFVDU",
+                "LS0tLS1CRUdJTiBSU0Eg",
+                "T0kenSecretValue3abc",
+                "eyJ1c2VybmFtZSI6",
+                "MIIEpAIBAAKCAQEA0Z3VS5JJcds3xfn",
+                "PASSW-ORDSE-CRET4-abcde",
+            ] {
+                assert!(!shown.contains(secret), "{secret} in {shown}");
+            }
+            assert!(shown.contains(HIDDEN), "{shown}");
+        }
+        assert!(
+            hide_credentials(lines[5]).ends_with("-----END RSA PRIVATE KEY-----"),
+            "{}",
+            hide_credentials(lines[5])
+        );
+        for kept in [
+            "image quay.io/openshift@sha256:4f1e2d and sha256~ alone",
+            "-----BEGIN PRIVATE KEY-----",
+            "uid 2c4e8a1f-1b2c-4d5e-8f90-123456789abc created",
+            "pod openshift-etcd/etcd-bootstrap-member-abcde-fghij ready",
         ] {
             assert_eq!(hide_credentials(kept), kept);
         }
