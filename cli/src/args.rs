@@ -147,7 +147,7 @@ pub struct ReleasesArgs {
 /// Unit transforms shared by `ignition` and `patch`.
 #[derive(Debug, Args, Clone, Default)]
 pub struct PassArgs {
-    /// Hold UNIT: it does not start at boot, even when wanted; release with `bootgen-release UNIT`.
+    /// Hold UNIT (and the units that require it): it does not start at boot, even when wanted; release with `sudo /usr/local/bin/bootgen-release UNIT`.
     #[arg(long = "disable-unit", value_name = "UNIT")]
     pub disable_units: Vec<String>,
     /// Mask UNIT (it cannot be started at all).

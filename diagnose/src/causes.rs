@@ -322,7 +322,7 @@ pub(crate) const TABLE: &[Row] = &[
         fix: |c| {
             let unit = c.held_unit().unwrap_or_else(|| "<unit>".into());
             format!(
-                "sudo bootgen-release {unit}   # or, if masked: sudo systemctl unmask --now {unit}"
+                "sudo /usr/local/bin/bootgen-release {unit}   # or, if masked: sudo systemctl unmask --now {unit}"
             )
         },
     },

@@ -1,7 +1,7 @@
 //! `--debug`: bootkube held, kubelet louder, and /etc/motd saying exactly what to do next.
 
 use super::doc_edit::{append_to_file, set_file_text};
-use super::units::HOLD_DIR;
+use super::units::{HOLD_DIR, RELEASE_SCRIPT};
 use super::Change;
 use crate::error::Result;
 use crate::ignition::read::file_text;
@@ -19,6 +19,9 @@ const INSTALL_TO_DISK: &str = "/usr/local/bin/install-to-disk.sh";
 /// The progress-record library; where it is, services write `/var/log/openshift/*.json`.
 const RECORD_LIBRARY: &str = "/usr/local/bin/bootstrap-service-record.sh";
 
+/// The unit that runs [`INSTALL_TO_DISK`].
+const INSTALL_TO_DISK_UNIT: &str = "install-to-disk.service";
+
 /// The motd the debug pass appends to.
 const MOTD: &str = "/etc/motd";
 
@@ -34,7 +37,9 @@ pub(super) const READS: [&str; 5] = [
 /// The motd text for a debug bootstrap. It names only tools the config has (`has` tells
 /// whether a path is in the config): a config made by another tool may have no reset script
 /// and no progress records.
-pub fn debug_motd(held: &[String], has: &dyn Fn(&str) -> bool) -> String {
+/// `held` are the units held by their own hold, `with_bootkube` the units held with bootkube
+/// (they require it).
+pub fn debug_motd(held: &[String], with_bootkube: &[String], has: &dyn Fn(&str) -> bool) -> String {
     let mut text = String::from(
         "\n*** bootgen debug mode ***\n\
          bootkube.service is held: it does not start by itself.\n\
@@ -42,7 +47,7 @@ pub fn debug_motd(held: &[String], has: &dyn Fn(&str) -> bool) -> String {
          Run bootkube by hand, tracing every command (one line to copy):\n\
          \x20 cd /opt/openshift && sudo bash -x /usr/local/bin/bootkube.sh 2>&1 | tee /tmp/bootkube.log\n\
          Or release the hold and let systemd run it:\n\
-         \x20 sudo bootgen-release bootkube.service\n\
+         \x20 sudo /usr/local/bin/bootgen-release bootkube.service\n\
          \x20 journalctl -b -f -u release-image.service -u bootkube.service\n",
     );
     if has(RECORD_LIBRARY) {
@@ -63,13 +68,23 @@ pub fn debug_motd(held: &[String], has: &dyn Fn(&str) -> bool) -> String {
             "\nStage markers: /opt/openshift/*.done (bootkube skips a stage whose marker exists)\n",
         );
     }
-    if has(INSTALL_TO_DISK) {
+    let installer_held_with_bootkube = with_bootkube.iter().any(|u| u == INSTALL_TO_DISK_UNIT);
+    if has(INSTALL_TO_DISK) && installer_held_with_bootkube {
+        text.push_str(&format!(
+            "\nSingle node: install-to-disk.service requires bootkube and is held with it, so the\n\
+             node stays on the live ISO. Once bootkube has finished (by hand or released),\n\
+             \x20 sudo {RELEASE_SCRIPT} bootkube.service\n\
+             starts it: it writes RHCOS and /opt/openshift/master.ign to the installation disk and\n\
+             reboots. Follow it with:\n\
+             \x20 journalctl -b -f -u install-to-disk.service\n",
+        ));
+    } else if has(INSTALL_TO_DISK) {
         text.push_str(
             "\nSingle node: install-to-disk.service waits for bootkube to finish, then writes RHCOS\n\
              and /opt/openshift/master.ign to the installation disk and reboots. Follow it with:\n\
              \x20 journalctl -b -f -u install-to-disk.service\n",
         );
-        if !held.iter().any(|u| u == "install-to-disk.service") {
+        if !held.iter().any(|u| u == INSTALL_TO_DISK_UNIT) {
             text.push_str(
                 "To stay on the live ISO, make the config with install-to-disk.service held as well.\n",
             );
@@ -77,7 +92,9 @@ pub fn debug_motd(held: &[String], has: &dyn Fn(&str) -> bool) -> String {
     }
     let others: Vec<&String> = held.iter().filter(|u| *u != "bootkube.service").collect();
     if !others.is_empty() {
-        text.push_str("\nAlso held (release with sudo bootgen-release UNIT):\n");
+        text.push_str(&format!(
+            "\nAlso held (release with sudo {RELEASE_SCRIPT} UNIT):\n"
+        ));
         for unit in others {
             text.push_str(&format!("  {unit}  (hold file {HOLD_DIR}/{unit})\n"));
         }
@@ -98,7 +115,8 @@ pub(super) fn apply_debug(doc: &mut IgnitionDoc, held: &[String]) -> Result<Vec<
             });
         }
     }
-    let motd = debug_motd(held, &|path| file_text(doc, path).is_some());
+    let with_bootkube = super::units::units_needing(doc, "bootkube.service");
+    let motd = debug_motd(held, &with_bootkube, &|path| file_text(doc, path).is_some());
     append_to_file(doc, MOTD, &motd, 0o644)?;
     changes.push(Change {
         target: MOTD.into(),
@@ -144,16 +162,33 @@ mod tests {
             "bootkube.service".to_string(),
             "kubelet.service".to_string(),
         ];
-        let text = debug_motd(&held, &|_| true);
+        let text = debug_motd(&held, &[], &|_| true);
         assert!(text.contains("\n  cd /opt/openshift && sudo bash -x /usr/local/bin/bootkube.sh"));
         assert!(text.contains("bootgen-release bootkube.service"));
         assert!(text.contains("/var/log/openshift"));
         assert!(text.contains("bootkube-reset.sh"));
         assert!(text.contains("kubelet.service"));
         // An installer-made config: no reset tool, no progress records.
-        let bare = debug_motd(&held, &|_| false);
+        let bare = debug_motd(&held, &[], &|_| false);
         assert!(!bare.contains("bootkube-reset.sh"), "{bare}");
         assert!(!bare.contains("/var/log/openshift"), "{bare}");
         assert!(bare.contains("cd /opt/openshift && sudo bash -x"));
+    }
+
+    /// On a single node whose installer requires bootkube, the installer is held with it: the
+    /// motd says the node stays on the live ISO and what starts the install.
+    #[test]
+    fn motd_says_when_the_single_node_installer_waits_for_the_release() {
+        let held = ["bootkube.service".to_string()];
+        let with = [INSTALL_TO_DISK_UNIT.to_string()];
+        let text = debug_motd(&held, &with, &|_| true);
+        assert!(
+            text.contains("held with it, so the\nnode stays on the live ISO")
+                && text.contains("sudo /usr/local/bin/bootgen-release bootkube.service\nstarts it"),
+            "{text}"
+        );
+        let text = debug_motd(&held, &[], &|_| true);
+        assert!(text.contains("waits for bootkube to finish"), "{text}");
+        assert!(text.contains("To stay on the live ISO"), "{text}");
     }
 }

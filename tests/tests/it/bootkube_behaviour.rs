@@ -1039,7 +1039,9 @@ fn reset_names_the_command_that_really_starts_bootkube() {
     fs::write(holds.join("bootkube.service"), "held\n").unwrap();
     let held = run(&node);
     assert!(
-        held.contains("sudo bootgen-release bootkube.service && journalctl -f -u bootkube.service"),
+        held.contains(
+            "sudo /usr/local/bin/bootgen-release bootkube.service && journalctl -f -u bootkube.service"
+        ),
         "{held}"
     );
     assert!(!held.contains("systemctl start bootkube.service"), "{held}");

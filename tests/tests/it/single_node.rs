@@ -420,7 +420,8 @@ fn single_node_composes_with_the_rest_of_bootgen() -> TestResult {
             "{unit}: {dropins:?}"
         );
     }
-    assert_eq!(view.units["install-to-disk.service"].enabled, Some(false));
+    // A hold leaves enablement alone (released, the unit starts at the next boot).
+    assert_eq!(view.units["install-to-disk.service"].enabled, Some(true));
     let motd = String::from_utf8(view.files["/etc/motd"].append.concat())?;
     assert!(
         motd.contains("install-to-disk.service") && motd.contains("bootkube-reset.sh"),

@@ -5,7 +5,7 @@
 //! to units or scripts that are neither in the config nor part of the OS.
 
 use crate::checks::{Check, Problem, Severity};
-use crate::ignition::read::{HOLD_DIR, HOLD_DROPIN};
+use crate::ignition::read::{holds_in_dropin, HOLD_DIR, HOLD_DROPIN};
 use crate::ignition::unit_text::{list_values, parse_unit, UnitEntry};
 use crate::ignition::IgnitionDoc;
 use serde_json::Value;
@@ -94,7 +94,8 @@ struct LintUnit {
     name: String,
     enabled: Option<bool>,
     masked: bool,
-    held: bool,
+    /// The holds its hold drop-in names (its own, or those of units it requires).
+    holds: Option<Vec<String>>,
     has_contents: bool,
     has_install: bool,
     /// The unit's entries followed by its drop-ins'.
@@ -116,9 +117,15 @@ fn lint_units_of(doc: &IgnitionDoc) -> Vec<LintUnit> {
             let mut entries = text.and_then(|t| parse_unit(t).ok()).unwrap_or_default();
             let has_install = entries.iter().any(|e| e.section == "Install");
             let dropins = u.get("dropins").and_then(Value::as_array);
-            let mut held = false;
+            let mut holds = None;
             for d in dropins.into_iter().flatten() {
-                held |= d.get("name").and_then(Value::as_str) == Some(HOLD_DROPIN);
+                if d.get("name").and_then(Value::as_str) == Some(HOLD_DROPIN) {
+                    let text = d
+                        .get("contents")
+                        .and_then(Value::as_str)
+                        .unwrap_or_default();
+                    holds = Some(holds_in_dropin(text));
+                }
                 if let Some(t) = d.get("contents").and_then(Value::as_str) {
                     entries.extend(parse_unit(t).unwrap_or_default());
                 }
@@ -132,7 +139,7 @@ fn lint_units_of(doc: &IgnitionDoc) -> Vec<LintUnit> {
                     .to_string(),
                 enabled: u.get("enabled").and_then(Value::as_bool),
                 masked: u.get("mask").and_then(Value::as_bool) == Some(true),
-                held,
+                holds,
                 has_contents: text.is_some_and(|t| !t.trim().is_empty()),
                 has_install,
                 entries,
@@ -243,15 +250,35 @@ pub fn lint_units_with_files(doc: &IgnitionDoc, files: &BTreeSet<&str>) -> Vec<P
                     }
                 ),
             ));
-        } else if unit.held {
-            let hold_file = format!("{HOLD_DIR}/{}", unit.name);
-            if !files.contains(hold_file.as_str()) {
-                problems.push(warn("hold-without-file", format!(
-                    "{} has the {HOLD_DROPIN} drop-in but the config does not create {hold_file}: it is not held", unit.name)));
+        } else if let Some(holds) = &unit.holds {
+            let hold_files: Vec<String> = holds.iter().map(|h| format!("{HOLD_DIR}/{h}")).collect();
+            let made: Vec<&String> = hold_files
+                .iter()
+                .filter(|f| files.contains(f.as_str()))
+                .collect();
+            if made.is_empty() {
+                let missing = if hold_files.is_empty() {
+                    "it names no hold file".to_string()
+                } else {
+                    format!("the config does not create {}", hold_files.join(" or "))
+                };
+                problems.push(warn(
+                    "hold-without-file",
+                    format!(
+                        "{} has the {HOLD_DROPIN} drop-in but {missing}: it is not held",
+                        unit.name
+                    ),
+                ));
+            } else {
+                let made = made
+                    .iter()
+                    .map(|f| f.as_str())
+                    .collect::<Vec<_>>()
+                    .join(" or ");
+                problems.push(note("held", format!(
+                    "{} is held: it does not start while {made} exists, even when wanted; wanted at boot by: {}",
+                    unit.name, if wanting.is_empty() { "nothing".into() } else { describe(&wanting) })));
             }
-            problems.push(note("held", format!(
-                "{} is held: it does not start while {hold_file} exists, even when wanted; wanted at boot by: {}",
-                unit.name, if wanting.is_empty() { "nothing".into() } else { describe(&wanting) })));
         } else if unit.enabled == Some(false) && !wanting.is_empty() {
             problems.push(warn("ineffective-disable", format!(
                 "`enabled: false` does not stop {} from starting: {} pull it in at boot; hold it (a drop-in that keeps it from starting until released) or mask it",
@@ -374,7 +401,7 @@ mod tests {
                 {"name": "a.service", "enabled": true,
                  "contents": "[Unit]\nWants=held.service\nRequires=masked.service\n[Install]\nWantedBy=multi-user.target\n"},
                 {"name": "held.service", "contents": "[Unit]\n",
-                 "dropins": [{"name": HOLD_DROPIN, "contents": "[Unit]\n"}]},
+                 "dropins": [{"name": HOLD_DROPIN, "contents": crate::passes::hold_dropin(&["held.service"])}]},
                 {"name": "masked.service", "mask": true}
             ]),
             json!([{"path": format!("{HOLD_DIR}/held.service"), "contents": {"source": "data:,"}}]),
@@ -392,6 +419,8 @@ mod tests {
                 {"name": "a.service", "enabled": true,
                  "contents": "[Unit]\nWants=network-online.target nope.service systemd-udevd.service\nAfter=getty@tty1.service\n[Service]\nExecStart=-/usr/local/bin/missing.sh --flag\nExecStartPre=/usr/bin/mkdir -p /x\n"},
                 {"name": "b.service", "contents": "[Unit]\n",
+                 "dropins": [{"name": HOLD_DROPIN, "contents": crate::passes::hold_dropin(&["b.service"])}]},
+                {"name": "c.service", "contents": "[Unit]\n",
                  "dropins": [{"name": HOLD_DROPIN, "contents": "[Unit]\n"}]}
             ]),
             json!([]),
@@ -405,7 +434,7 @@ mod tests {
                 "missing-unit",
                 "missing-script",
                 "hold-without-file",
-                "held"
+                "hold-without-file"
             ],
             "{found:?}"
         );

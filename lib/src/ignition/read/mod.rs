@@ -35,3 +35,13 @@ pub use trust::{ca_count, parse_certificates, Certificate, ANCHORS, USER_CA_BUND
 pub const HOLD_DIR: &str = "/etc/bootgen/hold";
 /// The drop-in that carries a unit's hold condition.
 pub const HOLD_DROPIN: &str = "10-bootgen-hold.conf";
+
+/// The units whose holds a [`HOLD_DROPIN`] text names (one `ConditionPathExists=!HOLD_DIR/UNIT`
+/// line each): the unit itself, or units it requires, held with them.
+pub(crate) fn holds_in_dropin(text: &str) -> Vec<String> {
+    let prefix = format!("ConditionPathExists=!{HOLD_DIR}/");
+    text.lines()
+        .filter_map(|line| line.trim().strip_prefix(prefix.as_str()))
+        .map(str::to_string)
+        .collect()
+}

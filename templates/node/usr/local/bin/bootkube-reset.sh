@@ -80,13 +80,23 @@ for stage in "${undo[@]}"; do
 done
 rm -f "$ASSET_DIR/.bootkube.done"
 
-# A held bootkube (generated or patched with a hold, or in debug mode) skips every
-# `systemctl start` while its hold file exists: releasing the hold is what starts it.
-# The commands are for the person at the node's shell (core), so they carry sudo.
+# A held bootkube (generated or patched with a hold, or in debug mode, or held with a unit it
+# requires) skips every `systemctl start` while a hold file its drop-in names exists: releasing
+# that hold is what starts it. The commands are for the person at the node's shell (core), so
+# they carry sudo, and the release script's full path (sudo's secure_path leaves out
+# /usr/local/bin).
 start='sudo systemctl start bootkube.service'
-if [ -e "${BOOTGEN_HOLD_DIR:-/etc/bootgen/hold}/bootkube.service" ]; then
-	start='sudo bootgen-release bootkube.service'
-fi
+hold_dir="${BOOTGEN_HOLD_DIR:-/etc/bootgen/hold}"
+hold_dropin=/etc/systemd/system/bootkube.service.d/10-bootgen-hold.conf
+for hold in "$hold_dir"/*; do
+	[ -e "$hold" ] || continue
+	held="$(basename "$hold")"
+	if [ "$held" = bootkube.service ] ||
+		grep -qxF "ConditionPathExists=!/etc/bootgen/hold/$held" "$hold_dropin" 2>/dev/null; then
+		start="sudo /usr/local/bin/bootgen-release $held"
+		break
+	fi
+done
 
 cat <<EOF
 
