@@ -2,7 +2,7 @@
 //! or directory gives, and only what the report needs is kept (records, markers, a few evidence
 //! lines per cause, the last error lines), so memory does not grow with the bundle.
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::io::{self, BufRead};
 
 use crate::causes::Cause;
@@ -55,6 +55,9 @@ pub(crate) struct Analysis {
     pub(crate) files_read: u64,
     /// What no single line shows (`facts.rs`).
     pub(crate) facts: Facts,
+    /// Units whose journal (`bootstrap/journals/UNIT.log`, gathered for every bootstrap unit)
+    /// was read whole and holds no entry: they never ran this boot.
+    pub(crate) silent_journals: BTreeSet<String>,
 }
 
 /// What kind of file a bundle path is, by its place in the layout.
@@ -78,8 +81,8 @@ pub(crate) enum FileKind {
 
 /// Classifies `path`, relative to the bundle's top directory.
 pub(crate) fn classify(path: &str) -> FileKind {
-    let (prefix, inner) = match path.strip_prefix("log-bundle-bootstrap/") {
-        Some(rest) => ("log-bundle-bootstrap/", rest),
+    let (prefix, inner) = match path.strip_prefix(crate::bundle::PRE_REBOOT) {
+        Some(rest) => (crate::bundle::PRE_REBOOT, rest),
         None => ("", path),
     };
     let file = inner.rsplit('/').next().unwrap_or(inner);
@@ -146,9 +149,21 @@ impl Analysis {
         let failed_units = classify(path) == FileKind::FailedUnits;
         let lower_path = path.to_ascii_lowercase();
         let fact_file = FactFile::of(&lower_path);
+        // journalctl's own lines (`-- No entries --`, `-- Logs begin at ...`) are no entries.
+        let mut entries = 0u64;
         let (read, cut) = for_each_line(reader, limit, |number, line| {
+            if !line.trim().is_empty() && !line.starts_with("-- ") {
+                entries += 1;
+            }
             self.scan_line(path, &lower_path, fact_file, number, line, failed_units);
         })?;
+        let journal = path
+            .strip_prefix("bootstrap/journals/")
+            .and_then(|f| f.strip_suffix(".log"))
+            .filter(|unit| !unit.contains('/'));
+        if let Some(unit) = journal.filter(|_| entries == 0 && !cut) {
+            self.silent_journals.insert(unit.to_string());
+        }
         if cut {
             self.note(format!(
                 "{path}: only the first {} MiB were read",

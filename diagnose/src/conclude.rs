@@ -136,7 +136,7 @@ fn add_facts(analysis: &mut Analysis) -> Context {
 
 /// The unit of a service as a person names it; a single node's pre-reboot bundle says so.
 fn unit_name(service: &str) -> String {
-    match service.strip_prefix("log-bundle-bootstrap/") {
+    match service.strip_prefix(crate::bundle::PRE_REBOOT) {
         Some(base) => format!("{base}.service (before the reboot)"),
         None => format!("{service}.service"),
     }
@@ -248,29 +248,52 @@ fn first_failure(analysis: &Analysis, source: Source) -> Option<FirstFailure> {
     }
     let running = stuck_service(analysis);
     let counts = source == Source::Bundle || !analysis.evidence.is_empty();
-    if let Some((service, stage, time)) = running.filter(|_| counts) {
-        let what = match &stage {
-            Some(stage) => format!(
-                "{} never finished: stage {stage} did not end",
-                unit_name(&service)
-            ),
-            None => format!("{} never finished", unit_name(&service)),
-        };
-        return first(what, Some(service), stage, time);
+    let running = running.filter(|_| counts);
+    // The release image first: nothing after it runs without it.
+    let (release_image, others) = match running {
+        Some(stuck) if stuck.0 == "release-image" => (Some(stuck), None),
+        other => (None, other),
+    };
+    if let Some(stuck) = release_image {
+        return never_finished(stuck);
     }
-    if analysis.evidence.contains_key(&Cause::UnitHeld) {
-        for service in ["release-image", "bootkube"] {
-            if !analysis.records.contains_key(service) {
-                return first(
-                    format!("{service}.service never started"),
-                    Some(service.to_string()),
-                    None,
-                    None,
-                );
-            }
+    // A service of the bootstrap that a hold kept from starting, or (in a bundle, gathered
+    // because the bootstrap did not complete) whose journal shows it never ran, stopped the
+    // bootstrap there: nothing started it. Not on a single node after its reboot (a bundle that
+    // carries the pre-reboot one), where these services have no more to do. What else still
+    // ran then (progress, approve-csr waiting for bootkube) followed from it.
+    let held = analysis.evidence.contains_key(&Cause::UnitHeld);
+    let after_reboot = analysis
+        .records
+        .keys()
+        .any(|s| s.starts_with(crate::bundle::PRE_REBOOT));
+    for service in ["release-image", "bootkube"] {
+        let silent =
+            source == Source::Bundle && !after_reboot && analysis.silent_journals.contains(service);
+        if !analysis.records.contains_key(service) && (held || silent) {
+            return first(
+                format!("{service}.service never started"),
+                Some(service.to_string()),
+                None,
+                None,
+            );
         }
     }
-    None
+    others.and_then(never_finished)
+}
+
+/// The failure of a service whose last run never ended: (service, open stage, time).
+fn never_finished(
+    (service, stage, time): (String, Option<String>, Option<String>),
+) -> Option<FirstFailure> {
+    let what = match &stage {
+        Some(stage) => format!(
+            "{} never finished: stage {stage} did not end",
+            unit_name(&service)
+        ),
+        None => format!("{} never finished", unit_name(&service)),
+    };
+    first(what, Some(service), stage, time)
 }
 
 /// A service whose last run started and never ended: (service, open stage, time of the last entry).
@@ -287,6 +310,12 @@ fn stuck_service(analysis: &Analysis) -> Option<(String, Option<String>, Option<
                 .filter(|(name, _)| !first.contains(&name.as_str())),
         );
     ordered.into_iter().find_map(|(service, (_, entries))| {
+        // A single node's pre-reboot bundle is gathered by bootkube's master-ignition stage,
+        // in every install: what was still running then (that stage, install-to-disk waiting
+        // for it) was running on purpose.
+        if service.starts_with(crate::bundle::PRE_REBOOT) {
+            return None;
+        }
         let last_start = entries
             .iter()
             .rposition(|r| r.phase.as_deref() == Some("service start"))?;

@@ -6,7 +6,7 @@
 //! each yielding its cause alone: no other cause may find evidence in it (none steals another's
 //! case).
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Output;
 
 use bootgen_conformance::failing_node::scenes::{line_at, waiting_for_the_control_plane};
@@ -661,21 +661,26 @@ fn on_the_node_the_same_causes_are_named() {
     );
 }
 
+/// The bundle of a single node after its reboot, which carries the pre-reboot bundle `before`
+/// in /var/log (bootstrap-in-place.sh gathers it with the ID "bootstrap"), with the node it
+/// lies in (its directory goes with it).
+fn gathered_after_the_reboot(before: &Path) -> (FailingNode, PathBuf) {
+    let after = FailingNode::new(None).unwrap();
+    std::fs::copy(
+        before,
+        after.node_path("/var/log/log-bundle-bootstrap.tar.gz"),
+    )
+    .unwrap();
+    let bundle = after.gather("20260101020000").unwrap();
+    (after, bundle)
+}
+
 #[test]
 fn a_single_node_after_its_reboot_shows_the_pre_reboot_failure() {
     let failed = release_pull_fails(
         "Error: initializing source docker://quay.io/openshift-release-dev/ocp-release@sha256:4f1e: reading manifest sha256:4f1e in quay.io/openshift-release-dev/ocp-release: unauthorized: authentication required",
     );
-    // bootstrap-in-place.sh gathers with the ID "bootstrap" before the reboot; the node after
-    // it carries that bundle in /var/log.
-    let before = failed.gather("bootstrap").unwrap();
-    let after = FailingNode::new(None).unwrap();
-    std::fs::copy(
-        &before,
-        after.node_path("/var/log/log-bundle-bootstrap.tar.gz"),
-    )
-    .unwrap();
-    let bundle = after.gather("20260101020000").unwrap();
+    let (_node, bundle) = gathered_after_the_reboot(&failed.gather("bootstrap").unwrap());
     let (output, report) = diagnose(&bundle);
     assert_eq!(output.status.code(), Some(1), "{report:#}");
     let failure = &report["failure"];
@@ -688,6 +693,54 @@ fn a_single_node_after_its_reboot_shows_the_pre_reboot_failure() {
         failure["evidence"]
             .to_string()
             .contains("log-bundle-bootstrap/"),
+        "{report:#}"
+    );
+}
+
+/// A bundle is gathered because the bootstrap did not complete: a node whose release image was
+/// pulled but whose bootkube never ran (nothing started it: the units that want it were held or
+/// masked) failed there, and says so instead of "No failure found".
+#[test]
+fn a_bootkube_that_never_started_is_the_failure() {
+    let node = FailingNode::release_pulled().unwrap();
+    let bundle = node.gather("20260101011000").unwrap();
+    let (output, report) = diagnose(&bundle);
+    assert_eq!(output.status.code(), Some(1), "{report:#}");
+    assert_eq!(
+        report["failure"]["what"], "bootkube.service never started",
+        "{report:#}"
+    );
+}
+
+/// A single node's pre-reboot bundle is gathered inside bootkube's master-ignition stage, in
+/// every install: a healthy one has that stage open and install-to-disk waiting, which is no
+/// failure, alone or inside the installed node's bundle.
+#[test]
+fn a_single_nodes_pre_reboot_bundle_is_gathered_mid_stage_on_purpose() {
+    let node = FailingNode::release_pulled()
+        .unwrap()
+        .service(
+            "bootkube",
+            "record_service_stage_start openshift-manifests\nrecord_service_stage_success\nrecord_service_stage_start master-ignition\nkill -KILL $$",
+        )
+        .unwrap()
+        .service(
+            "install-to-disk",
+            "record_service_stage_start wait-for-bootkube\nkill -KILL $$",
+        )
+        .unwrap();
+    let before = node.gather("bootstrap").unwrap();
+    let (output, report) = diagnose(&before);
+    assert_eq!(output.status.code(), Some(0), "{report:#}");
+    assert!(report["failure"].is_null(), "{report:#}");
+
+    let (_node, bundle) = gathered_after_the_reboot(&before);
+    let (_, report) = diagnose(&bundle);
+    assert!(
+        !report["failure"]["what"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("master-ignition"),
         "{report:#}"
     );
 }
