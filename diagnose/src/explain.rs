@@ -105,6 +105,20 @@ mod tests {
         }
     }
 
+    /// systemd 239 (RHCOS 8) names a skipped unit by its description only: the unit is the
+    /// one whose journal the line is in.
+    #[test]
+    fn a_unit_skipped_under_systemd_239_is_named_by_its_journal() {
+        let line =
+            "Condition check resulted in Bootstrap an OpenShift control plane being skipped.";
+        let (sentence, fix) = explain_line(Cause::UnitHeld, line);
+        assert!(sentence.starts_with("bootkube.service "), "{sentence}");
+        assert!(
+            fix.contains("sudo /usr/local/bin/bootgen-release bootkube.service"),
+            "{fix}"
+        );
+    }
+
     #[test]
     fn a_masked_unit_is_named() {
         let line = "Failed to start bootkube.service: Unit bootkube.service is masked.";
