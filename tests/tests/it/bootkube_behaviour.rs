@@ -1045,6 +1045,19 @@ fn reset_names_the_command_that_really_starts_bootkube() {
         "{held}"
     );
     assert!(!held.contains("systemctl start bootkube.service"), "{held}");
+
+    // After a finished run approve-csr and progress have ended: they start again with it.
+    fs::remove_file(holds.join("bootkube.service")).unwrap();
+    fs::write(node.asset().join(".bootkube.done"), "").unwrap();
+    let finished = run(&node);
+    assert!(
+        finished.contains(
+            "sudo systemctl start bootkube.service && sudo systemctl start approve-csr.service progress.service && journalctl"
+        ) && finished.contains(
+            "sudo systemctl start --job-mode=ignore-dependencies approve-csr.service progress.service && cd "
+        ),
+        "{finished}"
+    );
 }
 
 #[test]

@@ -78,6 +78,12 @@ mapfile -t undo < <(bootkube_stages_from "$from" | tac)
 for stage in "${undo[@]}"; do
 	bootkube_undo_stage "$stage"
 done
+# approve-csr.service and progress.service end once bootkube is done: after a finished run they
+# must be started again with it, or no one approves the control-plane hosts' certificates.
+companions=''
+if [ -e "$ASSET_DIR/.bootkube.done" ]; then
+	companions='approve-csr.service progress.service'
+fi
 rm -f "$ASSET_DIR/.bootkube.done"
 
 # A held bootkube (generated or patched with a hold, or in debug mode, or held with a unit it
@@ -98,10 +104,17 @@ for hold in "$hold_dir"/*; do
 	fi
 done
 
+# In the foreground, the companions start without the bootkube.service their Wants= would pull.
+by_hand=''
+if [ -n "$companions" ]; then
+	start="$start && sudo systemctl start $companions"
+	by_hand="sudo systemctl start --job-mode=ignore-dependencies $companions && "
+fi
+
 cat <<EOF
 
 bootkube will start again at stage $from. Run it with:
   $start && journalctl -f -u bootkube.service
 or, in the foreground with a trace:
-  cd $ASSET_DIR && sudo bash -x $LIB_DIR/bootkube.sh
+  ${by_hand}cd $ASSET_DIR && sudo bash -x $LIB_DIR/bootkube.sh
 EOF
