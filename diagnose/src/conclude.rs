@@ -379,10 +379,13 @@ fn drop_recovered(analysis: &mut Analysis) {
     if ended_well.is_empty() {
         return;
     }
+    let recovered = |e: &Evidence| ended_well.iter().any(|s| belongs_to(&e.file, s));
     for evidence in analysis.evidence.values_mut() {
-        evidence.retain(|e| !ended_well.iter().any(|s| belongs_to(&e.file, s)));
+        evidence.retain(|e| !recovered(e));
     }
     analysis.evidence.retain(|_, evidence| !evidence.is_empty());
+    // Nor are its error lines among the last ones shown for a failure elsewhere.
+    analysis.last_errors.retain(|e| !recovered(e));
 }
 
 /// The highest-priority cause with evidence in the failing service's own files, else anywhere.

@@ -1009,4 +1009,10 @@ fn a_pull_error_the_service_overcame_is_no_cause() {
     let (output, report) = diagnose(&node.gather("20260101011000").unwrap());
     assert_eq!(output.status.code(), Some(1), "{report:#}");
     assert_eq!(report["failure"]["cause"], Value::Null, "{report:#}");
+    // Nor is the overcome error among the last error lines shown: the failure's own are.
+    let last = report["failure"]["last_errors"].to_string();
+    assert!(
+        !last.contains("attempt 1") && last.contains("timed out waiting for the condition"),
+        "{report:#}"
+    );
 }
