@@ -12,6 +12,7 @@
 
 mod clock;
 mod dns;
+mod echoed;
 mod endpoints;
 mod finding;
 mod hosts;

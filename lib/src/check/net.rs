@@ -151,7 +151,7 @@ impl Probes for NetProbes {
             Transport::Verified(roots) => self.get_tls(socket, request, &host, Some(roots)),
             Transport::Unverified => self.get_tls(socket, request, &host, None),
         };
-        response.map(|r| without_echoed_credentials(r, &request.headers))
+        response.map(|r| super::echoed::without_echoed_credentials(r, &request.headers))
     }
 
     fn contacts(&self) -> Vec<Contact> {
@@ -189,58 +189,6 @@ impl NetProbes {
     }
 }
 
-/// The most a text response may hold for its echoed credentials to be hidden: error and token
-/// replies are small; a layer is binary and passed on untouched.
-const MAX_SCRUBBED: usize = 1 << 20;
-
-/// `response` with the credentials the request sent hidden wherever the server echoed them
-/// (an error that quotes the request's `Authorization`): the header's value, its credentials
-/// after the scheme and, for `Basic`, the decoded `user:password` and password. What a check
-/// prints of a response comes from here.
-fn without_echoed_credentials(mut response: Response, sent: &[(String, String)]) -> Response {
-    use base64::Engine as _;
-    let mut secrets: Vec<String> = Vec::new();
-    for (name, value) in sent {
-        if !name.eq_ignore_ascii_case("authorization") {
-            continue;
-        }
-        secrets.push(value.clone());
-        if let Some((scheme, credentials)) = value.split_once(' ') {
-            secrets.push(credentials.to_string());
-            let decoded = base64::engine::general_purpose::STANDARD
-                .decode(credentials.trim())
-                .ok()
-                .and_then(|bytes| String::from_utf8(bytes).ok());
-            if let (true, Some(decoded)) = (scheme.eq_ignore_ascii_case("basic"), decoded) {
-                if let Some((_, password)) = decoded.split_once(':') {
-                    secrets.push(password.to_string());
-                }
-                secrets.push(decoded);
-            }
-        }
-    }
-    // Longest first, and none so short it would hide ordinary words.
-    secrets.retain(|s| s.len() >= 4);
-    secrets.sort_by_key(|s| std::cmp::Reverse(s.len()));
-    if secrets.is_empty() {
-        return response;
-    }
-    let hide = |text: &str| {
-        secrets.iter().fold(text.to_string(), |t, secret| {
-            t.replace(secret.as_str(), "<redacted>")
-        })
-    };
-    for (_, value) in &mut response.headers {
-        *value = hide(value);
-    }
-    if response.body.len() <= MAX_SCRUBBED {
-        if let Ok(text) = std::str::from_utf8(&response.body) {
-            response.body = hide(text).into_bytes();
-        }
-    }
-    response
-}
-
 /// `Host:` carries the port when it is not the scheme's default.
 fn host_header(request: &Request) -> String {
     let default = match request.transport {
@@ -251,40 +199,5 @@ fn host_header(request: &Request) -> String {
         request.host.to_string()
     } else {
         format!("{}:{}", request.host, request.address.port())
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    #![allow(clippy::unwrap_used)]
-    use super::*;
-
-    #[test]
-    fn credentials_a_server_echoes_are_hidden() {
-        // base64("probeuser:SuperSecretPW123")
-        let basic = "Basic cHJvYmV1c2VyOlN1cGVyU2VjcmV0UFcxMjM=";
-        let sent = vec![("Authorization".to_string(), basic.to_string())];
-        let echoed = Response {
-            status: 404,
-            headers: vec![("X-Echo".into(), basic.into())],
-            body: format!(
-                r#"{{"message":"you sent {basic}; user probeuser:SuperSecretPW123; pw SuperSecretPW123"}}"#
-            )
-            .into_bytes(),
-        };
-        let shown = without_echoed_credentials(echoed, &sent);
-        let text = format!("{:?} {}", shown.headers, shown.body_excerpt());
-        for secret in ["cHJvYmV1c2Vy", "SuperSecretPW123"] {
-            assert!(!text.contains(secret), "{text}");
-        }
-        assert!(text.contains("<redacted>"), "{text}");
-        // Nothing sent, nothing changed; a binary body is passed on as it came.
-        let binary = Response {
-            status: 200,
-            headers: Vec::new(),
-            body: vec![0xff, 0x00, b'S'],
-        };
-        let kept = without_echoed_credentials(binary.clone(), &sent);
-        assert_eq!(kept.body, binary.body);
     }
 }
