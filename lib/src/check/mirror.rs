@@ -13,29 +13,37 @@ use crate::model::mirrors::{host_of, repository_of};
 use crate::model::Registry;
 use std::collections::BTreeMap;
 
-/// Where an image is pulled from through the mirrors: `(mirror host, insecure, repository path
-/// on the mirror)`, first mirror first; an image no registry entry covers, from its own host.
+/// `(host, repository path on it)` of an image's repository moved from `from` to `to`.
+fn moved(repository: &str, from: &str, to: &str) -> (String, String) {
+    let host = host_of(to).to_string();
+    let path = format!("{}{}", &to[host.len()..], &repository[from.len()..])
+        .trim_start_matches('/')
+        .to_string();
+    (host, path)
+}
+
+/// Where an image is pulled from, in the order the node's container tools try: `(host,
+/// insecure, repository path on it)`, each mirror of its registry entry, then the image's own
+/// place unless the entry blocks it (an image no entry covers: its own place alone).
 pub(crate) fn mirrored(registries: &[Registry], image: &str) -> Vec<(String, bool, String)> {
-    let Some(registry) = crate::ignition::read::registry_for(registries, image) else {
-        // Not mirrored: pulled from where it names (checked when that is a mirror host).
-        let repository = repository_of(image);
-        let host = host_of(repository);
-        let path = repository[host.len()..].trim_start_matches('/').to_string();
-        return vec![(host.to_string(), false, path)];
-    };
     let repository = repository_of(image);
-    let rest = &repository[registry.location.len()..];
-    registry
+    let Some(registry) = crate::ignition::read::registry_for(registries, image) else {
+        let (host, path) = moved(repository, repository, repository);
+        return vec![(host, false, path)];
+    };
+    let mut places: Vec<(String, bool, String)> = registry
         .mirrors
         .iter()
         .map(|mirror| {
-            let host = host_of(&mirror.location).to_string();
-            let path = format!("{}{rest}", &mirror.location[host.len()..])
-                .trim_start_matches('/')
-                .to_string();
+            let (host, path) = moved(repository, &registry.location, &mirror.location);
             (host, mirror.insecure, path)
         })
-        .collect()
+        .collect();
+    if !registry.blocked {
+        let (host, path) = moved(repository, repository, repository);
+        places.push((host, registry.insecure, path));
+    }
+    places
 }
 
 fn refusal_fix(kind: RefusalKind, host: &str) -> String {
@@ -60,15 +68,20 @@ pub(crate) fn check_mirrors(
     findings: &mut Vec<Finding>,
     dates: &mut Vec<(String, String)>,
 ) {
-    let mut hosts: BTreeMap<String, bool> = BTreeMap::new();
+    // Each mirror host: insecure when any of its mirrors is, and the repositories pulled there.
+    let mut hosts: BTreeMap<String, (bool, Vec<String>)> = BTreeMap::new();
     for registry in &plan.registries {
         for mirror in &registry.mirrors {
-            let host = host_of(&mirror.location).to_string();
-            *hosts.entry(host).or_default() |= mirror.insecure;
+            let (host, path) = moved(&mirror.location, &mirror.location, &mirror.location);
+            let (insecure, repositories) = hosts.entry(host).or_default();
+            *insecure |= mirror.insecure;
+            if !repositories.contains(&path) {
+                repositories.push(path);
+            }
         }
     }
     let mut sessions = BTreeMap::new();
-    for (host, insecure) in &hosts {
+    for (host, (insecure, repositories)) in &hosts {
         let (name, _) = super::registry::host_and_port(host);
         let pinned = plan
             .node_hosts
@@ -78,6 +91,7 @@ pub(crate) fn check_mirrors(
         let opened = Session::open(
             probes,
             host,
+            repositories,
             pinned,
             *insecure,
             roots,
@@ -86,12 +100,11 @@ pub(crate) fn check_mirrors(
         );
         match opened {
             Ok(session) => {
-                let how =
-                    if session.auth.is_some() && session.scheme != super::registry::Scheme::Open {
-                        "accepts the pull secret's credentials"
-                    } else {
-                        "answers without credentials"
-                    };
+                let how = if session.scheme != super::registry::Scheme::Open {
+                    "accepts the pull secret's credentials"
+                } else {
+                    "answers without credentials"
+                };
                 let tls = match session.transport {
                     super::probe::Transport::Verified(_) => "TLS verified against the trust bundle",
                     super::probe::Transport::Unverified => {
@@ -151,23 +164,30 @@ fn check_release(
         ));
         return;
     };
+    // Tried in order as the node tries them: a mirror that lacks it only warns when a later
+    // one serves it.
+    let mut misses: Vec<Finding> = Vec::new();
     for (host, _, path) in places {
         let Some(session) = sessions.get_mut(&host) else {
             continue;
         };
         let target = format!("{host}/{path}@{digest}");
-        let response = session.get(
-            probes,
-            &manifest_path(&path, digest),
-            &format!("repository:{path}:pull"),
-        );
-        match response {
+        let response = session.get(probes, &manifest_path(&path, digest), &path);
+        let miss = match response {
             Ok(response) if response.status == 200 => {
-                findings.push(Finding::pass(
-                    "mirror",
-                    target,
-                    "holds the release image's manifest".into(),
-                ));
+                let what = match misses.len() {
+                    0 => "holds the release image's manifest".to_string(),
+                    n => format!("holds the release image's manifest (the nodes pull it from here: the {n} mirror(s) tried before lack it)"),
+                };
+                for mut miss in misses {
+                    miss.status = Status::Warn;
+                    miss.what = format!(
+                        "{}: the nodes try it first, then pull it from {target}",
+                        miss.what
+                    );
+                    findings.push(miss);
+                }
+                findings.push(Finding::pass("mirror", target, what));
                 check_images(
                     plan,
                     release,
@@ -180,24 +200,26 @@ fn check_release(
                 );
                 return;
             }
-            Ok(response) => findings.push(Finding::problem(
+            Ok(response) => Finding::problem(
                 Status::Fail,
                 "mirror",
                 target,
                 "does not hold the release image".into(),
                 format!("HTTP {}: {}", response.status, response.body_excerpt()),
                 format!("oc adm release mirror --from={release} --to={host}/{path}"),
-            )),
-            Err(error) => findings.push(Finding::problem(
+            ),
+            Err(error) => Finding::problem(
                 Status::Fail,
                 "mirror",
                 target,
                 "stopped answering when asked for the release image".into(),
                 error,
                 format!("check that the registry runs and that this machine reaches {host}"),
-            )),
-        }
+            ),
+        };
+        misses.push(miss);
     }
+    findings.extend(misses);
 }
 
 /// Every image the payload names, looked up through the mirrors.
@@ -242,11 +264,7 @@ fn check_images(
             .any(|(h, _, p)| {
                 sessions.get_mut(&h).is_some_and(|session| {
                     session
-                        .get(
-                            probes,
-                            &manifest_path(&p, digest),
-                            &format!("repository:{p}:pull"),
-                        )
+                        .get(probes, &manifest_path(&p, digest), &p)
                         .is_ok_and(|r| r.status == 200)
                 })
             });

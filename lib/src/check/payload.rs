@@ -50,7 +50,7 @@ fn fetch(
     repository: &str,
     path: &str,
 ) -> Result<Vec<u8>, String> {
-    let response = session.get(probes, path, &format!("repository:{repository}:pull"))?;
+    let response = session.get(probes, path, repository)?;
     match response.status {
         200 => Ok(response.body),
         301 | 302 | 303 | 307 | 308 => Err(format!(

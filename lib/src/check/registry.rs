@@ -1,6 +1,7 @@
 //! A session with one mirror registry: where it is, how it is reached (TLS checked against the
 //! trust bundle, or insecure as configured), and its credentials from the pull secret (basic
-//! auth, or a bearer token from a token service on the same host).
+//! auth, or a bearer token from a token service on the same host), chosen per repository as the
+//! node's container tools choose them.
 
 use super::probe::{Lookup, Probes, Request, Response, Transport};
 use std::collections::BTreeMap;
@@ -23,9 +24,10 @@ pub(crate) struct Session<'a> {
     pub(crate) address: SocketAddr,
     pub(crate) transport: Transport<'a>,
     pub(crate) scheme: Scheme,
-    /// The pull secret's `auth` for the host.
-    pub(crate) auth: Option<String>,
-    tokens: BTreeMap<String, Option<String>>,
+    /// The pull secret's entries (normalized key, `auth`); a repository's is `auth_key_for`'s.
+    credentials: &'a [(String, String)],
+    /// Tokens by scope and the pull-secret key they were fetched with.
+    tokens: BTreeMap<(String, String), Option<String>>,
 }
 
 /// Why a session could not be opened: what failed, the evidence.
@@ -74,15 +76,19 @@ pub(crate) fn host_and_port(host: &str) -> (&str, u16) {
 }
 
 impl<'a> Session<'a> {
-    /// Resolves the host, asks `/v2/`, and works out the credentials it needs.
-    /// `pinned`: the address the node's `/etc/hosts` gives the host, used instead of a lookup.
+    /// Resolves the host, asks `/v2/`, and works out the credentials it needs: those each of
+    /// `repositories` (paths on the host, `""` for the host itself) is pulled with must be
+    /// accepted. `pinned`: the address the node's `/etc/hosts` gives the host, used instead of
+    /// a lookup.
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn open(
         probes: &dyn Probes,
         host: &str,
+        repositories: &[String],
         pinned: Option<IpAddr>,
         insecure: bool,
         roots: &'a [Vec<u8>],
-        credentials: &[(String, String)],
+        credentials: &'a [(String, String)],
         dates: &mut Vec<(String, String)>,
     ) -> Result<Session<'a>, Refusal> {
         let refusal = |kind, what: &str, evidence: String| Refusal {
@@ -128,16 +134,7 @@ impl<'a> Session<'a> {
                 Transport::Verified(roots)
             },
             scheme: Scheme::Open,
-            // The host's own entry, else one for a namespace on it (as containers-auth.json).
-            auth: credentials
-                .iter()
-                .find(|(key, _)| key == host)
-                .or_else(|| {
-                    credentials
-                        .iter()
-                        .find(|(key, _)| key.starts_with(&format!("{host}/")))
-                })
-                .map(|(_, auth)| auth.clone()),
+            credentials,
             tokens: BTreeMap::new(),
         };
         let mut first = session.send(probes, "/v2/", None);
@@ -164,10 +161,13 @@ impl<'a> Session<'a> {
             .header("www-authenticate")
             .unwrap_or_default()
             .to_string();
-        if session.auth.is_none() {
+        if let Some(bare) = repositories.iter().find(|r| session.auth(r).is_none()) {
             return Err(refusal(
                 RefusalKind::NoCredentials,
-                "the mirror wants credentials and the pull secret has none for it",
+                &format!(
+                    "the mirror wants credentials and the pull secret has none for {}",
+                    session.location(bare)
+                ),
                 format!("HTTP 401, WWW-Authenticate: {challenge}"),
             ));
         }
@@ -197,20 +197,53 @@ impl<'a> Session<'a> {
         } else {
             session.scheme = Scheme::Basic;
         }
-        let checked = session.get(probes, "/v2/", "registry:catalog:*");
-        match checked {
-            Ok(response) if response.status == 200 => Ok(session),
-            Ok(response) => Err(refusal(
-                RefusalKind::Refused,
-                "the mirror refuses the pull secret's credentials",
-                format!("HTTP {}: {}", response.status, response.body_excerpt()),
-            )),
-            Err(error) => Err(refusal(
-                RefusalKind::Unreachable,
-                "the mirror stopped answering",
-                error,
-            )),
+        // Each pull-secret entry the repositories are pulled with, asked once.
+        let mut tried: Vec<&str> = Vec::new();
+        for repository in repositories {
+            let Some((key, _)) = session.auth(repository) else {
+                continue;
+            };
+            if tried.contains(&key.as_str()) {
+                continue;
+            }
+            tried.push(key);
+            match session.get(probes, "/v2/", repository) {
+                Ok(response) if response.status == 200 => {}
+                Ok(response) => {
+                    return Err(refusal(
+                        RefusalKind::Refused,
+                        &format!(
+                            "the mirror refuses the pull secret's credentials (its entry {key}, for {})",
+                            session.location(repository)
+                        ),
+                        format!("HTTP {}: {}", response.status, response.body_excerpt()),
+                    ))
+                }
+                Err(error) => {
+                    return Err(refusal(
+                        RefusalKind::Unreachable,
+                        "the mirror stopped answering",
+                        error,
+                    ))
+                }
+            }
         }
+        Ok(session)
+    }
+
+    /// `host/repository`, or the host for `""`.
+    fn location(&self, repository: &str) -> String {
+        match repository {
+            "" => self.host.clone(),
+            path => format!("{}/{path}", self.host),
+        }
+    }
+
+    /// The pull-secret entry a pull from `repository` on this host sends.
+    fn auth(&self, repository: &str) -> Option<&'a (String, String)> {
+        let keys: Vec<&str> = self.credentials.iter().map(|(k, _)| k.as_str()).collect();
+        let key = *crate::ignition::read::auth_key_for(&keys, &self.location(repository))?;
+        self.credentials.iter().find(|(k, _)| k == key)
     }
 
     fn send(
@@ -240,14 +273,20 @@ impl<'a> Session<'a> {
         })
     }
 
-    /// The `Authorization` header for `scope`, fetching a token once per scope.
-    fn authorization(&mut self, probes: &dyn Probes, scope: &str) -> Option<String> {
-        let auth = self.auth.clone()?;
+    /// The `Authorization` header for a pull from `repository`, fetching a token once per
+    /// scope and credentials.
+    fn authorization(&mut self, probes: &dyn Probes, repository: &str) -> Option<String> {
+        let (key, auth) = self.auth(repository)?;
+        let scope = match repository {
+            "" => "registry:catalog:*".to_string(),
+            path => format!("repository:{path}:pull"),
+        };
         match &self.scheme {
             Scheme::Open => None,
             Scheme::Basic => Some(format!("Basic {auth}")),
             Scheme::Bearer { path, service } => {
-                if let Some(token) = self.tokens.get(scope) {
+                let cached = (scope.clone(), key.clone());
+                if let Some(token) = self.tokens.get(&cached) {
                     return token.as_ref().map(|t| format!("Bearer {t}"));
                 }
                 let separator = if path.contains('?') { '&' } else { '?' };
@@ -263,20 +302,20 @@ impl<'a> Session<'a> {
                             .and_then(|t| t.as_str())
                             .map(str::to_string)
                     });
-                self.tokens.insert(scope.to_string(), token.clone());
+                self.tokens.insert(cached, token.clone());
                 token.map(|t| format!("Bearer {t}"))
             }
         }
     }
 
-    /// GET `path` authorized for `scope`.
+    /// GET `path` with the credentials a pull from `repository` sends.
     pub(crate) fn get(
         &mut self,
         probes: &dyn Probes,
         path: &str,
-        scope: &str,
+        repository: &str,
     ) -> Result<Response, String> {
-        let authorization = self.authorization(probes, scope);
+        let authorization = self.authorization(probes, repository);
         self.send(probes, path, authorization)
     }
 }

@@ -785,31 +785,68 @@ fn push_payload_with(
     )
 }
 
+/// The TLS registry with htpasswd auth (`mirror-user:mirror-pass`) the mirror tests use, in a
+/// temporary directory: `None` (after saying so) when a tool is missing outside CI.
+struct Mirror {
+    dir: tempfile::TempDir,
+    ca: PathBuf,
+    registry: bootgen_conformance::registry::Registry,
+    /// A skopeo certificate directory trusting the registry.
+    certs: PathBuf,
+}
+
+impl Mirror {
+    fn start() -> TestResult<Option<Mirror>> {
+        if !tools_present() || !bootgen_conformance::tools_present(MIRROR_TOOLS) {
+            return Ok(None);
+        }
+        let dir = tempfile::tempdir()?;
+        let work = dir.path();
+        let (ca, cert, key) = make_pki(&work.join("pki"))?;
+        let htpasswd = work.join("htpasswd");
+        let hashed =
+            run_ok(Command::new("/usr/bin/htpasswd").args(["-Bbn", "mirror-user", "mirror-pass"]))?;
+        fs::write(&htpasswd, &hashed.stdout)?;
+        let registry = start_registry(work, Some(&htpasswd), Some((&cert, &key)))?;
+        let certs = work.join("push-certs");
+        fs::create_dir_all(&certs)?;
+        fs::copy(&ca, certs.join("ca.crt"))?;
+        Ok(Some(Mirror {
+            dir,
+            ca,
+            registry,
+            certs,
+        }))
+    }
+
+    /// The work directory, the CA, the registry and skopeo's certificate directory.
+    fn parts(
+        &self,
+    ) -> (
+        &Path,
+        &Path,
+        &bootgen_conformance::registry::Registry,
+        &Path,
+    ) {
+        (self.dir.path(), &self.ca, &self.registry, &self.certs)
+    }
+}
+
 #[test]
 fn mirror_faults_are_named_and_a_healthy_environment_passes() -> TestResult {
-    if !tools_present() || !bootgen_conformance::tools_present(MIRROR_TOOLS) {
+    let Some(mirror) = Mirror::start()? else {
         return Ok(());
-    }
-    let work = tempfile::tempdir()?;
-    let work = work.path();
-    let (ca, cert, key) = make_pki(&work.join("pki"))?;
-    let htpasswd = work.join("htpasswd");
-    let hashed =
-        run_ok(Command::new("/usr/bin/htpasswd").args(["-Bbn", "mirror-user", "mirror-pass"]))?;
-    fs::write(&htpasswd, &hashed.stdout)?;
-    let registry = start_registry(work, Some(&htpasswd), Some((&cert, &key)))?;
-    let certs = work.join("push-certs");
-    fs::create_dir_all(&certs)?;
-    fs::copy(&ca, certs.join("ca.crt"))?;
+    };
+    let (work, ca, registry, certs) = mirror.parts();
     let app_layout = work.join("layout-app");
     write_oci_layout(&app_layout)?;
     let app = push_layout(
         work,
-        &registry,
+        registry,
         &app_layout,
         "mirror/app:v1",
         Some("mirror-user:mirror-pass"),
-        Some(&certs),
+        Some(certs),
     )?;
     let present = format!("source.invalid/app@{app}");
     let absent = format!("source.invalid/app@sha256:{}", "0".repeat(64));
@@ -818,17 +855,17 @@ fn mirror_faults_are_named_and_a_healthy_environment_passes() -> TestResult {
     let os_image = format!("source.invalid/os-images@sha256:{}", "2".repeat(64));
     let whole = push_payload(
         work,
-        &registry,
+        registry,
         "release",
         std::slice::from_ref(&present),
-        &certs,
+        certs,
     )?;
     let partial = push_payload(
         work,
-        &registry,
+        registry,
         "release-partial",
         &[present.clone(), absent.clone(), os_image.clone()],
-        &certs,
+        certs,
     )?;
     let host = format!("127.0.0.1:{}", registry.port);
 
@@ -863,7 +900,7 @@ fn mirror_faults_are_named_and_a_healthy_environment_passes() -> TestResult {
         .arg("--output")
         .arg(&out);
         if with_ca {
-            cmd.arg("--trust-bundle").arg(&ca);
+            cmd.arg("--trust-bundle").arg(ca);
         }
         bootgen_conformance::run(&mut cmd)?;
         Ok(out)
@@ -973,7 +1010,7 @@ fn mirror_faults_are_named_and_a_healthy_environment_passes() -> TestResult {
     );
     let streams = push_payload_with(
         work,
-        &registry,
+        registry,
         "release-5",
         &[
             ("machine-config-operator".into(), present.clone()),
@@ -984,7 +1021,7 @@ fn mirror_faults_are_named_and_a_healthy_environment_passes() -> TestResult {
             "release-manifests/0000_80_machine-config_05_osimageurl.yaml",
             configmap.as_bytes(),
         )],
-        &certs,
+        certs,
     )?;
     let out = generate_at(
         "5.0.0",
@@ -1058,6 +1095,188 @@ fn mirror_faults_are_named_and_a_healthy_environment_passes() -> TestResult {
     let (code, report, _) = check(&out, dns_port, api_port, mcs_port, &[])?;
     assert_eq!(code, 1, "{report:#}");
     assert_fails(&report, "mirror", &host, "UnknownIssuer", "--trust-bundle")?;
+    Ok(())
+}
+
+/// The mirror findings of a report: `(status, target, what)`.
+fn mirror_findings(report: &Value) -> Vec<(String, String, String)> {
+    findings(report)
+        .into_iter()
+        .filter(|f| f["area"] == "mirror")
+        .map(|f| {
+            let text = |k: &str| f[k].as_str().unwrap_or_default().to_string();
+            (text("status"), text("target"), text("what"))
+        })
+        .collect()
+}
+
+// The node's rules for pulling through mirrors, against a TLS registry with htpasswd auth and
+// an empty plain-HTTP one: credentials chosen per repository as skopeo chooses them, the
+// mirrors tried in order, and an insecure mirror's release tested like any other.
+#[test]
+fn mirrors_are_pulled_from_as_the_node_pulls() -> TestResult {
+    let Some(mirror) = Mirror::start()? else {
+        return Ok(());
+    };
+    let (work, ca, registry, certs) = mirror.parts();
+    let plain_dir = work.join("plain");
+    fs::create_dir_all(&plain_dir)?;
+    let plain = start_registry(&plain_dir, None, None)?;
+    let release = push_payload(work, registry, "release", &[], certs)?;
+    let host = format!("127.0.0.1:{}", registry.port);
+    let plain_host = format!("127.0.0.1:{}", plain.port);
+    let basic = |password: &str| STANDARD.encode(format!("mirror-user:{password}"));
+
+    // The mirrors go into the install-config's imageDigestSources, or with `insecure` into
+    // --mirror flags (which also point the release image at the first mirror).
+    let generate_with = |name: &str,
+                         auths: Value,
+                         mirrors: &[String],
+                         insecure: Option<&str>|
+     -> TestResult<PathBuf> {
+        let out = work.join(name);
+        let auth = work.join(format!("auth-{name}.json"));
+        fs::write(
+            &auth,
+            serde_json::to_vec(&serde_json::json!({ "auths": auths }))?,
+        )?;
+        let mut cmd = bootgen_conformance::bootgen!();
+        cmd.args([
+            "ignition",
+            "--key-algorithm",
+            "ecdsa-p256",
+            "--release-version",
+            "4.22.0",
+        ])
+        .arg("--release-image")
+        .arg(format!("source.invalid/release@{release}"))
+        .arg("--registry-auth")
+        .arg(&auth)
+        .arg("--trust-bundle")
+        .arg(ca)
+        .arg("--output")
+        .arg(&out);
+        if let Some(insecure) = insecure {
+            cmd.arg("--insecure-registry").arg(insecure);
+            for mirror in mirrors {
+                cmd.arg("--mirror").arg(format!("source.invalid={mirror}"));
+            }
+        } else {
+            let example = concat!(
+                env!("CARGO_MANIFEST_DIR"),
+                "/../lib/src/config/default-install-config.yaml"
+            );
+            let config = work.join(format!("install-config-{name}.yaml"));
+            fs::write(
+                &config,
+                format!(
+                    "{}imageDigestSources:\n- source: source.invalid\n  mirrors: [{}]\n",
+                    fs::read_to_string(example)?,
+                    mirrors.join(", ")
+                ),
+            )?;
+            cmd.arg("--install-config").arg(config);
+        }
+        bootgen_conformance::run(&mut cmd)?;
+        Ok(out)
+    };
+    let (dns_port, api_port, mcs_port) = (free_udp_port()?, free_tcp_port()?, free_tcp_port()?);
+    let _dns = start_dns(work, dns_port, &right_names())?;
+    let mirror = format!("{host}/mirror");
+    let pulled = format!("{mirror}/release@{release}");
+
+    // Credentials for another repository only (and for a name that is a prefix of a component,
+    // not a whole one): skopeo sends none, so the node cannot pull, and check says so.
+    let auths = serde_json::json!({
+        format!("{host}/other"): {"auth": basic("mirror-pass")},
+        format!("{host}/mirr"): {"auth": basic("mirror-pass")},
+    });
+    let authfile = work.join("scoped.json");
+    fs::write(
+        &authfile,
+        serde_json::to_vec(&serde_json::json!({ "auths": auths }))?,
+    )?;
+    let inspect = |authfile: &Path| {
+        bootgen_conformance::registry::skopeo(work)
+            .arg("inspect")
+            .arg("--authfile")
+            .arg(authfile)
+            .arg("--cert-dir")
+            .arg(certs)
+            .arg(format!("docker://{pulled}"))
+            .output()
+    };
+    assert!(
+        !inspect(&authfile)?.status.success(),
+        "skopeo pulled with another repository's credentials"
+    );
+    let out = generate_with(
+        "scoped-elsewhere",
+        auths,
+        std::slice::from_ref(&mirror),
+        None,
+    )?;
+    let (code, report, _) = check(&out, dns_port, api_port, mcs_port, &[])?;
+    assert_eq!(code, 1, "{report:#}");
+    assert_fails(&report, "mirror", &host, "HTTP 401", "--registry-auth")?;
+    let refused = finding(&report, "mirror", &host)?;
+    assert_eq!(
+        refused["what"],
+        format!("the mirror wants credentials and the pull secret has none for {mirror}"),
+        "{refused:#}"
+    );
+
+    // The host's entry is wrong but the repository's namespace has the right one: skopeo pulls,
+    // and so does check, through the first mirror that holds the release (the second).
+    let auths = serde_json::json!({
+        &host: {"auth": basic("not-the-password")},
+        format!("{host}/mirror"): {"auth": basic("mirror-pass")},
+    });
+    fs::write(
+        &authfile,
+        serde_json::to_vec(&serde_json::json!({ "auths": auths }))?,
+    )?;
+    let inspected = inspect(&authfile)?;
+    assert!(
+        inspected.status.success(),
+        "{}",
+        bootgen_conformance::registry::output_text(&inspected)
+    );
+    let empty = format!("{host}/mirror/empty");
+    let out = generate_with(
+        "scoped-namespace",
+        auths,
+        &[empty.clone(), mirror.clone()],
+        None,
+    )?;
+    let (_, report, _) = check(&out, dns_port, api_port, mcs_port, &[])?;
+    let mirrors = mirror_findings(&report);
+    let expected = [
+        ("pass".to_string(), host.clone(), "accepts the pull secret's credentials (TLS verified against the trust bundle)".to_string()),
+        ("warn".into(), format!("{empty}/release@{release}"), format!("does not hold the release image: the nodes try it first, then pull it from {pulled}")),
+        ("pass".into(), pulled.clone(), "holds the release image's manifest (the nodes pull it from here: the 1 mirror(s) tried before lack it)".into()),
+        ("pass".into(), format!("{mirror}/release"), "holds all 0 images the release names".into()),
+    ];
+    assert_eq!(mirrors, expected, "{report:#}");
+
+    // An insecure mirror that speaks plain HTTP and holds nothing: its release is looked up
+    // there all the same, and missing.
+    let auths = serde_json::json!({ &host: {"auth": basic("mirror-pass")} });
+    let out = generate_with(
+        "plain-empty",
+        auths,
+        &[format!("{plain_host}/mirror")],
+        Some(&plain_host),
+    )?;
+    let (code, report, _) = check(&out, dns_port, api_port, mcs_port, &[])?;
+    assert_eq!(code, 1, "{report:#}");
+    assert_fails(
+        &report,
+        "mirror",
+        &format!("{plain_host}/mirror/release@{release}"),
+        "HTTP 404",
+        "oc adm release mirror --from=",
+    )?;
     Ok(())
 }
 

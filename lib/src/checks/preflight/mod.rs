@@ -362,14 +362,14 @@ fn check_hosts(
             .iter()
             .flat_map(|r| &r.mirrors)
             .any(|m| host_of(&m.location) == host && m.insecure);
-        let credentials = has_credentials(&node_keys, &host, &locations);
+        let credentials = has_credentials(&node_keys, &locations);
         if !credentials {
             report.warn(FindingKind::NoCredentials { host: host.clone() }, format!(
                 "mirror {host}: no credentials for {host} in {NODE_PULL_SECRET}; if the mirror needs a login, pulls fail with `unauthorized: authentication required` (give {} FILE with an `auths` entry for {host})",
                 OptionField::RegistryAuth
             ));
         } else if let Some(keys) = &cluster_keys {
-            if !has_credentials(keys, &host, &locations) {
+            if !has_credentials(keys, &locations) {
                 report.warn(FindingKind::NoClusterCredentials { host: host.clone() }, format!(
                     "mirror {host}: the node's pull secret has credentials for it but the cluster's ({PULL_SECRET_MANIFEST}) does not; the control-plane nodes will not be able to pull from it"
                 ));

@@ -20,8 +20,8 @@ pub use install_config::{
 };
 pub use media::{embedded_config, EmbeddedConfig};
 pub use pull_secret::{
-    auth_keys, has_credentials, manifest_auth_keys, normalize_auth_key, NODE_PULL_SECRET,
-    PULL_SECRET_MANIFEST,
+    auth_key_for, auth_keys, has_credentials, manifest_auth_keys, normalize_auth_key,
+    NODE_PULL_SECRET, PULL_SECRET_MANIFEST,
 };
 pub use registries::{parse_registries_conf, registry_for, REGISTRIES_CONF};
 pub use release::{

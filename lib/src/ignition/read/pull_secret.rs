@@ -44,15 +44,23 @@ pub fn manifest_auth_keys(doc: &IgnitionDoc) -> Option<Vec<String>> {
     auth_keys(String::from_utf8(decoded).ok()).ok()
 }
 
-/// containers-auth.json lookup: an entry for the host, or for a namespace the mirror's
-/// repositories lie under.
-pub fn has_credentials(keys: &[String], host: &str, locations: &[&str]) -> bool {
-    keys.iter().any(|key| {
-        key == host
-            || locations
-                .iter()
-                .any(|l| l == key || l.starts_with(&format!("{key}/")))
-    })
+/// The `auths` key whose credentials a pull from `repository` (`host[:port]/path`) sends, as
+/// containers-auth.json is read by podman, skopeo and CRI-O: the most specific key naming the
+/// repository or a namespace it lies under (whole path components: `host/ocp` covers
+/// `host/ocp/release`, `host/ocp/rel` does not), else the host's own.
+pub fn auth_key_for<'k, K: AsRef<str>>(keys: &'k [K], repository: &str) -> Option<&'k K> {
+    let mut candidate = repository.trim_end_matches('/');
+    loop {
+        if let Some(key) = keys.iter().find(|k| k.as_ref() == candidate) {
+            return Some(key);
+        }
+        candidate = &candidate[..candidate.rfind('/')?];
+    }
+}
+
+/// Whether a pull from any of a mirror host's `locations` sends credentials.
+pub fn has_credentials(keys: &[String], locations: &[&str]) -> bool {
+    locations.iter().any(|l| auth_key_for(keys, l).is_some())
 }
 
 /// The registry part of an `auths` key, without a scheme or a trailing `/v1/`.
@@ -65,4 +73,31 @@ pub fn normalize_auth_key(key: &str) -> &str {
     key.strip_suffix("/v1")
         .or_else(|| key.strip_suffix("/v2"))
         .unwrap_or(key)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_most_specific_key_of_whole_path_components_wins() {
+        let keys = ["m:5000", "m:5000/ocp", "m:5000/ocp/release", "m:5000/other"];
+        let key = |repository| auth_key_for(&keys, repository).copied();
+        assert_eq!(key("m:5000/ocp/release"), Some("m:5000/ocp/release"));
+        assert_eq!(key("m:5000/ocp/release-art"), Some("m:5000/ocp"));
+        assert_eq!(key("m:5000/ocp"), Some("m:5000/ocp"));
+        assert_eq!(key("m:5000/app"), Some("m:5000"));
+        assert_eq!(key("n:5000/ocp/release"), None);
+        // A namespace key covers nothing outside it, and no prefix of a component counts.
+        let scoped = ["m:5000/other", "m:5000/ocp/rel"];
+        assert_eq!(auth_key_for(&scoped, "m:5000/ocp/release"), None);
+        assert!(!has_credentials(
+            &["m:5000/other".to_string()],
+            &["m:5000/ocp/release"]
+        ));
+        assert!(has_credentials(
+            &["m:5000/ocp".to_string()],
+            &["m:5000/app", "m:5000/ocp/release"]
+        ));
+    }
 }
