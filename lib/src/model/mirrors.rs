@@ -110,11 +110,12 @@ impl Mirrors {
         };
         let mut rules = Vec::new();
         for (i, entry) in list.iter().enumerate() {
-            crate::release::check_repository(&entry.source)
-                .map_err(|m| loaded.field_error(&format!("{field}.{i}.source"), m.0))?;
+            let repository = |path: String, value: &str, warnings: &mut Vec<Warning>| {
+                check_entry_repository(loaded, switches, profile, &path, value, warnings)
+            };
+            repository(format!("{field}.{i}.source"), &entry.source, warnings)?;
             for (j, mirror) in entry.mirrors.iter().enumerate() {
-                crate::release::check_repository(mirror)
-                    .map_err(|m| loaded.field_error(&format!("{field}.{i}.mirrors.{j}"), m.0))?;
+                repository(format!("{field}.{i}.mirrors.{j}"), mirror, warnings)?;
             }
             let policy_field = format!("{field}.{i}.sourcePolicy");
             if entry.source_policy.is_some() && !switches.has(Switch::InstallConfigSourcePolicy) {
@@ -134,6 +135,12 @@ impl Mirrors {
                 rules.push((entry.source.clone(), entry.mirrors.clone(), false));
                 continue;
             }
+            if let (Some(policy), true) = (&entry.source_policy, entry.mirrors.is_empty()) {
+                return Err(loaded.field_error(
+                    &policy_field,
+                    format!("`{policy}` cannot be configured without a mirror: give the entry mirrors, or remove sourcePolicy"),
+                ));
+            }
             let blocked = match entry.source_policy.as_deref() {
                 None | Some("AllowContactingSource") => false,
                 Some("NeverContactSource") => true,
@@ -150,6 +157,44 @@ impl Mirrors {
         let kind = (!registries.is_empty()).then_some(kind);
         Ok(Mirrors { registries, kind })
     }
+}
+
+/// Checks a mirror entry's source or mirror as the release's installer does. A registry host
+/// alone is refused before 4.10 (not a canonical repository name), then checked as a host; a
+/// single label then is accepted, with a warning: podman and CRI-O read a name without a dot
+/// or port as a Docker Hub repository.
+fn check_entry_repository(
+    loaded: &LoadedConfig,
+    switches: &Switches,
+    profile: &crate::release::Profile,
+    field: &str,
+    value: &str,
+    warnings: &mut Vec<Warning>,
+) -> Result<()> {
+    if value.contains('/') || value.is_empty() {
+        return crate::release::check_repository(value).map_err(|m| loaded.field_error(field, m.0));
+    }
+    if !switches.has(Switch::MirrorBareHost) {
+        return Err(loaded.field_error(
+            field,
+            format!(
+                "`{}` is a registry host without a repository, which OpenShift {}'s installer refuses (repository name must be canonical{}): name a repository on it, such as {value}/ocp/release",
+                crate::release::without_credentials(value),
+                profile.minor,
+                crate::release::first_with(Switch::MirrorBareHost)
+                    .map_or_else(String::new, |minor| format!("; accepted from {minor}"))
+            ),
+        ));
+    }
+    crate::release::check_registry_host(value).map_err(|m| loaded.field_error(field, m.0))?;
+    let (name, _) = value.split_once(':').unwrap_or((value, ""));
+    if !value.contains(':') && !name.contains('.') && name != "localhost" {
+        warnings.push(loaded.warning(
+            field,
+            format!("`{value}` has no dot and no port: the installer accepts it, but podman and CRI-O on the nodes read such a name as a Docker Hub repository (docker.io/library/{value}), so pulls through it go there; write the host with its domain or its port"),
+        ));
+    }
+    Ok(())
 }
 
 /// Merges mirror rules: sources de-duplicated in first-seen order, mirrors unioned per source,
@@ -226,6 +271,83 @@ mod tests {
             .collect();
         assert_eq!(locations, ["m1/x", "m2/x", "m3/x"]);
         assert!(merged[0].blocked);
+    }
+
+    /// The model's mirrors and warnings for `entries` under `field` on `version`, or the refusal.
+    fn read(version: &str, field: &str, entries: &str) -> Result<(Mirrors, Vec<String>), String> {
+        let text = format!(
+            "apiVersion: v1\nmetadata:\n  name: demo\nbaseDomain: example.com\nplatform:\n  none: {{}}\npullSecret: '{{\"auths\":{{\"r\":{{\"auth\":\"eDp5\"}}}}}}'\n{field}:\n{entries}"
+        );
+        let (model, warnings) = crate::model::model_with_warnings(&text, version)?;
+        Ok((model.mirrors, warnings))
+    }
+
+    #[test]
+    fn a_source_policy_without_mirrors_is_refused_from_4_21() {
+        let entry = "- source: quay.io/empty/repo\n  sourcePolicy: NeverContactSource\n";
+        for version in ["4.21.0", "4.22.0", "5.0.0"] {
+            let refused = read(version, "imageDigestSources", entry).unwrap_err();
+            assert!(
+                refused.contains("imageDigestSources[0].sourcePolicy")
+                    && refused
+                        .contains("`NeverContactSource` cannot be configured without a mirror"),
+                "{version}: {refused}"
+            );
+        }
+        // 4.20's installer ignores sourcePolicy (with a warning), and so the entry.
+        let (mirrors, _) = read("4.20.0", "imageDigestSources", entry).unwrap();
+        assert!(mirrors.registries.is_empty());
+    }
+
+    #[test]
+    fn a_registry_host_alone_is_refused_by_4_9_and_checked_as_a_host_after() {
+        let entry =
+            |source: &str, mirror: &str| format!("- source: {source}\n  mirrors:\n  - {mirror}\n");
+        let release = "quay.io/openshift-release-dev/ocp-release";
+        for (source, mirror, field) in [
+            (
+                release,
+                "mirror.lab:5000",
+                "imageContentSources[0].mirrors[0]",
+            ),
+            (release, "mirror.lab", "imageContentSources[0].mirrors[0]"),
+            (
+                "quay.io",
+                "mirror.lab:5000/quay",
+                "imageContentSources[0].source",
+            ),
+        ] {
+            let refused = read("4.9.0", "imageContentSources", &entry(source, mirror)).unwrap_err();
+            assert!(
+                refused.contains(field)
+                    && refused.contains("is a registry host without a repository, which OpenShift 4.9's installer refuses (repository name must be canonical; accepted from 4.10)"),
+                "{refused}"
+            );
+            let (mirrors, warnings) =
+                read("4.10.0", "imageContentSources", &entry(source, mirror)).unwrap();
+            assert_eq!(mirrors.registries[0].mirrors[0].location, mirror);
+            assert!(
+                !warnings.iter().any(|w| w.contains("docker.io")),
+                "{warnings:?}"
+            );
+        }
+        // A single label, as the installer takes it from 4.10, with what the nodes make of it.
+        let (mirrors, warnings) =
+            read("4.16.0", "imageContentSources", &entry(release, "mirror")).unwrap();
+        assert_eq!(mirrors.registries[0].mirrors[0].location, "mirror");
+        assert!(
+            warnings
+                .iter()
+                .any(|w| w.contains("imageContentSources[0].mirrors[0]")
+                    && w.contains("docker.io/library/mirror")),
+            "{warnings:?}"
+        );
+        let refused =
+            read("4.16.0", "imageContentSources", &entry(release, "mir_ror")).unwrap_err();
+        assert!(
+            refused.contains("`mir_ror` is not a registry host"),
+            "{refused}"
+        );
     }
 
     #[test]

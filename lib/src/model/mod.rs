@@ -490,6 +490,20 @@ fn select_release(
     Ok(selected)
 }
 
+/// The model of an install-config `text` for release `version` and its warnings, or what
+/// [`Model::new`] refuses it with.
+#[cfg(test)]
+fn model_with_warnings(text: &str, version: &str) -> Result<(Model, Vec<String>), String> {
+    let loaded = crate::config::parse(text, "install-config.yaml").map_err(|e| e.to_string())?;
+    let options = ModelOptions {
+        release_version: Some(version.into()),
+        ..ModelOptions::default()
+    };
+    let model = Model::new(&loaded, &options).map_err(|e| e.to_string())?;
+    let warnings = model.warnings.iter().map(|w| w.to_string()).collect();
+    Ok((model, warnings))
+}
+
 /// What [`Model::new`] refuses an install-config `text` with for release `version`; `""` when
 /// it accepts it.
 #[cfg(test)]

@@ -107,14 +107,8 @@ mod tests {
 
     /// The partitioning and the warnings the model gives `tail` on release `version`.
     fn model(version: &str, tail: &str) -> Result<(CpuPartitioning, Vec<String>), String> {
-        let loaded = crate::config::parse(&format!("{BASE}{tail}"), "install-config.yaml")
-            .map_err(|e| e.to_string())?;
-        let options = super::super::ModelOptions {
-            release_version: Some(version.into()),
-            ..Default::default()
-        };
-        let model = super::super::Model::new(&loaded, &options).map_err(|e| e.to_string())?;
-        let warnings = model.warnings.iter().map(|w| w.to_string()).collect();
+        let (model, warnings) =
+            super::super::model_with_warnings(&format!("{BASE}{tail}"), version)?;
         Ok((model.cpu_partitioning, warnings))
     }
 

@@ -34,7 +34,7 @@ pub use profile::{
     CapabilitySet, DistributionFacts, ImageName, OptIn, Profile, Stage, CONFIGURABLE_PKI_OPT_IN,
     CUSTOM_FEATURE_SET, OS_STREAMS_OPT_IN, PROFILES, SHORT_CERT_ROTATION_OPT_IN,
 };
-pub use reference::{check_repository, without_credentials, PullSpec};
+pub use reference::{check_registry_host, check_repository, without_credentials, PullSpec};
 pub use select::{
     default_minor, first_release, first_with, select, supported_list, SelectedRelease,
 };

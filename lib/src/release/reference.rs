@@ -130,6 +130,17 @@ pub fn check_repository(reference: &str) -> Result<(), InvalidValue> {
     check_name(reference).map_err(fail)
 }
 
+/// Checks a registry host alone (`host[:port]`), as the installer takes a mirror or source that
+/// names no repository from 4.10: a host name (a single label included) or an IP address.
+pub fn check_registry_host(reference: &str) -> Result<(), InvalidValue> {
+    check_host(reference).map_err(|why| {
+        InvalidValue(format!(
+            "`{}` is not a registry host: {why}",
+            without_credentials(reference)
+        ))
+    })
+}
+
 /// `reference` as a message may quote it: a reference never holds a `/`-less part before its
 /// first `@` (that `@` starts a digest, after a repository path), so such a part, after a URL
 /// scheme or not, is `user:password` written as in a URL, and is hidden (`***@host/...`). The

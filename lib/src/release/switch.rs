@@ -52,6 +52,7 @@ switches! {
     MetadataFeatureSet => "metadata_feature_set",
     InstallConfigDigestSources => "install_config_digest_sources",
     InstallConfigSourcePolicy => "install_config_source_policy",
+    MirrorBareHost => "mirror_bare_host",
     CpuPartitioningStatus => "cpu_partitioning_status",
     ApiUrlChecks => "api_url_checks",
     WaitForHaApi => "wait_for_ha_api",
