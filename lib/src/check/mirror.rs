@@ -53,6 +53,7 @@ fn refusal_fix(kind: RefusalKind, host: &str) -> String {
             format!("add a DNS record for {name}, or give the nodes /etc/hosts entries: bootgen patch {} <ip>={name}", OptionField::AddHost)
         }
         RefusalKind::Unreachable => format!("check that the registry runs and that this machine and the nodes reach {host}"),
+        RefusalKind::NoCertificate => format!("check that the registry runs and serves TLS on {host} (a registry that speaks plain HTTP needs bootgen patch {} {host})", OptionField::InsecureRegistry),
         RefusalKind::Trust => format!("bootgen patch {} <the CA that signed {host}'s certificate>   # or, for a test registry only, {} {host}", OptionField::TrustBundle, OptionField::InsecureRegistry),
         RefusalKind::NoCredentials => format!("bootgen patch {} <auth.json with an entry for {host}>", OptionField::RegistryAuth),
         RefusalKind::Refused => format!("check the user and password in the pull secret's entry for {host} (podman login {host}), then bootgen patch {} <auth.json>", OptionField::RegistryAuth),

@@ -183,7 +183,9 @@ impl NetProbes {
                 Some(p) => format!("TLS: {reason} (the server presented {p})"),
                 None => format!("TLS: {reason}"),
             }),
-            (Handshake::NoCertificate(reason), None) => Err(format!("TLS: {reason}")),
+            (Handshake::NoCertificate(reason), None) => {
+                Err(format!("{}{reason}", super::probe::NO_CERTIFICATE))
+            }
             (Handshake::Verified(_), None) => Err("TLS: no stream".into()),
         }
     }

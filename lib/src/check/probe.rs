@@ -56,6 +56,10 @@ pub enum Handshake {
     NoCertificate(String),
 }
 
+/// How a request's error begins when TLS failed before the server showed any certificate (it
+/// closed, reset, timed out or does not speak TLS): not a trust problem.
+pub(crate) const NO_CERTIFICATE: &str = "TLS: no certificate received: ";
+
 /// How an HTTP request reaches its server.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Transport<'a> {

@@ -46,6 +46,8 @@ pub(crate) enum RefusalKind {
     Unreachable,
     /// The certificate is not trusted.
     Trust,
+    /// No certificate came: the server is silent, closed the connection or speaks no TLS.
+    NoCertificate,
     /// The pull secret has no credentials for it.
     NoCredentials,
     /// The credentials were refused.
@@ -144,7 +146,9 @@ impl<'a> Session<'a> {
             first = session.send(probes, "/v2/", None);
         }
         let first = first.map_err(|error| {
-            let kind = if error.starts_with("TLS:") && !insecure {
+            let kind = if error.starts_with(super::probe::NO_CERTIFICATE) {
+                RefusalKind::NoCertificate
+            } else if error.starts_with("TLS:") && !insecure {
                 RefusalKind::Trust
             } else {
                 RefusalKind::Unreachable

@@ -1277,6 +1277,24 @@ fn mirrors_are_pulled_from_as_the_node_pulls() -> TestResult {
         "HTTP 404",
         "oc adm release mirror --from=",
     )?;
+
+    // A listener that accepts connections and never answers shows no certificate: not a trust
+    // problem, whatever the trust bundle holds.
+    let silent = std::net::TcpListener::bind("127.0.0.1:0")?;
+    let silent_host = format!("127.0.0.1:{}", silent.local_addr()?.port());
+    let auths = serde_json::json!({ &silent_host: {"auth": basic("mirror-pass")} });
+    let out = generate_with("silent", auths, &[format!("{silent_host}/mirror")], None)?;
+    let (code, report, _) = check(&out, dns_port, api_port, mcs_port, &[])?;
+    assert_eq!(code, 1, "{report:#}");
+    assert_fails(
+        &report,
+        "mirror",
+        &silent_host,
+        "TLS: no certificate received: ",
+        &format!("check that the registry runs and serves TLS on {silent_host}"),
+    )?;
+    let fix = finding(&report, "mirror", &silent_host)?["fix"].to_string();
+    assert!(!fix.contains("--trust-bundle"), "{fix}");
     Ok(())
 }
 

@@ -435,9 +435,18 @@ fn check_release(
             .mirrors
             .first()
             .map_or("MIRROR", |m| m.location.as_str());
+        // The image on the mirror; a mirror that is a host alone holds no repository to name,
+        // and the digest is the same at the source.
+        let on_mirror = format!(
+            "{mirror}{}",
+            reference.get(source.location.len()..).unwrap_or_default()
+        );
+        let inspected = match crate::model::mirrors::repository_of(&on_mirror).contains('/') {
+            true => on_mirror.as_str(),
+            false => reference.as_str(),
+        };
         let advice = format!(
-            "give the release by digest instead (`skopeo inspect --format '{{{{.Digest}}}}' docker://{mirror}{}` prints it): {}",
-            reference.get(source.location.len()..).unwrap_or_default(),
+            "give the release by digest instead (`skopeo inspect --format '{{{{.Digest}}}}' docker://{inspected}` prints it): {}",
             chosen_by.how_to_pin(&format!(
                 "{}@sha256:...",
                 crate::model::mirrors::repository_of(&reference)

@@ -364,6 +364,23 @@ fn a_tag_past_a_blocked_source_is_an_error() {
     assert_eq!(tag_warning.severity, Severity::Warning);
     assert!(tag_warning.message.contains("skopeo inspect"));
 
+    // A mirror that is a host alone: the hint names the image where it is a valid reference.
+    let mut bare = with_release(tag);
+    let text = "[[registry]]\nlocation = \"quay.io/openshift-release-dev/ocp-release\"\ninsecure = false\nmirror-by-digest-only = true\n\n[[registry.mirror]]\nlocation = \"mirror.lab:5000\"\ninsecure = false\n";
+    set_file_text(&mut bare, REGISTRIES_CONF, text, 0o644).unwrap();
+    let hint = preflight::check(&bare, ReleaseChosenBy::Config, &mut |_: &str| {
+        Resolution::Resolved
+    })
+    .findings
+    .into_iter()
+    .map(|f| f.message)
+    .find(|m| m.contains("is a tag"));
+    assert!(
+        hint.as_ref()
+            .is_some_and(|m| m.contains(&format!("docker://{tag}` prints it"))),
+        "{hint:?}"
+    );
+
     let mut blocked = with_release(tag);
     let text = file_text(&blocked, REGISTRIES_CONF).unwrap().replace(
         "mirror-by-digest-only = true\n",
