@@ -37,6 +37,9 @@ pub struct TemplateContext {
     pub ssh_key: String,
     /// Additional trust bundle PEM, `""` when none.
     pub trust_bundle: String,
+    /// The user-ca-bundle ConfigMap's `ca-bundle.crt`: each certificate of the bundle
+    /// re-encoded (64 columns, text around the blocks dropped), as the installer writes it.
+    pub user_ca_bundle: String,
     /// `Proxyonly` or `Always`.
     pub trust_bundle_policy: crate::model::TrustBundlePolicy,
     /// Proxy settings with the computed noProxy.
@@ -287,6 +290,14 @@ impl TemplateContext {
             pull_secret: model.pull_secret.clone(),
             ssh_key: model.ssh_key.trim().to_string(),
             trust_bundle: model.trust_bundle.trim_end().to_string(),
+            user_ca_bundle: pem::parse_many(&model.trust_bundle)
+                .map(|blocks| {
+                    blocks
+                        .iter()
+                        .map(|b| crate::pki::pem_text(b.tag(), b.contents()))
+                        .collect()
+                })
+                .unwrap_or_default(),
             trust_bundle_policy: model.trust_bundle_policy,
             proxy: model.proxy.clone(),
             registries: model.mirrors.registries.clone(),

@@ -827,6 +827,50 @@ mod tests {
         }
     }
 
+    /// The additional trust bundle as the installer takes it: text before a block is skipped,
+    /// text after the last block is refused (naming the field), and the user-ca-bundle
+    /// ConfigMap holds each certificate re-encoded at 64 columns, nothing else.
+    #[test]
+    fn the_trust_bundle_is_refused_with_a_tail_and_re_encoded_for_the_cluster() {
+        let ca = include_str!("../../fixtures/trust/mirror-ca.crt");
+        let body: String = ca.lines().filter(|l| !l.starts_with("-----")).collect();
+        let wrapped: Vec<String> = body
+            .as_bytes()
+            .chunks(76)
+            .map(|c| String::from_utf8_lossy(c).into_owned())
+            .collect();
+        let as_written = format!(
+            "# Mirror CA\n-----BEGIN CERTIFICATE-----\n{}\n-----END CERTIFICATE-----\n",
+            wrapped.join("\n")
+        );
+        let config = |bundle: &str| {
+            let indented: String = bundle.lines().map(|l| format!("  {l}\n")).collect();
+            let text = format!(
+                "{}additionalTrustBundlePolicy: Always\nadditionalTrustBundle: |\n{indented}",
+                crate::config::DEFAULT_INSTALL_CONFIG
+            );
+            crate::config::parse(&text, "install-config.yaml").unwrap()
+        };
+        let generated = generate(&config(&as_written), &options()).unwrap();
+        let manifest = crate::passes::file_text(
+            &generated.bootstrap,
+            "/opt/openshift/manifests/user-ca-bundle-config.yaml",
+        )
+        .unwrap();
+        let manifest: serde_yaml_ng::Value = serde_yaml_ng::from_str(&manifest).unwrap();
+        assert_eq!(manifest["data"]["ca-bundle.crt"].as_str(), Some(ca));
+
+        let refused = generate(&config(&format!("{ca}# comment after\n")), &options())
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default();
+        assert!(
+            refused.contains("additionalTrustBundle")
+                && refused.contains("has text (`# comment after`) after its last certificate"),
+            "{refused}"
+        );
+    }
+
     /// 4.9's installer ignores `capabilities` (it warns that the cluster gets every component):
     /// the ClusterVersion says nothing of them either; 4.11's reads them.
     #[test]

@@ -220,6 +220,21 @@ pub fn check_trust_bundle(pem_text: &str) -> Result<usize, String> {
     if count == 0 {
         return Err("contains no PEM certificate (-----BEGIN CERTIFICATE-----)".into());
     }
+    // The installer decodes block after block until nothing is left, so any text after the
+    // last block's end line, even a blank line, is a block it cannot decode.
+    let last_end = pem_text.rfind("-----END ").unwrap_or_default();
+    let after = pem_text[last_end..]
+        .find('\n')
+        .map_or("", |at| &pem_text[last_end + at + 1..]);
+    if !after.is_empty() {
+        let what = match after.lines().find(|l| !l.trim().is_empty()) {
+            Some(line) => format!("text (`{}`)", line.chars().take(40).collect::<String>()),
+            None => "a blank line".into(),
+        };
+        return Err(format!(
+            "has {what} after its last certificate, which the installer refuses (invalid block): end the bundle with the -----END CERTIFICATE----- line"
+        ));
+    }
     Ok(count)
 }
 

@@ -211,6 +211,7 @@ fn awkward() -> Result<Json, Box<dyn StdError>> {
         "pull_secret": "{\"auths\":{\"mirror.example.com:5000\":{\"auth\":\"b2RkOiAjJyI=\",\"email\":\"a: #'\\\"b@example.com\"}}}\n",
         "ssh_key": "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIHt5 ops: #'\"key",
         "trust_bundle": trust_bundle,
+        "user_ca_bundle": trust_bundle,
         "trust_bundle_policy": "Always",
         "proxy": {
             "enabled": true,
@@ -726,7 +727,7 @@ fn user_ca_bundle_keeps_the_pem_exactly() -> TestResult {
         )?;
         assert_eq!(
             text_at(&doc, "/data/ca-bundle.crt")?,
-            str_of(&ctx, "/trust_bundle")
+            str_of(&ctx, "/user_ca_bundle")
         );
     }
     Ok(())

@@ -55,11 +55,7 @@ impl Certificate {
 
     /// PEM text with LF line endings and a final newline.
     pub fn pem(&self) -> String {
-        let block = pem::Pem::new("CERTIFICATE", self.der.clone());
-        pem::encode_config(
-            &block,
-            pem::EncodeConfig::new().set_line_ending(pem::LineEnding::LF),
-        )
+        crate::pki::pem_text("CERTIFICATE", &self.der)
     }
 }
 

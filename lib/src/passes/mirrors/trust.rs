@@ -70,7 +70,7 @@ pub fn apply(doc: &mut IgnitionDoc, bundle: &TrustBundle) -> Result<Vec<Change>>
     if !added.is_empty() {
         let text = render_template(
             USER_CA_BUNDLE_TEMPLATE,
-            &serde_json::json!({ "trust_bundle": merged.trim_end() }),
+            &serde_json::json!({ "user_ca_bundle": merged }),
         )?;
         set_file_text(doc, USER_CA_BUNDLE, &text, 0o644)?;
         changes.push(Change {
@@ -129,7 +129,7 @@ mod tests {
         let pem = ca("A");
         let text = render_template(
             USER_CA_BUNDLE_TEMPLATE,
-            &serde_json::json!({ "trust_bundle": pem.trim_end() }),
+            &serde_json::json!({ "user_ca_bundle": pem }),
         )
         .unwrap();
         assert_eq!(
