@@ -81,8 +81,8 @@ pub(crate) enum FileKind {
 
 /// Classifies `path`, relative to the bundle's top directory.
 pub(crate) fn classify(path: &str) -> FileKind {
-    let (prefix, inner) = match path.strip_prefix(crate::bundle::PRE_REBOOT) {
-        Some(rest) => (crate::bundle::PRE_REBOOT, rest),
+    let (prefix, inner) = match path.strip_prefix(crate::layout::PRE_REBOOT) {
+        Some(rest) => (crate::layout::PRE_REBOOT, rest),
         None => ("", path),
     };
     let file = inner.rsplit('/').next().unwrap_or(inner);
@@ -157,10 +157,9 @@ impl Analysis {
             }
             self.scan_line(path, &lower_path, fact_file, number, line, failed_units);
         })?;
-        let journal = path
-            .strip_prefix("bootstrap/journals/")
-            .and_then(|f| f.strip_suffix(".log"))
-            .filter(|unit| !unit.contains('/'));
+        // The pre-reboot bundle's journals are another boot's.
+        let journal = crate::layout::journal_of(path)
+            .filter(|_| !path.starts_with(crate::layout::PRE_REBOOT));
         if let Some(unit) = journal.filter(|_| entries == 0 && !cut) {
             self.silent_journals.insert(unit.to_string());
         }

@@ -17,10 +17,6 @@ use crate::limits::Limits;
 use crate::records::time_of_epoch;
 use crate::verdict::Walked;
 
-/// Where a single node's pre-reboot bundle sits inside the bundle of the installed node (and
-/// the top directory of that bundle itself, kept as it is).
-pub(crate) const PRE_REBOOT: &str = "log-bundle-bootstrap/";
-
 /// A bundle path made relative to the bundle's top, or why it is refused. The top directory
 /// (`log-bundle-ID/`, or bootgen's older `artifacts-ID/`) is dropped; `log-bundle-bootstrap/`
 /// (a single node's pre-reboot bundle inside the later one) is kept.
@@ -38,7 +34,7 @@ pub(crate) fn bundle_path(raw: &str) -> std::result::Result<Option<String>, Stri
     }
     if let Some(first) = parts.first() {
         let top = (first.starts_with("log-bundle-")
-            && Some(*first) != PRE_REBOOT.strip_suffix('/'))
+            && Some(*first) != crate::layout::PRE_REBOOT.strip_suffix('/'))
             || first.starts_with("artifacts-");
         if top {
             parts.remove(0);

@@ -52,7 +52,12 @@ impl Clues<'_> {
 
     /// The unit named by a hold condition or a mask message.
     pub(crate) fn held_unit(&self) -> Option<String> {
-        held_unit(self.line()).or_else(|| journal_unit(&self.evidence.file))
+        // systemd 239 names a skipped unit by its description only: the journal's unit.
+        held_unit(self.line()).or_else(|| {
+            crate::layout::journal_of(&self.evidence.file)
+                .filter(|unit| *unit != "journal")
+                .map(|unit| format!("{unit}.service"))
+        })
     }
 
     /// " (current time A is after/before B)" from Go's x509 message, or nothing.
@@ -131,16 +136,6 @@ fn flag(line: &str) -> Option<String> {
 fn held_unit(line: &str) -> Option<String> {
     after(line, "/etc/bootgen/hold/", &[')', '"'])
         .or_else(|| after(line, "unit ", &['"']).filter(|u| u.contains('.')))
-}
-
-/// The unit whose own journal `file` is (`bootstrap/journals/bootkube.log`): systemd 239 says a
-/// unit was skipped by its description only.
-fn journal_unit(file: &str) -> Option<String> {
-    let file = file.strip_prefix(crate::bundle::PRE_REBOOT).unwrap_or(file);
-    let unit = file
-        .strip_prefix("bootstrap/journals/")?
-        .strip_suffix(".log")?;
-    (!unit.contains('/') && unit != "journal").then(|| format!("{unit}.service"))
 }
 
 /// "current time A is after/before B" from Go's x509 message.

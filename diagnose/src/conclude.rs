@@ -136,7 +136,7 @@ fn add_facts(analysis: &mut Analysis) -> Context {
 
 /// The unit of a service as a person names it; a single node's pre-reboot bundle says so.
 fn unit_name(service: &str) -> String {
-    match service.strip_prefix(crate::bundle::PRE_REBOOT) {
+    match service.strip_prefix(crate::layout::PRE_REBOOT) {
         Some(base) => format!("{base}.service (before the reboot)"),
         None => format!("{service}.service"),
     }
@@ -266,7 +266,7 @@ fn first_failure(analysis: &Analysis, source: Source) -> Option<FirstFailure> {
     let after_reboot = analysis
         .records
         .keys()
-        .any(|s| s.starts_with(crate::bundle::PRE_REBOOT));
+        .any(|s| s.starts_with(crate::layout::PRE_REBOOT));
     for service in ["release-image", "bootkube"] {
         let silent =
             source == Source::Bundle && !after_reboot && analysis.silent_journals.contains(service);
@@ -313,7 +313,7 @@ fn stuck_service(analysis: &Analysis) -> Option<(String, Option<String>, Option<
         // A single node's pre-reboot bundle is gathered by bootkube's master-ignition stage,
         // in every install: what was still running then (that stage, install-to-disk waiting
         // for it) was running on purpose.
-        if service.starts_with(crate::bundle::PRE_REBOOT) {
+        if service.starts_with(crate::layout::PRE_REBOOT) {
             return None;
         }
         let last_start = entries

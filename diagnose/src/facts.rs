@@ -53,7 +53,7 @@ impl FactFile {
     /// The kind of `lower_path` (a bundle path in lower case).
     pub(crate) fn of(lower_path: &str) -> FactFile {
         let inner = lower_path
-            .strip_prefix(crate::bundle::PRE_REBOOT)
+            .strip_prefix(crate::layout::PRE_REBOOT)
             .unwrap_or(lower_path);
         let file = inner.rsplit('/').next().unwrap_or(inner);
         if file.starts_with("machine-config-server") && file.ends_with(".log") {

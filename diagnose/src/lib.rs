@@ -33,6 +33,7 @@ mod evidence;
 mod explain;
 mod facts;
 mod klog;
+mod layout;
 mod limits;
 mod lines;
 mod matcher;
