@@ -21,18 +21,39 @@ pub struct Evidence {
 /// (`REGISTRY_PASSWORD=...`, `password: '...'`). A diagnosis is read
 /// and pasted into tickets; the line is evidence without them.
 pub fn hide_credentials(line: &str) -> String {
-    let line = hide_url_user_info(line);
-    let line = hide_json_secrets(&line);
-    let line = hide_authorization_tokens(&line);
-    let line = hide_private_key_blocks(&line);
+    // Every error line of a bundle passes here (gigabytes of journal): each finder runs only
+    // when what it looks for can be in the line.
+    let mut line = line.to_string();
+    if line.contains("://") {
+        line = hide_url_user_info(&line);
+    }
+    let lower = line.to_ascii_lowercase();
+    if ["auth", "password", "token"]
+        .iter()
+        .any(|k| lower.contains(k))
+    {
+        line = hide_json_secrets(&line, &lower);
+    }
+    if line.contains("Bearer ") || line.contains("Basic ") {
+        line = hide_authorization_tokens(&line);
+    }
+    if line.contains(PRIVATE_KEY_OPENING) {
+        line = hide_private_key_blocks(&line);
+    }
     let line = hide_credential_words(&line);
-    hide_token_words(&line)
+    if line.contains("sha256~") || line.contains("eyJ") || has_kubeadmin_password(&line) {
+        return hide_token_words(&line);
+    }
+    line
 }
+
+/// The end of a PEM private key's BEGIN line (and of its END line).
+const PRIVATE_KEY_OPENING: &str = "PRIVATE KEY-----";
 
 /// The body of a PEM private key written on one line (`-----BEGIN RSA PRIVATE KEY----- MII...
 /// -----END RSA PRIVATE KEY-----`), to its end marker or the end of the line.
 fn hide_private_key_blocks(line: &str) -> String {
-    const OPENING: &str = "PRIVATE KEY-----";
+    const OPENING: &str = PRIVATE_KEY_OPENING;
     let mut out = String::with_capacity(line.len());
     let mut rest = line;
     while let Some(at) = rest.find(OPENING) {
@@ -86,6 +107,20 @@ fn is_encoded_json(word: &str) -> bool {
         && word
             .bytes()
             .all(|b| b.is_ascii_alphanumeric() || b"+/_-.=".contains(&b))
+}
+
+/// Whether a word of `line` has the form of a kubeadmin password: a byte scan, for the lines
+/// that have none.
+fn has_kubeadmin_password(line: &str) -> bool {
+    let bytes = line.as_bytes();
+    bytes.windows(23).enumerate().any(|(at, w)| {
+        w[5] == b'-'
+            && (at == 0 || !bytes[at - 1].is_ascii_alphanumeric())
+            && bytes
+                .get(at + 23)
+                .is_none_or(|b| !b.is_ascii_alphanumeric())
+            && is_kubeadmin_password(std::str::from_utf8(w).unwrap_or_default())
+    })
 }
 
 /// `xxxxx-xxxxx-xxxxx-xxxxx`, the form of the installer's kubeadmin password.
@@ -246,16 +281,17 @@ fn sign_past_cut_password(after: &str, authority_end: usize) -> Option<usize> {
 /// (`%22auth%22%3A%22...%22`, matched in any case).
 const JSON_SPELLINGS: [(&str, &str); 3] = [("\"", ":"), ("\\\"", ":"), ("%22", "%3a")];
 
-fn hide_json_secrets(line: &str) -> String {
+/// `line`'s JSON secret values hidden; `lower` is `line` in lower case (ASCII).
+fn hide_json_secrets(line: &str, lower: &str) -> String {
     const KEYS: &[&str] = &["auth", "password", "identitytoken", "token"];
     let mut out = line.to_string();
     for (quote, colon) in JSON_SPELLINGS {
-        // Most lines hold no quote of this spelling: nothing to look for.
-        if !out.to_ascii_lowercase().contains(quote) {
-            continue;
-        }
         for key in KEYS {
-            out = hide_json_values(&out, &format!("{quote}{key}{quote}"), quote, colon);
+            // Values are only taken out, so a key absent from the line as given stays absent.
+            let name = format!("{quote}{key}{quote}");
+            if lower.contains(&name) {
+                out = hide_json_values(&out, &name, quote, colon);
+            }
         }
     }
     out
