@@ -24,6 +24,63 @@ pub struct DecodedFile {
     pub remote_sources: Vec<String>,
     /// Owner name or id, when set.
     pub user: Option<String>,
+    /// Owning group name or id, when set.
+    pub group: Option<String>,
+}
+
+/// What the node checks of one resource (`contents` or an `append` fragment) besides its
+/// bytes, and how it fetches it: the files stage fails on a hash that does not match, sends
+/// the headers, and decompresses a remote source.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub(crate) struct ResourceTerms {
+    /// `verification.hash`.
+    pub(crate) hash: Option<String>,
+    /// `compression` of a remote source (a data URL's is decoded away, so not a term).
+    pub(crate) compression: Option<String>,
+    /// `httpHeaders`, each name with its value (which may be a credential: shown redacted).
+    pub(crate) headers: Vec<(String, String)>,
+}
+
+/// The terms of `resource`, an Ignition resource object.
+pub(crate) fn resource_terms(resource: &Value) -> ResourceTerms {
+    let remote = resource
+        .get("source")
+        .and_then(Value::as_str)
+        .is_some_and(|s| !s.is_empty() && !s.starts_with("data:"));
+    ResourceTerms {
+        hash: resource
+            .pointer("/verification/hash")
+            .and_then(Value::as_str)
+            .map(str::to_string),
+        compression: str_of(resource, "compression").filter(|c| remote && !c.is_empty()),
+        headers: resource
+            .get("httpHeaders")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .map(|h| {
+                let value = h.get("value").and_then(Value::as_str).unwrap_or_default();
+                (str_of(h, "name").unwrap_or_default(), value.to_string())
+            })
+            .collect(),
+    }
+}
+
+/// A file entry's resources with their place: `contents`, `append[0]`, ...
+pub(crate) fn file_resources(f: &Value) -> impl Iterator<Item = (String, &Value)> {
+    let appended = f
+        .get("append")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten();
+    f.get("contents")
+        .map(|c| ("contents".to_string(), c))
+        .into_iter()
+        .chain(
+            appended
+                .enumerate()
+                .map(|(j, r)| (format!("append[{j}]"), r)),
+        )
 }
 
 /// A drop-in, decoded.
@@ -134,9 +191,12 @@ pub fn decode_file(i: usize, f: &Value) -> Result<DecodedFile> {
         append.extend(bytes);
         remote.extend(url);
     }
-    let user = f.get("user").and_then(|u| {
-        str_of(u, "name").or_else(|| u.get("id").and_then(Value::as_i64).map(|id| id.to_string()))
-    });
+    let owner = |key: &str| {
+        f.get(key).and_then(|o| {
+            str_of(o, "name")
+                .or_else(|| o.get("id").and_then(Value::as_i64).map(|id| id.to_string()))
+        })
+    };
     Ok(DecodedFile {
         path,
         mode: f.get("mode").and_then(Value::as_u64).map(|m| m as u32),
@@ -144,7 +204,8 @@ pub fn decode_file(i: usize, f: &Value) -> Result<DecodedFile> {
         contents,
         append,
         remote_sources: remote,
-        user,
+        user: owner("user"),
+        group: owner("group"),
     })
 }
 

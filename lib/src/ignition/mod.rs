@@ -7,7 +7,7 @@
 //! changed it.
 
 pub(crate) mod dataurl;
-mod decode;
+pub(crate) mod decode;
 pub(crate) mod files;
 pub(crate) mod kind;
 pub(crate) mod pointer;

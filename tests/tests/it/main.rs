@@ -41,6 +41,7 @@ mod templates_lint;
 mod terminal_escapes;
 mod tls_real_clients;
 mod toolkit_compress;
+mod toolkit_diff;
 mod toolkit_extract;
 mod toolkit_inspect;
 mod toolkit_package;

@@ -1,8 +1,9 @@
 //! Files, units and drop-ins matched by path or name and compared field by field, with a
 //! unified diff of their decoded text.
 
-use super::{ChangeKind, DiffItem, Files};
+use super::{ChangeKind, DiffItem, Files, Terms};
 use crate::error::Result;
+use crate::ignition::decode::ResourceTerms;
 use crate::ignition::kind::{classify, FileKind};
 use crate::ignition::redact::Redact;
 use crate::ignition::{DecodedFile, DecodedUnit};
@@ -142,22 +143,23 @@ impl Differ<'_> {
     pub(super) fn files(&mut self, a: &Files<'_>, b: &Files<'_>) -> Result<()> {
         let paths: BTreeSet<&str> = a.paths().chain(b.paths()).collect();
         for path in paths {
-            match (a.get(path)?.as_ref(), b.get(path)?.as_ref()) {
-                (None, Some(f)) => self.push(
+            let (a_entry, b_entry) = (a.get(path)?, b.get(path)?);
+            match (a_entry.as_ref(), b_entry.as_ref()) {
+                (None, Some((f, _))) => self.push(
                     ChangeKind::Added,
                     "file",
                     path,
                     vec![describe_file(f)],
                     None,
                 ),
-                (Some(f), None) => self.push(
+                (Some((f, _)), None) => self.push(
                     ChangeKind::Removed,
                     "file",
                     path,
                     vec![describe_file(f)],
                     None,
                 ),
-                (Some(x), Some(y)) => {
+                (Some((x, x_terms)), Some((y, y_terms))) => {
                     let mut details = Vec::new();
                     change(
                         &mut details,
@@ -167,6 +169,13 @@ impl Differ<'_> {
                     );
                     change(&mut details, "overwrite", x.overwrite, y.overwrite);
                     change(&mut details, "owner", x.user.as_deref(), y.user.as_deref());
+                    change(
+                        &mut details,
+                        "group",
+                        x.group.as_deref(),
+                        y.group.as_deref(),
+                    );
+                    terms_changes(x_terms, y_terms, &mut details);
                     if x.remote_sources != y.remote_sources {
                         let shown = |sources: &[String]| -> Vec<String> {
                             sources
@@ -301,6 +310,47 @@ impl Differ<'_> {
                 }
                 _ => {}
             }
+        }
+    }
+}
+
+/// What differs in how the node fetches and checks each resource: its hash, its HTTP headers
+/// (values as digests: they may be credentials), a remote source's compression.
+fn terms_changes(a: &Terms, b: &Terms, details: &mut Vec<String>) {
+    let none = ResourceTerms::default();
+    let places: BTreeSet<&String> = a.keys().chain(b.keys()).collect();
+    for at in places {
+        let (x, y) = (a.get(at).unwrap_or(&none), b.get(at).unwrap_or(&none));
+        change(
+            details,
+            &format!("{at} hash"),
+            x.hash.as_deref(),
+            y.hash.as_deref(),
+        );
+        change(
+            details,
+            &format!("{at} compression"),
+            x.compression.as_deref(),
+            y.compression.as_deref(),
+        );
+        if x.headers != y.headers {
+            let shown = |headers: &[(String, String)]| -> String {
+                let each: Vec<String> = headers
+                    .iter()
+                    .map(|(name, value)| {
+                        format!(
+                            "{name}: {}",
+                            Redact::WithDigest.shown("redacted", value.as_bytes())
+                        )
+                    })
+                    .collect();
+                format!("[{}]", each.join(", "))
+            };
+            details.push(format!(
+                "{at} HTTP headers {} -> {}",
+                shown(&x.headers),
+                shown(&y.headers)
+            ));
         }
     }
 }

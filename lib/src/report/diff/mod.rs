@@ -9,6 +9,7 @@ mod entries;
 mod users;
 
 use crate::error::Result;
+use crate::ignition::decode::{file_resources, resource_terms, ResourceTerms};
 use crate::ignition::{decode_file, decode_units, decode_users, DecodedFile};
 use crate::ignition::{IgnitionDoc, SplitDoc};
 use entries::Differ;
@@ -17,6 +18,9 @@ use serde_json::Value;
 use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
+
+/// Each resource of a file entry (`contents`, `append[0]`, ...) with its terms.
+pub(super) type Terms = BTreeMap<String, ResourceTerms>;
 
 /// One side's file entries: an index from path to entry (the last entry of a path wins, as it
 /// would in a map of the decoded files), each entry read and decoded again when compared, so
@@ -61,11 +65,16 @@ impl<'a> Files<'a> {
         self.by_path.keys().map(String::as_str)
     }
 
-    pub(super) fn get(&self, path: &str) -> Result<Option<DecodedFile>> {
-        match self.by_path.get(path) {
-            Some(&i) => Ok(Some(decode_file(i, (self.entry)(i)?.as_ref())?)),
-            None => Ok(None),
-        }
+    /// The entry of `path`, decoded, with the terms of each of its resources.
+    pub(super) fn get(&self, path: &str) -> Result<Option<(DecodedFile, Terms)>> {
+        let Some(&i) = self.by_path.get(path) else {
+            return Ok(None);
+        };
+        let raw = (self.entry)(i)?;
+        let terms = file_resources(raw.as_ref())
+            .map(|(at, resource)| (at, resource_terms(resource)))
+            .collect();
+        Ok(Some((decode_file(i, raw.as_ref())?, terms)))
     }
 }
 

@@ -72,6 +72,9 @@ pub struct Fetched {
     /// `httpHeaders[].name`, in order.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub headers: Vec<String>,
+    /// `compression` of a remote source (`gzip`): the node decompresses what it fetched.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub compression: Option<String>,
 }
 
 impl Fetched {
@@ -95,19 +98,12 @@ impl Fetched {
         } else {
             crate::ignition::redact::Redact::Marker.inline(source)
         };
+        let terms = crate::ignition::decode::resource_terms(resource);
         Some(Fetched {
             source: shown,
-            hash: resource
-                .pointer("/verification/hash")
-                .and_then(Value::as_str)
-                .map(str::to_string),
-            headers: resource
-                .get("httpHeaders")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-                .filter_map(|h| h.get("name").and_then(Value::as_str).map(str::to_string))
-                .collect(),
+            hash: terms.hash,
+            headers: terms.headers.into_iter().map(|(name, _)| name).collect(),
+            compression: terms.compression,
         })
     }
 }
