@@ -430,16 +430,22 @@ fn config_with_environment(token: &str, password: &str) -> String {
     let unit = format!(
         "[Service]\nEnvironment=\"DB_PASSWORD={password}\" \"REGION=eu\"\nExecStart=/usr/bin/app\n"
     );
+    let mut config = config_with_file("/etc/sysconfig/app", 0o644, &env_file);
+    config["systemd"] =
+        serde_json::json!({"units": [{"name": "app.service", "enabled": true, "contents": unit}]});
+    config.to_string()
+}
+
+/// A config of its own with one file holding `text`.
+fn config_with_file(path: &str, mode: u32, text: &str) -> serde_json::Value {
     serde_json::json!({
         "ignition": {"version": "3.2.0"},
         "storage": {"files": [{
-            "path": "/etc/sysconfig/app",
-            "mode": 420,
-            "contents": {"source": format!("data:,{}", urlencoding(&env_file))},
+            "path": path,
+            "mode": mode,
+            "contents": {"source": format!("data:,{}", urlencoding(text))},
         }]},
-        "systemd": {"units": [{"name": "app.service", "enabled": true, "contents": unit}]},
     })
-    .to_string()
 }
 
 /// RFC 3986 percent-encoding of everything but unreserved characters, for a data URL.
@@ -484,6 +490,33 @@ fn secret_environment_variables_are_hidden() {
     assert!(printed.contains("DB_PASSWORD=<redacted hmac:"), "{printed}");
     assert!(printed.contains("TOKEN_FILE=/run/token"), "{printed}");
     assert!(printed.contains("\\\"REGION=eu\\\"") || printed.contains("\"REGION=eu\""));
+}
+
+/// A password in an INI or TOML file (`password = x`, blanks around the `=`) is hidden as
+/// `password=x` is: the spacing does not decide whether `diff` shows a secret.
+#[test]
+fn passwords_in_ini_and_toml_files_are_hidden() {
+    let scratch = tempfile::tempdir().unwrap();
+    let config = |password: &str| {
+        let ini = format!(
+            "PASSWORD={password}\npassword = {password}\npassword: {password}\n[auth]\npassword = \"{password}\"\ndb_password\t=\t{password}\nuser = admin\n"
+        );
+        config_with_file("/etc/app.ini", 0o600, &ini).to_string()
+    };
+    let (old, new) = (scratch.path().join("p1.ign"), scratch.path().join("p2.ign"));
+    std::fs::write(&old, config("PwOne111")).unwrap();
+    std::fs::write(&new, config("PwTwo222")).unwrap();
+    let mut printed = bootgen(&["diff"], &[&old, &new]);
+    printed += &bootgen(&["inspect", "--json"], &[&new]);
+    for secret in ["PwOne111", "PwTwo222"] {
+        assert!(!printed.contains(secret), "{secret} printed:\n{printed}");
+    }
+    assert!(printed.contains("+password = <redacted hmac:"), "{printed}");
+    assert!(
+        printed.contains("+password = \"<redacted hmac:"),
+        "{printed}"
+    );
+    assert!(printed.contains("user = admin"), "{printed}");
 }
 
 /// A user's Secret manifest however its `kind` is written (a comment after it, a `List` of

@@ -1,6 +1,6 @@
 //! Secrets in environment assignments, as environment files, shell scripts and systemd's
 //! `Environment=` write them: `REGISTRY_PASSWORD=...`, `export API_TOKEN=...`,
-//! `Environment="AWS_SECRET_ACCESS_KEY=..."`. The value of a variable whose name says it holds a
+//! `Environment="AWS_SECRET_ACCESS_KEY=..."`, and INI or TOML keys (`password = x`). The value of a variable whose name says it holds a
 //! secret is hidden; a value that only refers to one (`$VAR`, `${VAR:-x}`, a `/path`) is shown.
 
 use super::{is_secret_key, Redact};
@@ -32,11 +32,21 @@ pub(super) fn hide_assignments(mode: Redact, line: &str) -> String {
     while let Some(offset) = line[at..].find('=') {
         let equals = at + offset;
         at = equals + 1;
-        let mut start = equals;
+        // INI and TOML put blanks around a key's `=` (`password = x`): taken only for a key that
+        // starts the line, so `a == b` in a script is no assignment.
+        let name_end = line[copied..equals].trim_end_matches([' ', '\t']).len() + copied;
+        let mut start = name_end;
         while start > copied && is_name_byte(bytes[start - 1]) {
             start -= 1;
         }
-        let name = &line[start..equals];
+        let spaced = name_end != equals
+            || bytes
+                .get(equals + 1)
+                .is_some_and(|b| matches!(b, b' ' | b'\t'));
+        if spaced && start != body_start {
+            continue;
+        }
+        let name = &line[start..name_end];
         let boundary = start.checked_sub(1).map(|i| bytes[i]);
         let opens_with_quote = matches!(boundary, Some(b'"' | b'\''));
         let at_boundary = match boundary {
@@ -49,7 +59,14 @@ pub(super) fn hide_assignments(mode: Redact, line: &str) -> String {
         if !is_secret_name(name) {
             continue;
         }
-        let value_start = equals + 1;
+        let value_start = if spaced {
+            equals
+                + 1
+                + (line[equals + 1..].len()
+                    - line[equals + 1..].trim_start_matches([' ', '\t']).len())
+        } else {
+            equals + 1
+        };
         let rest = &line[value_start..];
         let body = rest.trim_end_matches(['\n', '\r']);
         let len = if opens_with_quote {
@@ -121,6 +138,12 @@ mod tests {
                 "curl -u x CLIENT_SECRET=zz -v",
                 "curl -u x CLIENT_SECRET=<redacted> -v",
             ),
+            ("password = PwOne111\n", "password = <redacted>\n"),
+            (
+                "  db_password\t=  \"Pw One\"",
+                "  db_password\t=  \"<redacted>\"",
+            ),
+            ("api_token =x", "api_token =<redacted>"),
         ] {
             assert_eq!(hidden(line), shown, "{line}");
         }
@@ -137,6 +160,8 @@ mod tests {
             "KUBECONFIG=/etc/kubernetes/kubeconfig LEVEL=2\n",
             "PASSWORD=\n",
             "a == b",
+            "password = ",
+            "run x password = y",
             "x=1 2TOKEN=3",
         ] {
             assert_eq!(hidden(line), line);
