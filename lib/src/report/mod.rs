@@ -23,7 +23,7 @@ pub use diff::{diff, diff_file, diff_split, ChangeKind, ConfigDiff, DiffItem};
 pub use network::NetworkSummary;
 pub use objects::{
     diff_objects, object_view, object_view_with, BasicConstraintsFacts, CertificateFacts, Fetched,
-    FileObject, ObjectChange, ObjectDiff, ObjectView, PemFacts, UnitObject,
+    FileObject, ObjectChange, ObjectDiff, ObjectView, PemFacts, UnitObject, UserObject,
 };
 pub use summary::{
     architecture_of, bootkube_stages, fetches_of, installation_disk, mirrors_of, summarize,

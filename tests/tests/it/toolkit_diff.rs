@@ -141,3 +141,35 @@ fn a_files_group_and_a_directorys_or_links_owner_are_differences() {
         );
     }
 }
+
+#[test]
+fn objects_compare_what_a_user_may_do_without_showing_its_password_hash() {
+    let user = |fields: Value| {
+        let mut user = json!({"name": "u"});
+        for (key, value) in fields.as_object().unwrap() {
+            user[key] = value.clone();
+        }
+        json!({"ignition": {"version": "3.3.0"}, "passwd": {"users": [user]}})
+    };
+    let plain = user(json!({}));
+    let hash = "$6$rounds=4096$saltsalt$Hunter2HashTail";
+    for (fields, expected) in [
+        (
+            json!({"groups": ["wheel"]}),
+            "~ user u: groups: (absent) -> [\"wheel\"]",
+        ),
+        (json!({"uid": 1001}), "~ user u: uid: (absent) -> 1001"),
+        (json!({"shell": "/bin/sh"}), "shell"),
+        (json!({"homeDir": "/srv/u"}), "homeDir"),
+        (json!({"system": true}), "system"),
+        (
+            json!({"passwordHash": hash}),
+            "~ user u: passwordHash: (absent) -> \"<redacted>\"",
+        ),
+    ] {
+        let shown = differs(&plain, &user(fields), &["--objects"], &[expected]);
+        assert!(!shown.contains("Hunter2HashTail"), "{shown}");
+    }
+    let output = diff(&plain, &user(json!({"groups": []})), &["--objects"]);
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+}

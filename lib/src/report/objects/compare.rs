@@ -183,7 +183,7 @@ pub fn diff_objects(
         "user",
         &old.users,
         &new.users,
-        |n| Value::from(*n),
+        super::UserObject::to_value,
         &mut changes,
     );
     entries(

@@ -15,9 +15,11 @@
 mod compare;
 mod normalize;
 mod pem;
+mod users;
 
 pub use compare::{diff_objects, ObjectChange, ObjectDiff};
 pub use pem::{BasicConstraintsFacts, CertificateFacts, PemFacts};
+pub use users::UserObject;
 
 use crate::error::Result;
 use crate::ignition::unit_text::parse_unit;
@@ -133,8 +135,8 @@ pub struct ObjectView {
     pub files: BTreeMap<String, FileObject>,
     /// Units by name.
     pub units: BTreeMap<String, UnitObject>,
-    /// Users by name, with the number of SSH keys each may log in with.
-    pub users: BTreeMap<String, usize>,
+    /// Users by name: the number of SSH keys each may log in with, and its other fields.
+    pub users: BTreeMap<String, UserObject>,
     /// The config's own certificate authorities (`ignition.security.tls.certificateAuthorities`,
     /// by index) given inline.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
@@ -420,9 +422,10 @@ pub fn object_view_with(doc: &IgnitionDoc, beside: &[(&str, &[u8])]) -> Result<O
                 .insert(dropin.name.clone(), graph_directives(text));
         }
     }
-    for user in &decoded.users {
-        view.users
-            .insert(user.name.clone(), user.ssh_authorized_keys.len());
+    let users = doc.value.pointer("/passwd/users").and_then(Value::as_array);
+    for raw in users.into_iter().flatten() {
+        let name = raw.get("name").and_then(Value::as_str).unwrap_or_default();
+        view.users.insert(name.to_string(), UserObject::of(raw));
     }
     let authorities = doc
         .value

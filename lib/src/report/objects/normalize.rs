@@ -309,7 +309,7 @@ fn embedded_document(text: &str) -> Option<Value> {
 }
 
 /// Go's zero values: a Go program reading the object cannot tell them from an absent field.
-fn is_go_empty(value: &Value) -> bool {
+pub(super) fn is_go_empty(value: &Value) -> bool {
     match value {
         Value::Null => true,
         Value::Bool(b) => !b,

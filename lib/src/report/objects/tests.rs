@@ -290,3 +290,38 @@ fn a_remote_file_is_told_by_where_it_comes_from() {
     assert_eq!(d.changes.len(), 1, "{d}");
     assert_eq!(d.changes[0].field, "fetched[0].source");
 }
+
+#[test]
+fn a_users_groups_uid_shell_and_password_are_compared_but_never_its_hash() {
+    let user = |fields: Value| {
+        let mut user = json!({"name": "u", "sshAuthorizedKeys": ["ssh-ed25519 AAAA a"]});
+        for (key, value) in fields.as_object().unwrap() {
+            user[key] = value.clone();
+        }
+        IgnitionDoc {
+            value: json!({"ignition": {"version": "3.3.0"}, "passwd": {"users": [user]}}),
+        }
+    };
+    let plain = user(json!({"groups": [], "system": false}));
+    let view = object_view(&plain).unwrap();
+    assert_eq!(view.users["u"], UserObject::Keys(1));
+    for (fields, field) in [
+        (json!({"groups": ["wheel"]}), "groups"),
+        (json!({"uid": 1001}), "uid"),
+        (json!({"shell": "/bin/sh"}), "shell"),
+        (json!({"homeDir": "/srv/u"}), "homeDir"),
+        (json!({"system": true}), "system"),
+        (
+            json!({"passwordHash": "$6$saltsalt$SecretHashValue"}),
+            "passwordHash",
+        ),
+    ] {
+        let (fields_differing, text) = fields_differing(&plain, &user(json!({})), &user(fields));
+        assert_eq!(fields_differing, [field], "{text}");
+        assert!(!text.contains("SecretHashValue"), "{text}");
+    }
+    // A view recorded with users as key counts reads back as the same users.
+    let recorded: ObjectView =
+        serde_json::from_value(json!({"files": {}, "units": {}, "users": {"u": 1}})).unwrap();
+    assert!(diff_objects(&recorded, &view, "a", "b").is_empty());
+}
