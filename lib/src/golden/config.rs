@@ -186,7 +186,7 @@ fn users(out: &mut String, doc: &IgnitionDoc, redactions: &Redactions) {
 
 /// `path` is the node path of the file the resource belongs to, for errors.
 fn decode(resource: &Value, path: &str) -> Result<Option<Vec<u8>>> {
-    let Some(source) = resource.get("source").and_then(Value::as_str) else {
+    let Some(source) = crate::ignition::decode::source_of(resource) else {
         return Ok(Some(Vec::new()));
     };
     if !source.starts_with("data:") {

@@ -41,12 +41,18 @@ pub(crate) struct ResourceTerms {
     pub(crate) headers: Vec<(String, String)>,
 }
 
-/// The terms of `resource`, an Ignition resource object.
-pub(crate) fn resource_terms(resource: &Value) -> ResourceTerms {
-    let remote = resource
+/// A resource's source URL. An empty one is none: Ignition writes an empty file for it (though
+/// `overwrite` counts it as given).
+pub(crate) fn source_of(resource: &Value) -> Option<&str> {
+    resource
         .get("source")
         .and_then(Value::as_str)
-        .is_some_and(|s| !s.is_empty() && !s.starts_with("data:"));
+        .filter(|s| !s.is_empty())
+}
+
+/// The terms of `resource`, an Ignition resource object.
+pub(crate) fn resource_terms(resource: &Value) -> ResourceTerms {
+    let remote = source_of(resource).is_some_and(|s| !s.starts_with("data:"));
     ResourceTerms {
         hash: resource
             .pointer("/verification/hash")
@@ -132,7 +138,7 @@ pub struct DecodedConfig {
 }
 
 fn decode_resource(resource: &Value, at: &str) -> Result<(Option<Vec<u8>>, Option<String>)> {
-    let Some(source) = resource.get("source").and_then(Value::as_str) else {
+    let Some(source) = source_of(resource) else {
         return Ok((Some(Vec::new()), None));
     };
     if !source.starts_with("data:") {
@@ -266,4 +272,18 @@ pub fn decode_users(doc: &IgnitionDoc) -> Vec<DecodedUser> {
             has_password_hash: u.get("passwordHash").and_then(Value::as_str).is_some(),
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn an_empty_source_is_an_empty_file_not_a_remote_one() {
+        let entry = json!({"path": "/etc/a", "contents": {"source": ""}});
+        let file = decode_file(0, &entry).unwrap();
+        assert_eq!(file.contents, Some(Vec::new()));
+        assert!(file.remote_sources.is_empty());
+    }
 }

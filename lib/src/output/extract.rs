@@ -93,7 +93,7 @@ fn file_item(entry: &Value) -> Result<(String, Written)> {
         .unwrap_or_default();
     parts(path)?;
     let source = |resource: &Value| {
-        let url = resource.get("source").and_then(Value::as_str)?;
+        let url = crate::ignition::decode::source_of(resource)?;
         let compression = resource.get("compression").and_then(Value::as_str);
         Some((url.to_string(), compression.map(str::to_string)))
     };

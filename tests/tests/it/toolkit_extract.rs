@@ -134,16 +134,38 @@ fn symlinks_planted_in_the_directory_are_refused() {
 #[test]
 fn extracted_files_match_what_the_real_files_stage_writes() {
     let work = tempfile::tempdir().unwrap();
-    let config = repo().join("fixtures/ign/valid/spec-3.1.ign");
     let target = work.path().join("target");
-    let output = extract(&config, &target);
-    assert!(output.status.success(), "{output:?}");
-    let extracted = tree(&target);
+    let extracted = extracted_as_applied(&repo().join("fixtures/ign/valid/spec-3.1.ign"), &target);
     let units = target.join("etc/systemd/system");
     assert!(units.join("ready.service").is_file());
     assert!(units.join("ready.service.d/10-env.conf").is_file());
-    let Some(root) = apply_with_ignition(&config).unwrap() else {
-        return; // not root outside CI (the harness said so)
+    assert!(!extracted.is_empty());
+}
+
+/// `contents.source: ""` is an empty file to Ignition, as to extract.
+#[test]
+fn an_empty_source_is_extracted_as_an_empty_file() {
+    let work = tempfile::tempdir().unwrap();
+    let config = repo().join("fixtures/ign/valid/empty-source-is-an-empty-file.ign");
+    let extracted = extracted_as_applied(&config, &work.path().join("target"));
+    let empty = |path: &str| (path.to_string(), 0o644, Vec::new());
+    assert_eq!(
+        extracted,
+        [
+            empty("etc/empty-source"),
+            empty("etc/empty-source-overwritten")
+        ]
+    );
+}
+
+/// Extracts `config` into `target` and checks each file against what the real files stage
+/// writes (when it can run); the extracted files.
+fn extracted_as_applied(config: &Path, target: &Path) -> Vec<(String, u32, Vec<u8>)> {
+    let output = extract(config, target);
+    assert!(output.status.success(), "{output:?}");
+    let extracted = tree(target);
+    let Some(root) = apply_with_ignition(config).unwrap() else {
+        return extracted; // not root outside CI (the harness said so)
     };
     for (relative, mode, bytes) in &extracted {
         let applied = root.path().join(relative);
@@ -158,6 +180,7 @@ fn extracted_files_match_what_the_real_files_stage_writes() {
         let applied_mode = std::fs::metadata(&applied).unwrap().permissions().mode() & 0o7777;
         assert_eq!(applied_mode, *mode, "{relative}");
     }
+    extracted
 }
 
 /// A config with `/etc/first` (fine) and then `storage` entries that clash.

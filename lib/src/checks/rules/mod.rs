@@ -65,7 +65,7 @@ impl Rules {
                 );
             }
         }
-        let Some(source) = str_at(resource, "source") else {
+        let Some(source) = crate::ignition::decode::source_of(resource) else {
             return;
         };
         match check_source(source, self.minor) {

@@ -34,7 +34,7 @@ pub fn file_text(doc: &IgnitionDoc, path: &str) -> Option<String> {
         .into_iter()
         .find(|f| f.get("path").and_then(Value::as_str) == Some(path))?;
     let resource = entry.get("contents")?;
-    let source = resource.get("source")?.as_str()?;
+    let source = crate::ignition::decode::source_of(resource)?;
     let compression = resource.get("compression").and_then(Value::as_str);
     let bytes = dataurl::decode(source, compression).ok()?;
     String::from_utf8(bytes).ok()
@@ -70,7 +70,7 @@ pub fn read_text(doc: &IgnitionDoc, path: &str) -> Result<Option<String>> {
     let Some(resource) = entry.get("contents").filter(|c| !c.is_null()) else {
         return Ok(Some(String::new()));
     };
-    let Some(source) = resource.get("source").and_then(Value::as_str) else {
+    let Some(source) = crate::ignition::decode::source_of(resource) else {
         return Ok(Some(String::new()));
     };
     let compression = resource.get("compression").and_then(Value::as_str);

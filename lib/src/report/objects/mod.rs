@@ -84,7 +84,7 @@ impl Fetched {
     /// `None` for one without a source. With `inline`, a `data:` URL is described too (a merged
     /// config); otherwise it is the config's own content, which the view shows parsed.
     fn of(resource: &Value, inline: bool) -> Option<Fetched> {
-        let source = resource.get("source").and_then(Value::as_str)?;
+        let source = crate::ignition::decode::source_of(resource)?;
         let is_data = source.starts_with("data:");
         if is_data && !inline {
             return None;
