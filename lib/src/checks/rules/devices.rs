@@ -8,8 +8,18 @@ use crate::checks::problem::Check;
 use serde_json::Value;
 use std::collections::BTreeMap;
 
-/// The filesystem formats Ignition makes (spec 3.0 to 3.5).
-const FORMATS: &[&str] = &["ext4", "btrfs", "xfs", "swap", "vfat"];
+/// The filesystem formats Ignition makes (spec 3.0 to 3.5); `none` (wipe, make nothing) from
+/// spec 3.3.
+const FORMATS: &[&str] = &["ext4", "btrfs", "xfs", "swap", "vfat", "none"];
+
+/// The formats of spec 3.`minor`.
+fn formats(minor: u32) -> &'static [&'static str] {
+    if minor >= 3 {
+        FORMATS
+    } else {
+        &FORMATS[..FORMATS.len() - 1]
+    }
+}
 
 /// The fields of a filesystem that need its format.
 const NEEDS_FORMAT: &[&str] = &[
@@ -102,13 +112,14 @@ impl Rules {
                     );
                 }
             }
-            format if !FORMATS.contains(&format) => self.error(
+            format if !formats(self.minor).contains(&format) => self.error(
                 Check::Ignition,
                 "format",
                 format!("{at}.format"),
                 format!(
-                    "invalid filesystem format `{format}` (one of {})",
-                    FORMATS.join(", ")
+                    "invalid filesystem format `{format}` for spec 3.{}.0 (one of {})",
+                    self.minor,
+                    formats(self.minor).join(", ")
                 ),
             ),
             _ => {}
