@@ -231,7 +231,10 @@ pub fn check(config: &Value, files: FileList<'_>, minor: u32) -> Result<Vec<Prob
     rules.accounts(config);
     rules.storage(config, files)?;
     rules.devices(config);
-    rules.kernel_arguments(config);
+    // Before spec 3.3 `kernelArguments` is an unknown key, which Ignition ignores whole.
+    if minor >= 3 {
+        rules.kernel_arguments(config);
+    }
     rules.units(config);
     Ok(rules.problems)
 }
