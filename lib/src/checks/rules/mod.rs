@@ -6,6 +6,7 @@
 //! entry's parent directory, and gzip contents that do not decompress.
 
 mod devices;
+mod hash;
 mod storage;
 
 use super::problem::{Check, Problem, Severity};
@@ -52,17 +53,19 @@ impl Rules {
                 format!("invalid compression method `{compression}` (only gzip)"),
             );
         }
+        let mut expected = None;
         if let Some(hash) = resource
             .pointer("/verification/hash")
             .and_then(Value::as_str)
         {
-            if let Some(why) = self.hash_problem(hash) {
-                self.error(
+            match self.hash_problem(hash) {
+                Some(why) => self.error(
                     Check::Ignition,
                     "hash",
                     format!("{at}.verification.hash"),
                     why,
-                );
+                ),
+                None => expected = Some(hash),
             }
         }
         let Some(source) = crate::ignition::decode::source_of(resource) else {
@@ -70,18 +73,48 @@ impl Rules {
         };
         match check_source(source, self.minor) {
             Err(why) => self.error(Check::Ignition, "source", format!("{at}.source"), why),
-            Ok(Some(bytes)) if compression == "gzip" => {
-                // Counted, not kept, and only up to what any other command would read.
-                let limit = crate::ignition::dataurl::MAX_DECOMPRESSED;
-                let mut decoder = flate2::read::GzDecoder::new(bytes.as_slice()).take(limit + 1);
-                match std::io::copy(&mut decoder, &mut std::io::sink()) {
-                    Err(e) => self.error(Check::Boot, "gzip", format!("{at}.source"), format!("compression is gzip but the data does not decompress ({e}): the files stage fails")),
-                    Ok(n) if n > limit => self.error(Check::Lint, "gzip-bomb", format!("{at}.source"), format!("{}gzip contents expand to more than {} MiB from {} compressed bytes: refused as a decompression bomb (bootgen reads no further)", file.map(|f| format!("{f}: ")).unwrap_or_default(), limit >> 20, bytes.len())),
-                    Ok(_) => {}
+            Ok(Some(bytes)) => {
+                let mut digest = expected.map(hash::Hashing::of);
+                let gzip = compression == "gzip";
+                if gzip && !self.gunzip(&bytes, digest.as_mut(), at, file) {
+                    return;
+                }
+                if let (Some(mut digest), Some(expected)) = (digest, expected) {
+                    if !gzip {
+                        digest.update(&bytes);
+                    }
+                    let computed = digest.hash();
+                    if !computed.eq_ignore_ascii_case(expected) {
+                        self.error(Check::Boot, "hash", format!("{at}.verification.hash"), format!("the data URL's contents hash to {computed}: the files stage fails (hash verification failed)"));
+                    }
                 }
             }
-            Ok(_) => {}
+            Ok(None) => {}
         }
+    }
+
+    /// Decompresses a gzip data URL's `bytes` (into `digest`, when given); false when they do
+    /// not decompress or expand too far (each an error).
+    fn gunzip(
+        &mut self,
+        bytes: &[u8],
+        digest: Option<&mut hash::Hashing>,
+        at: &str,
+        file: Option<&str>,
+    ) -> bool {
+        // Counted, not kept, and only up to what any other command would read.
+        let limit = crate::ignition::dataurl::MAX_DECOMPRESSED;
+        let mut decoder = flate2::read::GzDecoder::new(bytes).take(limit + 1);
+        let copied = match digest {
+            Some(digest) => std::io::copy(&mut decoder, digest),
+            None => std::io::copy(&mut decoder, &mut std::io::sink()),
+        };
+        match copied {
+            Err(e) => self.error(Check::Boot, "gzip", format!("{at}.source"), format!("compression is gzip but the data does not decompress ({e}): the files stage fails")),
+            Ok(n) if n > limit => self.error(Check::Lint, "gzip-bomb", format!("{at}.source"), format!("{}gzip contents expand to more than {} MiB from {} compressed bytes: refused as a decompression bomb (bootgen reads no further)", file.map(|f| format!("{f}: ")).unwrap_or_default(), limit >> 20, bytes.len())),
+            Ok(_) => return true,
+        }
+        false
     }
 
     fn hash_problem(&self, hash: &str) -> Option<String> {
