@@ -54,14 +54,33 @@ pub fn run(args: PatchArgs) -> anyhow::Result<ExitCode> {
     } else {
         let out = split.to_bytes()?;
         drop(split);
+        // Whatever we write must still be a config Ignition accepts, and the files stage
+        // applies: a change may clash with an entry of the input (a file where a directory of
+        // the hold files goes).
+        SplitDoc::check(&out, "<patched config>")?;
+        refuse_errors_added(&bytes, &out, &name)?;
         drop(bytes);
         out
     };
-    // Whatever we write must still be a config Ignition accepts.
-    SplitDoc::check(&out, "<patched config>")?;
     warn_expired(&out, &args.input)?;
     crate::report::write_output(&args.output, &out, 0o600)?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// Refuses the patched config `out` when it has an error `input` (named `name`) does not.
+fn refuse_errors_added(input: &[u8], out: &[u8], name: &str) -> Result<(), bootgen::Error> {
+    let added = bootgen::checks::errors_added(input, out);
+    if added.is_empty() {
+        return Ok(());
+    }
+    let each: Vec<String> = added.iter().map(ToString::to_string).collect();
+    Err(bootgen::Error::Ignition {
+        file: name.to_string(),
+        message: format!(
+            "refused, nothing written: the patched config would fail at boot:\n  {}",
+            each.join("\n  ")
+        ),
+    })
 }
 
 /// Applies the passes and prints what they changed and what the checks of the result say.

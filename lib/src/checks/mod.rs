@@ -14,4 +14,4 @@ mod validate;
 
 pub use lint::{lint_certificates, lint_secrets, lint_units, lint_units_with_files};
 pub use problem::{Check, Location, Problem, Severity};
-pub use validate::{validate, ValidateOptions, Validation};
+pub use validate::{errors_added, validate, ValidateOptions, Validation};

@@ -93,6 +93,37 @@ pub fn validate(bytes: &[u8], file: &str, options: &ValidateOptions) -> Validati
     validate_whole(bytes, file, options)
 }
 
+/// The errors of Ignition's rules (and the files stage's) that `after` has and `before` does not
+/// (by rule and message, wherever they are): what a change of `before` brought, such as a file a
+/// patch added below an existing file.
+pub fn errors_added(before: &[u8], after: &[u8]) -> Vec<Problem> {
+    let options = ValidateOptions {
+        lints: false,
+        now: time::OffsetDateTime::UNIX_EPOCH,
+        warn_within: time::Duration::ZERO,
+        strict: false,
+    };
+    let errors = |bytes: &[u8]| -> Vec<Problem> {
+        validate(bytes, "", &options)
+            .problems
+            .into_iter()
+            .filter(Problem::is_error)
+            .collect()
+    };
+    let added = errors(after);
+    if added.is_empty() {
+        return added;
+    }
+    let had = errors(before);
+    added
+        .into_iter()
+        .filter(|p| {
+            !had.iter()
+                .any(|h| h.rule == p.rule && h.message == p.message)
+        })
+        .collect()
+}
+
 /// [`validate`] of the config parsed whole, as one JSON tree.
 fn validate_whole(bytes: &[u8], file: &str, options: &ValidateOptions) -> Validation {
     let value: Value = match serde_json::from_slice(bytes) {

@@ -466,3 +466,29 @@ fn a_hold_holds_the_units_that_require_the_held_one_until_released() {
         assert!(passes, "{unit} should start once released:\n{text}");
     }
 }
+
+/// A file where the hold files' directory goes (`/etc/bootgen`, or `/etc/bootgen/hold`): the
+/// patched config would fail the files stage, so patch refuses it, naming the file, and writes
+/// nothing.
+#[test]
+fn patch_refuses_a_hold_below_a_file_of_the_config() {
+    let dir = tempfile::tempdir().unwrap();
+    for file in ["/etc/bootgen", "/etc/bootgen/hold"] {
+        let config = serde_json::json!({
+            "ignition": {"version": "3.3.0"},
+            "storage": {"files": [{"path": file, "contents": {"source": "data:,x"}}]},
+            "systemd": {"units": [{"name": "a.service", "contents": "[Service]\nExecStart=/bin/true\n"}]},
+        });
+        let input = dir.path().join("in.ign");
+        std::fs::write(&input, config.to_string()).unwrap();
+        let output = dir.path().join("out.ign");
+        let patched = patch(&input, &output, &["--disable-unit", "a.service"]);
+        let said = String::from_utf8_lossy(&patched.stderr);
+        assert_eq!(patched.status.code(), Some(1), "{file}: {patched:?}");
+        assert!(
+            said.contains(&format!("{file} is a file or link")) && said.contains("nothing written"),
+            "{file}: {said}"
+        );
+        assert!(!output.exists(), "{file}: the refused config was written");
+    }
+}
