@@ -13,13 +13,12 @@ fn scheme_allowed(scheme: &str, minor: u32) -> bool {
     }
 }
 
-/// Checks a resource source for spec 3.`minor`. Returns the decoded bytes of a data URL, None
-/// for a remote URL, or the reason Ignition rejects it.
-pub fn check_source(source: &str, minor: u32) -> Result<Option<Vec<u8>>, String> {
-    if source.starts_with(':') || source.chars().any(|c| c.is_control()) {
+/// The scheme of `url` in lower case (empty when it has none), or why Go's parser refuses it.
+pub(super) fn scheme_of(url: &str) -> Result<String, String> {
+    if url.starts_with(':') || url.chars().any(|c| c.is_control()) {
         return Err("unable to parse url".into());
     }
-    let scheme = source
+    Ok(url
         .split_once(':')
         .map(|(s, _)| s)
         .filter(|s| {
@@ -28,7 +27,26 @@ pub fn check_source(source: &str, minor: u32) -> Result<Option<Vec<u8>>, String>
                 && chars.all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c))
         })
         .unwrap_or_default()
-        .to_ascii_lowercase();
+        .to_ascii_lowercase())
+}
+
+/// Checks a URL that must be `http` or `https` (a proxy, a Tang server): `wrong_scheme` when it
+/// is another, or why it does not parse.
+pub(super) fn check_http_url(url: &str, wrong_scheme: &str) -> Result<(), String> {
+    let scheme = scheme_of(url)?;
+    if scheme != "http" && scheme != "https" {
+        return Err(wrong_scheme.to_string());
+    }
+    match crate::url_syntax::parse_problem(url) {
+        Some(why) => Err(format!("unable to parse url: it {why}")),
+        None => Ok(()),
+    }
+}
+
+/// Checks a resource source for spec 3.`minor`. Returns the decoded bytes of a data URL, None
+/// for a remote URL, or the reason Ignition rejects it.
+pub fn check_source(source: &str, minor: u32) -> Result<Option<Vec<u8>>, String> {
+    let scheme = scheme_of(source)?;
     if !scheme_allowed(&scheme, minor) {
         return Err(if scheme.is_empty() {
             "invalid url scheme (a source must be a URL such as data:, https: or s3:)".into()

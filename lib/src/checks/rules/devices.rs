@@ -44,14 +44,10 @@ impl Rules {
                 if number == 0 {
                     continue;
                 }
-                if let Some(first) = numbers.insert(number, j) {
-                    self.error(
-                        Check::Ignition,
-                        "partition-number",
-                        format!("{at}.partitions[{j}]"),
-                        format!("partition numbers collide: {number} is also $.storage.disks[{i}].partitions[{first}]"),
-                    );
-                }
+                let here = ("partition-number", format!("{at}.partitions[{j}]"));
+                self.once(&mut numbers, number, j, here, |first| {
+                    format!("partition numbers collide: {number} is also $.storage.disks[{i}].partitions[{first}]")
+                });
             }
         }
         for (i, array) in list(config, "/storage/raid").iter().enumerate() {
@@ -169,8 +165,22 @@ impl Rules {
         }
     }
 
-    /// A resource's HTTP headers: each named, and each name once.
+    /// A resource's HTTP headers: each named, each name once, and only on an http(s) source.
     pub(super) fn http_headers(&mut self, resource: &Value, at: &str) {
+        let source = crate::ignition::decode::source_of(resource);
+        let scheme = source.and_then(|s| crate::checks::source::scheme_of(s).ok());
+        // Spec 3.0 has no headers: an unknown key, ignored.
+        if self.minor >= 1
+            && !list(resource, "/httpHeaders").is_empty()
+            && scheme.is_some_and(|s| s != "http" && s != "https")
+        {
+            self.error(
+                Check::Ignition,
+                "http-header",
+                format!("{at}.httpHeaders"),
+                "cannot use HTTP headers with this source scheme (only http and https send them)",
+            );
+        }
         let mut seen = BTreeMap::new();
         for (i, header) in list(resource, "/httpHeaders").iter().enumerate() {
             let name = str_at(header, "name").unwrap_or_default();

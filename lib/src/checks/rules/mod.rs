@@ -7,7 +7,10 @@
 
 mod devices;
 mod hash;
+mod proxy;
 mod storage;
+mod unique;
+mod volumes;
 
 use super::problem::{Check, Problem, Severity};
 use super::source::check_source;
@@ -264,6 +267,9 @@ pub fn check(config: &Value, files: FileList<'_>, minor: u32) -> Result<Vec<Prob
     rules.accounts(config);
     rules.storage(config, files)?;
     rules.devices(config);
+    rules.volumes(config);
+    rules.unique_entries(config);
+    rules.proxy(config);
     // Before spec 3.3 `kernelArguments` is an unknown key, which Ignition ignores whole.
     if minor >= 3 {
         rules.kernel_arguments(config);

@@ -65,6 +65,15 @@ impl Rules {
             if let Some(path) = str_at(entry, "path") {
                 self.entry(("links", i), path, (None, Some(entry)), &mut seen);
             }
+            // Required by the schema before 3.3; from 3.3 a rule says so.
+            if self.minor >= 3 && str_at(entry, "target").unwrap_or_default().is_empty() {
+                self.error(
+                    Check::Ignition,
+                    "link-target",
+                    format!("$.storage.links[{i}].target"),
+                    "link target is required",
+                );
+            }
         }
         // Every entry with a path, in that order: (kind, index, path).
         let named = || {
