@@ -21,6 +21,19 @@ fn formats(minor: u32) -> &'static [&'static str] {
     }
 }
 
+/// The longest partition label (bytes) the GPT holds.
+const PARTITION_LABEL_MAX: usize = 36;
+
+/// A GUID as Ignition takes it: hex digits in groups of 8, 4, 4, 4 and 12.
+fn is_guid(text: &str) -> bool {
+    let groups: Vec<&str> = text.split('-').collect();
+    groups.len() == 5
+        && groups
+            .iter()
+            .zip([8, 4, 4, 4, 12])
+            .all(|(g, n)| g.len() == n && g.chars().all(|c| c.is_ascii_hexdigit()))
+}
+
 /// The fields of a filesystem that need its format.
 const NEEDS_FORMAT: &[&str] = &[
     "path",
@@ -37,9 +50,27 @@ impl Rules {
         for (i, disk) in list(config, "/storage/disks").iter().enumerate() {
             let at = format!("$.storage.disks[{i}]");
             self.device(disk, &at);
+            // A partition to delete and one numbered 0 (the next free number) on one disk:
+            // Ignition refuses the mix (its message speaks of start or size, but it is the
+            // number that decides).
+            let partitions = list(disk, "/partitions");
+            let number_of = |p: &Value| p.get("number").and_then(Value::as_i64).unwrap_or(0);
+            if partitions
+                .iter()
+                .any(|p| p.get("shouldExist") == Some(&Value::Bool(false)))
+                && partitions.iter().any(|p| number_of(p) == 0)
+            {
+                self.error(
+                    Check::Ignition,
+                    "partition",
+                    format!("{at}.partitions"),
+                    "shouldExist is false for a partition and other partition(s) has start or size 0",
+                );
+            }
             let mut numbers = BTreeMap::new();
-            for (j, partition) in list(disk, "/partitions").iter().enumerate() {
-                let number = partition.get("number").and_then(Value::as_i64).unwrap_or(0);
+            for (j, partition) in partitions.iter().enumerate() {
+                self.partition(partition, &format!("{at}.partitions[{j}]"));
+                let number = number_of(partition);
                 // 0 means "the next free number": any number of them may say so.
                 if number == 0 {
                     continue;
@@ -65,6 +96,61 @@ impl Rules {
         }
         for (i, filesystem) in list(config, "/storage/filesystems").iter().enumerate() {
             self.filesystem(filesystem, &format!("$.storage.filesystems[{i}]"));
+        }
+    }
+
+    /// A partition: found by a number or a label; a label sgdisk keeps whole; GUIDs in their
+    /// form; nothing but its number or label when it must not exist.
+    fn partition(&mut self, partition: &Value, at: &str) {
+        let set = |key: &str| partition.get(key).is_some_and(|v| !v.is_null());
+        let label = str_at(partition, "label");
+        let number = partition.get("number").and_then(Value::as_i64).unwrap_or(0);
+        if partition.get("shouldExist") == Some(&Value::Bool(false))
+            && (set("label")
+                || set("startMiB")
+                || set("sizeMiB")
+                || ["typeGuid", "guid"]
+                    .iter()
+                    .any(|k| str_at(partition, k).is_some_and(|g| !g.is_empty())))
+        {
+            self.error(
+                Check::Ignition,
+                "partition",
+                at.to_string(),
+                "shouldExist specified false with other options also specified",
+            );
+        }
+        if number == 0 && !set("label") {
+            self.error(
+                Check::Ignition,
+                "partition",
+                at.to_string(),
+                "a partition number >= 1 or a label must be specified",
+            );
+        }
+        if let Some(label) = label {
+            if label.len() > PARTITION_LABEL_MAX {
+                self.error(Check::Ignition, "partition", format!("{at}.label"), format!("partition labels may not exceed {PARTITION_LABEL_MAX} characters (it has {} bytes)", label.len()));
+            } else if label.contains(':') {
+                self.error(
+                    Check::Ignition,
+                    "partition",
+                    format!("{at}.label"),
+                    "partition label will be truncated to text before the colon",
+                );
+            }
+        }
+        for key in ["guid", "typeGuid"] {
+            if let Some(guid) = str_at(partition, key).filter(|g| !g.is_empty() && !is_guid(g)) {
+                self.error(
+                    Check::Ignition,
+                    "partition",
+                    format!("{at}.{key}"),
+                    format!(
+                        "`{guid}` doesn't match the form \"01234567-89AB-CDEF-EDCB-A98765432101\""
+                    ),
+                );
+            }
         }
     }
 
@@ -306,7 +392,7 @@ mod tests {
                 json!({"filesystems": [{"device": "/dev/sda", "wipeFilesystem": false, "options": [], "path": "", "label": ""}]}),
             ),
             storage(
-                json!({"disks": [{"device": "/dev/sda", "partitions": [{"number": 0}, {"number": 0}]}]}),
+                json!({"disks": [{"device": "/dev/sda", "partitions": [{"number": 0, "label": "a"}, {"number": 0, "label": "b"}]}]}),
             ),
             json!({"kernelArguments": {"shouldExist": ["a"], "shouldNotExist": ["b"]}}),
         ] {
