@@ -50,6 +50,12 @@ fn parts(node_path: &str) -> Result<Vec<&str>> {
     let rest = node_path
         .strip_prefix('/')
         .ok_or_else(|| unsafe_path(node_path, "not an absolute path"))?;
+    if rest.contains('\0') {
+        return Err(unsafe_path(
+            node_path,
+            "contains a NUL byte, which no file name can hold",
+        ));
+    }
     let parts: Vec<&str> = rest.split('/').collect();
     if parts.contains(&"..") {
         return Err(unsafe_path(node_path, "contains `..`"));
@@ -268,6 +274,8 @@ struct Rest {
     directories: Vec<(String, u64)>,
     links: Vec<String>,
     unit_files: Vec<(String, Vec<u8>)>,
+    /// The node paths of masked units: no file entry is written there.
+    masked: Vec<String>,
     skipped: Vec<String>,
 }
 
@@ -276,6 +284,7 @@ fn rest_of(doc: &IgnitionDoc) -> Result<Rest> {
         directories: Vec::new(),
         links: Vec::new(),
         unit_files: Vec::new(),
+        masked: Vec::new(),
         skipped: Vec::new(),
     };
     for dir in doc
@@ -286,29 +295,38 @@ fn rest_of(doc: &IgnitionDoc) -> Result<Rest> {
         .flatten()
     {
         let node_path = dir.get("path").and_then(Value::as_str).unwrap_or_default();
+        if node_path == "/" {
+            rest.skipped
+                .push("/: the root itself (the directory extracted into; left as it is)".into());
+            continue;
+        }
         parts(node_path)?;
         let mode = dir.get("mode").and_then(Value::as_u64).unwrap_or(0o755);
         rest.directories.push((node_path.to_string(), mode));
     }
     for unit in crate::ignition::decode_units(doc) {
         unit_component("unit", &unit.name)?;
-        if let Some(text) = &unit.contents {
-            rest.unit_files.push((
-                format!("{UNIT_DIR}/{}", unit.name),
-                text.clone().into_bytes(),
-            ));
-        }
-        for dropin in &unit.dropins {
-            unit_component("drop-in", &dropin.name)?;
-            rest.unit_files.push((
-                format!("{UNIT_DIR}/{}.d/{}", unit.name, dropin.name),
-                dropin.contents.clone().unwrap_or_default().into_bytes(),
-            ));
-        }
+        let unit_path = format!("{UNIT_DIR}/{}", unit.name);
+        // As Ignition writes units: a masked one is a link to /dev/null whatever else writes
+        // its path, one without text (or with an empty one) is not written, nor is a drop-in
+        // without contents.
         if unit.mask == Some(true) {
             rest.skipped.push(format!(
                 "{}: masked (on the node a link to /dev/null; not created)",
                 unit.name
+            ));
+            rest.masked.push(unit_path);
+        } else if let Some(text) = unit.contents.as_ref().filter(|t| !t.is_empty()) {
+            rest.unit_files.push((unit_path, text.clone().into_bytes()));
+        }
+        for dropin in &unit.dropins {
+            unit_component("drop-in", &dropin.name)?;
+            let Some(text) = &dropin.contents else {
+                continue;
+            };
+            rest.unit_files.push((
+                format!("{UNIT_DIR}/{}.d/{}", unit.name, dropin.name),
+                text.clone().into_bytes(),
             ));
         }
     }
@@ -433,8 +451,16 @@ where
     } else {
         None
     };
+    let item = |entry: &Value| -> Result<(String, Written)> {
+        let (path, written) = file_item(entry)?;
+        if written.is_ok() && rest.masked.contains(&path) {
+            let reason = format!("{path}: a masked unit's path (on the node a link to /dev/null)");
+            return Ok((path, Err(reason)));
+        }
+        Ok((path, written))
+    };
     for (i, entry) in files().enumerate() {
-        match file_item(entry?.as_ref())? {
+        match item(entry?.as_ref())? {
             (path, Ok((sources, mode))) => {
                 plan.add(&path, Kind::File, Some(mode.into()))?;
                 let there = match existing.as_mut() {
@@ -507,7 +533,7 @@ where
     }
     let mut budget = MAX_EXTRACTED;
     for (i, entry) in files().enumerate() {
-        if let (node_path, Ok((sources, mode))) = file_item(entry?.as_ref())? {
+        if let (node_path, Ok((sources, mode))) = item(entry?.as_ref())? {
             let write =
                 |out: &mut dyn Write| stream_sources(i, &node_path, &sources, out, &mut budget);
             write_item(&mut walk, &node_path, write, mode & 0o777)?;

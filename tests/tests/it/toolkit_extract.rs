@@ -409,3 +409,57 @@ fn remote_contents_are_named_without_their_credentials() {
         assert!(!said.contains(secret), "{secret} in:\n{said}");
     }
 }
+
+/// Units as Ignition writes them: a unit with empty text is not written (systemd would read a
+/// 0-byte unit file as masked), nor a drop-in without contents; a masked unit's path is a link
+/// to /dev/null, whatever file entry names it; the directory `/` is the root itself.
+#[test]
+fn units_and_the_root_are_extracted_as_the_files_stage_writes_them() {
+    let work = tempfile::tempdir().unwrap();
+    let config = json!({
+        "ignition": {"version": "3.3.0"},
+        "storage": {
+            "directories": [{"path": "/"}],
+            "files": [{"path": "/etc/systemd/system/m.service", "contents": {"source": "data:,FROMFILE%0A"}}],
+        },
+        "systemd": {"units": [
+            {"name": "a.service", "contents": "", "dropins": [{"name": "b.conf", "contents": ""}]},
+            {"name": "c.service", "dropins": [{"name": "d.conf"}]},
+            {"name": "m.service", "mask": true},
+        ]},
+    });
+    let path = work.path().join("units.ign");
+    std::fs::write(&path, config.to_string()).unwrap();
+    let target = work.path().join("target");
+    let extracted = extracted_as_applied(&path, &target);
+    let units = "etc/systemd/system";
+    assert_eq!(
+        extracted,
+        [(format!("{units}/a.service.d/b.conf"), 0o644, Vec::new())]
+    );
+    let Some(root) = apply_with_ignition(&path).unwrap() else {
+        return; // not root outside CI (the harness said so)
+    };
+    for absent in ["a.service", "c.service.d/d.conf"] {
+        let applied = root.path().join(units).join(absent);
+        assert!(!applied.exists(), "the files stage wrote {absent}");
+    }
+    let masked = std::fs::read_link(root.path().join(units).join("m.service")).unwrap();
+    assert_eq!(masked, Path::new("/dev/null"));
+}
+
+/// A NUL byte in a path is refused by name before anything is written.
+#[test]
+fn a_path_with_a_nul_byte_is_refused_before_anything_is_written() {
+    let work = tempfile::tempdir().unwrap();
+    let config = write_config(work.path(), &one_file("/etc/a\u{0}b"));
+    let target = work.path().join("target");
+    let output = extract(&config, &target);
+    let said = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{output:?}");
+    assert!(
+        said.contains("NUL byte") && said.contains("/etc/a"),
+        "{said}"
+    );
+    assert!(!target.exists(), "{:?}", tree(&target));
+}
