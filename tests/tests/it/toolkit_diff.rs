@@ -117,7 +117,7 @@ fn a_files_group_and_a_directorys_or_links_owner_are_differences() {
         &file(json!({"id": 0})),
         &file(json!({"id": 10})),
         &[],
-        &["group 0 -> 10"],
+        &["group unset -> 10"],
     );
     differs(
         &file(json!({})),
@@ -125,7 +125,7 @@ fn a_files_group_and_a_directorys_or_links_owner_are_differences() {
         &[],
         &["group unset -> wheel"],
     );
-    for list in ["directories", "links"] {
+    for (list, what) in [("directories", "directory"), ("links", "link")] {
         let entry = |group: Value| {
             let mut entry = json!({"path": "/etc/d", "group": group});
             if list == "links" {
@@ -133,11 +133,12 @@ fn a_files_group_and_a_directorys_or_links_owner_are_differences() {
             }
             json!({"ignition": {"version": "3.3.0"}, "storage": {list: [entry]}})
         };
+        let changed = format!("~ {what} /etc/d\n    group {{\"id\":0}} -> {{\"id\":10}}");
         differs(
             &entry(json!({"id": 0})),
             &entry(json!({"id": 10})),
             &[],
-            &[list],
+            &[&changed],
         );
     }
 }
@@ -172,4 +173,98 @@ fn objects_compare_what_a_user_may_do_without_showing_its_password_hash() {
     }
     let output = diff(&plain, &user(json!({"groups": []})), &["--objects"]);
     assert_eq!(output.status.code(), Some(0), "{output:?}");
+}
+
+/// Asserts that `a` and `b` are the same config to `diff`.
+fn same(a: &Value, b: &Value) {
+    let output = diff(a, b, &[]);
+    assert_eq!(output.status.code(), Some(0), "{a} {b}: {}", text(&output));
+}
+
+#[test]
+fn defaults_spelled_out_are_no_difference() {
+    let file = |extra: Value| {
+        let mut entry = json!({"contents": {"source": "data:,x"}});
+        for (key, value) in extra.as_object().unwrap() {
+            entry[key] = value.clone();
+        }
+        with_file(entry)
+    };
+    let plain = file(json!({}));
+    same(&plain, &file(json!({"overwrite": false})));
+    same(&plain, &file(json!({"mode": 420})));
+    same(
+        &plain,
+        &file(json!({"user": {"id": 0}, "group": {"id": 0}})),
+    );
+    let unit = |extra: Value| {
+        let mut unit = json!({"name": "a.service", "contents": "[Service]\nExecStart=/bin/true\n"});
+        for (key, value) in extra.as_object().unwrap() {
+            unit[key] = value.clone();
+        }
+        json!({"ignition": {"version": "3.3.0"}, "systemd": {"units": [unit]}})
+    };
+    same(&unit(json!({})), &unit(json!({"mask": false})));
+    // What is not a default still is a difference.
+    differs(
+        &plain,
+        &file(json!({"mode": 384})),
+        &[],
+        &["mode 0644 -> 0600"],
+    );
+    differs(
+        &plain,
+        &file(json!({"user": {"id": 1000}})),
+        &[],
+        &["owner unset -> 1000"],
+    );
+}
+
+#[test]
+fn directories_links_and_groups_are_matched_by_path_or_name() {
+    let storage = |directories: Value, links: Value, groups: Value| {
+        json!({"ignition": {"version": "3.3.0"},
+               "storage": {"directories": directories, "links": links},
+               "passwd": {"groups": groups}})
+    };
+    let a = storage(
+        json!([{"path": "/a"}, {"path": "/b", "mode": 493}]),
+        json!([{"path": "/l1", "target": "/a"}, {"path": "/l2", "target": "/b"}]),
+        json!([{"name": "g1"}, {"name": "g2", "gid": 2000}]),
+    );
+    let reordered = storage(
+        json!([{"path": "/b", "mode": 493}, {"path": "/a", "overwrite": false}]),
+        json!([{"path": "/l2", "target": "/b", "hard": false}, {"path": "/l1", "target": "/a"}]),
+        json!([{"name": "g2", "gid": 2000}, {"name": "g1"}]),
+    );
+    same(&a, &reordered);
+    let changed = storage(
+        json!([{"path": "/a"}, {"path": "/b", "mode": 448}]),
+        json!([{"path": "/l1", "target": "/a"}, {"path": "/l2", "target": "/c"}]),
+        json!([{"name": "g1"}, {"name": "g2", "gid": 2001, "passwordHash": "$6$salt$GroupHashSecret"}]),
+    );
+    let shown = differs(
+        &a,
+        &changed,
+        &[],
+        &[
+            "~ directory /b\n    mode 493 -> 448",
+            "~ link /l2\n    target \"/b\" -> \"/c\"",
+            "~ group g2\n    gid 2000 -> 2001",
+            "passwordHash unset -> <password hash hmac:",
+        ],
+    );
+    assert!(!shown.contains("GroupHashSecret"), "{shown}");
+}
+
+#[test]
+fn a_config_that_defines_a_path_twice_is_refused() {
+    let twice = json!({"ignition": {"version": "3.3.0"}, "storage": {"files": [
+        {"path": "/etc/a", "contents": {"source": "data:,x"}},
+        {"path": "/etc/a", "contents": {"source": "data:,y"}}]}});
+    let once = with_file(json!({"contents": {"source": "data:,y"}}));
+    let output = diff(&twice, &once, &[]);
+    let said = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{output:?}");
+    assert!(said.contains("/etc/a is also $.storage.files[0]"), "{said}");
 }

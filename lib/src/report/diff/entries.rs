@@ -43,6 +43,17 @@ fn change<T: PartialEq + fmt::Display>(
     }
 }
 
+/// The mode the files stage gives: a file written from `contents` gets 0644 when it sets none.
+fn effective_mode(f: &DecodedFile, terms: &Terms) -> Option<u32> {
+    f.mode
+        .or_else(|| terms.contains_key("contents").then_some(0o644))
+}
+
+/// A file's owner or group as the node has it: id 0 is Ignition's default (root), as unset.
+fn owner(value: &Option<String>) -> Option<&str> {
+    value.as_deref().filter(|v| *v != "0")
+}
+
 fn file_kind(f: &DecodedFile) -> FileKind {
     let first = f.contents.as_ref().or(f.append.first());
     if f.contents.is_none() && !f.remote_sources.is_empty() {
@@ -161,20 +172,18 @@ impl Differ<'_> {
                 ),
                 (Some((x, x_terms)), Some((y, y_terms))) => {
                     let mut details = Vec::new();
+                    let mode = |f: &DecodedFile, terms: &Terms| {
+                        effective_mode(f, terms).map(|m| format!("{m:04o}"))
+                    };
+                    change(&mut details, "mode", mode(x, x_terms), mode(y, y_terms));
                     change(
                         &mut details,
-                        "mode",
-                        x.mode.map(|m| format!("{m:04o}")),
-                        y.mode.map(|m| format!("{m:04o}")),
+                        "overwrite",
+                        Some(x.overwrite.unwrap_or(false)),
+                        Some(y.overwrite.unwrap_or(false)),
                     );
-                    change(&mut details, "overwrite", x.overwrite, y.overwrite);
-                    change(&mut details, "owner", x.user.as_deref(), y.user.as_deref());
-                    change(
-                        &mut details,
-                        "group",
-                        x.group.as_deref(),
-                        y.group.as_deref(),
-                    );
+                    change(&mut details, "owner", owner(&x.user), owner(&y.user));
+                    change(&mut details, "group", owner(&x.group), owner(&y.group));
                     terms_changes(x_terms, y_terms, &mut details);
                     if x.remote_sources != y.remote_sources {
                         let shown = |sources: &[String]| -> Vec<String> {
@@ -251,7 +260,12 @@ impl Differ<'_> {
                 (Some(x), Some(y)) => {
                     let mut details = Vec::new();
                     change(&mut details, "enabled", x.enabled, y.enabled);
-                    change(&mut details, "mask", x.mask, y.mask);
+                    change(
+                        &mut details,
+                        "mask",
+                        Some(x.mask.unwrap_or(false)),
+                        Some(y.mask.unwrap_or(false)),
+                    );
                     if x.contents.is_some() != y.contents.is_some() {
                         details.push(format!(
                             "contents {} -> {}",

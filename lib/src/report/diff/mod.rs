@@ -6,6 +6,7 @@
 //! a short digest, so a change shows and the value does not.
 
 mod entries;
+mod keyed;
 mod users;
 
 use crate::error::Result;
@@ -22,8 +23,8 @@ use std::fmt;
 /// Each resource of a file entry (`contents`, `append[0]`, ...) with its terms.
 pub(super) type Terms = BTreeMap<String, ResourceTerms>;
 
-/// One side's file entries: an index from path to entry (the last entry of a path wins, as it
-/// would in a map of the decoded files), each entry read and decoded again when compared, so
+/// One side's file entries: an index from path to entry (a path defined twice is refused, as
+/// Ignition refuses it), each entry read and decoded again when compared, so
 /// that a large config is never in memory decoded whole.
 pub(super) struct Files<'a> {
     by_path: BTreeMap<String, usize>,
@@ -39,7 +40,14 @@ impl<'a> Files<'a> {
     {
         let mut by_path = BTreeMap::new();
         for (i, value) in entries.enumerate() {
-            by_path.insert(decode_file(i, value?.as_ref())?.path, i);
+            let path = decode_file(i, value?.as_ref())?.path;
+            // Ignition refuses the config: no entry of the two is what the node would have.
+            if let Some(first) = by_path.insert(path.clone(), i) {
+                return Err(crate::Error::Ignition {
+                    file: crate::error::UNNAMED_CONFIG.into(),
+                    message: format!("$.storage.files[{i}]: {path} is also $.storage.files[{first}]: a path defined twice is refused by Ignition (bootgen validate names it)"),
+                });
+            }
         }
         Ok(Files { by_path, entry })
     }
@@ -95,7 +103,8 @@ pub enum ChangeKind {
 pub struct DiffItem {
     /// Added, removed, changed.
     pub change: ChangeKind,
-    /// `version`, `user`, `file`, `unit`, `drop-in` or `other` (any other part of the config).
+    /// `version`, `user`, `file`, `unit`, `drop-in`, `directory`, `link`, `group` or `other`
+    /// (any other part of the config).
     pub what: &'static str,
     /// Path, name, `unit/drop-in`, or JSON path for `other`.
     pub name: String,
@@ -126,12 +135,18 @@ impl ConfigDiff {
 /// Everything except what is compared entry by entry.
 fn rest_of(doc: &IgnitionDoc) -> Value {
     let mut value = doc.value.clone();
+    let keyed = keyed::KEYED
+        .iter()
+        .map(|(parent, list, ..)| (*parent, *list));
     for (parent, key) in [
         ("/ignition", "version"),
         ("/storage", "files"),
         ("/systemd", "units"),
         ("/passwd", "users"),
-    ] {
+    ]
+    .into_iter()
+    .chain(keyed)
+    {
         if let Some(obj) = value.pointer_mut(parent).and_then(Value::as_object_mut) {
             obj.remove(key);
         }
@@ -223,6 +238,7 @@ fn diff_parts(
     );
     differ.files(old_files, new_files)?;
     differ.units(&decode_units(old), &decode_units(new));
+    differ.keyed(&old.value, &new.value);
     let mut rest = Vec::new();
     compare_rest("$", Some(&rest_of(old)), Some(&rest_of(new)), &mut rest);
     for (kind, path) in rest {
