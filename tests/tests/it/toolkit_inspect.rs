@@ -572,3 +572,26 @@ fn an_entry_that_does_not_decode_is_named_with_its_config() {
         assert!(!said.contains("<config>"), "{args:?}: {said}");
     }
 }
+
+/// A file whose contents the node fetches from elsewhere has no size the config can say: `-`
+/// in the table, null in the JSON, and the header counts it apart.
+#[test]
+fn a_remote_file_has_an_unknown_size_not_zero() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("remote.ign");
+    let hash = format!("sha512-{}", "ab".repeat(64));
+    let value = serde_json::json!({"ignition": {"version": "3.3.0"}, "storage": {"files": [
+        {"path": "/etc/a", "contents": {"source": "https://example.com/a", "verification": {"hash": hash}}}]}});
+    std::fs::write(&config, value.to_string()).unwrap();
+    let path = config.display().to_string();
+    let text = stdout(&bootgen(&["inspect", &path]));
+    assert!(
+        text.contains("1 file (0 B decoded, 1 fetched from elsewhere, of unknown size)"),
+        "{text}"
+    );
+    let row = text.lines().find(|l| l.ends_with("/etc/a")).unwrap();
+    assert!(!row.contains("0 B"), "{text}");
+    let json: Value =
+        serde_json::from_slice(&bootgen(&["inspect", "--json", &path]).stdout).unwrap();
+    assert!(json["files"][0]["size"].is_null(), "{json:#}");
+}

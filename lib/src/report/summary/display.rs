@@ -15,10 +15,14 @@ impl fmt::Display for Summary {
         let counted = crate::report::counted;
         writeln!(
             f,
-            "Ignition spec {}: {} ({} decoded), {}, {}, {}, {}",
+            "Ignition spec {}: {} ({} decoded{}), {}, {}, {}, {}",
             self.version,
             counted(self.files.len(), "file"),
             human_size(self.contents_size),
+            match self.files.iter().filter(|f| f.size.is_none()).count() {
+                0 => String::new(),
+                remote => format!(", {remote} fetched from elsewhere, of unknown size"),
+            },
             counted(self.directories, "directory"),
             counted(self.links, "link"),
             counted(self.units.len(), "unit"),
@@ -136,7 +140,7 @@ impl fmt::Display for Summary {
                 writeln!(
                     f,
                     "  {mode:<5} {:>10}  {:<16} {kind:<21} {}",
-                    human_size(file.size),
+                    file.size.map_or_else(|| "-".to_string(), human_size),
                     file.write,
                     file.path
                 )?;

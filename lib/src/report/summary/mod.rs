@@ -35,8 +35,9 @@ pub struct FileSummary {
     pub path: String,
     /// Mode, when set (Ignition's default is 0644).
     pub mode: Option<u32>,
-    /// Decoded size of contents plus appends.
-    pub size: u64,
+    /// Decoded size of contents plus appends; `None` when some of it is fetched from
+    /// elsewhere, whose size the config does not say.
+    pub size: Option<u64>,
     /// `overwrite`, `create`, `append`, `overwrite+append` or `create+append`.
     pub write: String,
     /// What the file is.
@@ -203,7 +204,7 @@ fn summarize_parts<'v>(
                 write: write_mode(&f),
                 path: f.path,
                 mode: f.mode,
-                size: size as u64,
+                size: f.remote_sources.is_empty().then_some(size as u64),
                 kind,
                 compressed: any_compressed(&entry),
             })
@@ -244,7 +245,7 @@ fn summarize_parts<'v>(
     Ok(Summary {
         version: doc.version().to_string(),
         users,
-        contents_size: files.iter().map(|f| f.size).sum(),
+        contents_size: files.iter().filter_map(|f| f.size).sum(),
         files,
         directories: count(doc, "/storage/directories"),
         links: count(doc, "/storage/links"),
