@@ -130,10 +130,15 @@ pub(super) fn schema_problem(e: &ignition_config::Error, bytes: &[u8], version: 
         "schema",
         "$",
         match e {
-            ignition_config::Error::Serialization(inner) => format!(
-                "does not match the Ignition {version} schema: {}",
-                without_position(&inner.to_string())
-            ),
+            ignition_config::Error::Serialization(inner) => {
+                let why = without_position(&inner.to_string());
+                match why.strip_prefix("duplicate field ") {
+                    // Not Ignition's rule (Go keeps the last value) but bootgen's: one of the
+                    // two would be dropped without a word.
+                    Some(key) => format!("key {key} is given twice in one object: Ignition would silently keep only the last; write it once"),
+                    None => format!("does not match the Ignition {version} schema: {why}"),
+                }
+            }
             other => format!("does not match the Ignition {version} schema: {other}"),
         },
     );

@@ -361,3 +361,23 @@ fn strict_warnings_are_reported_as_failing_not_valid() {
     assert_eq!(report[0]["valid"], Value::Bool(true), "{json}");
     assert!(report[0].get("strict").is_none(), "{json}");
 }
+
+/// A key given twice in one object: `ignition-validate` keeps the last silently, bootgen
+/// refuses it on purpose (README, "validate"), naming the key and where it is.
+#[test]
+fn a_key_given_twice_is_refused_on_purpose_naming_it() {
+    let config = repo().join("fixtures/ign/stricter/key-given-twice.ign");
+    let (clean, said) = ignition_validate(&config);
+    assert!(clean, "ignition-validate now refuses it: {said}");
+    let (ours, report) = bootgen_validate(&config);
+    assert!(!ours, "{report:#}");
+    let error = &problems(&report)[0];
+    assert!(
+        error["message"]
+            .as_str()
+            .unwrap()
+            .contains("key `storage` is given twice"),
+        "{error:#}"
+    );
+    assert_eq!(error["location"]["line"], 1, "{error:#}");
+}
