@@ -220,7 +220,8 @@ fn summarize_parts<'v>(
             enabled: u.enabled,
             masked: u.mask == Some(true),
             held: u.dropins.iter().any(|d| d.name == HOLD_DROPIN),
-            has_contents: u.contents.is_some(),
+            // Ignition writes no unit file for empty text.
+            has_contents: u.contents.as_deref().is_some_and(|t| !t.is_empty()),
             dropins: u.dropins.iter().map(|d| d.name.clone()).collect(),
         })
         .collect();

@@ -16,7 +16,8 @@ fn summarizes_files_units_users_and_budget() {
             "systemd": {"units": [
                 {"name": "a.service", "enabled": false, "contents": "[Unit]\n",
                  "dropins": [{"name": HOLD_DROPIN, "contents": "[Unit]\n"}]},
-                {"name": "b.service", "mask": true}
+                {"name": "b.service", "mask": true},
+                {"name": "c.service", "contents": ""}
             ]}
         }),
     };
@@ -27,6 +28,7 @@ fn summarizes_files_units_users_and_budget() {
     assert_eq!(summary.files[2].kind, FileKind::Remote);
     assert!(summary.units[0].held && !summary.units[0].masked);
     assert!(summary.units[1].masked);
+    assert!(summary.units[0].has_contents && !summary.units[2].has_contents);
     assert_eq!(summary.users[0].ssh_keys, 1);
     let text = summary.to_string();
     assert!(text.contains("0755"), "{text}");
