@@ -133,13 +133,14 @@ fn a_files_group_and_a_directorys_or_links_owner_are_differences() {
             }
             json!({"ignition": {"version": "3.3.0"}, "storage": {list: [entry]}})
         };
-        let changed = format!("~ {what} /etc/d\n    group {{\"id\":0}} -> {{\"id\":10}}");
+        let changed = format!("~ {what} /etc/d\n    group unset -> {{\"id\":10}}");
         differs(
             &entry(json!({"id": 0})),
             &entry(json!({"id": 10})),
             &[],
             &[&changed],
         );
+        same(&entry(json!({"id": 0})), &entry(json!({})));
     }
 }
 
@@ -233,7 +234,7 @@ fn directories_links_and_groups_are_matched_by_path_or_name() {
         json!([{"name": "g1"}, {"name": "g2", "gid": 2000}]),
     );
     let reordered = storage(
-        json!([{"path": "/b", "mode": 493}, {"path": "/a", "overwrite": false}]),
+        json!([{"path": "/b", "mode": 493}, {"path": "/a", "overwrite": false, "mode": 493}]),
         json!([{"path": "/l2", "target": "/b", "hard": false}, {"path": "/l1", "target": "/a"}]),
         json!([{"name": "g2", "gid": 2000}, {"name": "g1"}]),
     );
@@ -248,7 +249,7 @@ fn directories_links_and_groups_are_matched_by_path_or_name() {
         &changed,
         &[],
         &[
-            "~ directory /b\n    mode 493 -> 448",
+            "~ directory /b\n    mode unset -> 448",
             "~ link /l2\n    target \"/b\" -> \"/c\"",
             "~ group g2\n    gid 2000 -> 2001",
             "passwordHash unset -> <password hash hmac:",

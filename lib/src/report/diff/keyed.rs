@@ -32,12 +32,24 @@ fn entries<'a>(
             let fields = entry
                 .as_object()?
                 .iter()
-                .filter(|(k, v)| k.as_str() != key && !is_unset(v))
+                .filter(|(k, v)| k.as_str() != key && !is_unset(v) && !is_default(list, k, v))
                 .map(|(k, v)| (k.clone(), v.clone()))
                 .collect();
             Some((name, fields))
         })
         .collect()
+}
+
+/// A value Ignition gives the field when it is absent: owner and group root (id 0), and a
+/// directory's mode 0755.
+fn is_default(list: &str, field: &str, value: &Value) -> bool {
+    match field {
+        "user" | "group" => {
+            value.get("id").and_then(Value::as_i64) == Some(0) && value.get("name").is_none()
+        }
+        "mode" => list == "directories" && value.as_u64() == Some(0o755),
+        _ => false,
+    }
 }
 
 fn is_unset(v: &Value) -> bool {
