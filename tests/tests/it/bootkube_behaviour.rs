@@ -1644,6 +1644,8 @@ const TOOL_FLAGS: &[&str] = &[
     // bootkube-reset.sh's own options, named in bootkube-stages.sh's comments and messages.
     "--list",
     "--help",
+    // systemctl: bootkube-reset.sh's hint starting approve-csr without the bootkube it wants.
+    "--job-mode",
 ];
 
 /// The `--flag` words in `text` (the part before any `=`).
