@@ -118,6 +118,17 @@ impl Mirrors {
                 repository(format!("{field}.{i}.mirrors.{j}"), mirror, warnings)?;
             }
             let policy_field = format!("{field}.{i}.sourcePolicy");
+            // The installer's imageContentSources entries have no such field: it ignores the key
+            // (refuses it from 4.22, as it does every unknown key), so the source would not be
+            // blocked as the user meant.
+            if kind == MirrorKind::ImageContentSourcePolicy && entry.source_policy.is_some() {
+                return Err(loaded.field_error(
+                    &policy_field,
+                    "imageContentSources entries have no sourcePolicy (the installer ignores it \
+                     there, so the source would still be contacted): it is a setting of \
+                     imageDigestSources entries, from 4.14; move the entries there",
+                ));
+            }
             if entry.source_policy.is_some() && !switches.has(Switch::InstallConfigSourcePolicy) {
                 warnings.push(loaded.warning(
                 &policy_field,
@@ -280,6 +291,19 @@ mod tests {
         );
         let (model, warnings) = crate::model::model_with_warnings(&text, version)?;
         Ok((model.mirrors, warnings))
+    }
+
+    #[test]
+    fn a_source_policy_under_image_content_sources_is_refused_naming_its_place() {
+        let entry = "- source: quay.io/a/b\n  mirrors:\n  - m.lab:5000/a/b\n  sourcePolicy: NeverContactSource\n";
+        for version in ["4.13.0", "4.21.0"] {
+            let refused = read(version, "imageContentSources", entry).unwrap_err();
+            assert!(
+                refused.contains("imageContentSources[0].sourcePolicy")
+                    && refused.contains("a setting of imageDigestSources entries"),
+                "{version}: {refused}"
+            );
+        }
     }
 
     #[test]
