@@ -14,7 +14,7 @@
 use super::doc_edit::{set_file_text, unit_mut};
 use super::Change;
 use crate::error::Result;
-use crate::ignition::read::holds_in_dropin;
+use crate::ignition::read::{hold_condition, holds_in_dropin};
 use crate::ignition::unit_text::{list_values, parse_unit};
 use crate::ignition::IgnitionDoc;
 use serde_json::{json, Value};
@@ -28,11 +28,6 @@ pub const RELEASE_SCRIPT: &str = "/usr/local/bin/bootgen-release";
 /// Dependencies under which a unit does not work without the other: a unit that declares one
 /// of them on a held unit is held with it.
 const NEEDS: [&str; 3] = ["Requires", "BindsTo", "Requisite"];
-
-/// The hold condition a drop-in carries for the hold of `held`.
-fn hold_condition(held: &str) -> String {
-    format!("ConditionPathExists=!{HOLD_DIR}/{held}")
-}
 
 /// The drop-in ([`HOLD_DROPIN`]) of a unit held by the holds of `holds` (the unit itself, or
 /// units it needs): it starts only when none of their hold files exists.
@@ -55,6 +50,8 @@ pub fn hold_dropin(holds: &[&str]) -> String {
 /// (their drop-in names the hold, and their last condition check failed): what the boot
 /// would have started.
 pub fn release_script() -> String {
+    // The line a unit held by `$unit`'s hold has in its drop-in.
+    let condition = hold_condition("$unit");
     format!(
         "#!/usr/bin/env bash\n\
          # Releases units held by bootgen: removes the hold file, then starts the unit and the\n\
@@ -86,7 +83,7 @@ pub fn release_script() -> String {
          \x20   skipped=()\n\
          \x20   for dropin in \"$unit_dir\"/*.d/{HOLD_DROPIN}; do\n\
          \x20       [ -e \"$dropin\" ] || continue\n\
-         \x20       grep -qxF \"ConditionPathExists=!{HOLD_DIR}/$unit\" \"$dropin\" || continue\n\
+         \x20       grep -qxF \"{condition}\" \"$dropin\" || continue\n\
          \x20       with=\"$(basename \"$(dirname \"$dropin\")\")\"\n\
          \x20       with=\"${{with%.d}}\"\n\
          \x20       [ \"$with\" != \"$unit\" ] || continue\n\

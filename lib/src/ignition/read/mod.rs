@@ -36,10 +36,15 @@ pub const HOLD_DIR: &str = "/etc/bootgen/hold";
 /// The drop-in that carries a unit's hold condition.
 pub const HOLD_DROPIN: &str = "10-bootgen-hold.conf";
 
-/// The units whose holds a [`HOLD_DROPIN`] text names (one `ConditionPathExists=!HOLD_DIR/UNIT`
-/// line each): the unit itself, or units it requires, held with them.
+/// The line of a [`HOLD_DROPIN`] that holds its unit while `held`'s hold file exists.
+pub(crate) fn hold_condition(held: &str) -> String {
+    format!("ConditionPathExists=!{HOLD_DIR}/{held}")
+}
+
+/// The units whose holds a [`HOLD_DROPIN`] text names (one [`hold_condition`] line each): the
+/// unit itself, or units it requires, held with them.
 pub(crate) fn holds_in_dropin(text: &str) -> Vec<String> {
-    let prefix = format!("ConditionPathExists=!{HOLD_DIR}/");
+    let prefix = hold_condition("");
     text.lines()
         .filter_map(|line| line.trim().strip_prefix(prefix.as_str()))
         .map(str::to_string)
