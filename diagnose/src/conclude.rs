@@ -246,16 +246,14 @@ fn first_failure(analysis: &Analysis, source: Source) -> Option<FirstFailure> {
         let service = unit.strip_suffix(".service").map(str::to_string);
         return first(format!("{unit} failed"), service, None, None);
     }
-    let running = stuck_service(analysis);
     let counts = source == Source::Bundle || !analysis.evidence.is_empty();
-    let running = running.filter(|_| counts);
+    let running = stuck_service(analysis).filter(|_| counts);
     // The release image first: nothing after it runs without it.
-    let (release_image, others) = match running {
-        Some(stuck) if stuck.0 == "release-image" => (Some(stuck), None),
-        other => (None, other),
-    };
-    if let Some(stuck) = release_image {
-        return never_finished(stuck);
+    if running
+        .as_ref()
+        .is_some_and(|(service, ..)| service == "release-image")
+    {
+        return running.and_then(never_finished);
     }
     // A service of the bootstrap that a hold kept from starting, or (in a bundle, gathered
     // because the bootstrap did not complete) whose journal shows it never ran, stopped the
@@ -279,7 +277,7 @@ fn first_failure(analysis: &Analysis, source: Source) -> Option<FirstFailure> {
             );
         }
     }
-    others.and_then(never_finished)
+    running.and_then(never_finished)
 }
 
 /// The failure of a service whose last run never ended: (service, open stage, time).
