@@ -508,16 +508,5 @@ fn model_with_warnings(text: &str, version: &str) -> Result<(Model, Vec<String>)
 /// it accepts it.
 #[cfg(test)]
 fn refusal(text: &str, version: &str) -> String {
-    let loaded = match crate::config::parse(text, "install-config.yaml") {
-        Ok(loaded) => loaded,
-        Err(e) => return e.to_string(),
-    };
-    let options = ModelOptions {
-        release_version: Some(version.into()),
-        ..ModelOptions::default()
-    };
-    Model::new(&loaded, &options)
-        .err()
-        .map(|e| e.to_string())
-        .unwrap_or_default()
+    model_with_warnings(text, version).err().unwrap_or_default()
 }

@@ -151,8 +151,6 @@ pub(crate) fn check_publish(loaded: &LoadedConfig) -> Result<()> {
 
 #[cfg(test)]
 mod tests {
-    use crate::model::{Model, ModelOptions};
-
     /// A 2019 document (`v1beta4`, `v1beta3`) is read as the same `v1` document, deprecated
     /// fields and all, and stored as `v1`, in the first release and the last; any other version
     /// is refused naming the field.
@@ -164,12 +162,9 @@ mod tests {
             )
         };
         let model = |version: &str, release: &str| {
-            let loaded = crate::config::parse(&text(version), "install-config.yaml").unwrap();
-            let options = ModelOptions {
-                release_version: Some(release.into()),
-                ..ModelOptions::default()
-            };
-            Model::new(&loaded, &options).unwrap()
+            super::super::model_with_warnings(&text(version), release)
+                .unwrap()
+                .0
         };
         for release in ["4.9.0", "5.0.0"] {
             let v1 = model("v1", release);
