@@ -45,10 +45,7 @@ fn derive(secret: &[u8], label: &str) -> [u8; 32] {
 pub const HASH_CACHE_FILE: &str = "kubeadmin-password.bcrypt";
 
 fn cache_tag(root_ca_key: &[u8]) -> String {
-    derive(root_ca_key, "bootgen kubeadmin cache tag")[..8]
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
+    base16ct::lower::encode_string(&derive(root_ca_key, "bootgen kubeadmin cache tag")[..8])
 }
 
 /// The contents of [`HASH_CACHE_FILE`] for this identity.

@@ -3,28 +3,16 @@
 //! config is over a platform's user-data limit (16 KiB on AWS). It uses `replace`, not spec 2's
 //! `append`, and 3.2.0 because every OpenShift 4.6+ boot image's Ignition reads it.
 
+use super::hash::sha512_hash;
 use super::{dataurl, IgnitionDoc};
 use crate::error::{Error, OptionField, Result};
 use ignition_config::v3_2 as spec;
-use sha2::{Digest, Sha512};
-use std::fmt::Write as _;
 
 /// URL schemes Ignition 3.2.0 can fetch a config from.
 const SCHEMES: &[&str] = &["https", "http", "s3", "gs", "tftp"];
 
 fn invalid(option: OptionField, message: String) -> Error {
     Error::InvalidOption { option, message }
-}
-
-/// `sha512-<hex>` of `bytes`, as Ignition's `verification.hash` wants it.
-pub fn sha512_hash(bytes: &[u8]) -> String {
-    let digest = Sha512::digest(bytes);
-    let mut out = String::with_capacity(7 + 128);
-    out.push_str("sha512-");
-    for b in digest {
-        let _ = write!(out, "{b:02x}");
-    }
-    out
 }
 
 /// Splits a PEM bundle into its CERTIFICATE blocks, each checked to parse as X.509.

@@ -4,7 +4,7 @@
 //! key or certificate does.
 
 use super::decode::DecodedConfig;
-use sha2::{Digest, Sha256};
+use super::hash::short_sha256;
 use std::fmt::Write;
 
 /// Renders the view.
@@ -71,14 +71,9 @@ pub(crate) fn summarize_key(key: &str) -> String {
     let kind = parts.next().unwrap_or_default();
     let blob = parts.next().unwrap_or_default();
     let comment = parts.collect::<Vec<_>>().join(" ");
-    format!("{kind} sha256:{} {comment}", short_hash(blob.as_bytes()))
+    format!("{kind} sha256:{} {comment}", short_sha256(blob.as_bytes()))
         .trim_end()
         .to_string()
-}
-
-fn short_hash(bytes: &[u8]) -> String {
-    let digest = Sha256::digest(bytes);
-    digest.iter().take(8).map(|b| format!("{b:02x}")).collect()
 }
 
 fn push_body(out: &mut String, bytes: &[u8]) {
@@ -87,7 +82,7 @@ fn push_body(out: &mut String, bytes: &[u8]) {
             out,
             "<{} bytes of binary, sha256:{}>",
             bytes.len(),
-            short_hash(bytes)
+            short_sha256(bytes)
         );
         return;
     };
@@ -121,7 +116,11 @@ pub(crate) fn summarize_pem(text: &str) -> String {
             None => (unterminated_pem_len(block), true),
         };
         let whole = &block[..len];
-        let _ = write!(out, "<PEM {label} sha256:{}>", short_hash(whole.as_bytes()));
+        let _ = write!(
+            out,
+            "<PEM {label} sha256:{}>",
+            short_sha256(whole.as_bytes())
+        );
         // The lines of a block without its END line were taken whole, their last newline too.
         if unterminated && whole.ends_with('\n') {
             out.push('\n');
@@ -178,7 +177,7 @@ fn summarize_long_tokens(text: &str) -> String {
                     replaced,
                     "<base64 {} chars sha256:{}>",
                     bare.len(),
-                    short_hash(bare.as_bytes())
+                    short_sha256(bare.as_bytes())
                 );
                 if token.ends_with('\n') {
                     replaced.push('\n');

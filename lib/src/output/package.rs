@@ -191,10 +191,8 @@ pub fn checksums(entries: &[PackageEntry]) -> String {
     let mut out = String::new();
     for entry in entries {
         if let Some(bytes) = &entry.contents {
-            for b in Sha256::digest(bytes) {
-                let _ = write!(out, "{b:02x}");
-            }
-            let _ = writeln!(out, "  {}", entry.path);
+            let sum = base16ct::lower::encode_string(&Sha256::digest(bytes));
+            let _ = writeln!(out, "{sum}  {}", entry.path);
         }
     }
     out

@@ -74,13 +74,7 @@ pub(crate) fn record_text<'a>(keys: impl Iterator<Item = KeyFile<'a>>) -> String
 }
 
 fn sha256_hex(bytes: &[u8]) -> String {
-    digest::digest(&digest::SHA256, bytes).as_ref().iter().fold(
-        String::with_capacity(64),
-        |mut hex, b| {
-            let _ = write!(hex, "{b:02x}");
-            hex
-        },
-    )
+    base16ct::lower::encode_string(digest::digest(&digest::SHA256, bytes).as_ref())
 }
 
 #[cfg(test)]

@@ -10,7 +10,7 @@ use crate::pki::rfc3339;
 use base64::Engine as _;
 use serde::{Serialize, Serializer};
 use sha2::{Digest, Sha256};
-use std::fmt::{self, Write as _};
+use std::fmt;
 use std::path::Path;
 use time::{Duration, OffsetDateTime};
 use x509_parser::prelude::{FromDer as _, GeneralName, X509Certificate};
@@ -229,10 +229,7 @@ impl CertCollector {
 }
 
 fn hex(bytes: &[u8]) -> String {
-    bytes.iter().fold(String::new(), |mut s, b| {
-        let _ = write!(s, "{b:02x}");
-        s
-    })
+    base16ct::lower::encode_string(bytes)
 }
 
 fn ip_text(bytes: &[u8]) -> String {

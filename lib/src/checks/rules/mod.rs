@@ -6,7 +6,6 @@
 //! entry's parent directory, and gzip contents that do not decompress.
 
 mod devices;
-mod hash;
 mod proxy;
 mod storage;
 mod unique;
@@ -16,6 +15,7 @@ use super::problem::{Check, Problem, Severity};
 use super::source::check_source;
 use crate::error::Result;
 use crate::ignition::files::FileList;
+use crate::ignition::hash::Hashing;
 use crate::ignition::kind::has_unit_suffix;
 use crate::ignition::unit_text::parse_unit;
 use serde_json::Value;
@@ -77,7 +77,7 @@ impl Rules {
         match check_source(source, self.minor) {
             Err(why) => self.error(Check::Ignition, "source", format!("{at}.source"), why),
             Ok(Some(bytes)) => {
-                let mut digest = expected.map(hash::Hashing::of);
+                let mut digest = expected.map(Hashing::of);
                 let gzip = compression == "gzip";
                 if gzip && !self.gunzip(&bytes, digest.as_mut(), at, file) {
                     return;
@@ -101,7 +101,7 @@ impl Rules {
     fn gunzip(
         &mut self,
         bytes: &[u8],
-        digest: Option<&mut hash::Hashing>,
+        digest: Option<&mut Hashing>,
         at: &str,
         file: Option<&str>,
     ) -> bool {

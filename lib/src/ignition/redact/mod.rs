@@ -47,7 +47,7 @@ fn digest_key() -> &'static aws_lc_rs::hmac::Key {
 /// process and unrelated across processes.
 pub(crate) fn digest(secret: &[u8]) -> String {
     let tag = aws_lc_rs::hmac::sign(digest_key(), secret);
-    let hex: String = tag.as_ref().iter().map(|b| format!("{b:02x}")).collect();
+    let hex = base16ct::lower::encode_string(tag.as_ref());
     format!("hmac:{}", &hex[..DIGEST_HEX])
 }
 

@@ -27,7 +27,6 @@ use crate::ignition::IgnitionDoc;
 use normalize::Normalizer;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use sha2::Digest as _;
 use std::collections::{BTreeMap, BTreeSet};
 
 /// One file of the view.
@@ -91,11 +90,7 @@ impl Fetched {
         }
         let shown = if is_data {
             // Long enough that two inline configs differ in the view when they differ at all.
-            let digest: String = sha2::Sha256::digest(source.as_bytes())
-                .iter()
-                .take(8)
-                .map(|b| format!("{b:02x}"))
-                .collect();
+            let digest = crate::ignition::hash::short_sha256(source.as_bytes());
             format!("data: ({} bytes, sha256:{digest})", source.len())
         } else {
             crate::ignition::redact::Redact::Marker.inline(source)

@@ -206,7 +206,7 @@ fn rdns(name: &X509Name<'_>) -> Vec<String> {
 }
 
 fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
+    base16ct::lower::encode_string(bytes)
 }
 
 fn ip_text(bytes: &[u8]) -> String {
