@@ -66,22 +66,17 @@ pub(super) fn without_echoed_credentials(
 /// percent-encoded, every byte outside the unreserved set, with upper- or lower-case hex and a
 /// space as `%20` or `+`.
 fn spellings(secret: &str) -> Vec<String> {
-    let json = |go: bool| -> String {
-        let mut out = String::with_capacity(secret.len());
-        for c in secret.chars() {
-            match c {
-                '"' => out.push_str("\\\""),
-                '\\' => out.push_str("\\\\"),
-                '\n' => out.push_str("\\n"),
-                '\r' => out.push_str("\\r"),
-                '\t' => out.push_str("\\t"),
-                '<' | '>' | '&' if go => out.push_str(&format!("\\u{:04x}", c as u32)),
-                c if c.is_control() => out.push_str(&format!("\\u{:04x}", c as u32)),
-                c => out.push(c),
-            }
-        }
-        out
-    };
+    // serde_json writes the minimal escapes; Go's `encoding/json` also escapes HTML's three.
+    let quoted = serde_json::to_string(secret).unwrap_or_default();
+    let json = quoted
+        .strip_prefix('"')
+        .and_then(|q| q.strip_suffix('"'))
+        .unwrap_or(secret)
+        .to_string();
+    let go_json = json
+        .replace('<', "\\u003c")
+        .replace('>', "\\u003e")
+        .replace('&', "\\u0026");
     let percent = |lower: bool, plus: bool| -> String {
         let mut out = String::with_capacity(secret.len() * 3);
         for byte in secret.bytes() {
@@ -96,8 +91,8 @@ fn spellings(secret: &str) -> Vec<String> {
     };
     let mut all = vec![
         secret.to_string(),
-        json(false),
-        json(true),
+        json,
+        go_json,
         percent(false, false),
         percent(true, false),
         percent(false, true),
@@ -155,5 +150,16 @@ mod tests {
         };
         let kept = without_echoed_credentials(binary.clone(), &sent);
         assert_eq!(kept.body, binary.body);
+    }
+
+    #[test]
+    fn json_spellings_are_escaped_inside_not_at_the_ends() {
+        let all = spellings("tab\there<\"");
+        for expected in [r#"tab\there<\""#, r#"tab\there\u003c\""#] {
+            assert!(
+                all.iter().any(|s| s == expected),
+                "{expected} not in {all:?}"
+            );
+        }
     }
 }
