@@ -161,14 +161,19 @@ pub fn describe_error(error: &Error) -> String {
             format!("{count} warning(s) and --strict is set: {}", with_flags(first))
         }
         Error::Preflight { .. } => with_flags(&error.to_string()),
-        Error::WouldOverwrite { path } => {
+        Error::WouldOverwrite { paths } => {
             // The reassurance belongs beside an output directory's PKI, not beside an ISO.
-            let beside_pki = path
-                .parent()
-                .is_some_and(|dir| dir.join("tls").is_dir());
+            // (`auth/kubeconfig` sits one level down.)
+            let beside_pki = paths.iter().any(|path| {
+                path.ancestors()
+                    .skip(1)
+                    .take(2)
+                    .any(|dir| dir.join("tls").is_dir())
+            });
             format!(
-                "{} already exists; use --force to replace it{}",
-                path.display(),
+                "{}; use --force to replace {}{}",
+                Error::existing_files_text(paths),
+                if paths.len() == 1 { "it" } else { "them" },
                 if beside_pki {
                     " (keys in tls/ are never replaced)"
                 } else {

@@ -146,11 +146,13 @@ pub enum Error {
 
     /// The output would replace existing work.
     #[error(
-        "{path} already exists; writing with `force` replaces it (keys in tls/ are never replaced)"
+        "{}; writing with `force` replaces {} (keys in tls/ are never replaced)",
+        Error::existing_files_text(paths),
+        if paths.len() == 1 { "it" } else { "them" }
     )]
     WouldOverwrite {
-        /// The existing file.
-        path: PathBuf,
+        /// The existing files (at least one), in the order they would be written.
+        paths: Vec<PathBuf>,
     },
 
     /// The output directory holds a different private key where bootgen would write one.
@@ -227,6 +229,25 @@ pub enum Error {
 pub(crate) const UNNAMED_CONFIG: &str = "<config>";
 
 impl Error {
+    /// `a already exists`, `a and b already exist`, or the first few and how many more: the
+    /// files of [`Error::WouldOverwrite`] as a message names them.
+    pub fn existing_files_text(paths: &[PathBuf]) -> String {
+        const SHOWN: usize = 5;
+        let names: Vec<String> = paths
+            .iter()
+            .take(SHOWN)
+            .map(|p| p.display().to_string())
+            .collect();
+        match (names.split_last(), paths.len()) {
+            (None, _) => "the output already exists".to_string(),
+            (Some((only, [])), 1) => format!("{only} already exists"),
+            (Some((last, rest)), n) if n <= SHOWN => {
+                format!("{} and {last} already exist", rest.join(", "))
+            }
+            (Some(_), n) => format!("{} and {} more already exist", names.join(", "), n - SHOWN),
+        }
+    }
+
     /// Builds an [`Error::Io`].
     pub fn io(action: &'static str, path: impl Into<PathBuf>, source: std::io::Error) -> Self {
         Error::Io {

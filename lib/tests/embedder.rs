@@ -69,11 +69,18 @@ fn an_embedder_generates_matches_findings_and_writes() -> bootgen::Result<()> {
     let out = tempfile::tempdir().unwrap();
     let files = output::output_files(&generated);
     output::write_dir(out.path(), &files, ExistingConfigs::Refuse)?;
-    assert!(matches!(
-        output::write_dir(out.path(), &files, ExistingConfigs::Refuse),
-        Err(Error::WouldOverwrite { .. })
-    ));
-    output::write_dir(out.path(), &files, ExistingConfigs::Replace)?;
+    // The same files again: nothing to write over, nothing written.
+    let again = output::write_dir(out.path(), &files, ExistingConfigs::Refuse)?;
+    assert!(again.written.is_empty(), "{again:?}");
+    // An edit is never written over unless asked.
+    let edited = out.path().join("master.ign");
+    std::fs::write(&edited, "{}").map_err(|e| Error::io("cannot write", &edited, e))?;
+    match output::write_dir(out.path(), &files, ExistingConfigs::Refuse) {
+        Err(Error::WouldOverwrite { paths }) => assert_eq!(paths, std::slice::from_ref(&edited)),
+        other => panic!("{other:?}"),
+    }
+    let replaced = output::write_dir(out.path(), &files, ExistingConfigs::Replace)?;
+    assert_eq!(replaced.replaced, ["master.ign"]);
     Ok(())
 }
 

@@ -48,12 +48,15 @@ pub fn write_pxe_set(
         ),
     ];
     if !replace {
-        let taken = parts.iter().map(|p| &p.0).chain(texts.iter().map(|t| &t.0));
-        if let Some(path) = taken
-            .into_iter()
-            .find(|p| std::fs::symlink_metadata(p).is_ok())
-        {
-            return Err(bootgen::Error::WouldOverwrite { path: path.clone() }.into());
+        let taken: Vec<_> = parts
+            .iter()
+            .map(|p| &p.0)
+            .chain(texts.iter().map(|t| &t.0))
+            .filter(|p| std::fs::symlink_metadata(p).is_ok())
+            .cloned()
+            .collect();
+        if !taken.is_empty() {
+            return Err(bootgen::Error::WouldOverwrite { paths: taken }.into());
         }
     }
     std::fs::create_dir_all(dir).map_err(|e| bootgen::Error::io("cannot create", dir, e))?;

@@ -143,7 +143,7 @@ pub fn write_streamed(
     }
     if !replace && fs::symlink_metadata(output).is_ok() {
         return Err(Error::WouldOverwrite {
-            path: output.to_path_buf(),
+            paths: vec![output.to_path_buf()],
         });
     }
     let mut temp = super::temp_file_beside(output)?;
@@ -161,7 +161,7 @@ pub fn write_streamed(
     };
     placed.map(drop).map_err(|e| match e.error.kind() {
         std::io::ErrorKind::AlreadyExists if !replace => Error::WouldOverwrite {
-            path: output.to_path_buf(),
+            paths: vec![output.to_path_buf()],
         },
         _ => Error::io("cannot move into place", output, e.error),
     })

@@ -36,10 +36,11 @@ pub use unchanged::{into_output_files_in, KeptFile, Measured};
 
 use crate::error::{Error, OptionField, Result};
 use crate::generate::Generated;
+use std::collections::HashSet;
 use std::fs;
 use std::io::Write;
 use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// A file of the output directory. Its `Debug` shows the contents' length only (they may be a
 /// key).
@@ -216,6 +217,15 @@ fn is_key(relative: &str) -> bool {
     relative.starts_with("tls/") && relative.ends_with(".key") || relative == BOOTSTRAP_SSH_KEY
 }
 
+/// bootgen's own records, which spare a re-run work (the live-ISO estimate, the digests of
+/// the verified keys, the kubeadmin hash): remade at will, never a user's work to keep.
+fn is_record(relative: &str) -> bool {
+    relative == ISO_ESTIMATE_FILE
+        || relative.strip_prefix("tls/").is_some_and(|name| {
+            name == crate::pki::VERIFIED_KEYS_FILE || name == crate::identity::HASH_CACHE_FILE
+        })
+}
+
 /// What `write_dir` did.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct WriteReport {
@@ -237,7 +247,10 @@ pub struct WriteReport {
 /// What [`write_dir`] does when the directory already holds configs (`bootstrap.ign`, ...).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ExistingConfigs {
-    /// Refuse: an error naming the config ([`crate::Error::WouldOverwrite`]), nothing written.
+    /// Refuse when the directory holds an earlier run's configs and this run would write over
+    /// any of its files (an edit, the output of other inputs): an error naming each
+    /// ([`crate::Error::WouldOverwrite`]), nothing written. A directory holding exactly this
+    /// run's output is left as it is, with no error.
     Refuse,
     /// Replace them (the `force` of the error messages). Keys are never replaced either way.
     Replace,
@@ -375,12 +388,22 @@ pub fn write_dir_observed(
             other => other?,
         }
     }
-    if existing == ExistingConfigs::Refuse {
-        for name in CONFIG_FILES {
-            let path = dir.join(name);
-            if path.exists() {
-                return Err(Error::WouldOverwrite { path });
-            }
+    if existing == ExistingConfigs::Refuse && CONFIG_FILES.iter().any(|c| dir.join(c).exists()) {
+        // Every file of an earlier run this one would write over (an edit, the output of
+        // other inputs, a file it cannot read), named; bootgen's own records do not count,
+        // and a directory holding exactly this run's output is no reason to refuse.
+        let unchanged: HashSet<&str> = report.unchanged.iter().map(String::as_str).collect();
+        let paths: Vec<PathBuf> = files
+            .iter()
+            .map(|f| f.relative.as_str())
+            .filter(|relative| {
+                !unchanged.contains(relative) && !is_key(relative) && !is_record(relative)
+            })
+            .map(|relative| dir.join(relative))
+            .filter(|path| fs::symlink_metadata(path).is_ok())
+            .collect();
+        if !paths.is_empty() {
+            return Err(Error::WouldOverwrite { paths });
         }
     }
     if let Some(path) = other_key {
@@ -922,8 +945,40 @@ mod tests {
             .mode();
         assert_eq!(mode & 0o777, 0o600);
         let err = write_dir(dir.path(), &files(2), ExistingConfigs::Refuse).unwrap_err();
-        assert!(matches!(err, Error::WouldOverwrite { .. }));
+        let Error::WouldOverwrite { paths } = &err else {
+            panic!("{err}")
+        };
+        assert_eq!(paths, &[dir.path().join("bootstrap.ign")]);
         assert_eq!(fs::read(dir.path().join("bootstrap.ign")).unwrap(), vec![1]);
+        // Exactly the output that is there: nothing to refuse, nothing written.
+        let again = write_dir(dir.path(), &files(1), ExistingConfigs::Refuse).unwrap();
+        assert!(again.written.is_empty(), "{again:?}");
+        assert_eq!(again.unchanged.len(), 2);
+        // Every file written over is named, bootgen's own records are not; a new file is no
+        // reason to refuse.
+        let mut more = files(2);
+        more.push(file("master.ign", vec![7], 0o644));
+        more.push(file(ISO_ESTIMATE_FILE, b"other".to_vec(), 0o644));
+        more.push(file("worker.ign", vec![8], 0o644));
+        fs::write(dir.path().join("master.ign"), b"my edit").unwrap();
+        fs::write(dir.path().join(ISO_ESTIMATE_FILE), b"old").unwrap();
+        let err = write_dir(dir.path(), &more, ExistingConfigs::Refuse).unwrap_err();
+        let Error::WouldOverwrite { paths } = &err else {
+            panic!("{err}")
+        };
+        let named: Vec<_> = ["bootstrap.ign", "master.ign"]
+            .map(|name| dir.path().join(name))
+            .to_vec();
+        assert_eq!(paths, &named);
+        assert!(
+            err.to_string()
+                .contains("master.ign already exist; writing with `force` replaces them"),
+            "{err}"
+        );
+        assert!(!dir.path().join("worker.ign").exists());
+        for planted in ["master.ign", ISO_ESTIMATE_FILE] {
+            fs::remove_file(dir.path().join(planted)).unwrap();
+        }
         let report = write_dir(dir.path(), &files(2), ExistingConfigs::Replace).unwrap();
         assert_eq!(report.written, vec!["bootstrap.ign"]);
         assert_eq!(report.unchanged, vec!["tls/a.key"]);

@@ -31,6 +31,7 @@ mod issue;
 mod keys;
 mod output;
 mod record;
+pub(crate) use record::VERIFIED_KEYS_FILE;
 mod store;
 mod table;
 #[cfg(test)]

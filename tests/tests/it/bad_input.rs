@@ -425,12 +425,36 @@ fn existing_output_is_not_replaced_without_force() {
             .unwrap()
     };
     assert!(run(&[]).status.success());
+    // The same run again: nothing would be written over, so no --force is needed.
+    let same = run(&[]);
+    assert!(
+        same.status.success(),
+        "{}",
+        String::from_utf8_lossy(&same.stderr)
+    );
+    let stdout = String::from_utf8_lossy(&same.stdout);
+    assert!(stdout.contains("0 files written"), "{stdout}");
     let before = std::fs::read(out.join("bootstrap.ign")).unwrap();
     std::fs::write(out.join("bootstrap.ign"), b"my hand edit").unwrap();
     let second = run(&[]);
     assert_eq!(second.status.code(), Some(1));
     let stderr = String::from_utf8_lossy(&second.stderr);
-    assert!(stderr.contains("already exists; use --force"), "{stderr}");
+    assert!(
+        stderr.contains("bootstrap.ign already exists; use --force to replace it (keys in tls/"),
+        "{stderr}"
+    );
+    // Every file an edit changed is named, and only those.
+    std::fs::write(out.join("master.ign"), b"{}").unwrap();
+    std::fs::write(out.join("auth/kubeconfig"), b"edited").unwrap();
+    let stderr = String::from_utf8_lossy(&run(&[]).stderr).into_owned();
+    for name in ["auth/kubeconfig", "bootstrap.ign", "master.ign"] {
+        assert!(stderr.contains(name), "{name}: {stderr}");
+    }
+    assert!(
+        stderr.contains("already exist; use --force to replace them"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("worker.ign"), "{stderr}");
     assert_eq!(
         std::fs::read(out.join("bootstrap.ign")).unwrap(),
         b"my hand edit"
