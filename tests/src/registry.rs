@@ -68,6 +68,18 @@ pub fn start_registry(
     auth: Option<&Path>,
     tls: Option<(&Path, &Path)>,
 ) -> TestResult<Registry> {
+    start_registry_with(dir, auth, tls, None)
+}
+
+/// [`start_registry`] that answers a blob's GET with a redirect to `blobs_at` (`https://host:port`)
+/// and the blob's path in `dir/storage`, as a registry keeping its blobs in object storage does
+/// (the registry's own `redirect` storage middleware).
+pub fn start_registry_with(
+    dir: &Path,
+    auth: Option<&Path>,
+    tls: Option<(&Path, &Path)>,
+    blobs_at: Option<&str>,
+) -> TestResult<Registry> {
     let port = free_port()?;
     let mut config = format!(
         "version: 0.1\nlog:\n  level: warn\nstorage:\n  filesystem:\n    rootdirectory: {}\nhttp:\n  addr: 127.0.0.1:{port}\n",
@@ -84,6 +96,12 @@ pub fn start_registry(
         config.push_str(&format!(
             "auth:\n  htpasswd:\n    realm: bootgen-test\n    path: {}\n",
             htpasswd.display()
+        ));
+    }
+    // Top-level, after `http` and `auth`.
+    if let Some(base) = blobs_at {
+        config.push_str(&format!(
+            "middleware:\n  storage:\n    - name: redirect\n      options:\n        baseurl: {base}\n"
         ));
     }
     let config_path = dir.join("registry.yml");

@@ -1,6 +1,7 @@
 //! HTTP/1.1 GET over a connected stream, plain or TLS: enough for a registry's `/v2/` API, a
-//! token endpoint and the machine-config server, bounded in size. Redirects are not followed
-//! (a redirect to another host would contact a host the configs do not name).
+//! token endpoint and the machine-config server, bounded in size. One request, one response:
+//! a registry's redirect of a blob is followed by the payload reader (`redirect.rs`), as the
+//! node follows it.
 //!
 //! The response's head and chunk sizes are parsed by `httparse` (no allocation, a fixed number
 //! of headers); this module keeps only what a client on someone else's connection must do

@@ -4,8 +4,9 @@
 //! OS image streams' node images among them, `payload.rs`).
 
 use super::finding::{Finding, Status};
-use super::payload::{image_references, manifest_path, Reference};
+use super::payload::{image_references, manifest_path, Reference, Unread};
 use super::probe::Probes;
+use super::redirect::Reach;
 use super::registry::{RefusalKind, Session};
 use super::targets::Plan;
 use crate::error::OptionField;
@@ -135,7 +136,11 @@ pub(crate) fn check_mirrors(
         }
     }
     if let Some(release) = &plan.release {
-        check_release(plan, release, probes, &mut sessions, findings);
+        let reach = Reach {
+            roots,
+            node_hosts: &plan.node_hosts,
+        };
+        check_release(plan, release, probes, reach, &mut sessions, findings);
     }
 }
 
@@ -143,6 +148,7 @@ fn check_release(
     plan: &Plan,
     release: &str,
     probes: &dyn Probes,
+    reach: Reach,
     sessions: &mut BTreeMap<String, Session>,
     findings: &mut Vec<Finding>,
 ) {
@@ -193,9 +199,9 @@ fn check_release(
                     plan,
                     release,
                     &response.body,
-                    &host,
-                    &path,
+                    (&host, &path),
                     probes,
+                    reach,
                     sessions,
                     findings,
                 );
@@ -229,9 +235,9 @@ fn check_images(
     plan: &Plan,
     release: &str,
     manifest: &[u8],
-    host: &str,
-    path: &str,
+    (host, path): (&str, &str),
     probes: &dyn Probes,
+    reach: Reach,
     sessions: &mut BTreeMap<String, Session>,
     findings: &mut Vec<Finding>,
 ) {
@@ -240,9 +246,33 @@ fn check_images(
         let Some(session) = sessions.get_mut(host) else {
             return;
         };
-        match image_references(session, probes, path, manifest) {
-            Ok(images) => images,
-            Err(why) => {
+        match image_references(session, probes, reach, path, manifest) {
+            Ok(payload) => {
+                for other in &payload.served_from {
+                    findings.push(Finding::pass(
+                        "mirror",
+                        other.clone(),
+                        format!("serves the blobs of {host} (its redirect, which the nodes follow: they must reach {other} too)"),
+                    ));
+                }
+                payload.references
+            }
+            Err(Unread::Redirected {
+                host: other,
+                location,
+                error,
+            }) => {
+                findings.push(Finding::problem(
+                    Status::Fail,
+                    "mirror",
+                    other.clone(),
+                    format!("{host} redirects the release's blobs here, and it does not serve them: the nodes cannot pull the release"),
+                    format!("{location}: {error}"),
+                    format!("let this machine and the nodes reach {other} (its name, firewall and proxy), with a certificate the trust bundle trusts, or serve the blobs from {host} itself"),
+                ));
+                return;
+            }
+            Err(Unread::Mirror(why)) => {
                 findings.push(Finding::problem(
                     Status::Warn,
                     "mirror",

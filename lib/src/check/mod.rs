@@ -22,6 +22,7 @@ mod names;
 mod net;
 mod payload;
 mod probe;
+mod redirect;
 mod registry;
 mod targets;
 mod tls;

@@ -133,10 +133,15 @@ impl Probes for NetProbes {
     }
 
     fn get(&self, request: &Request) -> Result<Response, String> {
+        // A query is not recorded: a redirect's may be a signature.
+        let path = match request.path.split_once('?') {
+            Some((path, _)) => format!("{path}?..."),
+            None => request.path.to_string(),
+        };
         self.record(
             "http",
             request.address.to_string(),
-            format!("{}{}", request.host, request.path),
+            format!("{}{path}", request.host),
         );
         let mut socket = self.open(request.address)?;
         let host = host_header(request);

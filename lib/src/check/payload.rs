@@ -10,9 +10,11 @@
 //! ConfigMap names the default stream's images (`baseOSContainerImage`,
 //! `baseOSExtensionsContainerImage`), which the operator reads too.
 
-use super::probe::Probes;
+use super::probe::{Probes, Transport};
+use super::redirect::{get_elsewhere, is_redirect, Location, Reach, MAX_REDIRECTS};
 use super::registry::Session;
 use serde_json::Value;
+use std::collections::BTreeSet;
 use std::io::Read;
 
 /// The file of a payload that names its images.
@@ -44,24 +46,92 @@ pub(crate) fn manifest_path(repository: &str, reference: &str) -> String {
     format!("/v2/{repository}/manifests/{reference}")
 }
 
+/// Why a payload file could not be read.
+#[derive(Debug)]
+pub(crate) enum Unread {
+    /// The mirror's answer, or what its files hold.
+    Mirror(String),
+    /// The host a redirect of the mirror's sent the request to, the URL (shown without its
+    /// query), and why that failed: the nodes' pulls would fail there too.
+    Redirected {
+        host: String,
+        location: String,
+        error: String,
+    },
+}
+
+impl From<String> for Unread {
+    fn from(error: String) -> Unread {
+        Unread::Mirror(error)
+    }
+}
+
+impl From<&str> for Unread {
+    fn from(error: &str) -> Unread {
+        Unread::Mirror(error.to_string())
+    }
+}
+
+/// GETs `path` from the mirror, following its redirects as the node does; the hosts other
+/// than the mirror that served it go to `served_from`.
 fn fetch(
     session: &mut Session,
     probes: &dyn Probes,
+    reach: Reach,
     repository: &str,
     path: &str,
-) -> Result<Vec<u8>, String> {
-    let response = session.get(probes, path, repository)?;
-    match response.status {
-        200 => Ok(response.body),
-        301 | 302 | 303 | 307 | 308 => Err(format!(
-            "{path} redirects to {}, a host the configs do not name (not followed)",
-            response.header("location").unwrap_or("elsewhere")
-        )),
-        status => Err(format!(
-            "{path}: HTTP {status}: {}",
-            response.body_excerpt()
-        )),
+    served_from: &mut BTreeSet<String>,
+) -> Result<Vec<u8>, Unread> {
+    let mut response = session.get(probes, path, repository)?;
+    let plain = session.transport == Transport::Plain;
+    let mut elsewhere: Option<Location> = None;
+    for _ in 0..MAX_REDIRECTS {
+        if !is_redirect(response.status) {
+            break;
+        }
+        let header = response.header("location").unwrap_or_default();
+        let location = Location::parse(header, &session.host, plain)
+            .map_err(|error| format!("{path}: {error}"))?;
+        response = if location.host == session.host && location.plain == plain {
+            session.get(probes, &location.path, repository)?
+        } else {
+            let answer = get_elsewhere(probes, &location, reach);
+            let (host, shown) = (location.host.clone(), location.shown());
+            elsewhere = Some(location);
+            answer.map_err(|error| Unread::Redirected {
+                host,
+                location: shown,
+                error,
+            })?
+        };
     }
+    let failed = |error: String| match &elsewhere {
+        Some(location) => Unread::Redirected {
+            host: location.host.clone(),
+            location: location.shown(),
+            error,
+        },
+        None => Unread::Mirror(format!("{path}: {error}")),
+    };
+    match response.status {
+        200 => {
+            served_from.extend(elsewhere.map(|l| l.host));
+            Ok(response.body)
+        }
+        status if is_redirect(status) => {
+            Err(failed(format!("more than {MAX_REDIRECTS} redirects")))
+        }
+        status => Err(failed(format!(
+            "HTTP {status}: {}",
+            response.body_excerpt()
+        ))),
+    }
+}
+
+/// What the payload names, and the hosts other than the mirror its blobs came from.
+pub(crate) struct Payload {
+    pub(crate) references: Vec<Reference>,
+    pub(crate) served_from: BTreeSet<String>,
 }
 
 /// The images the payload names: its image references, and the node images of its OS image
@@ -69,9 +139,11 @@ fn fetch(
 pub(crate) fn image_references(
     session: &mut Session,
     probes: &dyn Probes,
+    reach: Reach,
     repository: &str,
     manifest: &[u8],
-) -> Result<Vec<Reference>, String> {
+) -> Result<Payload, Unread> {
+    let mut served_from = BTreeSet::new();
     let mut manifest: Value =
         serde_json::from_slice(manifest).map_err(|e| format!("the manifest is not JSON: {e}"))?;
     if let Some(first) = manifest.get("manifests").and_then(|m| m.get(0)) {
@@ -82,8 +154,10 @@ pub(crate) fn image_references(
         let bytes = fetch(
             session,
             probes,
+            reach,
             repository,
             &manifest_path(repository, digest),
+            &mut served_from,
         )?;
         manifest =
             serde_json::from_slice(&bytes).map_err(|e| format!("the manifest is not JSON: {e}"))?;
@@ -104,8 +178,10 @@ pub(crate) fn image_references(
         let blob = fetch(
             session,
             probes,
+            reach,
             repository,
             &format!("/v2/{repository}/blobs/{digest}"),
+            &mut served_from,
         )?;
         find_in_layer(&blob, &mut found)?;
         if let Some(text) = &found.references {
@@ -119,10 +195,13 @@ pub(crate) fn image_references(
                     });
                 }
             }
-            return Ok(references);
+            return Ok(Payload {
+                references,
+                served_from,
+            });
         }
     }
-    Err(format!("no layer of the payload holds {IMAGE_REFERENCES}"))
+    Err(format!("no layer of the payload holds {IMAGE_REFERENCES}").into())
 }
 
 /// The payload files read so far.
@@ -222,6 +301,152 @@ fn os_images_of(text: &str) -> Vec<(&'static str, String)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::check::probe::{Contact, Handshake, Lookup, Request, Response};
+    use std::cell::RefCell;
+    use std::net::{IpAddr, SocketAddr};
+
+    /// A mirror (`mirror.lab`, basic auth) that redirects its blobs: the first to a path of its
+    /// own, which redirects to a signed URL on `blobs.lab`. Every request is kept.
+    struct Redirecting {
+        layer: Vec<u8>,
+        asked: RefCell<Vec<(String, String, Option<String>)>>,
+    }
+
+    impl Probes for Redirecting {
+        fn resolve(&self, _: &str) -> Lookup {
+            Lookup::Addresses(vec![IpAddr::from([192, 0, 2, 7])])
+        }
+        fn connect(&self, _: SocketAddr) -> Result<(), String> {
+            Ok(())
+        }
+        fn handshake(&self, _: SocketAddr, _: &str, _: &[Vec<u8>]) -> Handshake {
+            Handshake::NoCertificate("unused".into())
+        }
+        fn get(&self, request: &Request) -> Result<Response, String> {
+            let authorization = request
+                .headers
+                .iter()
+                .find(|(n, _)| n == "Authorization")
+                .map(|(_, v)| v.clone());
+            self.asked.borrow_mut().push((
+                request.host.to_string(),
+                request.path.to_string(),
+                authorization.clone(),
+            ));
+            let redirect = |to: &str| Response {
+                status: 307,
+                headers: vec![("Location".into(), to.into())],
+                body: Vec::new(),
+            };
+            Ok(
+                match (request.host, request.path, authorization.is_some()) {
+                    ("mirror.lab", "/v2/", false) => Response {
+                        status: 401,
+                        headers: vec![("WWW-Authenticate".into(), "Basic realm=\"r\"".into())],
+                        body: Vec::new(),
+                    },
+                    ("mirror.lab", "/v2/", true) => Response {
+                        status: 200,
+                        ..Response::default()
+                    },
+                    ("mirror.lab", "/v2/ocp/blobs/sha256:1", true) => redirect("/storage/1"),
+                    ("mirror.lab", "/v2/ocp/blobs/sha256:2", true) => {
+                        redirect("https://blobs.lab/2/data?X-Amz-Signature=s1gn3d")
+                    }
+                    ("mirror.lab", "/storage/1", true) => {
+                        redirect("https://blobs.lab/1/data?X-Amz-Signature=s1gn3d")
+                    }
+                    ("blobs.lab", "/1/data?X-Amz-Signature=s1gn3d", false) => Response {
+                        status: 200,
+                        body: self.layer.clone(),
+                        ..Response::default()
+                    },
+                    _ => Response {
+                        status: 404,
+                        ..Response::default()
+                    },
+                },
+            )
+        }
+        fn contacts(&self) -> Vec<Contact> {
+            Vec::new()
+        }
+    }
+
+    fn layer_with_references() -> Vec<u8> {
+        let text = br#"{"spec":{"tags":[{"name":"cli","from":{"name":"q.io/art@sha256:9"}}]}}"#;
+        let mut builder = tar::Builder::new(Vec::new());
+        let mut header = tar::Header::new_gnu();
+        header.set_size(text.len() as u64);
+        header.set_mode(0o644);
+        header.set_cksum();
+        builder
+            .append_data(&mut header, IMAGE_REFERENCES, &text[..])
+            .unwrap();
+        builder.into_inner().unwrap()
+    }
+
+    #[test]
+    fn redirected_blobs_are_fetched_without_the_mirrors_credentials() {
+        let probes = Redirecting {
+            layer: layer_with_references(),
+            asked: RefCell::new(Vec::new()),
+        };
+        let credentials = vec![("mirror.lab".to_string(), "dTpw".to_string())];
+        let mut session = Session::open(
+            &probes,
+            "mirror.lab",
+            &["ocp".to_string()],
+            None,
+            false,
+            &[],
+            &credentials,
+            &mut Vec::new(),
+        )
+        .unwrap_or_else(|refusal| panic!("{}", refusal.what));
+        let manifest = br#"{"layers":[{"digest":"sha256:1"}]}"#;
+        let reach = Reach {
+            roots: &[],
+            node_hosts: &[],
+        };
+        let payload = image_references(&mut session, &probes, reach, "ocp", manifest).unwrap();
+        assert_eq!(payload.references[0].image, "q.io/art@sha256:9");
+        assert_eq!(
+            payload.served_from.into_iter().collect::<Vec<_>>(),
+            ["blobs.lab"]
+        );
+        let asked = probes.asked.borrow();
+        let to_blobs: Vec<_> = asked
+            .iter()
+            .filter(|(host, ..)| host == "blobs.lab")
+            .collect();
+        assert_eq!(to_blobs.len(), 1, "{asked:?}");
+        assert_eq!(
+            to_blobs[0].2, None,
+            "credentials sent to another host: {asked:?}"
+        );
+        // On the mirror's own host the redirect keeps them.
+        assert!(asked
+            .iter()
+            .any(|(h, p, a)| h == "mirror.lab" && p == "/storage/1" && a.is_some()));
+        drop(asked);
+
+        // A blob host that does not serve the blob fails as the redirect's, its signature not
+        // shown.
+        let other = br#"{"layers":[{"digest":"sha256:2"}]}"#;
+        match image_references(&mut session, &probes, reach, "ocp", other) {
+            Err(Unread::Redirected {
+                host,
+                location,
+                error,
+            }) => {
+                assert_eq!(host, "blobs.lab");
+                assert_eq!(location, "https://blobs.lab/2/data?...");
+                assert!(error.starts_with("HTTP 404"), "{error}");
+            }
+            other => panic!("{:?}", other.err()),
+        }
+    }
 
     #[test]
     fn os_stream_images_are_told_by_source_or_name() {

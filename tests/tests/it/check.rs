@@ -728,7 +728,8 @@ fn certificates_too_close_to_expiry_fail_with_the_renewal() -> TestResult {
 use base64::engine::general_purpose::STANDARD;
 use base64::Engine as _;
 use bootgen_conformance::registry::{
-    make_pki, push_layout, run_ok, start_registry, write_oci_layout, write_oci_layout_with,
+    make_pki, push_layout, run_ok, start_registry, start_registry_with, write_oci_layout,
+    write_oci_layout_with,
 };
 
 const MIRROR_TOOLS: &[&str] = &[
@@ -797,6 +798,11 @@ struct Mirror {
 
 impl Mirror {
     fn start() -> TestResult<Option<Mirror>> {
+        Mirror::start_with(None)
+    }
+
+    /// A mirror whose blobs are redirected to `blobs_at` (see `start_registry_with`).
+    fn start_with(blobs_at: Option<&str>) -> TestResult<Option<Mirror>> {
         if !tools_present() || !bootgen_conformance::tools_present(MIRROR_TOOLS) {
             return Ok(None);
         }
@@ -807,7 +813,7 @@ impl Mirror {
         let hashed =
             run_ok(Command::new("/usr/bin/htpasswd").args(["-Bbn", "mirror-user", "mirror-pass"]))?;
         fs::write(&htpasswd, &hashed.stdout)?;
-        let registry = start_registry(work, Some(&htpasswd), Some((&cert, &key)))?;
+        let registry = start_registry_with(work, Some(&htpasswd), Some((&cert, &key)), blobs_at)?;
         let certs = work.join("push-certs");
         fs::create_dir_all(&certs)?;
         fs::copy(&ca, certs.join("ca.crt"))?;
@@ -1099,6 +1105,117 @@ fn mirror_faults_are_named_and_a_healthy_environment_passes() -> TestResult {
 }
 
 /// The mirror findings of a report: `(status, target, what)`.
+// A mirror that keeps its blobs elsewhere (object storage, a CDN) answers a blob's GET with a
+// redirect, which the node's pull follows without the registry's credentials: check follows it
+// too, names the host the nodes must reach, and fails when that host does not serve the blob,
+// as skopeo does.
+#[test]
+fn a_mirror_that_redirects_its_blobs_is_followed_as_the_node_follows_it() -> TestResult {
+    let blobs_port = bootgen_conformance::registry::free_port()?;
+    let blobs = format!("127.0.0.1:{blobs_port}");
+    let Some(mirror) = Mirror::start_with(Some(&format!("https://{blobs}")))? else {
+        return Ok(());
+    };
+    let (work, ca, registry, certs) = mirror.parts();
+    let release = push_payload(work, registry, "release", &[], certs)?;
+    let host = format!("127.0.0.1:{}", registry.port);
+    let pulled = format!("{host}/mirror/release@{release}");
+    let auth = work.join("auth.json");
+    let entry =
+        serde_json::json!({"auths": {&host: {"auth": STANDARD.encode("mirror-user:mirror-pass")}}});
+    fs::write(&auth, serde_json::to_vec(&entry)?)?;
+    let out = work.join("out");
+    bootgen_conformance::run(
+        bootgen_conformance::bootgen!()
+            .args(["ignition", "--key-algorithm", "ecdsa-p256"])
+            .args(["--release-version", "4.22.0", "--release-image"])
+            .arg(format!("source.invalid/release@{release}"))
+            .arg("--mirror")
+            .arg(format!("source.invalid={host}/mirror"))
+            .arg("--registry-auth")
+            .arg(&auth)
+            .arg("--trust-bundle")
+            .arg(ca)
+            .arg("--output")
+            .arg(&out),
+    )?;
+    let copy = || {
+        bootgen_conformance::registry::skopeo(work)
+            .arg("copy")
+            .arg("--authfile")
+            .arg(&auth)
+            .arg("--src-cert-dir")
+            .arg(certs)
+            .arg(format!("docker://{pulled}"))
+            .arg(format!("dir:{}", work.join("copied").display()))
+            .output()
+    };
+    let (dns_port, api_port, mcs_port) = (free_udp_port()?, free_tcp_port()?, free_tcp_port()?);
+    let _dns = start_dns(work, dns_port, &right_names())?;
+
+    // Nothing serves the blobs where the registry sends them: skopeo fails, and so does check,
+    // naming that host and not showing the signed part of the URL.
+    assert!(
+        !copy()?.status.success(),
+        "skopeo copied without the blob host"
+    );
+    let (code, report, _) = check(&out, dns_port, api_port, mcs_port, &[])?;
+    assert_eq!(code, 1, "{report:#}");
+    assert_fails(
+        &report,
+        "mirror",
+        &blobs,
+        &format!("https://{blobs}/docker/registry/v2/blobs/sha256/"),
+        &format!("reach {blobs}"),
+    )?;
+    let failed = finding(&report, "mirror", &blobs)?;
+    assert!(
+        failed["what"]
+            .as_str()
+            .unwrap_or_default()
+            .contains(&format!("{host} redirects")),
+        "{failed:#}"
+    );
+
+    // The blob host serves the registry's storage over TLS the trust bundle trusts: skopeo
+    // copies, and check reads the payload through the redirect and names the host.
+    let _server = bootgen_conformance::loopback::start_tls(
+        &blobs,
+        &work.join("pki/server.crt"),
+        &work.join("pki/server.key"),
+        Some(&work.join("storage")),
+    )?;
+    let copied = copy()?;
+    assert!(copied.status.success(), "{}", run_text(&copied));
+    let (_, report, _) = check(&out, dns_port, api_port, mcs_port, &[])?;
+    let served = finding(&report, "mirror", &blobs)?;
+    assert_eq!(served["status"], "pass", "{served:#}");
+    assert!(
+        served["what"]
+            .as_str()
+            .unwrap_or_default()
+            .contains(&format!("serves the blobs of {host}")),
+        "{served:#}"
+    );
+    let images = finding(&report, "mirror", &format!("{host}/mirror/release"))?;
+    for found in findings(&report)
+        .into_iter()
+        .filter(|f| f["area"] == "mirror")
+    {
+        assert_eq!(found["status"], "pass", "{found:#} in {images:#}");
+    }
+    let contacts = report["contacts"].as_array().ok_or("no contacts")?;
+    assert!(
+        contacts.iter().any(|c| c["address"] == blobs.as_str()),
+        "{contacts:#?}"
+    );
+    Ok(())
+}
+
+fn run_text(output: &Output) -> String {
+    bootgen_conformance::registry::output_text(output)
+}
+
 fn mirror_findings(report: &Value) -> Vec<(String, String, String)> {
     findings(report)
         .into_iter()
