@@ -11,9 +11,9 @@
 use crate::error::OptionField;
 use crate::error::{Error, Result};
 use crate::ignition::read::{
-    auth_keys, ca_count, configured_lines, find_release, has_credentials, manifest_auth_keys,
-    maps_name, parse_registries_conf, read_text, registry_for, ReleaseReference, NODE_PULL_SECRET,
-    PULL_SECRET_MANIFEST, REGISTRIES_CONF,
+    auth_key_for, auth_keys, ca_count, configured_lines, find_release, has_credentials,
+    manifest_auth_keys, maps_name, parse_registries_conf, read_text, registry_for,
+    ReleaseReference, NODE_PULL_SECRET, PULL_SECRET_MANIFEST, REGISTRIES_CONF,
 };
 use crate::ignition::IgnitionDoc;
 use crate::model::mirrors::{host_of, matches_source, Registry};
@@ -44,6 +44,14 @@ pub enum FindingKind {
     NoCredentials {
         /// `host[:port]`.
         host: String,
+    },
+    /// The node's pull secret has credentials for some repositories on the mirror host and none
+    /// for these: the host asks for a login, and their pulls go without one.
+    RepositoriesWithoutCredentials {
+        /// `host[:port]`.
+        host: String,
+        /// The mirror locations (`host[:port]/path`) pulled without credentials.
+        repositories: Vec<String>,
     },
     /// The node's pull secret has credentials for the mirror host, the cluster's does not.
     NoClusterCredentials {
@@ -363,6 +371,37 @@ fn check_hosts(
             .flat_map(|r| &r.mirrors)
             .any(|m| host_of(&m.location) == host && m.insecure);
         let credentials = has_credentials(&node_keys, &locations);
+        let mut bare: Vec<String> = locations
+            .iter()
+            .filter(|l| auth_key_for(&node_keys, l).is_none())
+            .map(|l| l.to_string())
+            .collect();
+        bare.sort();
+        bare.dedup();
+        if credentials && !bare.is_empty() {
+            let mut with: Vec<&str> = locations
+                .iter()
+                .filter_map(|l| auth_key_for(&node_keys, l))
+                .map(String::as_str)
+                .collect();
+            with.sort_unstable();
+            with.dedup();
+            report.warn(
+                FindingKind::RepositoriesWithoutCredentials {
+                    host: host.clone(),
+                    repositories: bare.clone(),
+                },
+                format!(
+                    "mirror {host}: {NODE_PULL_SECRET} has credentials for {} but none that {} pulled with, so the mirror, which asks for a login, answers those pulls with `unauthorized: authentication required` (give {} FILE with an `auths` entry for {host} or for each of them)",
+                    with.join(", "),
+                    match bare.as_slice() {
+                        [one] => format!("{one} is"),
+                        many => format!("{} are", many.join(", ")),
+                    },
+                    OptionField::RegistryAuth
+                ),
+            );
+        }
         if !credentials {
             report.warn(FindingKind::NoCredentials { host: host.clone() }, format!(
                 "mirror {host}: no credentials for {host} in {NODE_PULL_SECRET}; if the mirror needs a login, pulls fail with `unauthorized: authentication required` (give {} FILE with an `auths` entry for {host})",

@@ -285,6 +285,73 @@ fn preflight_without_credentials_says_so() {
         .contains("no credentials for registry.lab.example:5000"));
 }
 
+/// Credentials for one repository of a host and none for another it mirrors: the host asks
+/// for a login (else no key would be there), so the other's pulls are refused; the warning
+/// names both, and no credential.
+#[test]
+fn preflight_names_the_repositories_a_host_pulls_without_credentials() {
+    let mut doc = fixture();
+    let text = file_text(&doc, REGISTRIES_CONF)
+        .unwrap()
+        .replacen(
+            "registry.lab.example:5000/ocp4/release",
+            "registry.lab.example:5000/ocp4/art-dev",
+            2,
+        )
+        .replacen(
+            "registry.lab.example:5000/ocp4/art-dev",
+            "registry.lab.example:5000/ocp4/release",
+            1,
+        );
+    set_file_text(&mut doc, REGISTRIES_CONF, &text, 0o644).unwrap();
+    let secret = format!(
+        r#"{{"auths":{{"registry.lab.example:5000/ocp4/release":{{"auth":"{}"}}}}}}"#,
+        b64("lab:password-of-lab")
+    );
+    set_file_text(&mut doc, NODE_PULL_SECRET, &secret, 0o600).unwrap();
+    let report = preflight::check(&doc, ReleaseChosenBy::Config, &mut |_: &str| {
+        Resolution::Resolved
+    });
+    assert!(report.hosts[0].credentials);
+    let found: Vec<_> = report
+        .findings
+        .iter()
+        .filter(|f| {
+            matches!(
+                f.kind,
+                preflight::FindingKind::RepositoriesWithoutCredentials { .. }
+            )
+        })
+        .collect();
+    assert_eq!(found.len(), 1, "{:?}", report.findings);
+    assert_eq!(
+        found[0].kind,
+        preflight::FindingKind::RepositoriesWithoutCredentials {
+            host: "registry.lab.example:5000".into(),
+            repositories: vec!["registry.lab.example:5000/ocp4/art-dev".into()],
+        }
+    );
+    let message = &found[0].message;
+    assert!(
+        message.contains("credentials for registry.lab.example:5000/ocp4/release but none that registry.lab.example:5000/ocp4/art-dev is pulled with"),
+        "{message}"
+    );
+    assert!(!message.contains("password-of-lab") && !message.contains(&b64("lab:password-of-lab")));
+    // With the host's own entry every repository has one: no such warning.
+    let secret = format!(
+        r#"{{"auths":{{"registry.lab.example:5000":{{"auth":"{}"}}}}}}"#,
+        b64("lab:password-of-lab")
+    );
+    set_file_text(&mut doc, NODE_PULL_SECRET, &secret, 0o600).unwrap();
+    let report = preflight::check(&doc, ReleaseChosenBy::Config, &mut |_: &str| {
+        Resolution::Resolved
+    });
+    assert!(report.findings.iter().all(|f| !matches!(
+        f.kind,
+        preflight::FindingKind::RepositoriesWithoutCredentials { .. }
+    )));
+}
+
 fn with_release(reference: &str) -> IgnitionDoc {
     let mut doc = fixture();
     for script in RELEASE_SCRIPTS {
