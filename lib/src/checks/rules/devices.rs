@@ -34,14 +34,15 @@ fn is_guid(text: &str) -> bool {
             .all(|(g, n)| g.len() == n && g.chars().all(|c| c.is_ascii_hexdigit()))
 }
 
-/// The fields of a filesystem that need its format.
-const NEEDS_FORMAT: &[&str] = &[
-    "path",
-    "label",
-    "uuid",
-    "wipeFilesystem",
-    "options",
-    "mountOptions",
+/// The fields of a filesystem that need its format, each with the first spec minor that has it
+/// (before that it is an unknown key, ignored).
+const NEEDS_FORMAT: &[(&str, u32)] = &[
+    ("path", 0),
+    ("label", 0),
+    ("uuid", 0),
+    ("wipeFilesystem", 0),
+    ("options", 0),
+    ("mountOptions", 1),
 ];
 
 impl Rules {
@@ -177,13 +178,15 @@ impl Rules {
         match str_at(filesystem, "format").unwrap_or_default() {
             "" => {
                 // As Ignition counts them: a text that is not empty, a list that is not, true.
-                let given = NEEDS_FORMAT.iter().find(|key| {
-                    filesystem.get(**key).is_some_and(|v| match v {
-                        Value::String(text) => !text.is_empty(),
-                        Value::Array(list) => !list.is_empty(),
-                        Value::Bool(set) => *set,
-                        _ => false,
-                    })
+                let given = NEEDS_FORMAT.iter().find_map(|(key, since)| {
+                    (self.minor >= *since
+                        && filesystem.get(*key).is_some_and(|v| match v {
+                            Value::String(text) => !text.is_empty(),
+                            Value::Array(list) => !list.is_empty(),
+                            Value::Bool(set) => *set,
+                            _ => false,
+                        }))
+                    .then_some(*key)
                 });
                 if let Some(key) = given {
                     self.error(
@@ -255,7 +258,6 @@ impl Rules {
     pub(super) fn http_headers(&mut self, resource: &Value, at: &str) {
         let source = crate::ignition::decode::source_of(resource);
         let scheme = source.and_then(|s| crate::checks::source::scheme_of(s).ok());
-        // Spec 3.0 has no headers: an unknown key, ignored.
         if self.minor >= 1
             && !list(resource, "/httpHeaders").is_empty()
             && scheme.is_some_and(|s| s != "http" && s != "https")
@@ -266,6 +268,10 @@ impl Rules {
                 format!("{at}.httpHeaders"),
                 "cannot use HTTP headers with this source scheme (only http and https send them)",
             );
+        }
+        // Spec 3.0 has no headers: an unknown key, ignored, whatever it holds.
+        if self.minor < 1 {
+            return;
         }
         let mut seen = BTreeMap::new();
         for (i, header) in list(resource, "/httpHeaders").iter().enumerate() {

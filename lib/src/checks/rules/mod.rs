@@ -44,10 +44,17 @@ impl Rules {
             .push(Problem::new(Severity::Error, check, rule, at, message));
     }
 
-    /// `file` is the node path of the file entry the resource belongs to, if any.
+    /// `file` is the node path of the file entry the resource belongs to, if any (none for a
+    /// merged or replacing config and a CA).
     fn resource(&mut self, resource: &Value, at: &str, file: Option<&str>) {
         self.http_headers(resource, at);
-        let compression = str_at(resource, "compression").unwrap_or_default();
+        // In spec 3.0 only a file's resources have `compression`: on a config or CA reference
+        // it is an unknown key, ignored, so its value is nobody's to judge.
+        let compression = if file.is_none() && self.minor == 0 {
+            ""
+        } else {
+            str_at(resource, "compression").unwrap_or_default()
+        };
         if !compression.is_empty() && compression != "gzip" {
             self.error(
                 Check::Ignition,
@@ -351,6 +358,34 @@ mod tests {
             ["hash"]
         );
         assert!(rules_of(json!({"storage": {"files": [file("/a/b"), file("/a/c")]}})).is_empty());
+    }
+
+    /// A key spec 3.0 does not have is an unknown key there (the schema check warns of it), and
+    /// no later spec's rule judges its value; from 3.1, where the key exists, the rule does.
+    #[test]
+    fn keys_a_version_does_not_have_are_judged_by_no_rule() {
+        let headers = json!({"storage": {"files": [{"path": "/a", "contents": {"source": "https://h/a", "httpHeaders": [{"name": ""}, {"name": "X"}, {"name": "X"}]}}]}});
+        let mount_options =
+            json!({"storage": {"filesystems": [{"device": "/dev/sda", "mountOptions": ["ro"]}]}});
+        let reference_compression = json!({"ignition": {
+            "config": {"merge": [{"source": "data:,%7B%7D", "compression": "xz"}]},
+            "security": {"tls": {"certificateAuthorities": [{"source": "data:,x", "compression": "gzip"}]}}
+        }});
+        for (config, later) in [
+            (&headers, vec!["http-header", "duplicate"]),
+            (&mount_options, vec!["format"]),
+            (&reference_compression, vec!["compression", "gzip"]),
+        ] {
+            let problems = |minor| {
+                check(config, FileList::of(config), minor)
+                    .unwrap()
+                    .iter()
+                    .map(|p| p.rule)
+                    .collect::<Vec<_>>()
+            };
+            assert!(problems(0).is_empty(), "{config}: {:?}", problems(0));
+            assert_eq!(problems(1), later, "{config}");
+        }
     }
 
     /// Paths and modes of every entry first, then entries over directories, then sources: the
