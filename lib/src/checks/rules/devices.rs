@@ -68,9 +68,16 @@ impl Rules {
                     "shouldExist is false for a partition and other partition(s) has start or size 0",
                 );
             }
-            let mut numbers = BTreeMap::new();
+            let (mut numbers, mut labels) = (BTreeMap::new(), BTreeMap::new());
             for (j, partition) in partitions.iter().enumerate() {
                 self.partition(partition, &format!("{at}.partitions[{j}]"));
+                // Every label given, an empty one too, names one partition of the disk.
+                if let Some(label) = str_at(partition, "label") {
+                    let here = ("partition-label", format!("{at}.partitions[{j}]"));
+                    self.once(&mut labels, label, j, here, |first| {
+                        format!("cannot use the same partition label twice: `{label}` is also $.storage.disks[{i}].partitions[{first}]")
+                    });
+                }
                 let number = number_of(partition);
                 // 0 means "the next free number": any number of them may say so.
                 if number == 0 {
@@ -359,6 +366,29 @@ mod tests {
                 2,
                 "partition-number",
             ),
+            // cannot use the same partition label twice (an empty one too, numbered or not)
+            (
+                storage(
+                    json!({"disks": [{"device": "/dev/sda", "partitions": [{"number": 1, "label": "a"}, {"number": 2, "label": "a"}]}]}),
+                ),
+                0,
+                "partition-label",
+            ),
+            (
+                storage(
+                    json!({"disks": [{"device": "/dev/sda", "partitions": [{"number": 1, "label": ""}, {"number": 2, "label": ""}]}]}),
+                ),
+                2,
+                "partition-label",
+            ),
+            // duplicate entry defined (Tang servers are keyed by URL)
+            (
+                storage(
+                    json!({"luks": [{"name": "l", "device": "/dev/sda", "clevis": {"tang": [{"url": "http://t", "thumbprint": "a"}, {"url": "http://t", "thumbprint": "b"}]}}]}),
+                ),
+                2,
+                "duplicate",
+            ),
             (storage(json!({"luks": [{"name": "l"}]})), 2, "device"),
             (
                 storage(json!({"raid": [{"name": "md", "level": "raid1", "devices": []}]})),
@@ -401,6 +431,12 @@ mod tests {
                 json!({"disks": [{"device": "/dev/sda", "partitions": [{"number": 0, "label": "a"}, {"number": 0, "label": "b"}]}]}),
             ),
             json!({"kernelArguments": {"shouldExist": ["a"], "shouldNotExist": ["b"]}}),
+            storage(
+                json!({"disks": [{"device": "/dev/sda", "partitions": [{"number": 1}, {"number": 2}]}]}),
+            ),
+            storage(
+                json!({"luks": [{"name": "l", "device": "/dev/sda", "clevis": {"tang": [{"url": "http://t", "thumbprint": "a"}, {"url": "http://t/", "thumbprint": "a"}]}}]}),
+            ),
         ] {
             assert!(rules_of(config.clone(), 3).is_empty(), "{config}");
         }

@@ -188,8 +188,16 @@ impl Rules {
                 );
             }
         }
+        // Ignition keys Tang servers by URL: a second entry of one URL is a duplicate entry.
+        let mut urls = std::collections::BTreeMap::new();
         for (i, tang) in list(clevis, "/tang").iter().enumerate() {
-            self.tang(tang, &format!("{at}.tang[{i}]"));
+            let here = format!("{at}.tang[{i}]");
+            self.tang(tang, &here);
+            let url = str_at(tang, "url").unwrap_or_default();
+            self.once(&mut urls, url, i, ("duplicate", here), |first| {
+                let url = crate::ignition::redact::Redact::Marker.inline(url);
+                format!("duplicate entry defined: Tang server `{url}` is also {at}.tang[{first}]")
+            });
         }
         custom_given || others
     }
