@@ -141,7 +141,8 @@ fn compare_objects_with(old: &Path, new: &Path, beside: &[&str]) -> anyhow::Resu
             }
         }
         let files: Vec<(&str, &[u8])> = files.iter().map(|(n, b)| (*n, b.as_slice())).collect();
-        Ok(bootgen::report::object_view_with(&doc, &files)?)
+        Ok(bootgen::report::object_view_with(&doc, &files)
+            .map_err(|e| e.in_config(&path.display().to_string()))?)
     };
     Ok(diff_objects(
         &view(old)?,

@@ -322,6 +322,17 @@ pub fn object_view_with(doc: &IgnitionDoc, beside: &[(&str, &[u8])]) -> Result<O
         .pointer("/storage/files")
         .and_then(Value::as_array)
         .map_or(&[][..], Vec::as_slice);
+    // Ignition refuses a config defining a path twice: neither entry is what a node would
+    // have, so the view has none to show (as `diff` refuses it).
+    let mut first_at: BTreeMap<&str, usize> = BTreeMap::new();
+    for (i, file) in decoded.files.iter().enumerate() {
+        if let Some(first) = first_at.insert(&file.path, i) {
+            return Err(crate::Error::Ignition {
+                file: crate::error::UNNAMED_CONFIG.into(),
+                message: format!("$.storage.files[{i}]: {} is also $.storage.files[{first}]: a path defined twice is refused by Ignition (bootgen validate names it)", file.path),
+            });
+        }
+    }
     for (file, raw) in decoded.files.iter().zip(raw_files) {
         let fetched: Vec<Fetched> = raw
             .get("contents")
@@ -353,7 +364,6 @@ pub fn object_view_with(doc: &IgnitionDoc, beside: &[(&str, &[u8])]) -> Result<O
         } else {
             BTreeMap::new()
         };
-        // Ignition merges a path written twice into its last entry; so does the view.
         view.files.insert(
             file.path.clone(),
             FileObject {

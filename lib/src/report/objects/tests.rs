@@ -325,3 +325,19 @@ fn a_users_groups_uid_shell_and_password_are_compared_but_never_its_hash() {
         serde_json::from_value(json!({"files": {}, "units": {}, "users": {"u": 1}})).unwrap();
     assert!(diff_objects(&recorded, &view, "a", "b").is_empty());
 }
+
+/// Ignition refuses a config defining a path twice, so the view keeps neither entry: it
+/// refuses the config, naming both.
+#[test]
+fn a_path_defined_twice_is_refused_naming_both_entries() {
+    let doc = config(
+        &[("/etc/a", 0o644, "one"), ("/etc/a", 0o600, "two")],
+        json!([]),
+    );
+    let error = object_view(&doc).unwrap_err().to_string();
+    assert!(
+        error.contains("$.storage.files[1]: /etc/a is also $.storage.files[0]"),
+        "{error}"
+    );
+    assert!(object_view(&config(&[("/etc/a", 0o644, "one")], json!([]))).is_ok());
+}
