@@ -40,7 +40,7 @@ pub fn hide_credentials(line: &str) -> String {
     if line.contains(PRIVATE_KEY_OPENING) {
         line = hide_private_key_blocks(&line);
     }
-    let line = hide_credential_words(&line);
+    let line = hide_credential_words(&replace_curl_user_passwords(&line, |_| HIDDEN.to_string()));
     if line.contains("sha256~") || line.contains("eyJ") || has_kubeadmin_password(&line) {
         return hide_token_words(&line);
     }
@@ -156,6 +156,8 @@ const SECRET_NAME_ENDINGS: &[&str] = &[
     "api_key",
     "apikey",
     "private_key",
+    // `DB_PASS`, `SMTP_PASS`: only after `_` (or the whole name), so `BYPASS` stays shown.
+    "_pass",
     // A kubeconfig's `client-key-data` (a private key in base64).
     "key-data",
     // The header a registry client sends credentials in (`X-Registry-Auth`).
@@ -166,7 +168,84 @@ const SECRET_NAME_ENDINGS: &[&str] = &[
 /// any case).
 pub fn is_secret_variable(name: &str) -> bool {
     let lower = name.to_ascii_lowercase();
-    SECRET_NAME_ENDINGS.iter().any(|e| lower.ends_with(e))
+    lower == "pass" || SECRET_NAME_ENDINGS.iter().any(|e| lower.ends_with(e))
+}
+
+/// `text` with the password of each `curl` credential (`curl -u user:password`, `--user
+/// user:password`, `--user=...`, `-suser:password`) replaced by what `hide` makes of it; the
+/// user stays shown. Only in a line that runs `curl`: `-u` means a user (`podman run -u
+/// 1000:1000`) or a unit (`journalctl -u`) to other commands. The one place that finds it, for
+/// the evidence here and for bootgen's own redaction.
+pub fn replace_curl_user_passwords(text: &str, hide: impl Fn(&str) -> String) -> String {
+    let runs_curl = |word: &str| {
+        let word = word.trim_start_matches(['"', '\'', '(', '`']);
+        word == "curl" || word.ends_with("/curl")
+    };
+    if !text.contains("curl") || !text.split_whitespace().any(runs_curl) {
+        return text.to_string();
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut copied = 0;
+    let (mut after_flag, mut in_curl) = (false, false);
+    let mut offset = 0;
+    for word in text.split_inclusive(char::is_whitespace) {
+        let at = offset;
+        offset += word.len();
+        let body = word.trim_end();
+        if body.is_empty() || at < copied {
+            continue;
+        }
+        // Where the credential starts in `text`: after `-u`, `--user=`, or the `u` closing a
+        // cluster of short flags (`-su`).
+        let value_at = if std::mem::take(&mut after_flag) {
+            Some(at)
+        } else if !in_curl {
+            None
+        } else if body == "--user" || body == "-u" {
+            after_flag = true;
+            None
+        } else if body.starts_with("--user=") {
+            Some(at + "--user=".len())
+        } else if body.starts_with('-') && !body.starts_with("--") {
+            match body[1..].find('u') {
+                Some(u) if body[1..=u].bytes().all(|b| b.is_ascii_alphabetic()) => {
+                    after_flag = u + 2 == body.len();
+                    (!after_flag).then_some(at + u + 2)
+                }
+                _ => None,
+            }
+        } else {
+            None
+        };
+        in_curl |= runs_curl(body);
+        let Some(value_at) = value_at else {
+            continue;
+        };
+        // A quoted credential runs to its closing quote, blanks and all; any other to a blank.
+        let quote = text[value_at..]
+            .chars()
+            .next()
+            .filter(|c| *c == '"' || *c == '\'');
+        let inner_at = value_at + quote.map_or(0, char::len_utf8);
+        let inner_end = match quote {
+            Some(q) => text[inner_at..]
+                .find(q)
+                .map_or(text.len(), |e| inner_at + e),
+            None => at + body.len(),
+        };
+        let Some(colon) = text[inner_at..inner_end].find(':') else {
+            continue;
+        };
+        let password = &text[inner_at + colon + 1..inner_end];
+        if password.is_empty() || password.starts_with('$') {
+            continue;
+        }
+        out.push_str(&text[copied..inner_at + colon + 1]);
+        out.push_str(&hide(password));
+        copied = inner_end;
+    }
+    out.push_str(&text[copied..]);
+    out
 }
 
 /// The values of credential flags (`--creds X`, `--creds=X`) and of secret `NAME=value` words,
@@ -376,6 +455,46 @@ pub fn replace_authorization_tokens(text: &str, hide: impl Fn(&str) -> String) -
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_curl_credentials_password_is_hidden_and_its_user_kept() {
+        for (line, shown) in [
+            (
+                "curl -u admin:hunter2 https://h/x",
+                "curl -u admin:<redacted> https://h/x",
+            ),
+            (
+                "/usr/bin/curl --user 'admin:hunter 2' -k",
+                "/usr/bin/curl --user 'admin:<redacted>' -k",
+            ),
+            (
+                "curl --user \"admin:hunter2\" -k",
+                "curl --user \"admin:<redacted>\" -k",
+            ),
+            (
+                "curl --user=admin:hunter2 -k",
+                "curl --user=admin:<redacted> -k",
+            ),
+            (
+                "curl -sSu admin:hunter2 https://h/x",
+                "curl -sSu admin:<redacted> https://h/x",
+            ),
+            ("curl -uadmin:hunter2 h", "curl -uadmin:<redacted> h"),
+            ("DB_PASS=hunter2 run", "DB_PASS=<redacted> run"),
+        ] {
+            assert_eq!(hide_credentials(line), shown, "{line}");
+        }
+        for line in [
+            "curl -u admin https://h/prompted",
+            "curl -u admin:$PASSWORD https://h/x",
+            "podman run -u 1000:1000 image",
+            "journalctl -u kubelet.service:1",
+            "echo curl; sort -u a:b",
+            "BYPASS=1 COMPASS=north",
+        ] {
+            assert_eq!(hide_credentials(line), line, "{line}");
+        }
+    }
 
     #[test]
     fn credentials_in_a_log_line_are_hidden_and_the_rest_kept() {

@@ -51,7 +51,8 @@ use std::path::Path;
 pub use causes::Cause;
 pub use error::{Error, Result};
 pub use evidence::{
-    is_secret_variable, replace_authorization_tokens, replace_url_user_info, Evidence,
+    is_secret_variable, replace_authorization_tokens, replace_curl_user_passwords,
+    replace_url_user_info, Evidence,
 };
 pub use limits::Limits;
 pub use node::{journal_json_to_text, NodeFile, NodeState};

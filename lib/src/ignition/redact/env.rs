@@ -144,6 +144,17 @@ mod tests {
                 "  db_password\t=  \"<redacted>\"",
             ),
             ("api_token =x", "api_token =<redacted>"),
+            ("DB_PASS=hunter2\n", "DB_PASS=<redacted>\n"),
+            (
+                "export SMTP_PASS=\"a b\"",
+                "export SMTP_PASS=\"<redacted>\"",
+            ),
+            ("PASS=x", "PASS=<redacted>"),
+            ("db_pass = x", "db_pass = <redacted>"),
+            (
+                "run DB_PASSWD=x APP_SECRET=y GH_TOKEN=z",
+                "run DB_PASSWD=<redacted> APP_SECRET=<redacted> GH_TOKEN=<redacted>",
+            ),
         ] {
             assert_eq!(hidden(line), shown, "{line}");
         }
@@ -163,6 +174,9 @@ mod tests {
             "password = ",
             "run x password = y",
             "x=1 2TOKEN=3",
+            "BYPASS=1\n",
+            "COMPASS=north",
+            "NO_PROXY_BYPASS=yes",
         ] {
             assert_eq!(hidden(line), line);
         }

@@ -214,6 +214,9 @@ impl Redact {
         let text = self.signed_url_parameters(&text);
         let text = self.tokens(&text);
         let text = env::hide_assignments(self, &text);
+        let text = bootgen_diagnose::replace_curl_user_passwords(&text, |password| {
+            self.shown("redacted", password.as_bytes())
+        });
         self.password_hashes(&text)
     }
 

@@ -226,3 +226,17 @@ fn signing_parameters_of_a_url_are_hidden_and_others_kept() {
         "https://h/p?page=2&sort=name"
     );
 }
+
+/// A script's `DB_PASS=` and curl's `-u user:password` are hidden in every view (the user stays
+/// shown); a name that only ends in "pass" (`BYPASS`) and curl's prompt form are not.
+#[test]
+fn a_pass_variable_and_a_curl_password_in_a_script_are_hidden() {
+    let script = "#!/bin/bash\nDB_PASS=hunter2\nBYPASS=1\ncurl -sSu admin:hunter2curl https://h/x\ncurl --user admin https://h/y\n";
+    for mode in [Redact::WithDigest, Redact::Marker] {
+        let shown = mode.text(script);
+        assert!(!shown.contains("hunter2"), "{shown}");
+        assert!(shown.contains("curl -sSu admin:<redacted"), "{shown}");
+        assert!(shown.contains("BYPASS=1\n"), "{shown}");
+        assert!(shown.contains("curl --user admin https://h/y"), "{shown}");
+    }
+}
