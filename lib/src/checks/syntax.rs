@@ -4,6 +4,7 @@
 
 use super::locate::path_at;
 use super::problem::{Check, Location, Problem, Severity};
+use crate::ignition::schema::{duplicate_key_message, without_position, SchemaError};
 use crate::ignition::READABLE_VERSIONS;
 use serde_json::Value;
 use std::fmt;
@@ -31,14 +32,6 @@ pub(super) fn syntax_problem(bytes: &[u8], e: &serde_json::Error) -> Problem {
         column: Some(e.column().max(1)),
     };
     problem
-}
-
-/// serde's message without its trailing " at line N column M" (the location says that).
-fn without_position(text: &str) -> String {
-    match text.rfind(" at line ") {
-        Some(cut) if text[cut..].contains(" column ") => text[..cut].to_string(),
-        _ => text.to_string(),
-    }
 }
 
 /// The minor number of a 3.x.0 version bootgen reads.
@@ -123,30 +116,31 @@ impl<'de> serde::de::Visitor<'de> for Checked {
     }
 }
 
-pub(super) fn schema_problem(e: &ignition_config::Error, bytes: &[u8], version: &str) -> Problem {
+pub(super) fn schema_problem(e: &SchemaError, bytes: &[u8], version: &str) -> Problem {
     let mut problem = Problem::new(
         Severity::Error,
         Check::Ignition,
-        "schema",
+        if e.duplicate_key.is_some() {
+            "duplicate-key"
+        } else {
+            "schema"
+        },
         "$",
-        match e {
-            ignition_config::Error::Serialization(inner) => {
-                let why = without_position(&inner.to_string());
-                match why.strip_prefix("duplicate field ") {
-                    // Not Ignition's rule (Go keeps the last value) but bootgen's: one of the
-                    // two would be dropped without a word.
-                    Some(key) => format!("key {key} is given twice in one object: Ignition would silently keep only the last; write it once"),
-                    None => format!("does not match the Ignition {version} schema: {why}"),
-                }
-            }
-            other => format!("does not match the Ignition {version} schema: {other}"),
+        match &e.duplicate_key {
+            // Not Ignition's rule (Go keeps the last value) but bootgen's: one of the two would
+            // be dropped without a word.
+            Some(key) => duplicate_key_message(key),
+            None => format!(
+                "does not match the Ignition {version} schema: {}",
+                e.message
+            ),
         },
     );
-    if let ignition_config::Error::Serialization(inner) = e {
+    if let Some((line, column)) = e.position {
         problem.location = Location {
-            path: path_at(bytes, inner.line(), inner.column()),
-            line: Some(inner.line()),
-            column: Some(inner.column()),
+            path: path_at(bytes, line, column),
+            line: Some(line),
+            column: Some(column),
         };
     }
     problem

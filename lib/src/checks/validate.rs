@@ -201,7 +201,7 @@ fn check_config(
 ) -> crate::error::Result<Vec<Problem>> {
     let unknown = match unknown {
         Some(keys) => keys,
-        None => match ignition_config::Config::parse_slice(bytes) {
+        None => match crate::ignition::schema::parse_typed(bytes) {
             Err(e) => return Ok(vec![schema_problem(&e, bytes, version)]),
             Ok((_, warnings)) => warnings
                 .into_iter()

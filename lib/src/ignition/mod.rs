@@ -14,7 +14,7 @@ pub(crate) mod kind;
 pub(crate) mod pointer;
 pub mod read;
 pub(crate) mod redact;
-mod schema;
+pub(crate) mod schema;
 pub(crate) mod split;
 pub(crate) mod unit_text;
 pub(crate) mod view;
@@ -106,12 +106,24 @@ impl IgnitionDoc {
         // Checked against the typed schema first and the typed tree dropped before the JSON
         // tree is built: both at once would double the peak memory of a large config.
         let version = peek_version(bytes).map_err(|e| {
-            err(format!(
-                "not valid JSON at line {}, column {}: {}",
-                e.line(),
-                e.column(),
-                describe_json_error(&e)
-            ))
+            let why = describe_json_error(&e);
+            match why
+                .strip_prefix("duplicate field `")
+                .and_then(|key| key.strip_suffix('`'))
+            {
+                // Valid JSON: a key given twice, which bootgen refuses on purpose.
+                Some(key) => err(format!(
+                    "{} (line {}, column {})",
+                    schema::duplicate_key_message(key),
+                    e.line(),
+                    e.column()
+                )),
+                None => err(format!(
+                    "not valid JSON at line {}, column {}: {why}",
+                    e.line(),
+                    e.column()
+                )),
+            }
         })?;
         let version = version.ok_or_else(|| {
             err("has no ignition.version; is it an Ignition config? (Butane YAML must be translated with butane first)".into())
@@ -122,8 +134,10 @@ impl IgnitionDoc {
                 READABLE_VERSIONS.join(", ")
             )));
         }
-        let (_, warnings) = ignition_config::Config::parse_slice(bytes)
-            .map_err(|e| err(format!("does not match the Ignition {version} schema: {e}")))?;
+        let (_, warnings) = schema::parse_typed(bytes).map_err(|e| match e.duplicate_key {
+            Some(_) => err(e.to_string()),
+            None => err(format!("does not match the Ignition {version} schema: {e}")),
+        })?;
         if let Some(w) = warnings.first() {
             return Err(err(format!(
                 "{w} (not part of the Ignition {version} spec)"
@@ -364,10 +378,21 @@ mod tests {
                 .unwrap_err()
                 .to_string();
             assert!(
-                err.contains("dup.ign") && err.contains("duplicate field `ignition`"),
+                err.contains("dup.ign: key `ignition` is given twice in one object")
+                    && err.contains("(line 1, column ")
+                    && !err.contains("schema")
+                    && !err.contains("not valid JSON"),
                 "{err}"
             );
         }
+        // Deeper down too: the key, where it is, and no word of a schema.
+        let err = IgnitionDoc::parse(
+            br#"{"ignition":{"version":"3.2.0"},"storage":{"files":[{"path":"/a","mode":420,"mode":384}]}}"#,
+            "dup.ign",
+        )
+        .unwrap_err()
+        .to_string();
+        assert_eq!(err, "dup.ign: key `mode` is given twice in one object: Ignition would silently keep only the last value; write it once (line 1, column 82)");
     }
 
     #[test]

@@ -258,6 +258,40 @@ fn directories_links_and_groups_are_matched_by_path_or_name() {
     assert!(!shown.contains("GroupHashSecret"), "{shown}");
 }
 
+/// A key given twice in one JSON object is named as what it is, with its place, not as a
+/// schema mismatch; so is it by `inspect --objects` and `diff --objects`.
+#[test]
+fn a_key_given_twice_is_named_with_its_place() {
+    let dir = tempfile::tempdir().unwrap();
+    let twice = dir.path().join("twice.ign");
+    std::fs::write(
+        &twice,
+        r#"{"ignition":{"version":"3.2.0"},"storage":{"files":[{"path":"/a","mode":420,"mode":384}]}}"#,
+    )
+    .unwrap();
+    let once = dir.path().join("once.ign");
+    std::fs::write(&once, with_file(json!({})).to_string()).unwrap();
+    for args in [
+        vec!["diff", "once.ign", "twice.ign"],
+        vec!["diff", "--objects", "once.ign", "twice.ign"],
+        vec!["inspect", "twice.ign"],
+    ] {
+        let output = bootgen_conformance::bootgen!()
+            .current_dir(dir.path())
+            .args(&args)
+            .output()
+            .unwrap();
+        let said = String::from_utf8_lossy(&output.stderr);
+        assert_ne!(output.status.code(), Some(0), "{args:?}: {output:?}");
+        assert!(
+            said.contains("twice.ign: key `mode` is given twice in one object")
+                && said.contains("(line 1, column 82)")
+                && !said.contains("schema"),
+            "{args:?}: {said}"
+        );
+    }
+}
+
 #[test]
 fn a_config_that_defines_a_path_twice_is_refused() {
     let twice = json!({"ignition": {"version": "3.3.0"}, "storage": {"files": [
