@@ -1,10 +1,12 @@
-//! The schema check with the types of `ignition-config` and its unknown-key detection
-//! ([`parse_typed`]: its error with the key given twice, when that is the fault); and that check
-//! of a split config a part at a time: the config without its file list (the skeleton), then
-//! each file entry on its own, so no typed tree of the whole config is ever built.
+//! The schema check with the types of `ignition-config` and its unknown-key detection, read as
+//! Ignition's own Go types read a config ([`parse_typed`]); and that check of a split config a
+//! part at a time: the config without its file list (the skeleton), then each file entry on its
+//! own, so no typed tree of the whole config is ever built.
 
 use ignition_config::{Config, Warning};
+use serde::Deserialize;
 use serde_json::value::RawValue;
+use std::collections::HashMap;
 use std::fmt;
 
 /// Why a config does not fit its version's schema.
@@ -53,13 +55,22 @@ pub(crate) fn without_position(text: &str) -> &str {
     }
 }
 
-/// `Config::parse_slice`, its error told apart when it is a key given twice.
+/// `Config::parse_slice` reading `bytes` as Ignition reads a config: a field Go's types take as
+/// empty when it is absent, where `ignition-config`'s require it, is taken as empty (a RAID
+/// array's `name`; before spec 3.3 a link's `target`), so `ignition-validate` and bootgen refuse
+/// the same configs; what an empty one does at boot is for the rules to say. An error's
+/// position is in `bytes`.
 pub(crate) fn parse_typed(bytes: &[u8]) -> Result<(Config, Vec<Warning>), SchemaError> {
-    Config::parse_slice(bytes).map_err(|e| match e {
+    let filled = with_empty_fields(bytes);
+    let read = filled.as_ref().map_or(bytes, |(text, _)| text.as_slice());
+    Config::parse_slice(read).map_err(|e| match e {
         ignition_config::Error::Serialization(inner) => {
             let said = inner.to_string();
             let message = without_position(&said).to_string();
-            let (line, column) = (inner.line(), inner.column());
+            let (mut line, mut column) = (inner.line(), inner.column());
+            if let Some((_, inserted)) = &filled {
+                (line, column) = position_before_insertions(bytes, inserted, line, column);
+            }
             SchemaError {
                 duplicate_key: message
                     .strip_prefix("duplicate field `")
@@ -75,6 +86,126 @@ pub(crate) fn parse_typed(bytes: &[u8]) -> Result<(Config, Vec<Warning>), Schema
             duplicate_key: None,
         },
     })
+}
+
+/// A config's members that [`with_empty_fields`] looks into; the others are not read.
+#[derive(Deserialize)]
+struct Top<'a> {
+    #[serde(borrow, default)]
+    ignition: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    storage: Option<&'a RawValue>,
+}
+
+#[derive(Deserialize)]
+struct Version {
+    #[serde(default)]
+    version: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct Lists<'a> {
+    #[serde(borrow, default)]
+    raid: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    links: Option<&'a RawValue>,
+}
+
+/// Where text went into a config: each place (an offset into the config) and its length.
+type Insertions = Vec<(usize, usize)>;
+
+/// `bytes` with `"name":""` put into each RAID array without a name and, before spec 3.3,
+/// `"target":""` into each link without a target, and where each went (offset into `bytes`,
+/// length); `None` when none is missing or the config cannot be read that far (the check of
+/// the config as it is then says what is wrong).
+fn with_empty_fields(bytes: &[u8]) -> Option<(Vec<u8>, Insertions)> {
+    let top: Top<'_> = serde_json::from_slice(bytes).ok()?;
+    let storage: Lists<'_> = serde_json::from_str(top.storage?.get()).ok()?;
+    let version = top
+        .ignition
+        .and_then(|i| serde_json::from_str::<Version>(i.get()).ok())
+        .and_then(|i| i.version)
+        .unwrap_or_default();
+    let target_required = ["3.0.", "3.1.", "3.2."]
+        .iter()
+        .any(|v| version.starts_with(v));
+    let mut insertions: Vec<(usize, String)> = Vec::new();
+    let mut fill = |list: Option<&RawValue>, key: &str| {
+        let entries = list.and_then(|l| serde_json::from_str::<Vec<&RawValue>>(l.get()).ok());
+        for entry in entries.unwrap_or_default() {
+            let Ok(members) =
+                serde_json::from_str::<HashMap<String, serde::de::IgnoredAny>>(entry.get())
+            else {
+                continue;
+            };
+            if members.contains_key(key) {
+                continue;
+            }
+            let comma = if members.is_empty() { "" } else { "," };
+            // Just inside the entry's `{`: the raw value borrows from `bytes`.
+            let at = entry.get().as_ptr() as usize - bytes.as_ptr() as usize + 1;
+            insertions.push((at, format!("\"{key}\":\"\"{comma}")));
+        }
+    };
+    fill(storage.raid, "name");
+    if target_required {
+        fill(storage.links, "target");
+    }
+    if insertions.is_empty() {
+        return None;
+    }
+    insertions.sort();
+    let mut text = Vec::with_capacity(bytes.len() + insertions.len() * 12);
+    let mut copied = 0;
+    for (at, inserted) in &insertions {
+        text.extend_from_slice(&bytes[copied..*at]);
+        text.extend_from_slice(inserted.as_bytes());
+        copied = *at;
+    }
+    text.extend_from_slice(&bytes[copied..]);
+    Some((
+        text,
+        insertions
+            .into_iter()
+            .map(|(at, inserted)| (at, inserted.len()))
+            .collect(),
+    ))
+}
+
+/// The line and column in `original` of what is at `line` and `column` of the text made by
+/// putting `inserted` (offset into `original`, length; ascending, no newline) into it.
+fn position_before_insertions(
+    original: &[u8],
+    inserted: &[(usize, usize)],
+    line: usize,
+    column: usize,
+) -> (usize, usize) {
+    let mut shift = 0;
+    let mut current_line = 1;
+    let mut line_start = 0;
+    let mut scanned = 0;
+    for &(at, len) in inserted {
+        for (i, b) in original[scanned..at].iter().enumerate() {
+            if *b == b'\n' {
+                current_line += 1;
+                line_start = scanned + i + 1;
+            }
+        }
+        scanned = at;
+        if current_line < line {
+            continue;
+        }
+        if current_line > line {
+            break;
+        }
+        // Columns count bytes from 1; the insertion starts at this column of the filled text.
+        let starts = at - line_start + 1 + shift;
+        if column <= starts {
+            break;
+        }
+        shift += len.min(column - starts);
+    }
+    (line, column - shift)
 }
 
 /// A serde path written as `ignition-config` writes it (`$.storage.files.0.mode`).
@@ -140,6 +271,62 @@ pub(crate) fn unknown_keys(skeleton: &str, files: &[&RawValue]) -> Option<Vec<St
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A RAID array without a name (any 3.x) and a link without a target (before 3.3) fit, as
+    /// Go's types read them; a link without a target from 3.3 is for the rules to refuse.
+    #[test]
+    fn fields_go_reads_as_empty_may_be_absent() {
+        for version in ["3.0.0", "3.2.0", "3.3.0", "3.5.0"] {
+            let raid = format!(
+                r#"{{"ignition":{{"version":"{version}"}},"storage":{{"raid":[{{"level":"raid1","devices":["/dev/a"]}}],"links":[{{"path":"/l"}}]}}}}"#
+            );
+            let (_, warnings) = parse_typed(raid.as_bytes()).unwrap();
+            assert!(warnings.is_empty(), "{version}");
+        }
+        // An entry with nothing at all (from 3.3 an array needs neither level nor devices).
+        let empty = r#"{"ignition":{"version":"3.3.0"},"storage":{"raid":[{ }]}}"#;
+        assert!(parse_typed(empty.as_bytes()).is_ok());
+        let files = r#"{"ignition":{"version":"3.2.0"},"storage":{"files":[{"mode":420}]}}"#;
+        assert_eq!(
+            parse_typed(files.as_bytes()).unwrap_err().message,
+            "missing field `path`"
+        );
+    }
+
+    /// An error after a filled-in field is placed where it is in the config as written: the
+    /// same line and column as in a config of the same length that needed no filling.
+    #[test]
+    fn errors_keep_their_place_in_the_config_as_written() {
+        let filled = r#""name":"","#;
+        for layout in ["", "\n", "\n  "] {
+            let written = format!(
+                r#"{{"ignition":{{"version":"3.2.0"}},"storage":{{"raid":[{{{layout}"level":"raid1","devices":["/dev/a"]{pad}}},{{"level":"raid1","devices":["/dev/b"]{pad}}}],{layout}"links":[{{"path":"/l"{pad_link}}}],"files":[{{"path":"/a","mode":"x"}}]}}}}"#,
+                pad = " ".repeat(filled.len()),
+                pad_link = " ".repeat(r#","target":"""#.len()),
+            );
+            let complete = written
+                .replacen(
+                    &format!("{{{layout}\"level\""),
+                    &format!("{{{layout}{filled}\"level\""),
+                    1,
+                )
+                .replacen(&format!("\"]{}}}", " ".repeat(filled.len())), "\"]}", 1)
+                .replacen("{\"level\"", &format!("{{{filled}\"level\""), 1)
+                .replacen(&format!("\"]{}}}", " ".repeat(filled.len())), "\"]}", 1)
+                .replace(
+                    &format!("\"/l\"{}}}", " ".repeat(r#","target":"""#.len())),
+                    "\"/l\",\"target\":\"\"}",
+                );
+            assert_eq!(written.len(), complete.len(), "{complete}");
+            let ours = parse_typed(written.as_bytes()).unwrap_err();
+            let theirs = match Config::parse_slice(complete.as_bytes()).unwrap_err() {
+                ignition_config::Error::Serialization(e) => (e.line(), e.column()),
+                other => panic!("{other}"),
+            };
+            assert_eq!(ours.position, Some(theirs), "{written}");
+            assert!(ours.message.contains("invalid type"), "{}", ours.message);
+        }
+    }
 
     #[test]
     fn a_key_given_twice_is_named() {

@@ -4,7 +4,7 @@
 //! and the kernel arguments of spec 3.3 and later, each named once.
 
 use super::{list, str_at, Rules};
-use crate::checks::problem::Check;
+use crate::checks::problem::{Check, Problem, Severity};
 use serde_json::Value;
 use std::collections::BTreeMap;
 
@@ -90,6 +90,17 @@ impl Rules {
             }
         }
         for (i, array) in list(config, "/storage/raid").iter().enumerate() {
+            // Ignition takes an array without a name (Go reads it as empty) and in its disks
+            // stage runs `mdadm --create` with that name, which mdadm refuses.
+            if str_at(array, "name").unwrap_or_default().is_empty() {
+                self.problems.push(Problem::new(
+                    Severity::Warning,
+                    Check::Boot,
+                    "raid-name",
+                    format!("$.storage.raid[{i}].name"),
+                    "the array has no name: Ignition accepts that, but its disks stage runs `mdadm --create` with an empty name, which mdadm refuses (\"is an invalid name for an md device\"), and the boot stops there",
+                ));
+            }
             if list(array, "/devices").is_empty() {
                 self.error(
                     Check::Ignition,

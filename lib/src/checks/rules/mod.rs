@@ -388,6 +388,36 @@ mod tests {
         }
     }
 
+    /// What Ignition's validator takes but a node fails on is a warning of the boot; from 3.3
+    /// a link without a target is the validator's own error. Two arrays without a name share
+    /// the empty one, which the validator refuses.
+    #[test]
+    fn an_empty_raid_name_or_link_target_is_a_boot_warning() {
+        let problems = |config: Value, minor| {
+            check(&config, FileList::of(&config), minor)
+                .unwrap()
+                .into_iter()
+                .map(|p| (p.rule, p.severity, p.check))
+                .collect::<Vec<_>>()
+        };
+        let link = json!({"storage": {"links": [{"path": "/l"}, {"path": "/m", "target": ""}]}});
+        let boot = ("link-target", Severity::Warning, Check::Boot);
+        assert_eq!(problems(link.clone(), 2), [boot, boot]);
+        let refused = ("link-target", Severity::Error, Check::Ignition);
+        assert_eq!(problems(link, 3), [refused, refused]);
+        let array = json!({"level": "raid1", "devices": ["/dev/a"]});
+        let raid = json!({"storage": {"raid": [array.clone()]}});
+        assert_eq!(
+            problems(raid, 0),
+            [("raid-name", Severity::Warning, Check::Boot)]
+        );
+        let two = json!({"storage": {"raid": [array.clone(), array]}});
+        assert_eq!(
+            problems(two, 4).last(),
+            Some(&("duplicate", Severity::Error, Check::Ignition))
+        );
+    }
+
     /// Paths and modes of every entry first, then entries over directories, then sources: the
     /// order does not depend on how the file entries are read.
     #[test]
@@ -399,7 +429,7 @@ mod tests {
                 {"path": "/a/b"}
             ],
             "directories": [{"path": "/a", "mode": -1}],
-            "links": [{"path": "/l/"}]
+            "links": [{"path": "/l/", "target": "/x"}]
         }});
         assert_eq!(
             rules_of(config),

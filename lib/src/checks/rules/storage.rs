@@ -65,14 +65,27 @@ impl Rules {
             if let Some(path) = str_at(entry, "path") {
                 self.entry(("links", i), path, (None, Some(entry)), &mut seen);
             }
-            // Required by the schema before 3.3; from 3.3 a rule says so.
-            if self.minor >= 3 && str_at(entry, "target").unwrap_or_default().is_empty() {
-                self.error(
-                    Check::Ignition,
-                    "link-target",
-                    format!("$.storage.links[{i}].target"),
-                    "link target is required",
-                );
+            // From 3.3 Ignition's validator refuses a link without a target. Before, it takes
+            // one (Go reads it as empty), but Ignition reads every config as its newest spec,
+            // whose rule refuses it before any file is written.
+            if str_at(entry, "target").unwrap_or_default().is_empty() {
+                let at = format!("$.storage.links[{i}].target");
+                if self.minor >= 3 {
+                    self.error(
+                        Check::Ignition,
+                        "link-target",
+                        at,
+                        "link target is required",
+                    );
+                } else {
+                    self.problems.push(Problem::new(
+                        Severity::Warning,
+                        Check::Boot,
+                        "link-target",
+                        at,
+                        format!("the link has no target: ignition-validate takes that in spec 3.{}, but Ignition on the node reads the config as its newest spec, which requires one, so it refuses the config (\"link target is required\") before writing any file and the boot stops", self.minor),
+                    ));
+                }
             }
         }
         // Every entry with a path, in that order: (kind, index, path).

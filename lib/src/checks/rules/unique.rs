@@ -51,16 +51,24 @@ impl Rules {
             }
             let mut seen = BTreeMap::new();
             for (i, entry) in list(config, pointer).iter().enumerate() {
-                let Some(value) = str_at(entry, key).filter(|v| !v.is_empty()) else {
-                    continue;
+                // A RAID array without a name is keyed by the empty one, so two of them
+                // collide; any other empty key has an error of its own.
+                let raid = *pointer == "/storage/raid";
+                let value = match str_at(entry, key) {
+                    None if raid => "",
+                    Some(v) if raid || !v.is_empty() => v,
+                    _ => continue,
                 };
                 self.once(
                     &mut seen,
                     value,
                     i,
                     ("duplicate", format!("{at}[{i}]")),
-                    |first| {
-                        format!("duplicate entry defined: {key} `{value}` is also {at}[{first}]")
+                    |first| match value {
+                        "" => format!("duplicate entry defined: {at}[{first}] has no {key} either"),
+                        _ => format!(
+                            "duplicate entry defined: {key} `{value}` is also {at}[{first}]"
+                        ),
                     },
                 );
             }
