@@ -53,6 +53,8 @@ pub enum Cause {
     UnknownFlag,
     /// CRI-O or the kubelet did not start.
     RuntimeFailed,
+    /// etcd was told to listen on an address the node does not have.
+    EtcdAddressNotLocal,
     /// etcd has no quorum or cannot reach its members.
     EtcdUnhealthy,
     /// A unit was held or masked and never released.
@@ -289,6 +291,28 @@ pub(crate) const TABLE: &[Row] = &[
             format!("sudo journalctl -b -u {unit} --no-pager | tail -50 && sudo systemctl restart {unit}")
         },
     },
+    // Before etcd's unhealth, which a member that cannot listen produces.
+    Row {
+        cause: Cause::EtcdAddressNotLocal,
+        patterns: &[says_in(
+            &["etcd"],
+            &["listen tcp ", "bind: cannot assign requested address"],
+        )],
+        sentence: |c| {
+            let address = c.listen_address().unwrap_or_else(|| "an address".into());
+            format!("etcd cannot listen on {address}: the node has no such address (bind: cannot assign requested address), so the etcd member's URLs name an IP that is not this node's.")
+        },
+        fix: |c| {
+            let ip = c
+                .listen_address()
+                .and_then(|a| {
+                    a.rsplit_once(':')
+                        .map(|(ip, _)| ip.trim_matches(['[', ']']).to_string())
+                })
+                .unwrap_or_else(|| "<that IP>".into());
+            format!("ip -brief address; sudo grep -n '{ip}' /etc/kubernetes/manifests/etcd-member-pod.yaml   # the node's address must be the one etcd advertises: its render picks it from the install-config's networking.machineNetwork, so give the node an address in it (or correct machineNetwork) and generate again")
+        },
+    },
     Row {
         cause: Cause::EtcdUnhealthy,
         patterns: &[
@@ -433,6 +457,7 @@ mod tests {
             Cause::NameResolution,
             Cause::UnknownFlag,
             Cause::RuntimeFailed,
+            Cause::EtcdAddressNotLocal,
             Cause::EtcdUnhealthy,
             Cause::UnitHeld,
             Cause::CsrPending,
@@ -452,6 +477,7 @@ mod tests {
                 | Cause::NameResolution
                 | Cause::UnknownFlag
                 | Cause::RuntimeFailed
+                | Cause::EtcdAddressNotLocal
                 | Cause::EtcdUnhealthy
                 | Cause::UnitHeld
                 | Cause::CsrPending

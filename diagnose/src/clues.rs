@@ -73,6 +73,13 @@ impl Clues<'_> {
         self.host().or_else(|| self.context.api_int_host.clone())
     }
 
+    /// The address (`IP:port`) a server failed to listen on (`listen tcp ADDRESS: bind: ...`).
+    pub(crate) fn listen_address(&self) -> Option<String> {
+        after(self.line(), "listen tcp ", &['"', ','])
+            .map(|address| address.trim_end_matches(':').to_string())
+            .filter(|address| !address.is_empty())
+    }
+
     /// The host a `control-plane/HOST/...` bundle path names, for a control-plane host's log.
     pub(crate) fn control_plane_host(&self) -> Option<&str> {
         self.evidence

@@ -1759,6 +1759,17 @@ fn live_causes(api_int: &str) -> TestResult<Vec<Live>> {
             fix: "journalctl -b -u crio.service",
         },
         Live {
+            cause: "etcd-address-not-local",
+            node: bootkube_in("wait-for-etcd", &journal_line("bootkube.sh[2001]", "Waiting for etcd cluster..."), false)?
+                .crio_container(
+                    "etcd",
+                    "4e5f6a7b8c9d",
+                    "{\"level\":\"fatal\",\"ts\":\"2026-01-01T01:05:00.000Z\",\"caller\":\"etcdmain/etcd.go:204\",\"msg\":\"discovery failed\",\"error\":\"listen tcp 192.0.2.99:2380: bind: cannot assign requested address\"}\n",
+                )?,
+            sentence: "192.0.2.99:2380".into(),
+            fix: "ip -brief address",
+        },
+        Live {
             cause: "etcd-unhealthy",
             node: bootkube_in("wait-for-etcd", &journal_line("bootkube.sh[2001]", "Waiting for etcd cluster..."), false)?
                 .crio_container(

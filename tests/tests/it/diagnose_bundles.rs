@@ -375,6 +375,37 @@ fn etcd_without_quorum() {
     );
 }
 
+/// etcd told to listen on an IP the node does not have exits at once: the address is named,
+/// and the fix checks the node's addresses against what etcd advertises.
+#[test]
+fn etcd_listens_on_an_address_the_node_lacks() {
+    let node = bootkube_fails(
+        "wait-for-etcd",
+        &line("bootkube.sh[2001]", "Waiting for etcd cluster..."),
+    )
+    .crio_container(
+        "etcd",
+        "4e5f6a7b8c9d",
+        "{\"level\":\"info\",\"ts\":\"2026-01-01T01:04:59.000Z\",\"caller\":\"embed/etcd.go:127\",\"msg\":\"configuring peer listeners\",\"listen-peer-urls\":[\"https://192.0.2.99:2380\"]}\n\
+         {\"level\":\"fatal\",\"ts\":\"2026-01-01T01:05:00.000Z\",\"caller\":\"etcdmain/etcd.go:204\",\"msg\":\"discovery failed\",\"error\":\"listen tcp 192.0.2.99:2380: bind: cannot assign requested address\",\"stacktrace\":\"go.etcd.io/etcd/server/v3/etcdmain.startEtcdOrProxyV2\\n\\tgo.etcd.io/etcd/server/v3/etcdmain/etcd.go:204\"}\n",
+    )
+    .unwrap();
+    let report = check(
+        &node,
+        &Expect {
+            cause: "etcd-address-not-local",
+            sentence: "etcd cannot listen on 192.0.2.99:2380",
+            evidence_in: "bootstrap/containers/etcd-4e5f6a7b8c9d.log",
+            fix: "grep -n '192.0.2.99' /etc/kubernetes/manifests/etcd-member-pod.yaml",
+        },
+    );
+    let fix = report["failure"]["fix"].as_str().unwrap();
+    assert!(
+        fix.contains("ip -brief address") && fix.contains("machineNetwork"),
+        "{fix}"
+    );
+}
+
 #[test]
 fn api_never_answers() {
     let node = bootkube_fails(
