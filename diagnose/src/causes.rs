@@ -61,9 +61,17 @@ pub enum Cause {
     UnitHeld,
     /// Certificate signing requests are waiting for approval.
     CsrPending,
+    /// The bootstrap kube-apiserver container exits with an error (and is restarted).
+    ApiServerCrashed,
     /// Nothing answers on the API's port 6443.
     ApiUnreachable,
 }
+
+/// What one cause produces that another names too: (symptom, root). When the root has evidence
+/// anywhere in the bundle it is the cause of what the symptom shows, even where the failing
+/// service's own files show only the symptom (cluster-bootstrap finds nothing on 6443 because
+/// the kube-apiserver container exited); the symptom is then no other cause of its own.
+pub(crate) const SYMPTOMS: &[(Cause, Cause)] = &[(Cause::ApiUnreachable, Cause::ApiServerCrashed)];
 
 /// One way a cause shows: every fragment is in one line (ignoring ASCII case; written in lower
 /// case, at least two bytes each), of a file whose path (in lower case) holds one of `only_in`
@@ -384,6 +392,25 @@ pub(crate) const TABLE: &[Row] = &[
             "oc get csr -o name | xargs oc adm certificate approve   # on the bootstrap node approve-csr.service does this: sudo journalctl -u approve-csr.service".into()
         },
     },
+    // Before the API that never answers, which it produces (see `SYMPTOMS`).
+    Row {
+        cause: Cause::ApiServerCrashed,
+        patterns: &[
+            // How Kubernetes' commands exit on an error (component-base's cli.Run), Go's panics
+            // and the runtime's fatal errors, in a kube-apiserver container's own log.
+            says_in(APISERVER_LOGS, &["\"command failed\""]),
+            says_in(APISERVER_LOGS, &["panic: "]),
+            says_in(APISERVER_LOGS, &["fatal error: "]),
+        ],
+        sentence: |c| {
+            let container = c.container().unwrap_or_else(|| "kube-apiserver".into());
+            format!("The {container} container exited with an error, so nothing answered on the API's port 6443 (the kubelet restarts it, and it exits again): {}", c.error_message())
+        },
+        fix: |c| {
+            let container = c.container().unwrap_or_else(|| "kube-apiserver".into());
+            format!("sudo crictl ps -a --name '^{container}$' && sudo crictl logs --tail 30 $(sudo crictl ps -a --name '^{container}$' -q | head -1)   # fix what its last error says (a file, flag or certificate it names); the kubelet then starts it again")
+        },
+    },
     Row {
         cause: Cause::ApiUnreachable,
         patterns: &[
@@ -405,6 +432,10 @@ pub(crate) const TABLE: &[Row] = &[
         },
     },
 ];
+
+/// The logs of kube-apiserver containers, as the gather names them
+/// (`bootstrap/containers/kube-apiserver-ID.log`).
+const APISERVER_LOGS: &[&str] = &["containers/kube-apiserver-"];
 
 /// The files that list the API's certificate signing requests.
 const CSR_FILES: &[&str] = &["csr", "certificatesigningrequest"];
@@ -461,6 +492,7 @@ mod tests {
             Cause::EtcdUnhealthy,
             Cause::UnitHeld,
             Cause::CsrPending,
+            Cause::ApiServerCrashed,
             Cause::ApiUnreachable,
         ];
         for cause in all {
@@ -481,6 +513,7 @@ mod tests {
                 | Cause::EtcdUnhealthy
                 | Cause::UnitHeld
                 | Cause::CsrPending
+                | Cause::ApiServerCrashed
                 | Cause::ApiUnreachable => {}
             }
             let rows = TABLE.iter().filter(|row| row.cause == cause).count();

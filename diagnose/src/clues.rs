@@ -80,6 +80,27 @@ impl Clues<'_> {
             .filter(|address| !address.is_empty())
     }
 
+    /// The container whose log the evidence is in (`.../containers/NAME-ID.log`).
+    pub(crate) fn container(&self) -> Option<String> {
+        let file = self.evidence.file.rsplit('/').next()?;
+        let (name, _id) = file.strip_suffix(".log")?.rsplit_once('-')?;
+        (!name.is_empty()).then(|| name.to_string())
+    }
+
+    /// The evidence line's message: after a klog header (`E0101 01:05:00.000000 1 run.go:72] `)
+    /// when it has one, at most 300 characters (the line is redacted already).
+    pub(crate) fn error_message(&self) -> String {
+        let line = self.line();
+        let klog = line.split_once("] ").filter(|(head, _)| {
+            head.len() < 60 && head.starts_with(['I', 'W', 'E', 'F']) && head.contains(".go:")
+        });
+        let message = klog.map_or(line, |(_, rest)| rest).trim();
+        match message.char_indices().nth(300) {
+            Some((cut, _)) => format!("{}...", &message[..cut]),
+            None => message.to_string(),
+        }
+    }
+
     /// The host a `control-plane/HOST/...` bundle path names, for a control-plane host's log.
     pub(crate) fn control_plane_host(&self) -> Option<&str> {
         self.evidence

@@ -35,11 +35,17 @@ pub(crate) fn conclude(mut analysis: Analysis, source: Source) -> Diagnosis {
             time,
         } = first;
         let (cause, evidence) = best_cause(&analysis, service.as_deref());
+        // What the cause produces is no other cause.
+        let produced = |c: &Cause| {
+            causes::SYMPTOMS
+                .iter()
+                .any(|(symptom, root)| symptom == c && Some(*root) == cause)
+        };
         let mut other_causes: Vec<Cause> = analysis
             .evidence
             .keys()
             .copied()
-            .filter(|c| Some(*c) != cause)
+            .filter(|c| Some(*c) != cause && !produced(c))
             .collect();
         other_causes.sort_by_key(|c| causes::priority(*c));
         let (sentence, fix, evidence) = match (cause, evidence.first()) {
@@ -386,8 +392,22 @@ fn drop_recovered(analysis: &mut Analysis) {
     analysis.last_errors.retain(|e| !recovered(e));
 }
 
-/// The highest-priority cause with evidence in the failing service's own files, else anywhere.
+/// The highest-priority cause with evidence in the failing service's own files, else anywhere;
+/// a symptom's root instead when the root has evidence anywhere (`causes::SYMPTOMS`).
 fn best_cause(analysis: &Analysis, service: Option<&str>) -> (Option<Cause>, Vec<Evidence>) {
+    let (cause, evidence) = best_cause_shown(analysis, service);
+    let root = causes::SYMPTOMS
+        .iter()
+        .filter(|(symptom, _)| Some(*symptom) == cause)
+        .find_map(|(_, root)| Some((*root, analysis.evidence.get(root)?)));
+    match root {
+        Some((root, evidence)) => (Some(root), evidence.clone()),
+        None => (cause, evidence),
+    }
+}
+
+/// The highest-priority cause with evidence in the failing service's own files, else anywhere.
+fn best_cause_shown(analysis: &Analysis, service: Option<&str>) -> (Option<Cause>, Vec<Evidence>) {
     let mut ranked: Vec<(&Cause, &Vec<Evidence>)> = analysis.evidence.iter().collect();
     ranked.sort_by_key(|(cause, _)| causes::priority(**cause));
     if let Some(service) = service {

@@ -105,6 +105,29 @@ mod tests {
         }
     }
 
+    /// A crashed container is named by its log's file, and its error quoted without klog's
+    /// header; a long one is cut.
+    #[test]
+    fn a_crashed_container_is_named_and_its_error_quoted() {
+        let evidence = Evidence {
+            file: "bootstrap/containers/kube-apiserver-7c8d9e0f1a2b.log".into(),
+            line: 2,
+            text: "E0101 01:05:00.000000       1 run.go:72] \"command failed\" err=\"open /etc/kubernetes/x.crt: no such file or directory\"".into(),
+        };
+        let (sentence, fix) = explain(Cause::ApiServerCrashed, &evidence, &Context::default());
+        assert_eq!(sentence, "The kube-apiserver container exited with an error, so nothing answered on the API's port 6443 (the kubelet restarts it, and it exits again): \"command failed\" err=\"open /etc/kubernetes/x.crt: no such file or directory\"");
+        assert!(fix.starts_with("sudo crictl ps -a --name '^kube-apiserver$' && sudo crictl logs --tail 30 $(sudo crictl ps -a --name '^kube-apiserver$' -q | head -1)"), "{fix}");
+        let long = Evidence {
+            text: format!("panic: {}", "x".repeat(1000)),
+            ..evidence
+        };
+        let (sentence, _) = explain(Cause::ApiServerCrashed, &long, &Context::default());
+        assert!(
+            sentence.ends_with(&format!("panic: {}...", "x".repeat(293))),
+            "{sentence}"
+        );
+    }
+
     /// systemd 239 (RHCOS 8) names a skipped unit by its description only: the unit is the
     /// one whose journal the line is in.
     #[test]

@@ -1801,6 +1801,22 @@ fn live_causes(api_int: &str) -> TestResult<Vec<Live>> {
             fix: "oc adm certificate approve",
         },
         Live {
+            cause: "api-server-crashed",
+            node: bootkube_in("cb-bootstrap", &journal_line("bootkube.sh[2001]", "Starting cluster-bootstrap..."), false)?
+                .podman_container(
+                    "cluster-bootstrap",
+                    "1a2b3c4d5e6f",
+                    "E0101 01:05:30.000000       1 reflector.go:140] failed to list *v1.Pod: Get \"https://localhost:6443/api/v1/pods\": dial tcp [::1]:6443: connect: connection refused\n",
+                )?
+                .crio_container(
+                    "kube-apiserver",
+                    "7c8d9e0f1a2b",
+                    "E0101 01:05:00.000000       1 run.go:72] \"command failed\" err=\"open /etc/kubernetes/bootstrap-secrets/etcd-client.crt: no such file or directory\"\n",
+                )?,
+            sentence: "kube-apiserver container exited".into(),
+            fix: "crictl logs",
+        },
+        Live {
             cause: "api-unreachable",
             node: bootkube_in("cb-bootstrap", &journal_line("bootkube.sh[2001]", "Starting cluster-bootstrap..."), false)?
                 .podman_container(

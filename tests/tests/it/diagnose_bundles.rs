@@ -406,9 +406,9 @@ fn etcd_listens_on_an_address_the_node_lacks() {
     );
 }
 
-#[test]
-fn api_never_answers() {
-    let node = bootkube_fails(
+/// A node whose bootkube failed while cluster-bootstrap found nothing on 6443.
+fn api_refused_to_cluster_bootstrap() -> FailingNode {
+    bootkube_fails(
         "cb-bootstrap",
         &line("bootkube.sh[2001]", "Starting cluster-bootstrap..."),
     )
@@ -418,7 +418,12 @@ fn api_never_answers() {
         "Starting temporary bootstrap control plane...\n\
          E0101 01:05:00.000000       1 reflector.go:140] failed to list *v1.Pod: Get \"https://localhost:6443/api/v1/pods\": dial tcp [::1]:6443: connect: connection refused\n",
     )
-    .unwrap();
+    .unwrap()
+}
+
+#[test]
+fn api_never_answers() {
+    let node = api_refused_to_cluster_bootstrap();
     check(
         &node,
         &Expect {
@@ -427,6 +432,51 @@ fn api_never_answers() {
             evidence_in: "bootstrap/pods/cluster-bootstrap-1a2b3c4d5e6f.log",
             fix: "kube-apiserver",
         },
+    );
+}
+
+/// The bootstrap kube-apiserver exits at start (here on a certificate file it cannot open), the
+/// kubelet restarts it with back-off, and cluster-bootstrap finds nothing on 6443: the crash is
+/// the cause, named with the container and its last error (credentials hidden), not the port.
+#[test]
+fn api_server_container_crashes() {
+    let fatal = "E0101 01:05:00.000000       1 run.go:72] \"command failed\" err=\"failed to create etcd client for https://root:Etcd-S3cret@localhost:2379: open /etc/kubernetes/bootstrap-secrets/etcd-client.crt: no such file or directory\"";
+    let node = api_refused_to_cluster_bootstrap()
+        .crio_container(
+        "kube-apiserver",
+        "7c8d9e0f1a2b",
+        &format!("I0101 01:04:59.000000       1 server.go:150] Version: v1.31.1\n{fatal}\n"),
+    )
+    .unwrap()
+    .journal(
+        "kubelet.service",
+        &line(
+            "kubenswrapper[1800]",
+            "E0101 01:05:40.000000    1800 pod_workers.go:1301] \"Error syncing pod, skipping\" err=\"failed to \\\"StartContainer\\\" for \\\"kube-apiserver\\\" with CrashLoopBackOff: \\\"back-off 40s restarting failed container=kube-apiserver pod=bootstrap-kube-apiserver-bootstrap_kube-system(0a1b2c)\\\"\" pod=\"kube-system/bootstrap-kube-apiserver-bootstrap\"",
+        ),
+    )
+    .unwrap();
+    let report = check(
+        &node,
+        &Expect {
+            cause: "api-server-crashed",
+            sentence: "The kube-apiserver container exited with an error",
+            evidence_in: "bootstrap/containers/kube-apiserver-7c8d9e0f1a2b.log",
+            fix: "crictl ps -a --name '^kube-apiserver$'",
+        },
+    );
+    let failure = &report["failure"];
+    let sentence = failure["sentence"].as_str().unwrap();
+    assert!(
+        sentence.contains(
+            "open /etc/kubernetes/bootstrap-secrets/etcd-client.crt: no such file or directory"
+        ),
+        "{sentence}"
+    );
+    assert!(!report.to_string().contains("Etcd-S3cret"), "{report:#}");
+    assert!(
+        failure["fix"].as_str().unwrap().contains("crictl logs"),
+        "{failure:#}"
     );
 }
 
