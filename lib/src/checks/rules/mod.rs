@@ -142,12 +142,22 @@ impl Rules {
             .then(|| format!("incorrect size for hash sum: {function} needs {size} hex digits"))
     }
 
+    /// From spec 3.1 a merged config and a CA need a source (a replacing config may have none:
+    /// nothing replaces the config); in 3.0 a merged one may lack it, and a CA's is the schema's.
+    fn source_required(&mut self, resource: &Value, at: String) {
+        if self.minor >= 1 && str_at(resource, "source").unwrap_or_default().is_empty() {
+            self.error(Check::Ignition, "source", at, "source is required");
+        }
+    }
+
     fn references(&mut self, config: &Value) {
         for key in ["merge", "replace"] {
             match config.pointer(&format!("/ignition/config/{key}")) {
                 Some(Value::Array(list)) => {
                     for (i, r) in list.iter().enumerate() {
-                        self.resource(r, &format!("$.ignition.config.{key}[{i}]"), None);
+                        let at = format!("$.ignition.config.{key}[{i}]");
+                        self.source_required(r, at.clone());
+                        self.resource(r, &at, None);
                     }
                 }
                 Some(r @ Value::Object(_)) => {
@@ -160,6 +170,10 @@ impl Rules {
             .iter()
             .enumerate()
         {
+            self.source_required(
+                r,
+                format!("$.ignition.security.tls.certificateAuthorities[{i}]"),
+            );
             self.resource(
                 r,
                 &format!("$.ignition.security.tls.certificateAuthorities[{i}]"),
@@ -386,6 +400,40 @@ mod tests {
             assert!(problems(0).is_empty(), "{config}: {:?}", problems(0));
             assert_eq!(problems(1), later, "{config}");
         }
+    }
+
+    /// ignition-validate's "source is required", from spec 3.1: a merged config and a CA
+    /// without one (or with an empty one); a replacing config may have none.
+    #[test]
+    fn merged_configs_and_cas_need_a_source_from_3_1() {
+        let config = json!({"ignition": {
+            "config": {"merge": [{}, {"source": ""}], "replace": {}},
+            "security": {"tls": {"certificateAuthorities": [{}]}}
+        }});
+        let rules = |minor| {
+            check(&config, FileList::of(&config), minor)
+                .unwrap()
+                .iter()
+                .map(|p| (p.rule, p.location.path.clone().unwrap_or_default()))
+                .collect::<Vec<_>>()
+        };
+        assert!(
+            rules(0).iter().all(|(rule, _)| *rule != "source"),
+            "{:?}",
+            rules(0)
+        );
+        assert_eq!(
+            rules(1)
+                .into_iter()
+                .filter(|(rule, _)| *rule == "source")
+                .map(|(_, at)| at)
+                .collect::<Vec<_>>(),
+            [
+                "$.ignition.config.merge[0]",
+                "$.ignition.config.merge[1]",
+                "$.ignition.security.tls.certificateAuthorities[0]"
+            ]
+        );
     }
 
     /// What Ignition's validator takes but a node fails on is a warning of the boot; from 3.3
