@@ -147,8 +147,11 @@ fn boot_failures_pass_ignition_validate_but_fail_the_files_stage_and_bootgen() {
                 root.log()
             ),
             Ok(None) => {} // not root outside CI: skipped (the harness said so)
+            // The files stage, or before it: a config the newest spec refuses.
             Err(error) => assert!(
-                format!("{error:?}").contains("stage files failed"),
+                ["stage files failed", "stage fetch-offline failed"]
+                    .iter()
+                    .any(|stage| format!("{error:?}").contains(stage)),
                 "{path:?}: {error:?}"
             ),
         }
@@ -382,49 +385,24 @@ fn a_key_given_twice_is_refused_on_purpose_naming_it() {
     assert_eq!(error["location"]["line"], 1, "{error:#}");
 }
 
-/// What `ignition-validate` takes but a node cannot boot with, found by running the real
-/// Ignition: a link without a target before spec 3.3 (Ignition reads every config as its newest
-/// spec, which requires one, and stops before the files stage writes anything), and a RAID
-/// array without a name (the disks stage's `mdadm --create` refuses the empty name; that stage
-/// needs real disks, so it is not run here). bootgen agrees with the validator, valid, and
-/// warns of the boot (`"check": "boot"`), naming the field.
+/// What `ignition-validate` takes but a node cannot boot with and no test can run: a RAID array
+/// without a name (the disks stage's `mdadm --create` refuses the empty name; that stage needs
+/// real disks). bootgen agrees with the validator, valid, and warns of the boot (`"check":
+/// "boot"`), naming the field. (A link without a target before spec 3.3, which the real
+/// Ignition refuses before its files stage, is in `boot-fail/`.)
 #[test]
-fn what_the_validator_takes_but_a_node_fails_on_is_valid_with_a_boot_warning() {
-    for (fixture, rule, path) in [
-        (
-            "valid/spec-3.2-link-without-target-boot-warning.ign",
-            "link-target",
-            "$.storage.links[0].target",
-        ),
-        (
-            "valid/raid-without-name-boot-warning.ign",
-            "raid-name",
-            "$.storage.raid[0].name",
-        ),
-    ] {
-        let config = repo().join("fixtures/ign").join(fixture);
-        let (clean, said) = ignition_validate(&config);
-        assert!(clean, "ignition-validate now refuses {fixture}: {said}");
-        let (ours, report) = bootgen_validate(&config);
-        assert!(ours, "{fixture}: {report:#}");
-        let warned = problems(&report).iter().any(|p| {
-            p["severity"] == "warning"
-                && p["check"] == "boot"
-                && p["rule"] == rule
-                && p["location"]["path"] == path
-        });
-        assert!(warned, "{fixture}: no boot warning: {report:#}");
-    }
-    let link = repo().join("fixtures/ign/valid/spec-3.2-link-without-target-boot-warning.ign");
-    match apply_with_ignition(&link) {
-        Ok(Some(root)) => panic!(
-            "the real Ignition applied a link without a target:\n{}",
-            root.log()
-        ),
-        Ok(None) => {} // not root outside CI: skipped (the harness said so)
-        Err(error) => assert!(
-            format!("{error:?}").contains("link target is required"),
-            "{error:?}"
-        ),
-    }
+fn a_raid_array_without_a_name_is_valid_with_a_boot_warning() {
+    let fixture = "valid/raid-without-name-boot-warning.ign";
+    let config = repo().join("fixtures/ign").join(fixture);
+    let (clean, said) = ignition_validate(&config);
+    assert!(clean, "ignition-validate now refuses {fixture}: {said}");
+    let (ours, report) = bootgen_validate(&config);
+    assert!(ours, "{fixture}: {report:#}");
+    let warned = problems(&report).iter().any(|p| {
+        p["severity"] == "warning"
+            && p["check"] == "boot"
+            && p["rule"] == "raid-name"
+            && p["location"]["path"] == "$.storage.raid[0].name"
+    });
+    assert!(warned, "{fixture}: no boot warning: {report:#}");
 }

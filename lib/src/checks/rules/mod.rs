@@ -436,11 +436,13 @@ mod tests {
         );
     }
 
-    /// What Ignition's validator takes but a node fails on is a warning of the boot; from 3.3
-    /// a link without a target is the validator's own error. Two arrays without a name share
-    /// the empty one, which the validator refuses.
+    /// What Ignition's validator takes but a node fails on: a link without a target before 3.3
+    /// is an error of the boot (the real Ignition refuses it, as a test runs it), from 3.3 the
+    /// validator's own; an array without a name is warned about (the disks stage refuses the
+    /// empty name; no test here can run that stage). Two arrays without a name share the empty
+    /// one, which the validator refuses.
     #[test]
-    fn an_empty_raid_name_or_link_target_is_a_boot_warning() {
+    fn an_empty_link_target_fails_the_boot_and_an_empty_raid_name_is_warned_about() {
         let problems = |config: Value, minor| {
             check(&config, FileList::of(&config), minor)
                 .unwrap()
@@ -449,7 +451,7 @@ mod tests {
                 .collect::<Vec<_>>()
         };
         let link = json!({"storage": {"links": [{"path": "/l"}, {"path": "/m", "target": ""}]}});
-        let boot = ("link-target", Severity::Warning, Check::Boot);
+        let boot = ("link-target", Severity::Error, Check::Boot);
         assert_eq!(problems(link.clone(), 2), [boot, boot]);
         let refused = ("link-target", Severity::Error, Check::Ignition);
         assert_eq!(problems(link, 3), [refused, refused]);

@@ -78,13 +78,12 @@ impl Rules {
                         "link target is required",
                     );
                 } else {
-                    self.problems.push(Problem::new(
-                        Severity::Warning,
+                    self.error(
                         Check::Boot,
                         "link-target",
                         at,
                         format!("the link has no target: ignition-validate takes that in spec 3.{}, but Ignition on the node reads the config as its newest spec, which requires one, so it refuses the config (\"link target is required\") before writing any file and the boot stops", self.minor),
-                    ));
+                    );
                 }
             }
         }
