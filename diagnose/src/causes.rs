@@ -81,16 +81,26 @@ pub(crate) struct Pattern {
     pub(crate) all: &'static [&'static str],
     /// Fragments of which the file's path must hold one; none: any file.
     pub(crate) only_in: &'static [&'static str],
+    /// Fragments none of which may be in the line.
+    pub(crate) but_not: &'static [&'static str],
 }
 
 /// A line holding every fragment of `all`, in any file.
 const fn says(all: &'static [&'static str]) -> Pattern {
-    Pattern { all, only_in: &[] }
+    Pattern {
+        all,
+        only_in: &[],
+        but_not: &[],
+    }
 }
 
 /// A line holding every fragment of `all`, in a file whose path holds one of `only_in`.
 const fn says_in(only_in: &'static [&'static str], all: &'static [&'static str]) -> Pattern {
-    Pattern { all, only_in }
+    Pattern {
+        all,
+        only_in,
+        but_not: &[],
+    }
 }
 
 /// A cause: how it shows, what a person reads of it, and what fixes it.
@@ -399,7 +409,12 @@ pub(crate) const TABLE: &[Row] = &[
             // How Kubernetes' commands exit on an error (component-base's cli.Run), Go's panics
             // and the runtime's fatal errors, in a kube-apiserver container's own log.
             says_in(APISERVER_LOGS, &["\"command failed\""]),
-            says_in(APISERVER_LOGS, &["panic: "]),
+            // Not a panic the server recovered from and logged ("Observed a panic: ...").
+            Pattern {
+                all: &["panic: "],
+                only_in: APISERVER_LOGS,
+                but_not: &["observed a panic"],
+            },
             says_in(APISERVER_LOGS, &["fatal error: "]),
         ],
         sentence: |c| {

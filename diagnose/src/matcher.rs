@@ -30,7 +30,7 @@ fn index() -> &'static Index {
         fragments.extend(FACT_WORDS.iter().filter(|w| !ERROR_WORDS.contains(w)));
         for row in TABLE {
             for pattern in row.patterns {
-                for fragment in pattern.all {
+                for fragment in pattern.all.iter().chain(pattern.but_not) {
                     if !fragments.contains(fragment) {
                         fragments.push(fragment);
                     }
@@ -89,6 +89,7 @@ impl Found {
                         (pattern.only_in.is_empty()
                             || pattern.only_in.iter().any(|n| lower_path.contains(n)))
                             && pattern.all.iter().all(|fragment| self.has(fragment))
+                            && !pattern.but_not.iter().any(|fragment| self.has(fragment))
                     })
             })
             .map(|row| row.cause)
@@ -148,6 +149,22 @@ mod tests {
 
     fn causes(path: &str, line: &str) -> Vec<Cause> {
         scan(line).causes(&path.to_ascii_lowercase()).collect()
+    }
+
+    /// A kube-apiserver that dies of a panic has crashed; one that logs a panic it recovered
+    /// from (a handler's) runs on.
+    #[test]
+    fn a_recovered_panic_is_no_crash() {
+        let log = "bootstrap/containers/kube-apiserver-1a2b.log";
+        assert_eq!(
+            causes(
+                log,
+                "panic: runtime error: invalid memory address or nil pointer dereference"
+            ),
+            [Cause::ApiServerCrashed]
+        );
+        let recovered = "E1128 10:00:00.000000 1 runtime.go:79] Observed a panic: &errors.errorString{s:\"killing connection/stream because serving request timed out\"}";
+        assert_eq!(causes(log, recovered), []);
     }
 
     #[test]
