@@ -40,7 +40,10 @@ pub fn hide_credentials(line: &str) -> String {
     if line.contains(PRIVATE_KEY_OPENING) {
         line = hide_private_key_blocks(&line);
     }
-    let line = hide_credential_words(&replace_curl_user_passwords(&line, |_| HIDDEN.to_string()));
+    if line.contains("curl") {
+        line = replace_curl_user_passwords(&line, |_| HIDDEN.to_string());
+    }
+    let line = hide_credential_words(&line);
     if line.contains("sha256~") || line.contains("eyJ") || has_kubeadmin_password(&line) {
         return hide_token_words(&line);
     }
