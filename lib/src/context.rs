@@ -3,6 +3,8 @@
 
 use crate::arch::ArchFacts;
 use crate::identity::Identity;
+pub use crate::model::mirrors::MirrorManifest;
+use crate::model::mirrors::{lay_out, PolicyLayout};
 use crate::model::{MirrorKind, Model, ProxySettings, Registry};
 use crate::release::{Each, ImageName, NodeProfile, Switch};
 use serde::Serialize;
@@ -44,7 +46,8 @@ pub struct TemplateContext {
     pub trust_bundle_policy: crate::model::TrustBundlePolicy,
     /// Proxy settings with the computed noProxy.
     pub proxy: ProxySettings,
-    /// Mirrored sources.
+    /// registries.conf's tables: the install-config's mirror entries merged as the release's
+    /// installer merges them.
     pub registries: Vec<Registry>,
     /// `""`, `ImageContentSourcePolicy` or `ImageDigestMirrorSet`.
     pub mirror_kind: &'static str,
@@ -193,21 +196,6 @@ pub struct Capabilities {
     pub baseline: String,
     /// `additionalEnabledCapabilities`.
     pub additional: Vec<String>,
-}
-
-/// A mirror manifest of `mirror_manifests`.
-#[derive(Debug, Clone, Serialize)]
-pub struct MirrorManifest {
-    /// Path on the node.
-    pub path: String,
-    /// Kubernetes kind.
-    pub kind: &'static str,
-    /// API group.
-    pub group: &'static str,
-    /// Object name.
-    pub name: String,
-    /// The mirrored sources it holds.
-    pub registries: Vec<Registry>,
 }
 
 /// The context's `release`: the release and what its profile says.
@@ -425,14 +413,10 @@ fn mirror_kind(model: &Model) -> Option<MirrorKind> {
     }
 }
 
-/// The mirror manifests of the node (the context's `mirror_manifests`): one entry per manifest
-/// file, with its path, kind, API group, object name and the mirrored sources it holds. The
-/// path is the one of the file row that renders the kind; releases without ImageDigestMirrorSet
-/// support wrote one ImageContentSourcePolicy per source, numbered from 0 and zero-padded to the
-/// digits of the count (`image-content-source-policy-0.yaml`, object `image-policy-0`).
+/// The mirror manifests of the node (the context's `mirror_manifests`): the install-config's
+/// entries as written, laid out as the release's installer lays them out, at the paths of the
+/// node's row of that kind.
 fn mirror_manifests(model: &Model, node: &NodeProfile) -> Vec<MirrorManifest> {
-    const ICSP_GROUP: &str = "operator.openshift.io";
-    let all = &model.mirrors.registries;
     let Some(kind) = mirror_kind(model) else {
         return Vec::new();
     };
@@ -443,38 +427,12 @@ fn mirror_manifests(model: &Model, node: &NodeProfile) -> Vec<MirrorManifest> {
     let Some(row) = node.files.iter().find(|f| f.each == Some(each)) else {
         return Vec::new();
     };
-    let path = row.path.clone();
-    match kind {
-        MirrorKind::ImageDigestMirrorSet => vec![MirrorManifest {
-            path,
-            kind: each.kind(),
-            group: "config.openshift.io",
-            name: "image-digest-mirror".into(),
-            registries: all.clone(),
-        }],
-        MirrorKind::ImageContentSourcePolicy if node.has(Switch::ImageDigestMirrorSet) => {
-            vec![MirrorManifest {
-                path,
-                kind: each.kind(),
-                group: ICSP_GROUP,
-                name: "image-policy".into(),
-                registries: all.clone(),
-            }]
-        }
-        MirrorKind::ImageContentSourcePolicy => {
-            let width = all.len().to_string().len();
-            all.iter()
-                .enumerate()
-                .map(|(i, registry)| MirrorManifest {
-                    path: row.numbered_path(i, all.len()),
-                    kind: each.kind(),
-                    group: ICSP_GROUP,
-                    name: format!("image-policy-{i:0width$}"),
-                    registries: vec![registry.clone()],
-                })
-                .collect()
-        }
-    }
+    let layout = if node.has(Switch::ImageDigestMirrorSet) {
+        PolicyLayout::Single
+    } else {
+        PolicyLayout::PerEntry
+    };
+    lay_out(kind, &model.mirrors.entries, row, layout)
 }
 
 /// The context's `user_data`: base64 of master.ign and worker.ign exactly as written, for the

@@ -75,7 +75,7 @@ pub(crate) fn render_row(
 }
 
 /// The files of a per-item row: one per `mirror_manifests` entry of the row's kind, at the
-/// entry's path, with its `registries` and its object name as `mirror_name`.
+/// entry's path, with its variables (`entries`, and its object name as `mirror_name`).
 fn per_item(
     renderer: &Renderer,
     row: &NodeFile,
@@ -100,12 +100,8 @@ fn per_item(
         .iter()
         .filter(|e| e.kind == each.kind())
     {
-        let extra = serde_json::json!({
-            "registries": entry.registries,
-            "mirror_name": entry.name,
-        });
         files.push(File {
-            contents: render_row(renderer, row, &extra)?,
+            contents: render_row(renderer, row, &entry.variables())?,
             path: entry.path.clone(),
             mode: row.mode,
             append: row.append,

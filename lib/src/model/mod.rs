@@ -32,7 +32,7 @@ pub use arch::{Arch, PayloadArch, UnknownArch};
 pub use capabilities::{Capabilities, CapabilitySet};
 pub use choices::{ClusterFeatureSet, OsImageStream};
 pub use features::CustomFeatureGates;
-pub use mirrors::{MirrorKind, Mirrors, Registry};
+pub use mirrors::{MirrorEntry, MirrorKind, Mirrors, Registry, SourceContact};
 pub use network::{NetworkType, Networks};
 pub use partitioning::CpuPartitioning;
 pub(crate) use pki::profile_key as pki_profile_key;

@@ -240,7 +240,7 @@ pub struct NodeFile {
 
 impl NodeFile {
     /// The path of item `index` of `count` when the items are numbered files (one
-    /// ImageContentSourcePolicy per source, as installers before 4.14 write them): the row's path
+    /// ImageContentSourcePolicy per install-config entry, as installers before 4.14 write them): the row's path
     /// with `-<index>` before its extension, zero-padded to the digits of `count`.
     pub fn numbered_path(&self, index: usize, count: usize) -> String {
         let width = count.to_string().len();

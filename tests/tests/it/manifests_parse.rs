@@ -52,6 +52,24 @@ fn render(name: &str, ctx: &Json) -> Result<String, Box<dyn StdError>> {
     if name.ends_with("/cvo-overrides.yaml.j2") && ctx.get("unmanaged_objects").is_none() {
         ctx["unmanaged_objects"] = json!([]);
     }
+    // The library renders each mirror manifest with its own variables (its entries and, as
+    // `mirror_name`, its name); here both kinds get the entries of the context's first mirror
+    // manifest, and its name when it is of the template's kind.
+    let mirror_templates = [
+        ("/image-digest-mirror-set.yaml.j2", "ImageDigestMirrorSet"),
+        (
+            "/image-content-source-policy.yaml.j2",
+            "ImageContentSourcePolicy",
+        ),
+    ];
+    let kind = mirror_templates.iter().find(|(t, _)| name.ends_with(t));
+    if let (Some((_, kind)), None) = (kind, ctx.get("entries")) {
+        let first = ctx["mirror_manifests"].get(0).cloned();
+        ctx["entries"] = first.as_ref().map_or(json!([]), |m| m["entries"].clone());
+        if let Some(manifest) = first.filter(|m| m["kind"] == *kind) {
+            ctx["mirror_name"] = manifest["name"].clone();
+        }
+    }
     let text = bootgen_conformance::templates::render(name, &ctx)?;
     if !text.ends_with('\n') {
         return Err(format!("{name}: output does not end with a newline").into());
@@ -273,9 +291,9 @@ fn awkward() -> Result<Json, Box<dyn StdError>> {
 }
 
 /// The context's `mirror_manifests` as the library makes it for 4.22: one manifest of
-/// `mirror_kind` holding every registry, none without mirrors.
+/// `mirror_kind` holding the install-config's entries as written (a source twice, a mirror
+/// twice, both policies, an entry without mirrors).
 fn with_mirror_manifests(mut ctx: Json) -> Json {
-    let registries = ctx["registries"].clone();
     let (path, group, name) = match str_of(&ctx, "/mirror_kind") {
         "ImageDigestMirrorSet" => (
             "image-digest-mirror-set.yaml",
@@ -292,12 +310,32 @@ fn with_mirror_manifests(mut ctx: Json) -> Json {
             return ctx;
         }
     };
+    let release = "quay.io/openshift-release-dev/ocp-release";
+    let art = "quay.io/openshift-release-dev/ocp-v4.0-art-dev";
+    let entries = json!([
+        {
+            "source": release,
+            "mirrors": ["mirror.example.com:5000/ocp/release", "mirror.example.com:5000/ocp/release"],
+            "source_policy": "NeverContactSource",
+        },
+        {
+            "source": art,
+            "mirrors": ["mirror.example.com:5000/ocp/art"],
+            "source_policy": "AllowContactingSource",
+        },
+        {
+            "source": release,
+            "mirrors": ["mirror2.example.com/ocp: #'\"release"],
+            "source_policy": "NeverContactSource",
+        },
+        { "source": "registry.example.com/odd: #'\"tools", "mirrors": [], "source_policy": null },
+    ]);
     ctx["mirror_manifests"] = json!([{
         "path": format!("/opt/openshift/manifests/{path}"),
         "kind": str_of(&ctx, "/mirror_kind"),
         "group": group,
         "name": name,
-        "registries": registries,
+        "entries": entries,
     }]);
     ctx
 }
@@ -663,7 +701,10 @@ fn mirror_manifests_list_sources_and_mirrors() -> TestResult {
             "image-digest-mirror",
         )?;
 
-        let registries = at(&ctx, "/registries")?
+        // Every entry as written: the same source twice, a mirror twice, an explicit
+        // AllowContactingSource (IDMS only), an entry without mirrors (no `mirrors` in the IDMS,
+        // whose field the installer omits when empty).
+        let entries = at(&ctx, "/mirror_manifests/0/entries")?
             .as_array()
             .cloned()
             .unwrap_or_default();
@@ -675,31 +716,27 @@ fn mirror_manifests_list_sources_and_mirrors() -> TestResult {
             .as_array()
             .cloned()
             .unwrap_or_default();
-        assert_eq!(icsp_entries.len(), registries.len());
-        assert_eq!(idms_entries.len(), registries.len());
-        for ((registry, icsp_entry), idms_entry) in
-            registries.iter().zip(&icsp_entries).zip(&idms_entries)
+        assert_eq!(icsp_entries.len(), entries.len());
+        assert_eq!(idms_entries.len(), entries.len());
+        for ((entry, icsp_entry), idms_entry) in
+            entries.iter().zip(&icsp_entries).zip(&idms_entries)
         {
-            let mirrors: Vec<Json> = registry["mirrors"]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .map(|mirror| mirror["location"].clone())
-                .collect();
-            for entry in [icsp_entry, idms_entry] {
-                assert_eq!(entry["source"], registry["location"]);
-                assert_eq!(entry["mirrors"], Json::Array(mirrors.clone()));
+            for written in [icsp_entry, idms_entry] {
+                assert_eq!(written["source"], entry["source"]);
             }
+            assert_eq!(icsp_entry["mirrors"], entry["mirrors"]);
+            let listed = entry["mirrors"].as_array().is_some_and(|m| !m.is_empty());
+            assert_eq!(
+                idms_entry.get("mirrors"),
+                listed.then_some(&entry["mirrors"])
+            );
             assert!(icsp_entry.get("mirrorSourcePolicy").is_none());
             let policy = idms_entry.get("mirrorSourcePolicy").and_then(Json::as_str);
-            let expected = registry["blocked"]
-                .as_bool()
-                .unwrap_or(false)
-                .then_some("NeverContactSource");
             assert_eq!(
-                policy, expected,
+                policy,
+                entry["source_policy"].as_str(),
                 "mirrorSourcePolicy of {}",
-                registry["location"]
+                entry["source"]
             );
         }
 

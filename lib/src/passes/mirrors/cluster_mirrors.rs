@@ -6,7 +6,9 @@ use super::{has_manifests, read_text, remove_file, render_template};
 use crate::error::{Error, Result};
 use crate::ignition::read::file_entries;
 use crate::ignition::IgnitionDoc;
-use crate::model::mirrors::{merge, Registry};
+use crate::model::mirrors::{
+    lay_out, MirrorEntry, MirrorKind, MirrorManifest, PolicyLayout, Registry, SourceContact,
+};
 use crate::passes::doc_edit::set_file_text;
 use crate::passes::Change;
 use crate::release::{per_item_row, profile_for, Each, Minor, NodeFile};
@@ -52,22 +54,23 @@ struct Manifest {
 #[serde(rename_all = "camelCase")]
 struct Spec {
     #[serde(default)]
-    image_digest_mirrors: Vec<Entry>,
+    image_digest_mirrors: Vec<Written>,
     #[serde(default)]
-    repository_digest_mirrors: Vec<Entry>,
+    repository_digest_mirrors: Vec<Written>,
 }
 
+/// An entry of a mirror manifest as written.
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
-struct Entry {
+struct Written {
     source: String,
     #[serde(default)]
-    mirrors: Vec<String>,
+    mirrors: Option<Vec<String>>,
     mirror_source_policy: Option<String>,
 }
 
-/// The rules of an IDMS or ICSP manifest, as (source, mirrors, blocked).
-fn rules_of(path: &str, text: &str, kind: &str) -> Result<Vec<(String, Vec<String>, bool)>> {
+/// The entries of an IDMS or ICSP manifest, as written.
+fn entries_of(path: &str, text: &str, kind: &str) -> Result<Vec<MirrorEntry>> {
     let cannot = |message: String| Error::CannotPatch {
         path: path.to_string(),
         message,
@@ -80,18 +83,116 @@ fn rules_of(path: &str, text: &str, kind: &str) -> Result<Vec<(String, Vec<Strin
             manifest.kind
         )));
     }
-    let entries = manifest
+    manifest
         .spec
         .image_digest_mirrors
         .into_iter()
-        .chain(manifest.spec.repository_digest_mirrors);
-    Ok(entries
-        .map(|e| {
-            let blocked = e.mirror_source_policy.as_deref() == Some("NeverContactSource");
-            (e.source, e.mirrors, blocked)
+        .chain(manifest.spec.repository_digest_mirrors)
+        .map(|written| {
+            let source_policy = match written.mirror_source_policy.as_deref() {
+                None | Some("") => None,
+                Some(word) => Some(SourceContact::parse(word).ok_or_else(|| {
+                    cannot(format!(
+                        "mirrorSourcePolicy `{word}` of {} is neither AllowContactingSource nor NeverContactSource",
+                        written.source
+                    ))
+                })?),
+            };
+            Ok(MirrorEntry {
+                source: written.source,
+                mirrors: written.mirrors.unwrap_or_default(),
+                source_policy,
+            })
         })
-        .collect())
+        .collect()
 }
+
+/// The entries the node's registries add to `entries`: for each source, the mirrors none of
+/// its entries lists, as one new entry (the entries already written stay as they are).
+fn node_entries(entries: &[MirrorEntry], registries: &[Registry]) -> Vec<MirrorEntry> {
+    let mut added: Vec<MirrorEntry> = Vec::new();
+    for registry in registries.iter().filter(|r| !r.mirrors.is_empty()) {
+        let listed = |mirror: &str| {
+            entries
+                .iter()
+                .chain(&added)
+                .any(|e| e.source == registry.location && e.mirrors.iter().any(|m| m == mirror))
+        };
+        let missing: Vec<String> = registry
+            .mirrors
+            .iter()
+            .filter(|m| !listed(&m.location))
+            .map(|m| m.location.clone())
+            .collect();
+        if !missing.is_empty() {
+            added.push(MirrorEntry {
+                source: registry.location.clone(),
+                mirrors: missing,
+                source_policy: None,
+            });
+        }
+    }
+    added
+}
+
+/// Every entry with mirrors whose source the node blocks says NeverContactSource.
+fn block_as_the_node_does(entries: &mut [MirrorEntry], registries: &[Registry]) {
+    for entry in entries.iter_mut().filter(|e| !e.mirrors.is_empty()) {
+        if registries
+            .iter()
+            .any(|r| r.blocked && r.location == entry.source)
+        {
+            entry.source_policy = Some(SourceContact::Never);
+        }
+    }
+}
+
+/// The mirror manifests a config already has: the numbered ICSPs of installers before 4.14
+/// (in their order), the single ICSP and the IDMS, each with its text and entries.
+struct Found {
+    numbered: Vec<(String, String)>,
+    numbered_entries: Vec<MirrorEntry>,
+    icsp: Option<String>,
+    icsp_entries: Vec<MirrorEntry>,
+    idms: Option<String>,
+    idms_entries: Vec<MirrorEntry>,
+}
+
+impl Found {
+    fn read(doc: &IgnitionDoc, rows: &Rows) -> Result<Found> {
+        let (idms_path, icsp_path) = (rows.idms.path.as_str(), rows.icsp.path.as_str());
+        let mut numbered = Vec::new();
+        let mut numbered_entries = Vec::new();
+        for path in numbered_policies(doc) {
+            let text = read_text(doc, &path)?.unwrap_or_default();
+            numbered_entries.extend(entries_of(&path, &text, ICSP)?);
+            numbered.push((path, text));
+        }
+        let icsp = read_text(doc, icsp_path)?;
+        let idms = read_text(doc, idms_path)?;
+        Ok(Found {
+            numbered,
+            numbered_entries,
+            icsp_entries: match &icsp {
+                Some(text) => entries_of(icsp_path, text, ICSP)?,
+                None => Vec::new(),
+            },
+            idms_entries: match &idms {
+                Some(text) => entries_of(idms_path, text, IDMS)?,
+                None => Vec::new(),
+            },
+            icsp,
+            idms,
+        })
+    }
+
+    fn nothing(&self) -> bool {
+        self.numbered.is_empty() && self.icsp.is_none() && self.idms.is_none()
+    }
+}
+
+const ICSP: &str = "ImageContentSourcePolicy";
+const IDMS: &str = "ImageDigestMirrorSet";
 
 /// Which mirror manifests the config's release takes.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -99,10 +200,10 @@ pub(crate) enum ManifestStyle {
     /// An ImageDigestMirrorSet (or one ImageContentSourcePolicy the config already has), as
     /// installers from 4.14 write.
     DigestMirrorSet,
-    /// One ImageContentSourcePolicy per mirrored source, numbered, as installers before 4.14
+    /// One ImageContentSourcePolicy per mirror entry, numbered, as installers before 4.14
     /// write (the cluster has no ImageDigestMirrorSet before 4.13, and 4.13 refuses both kinds
     /// at once); `release` names the release in messages.
-    PerSourcePolicies {
+    PerEntryPolicies {
         /// `4.12`, or `of this config (...)` when the config does not say its version.
         release: String,
     },
@@ -139,14 +240,14 @@ pub(crate) fn style_of(doc: &IgnitionDoc, release: Option<Minor>) -> ManifestSty
                 .switches(Default::default())
                 .has(crate::release::Switch::ImageDigestMirrorSet) =>
         {
-            ManifestStyle::PerSourcePolicies {
+            ManifestStyle::PerEntryPolicies {
                 release: profile.minor.to_string(),
             }
         }
         Some(_) => ManifestStyle::DigestMirrorSet,
-        None if !numbered_policies(doc).is_empty() => ManifestStyle::PerSourcePolicies {
+        None if !numbered_policies(doc).is_empty() => ManifestStyle::PerEntryPolicies {
             release: format!(
-                "of this config (it has one ImageContentSourcePolicy per source, as installers {} write)",
+                "of this config (it has numbered ImageContentSourcePolicy manifests, as installers {} write)",
                 digest_mirror_sets_from().map_or_else(|| "before ImageDigestMirrorSet".into(), |m| format!("before {m}"))
             ),
         },
@@ -160,94 +261,84 @@ fn digest_mirror_sets_from() -> Option<Minor> {
     crate::release::first_with(crate::release::Switch::ImageDigestMirrorSet)
 }
 
-/// Brings the cluster manifests in line with the node's registries: the existing manifests'
-/// rules first, then the node's, merged, in the kind the config's release takes (`style`).
+/// Brings the cluster manifests in line with the node's registries: the entries the config's
+/// manifests already have stay as written, the node's mirrors none of them lists come after
+/// them as entries of their own, and the sources the node blocks say NeverContactSource; laid
+/// out and rendered as generation does, in the kind the config's release takes (`style`).
 pub(crate) fn apply(
     doc: &mut IgnitionDoc,
     registries: &[Registry],
     style: &ManifestStyle,
 ) -> Result<Vec<Change>> {
     let rows = Rows::get()?;
+    let found = Found::read(doc, &rows)?;
+    if found.nothing() && !has_manifests(doc) {
+        return Ok(Vec::new());
+    }
     match style {
-        ManifestStyle::DigestMirrorSet => apply_digest_mirror_set(doc, registries, &rows),
-        ManifestStyle::PerSourcePolicies { release } => {
-            apply_per_source_policies(doc, registries, release, &rows)
+        ManifestStyle::DigestMirrorSet => apply_digest_mirror_set(doc, registries, found, &rows),
+        ManifestStyle::PerEntryPolicies { release } => {
+            apply_per_entry_policies(doc, registries, found, release, &rows)
         }
     }
 }
 
-fn node_rules(registries: &[Registry]) -> impl Iterator<Item = (String, Vec<String>, bool)> + '_ {
-    registries
-        .iter()
-        .filter(|r| !r.mirrors.is_empty())
-        .map(|r| {
-            (
-                r.location.clone(),
-                r.mirrors.iter().map(|m| m.location.clone()).collect(),
-                r.blocked,
-            )
-        })
+/// Renders a manifest laid out by [`lay_out`] with its row's template, as generation does.
+fn render(row: &'static NodeFile, manifest: &MirrorManifest) -> Result<String> {
+    render_template(&row.template, &manifest.variables())
 }
 
-/// Before 4.14: one ImageContentSourcePolicy per source, as that release's installer writes
+/// Before 4.14: one ImageContentSourcePolicy per entry, as that release's installer writes
 /// them. A blocked source cannot be said in one, and the release's cluster either has no
 /// ImageDigestMirrorSet or refuses it beside the policies: that is an error naming the release.
-fn apply_per_source_policies(
+fn apply_per_entry_policies(
     doc: &mut IgnitionDoc,
     registries: &[Registry],
+    found: Found,
     release: &str,
     rows: &Rows,
 ) -> Result<Vec<Change>> {
     let (idms, icsp) = (rows.idms.path.as_str(), rows.icsp.path.as_str());
-    let existing = numbered_policies(doc);
-    let idms_text = read_text(doc, idms)?;
-    let icsp_text = read_text(doc, icsp)?;
-    if existing.is_empty() && idms_text.is_none() && icsp_text.is_none() && !has_manifests(doc) {
-        return Ok(Vec::new());
-    }
-    let mut rules = Vec::new();
-    let mut before = Vec::new();
-    for path in &existing {
-        let text = read_text(doc, path)?.unwrap_or_default();
-        rules.extend(rules_of(path, &text, "ImageContentSourcePolicy")?);
-        before.push((path.clone(), text));
-    }
-    if let Some(text) = &icsp_text {
-        rules.extend(rules_of(icsp, text, "ImageContentSourcePolicy")?);
-    }
-    if let Some(text) = &idms_text {
-        rules.extend(rules_of(idms, text, "ImageDigestMirrorSet")?);
-    }
-    rules.extend(node_rules(registries));
-    let merged = merge(rules);
-    if let Some(blocked) = merged.iter().find(|r| r.blocked) {
+    let mut entries: Vec<MirrorEntry> = [
+        found.numbered_entries,
+        found.icsp_entries,
+        found.idms_entries,
+    ]
+    .concat();
+    entries.extend(node_entries(&entries, registries));
+    block_as_the_node_does(&mut entries, registries);
+    if let Some(blocked) = entries
+        .iter()
+        .find(|e| e.source_policy == Some(SourceContact::Never))
+    {
         return Err(Error::ReleaseCannot {
             release: release.to_string(),
             message: format!(
                 "keep the cluster from contacting {}: its installer writes ImageContentSourcePolicy manifests, which cannot say NeverContactSource{}; mirror without blocking the source{}",
-                blocked.location,
+                blocked.source,
                 digest_mirror_sets_from().map_or_else(String::new, |m| format!(" (ImageDigestMirrorSet manifests come with {m})")),
                 digest_mirror_sets_from().map_or_else(String::new, |m| format!(", or make the config for {m} or later")),
             ),
         });
     }
-    let width = merged.len().to_string().len();
+    let manifests = lay_out(
+        MirrorKind::ImageContentSourcePolicy,
+        &entries,
+        rows.icsp,
+        PolicyLayout::PerEntry,
+    );
     let mut written = Vec::new();
-    for (i, registry) in merged.iter().enumerate() {
-        let context = serde_json::json!({
-            "registries": [registry],
-            "mirror_name": format!("image-policy-{i:0width$}"),
-        });
-        let path = rows.icsp.numbered_path(i, merged.len());
-        written.push((path, render_template(&rows.icsp.template, &context)?));
+    for manifest in &manifests {
+        written.push((manifest.path.clone(), render(rows.icsp, manifest)?));
     }
-    if written == before && idms_text.is_none() && icsp_text.is_none() {
+    if written == found.numbered && found.idms.is_none() && found.icsp.is_none() {
         return Ok(Vec::new());
     }
     let mut changes = Vec::new();
-    let stale = existing
+    let stale = found
+        .numbered
         .iter()
-        .map(String::as_str)
+        .map(|(path, _)| path.as_str())
         .chain([icsp, idms])
         .filter(|path| !written.iter().any(|(p, _)| p == path))
         .map(str::to_string)
@@ -258,19 +349,24 @@ fn apply_per_source_policies(
             changes.push(Change {
                 target: path,
                 action: format!(
-                    "removed: release {release} takes one ImageContentSourcePolicy per mirrored source"
+                    "removed: release {release} takes one ImageContentSourcePolicy per mirror entry"
                 ),
             });
         }
     }
-    for ((path, text), registry) in written.into_iter().zip(&merged) {
-        if !before.contains(&(path.clone(), text.clone())) {
+    for ((path, text), manifest) in written.into_iter().zip(&manifests) {
+        if !found.numbered.contains(&(path.clone(), text.clone())) {
             set_file_text(doc, &path, &text, 0o644)?;
             changes.push(Change {
                 target: path,
                 action: format!(
                     "ImageContentSourcePolicy for {} (release {release})",
-                    registry.location
+                    manifest
+                        .entries
+                        .iter()
+                        .map(|e| e.source.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
                 ),
             });
         }
@@ -278,43 +374,58 @@ fn apply_per_source_policies(
     Ok(changes)
 }
 
-/// From 4.14: an ICSP is kept while nothing must be blocked; NeverContactSource needs an
-/// IDMS, so the ICSP is then replaced by one (a cluster must not carry both kinds).
+/// From 4.14: an ICSP is kept while nothing must be blocked (and takes the node's new
+/// entries); NeverContactSource needs an IDMS, so the ICSP's entries then move into one (a
+/// cluster must not carry both kinds).
 fn apply_digest_mirror_set(
     doc: &mut IgnitionDoc,
     registries: &[Registry],
+    found: Found,
     rows: &Rows,
 ) -> Result<Vec<Change>> {
     let (idms, icsp) = (rows.idms.path.as_str(), rows.icsp.path.as_str());
-    let node_rules = node_rules(registries);
-    let idms_text = read_text(doc, idms)?;
-    let icsp_text = read_text(doc, icsp)?;
-    if idms_text.is_none() && icsp_text.is_none() && !has_manifests(doc) {
-        return Ok(Vec::new());
+    let mut icsp_entries = [found.numbered_entries, found.icsp_entries].concat();
+    let mut idms_entries = found.idms_entries;
+    let mut added = node_entries(
+        &[icsp_entries.clone(), idms_entries.clone()].concat(),
+        registries,
+    );
+    for list in [&mut icsp_entries, &mut idms_entries, &mut added] {
+        block_as_the_node_does(list, registries);
     }
-    let mut rules = Vec::new();
-    if let Some(text) = &icsp_text {
-        rules.extend(rules_of(icsp, text, "ImageContentSourcePolicy")?);
-    }
-    if let Some(text) = &idms_text {
-        rules.extend(rules_of(idms, text, "ImageDigestMirrorSet")?);
-    }
-    rules.extend(node_rules);
-    let merged = merge(rules);
-    let any_blocked = merged.iter().any(|r| r.blocked);
-    let context = serde_json::json!({ "registries": merged });
+    let blocks = |list: &[MirrorEntry]| {
+        list.iter()
+            .any(|e| e.source_policy == Some(SourceContact::Never))
+    };
+    let had_icsp = found.icsp.is_some() || !found.numbered.is_empty();
+    let keep_icsp = had_icsp
+        && ![&icsp_entries, &idms_entries, &added]
+            .iter()
+            .any(|l| blocks(l));
     let mut changes = Vec::new();
-    let keep_icsp = icsp_text.is_some() && !any_blocked;
     if keep_icsp {
-        let text = render_template(&rows.icsp.template, &context)?;
-        if icsp_text.as_deref() != Some(text.as_str()) {
-            set_file_text(doc, icsp, &text, 0o644)?;
-            changes.push(Change {
-                target: icsp.into(),
-                action: format!("{} mirrored source(s)", merged.len()),
-            });
-        }
-    } else if icsp_text.is_some() {
+        icsp_entries.extend(added);
+        let kind = MirrorKind::ImageContentSourcePolicy;
+        changes.extend(write_single(
+            doc,
+            kind,
+            &icsp_entries,
+            rows.icsp,
+            found.icsp.as_deref(),
+        )?);
+    } else {
+        idms_entries = [icsp_entries, idms_entries, added].concat();
+    }
+    for (path, _) in &found.numbered {
+        remove_file(doc, path);
+        changes.push(Change {
+            target: path.clone(),
+            action: format!(
+                "replaced by {icsp}: installers from 4.14 write one ImageContentSourcePolicy"
+            ),
+        });
+    }
+    if !keep_icsp && found.icsp.is_some() {
         remove_file(doc, icsp);
         changes.push(Change {
             target: icsp.into(),
@@ -323,19 +434,46 @@ fn apply_digest_mirror_set(
             ),
         });
     }
-    if !keep_icsp || idms_text.is_some() {
-        let text = render_template(&rows.idms.template, &context)?;
-        if idms_text.as_deref() != Some(text.as_str()) {
-            set_file_text(doc, idms, &text, 0o644)?;
-            let blocked = merged.iter().filter(|r| r.blocked).count();
-            changes.push(Change {
-                target: idms.into(),
-                action: format!(
-                    "{} mirrored source(s), {blocked} with mirrorSourcePolicy NeverContactSource",
-                    merged.len()
-                ),
-            });
+    if !keep_icsp || found.idms.is_some() {
+        let kind = MirrorKind::ImageDigestMirrorSet;
+        changes.extend(write_single(
+            doc,
+            kind,
+            &idms_entries,
+            rows.idms,
+            found.idms.as_deref(),
+        )?);
+    }
+    Ok(changes)
+}
+
+/// Writes the one manifest of `kind` holding `entries` where its text is not `before`.
+fn write_single(
+    doc: &mut IgnitionDoc,
+    kind: MirrorKind,
+    entries: &[MirrorEntry],
+    row: &'static NodeFile,
+    before: Option<&str>,
+) -> Result<Vec<Change>> {
+    let mut changes = Vec::new();
+    for manifest in lay_out(kind, entries, row, PolicyLayout::Single) {
+        let text = render(row, &manifest)?;
+        if before == Some(text.as_str()) {
+            continue;
         }
+        set_file_text(doc, &manifest.path, &text, 0o644)?;
+        let blocked = manifest
+            .entries
+            .iter()
+            .filter(|e| e.source_policy == Some(SourceContact::Never))
+            .count();
+        changes.push(Change {
+            target: manifest.path,
+            action: format!(
+                "{} mirror entries, {blocked} with mirrorSourcePolicy NeverContactSource",
+                manifest.entries.len()
+            ),
+        });
     }
     Ok(changes)
 }
@@ -345,22 +483,34 @@ mod tests {
     use super::*;
 
     #[test]
-    fn reads_both_kinds() {
-        let idms = "apiVersion: config.openshift.io/v1\nkind: ImageDigestMirrorSet\nmetadata:\n  name: x\nspec:\n  imageDigestMirrors:\n  - source: a.io/x\n    mirrors:\n    - m.io/x\n    mirrorSourcePolicy: NeverContactSource\n";
+    fn reads_both_kinds_as_written() {
+        let idms = "apiVersion: config.openshift.io/v1\nkind: ImageDigestMirrorSet\nmetadata:\n  name: x\nspec:\n  imageDigestMirrors:\n  - source: a.io/x\n    mirrors:\n    - m.io/x\n    - m.io/x\n    mirrorSourcePolicy: NeverContactSource\n  - source: a.io/x\n    mirrorSourcePolicy: AllowContactingSource\n";
+        let entry = |mirrors: &[&str], policy| MirrorEntry {
+            source: "a.io/x".into(),
+            mirrors: mirrors.iter().map(|m| m.to_string()).collect(),
+            source_policy: policy,
+        };
         assert_eq!(
-            rules_of(idms, idms, "ImageDigestMirrorSet").unwrap(),
-            vec![("a.io/x".into(), vec!["m.io/x".into()], true)]
+            entries_of(idms, idms, IDMS).unwrap(),
+            vec![
+                entry(&["m.io/x", "m.io/x"], Some(SourceContact::Never)),
+                entry(&[], Some(SourceContact::Allowed)),
+            ]
         );
-        let icsp = "kind: ImageContentSourcePolicy\nspec:\n  repositoryDigestMirrors:\n  - source: a.io/x\n    mirrors: [m.io/x]\n";
+        let icsp = "kind: ImageContentSourcePolicy\nspec:\n  repositoryDigestMirrors:\n  - source: a.io/x\n    mirrors: [m.io/x]\n  - source: a.io/x\n    mirrors: null\n";
         assert_eq!(
-            rules_of(icsp, icsp, "ImageContentSourcePolicy").unwrap(),
-            vec![("a.io/x".into(), vec!["m.io/x".into()], false)]
+            entries_of(icsp, icsp, ICSP).unwrap(),
+            vec![entry(&["m.io/x"], None), entry(&[], None)]
         );
-        let err = rules_of(idms, icsp, "ImageDigestMirrorSet")
-            .unwrap_err()
-            .to_string();
+        let err = entries_of(idms, icsp, IDMS).unwrap_err().to_string();
         assert!(
             err.contains(idms) && err.contains("found a ImageContentSourcePolicy"),
+            "{err}"
+        );
+        let odd = idms.replace("AllowContactingSource", "Sometimes");
+        let err = entries_of("idms.yaml", &odd, IDMS).unwrap_err().to_string();
+        assert!(
+            err.contains("idms.yaml") && err.contains("`Sometimes` of a.io/x"),
             "{err}"
         );
     }
@@ -383,7 +533,7 @@ mod tests {
         .unwrap();
         let style = style_of(&doc, None);
         assert!(
-            matches!(style, ManifestStyle::PerSourcePolicies { .. }),
+            matches!(style, ManifestStyle::PerEntryPolicies { .. }),
             "{style:?}"
         );
         let registry = |location: &str, blocked: bool| Registry {

@@ -125,18 +125,39 @@ fn installer_shaped_config_gets_every_change() {
         assert_eq!(entry(&doc, script).unwrap()["mode"], 0o555);
     }
 
-    // The ICSP cannot say NeverContactSource: an IDMS replaces it.
+    // The ICSP cannot say NeverContactSource: an IDMS replaces it, with the ICSP's entries as
+    // written and the command line's new mirror as an entry of its own after them.
     assert!(entry(&doc, icsp_path()).is_none());
     let idms: serde_yaml_ng::Value =
         serde_yaml_ng::from_str(&file_text(&doc, idms_path()).unwrap()).unwrap();
-    let mirrors = idms["spec"]["imageDigestMirrors"].as_sequence().unwrap();
-    assert_eq!(mirrors.len(), 2);
-    for m in mirrors {
-        assert_eq!(m["mirrorSourcePolicy"], "NeverContactSource");
-    }
+    let entries = idms["spec"]["imageDigestMirrors"].as_sequence().unwrap();
+    let view: Vec<(&str, Vec<&str>)> = entries
+        .iter()
+        .map(|e| {
+            assert_eq!(e["mirrorSourcePolicy"], "NeverContactSource");
+            let mirrors = e["mirrors"].as_sequence().unwrap();
+            (
+                e["source"].as_str().unwrap(),
+                mirrors.iter().filter_map(|m| m.as_str()).collect(),
+            )
+        })
+        .collect();
     assert_eq!(
-        mirrors[0]["mirrors"][1].as_str(),
-        Some("mirror.new.example:8443/ocp/release")
+        view,
+        [
+            (
+                "quay.io/openshift-release-dev/ocp-release",
+                vec!["registry.lab.example:5000/ocp4/release"]
+            ),
+            (
+                "quay.io/openshift-release-dev/ocp-v4.0-art-dev",
+                vec!["registry.lab.example:5000/ocp4/release"]
+            ),
+            (
+                "quay.io/openshift-release-dev/ocp-release",
+                vec!["mirror.new.example:8443/ocp/release"]
+            ),
+        ]
     );
 
     // /etc/hosts: an append, so the node's own lines stay.
