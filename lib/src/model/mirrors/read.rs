@@ -3,9 +3,9 @@
 //! as written beside registries.conf's merged tables.
 
 use super::entry::{MirrorEntry, SourceContact};
-use super::merge::merge_entries;
+use super::merge::{merge_entries, Merged};
 use super::{MirrorKind, Mirrors};
-use crate::config::{ImageSource, LoadedConfig, Warning};
+use crate::config::{display_path, ImageSource, LoadedConfig, Warning};
 use crate::error::Result;
 use crate::release::{Profile, Switch, Switches};
 
@@ -67,6 +67,7 @@ impl Mirrors {
             entries.push(reader.entry(i, written, warnings)?);
         }
         let merged = merge_entries(&entries);
+        check_tables_of_one_source(loaded, field, &entries, &merged, warnings)?;
         let kind = (!entries.is_empty()).then_some(kind);
         Ok(Mirrors {
             entries,
@@ -152,6 +153,68 @@ impl EntryReader<'_> {
             )),
         }
     }
+}
+
+/// A source given with more than one `sourcePolicy` gets a registries.conf table per policy,
+/// as the installer writes them, all at the same location. podman and CRI-O refuse the whole
+/// file when one such table is blocked and another is not, so that is refused here, naming
+/// both entries; when none is blocked they read the first table's mirrors only, so a later
+/// table's other mirrors are named in a warning.
+fn check_tables_of_one_source(
+    loaded: &LoadedConfig,
+    field: &str,
+    entries: &[MirrorEntry],
+    merged: &[Merged],
+    warnings: &mut Vec<Warning>,
+) -> Result<()> {
+    let said = |index: usize| {
+        entries[index].source_policy.map_or_else(
+            || "no sourcePolicy".to_string(),
+            |p| format!("sourcePolicy {}", p.as_str()),
+        )
+    };
+    for (at, later) in merged.iter().enumerate() {
+        let location = &later.registry.location;
+        let Some(first) = merged[..at]
+            .iter()
+            .find(|m| &m.registry.location == location)
+        else {
+            continue;
+        };
+        let (i, j) = (first.first_entry, later.first_entry);
+        let here = format!("{field}.{j}.sourcePolicy");
+        let also = format!(
+            "`{location}` is also given by {} with {}, and this entry has {}",
+            display_path(&format!("{field}.{i}.sourcePolicy")),
+            said(i),
+            said(j)
+        );
+        if first.registry.blocked != later.registry.blocked {
+            return Err(loaded.field_error(
+                &here,
+                format!(
+                    "{also}: the installer writes a registries.conf table for each, one blocked and one not, and podman and CRI-O refuse such a file whole (the registry is defined multiple times with conflicting 'blocked' setting), so the bootstrap node could pull no image; give every entry of `{location}` the same sourcePolicy"
+                ),
+            ));
+        }
+        let unused: Vec<&str> = later
+            .registry
+            .mirrors
+            .iter()
+            .filter(|m| !first.registry.mirrors.contains(m))
+            .map(|m| m.location.as_str())
+            .collect();
+        if !unused.is_empty() {
+            warnings.push(loaded.warning(
+                &here,
+                format!(
+                    "{also}: the installer writes a registries.conf table for each (to it, an explicit AllowContactingSource differs from none), and podman and CRI-O on the bootstrap node use the first table's mirrors only, never trying {}; give every entry of `{location}` the same sourcePolicy",
+                    unused.join(", "),
+                ),
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// Checks a mirror entry's source or mirror as the release's installer does. A registry host

@@ -193,3 +193,98 @@ fn entries_stay_as_written_and_registries_merge_as_the_release_does() {
         Some(super::MirrorKind::ImageContentSourcePolicy)
     );
 }
+
+/// A source blocked in one entry and not in another: the installer's two tables make a
+/// registries.conf podman and CRI-O refuse whole, so bootgen refuses it, naming both entries.
+#[test]
+fn a_source_both_blocked_and_not_is_refused_naming_both_entries() {
+    let entries = "\
+- source: quay.io/a/b
+  mirrors:
+  - m.lab:5000/a/b
+  sourcePolicy: NeverContactSource
+- source: quay.io/a/c
+  mirrors:
+  - m.lab:5000/a/c
+- source: quay.io/a/b
+  mirrors:
+  - m.lab:5000/a/b
+";
+    for (second, said) in [
+        ("", "no sourcePolicy"),
+        (
+            "  sourcePolicy: AllowContactingSource\n",
+            "sourcePolicy AllowContactingSource",
+        ),
+    ] {
+        let text = format!("{entries}{second}");
+        let refused = read("4.21.0", "imageDigestSources", &text).unwrap_err();
+        assert!(
+            refused.contains("imageDigestSources[2].sourcePolicy")
+                && refused.contains(
+                    "`quay.io/a/b` is also given by imageDigestSources[0].sourcePolicy with sourcePolicy NeverContactSource"
+                )
+                && refused.contains(&format!("this entry has {said}"))
+                && refused.contains("conflicting 'blocked' setting"),
+            "{refused}"
+        );
+        // Where the installer ignores sourcePolicy, nothing is blocked and nothing conflicts.
+        let (mirrors, _) = read("4.20.0", "imageDigestSources", &text).unwrap();
+        assert_eq!(mirrors.registries.len(), 2);
+    }
+    // Blocked in both: one table, blocked.
+    let both = format!("{entries}  sourcePolicy: NeverContactSource\n");
+    let (mirrors, _) = read("4.21.0", "imageDigestSources", &both).unwrap();
+    assert_eq!(
+        tables_view(&mirrors),
+        [
+            ("quay.io/a/b", true, vec!["m.lab:5000/a/b"]),
+            ("quay.io/a/c", false, vec!["m.lab:5000/a/c"]),
+        ]
+    );
+}
+
+/// An explicit AllowContactingSource beside none: two tables at one location, as the
+/// installer writes them; the nodes read the first one's mirrors only, which a warning says
+/// when the second has others.
+#[test]
+fn a_later_table_of_the_same_source_warns_about_the_mirrors_it_hides() {
+    let entries = "\
+- source: quay.io/a/b
+  mirrors:
+  - m.lab:5000/a/b
+- source: quay.io/a/b
+  mirrors:
+  - m.lab:5000/a/b
+  - backup.lab:5000/a/b
+  sourcePolicy: AllowContactingSource
+";
+    let (mirrors, warnings) = read("4.22.0", "imageDigestSources", entries).unwrap();
+    assert_eq!(
+        tables_view(&mirrors),
+        [
+            ("quay.io/a/b", false, vec!["m.lab:5000/a/b"]),
+            (
+                "quay.io/a/b",
+                false,
+                vec!["m.lab:5000/a/b", "backup.lab:5000/a/b"]
+            ),
+        ]
+    );
+    let warning = warnings
+        .iter()
+        .find(|w| w.contains("imageDigestSources[1].sourcePolicy"))
+        .unwrap_or_else(|| panic!("{warnings:?}"));
+    assert!(
+        warning.contains("never trying backup.lab:5000/a/b;")
+            && warning.contains("imageDigestSources[0].sourcePolicy with no sourcePolicy"),
+        "{warning}"
+    );
+    // The same mirrors in both tables hide nothing.
+    let same = entries.replace("  - backup.lab:5000/a/b\n", "");
+    let (_, warnings) = read("4.22.0", "imageDigestSources", &same).unwrap();
+    assert!(
+        !warnings.iter().any(|w| w.contains("never trying")),
+        "{warnings:?}"
+    );
+}
