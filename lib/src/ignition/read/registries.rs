@@ -113,10 +113,14 @@ fn registry_of(conf: ConfRegistry) -> Result<Registry> {
     })
 }
 
-/// The registry whose location is the longest prefix of `image`, as containers/image picks.
+/// The registry whose location is the longest prefix of `image`, as containers/image picks:
+/// of two tables at the same location (an installer from 4.21 writes one per source and
+/// sourcePolicy), the first.
 pub fn registry_for<'a>(registries: &'a [Registry], image: &str) -> Option<&'a Registry> {
+    // `max_by_key` keeps the last of equals: walk backwards to keep the first.
     registries
         .iter()
+        .rev()
         .filter(|r| matches_source(image, &r.location))
         .max_by_key(|r| r.location.len())
 }

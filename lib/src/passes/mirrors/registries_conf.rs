@@ -284,5 +284,13 @@ mod tests {
         let found = registry_for(&registries, "q.io/a/b@sha256:00").unwrap();
         assert_eq!(found.location, "q.io/a/b");
         assert!(registry_for(&registries, "q.io/ab:1").is_none());
+        // Two tables at one location: the first, whose mirrors podman and CRI-O use.
+        let twice = parse(
+            "[[registry]]\nlocation = \"q.io/a\"\n[[registry.mirror]]\nlocation = \"m.io/a\"\n\
+             [[registry]]\nlocation = \"q.io/a\"\n[[registry.mirror]]\nlocation = \"n.io/a\"\n",
+        )
+        .unwrap();
+        let found = registry_for(&twice, "q.io/a/b@sha256:00").unwrap();
+        assert_eq!(found.mirrors[0].location, "m.io/a");
     }
 }
