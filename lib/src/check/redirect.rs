@@ -1,8 +1,9 @@
 //! A registry's redirect, followed as a node's pull follows it: registries that keep their
 //! blobs in object storage or behind a CDN answer a blob request with `307` and a `Location`
-//! elsewhere, which CRI-O and podman fetch without the registry's credentials (Go's HTTP
-//! client drops `Authorization` on a redirect to another host). So the nodes must reach that
-//! host too, and `check` asks it what the node would.
+//! elsewhere, which CRI-O and podman fetch, as Go's HTTP client does, without the registry's
+//! credentials unless the host is the registry's domain or a subdomain of it. So the nodes must
+//! reach that host too, and `check` asks it what the node would, sending no credentials to any
+//! host but the registry's own.
 //!
 //! Such a `Location` often carries a signed query (`X-Amz-Signature=...`): it is sent, never
 //! shown ([`Location::shown`]).
@@ -112,10 +113,20 @@ pub(crate) fn get_elsewhere(
     reach: Reach,
 ) -> Result<Response, String> {
     let Reach { roots, node_hosts } = reach;
-    let (name, default_port) = host_and_port(&location.host);
-    let port = match (location.plain, location.host.contains(':')) {
-        (true, false) => 80,
-        _ => default_port,
+    let (name, port) = host_and_port(&location.host);
+    // `host_and_port` defaults to 443; plain HTTP's default is 80.
+    let explicit = location
+        .host
+        .rsplit_once(':')
+        .is_some_and(|(before, port)| {
+            !port.is_empty()
+                && port.bytes().all(|b| b.is_ascii_digit())
+                && (!before.starts_with('[') || before.ends_with(']'))
+        });
+    let port = if location.plain && !explicit {
+        80
+    } else {
+        port
     };
     let pinned = node_hosts
         .iter()
@@ -180,5 +191,54 @@ mod tests {
             let error = at(refused).unwrap_err();
             assert!(!error.contains("pw"), "{error}");
         }
+    }
+
+    /// Asks nothing of the network but records where each GET went.
+    struct Recording(std::cell::RefCell<Vec<std::net::SocketAddr>>);
+
+    impl Probes for Recording {
+        fn resolve(&self, _: &str) -> Lookup {
+            Lookup::Addresses(vec![IpAddr::from([192, 0, 2, 1])])
+        }
+        fn connect(&self, _: std::net::SocketAddr) -> Result<(), String> {
+            Ok(())
+        }
+        fn handshake(
+            &self,
+            _: std::net::SocketAddr,
+            _: &str,
+            _: &[Vec<u8>],
+        ) -> super::super::probe::Handshake {
+            super::super::probe::Handshake::NoCertificate("unused".into())
+        }
+        fn get(&self, request: &Request) -> Result<Response, String> {
+            self.0.borrow_mut().push(request.address);
+            Ok(Response::default())
+        }
+        fn contacts(&self) -> Vec<super::super::probe::Contact> {
+            Vec::new()
+        }
+    }
+
+    #[test]
+    fn the_port_is_the_urls_or_its_schemes() {
+        let probes = Recording(std::cell::RefCell::new(Vec::new()));
+        let reach = Reach {
+            roots: &[],
+            node_hosts: &[],
+        };
+        let urls = [
+            ("http://cdn.lab/x", 80),
+            ("http://[2001:db8::1]/x", 80),
+            ("https://cdn.lab/x", 443),
+            ("http://cdn.lab:8080/x", 8080),
+            ("https://[2001:db8::1]:9443/x", 9443),
+        ];
+        for (url, _) in urls {
+            let location = Location::parse(url, "mirror.lab", false).unwrap();
+            get_elsewhere(&probes, &location, reach).unwrap();
+        }
+        let ports: Vec<u16> = probes.0.borrow().iter().map(|a| a.port()).collect();
+        assert_eq!(ports, urls.map(|(_, port)| port));
     }
 }
