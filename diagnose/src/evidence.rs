@@ -40,10 +40,7 @@ pub fn hide_credentials(line: &str) -> String {
     if line.contains(PRIVATE_KEY_OPENING) {
         line = hide_private_key_blocks(&line);
     }
-    if line.contains("curl") {
-        line = replace_curl_user_passwords(&line, |_| HIDDEN.to_string());
-    }
-    let line = hide_credential_words(&line);
+    let line = hide_credential_words(&replace_curl_user_passwords(&line, |_| HIDDEN.to_string()));
     if line.contains("sha256~") || line.contains("eyJ") || has_kubeadmin_password(&line) {
         return hide_token_words(&line);
     }
@@ -179,13 +176,17 @@ pub fn is_secret_variable(name: &str) -> bool {
 /// user stays shown. Only in a line that runs `curl`: `-u` means a user (`podman run -u
 /// 1000:1000`) or a unit (`journalctl -u`) to other commands. The one place that finds it, for
 /// the evidence here and for bootgen's own redaction.
-pub fn replace_curl_user_passwords(text: &str, hide: impl Fn(&str) -> String) -> String {
+pub fn replace_curl_user_passwords(
+    text: &str,
+    hide: impl Fn(&str) -> String,
+) -> std::borrow::Cow<'_, str> {
     let runs_curl = |word: &str| {
         let word = word.trim_start_matches(['"', '\'', '(', '`']);
         word == "curl" || word.ends_with("/curl")
     };
+    // Most lines name no curl: they are returned as they are, not copied.
     if !text.contains("curl") || !text.split_whitespace().any(runs_curl) {
-        return text.to_string();
+        return std::borrow::Cow::Borrowed(text);
     }
     let mut out = String::with_capacity(text.len());
     let mut copied = 0;
@@ -248,7 +249,7 @@ pub fn replace_curl_user_passwords(text: &str, hide: impl Fn(&str) -> String) ->
         copied = inner_end;
     }
     out.push_str(&text[copied..]);
-    out
+    std::borrow::Cow::Owned(out)
 }
 
 /// The values of credential flags (`--creds X`, `--creds=X`) and of secret `NAME=value` words,
