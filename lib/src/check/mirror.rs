@@ -50,7 +50,7 @@ pub(crate) fn mirrored(registries: &[Registry], image: &str) -> Vec<(String, boo
 fn refusal_fix(kind: RefusalKind, host: &str) -> String {
     match kind {
         RefusalKind::Name => {
-            let (name, _) = super::registry::host_and_port(host);
+            let (name, _) = super::registry::name_and_port(host);
             format!("add a DNS record for {name}, or give the nodes /etc/hosts entries: bootgen patch {} <ip>={name}", OptionField::AddHost)
         }
         RefusalKind::Unreachable => format!("check that the registry runs and that this machine and the nodes reach {host}"),
@@ -84,7 +84,7 @@ pub(crate) fn check_mirrors(
     }
     let mut sessions = BTreeMap::new();
     for (host, (insecure, repositories)) in &hosts {
-        let (name, _) = super::registry::host_and_port(host);
+        let (name, _) = super::registry::name_and_port(host);
         let pinned = plan
             .node_hosts
             .iter()

@@ -175,7 +175,7 @@ impl NetProbes {
         host: &str,
         roots: Option<&[Vec<u8>]>,
     ) -> Result<Response, String> {
-        let (server_name, _) = super::registry::host_and_port(request.host);
+        let (server_name, _) = super::registry::name_and_port(request.host);
         match tls::handshake(socket, server_name, roots) {
             (_, Some(mut stream)) => http::get(
                 &mut stream,
@@ -198,10 +198,7 @@ impl NetProbes {
 
 /// `Host:` carries the port when it is not the scheme's default.
 fn host_header(request: &Request) -> String {
-    let default = match request.transport {
-        Transport::Plain => 80,
-        _ => 443,
-    };
+    let default = super::probe::default_port(request.transport == Transport::Plain);
     if request.host.contains(':') || request.address.port() == default {
         request.host.to_string()
     } else {

@@ -71,6 +71,15 @@ pub enum Transport<'a> {
     Plain,
 }
 
+/// The port a URL that names none means: 80 for plain HTTP, 443 over TLS.
+pub(crate) fn default_port(plain: bool) -> u16 {
+    if plain {
+        80
+    } else {
+        443
+    }
+}
+
 /// One HTTP GET.
 #[derive(Debug, Clone)]
 pub struct Request<'a> {

@@ -8,8 +8,8 @@
 //! Such a `Location` often carries a signed query (`X-Amz-Signature=...`): it is sent, never
 //! shown ([`Location::shown`]).
 
-use super::probe::{Lookup, Probes, Request, Response, Transport};
-use super::registry::host_and_port;
+use super::probe::{default_port, Lookup, Probes, Request, Response, Transport};
+use super::registry::name_and_port;
 use std::net::IpAddr;
 
 /// How many redirects one request follows: a registry redirects once; Go's client gives up
@@ -113,21 +113,8 @@ pub(crate) fn get_elsewhere(
     reach: Reach,
 ) -> Result<Response, String> {
     let Reach { roots, node_hosts } = reach;
-    let (name, port) = host_and_port(&location.host);
-    // `host_and_port` defaults to 443; plain HTTP's default is 80.
-    let explicit = location
-        .host
-        .rsplit_once(':')
-        .is_some_and(|(before, port)| {
-            !port.is_empty()
-                && port.bytes().all(|b| b.is_ascii_digit())
-                && (!before.starts_with('[') || before.ends_with(']'))
-        });
-    let port = if location.plain && !explicit {
-        80
-    } else {
-        port
-    };
+    let (name, port) = name_and_port(&location.host);
+    let port = port.unwrap_or(default_port(location.plain));
     let pinned = node_hosts
         .iter()
         .find(|(n, _)| n.eq_ignore_ascii_case(name))

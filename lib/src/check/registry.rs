@@ -3,7 +3,7 @@
 //! auth, or a bearer token from a token service on the same host), chosen per repository as the
 //! node's container tools choose them.
 
-use super::probe::{Lookup, Probes, Request, Response, Transport};
+use super::probe::{default_port, Lookup, Probes, Request, Response, Transport};
 use std::collections::BTreeMap;
 use std::net::{IpAddr, SocketAddr};
 
@@ -63,17 +63,17 @@ fn parameter(header: &str, key: &str) -> Option<String> {
     Some(header[at..end].to_string())
 }
 
-/// Splits `host[:port]` (or `[v6]:port`) into the name to resolve and the port.
-pub(crate) fn host_and_port(host: &str) -> (&str, u16) {
+/// Splits `host[:port]` (or `[v6]:port`) into the name to resolve and the port it names, if it
+/// names one (a missing one depends on the scheme: [`default_port`]).
+pub(crate) fn name_and_port(host: &str) -> (&str, Option<u16>) {
     if let Some(rest) = host.strip_prefix('[') {
         if let Some((name, after)) = rest.split_once(']') {
-            let port = after.strip_prefix(':').and_then(|p| p.parse().ok());
-            return (name, port.unwrap_or(443));
+            return (name, after.strip_prefix(':').and_then(|p| p.parse().ok()));
         }
     }
     match host.split_once(':') {
-        Some((name, port)) if !port.contains(':') => (name, port.parse().unwrap_or(443)),
-        _ => (host, 443),
+        Some((name, port)) if !port.contains(':') => (name, port.parse().ok()),
+        _ => (host, None),
     }
 }
 
@@ -98,7 +98,7 @@ impl<'a> Session<'a> {
             evidence,
             kind,
         };
-        let (name, port) = host_and_port(host);
+        let (name, named_port) = name_and_port(host);
         let lookup = match pinned {
             Some(ip) => Lookup::Addresses(vec![ip]),
             None => probes.resolve(name),
@@ -129,7 +129,7 @@ impl<'a> Session<'a> {
         };
         let mut session = Session {
             host: host.to_string(),
-            address: SocketAddr::new(ip, port),
+            address: SocketAddr::new(ip, named_port.unwrap_or(default_port(false))),
             transport: if insecure {
                 Transport::Unverified
             } else {
@@ -141,8 +141,12 @@ impl<'a> Session<'a> {
         };
         let mut first = session.send(probes, "/v2/", None);
         if insecure && first.is_err() {
-            // An insecure registry may speak plain HTTP.
+            // An insecure registry may speak plain HTTP, as `http://host`: without a port of
+            // its own, on HTTP's.
             session.transport = Transport::Plain;
+            session
+                .address
+                .set_port(named_port.unwrap_or(default_port(true)));
             first = session.send(probes, "/v2/", None);
         }
         let first = first.map_err(|error| {
@@ -330,13 +334,72 @@ mod tests {
 
     #[test]
     fn hosts_with_and_without_ports_are_split() {
-        assert_eq!(host_and_port("mirror.lab:8443"), ("mirror.lab", 8443));
-        assert_eq!(host_and_port("mirror.lab"), ("mirror.lab", 443));
-        assert_eq!(host_and_port("[fd00::5]:5000"), ("fd00::5", 5000));
-        assert_eq!(host_and_port("[fd00::5]"), ("fd00::5", 443));
+        assert_eq!(name_and_port("mirror.lab:8443"), ("mirror.lab", Some(8443)));
+        assert_eq!(name_and_port("mirror.lab"), ("mirror.lab", None));
+        assert_eq!(name_and_port("[fd00::5]:5000"), ("fd00::5", Some(5000)));
+        assert_eq!(name_and_port("[fd00::5]"), ("fd00::5", None));
+        assert_eq!(name_and_port("fd00::5"), ("fd00::5", None));
         assert_eq!(
             parameter(r#"Bearer realm="https://m/token",service="m""#, "service").as_deref(),
             Some("m")
         );
+    }
+
+    /// A registry that speaks only plain HTTP; every GET's address and transport is kept.
+    struct PlainOnly(std::cell::RefCell<Vec<(SocketAddr, bool)>>);
+
+    impl Probes for PlainOnly {
+        fn resolve(&self, _: &str) -> Lookup {
+            Lookup::Addresses(vec![IpAddr::from([192, 0, 2, 5])])
+        }
+        fn connect(&self, _: SocketAddr) -> Result<(), String> {
+            Ok(())
+        }
+        fn handshake(
+            &self,
+            _: SocketAddr,
+            _: &str,
+            _: &[Vec<u8>],
+        ) -> super::super::probe::Handshake {
+            super::super::probe::Handshake::NoCertificate("unused".into())
+        }
+        fn get(&self, request: &Request) -> Result<Response, String> {
+            let plain = request.transport == Transport::Plain;
+            self.0.borrow_mut().push((request.address, plain));
+            if plain {
+                Ok(Response {
+                    status: 200,
+                    ..Response::default()
+                })
+            } else {
+                Err("TLS: no certificate received: not TLS".into())
+            }
+        }
+        fn contacts(&self) -> Vec<super::super::probe::Contact> {
+            Vec::new()
+        }
+    }
+
+    // As a node's client does: `https://host` then `http://host`, the scheme's port unless the
+    // host names one.
+    #[test]
+    fn an_insecure_registry_is_tried_over_plain_http_on_its_port() {
+        for (host, ports) in [
+            ("mirror.lab", [443, 80]),
+            ("mirror.lab:5000", [5000, 5000]),
+            ("[fd00::5]", [443, 80]),
+        ] {
+            let probes = PlainOnly(std::cell::RefCell::new(Vec::new()));
+            let session = Session::open(&probes, host, &[], None, true, &[], &[], &mut Vec::new())
+                .unwrap_or_else(|refusal| panic!("{host}: {}", refusal.what));
+            assert_eq!(session.transport, Transport::Plain);
+            let asked: Vec<(u16, bool)> = probes
+                .0
+                .borrow()
+                .iter()
+                .map(|(address, plain)| (address.port(), *plain))
+                .collect();
+            assert_eq!(asked, [(ports[0], false), (ports[1], true)], "{host}");
+        }
     }
 }

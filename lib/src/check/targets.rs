@@ -306,7 +306,7 @@ fn config_server(doc: &IgnitionDoc, pointer: Option<&[u8]>, domain: &str) -> Opt
             .collect();
         Some(ConfigServer {
             host,
-            port: port.unwrap_or(443),
+            port: port.unwrap_or(super::probe::default_port(false)),
             path,
             roots,
         })
