@@ -370,22 +370,21 @@ fn check_hosts(
             .iter()
             .flat_map(|r| &r.mirrors)
             .any(|m| host_of(&m.location) == host && m.insecure);
-        let credentials = has_credentials(&node_keys, &locations);
-        let mut bare: Vec<String> = locations
-            .iter()
-            .filter(|l| auth_key_for(&node_keys, l).is_none())
-            .map(|l| l.to_string())
-            .collect();
+        // The `auths` keys the host's repositories are pulled with, and those pulled with none.
+        let mut with: Vec<&str> = Vec::new();
+        let mut bare: Vec<String> = Vec::new();
+        for location in &locations {
+            match auth_key_for(&node_keys, location) {
+                Some(key) => with.push(key),
+                None => bare.push(location.to_string()),
+            }
+        }
+        with.sort_unstable();
+        with.dedup();
         bare.sort();
         bare.dedup();
+        let credentials = !with.is_empty();
         if credentials && !bare.is_empty() {
-            let mut with: Vec<&str> = locations
-                .iter()
-                .filter_map(|l| auth_key_for(&node_keys, l))
-                .map(String::as_str)
-                .collect();
-            with.sort_unstable();
-            with.dedup();
             report.warn(
                 FindingKind::RepositoriesWithoutCredentials {
                     host: host.clone(),
