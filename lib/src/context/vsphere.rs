@@ -42,8 +42,12 @@ pub struct FailureDomainContext {
     pub domain: FailureDomain,
     /// The VM folder: the install-config's, or `/<datacenter>/vm/<infraID>`.
     pub folder: String,
-    /// The resource pool: the install-config's, or the compute cluster's root pool.
+    /// The resource pool: the install-config's, or the compute cluster's root pool; empty
+    /// when it names no compute cluster (the Infrastructure and the INI then leave it out).
     pub resource_pool: String,
+    /// The machines' resource pool: `resource_pool`, else the installer's join of an empty
+    /// compute cluster with `Resources`.
+    pub machine_resource_pool: String,
     /// The name of the RHCOS template machines are cloned from.
     pub template_name: String,
     /// Its inventory path, `/<datacenter>/vm/<template name>`.
@@ -128,6 +132,24 @@ pub fn context(model: &Model, infra_id: &str) -> Option<VSphereContext> {
                 format!("{infra_id}-rhcos-{}-{}", fd.region, fd.zone)
             };
             let template_path = format!("/{}/vm/{template_name}", topology.datacenter);
+            let resource_pool = match (
+                non_empty(&topology.resource_pool),
+                non_empty(&topology.compute_cluster),
+            ) {
+                (Some(pool), _) => pool,
+                (None, Some(cluster)) => {
+                    let separator = if double_slash { "//" } else { "/" };
+                    format!("{cluster}{separator}Resources")
+                }
+                (None, None) => String::new(),
+            };
+            // Without a compute cluster the installer joins none: before 4.13 into
+            // `/<datacenter>/host//Resources`, from 4.13 into `/Resources`.
+            let machine_resource_pool = match (resource_pool.is_empty(), single_vcenter_objects) {
+                (false, _) => resource_pool.clone(),
+                (true, true) => format!("/{}/host//Resources", topology.datacenter),
+                (true, false) => "/Resources".to_string(),
+            };
             let mut domain = fd.clone();
             if let (true, Some(datastore)) =
                 (single_vcenter_objects, &vsphere.single_vcenter_datastore)
@@ -137,10 +159,8 @@ pub fn context(model: &Model, infra_id: &str) -> Option<VSphereContext> {
             FailureDomainContext {
                 folder: non_empty(&topology.folder)
                     .unwrap_or_else(|| format!("/{}/vm/{infra_id}", topology.datacenter)),
-                resource_pool: non_empty(&topology.resource_pool).unwrap_or_else(|| {
-                    let separator = if double_slash { "//" } else { "/" };
-                    format!("{}{separator}Resources", topology.compute_cluster)
-                }),
+                resource_pool,
+                machine_resource_pool,
                 template_name: non_empty(&topology.template).unwrap_or(template_name),
                 template_path: non_empty(&topology.template).unwrap_or(template_path),
                 domain,

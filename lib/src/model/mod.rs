@@ -376,6 +376,7 @@ impl Model {
             vsphere::check_legacy_paths(loaded, &switches)?;
         }
         if let Some(vsphere) = platform.vsphere() {
+            vsphere::check_legacy_placement(loaded, vsphere, &switches)?;
             vsphere::check_multiples(
                 loaded,
                 vsphere,

@@ -6,6 +6,7 @@
 # record.sh --views VERSION RAW: only the views again, from RAW (after the view itself changed).
 # With DISTRIBUTION=okd (an installer built with `-tags scos`), the views go to okd-<minor>/ and
 # every case runs with an OKD payload, quay.io/okd/scos-release:<version>-okd-scos.0.
+# With CASE=NAME, only that case (a case added since the release was recorded).
 # Development time only: the installer binary is built outside this repository, never committed.
 set -euo pipefail
 views_only=false
@@ -23,7 +24,7 @@ if [[ ${DISTRIBUTION:-ocp} == okd ]]; then
   folder=okd-$minor
 fi
 mkdir -p "$here/$folder" "$raw"
-for dir in "$here"/cases/*/; do
+for dir in "$here"/cases/${CASE:-*}/; do
   case=$(basename "$dir")
   work=$raw/$case
   target=ignition-configs config=bootstrap.ign

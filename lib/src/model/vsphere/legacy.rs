@@ -24,6 +24,9 @@ pub(super) struct Upconverted {
     pub settings: Modern,
     /// The single-vCenter fields that were written; empty for the `vcenters` form.
     pub written: Vec<String>,
+    /// The one failure domain was made from the single-vCenter fields, which may leave out the
+    /// compute cluster and network.
+    pub generated_failure_domain: bool,
 }
 
 /// The items of a list written, or none.
@@ -54,6 +57,7 @@ pub(super) fn upconvert_legacy(loaded: &LoadedConfig, written: &Written) -> Resu
         return Ok(Upconverted {
             settings: modern,
             written: Vec::new(),
+            generated_failure_domain: false,
         });
     }
     let field = |key: &str| written.legacy_text(key);
@@ -64,6 +68,7 @@ pub(super) fn upconvert_legacy(loaded: &LoadedConfig, written: &Written) -> Resu
         Ok(())
     };
     let datacenter = field("datacenter");
+    let generated_failure_domain = written.failure_domains.is_none();
     if written.vcenters.is_none() {
         for (key, what) in [
             ("vCenter", "the vCenter's host name"),
@@ -95,13 +100,15 @@ pub(super) fn upconvert_legacy(loaded: &LoadedConfig, written: &Written) -> Resu
                 format!("/{datacenter}/{kind}/{value}")
             }
         };
+        // `cluster` and `network` may be left out for machines the user makes (the installer's
+        // "legacy UPI"); `check_legacy_placement` holds a release to its rule for the two.
         for (key, what) in [
             ("datacenter", "the datacenter"),
             ("defaultDatastore", "the datastore"),
-            ("cluster", "the compute cluster"),
         ] {
             require(key, what)?;
         }
+        let network = field("network");
         modern.failure_domains = vec![WrittenFailureDomain {
             name: Text("generated-failure-domain".into()),
             region: Text("generated-region".into()),
@@ -110,7 +117,11 @@ pub(super) fn upconvert_legacy(loaded: &LoadedConfig, written: &Written) -> Resu
             topology: Object::from(WrittenTopology {
                 datacenter: Text(datacenter.clone()),
                 compute_cluster: Text(join("cluster", "host")),
-                networks: List::from(vec![Name(field("network"))]),
+                networks: List::from(if network.is_empty() {
+                    Vec::new()
+                } else {
+                    vec![Name(network)]
+                }),
                 datastore: Text(join("defaultDatastore", "datastore")),
                 resource_pool: Text(field("resourcePool")),
                 folder: Text(join("folder", "vm")),
@@ -144,6 +155,7 @@ pub(super) fn upconvert_legacy(loaded: &LoadedConfig, written: &Written) -> Resu
     Ok(Upconverted {
         settings: modern,
         written: keys.iter().map(|k| k.to_string()).collect(),
+        generated_failure_domain,
     })
 }
 

@@ -27,7 +27,9 @@ pub(crate) use legacy::deprecation_warning;
 pub(crate) use pools::{later_pool_fields, machine_pools};
 pub use pools::{DataDisk, VSphereMachinePool, VSphereMachinePools};
 pub(crate) use read::settings;
-pub(crate) use rules::{check_architectures, check_legacy_paths, check_multiples, check_vips};
+pub(crate) use rules::{
+    check_architectures, check_legacy_paths, check_legacy_placement, check_multiples, check_vips,
+};
 pub(crate) use stored::{store, store_pools};
 
 /// Where the keys below live, for messages.

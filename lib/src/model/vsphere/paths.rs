@@ -88,7 +88,8 @@ pub(super) fn check_resource_pool(
             format!("`{path}` is not in the failure domain's datacenter {datacenter}"),
         ));
     }
-    if !compute_cluster.contains(cluster) {
+    // Without a compute cluster (the single-vCenter fields' "legacy UPI"), any cluster's.
+    if !compute_cluster.is_empty() && !compute_cluster.contains(cluster) {
         return Err(loaded.field_error(
             field,
             format!("`{path}` is not in the failure domain's compute cluster {compute_cluster}"),

@@ -43,6 +43,7 @@ pub(crate) fn settings(
     let Upconverted {
         settings: modern,
         written: single_vcenter_fields,
+        generated_failure_domain,
     } = upconvert_legacy(loaded, &written)?;
     let vcenters = modern
         .vcenters
@@ -62,7 +63,14 @@ pub(crate) fn settings(
         .enumerate()
         .map(|(i, v)| {
             let at = format!("{AT}.failureDomains.{i}");
-            failure_domain(loaded, v, &at, &vcenters, warnings)
+            failure_domain(
+                loaded,
+                v,
+                &at,
+                &vcenters,
+                generated_failure_domain,
+                warnings,
+            )
         })
         .collect::<Result<Vec<_>>>()?;
     if failure_domains.is_empty() {
@@ -223,6 +231,7 @@ fn failure_domain(
     written: &WrittenFailureDomain,
     at: &str,
     vcenters: &[VCenter],
+    generated: bool,
     warnings: &mut Vec<Warning>,
 ) -> Result<FailureDomain> {
     let field = |key: &str| format!("{at}.{key}");
@@ -265,12 +274,18 @@ fn failure_domain(
         &in_topology("datacenter"),
         "the datacenter",
     )?;
-    let compute_cluster = required(
-        loaded,
-        &topology.compute_cluster.0,
-        &in_topology("computeCluster"),
-        "the compute cluster's path, /<datacenter>/host/<cluster>",
-    )?;
+    // A failure domain made from the single-vCenter fields may name no compute cluster and no
+    // network: machines the user makes say theirs (see `rules::check_legacy_placement`).
+    let compute_cluster = if generated {
+        topology.compute_cluster.0.clone()
+    } else {
+        required(
+            loaded,
+            &topology.compute_cluster.0,
+            &in_topology("computeCluster"),
+            "the compute cluster's path, /<datacenter>/host/<cluster>",
+        )?
+    };
     let as_path = |value: String, key: &str, kind: &str, warnings: &mut Vec<Warning>| {
         joined(
             loaded,
@@ -283,16 +298,18 @@ fn failure_domain(
         )
     };
     let compute_cluster = as_path(compute_cluster, "computeCluster", "host", warnings);
-    check_path(
-        loaded,
-        &compute_cluster,
-        &in_topology("computeCluster"),
-        &datacenter,
-        "host",
-        "compute cluster",
-    )?;
+    if !compute_cluster.is_empty() {
+        check_path(
+            loaded,
+            &compute_cluster,
+            &in_topology("computeCluster"),
+            &datacenter,
+            "host",
+            "compute cluster",
+        )?;
+    }
     let networks = names(loaded, &topology.networks.0, &in_topology("networks"))?;
-    if networks.is_empty() {
+    if networks.is_empty() && !generated {
         return Err(loaded.field_error(
             &in_topology("networks"),
             "is required: the port group of the machines' network",

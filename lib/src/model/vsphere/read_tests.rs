@@ -58,6 +58,37 @@ fn both_forms_are_read() {
     }
 }
 
+// The single-vCenter fields without `cluster` and `network` (machines the user makes, as the
+// UPI documents of those releases show them): every release takes them; from 4.13 a network
+// without a cluster is refused, as the installer refuses it.
+#[test]
+fn the_single_vcenter_fields_may_leave_out_cluster_and_network() {
+    let without = |keys: &[&str]| {
+        LEGACY
+            .lines()
+            .filter(|line| !keys.iter().any(|k| line.trim_start().starts_with(k)))
+            .map(|line| format!("{line}\n"))
+            .collect::<String>()
+    };
+    let neither = without(&["cluster:", "network:"]);
+    let cluster_only = without(&["network:"]);
+    let network_only = without(&["cluster:"]);
+    for version in ["4.9.0", "4.12.0", "4.13.0", "4.16.0", "4.22.0"] {
+        assert_eq!(refusal(&neither, version), "", "{version}");
+        assert_eq!(refusal(&cluster_only, version), "", "{version}");
+    }
+    for version in ["4.9.0", "4.12.0"] {
+        assert_eq!(refusal(&network_only, version), "", "{version}");
+    }
+    for version in ["4.13.0", "4.22.0"] {
+        let refused = refusal(&network_only, version);
+        assert!(
+            refused.contains("platform.vsphere.cluster") && refused.contains("leave out both"),
+            "{version}: {refused}"
+        );
+    }
+}
+
 #[test]
 fn a_wrong_type_in_a_failure_domain_names_its_path_and_line() {
     let region = refusal(&CONFIG.replace("region: r", "region: [r]"), "4.16.0");

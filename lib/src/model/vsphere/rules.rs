@@ -179,6 +179,32 @@ pub(crate) fn check_multiples(
 /// The networks a failure domain may list where several are allowed.
 const MAX_NETWORKS: usize = 10;
 
+/// The single-vCenter `cluster` and `network`, which machines the user makes may do without
+/// (the installer's "legacy UPI"): installers from 4.13 (`vsphere_failure_domains`) take both,
+/// neither, or a cluster alone (its failure domain then has an empty network), and refuse a
+/// network without a cluster; earlier ones take any of them.
+pub(crate) fn check_legacy_placement(
+    loaded: &LoadedConfig,
+    vsphere: &VSpherePlatform,
+    switches: &Switches,
+) -> Result<()> {
+    if !switches.has(Switch::VsphereFailureDomains) {
+        return Ok(());
+    }
+    // Only a failure domain made from the single-vCenter fields can lack a compute cluster.
+    let network_without_cluster = vsphere
+        .failure_domains
+        .iter()
+        .any(|fd| fd.topology.compute_cluster.is_empty() && !fd.topology.networks.is_empty());
+    if network_without_cluster {
+        return Err(loaded.field_error(
+            &format!("{AT}.cluster"),
+            format!("is required with `network` by this release's installer (which reports it as {AT}.failureDomains.topology.computeCluster, of the failure domain it makes from these fields): name the compute cluster, or leave out both for machines you make yourself"),
+        ));
+    }
+    Ok(())
+}
+
 /// The single-vCenter `folder` and `resourcePool` as installers until 4.12 take them: absolute
 /// paths under the datacenter (`/DC/vm/...`) and the cluster (`/DC/host/CLUSTER/Resources/...`).
 /// Later installers join a bare name into that path, as bootgen reads it; these refused it.

@@ -190,13 +190,20 @@ fn store_pool(pool: &mut serde_json::Value, switches: &Switches, zones: Option<&
 /// A failure domain as the install-config writes it.
 fn installer_failure_domain(fd: &FailureDomain) -> serde_json::Value {
     let t = &fd.topology;
+    // A failure domain made from single-vCenter fields without `network` holds that empty
+    // network, as the installer's conversion makes it.
+    let networks = if t.networks.is_empty() {
+        vec![String::new()]
+    } else {
+        t.networks.clone()
+    };
     let mut topology = serde_json::json!({
         "datacenter": t.datacenter,
-        "computeCluster": t.compute_cluster,
-        "networks": t.networks,
+        "networks": networks,
         "datastore": t.datastore,
     });
     for (key, value) in [
+        ("computeCluster", &t.compute_cluster),
         ("resourcePool", &t.resource_pool),
         ("folder", &t.folder),
         ("template", &t.template),
