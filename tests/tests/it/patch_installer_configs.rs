@@ -190,6 +190,25 @@ fn a_mirror_reaches_every_place_the_installer_named_the_release() {
             patched.contains(&(SOURCE.to_string(), vec![MIRROR.to_string()])),
             "{label}: {patched:?}"
         );
+        // The blocked line as that installer writes it: in every table where it says `blocked`
+        // in each (from 4.21), else in none (nothing here is blocked); an installer's file
+        // without tables does not say.
+        let blocked_lines = |text: &str| {
+            let value: toml::Value = toml::from_str(text).unwrap();
+            let tables = value
+                .get("registry")
+                .and_then(|r| r.as_array())
+                .cloned()
+                .unwrap_or_default();
+            let said = tables.iter().filter(|t| t.get("blocked").is_some()).count();
+            (said, tables.len())
+        };
+        let (said, tables) = blocked_lines(&text(&before, REGISTRIES));
+        let (said_after, tables_after) = blocked_lines(&text(&after, REGISTRIES));
+        if tables > 0 {
+            let want = if said == tables { tables_after } else { 0 };
+            assert_eq!(said_after, want, "{label}: {}", text(&after, REGISTRIES));
+        }
 
         // The cluster's mirror manifests, as that release's installer writes them: an IDMS
         // from 4.14 (beside an ICSP the installer wrote for imageContentSources), numbered

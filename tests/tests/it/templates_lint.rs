@@ -1140,6 +1140,7 @@ fn registries_conf_is_toml_with_expected_structure() -> TestResult {
                     "location": "quay.io/openshift-release-dev/ocp-v4.0-art-dev",
                     "insecure": true,
                     "mirror-by-digest-only": true,
+                    "blocked": false,
                     "mirror": [
                         { "location": "mirror.example.com:5000/ocp4/art-dev", "insecure": false },
                     ],
@@ -1148,7 +1149,11 @@ fn registries_conf_is_toml_with_expected_structure() -> TestResult {
         }),
         "rendered:\n{rendered}"
     );
-    // `blocked` appears only when true.
+    // 4.22's installer says `blocked` in every table; 4.20's only where it is true.
+    assert_eq!(rendered.matches("blocked").count(), 2, "{rendered}");
+    let mut older = cluster_context("4.20.0");
+    older["registries"] = two_registries();
+    let rendered = render_file(REGISTRIES_CONF, &older)?;
     assert_eq!(rendered.matches("blocked").count(), 1, "{rendered}");
     Ok(())
 }
@@ -1162,7 +1167,7 @@ fn registries_conf_layout_and_empty_case() -> TestResult {
         "no mirrors must give an empty file"
     );
 
-    ctx["registries"] = json!([{
+    let registries = json!([{
         "location": "quay.io/openshift-release-dev/ocp-release",
         "insecure": false,
         "blocked": false,
@@ -1172,10 +1177,12 @@ fn registries_conf_layout_and_empty_case() -> TestResult {
             { "location": "mirror2.example.com/ocp4/release", "insecure": false },
         ],
     }]);
+    ctx["registries"] = registries.clone();
     let expected = "[[registry]]\n\
         location = \"quay.io/openshift-release-dev/ocp-release\"\n\
         insecure = false\n\
         mirror-by-digest-only = true\n\
+        blocked = false\n\
         \n\
         [[registry.mirror]]\n\
         location = \"mirror.example.com/ocp4/release\"\n\
@@ -1186,6 +1193,13 @@ fn registries_conf_layout_and_empty_case() -> TestResult {
         \n\
         \n";
     assert_eq!(render_file(REGISTRIES_CONF, &ctx)?, expected);
+    // Before 4.21 the installer writes no blocked line.
+    let mut older = cluster_context("4.20.0");
+    older["registries"] = registries;
+    assert_eq!(
+        render_file(REGISTRIES_CONF, &older)?,
+        expected.replace("blocked = false\n", "")
+    );
     Ok(())
 }
 

@@ -226,15 +226,27 @@ fn numbered_policies(doc: &IgnitionDoc) -> Vec<String> {
         .collect()
 }
 
-/// The style of the config's release: from `release` when the caller knows it, else from the
-/// release the config says it was made for, else from the manifests it already has.
-pub(crate) fn style_of(doc: &IgnitionDoc, release: Option<Minor>) -> ManifestStyle {
+/// The profile of the config's release: `release` when the caller knows it, else the release
+/// the config says it was made for; None when neither is known (or the table lacks it).
+pub(crate) fn release_profile(
+    doc: &IgnitionDoc,
+    release: Option<Minor>,
+) -> Option<&'static crate::release::Profile> {
     let minor = release.or_else(|| {
         let guess = crate::ignition::read::release_of(doc)?;
         let mut parts = guess.version.split('.');
         format!("{}.{}", parts.next()?, parts.next()?).parse().ok()
     });
-    match minor.and_then(profile_for) {
+    minor.and_then(profile_for)
+}
+
+/// The style of the config's release (`profile`, from [`release_profile`]), else from the
+/// manifests it already has.
+pub(crate) fn style_of(
+    doc: &IgnitionDoc,
+    profile: Option<&crate::release::Profile>,
+) -> ManifestStyle {
+    match profile {
         Some(profile)
             if !profile
                 .switches(Default::default())

@@ -36,7 +36,7 @@ use crate::error::{Error, Result};
 pub(crate) use crate::ignition::read::{has_manifests, read_text};
 use crate::ignition::IgnitionDoc;
 use crate::model::mirrors::Registry;
-use crate::release::Minor;
+use crate::release::{Minor, Switches};
 use crate::render::Renderer;
 use registries_conf::MergeRequest;
 use serde_json::Value;
@@ -86,8 +86,15 @@ pub(crate) fn apply_for(
 ) -> Result<Vec<Change>> {
     let mut changes = Vec::new();
     if options.touches_registries() {
-        let style = cluster_mirrors::style_of(doc, release);
-        changes.extend(apply_registries(doc, options, &style)?);
+        let profile = cluster_mirrors::release_profile(doc, release);
+        let style = cluster_mirrors::style_of(doc, profile);
+        // With no release known, no switch is on: registries.conf is written as bootgen wrote
+        // it before it followed the installers' blocked line (`blocked = true` for a blocked
+        // source, no line otherwise), which every release's podman and CRI-O read alike.
+        let switches = profile
+            .map(|p| p.switches(Default::default()))
+            .unwrap_or_default();
+        changes.extend(apply_registries(doc, options, &style, &switches)?);
     }
     if !options.hosts.is_empty() {
         changes.extend(hosts::apply(doc, &options.hosts)?);
@@ -105,6 +112,7 @@ fn apply_registries(
     doc: &mut IgnitionDoc,
     options: &MirrorOptions,
     style: &cluster_mirrors::ManifestStyle,
+    switches: &Switches,
 ) -> Result<Vec<Change>> {
     let existing_text = read_text(doc, REGISTRIES_CONF)?.unwrap_or_default();
     let existing = parse_registries_conf(&existing_text)?;
@@ -117,7 +125,7 @@ fn apply_registries(
         },
     );
     let mut changes = Vec::new();
-    let text = registries_conf::render(&merged)?;
+    let text = registries_conf::render(&merged, switches)?;
     if text != existing_text {
         set_file_text(doc, REGISTRIES_CONF, &text, 0o644)?;
         for registry in merged.iter().filter(|r| !existing.contains(r)) {

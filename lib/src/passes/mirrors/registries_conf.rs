@@ -6,12 +6,17 @@ use super::options::MirrorRule;
 use super::render_template;
 use crate::error::Result;
 use crate::model::mirrors::{host_of, Mirror, Registry};
+use crate::release::Switches;
 
 const TEMPLATE: &str = "node/etc/containers/registries.conf.j2";
 
-/// Renders registries with bootgen's registries.conf template.
-pub fn render(registries: &[Registry]) -> Result<String> {
-    render_template(TEMPLATE, &serde_json::json!({ "registries": registries }))
+/// Renders registries with bootgen's registries.conf template, as a release with `switches`
+/// has it (a blocked line in every table, or only in a blocked source's).
+pub fn render(registries: &[Registry], switches: &Switches) -> Result<String> {
+    render_template(
+        TEMPLATE,
+        &serde_json::json!({ "registries": registries, "release": { "switches": switches } }),
+    )
 }
 
 /// What the command line adds to the registries.
@@ -143,18 +148,57 @@ mod tests {
             registries[0].mirrors[0].location,
             "mirror.example.com:5000/ocp/release"
         );
-        assert_eq!(render(&registries).unwrap(), INSTALLER_STYLE);
+        assert_eq!(
+            render(&registries, &Switches::default()).unwrap(),
+            INSTALLER_STYLE
+        );
         assert_eq!(parse("").unwrap(), vec![]);
-        assert_eq!(render(&[]).unwrap(), "");
+        assert_eq!(render(&[], &Switches::default()).unwrap(), "");
     }
 
     #[test]
     fn blocked_round_trips() {
         let mut registries = parse(INSTALLER_STYLE).unwrap();
         registries[0].blocked = true;
-        let text = render(&registries).unwrap();
+        let text = render(&registries, &Switches::default()).unwrap();
         assert!(text.contains("blocked = true\n"), "{text}");
         assert_eq!(parse(&text).unwrap(), registries);
+    }
+
+    /// The blocked line as each release's installer writes it: in every table from 4.21 (a
+    /// config of that installer written back byte for byte), only a blocked source's before,
+    /// and with no release known as before bootgen followed the installers.
+    #[test]
+    fn the_blocked_line_is_the_releases() {
+        let switches = |minor: &str| {
+            crate::release::profile_for(minor.parse().unwrap())
+                .unwrap()
+                .switches(Default::default())
+        };
+        let from_4_21 = INSTALLER_STYLE.replace(
+            "mirror-by-digest-only = true\n",
+            "mirror-by-digest-only = true\nblocked = false\n",
+        );
+        let registries = parse(&from_4_21).unwrap();
+        assert_eq!(registries, parse(INSTALLER_STYLE).unwrap());
+        for minor in ["4.21", "4.22", "5.0"] {
+            assert_eq!(
+                render(&registries, &switches(minor)).unwrap(),
+                from_4_21,
+                "{minor}"
+            );
+        }
+        for minor in ["4.9", "4.20"] {
+            assert_eq!(
+                render(&registries, &switches(minor)).unwrap(),
+                INSTALLER_STYLE,
+                "{minor}"
+            );
+        }
+        assert_eq!(
+            render(&registries, &Switches::default()).unwrap(),
+            INSTALLER_STYLE
+        );
     }
 
     #[test]
