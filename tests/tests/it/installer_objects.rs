@@ -157,6 +157,13 @@ pub(crate) fn compared(
     } else {
         actual.without_fetched()
     };
+    // Those made before the view kept a TOML file's empty values (registries.conf's
+    // `blocked = false`, `insecure = false`) hold none: compared without them until made again.
+    let actual = if expected.has_toml_empty_values() {
+        actual
+    } else {
+        actual.without_toml_empty_values()
+    };
     Ok(diff_objects(expected, &actual, "installer", "bootgen").changes)
 }
 

@@ -3,7 +3,9 @@
 //! structured file (YAML, JSON, TOML, a kubeconfig) also keeps its parsed objects, with keys,
 //! certificates, passwords, pull secrets and per-run IDs (cluster ID, infra ID) replaced by
 //! placeholders and Go's empty values (null, false, 0, "", {}, []) dropped, since a Go reader
-//! cannot tell them from an absent field. A unit keeps its enablement and its dependency
+//! cannot tell them from an absent field and Go's serializers differ in leaving them out; a
+//! TOML file (registries.conf), written line by line from a template, keeps them
+//! (`blocked = false` is a line its writer chose to write). A unit keeps its enablement and its dependency
 //! directives, and so does a unit (or drop-in) written as a file under `/etc/systemd/system`.
 //! Two views compare equal exactly when the nodes they describe should behave the same;
 //! `bootgen diff --objects` and the installer-as-oracle tests compare them.
@@ -162,6 +164,32 @@ impl ObjectView {
         self.fetched.clear();
         for file in self.files.values_mut() {
             file.fetched.clear();
+        }
+        self
+    }
+
+    /// Whether the view holds an empty value (`false`, `""`) of a TOML file: a view made before
+    /// the view kept them (an older recording) holds none.
+    pub fn has_toml_empty_values(&self) -> bool {
+        self.files.iter().any(|(path, file)| {
+            normalize::keeps_empty_values(path)
+                && file.object.as_ref().is_some_and(|object| {
+                    let mut dropped = object.clone();
+                    normalize::drop_go_empty(&mut dropped);
+                    dropped != *object
+                })
+        })
+    }
+
+    /// The view with the empty values of TOML files dropped, as every other file's are, to
+    /// compare with a view made before the view kept them.
+    pub fn without_toml_empty_values(mut self) -> ObjectView {
+        for (path, file) in &mut self.files {
+            if normalize::keeps_empty_values(path) {
+                if let Some(object) = &mut file.object {
+                    normalize::drop_go_empty(object);
+                }
+            }
         }
         self
     }

@@ -1,5 +1,5 @@
 //! Turning a structured file into comparable objects: parse it, replace what differs from run
-//! to run by a placeholder, drop Go's empty values.
+//! to run by a placeholder, drop Go's empty values (but a TOML file's: see [`Syntax::Toml`]).
 
 use super::pem::{pem_facts, PemFacts, MAX_VIEW_PEM_BLOCKS};
 use crate::ignition::redact::{is_secret_key, Redact};
@@ -27,6 +27,8 @@ pub(super) struct Normalizer {
     at: RefCell<Vec<String>>,
     /// The PEM blocks found in the file being normalized, by where.
     found: RefCell<BTreeMap<String, Vec<PemFacts>>>,
+    /// Whether the file being normalized keeps its empty values (a TOML file).
+    keeps_empty: Cell<bool>,
 }
 
 /// The certificates and keys of one file, by where: [`WHOLE_FILE`] for the file's own text,
@@ -75,6 +77,7 @@ impl Normalizer {
             pem_left: Cell::new(MAX_VIEW_PEM_BLOCKS),
             at: RefCell::new(Vec::new()),
             found: RefCell::new(BTreeMap::new()),
+            keeps_empty: Cell::new(false),
         }
     }
 
@@ -151,6 +154,8 @@ impl Normalizer {
         };
         self.values_left.set(left);
         let mut docs = parse_documents(path, bytes)?;
+        self.keeps_empty
+            .set(syntax_of(path).is_some_and(Syntax::keeps_empty_values));
         let several = docs.len() > 1;
         for (i, doc) in docs.iter_mut().enumerate() {
             if several {
@@ -178,7 +183,9 @@ impl Normalizer {
                     let secret_data = is_secret && (k == "data" || k == "stringData");
                     self.normalize_at(k.clone(), v, Some(k), in_secret_data || secret_data);
                 }
-                map.retain(|_, v| !is_go_empty(v));
+                if !self.keeps_empty.get() {
+                    map.retain(|_, v| !is_go_empty(v));
+                }
             }
             Value::Array(items) => {
                 for (i, item) in items.iter_mut().enumerate() {
@@ -325,7 +332,35 @@ pub(super) fn is_go_empty(value: &Value) -> bool {
 enum Syntax {
     Yaml,
     Json,
+    /// registries.conf and `*.toml`: written from text templates line by line (the installer's
+    /// registries.conf), not serialized from Go structs whose empty fields a serializer may or
+    /// may not leave out, so a line with an empty value (`blocked = false`) is one the writer
+    /// chose to write and the view keeps it.
     Toml,
+}
+
+impl Syntax {
+    fn keeps_empty_values(self) -> bool {
+        self == Syntax::Toml
+    }
+}
+
+/// Whether the file at `path` keeps its empty values in the view (see [`Syntax::Toml`]).
+pub(super) fn keeps_empty_values(path: &str) -> bool {
+    syntax_of(path).is_some_and(Syntax::keeps_empty_values)
+}
+
+/// `value` with Go's empty values dropped at every depth, as the view has them in any file
+/// that does not keep them.
+pub(super) fn drop_go_empty(value: &mut Value) {
+    match value {
+        Value::Object(map) => {
+            map.values_mut().for_each(drop_go_empty);
+            map.retain(|_, v| !is_go_empty(v));
+        }
+        Value::Array(items) => items.iter_mut().for_each(drop_go_empty),
+        _ => {}
+    }
 }
 
 fn syntax_of(path: &str) -> Option<Syntax> {

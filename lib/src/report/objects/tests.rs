@@ -341,3 +341,40 @@ fn a_path_defined_twice_is_refused_naming_both_entries() {
     );
     assert!(object_view(&config(&[("/etc/a", 0o644, "one")], json!([]))).is_ok());
 }
+
+/// registries.conf, written line by line, keeps its empty values: a `blocked = false` line one
+/// writer writes and another leaves out is a difference; a view made before the view kept them
+/// (holding none) is compared with them dropped.
+#[test]
+fn a_toml_files_empty_values_stay_and_a_missing_line_shows() {
+    const CONF: &str = "/etc/containers/registries.conf";
+    let table =
+        "[[registry]]\nlocation = \"q.io/a\"\ninsecure = false\nmirror-by-digest-only = true\n";
+    let with_line =
+        format!("{table}blocked = false\n\n[[registry.mirror]]\nlocation = \"m.io/a\"\n");
+    let without = format!("{table}\n[[registry.mirror]]\nlocation = \"m.io/a\"\n");
+    let (a, b, c) = (
+        config(&[(CONF, 0o644, &with_line)], json!([])),
+        config(&[(CONF, 0o644, &with_line)], json!([])),
+        config(&[(CONF, 0o644, &without)], json!([])),
+    );
+    let (fields, text) = fields_differing(&a, &b, &c);
+    assert_eq!(fields, ["object.registry[0].blocked"], "{text}");
+    let view = object_view(&a).unwrap();
+    assert_eq!(
+        view.files[CONF].object.as_ref().unwrap()["registry"][0]["insecure"],
+        false
+    );
+    assert!(view.has_toml_empty_values());
+    // A view without them (an older recording's) equals one with them dropped.
+    let mut older = view.clone();
+    let registry = older.files.get_mut(CONF).unwrap().object.as_mut().unwrap();
+    registry["registry"][0]
+        .as_object_mut()
+        .unwrap()
+        .retain(|_, v| v != false);
+    assert!(!older.has_toml_empty_values());
+    let dropped = view.without_toml_empty_values();
+    assert!(diff_objects(&older, &dropped, "older", "dropped").is_empty());
+    assert!(!dropped.has_toml_empty_values());
+}
