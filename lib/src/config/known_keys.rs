@@ -37,7 +37,7 @@ const KNOWN: &[(&str, &[&str])] = &[
     ("pki.signerCertificates.key", &["algorithm", "rsa", "ecdsa"]),
     ("pki.signerCertificates.key.rsa", &["keySize"]),
     ("pki.signerCertificates.key.ecdsa", &["curve"]),
-    ("metadata", &["name", "annotations"]),
+    ("metadata", &["name", "labels", "annotations"]),
     (
         "controlPlane",
         &[
@@ -107,7 +107,6 @@ const KNOWN: &[(&str, &[&str])] = &[
 const OBJECT_METADATA: &[&str] = &[
     "creationTimestamp",
     "namespace",
-    "labels",
     "uid",
     "resourceVersion",
     "generation",

@@ -7,6 +7,7 @@ mod deprecated;
 pub(crate) mod depth;
 mod known_keys;
 mod locate;
+mod string_map;
 mod types;
 
 pub use bounded::{
@@ -278,6 +279,16 @@ pub fn parse(text: &str, source_name: &str) -> Result<LoadedConfig> {
     let mut unknown = Vec::new();
     // The installer's reader takes a UTF-8 byte-order mark, as editors on Windows write it.
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let document = serde_yaml_ng::from_str(text).unwrap_or(serde_yaml_ng::Value::Null);
+    // Named by their field here, before the typed reading refuses them by its own words.
+    if let Some((field, message)) = string_map::first_refused(&document) {
+        return Err(Error::InvalidField {
+            file: source_name.to_string(),
+            line: line_of(text, &parse_dotted(&field)),
+            field: display_path(&field),
+            message,
+        });
+    }
     let mut documents = serde_yaml_ng::Deserializer::from_str(text);
     let Some(deserializer) = documents.next() else {
         return Err(Error::Parse {
@@ -340,7 +351,6 @@ pub fn parse(text: &str, source_name: &str) -> Result<LoadedConfig> {
         return Err(loaded.field_error(&dotted, message));
     }
     // Every string that may reach a template, checked once here rather than where each is used.
-    let document = serde_yaml_ng::from_str(text).unwrap_or(serde_yaml_ng::Value::Null);
     if let Some((field, c)) = control_chars::first_control_character(&document) {
         return Err(loaded.field_error(
             &field,

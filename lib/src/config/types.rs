@@ -143,8 +143,20 @@ pub struct Metadata {
     /// Cluster name.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
-    /// Annotations; the installer records in them what it did not check.
-    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    /// Labels, which the cluster keeps in its copy of the install-config; each value a string
+    /// (a whole number or true/false taken as its text, as the installer takes it).
+    #[serde(
+        default,
+        skip_serializing_if = "std::collections::BTreeMap::is_empty",
+        deserialize_with = "super::string_map::deserialize"
+    )]
+    pub labels: std::collections::BTreeMap<String, String>,
+    /// Annotations; the installer records in them what it did not check. Read as `labels`.
+    #[serde(
+        default,
+        skip_serializing_if = "std::collections::BTreeMap::is_empty",
+        deserialize_with = "super::string_map::deserialize"
+    )]
     pub annotations: std::collections::BTreeMap<String, String>,
 }
 
