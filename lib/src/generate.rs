@@ -524,7 +524,10 @@ pub(crate) fn root_ca_key(pki: &Pki) -> Vec<u8> {
 }
 
 fn pointer_config(model: &Model, pki: &Pki, role: &str) -> Result<IgnitionDoc> {
-    let url = format!("https://{}:22623/config/{role}", model.api_int_host());
+    let url = format!(
+        "https://{}:22623/config/{role}",
+        model.machine_config_host()
+    );
     ignition::pointer(&url, pki.root_ca_pem())
 }
 

@@ -94,7 +94,10 @@ pub fn check(plan: &Plan, probes: &dyn Probes, options: &CheckOptions) -> Report
     }
     match &plan.config_server {
         Some(server) => {
-            let addresses = if server.host == plan.api_int() {
+            // The pointer configs of a cluster with API VIPs name the first VIP itself.
+            let addresses = if let Ok(ip) = server.host.parse::<std::net::IpAddr>() {
+                vec![ip]
+            } else if server.host == plan.api_int() {
                 resolved.api_int.clone()
             } else {
                 match probes.resolve(&server.host) {

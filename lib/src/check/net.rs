@@ -199,9 +199,52 @@ impl NetProbes {
 /// `Host:` carries the port when it is not the scheme's default.
 fn host_header(request: &Request) -> String {
     let default = super::probe::default_port(request.transport == Transport::Plain);
-    if request.host.contains(':') || request.address.port() == default {
-        request.host.to_string()
+    // An IPv6 address is bracketed; any other host with a `:` already names its port.
+    let (host, names_port) = match request.host.parse::<std::net::Ipv6Addr>() {
+        Ok(_) => (format!("[{}]", request.host), false),
+        Err(_) => (request.host.to_string(), request.host.contains(':')),
+    };
+    if names_port || request.address.port() == default {
+        host
     } else {
-        format!("{}:{}", request.host, request.address.port())
+        format!("{host}:{}", request.address.port())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{host_header, Request, Transport};
+
+    #[test]
+    fn the_host_header_names_a_port_only_off_the_schemes_and_brackets_ipv6() {
+        let header = |host: &str, address: &str, transport| {
+            host_header(&Request {
+                host,
+                address: address.parse().unwrap(),
+                path: "/",
+                transport,
+                headers: Vec::new(),
+            })
+        };
+        let tls = Transport::Unverified;
+        assert_eq!(header("mirror.lab", "192.0.2.1:443", tls), "mirror.lab");
+        assert_eq!(
+            header("mirror.lab", "192.0.2.1:80", Transport::Plain),
+            "mirror.lab"
+        );
+        assert_eq!(
+            header("mirror.lab:5000", "192.0.2.1:5000", tls),
+            "mirror.lab:5000"
+        );
+        assert_eq!(
+            header("192.0.2.5", "192.0.2.5:22623", tls),
+            "192.0.2.5:22623"
+        );
+        assert_eq!(header("fd00::5", "[fd00::5]:22623", tls), "[fd00::5]:22623");
+        assert_eq!(header("fd00::5", "[fd00::5]:443", tls), "[fd00::5]");
+        assert_eq!(
+            header("[fd00::5]:5000", "[fd00::5]:5000", tls),
+            "[fd00::5]:5000"
+        );
     }
 }

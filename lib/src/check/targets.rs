@@ -281,10 +281,8 @@ fn split_url(url: &str) -> Option<(String, Option<u16>, String)> {
         Some(at) => (&rest[..at], &rest[at..]),
         None => (rest, "/"),
     };
-    let (host, port) = match authority.rsplit_once(':') {
-        Some((host, port)) => (host, Some(port.parse().ok()?)),
-        None => (authority, None),
-    };
+    // `[v6]:port` too: the pointer configs of a cluster with API VIPs name the first.
+    let (host, port) = super::registry::name_and_port(authority);
     Some((host.to_string(), port, path.to_string()))
 }
 
@@ -386,4 +384,39 @@ fn certificate_times(doc: &IgnitionDoc) -> Vec<CertificateTime> {
         }
     }
     times
+}
+
+#[cfg(test)]
+mod tests {
+    use super::split_url;
+
+    // A pointer config names api-int, or the first API VIP (bracketed when IPv6).
+    #[test]
+    fn pointer_urls_are_split_into_host_port_and_path() {
+        for (url, host, port) in [
+            (
+                "https://api-int.c.example.com:22623/config/master",
+                "api-int.c.example.com",
+                Some(22623),
+            ),
+            (
+                "https://192.0.2.5:22623/config/master",
+                "192.0.2.5",
+                Some(22623),
+            ),
+            (
+                "https://[fd00::5]:22623/config/master",
+                "fd00::5",
+                Some(22623),
+            ),
+            ("https://[fd00::5]/config/master", "fd00::5", None),
+        ] {
+            assert_eq!(
+                split_url(url),
+                Some((host.to_string(), port, "/config/master".to_string())),
+                "{url}"
+            );
+        }
+        assert_eq!(split_url("http://x/config/master"), None);
+    }
 }

@@ -258,6 +258,17 @@ impl Model {
         format!("api-int.{}", self.cluster_domain())
     }
 
+    /// The host the pointer configs fetch a machine's config from: the first API VIP where the
+    /// platform has VIPs (every installer from 4.9 points vSphere's nodes at it, which the
+    /// machine-config server's certificate names), else api-int.
+    pub fn machine_config_host(&self) -> String {
+        match self.platform.api_vips().first() {
+            Some(vip) if vip.contains(':') => format!("[{vip}]"),
+            Some(vip) => vip.clone(),
+            None => self.api_int_host(),
+        }
+    }
+
     /// The addresses beside api-int the machine-config server's certificate names: the API VIPs
     /// (every installer from 4.9 on names them, as IP addresses and as DNS names).
     pub fn machine_config_server_ips(&self) -> Vec<std::net::IpAddr> {
