@@ -366,7 +366,7 @@ impl Model {
             policy: trust_bundle_policy,
         } = trust_bundle::TrustBundle::read(loaded, release.profile, &switches, &mut warnings)?;
         top_level::check_publish(loaded)?;
-        proxy::check_proxy(loaded, &networks)?;
+        proxy::check_proxy(loaded, &networks, &switches)?;
         let proxy = proxy::settings(loaded, &cluster_name, &base_domain, &networks)?;
         let mirrors = Mirrors::read(loaded, release.profile, &switches, &mut warnings)?;
         let capabilities = capabilities::check_capabilities(

@@ -6,6 +6,7 @@ use super::fields::check_proxy_url;
 use super::network::Networks;
 use crate::config::LoadedConfig;
 use crate::error::Result;
+use crate::release::{Switch, Switches};
 use serde::Serialize;
 use std::collections::BTreeSet;
 
@@ -42,7 +43,11 @@ impl std::fmt::Debug for ProxySettings {
 /// address of the cluster's own pod or service networks or of OVN-Kubernetes' join subnet, and
 /// a noProxy list of domains, addresses and CIDRs without spaces or wildcards (`*` alone means
 /// all).
-pub(super) fn check_proxy(loaded: &LoadedConfig, networks: &Networks) -> Result<()> {
+pub(super) fn check_proxy(
+    loaded: &LoadedConfig,
+    networks: &Networks,
+    switches: &Switches,
+) -> Result<()> {
     let Some(proxy) = &loaded.config.proxy else {
         return Ok(());
     };
@@ -100,14 +105,14 @@ pub(super) fn check_proxy(loaded: &LoadedConfig, networks: &Networks) -> Result<
             format!(
                 "`{no_proxy}` has spaces: separate the entries with commas only (`{}`)",
                 no_proxy
-                    .split(',')
-                    .map(str::trim)
+                    .split([',', ' '])
+                    .filter(|entry| !entry.is_empty())
                     .collect::<Vec<_>>()
                     .join(",")
             ),
         ));
     }
-    for entry in no_proxy.split(',') {
+    for (index, entry) in no_proxy.split(',').enumerate() {
         if entry == "*" {
             return Err(loaded.field_error(
                 "proxy.noProxy",
@@ -123,8 +128,82 @@ pub(super) fn check_proxy(loaded: &LoadedConfig, networks: &Networks) -> Result<
                 ),
             ));
         }
+        let addresses = switches.has(Switch::NoProxyAddresses);
+        if !no_proxy_entry_taken(entry, addresses) {
+            return Err(loaded.field_error(
+                "proxy.noProxy",
+                format!(
+                    "entry {}: {}; each entry must be a domain (`.example.com` for every name under it), a CIDR{} (the installer refuses the list, and the cluster's network operator would refuse the Proxy)",
+                    index + 1,
+                    no_proxy_entry_problem(entry),
+                    if addresses { " or an IP address" } else { " or an IPv4 address (an IPv6 one as a /128)" }
+                ),
+            ));
+        }
     }
     Ok(())
+}
+
+/// Whether the installer takes a noProxy entry: a DNS subdomain (after one leading and one
+/// trailing dot), a CIDR, or, with `addresses` (4.13 on), an IP address.
+fn no_proxy_entry_taken(entry: &str, addresses: bool) -> bool {
+    let name = entry.strip_prefix('.').unwrap_or(entry);
+    let name = name.strip_suffix('.').unwrap_or(name);
+    is_dns_subdomain(name)
+        || entry.parse::<ipnet::IpNet>().is_ok()
+        || (addresses && entry.parse::<std::net::IpAddr>().is_ok())
+}
+
+/// A Kubernetes DNS-1123 subdomain: dot-separated labels of lowercase letters, digits and `-`,
+/// each starting and ending with a letter or digit, at most 253 characters in all.
+fn is_dns_subdomain(name: &str) -> bool {
+    name.len() <= crate::model::fields::MAX_DNS_NAME
+        && name.split('.').all(|label| {
+            !label.is_empty()
+                && label
+                    .bytes()
+                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+                && !label.starts_with('-')
+                && !label.ends_with('-')
+        })
+}
+
+/// What is wrong with a refused noProxy entry, in words that say what to write.
+fn no_proxy_entry_problem(entry: &str) -> String {
+    if entry.is_empty() {
+        return "is empty (a comma at the start or end, or two together): remove the extra comma"
+            .into();
+    }
+    if let Some((_, rest)) = entry.split_once("://") {
+        return format!(
+            "`{entry}` is a URL: write its host alone (`{}`)",
+            rest.split(['/', ':']).next().unwrap_or_default()
+        );
+    }
+    if let Some((host, _)) = entry
+        .split_once('/')
+        .filter(|(_, after)| after.parse::<u8>().is_err())
+    {
+        return format!("`{entry}` has a path: write the host alone (`{host}`)");
+    }
+    if entry.starts_with('[') {
+        return format!("`{entry}` is bracketed: write the address without brackets");
+    }
+    if let Some((host, _)) = entry
+        .rsplit_once(':')
+        .filter(|(h, p)| !h.contains(':') && p.bytes().all(|b| b.is_ascii_digit()))
+    {
+        return format!(
+            "`{entry}` has a port: write the host alone (`{host}`); noProxy covers every port"
+        );
+    }
+    if entry.bytes().any(|b| b.is_ascii_uppercase()) {
+        return format!(
+            "`{entry}` has capital letters: write `{}`",
+            entry.to_ascii_lowercase()
+        );
+    }
+    format!("`{entry}` is not a DNS name (lowercase letters, digits, `-` and `.`)")
 }
 
 pub(super) fn settings(
@@ -177,4 +256,64 @@ pub(super) fn settings(
         no_proxy,
         user_no_proxy,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    fn refusal(version: &str, no_proxy: &str) -> String {
+        let text = format!(
+            "apiVersion: v1\nmetadata:\n  name: demo\nbaseDomain: example.com\nplatform:\n  none: {{}}\nproxy:\n  httpProxy: http://proxy.example.com:3128\n  noProxy: '{no_proxy}'\npullSecret: '{{\"auths\":{{\"r\":{{\"auth\":\"eDp5\"}}}}}}'\n"
+        );
+        crate::model::refusal(&text, version)
+    }
+
+    // Each entry as the installer takes it: a domain, a CIDR, or (4.13 on) an IP address.
+    #[test]
+    fn no_proxy_entries_are_taken_as_the_installer_takes_them() {
+        for version in ["4.12.0", "4.13.0", "4.22.0"] {
+            for taken in [
+                "*",
+                ".example.com,example.com.,api-int.demo.example.com",
+                "192.0.2.10,10.0.0.0/8,fd00::/64,fd00::10/128",
+                "a-b.c1.example",
+            ] {
+                assert_eq!(refusal(version, taken), "", "{version} {taken}");
+            }
+        }
+        assert_eq!(refusal("4.13.0", "fd00::10"), "");
+        let ipv6 = refusal("4.12.0", ".example.com,fd00::10");
+        assert!(
+            ipv6.contains("entry 2: `fd00::10` is not a DNS name") && ipv6.contains("as a /128"),
+            "{ipv6}"
+        );
+        for (entry, said) in [
+            (".example.com,", "entry 2: is empty"),
+            (",a.example.com", "entry 1: is empty"),
+            ("a.example.com,,b.example.com", "entry 2: is empty"),
+            (
+                "registry.example.com:5000",
+                "has a port: write the host alone (`registry.example.com`)",
+            ),
+            (
+                "https://registry.example.com/v2",
+                "is a URL: write its host alone (`registry.example.com`)",
+            ),
+            ("registry.example.com/v2", "has a path"),
+            ("[fd00::1]", "is bracketed"),
+            ("Registry.Example.com", "write `registry.example.com`"),
+            ("my_host.example.com", "is not a DNS name"),
+            (".", "is not a DNS name"),
+        ] {
+            let refused = refusal("4.22.0", entry);
+            assert!(
+                refused.contains("proxy.noProxy") && refused.contains(said),
+                "{entry}: {refused}"
+            );
+        }
+        let spaced = refusal("4.22.0", "a.example.com b.example.com");
+        assert!(
+            spaced.contains("(`a.example.com,b.example.com`)"),
+            "{spaced}"
+        );
+    }
 }

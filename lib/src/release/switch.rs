@@ -52,6 +52,7 @@ switches! {
     MetadataFeatureSet => "metadata_feature_set",
     InstallConfigDigestSources => "install_config_digest_sources",
     InstallConfigSourcePolicy => "install_config_source_policy",
+    NoProxyAddresses => "no_proxy_addresses",
     RegistriesConfBlockedLine => "registries_conf_blocked_line",
     MirrorBareHost => "mirror_bare_host",
     CpuPartitioningStatus => "cpu_partitioning_status",
