@@ -53,6 +53,7 @@ switches! {
     InstallConfigDigestSources => "install_config_digest_sources",
     InstallConfigSourcePolicy => "install_config_source_policy",
     NoProxyAddresses => "no_proxy_addresses",
+    SmtEnabledOffArgument => "smt_enabled_off_argument",
     RegistriesConfBlockedLine => "registries_conf_blocked_line",
     MirrorBareHost => "mirror_bare_host",
     CpuPartitioningStatus => "cpu_partitioning_status",
