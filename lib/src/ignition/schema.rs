@@ -57,9 +57,9 @@ pub(crate) fn without_position(text: &str) -> &str {
 
 /// `Config::parse_slice` reading `bytes` as Ignition reads a config: a field Go's types take as
 /// empty when it is absent, where `ignition-config`'s require it, is taken as empty (a RAID
-/// array's `name`; before spec 3.3 a link's `target`), so `ignition-validate` and bootgen refuse
-/// the same configs; what an empty one does at boot is for the rules to say. An error's
-/// position is in `bytes`.
+/// array's and a LUKS volume's `name`; before spec 3.3 a link's `target`), so
+/// `ignition-validate` and bootgen refuse the same configs; what an empty one does at boot is
+/// for the rules to say. An error's position is in `bytes`.
 pub(crate) fn parse_typed(bytes: &[u8]) -> Result<(Config, Vec<Warning>), SchemaError> {
     let filled = with_empty_fields(bytes);
     let read = filled.as_ref().map_or(bytes, |(text, _)| text.as_slice());
@@ -109,14 +109,16 @@ struct Lists<'a> {
     raid: Option<&'a RawValue>,
     #[serde(borrow, default)]
     links: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    luks: Option<&'a RawValue>,
 }
 
 /// Where text went into a config: each place (an offset into the config) and its length.
 type Insertions = Vec<(usize, usize)>;
 
-/// `bytes` with `"name":""` put into each RAID array without a name and, before spec 3.3,
-/// `"target":""` into each link without a target, and where each went (offset into `bytes`,
-/// length); `None` when none is missing or the config cannot be read that far (the check of
+/// `bytes` with `"name":""` put into each RAID array and LUKS volume without a name and, before
+/// spec 3.3, `"target":""` into each link without a target, and where each went (offset into
+/// `bytes`, length); `None` when none is missing or the config cannot be read that far (the check of
 /// the config as it is then says what is wrong).
 fn with_empty_fields(bytes: &[u8]) -> Option<(Vec<u8>, Insertions)> {
     let top: Top<'_> = serde_json::from_slice(bytes).ok()?;
@@ -148,6 +150,7 @@ fn with_empty_fields(bytes: &[u8]) -> Option<(Vec<u8>, Insertions)> {
         }
     };
     fill(storage.raid, "name");
+    fill(storage.luks, "name");
     if target_required {
         fill(storage.links, "target");
     }
@@ -272,8 +275,10 @@ pub(crate) fn unknown_keys(skeleton: &str, files: &[&RawValue]) -> Option<Vec<St
 mod tests {
     use super::*;
 
-    /// A RAID array without a name (any 3.x) and a link without a target (before 3.3) fit, as
-    /// Go's types read them; a link without a target from 3.3 is for the rules to refuse.
+    /// A RAID array without a name (any 3.x), a LUKS volume without one (from 3.2, which has
+    /// them) and a link without a target (before 3.3) fit, as Go's types read them
+    /// (`ignition-validate` takes them); a link without a target from 3.3 is for the rules to
+    /// refuse.
     #[test]
     fn fields_go_reads_as_empty_may_be_absent() {
         for version in ["3.0.0", "3.2.0", "3.3.0", "3.5.0"] {
@@ -281,6 +286,13 @@ mod tests {
                 r#"{{"ignition":{{"version":"{version}"}},"storage":{{"raid":[{{"level":"raid1","devices":["/dev/a"]}}],"links":[{{"path":"/l"}}]}}}}"#
             );
             let (_, warnings) = parse_typed(raid.as_bytes()).unwrap();
+            assert!(warnings.is_empty(), "{version}");
+        }
+        for version in ["3.2.0", "3.5.0"] {
+            let luks = format!(
+                r#"{{"ignition":{{"version":"{version}"}},"storage":{{"luks":[{{"device":"/dev/a"}}]}}}}"#
+            );
+            let (_, warnings) = parse_typed(luks.as_bytes()).unwrap();
             assert!(warnings.is_empty(), "{version}");
         }
         // An entry with nothing at all (from 3.3 an array needs neither level nor devices).

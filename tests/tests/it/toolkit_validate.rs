@@ -13,7 +13,7 @@
 
 use bootgen_conformance::repo;
 use bootgen_conformance::{apply_with_ignition, ignition_validate, IGNITION_VALIDATE};
-use serde_json::Value;
+use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -405,4 +405,90 @@ fn a_raid_array_without_a_name_is_valid_with_a_boot_warning() {
             && p["location"]["path"] == "$.storage.raid[0].name"
     });
     assert!(warned, "{fixture}: no boot warning: {report:#}");
+}
+
+/// The JSON paths `ignition-validate` names with `message` (`error at $.storage.disks.1, line
+/// ...: duplicate entry defined`), written as bootgen writes them (`$.storage.disks[1]`).
+fn real_paths_saying(said: &str, message: &str) -> Vec<String> {
+    said.lines()
+        .filter(|line| line.ends_with(message))
+        .filter_map(|line| line.strip_prefix("error at ")?.split(", line ").next())
+        .map(|dotted| {
+            dotted
+                .split('.')
+                .map(|part| match part.parse::<usize>() {
+                    Ok(index) => format!("[{index}]"),
+                    Err(_) => format!(".{part}"),
+                })
+                .collect::<String>()
+                .replacen(".$", "$", 1)
+        })
+        .collect()
+}
+
+/// Entries of a keyed list without their key (absent, or empty): Ignition keys them all by the
+/// empty value, so `ignition-validate` refuses a second as a duplicate entry, and bootgen names
+/// the same entry (and the first, which has no key either); one such entry alone is no
+/// duplicate for either, and each verdict is `ignition-validate`'s.
+#[test]
+fn entries_without_their_key_are_duplicates_where_ignition_validate_says() {
+    let dir = tempfile::tempdir().unwrap();
+    for (version, list, entry) in [
+        ("3.2.0", "storage.disks", json!({"device": ""})),
+        ("3.2.0", "storage.filesystems", json!({"device": ""})),
+        ("3.2.0", "storage.luks", json!({"device": "/dev/vdb"})),
+        (
+            "3.2.0",
+            "storage.luks",
+            json!({"name": "", "device": "/dev/vdb"}),
+        ),
+        (
+            "3.2.0",
+            "storage.raid",
+            json!({"level": "raid1", "devices": ["/dev/vdb"]}),
+        ),
+        (
+            "3.0.0",
+            "ignition.security.tls.certificateAuthorities",
+            json!({"source": ""}),
+        ),
+        (
+            "3.2.0",
+            "ignition.security.tls.certificateAuthorities",
+            json!({}),
+        ),
+        ("3.0.0", "ignition.config.merge", json!({})),
+        ("3.2.0", "ignition.config.merge", json!({"source": ""})),
+    ] {
+        for entries in [2, 1] {
+            let mut config = json!({"ignition": {"version": version}});
+            let mut at = &mut config;
+            for key in list.split('.') {
+                at = &mut at[key];
+            }
+            *at = Value::Array(vec![entry.clone(); entries]);
+            let path = dir.path().join("c.ign");
+            std::fs::write(&path, config.to_string()).unwrap();
+            let (theirs, said) = real_validate(&path).unwrap();
+            let (ours, report) = bootgen_validate(&path);
+            assert_eq!(ours, theirs, "{config}: {said}\n{report:#}");
+            let duplicates: Vec<&str> = problems(&report)
+                .iter()
+                .filter(|p| p["rule"] == "duplicate")
+                .map(|p| {
+                    let message = p["message"].as_str().unwrap();
+                    let first = format!("$.{list}[0] has no ");
+                    assert!(
+                        message.starts_with("duplicate entry defined: ")
+                            && message.contains(&first),
+                        "{message}"
+                    );
+                    p["location"]["path"].as_str().unwrap()
+                })
+                .collect();
+            let real = real_paths_saying(&said, "duplicate entry defined");
+            assert_eq!(duplicates, real, "{config}: {said}\n{report:#}");
+            assert_eq!(real.len(), entries - 1, "{config}: {said}");
+        }
+    }
 }

@@ -143,10 +143,18 @@ impl Rules {
     }
 
     /// From spec 3.1 a merged config and a CA need a source (a replacing config may have none:
-    /// nothing replaces the config); in 3.0 a merged one may lack it, and a CA's is the schema's.
-    fn source_required(&mut self, resource: &Value, at: String) {
-        if self.minor >= 1 && str_at(resource, "source").unwrap_or_default().is_empty() {
-            self.error(Check::Ignition, "source", at, "source is required");
+    /// nothing replaces the config); in 3.0 a merged one may lack it, and a CA's is the
+    /// schema's, which Ignition parses as a URL even when empty (one without a scheme).
+    fn source_required(&mut self, resource: &Value, at: String, ca: bool) {
+        let source = str_at(resource, "source");
+        if self.minor >= 1 {
+            if source.unwrap_or_default().is_empty() {
+                self.error(Check::Ignition, "source", at, "source is required");
+            }
+        } else if ca && source == Some("") {
+            if let Err(why) = check_source("", self.minor) {
+                self.error(Check::Ignition, "source", format!("{at}.source"), why);
+            }
         }
     }
 
@@ -156,7 +164,7 @@ impl Rules {
                 Some(Value::Array(list)) => {
                     for (i, r) in list.iter().enumerate() {
                         let at = format!("$.ignition.config.{key}[{i}]");
-                        self.source_required(r, at.clone());
+                        self.source_required(r, at.clone(), false);
                         self.resource(r, &at, None);
                     }
                 }
@@ -173,6 +181,7 @@ impl Rules {
             self.source_required(
                 r,
                 format!("$.ignition.security.tls.certificateAuthorities[{i}]"),
+                true,
             );
             self.resource(
                 r,
@@ -315,6 +324,7 @@ mod tests {
         assert_eq!(path_problem("/a/b"), None);
         assert_eq!(path_problem("/"), None);
         assert!(path_problem("a").is_some());
+        assert_eq!(path_problem(""), Some("path not specified"));
         for bad in ["/a/", "/a//b", "/a/./b", "/a/../b", "/.."] {
             assert!(path_problem(bad).is_some(), "{bad}");
         }
@@ -434,6 +444,48 @@ mod tests {
                 "$.ignition.security.tls.certificateAuthorities[0]"
             ]
         );
+    }
+
+    /// An empty path, device or CA source reads as `ignition-validate` words it: "path not
+    /// specified", not an empty value "not absolute"; in spec 3.0 (where the schema requires a
+    /// CA's source) an empty one is a URL without a scheme, while an empty merged config's
+    /// source is no error there.
+    #[test]
+    fn empty_paths_devices_and_sources_read_as_ignition_validate_says() {
+        let problems = |config: Value, minor| {
+            check(&config, FileList::of(&config), minor)
+                .unwrap()
+                .into_iter()
+                .map(|p| (p.rule, p.location.path.unwrap_or_default(), p.message))
+                .collect::<Vec<_>>()
+        };
+        let not_specified = |rule, at: &str| (rule, at.to_string(), "path not specified".into());
+        assert_eq!(
+            problems(json!({"storage": {"files": [{"path": ""}]}}), 2),
+            [not_specified("path", "$.storage.files[0].path")]
+        );
+        assert_eq!(
+            problems(json!({"storage": {"filesystems": [{"device": ""}]}}), 2),
+            [not_specified("device", "$.storage.filesystems[0].device")]
+        );
+        let ca = json!({"ignition": {"security": {"tls": {"certificateAuthorities": [{"source": ""}]}}}});
+        let said = problems(ca.clone(), 0);
+        assert_eq!(said.len(), 1, "{said:?}");
+        let (rule, at, message) = &said[0];
+        assert_eq!(
+            (*rule, at.as_str()),
+            (
+                "source",
+                "$.ignition.security.tls.certificateAuthorities[0].source"
+            )
+        );
+        assert!(message.starts_with("invalid url scheme"), "{message}");
+        assert_eq!(problems(ca, 1)[0].2, "source is required");
+        assert!(problems(
+            json!({"ignition": {"config": {"merge": [{"source": ""}]}}}),
+            0
+        )
+        .is_empty());
     }
 
     /// What Ignition's validator takes but a node fails on: a link without a target before 3.3

@@ -11,6 +11,9 @@ use std::collections::HashMap;
 
 /// `path` is absolute and equal to its cleaned form (no `//`, `.`, `..` or trailing `/`).
 pub(super) fn path_problem(path: &str) -> Option<&'static str> {
+    if path.is_empty() {
+        return Some("path not specified");
+    }
     if !path.starts_with('/') {
         return Some("path not absolute");
     }
@@ -158,8 +161,10 @@ impl Rules {
 
     /// An error (`rule`, at `at`) when `path` is not absolute and clean.
     pub(super) fn clean_path(&mut self, rule: &'static str, at: String, path: &str) {
-        if let Some(why) = path_problem(path) {
-            self.error(Check::Ignition, rule, at, format!("{path}: {why}"));
+        match path_problem(path) {
+            Some(why) if path.is_empty() => self.error(Check::Ignition, rule, at, why),
+            Some(why) => self.error(Check::Ignition, rule, at, format!("{path}: {why}")),
+            None => {}
         }
     }
 

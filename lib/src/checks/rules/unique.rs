@@ -1,6 +1,7 @@
 //! Entries Ignition keys by one field, each key given once: disks and filesystems by device,
 //! RAID arrays and LUKS volumes by name, certificate authorities and merged configs by source.
-//! Ignition refuses a second entry of a key ("duplicate entry defined").
+//! Ignition refuses a second entry of a key ("duplicate entry defined"), the empty one too: an
+//! entry without the field has it.
 
 use super::{list, str_at, Rules};
 use crate::checks::problem::Check;
@@ -51,14 +52,9 @@ impl Rules {
             }
             let mut seen = BTreeMap::new();
             for (i, entry) in list(config, pointer).iter().enumerate() {
-                // A RAID array without a name is keyed by the empty one, so two of them
-                // collide; any other empty key has an error of its own.
-                let raid = *pointer == "/storage/raid";
-                let value = match str_at(entry, key) {
-                    None if raid => "",
-                    Some(v) if raid || !v.is_empty() => v,
-                    _ => continue,
-                };
+                // Go reads an absent key as the empty one, and Ignition keys every entry by it:
+                // a second entry without one is a duplicate too, whatever else it is refused for.
+                let value = str_at(entry, key).unwrap_or_default();
                 self.once(
                     &mut seen,
                     value,
@@ -72,6 +68,79 @@ impl Rules {
                     },
                 );
             }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::check;
+    use crate::ignition::files::FileList;
+    use serde_json::{json, Value};
+
+    /// The duplicates of `config` (spec 3.`minor`): each JSON path with its message.
+    fn duplicates(config: &Value, minor: u32) -> Vec<(String, String)> {
+        check(config, FileList::of(config), minor)
+            .unwrap()
+            .into_iter()
+            .filter(|p| p.rule == "duplicate")
+            .map(|p| (p.location.path.unwrap_or_default(), p.message))
+            .collect()
+    }
+
+    /// As `ignition-validate` judges them: two entries without their key (absent or empty) are
+    /// a duplicate entry, named at the second and pointing at the first; one alone is not. Two
+    /// LUKS volumes without a name, and in spec 3.0 two merged configs without a source, have
+    /// no other error, so this is what makes such a config invalid.
+    #[test]
+    fn entries_without_their_key_share_the_empty_one() {
+        for (pointer, key, minor) in [
+            ("/storage/disks", "device", 2),
+            ("/storage/filesystems", "device", 2),
+            ("/storage/luks", "name", 2),
+            ("/storage/raid", "name", 2),
+            ("/ignition/security/tls/certificateAuthorities", "source", 2),
+            ("/ignition/config/merge", "source", 0),
+            ("/ignition/config/merge", "source", 2),
+        ] {
+            let at = format!("${}", pointer.replace('/', "."));
+            let with = |entries: Vec<Value>| {
+                let mut config = json!({});
+                let mut parent = &mut config;
+                for part in pointer.split('/').skip(1) {
+                    parent = &mut parent[part];
+                }
+                *parent = Value::Array(entries);
+                config
+            };
+            let empty = json!({ key: "" });
+            for two in [
+                vec![json!({}), json!({})],
+                vec![empty.clone(), empty.clone()],
+                vec![json!({}), empty.clone()],
+            ] {
+                assert_eq!(
+                    duplicates(&with(two.clone()), minor),
+                    [(
+                        format!("{at}[1]"),
+                        format!("duplicate entry defined: {at}[0] has no {key} either")
+                    )],
+                    "{two:?} at {at}, 3.{minor}"
+                );
+            }
+            for one in [json!({}), empty] {
+                assert!(duplicates(&with(vec![one]), minor).is_empty(), "{at}");
+            }
+        }
+        let luks = json!({"storage": {"luks": [{"device": "/dev/a"}, {"device": "/dev/b"}]}});
+        let merge = json!({"ignition": {"config": {"merge": [{}, {}]}}});
+        for (config, minor) in [(luks, 2), (merge, 0)] {
+            let rules: Vec<_> = check(&config, FileList::of(&config), minor)
+                .unwrap()
+                .into_iter()
+                .map(|p| p.rule)
+                .collect();
+            assert_eq!(rules, ["duplicate"], "{config}");
         }
     }
 }
