@@ -101,9 +101,8 @@ fn line_columns(bytes: &[u8], offsets: &[usize]) -> Vec<(usize, usize)> {
     out
 }
 
-/// The path of the value serde means when it reports an error at 1-based `line`/`column`:
-/// a value starting there (after blanks), else the innermost value ending just before.
-pub fn path_at(bytes: &[u8], line: usize, column: usize) -> Option<String> {
+/// The offset in `bytes` of 1-based `line` and `column` (in bytes).
+fn offset_of(bytes: &[u8], line: usize, column: usize) -> Option<usize> {
     let start = match line.checked_sub(1)? {
         0 => 0,
         n => {
@@ -116,7 +115,13 @@ pub fn path_at(bytes: &[u8], line: usize, column: usize) -> Option<String> {
                 + 1
         }
     };
-    let offset = start + column.saturating_sub(1);
+    Some(start + column.saturating_sub(1))
+}
+
+/// The path of the value serde means when it reports an error at 1-based `line`/`column`:
+/// a value starting there (after blanks), else the innermost value ending just before.
+pub fn path_at(bytes: &[u8], line: usize, column: usize) -> Option<String> {
+    let offset = offset_of(bytes, line, column)?;
     let mut next = offset;
     while bytes.get(next).is_some_and(u8::is_ascii_whitespace) {
         next += 1;
@@ -138,6 +143,24 @@ pub fn path_at(bytes: &[u8], line: usize, column: usize) -> Option<String> {
         }
     });
     exact.or(around.map(|(_, path)| path))
+}
+
+/// The path, line and column of the object serde means when it reports a field missing at
+/// 1-based `line`/`column`: the one whose closing brace is there (serde reads the brace before
+/// it says so).
+pub fn object_at(bytes: &[u8], line: usize, column: usize) -> Option<(String, usize, usize)> {
+    let offset = offset_of(bytes, line, column)?;
+    let mut object = None;
+    walk(bytes, &mut |mark, path| {
+        if let Mark::Value(start, end) = mark {
+            if end == offset && bytes[start] == b'{' {
+                object = Some((start, path.to_string()));
+            }
+        }
+    });
+    let (start, path) = object?;
+    let (line, column) = line_columns(bytes, &[start])[0];
+    Some((path, line, column))
 }
 
 /// Converts Ignition's dotted paths (`$.storage.files.0.path`) to `$.storage.files[0].path`.

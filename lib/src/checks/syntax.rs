@@ -2,7 +2,7 @@
 //! check it, without the tree), a spec version bootgen reads, and the schema, each problem
 //! with its place in the file.
 
-use super::locate::path_at;
+use super::locate::{object_at, path_at};
 use super::problem::{Check, Location, Problem, Severity};
 use crate::ignition::schema::{duplicate_key_message, without_position, SchemaError};
 use crate::ignition::READABLE_VERSIONS;
@@ -137,8 +137,21 @@ pub(super) fn schema_problem(e: &SchemaError, bytes: &[u8], version: &str) -> Pr
         },
     );
     if let Some((line, column)) = e.position {
+        // serde says a field is missing where it finished reading the object, past its last
+        // member: the field is the object's, which is where Ignition points too.
+        let missing = e
+            .message
+            .strip_prefix("missing field `")
+            .and_then(|rest| rest.strip_suffix('`'));
+        let (path, line, column) =
+            match missing.and_then(|field| Some((field, object_at(bytes, line, column)?))) {
+                Some((field, (object, line, column))) => {
+                    (Some(format!("{object}.{field}")), line, column)
+                }
+                None => (path_at(bytes, line, column), line, column),
+            };
         problem.location = Location {
-            path: path_at(bytes, line, column),
+            path,
             line: Some(line),
             column: Some(column),
         };

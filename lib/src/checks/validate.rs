@@ -325,6 +325,45 @@ mod tests {
         assert_eq!(v.problems[0].location.column, Some(44));
     }
 
+    /// A field the schema requires is named as the field of its object, at the object's place
+    /// (as `ignition-validate` names a RAID array without devices: `$.storage.raid.0.devices`),
+    /// not as the object's last member, where serde stopped reading.
+    #[test]
+    fn a_missing_field_is_named_in_its_object() {
+        for version in ["3.0.0", "3.1.0", "3.2.0"] {
+            for (array, column) in [
+                (r#"{"name":"md0","level":"raid1","spares":0}"#, 52),
+                (r#"{"name":"md0","level":"raid1","options":["--x"]}"#, 52),
+                ("\n  {\"level\": \"raid1\"\n  }", 3),
+                ("{}", 52),
+            ] {
+                let text = format!(
+                    r#"{{"ignition":{{"version":"{version}"}},"storage":{{"raid":[{array}]}}}}"#
+                );
+                let v = run(&text);
+                let p = &v.problems[0];
+                assert_eq!(
+                    (p.rule, p.location.path.as_deref(), p.location.column),
+                    ("schema", Some("$.storage.raid[0].devices"), Some(column)),
+                    "{text}"
+                );
+                assert!(
+                    p.message.ends_with("missing field `devices`"),
+                    "{}",
+                    p.message
+                );
+            }
+        }
+        // A member that is an object itself ends where serde stopped: still the outer one's.
+        let v = run(
+            r#"{"ignition":{"version":"3.2.0"},"storage":{"files":[{"mode":420,"contents":{"source":"data:,"}}]}}"#,
+        );
+        assert_eq!(
+            v.problems[0].location.path.as_deref(),
+            Some("$.storage.files[0].path")
+        );
+    }
+
     #[test]
     fn rule_problems_are_located() {
         let v = run("{\"ignition\":{\"version\":\"3.2.0\"},\"storage\":{\"files\":[\n{\"path\":\"/a\"},\n{\"path\":\"/a\"}]}}");

@@ -492,3 +492,35 @@ fn entries_without_their_key_are_duplicates_where_ignition_validate_says() {
         }
     }
 }
+
+/// A field the schema of the config's version requires (a RAID array's `devices` before 3.3, a
+/// file's `path`) is named where `ignition-validate` names it: the field of its entry, not the
+/// entry's last member.
+#[test]
+fn a_missing_field_is_named_where_ignition_validate_names_it() {
+    let dir = tempfile::tempdir().unwrap();
+    for version in ["3.0.0", "3.1.0", "3.2.0"] {
+        for storage in [
+            json!({"raid": [{"name": "md0", "level": "raid1", "spares": 0}]}),
+            json!({"files": [{"mode": 420, "contents": {"source": "data:,"}}]}),
+        ] {
+            let config = json!({"ignition": {"version": version}, "storage": storage});
+            let path = dir.path().join("c.ign");
+            std::fs::write(&path, serde_json::to_string_pretty(&config).unwrap()).unwrap();
+            let (theirs, said) = real_validate(&path).unwrap();
+            let (ours, report) = bootgen_validate(&path);
+            assert!(!theirs && !ours, "{config}: {said}\n{report:#}");
+            let error = &problems(&report)[0];
+            assert_eq!(error["rule"], "schema", "{error:#}");
+            let real = real_paths_saying(&said, "required")
+                .into_iter()
+                .chain(real_paths_saying(&said, "path not specified"))
+                .collect::<Vec<_>>();
+            assert_eq!(
+                [error["location"]["path"].as_str().unwrap()],
+                real.as_slice(),
+                "{config}: {said}\n{report:#}"
+            );
+        }
+    }
+}
