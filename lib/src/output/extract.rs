@@ -338,14 +338,15 @@ fn rest_of(doc: &IgnitionDoc) -> Result<Rest> {
         .flatten()
     {
         let path = link.get("path").and_then(Value::as_str).unwrap_or_default();
-        let target = link
-            .get("target")
-            .and_then(Value::as_str)
-            .unwrap_or_default();
+        // Before spec 3.3 Ignition's validator takes a link without a target.
+        let what = match link.get("target").and_then(Value::as_str) {
+            Some(target) if !target.is_empty() => format!("link to {target}"),
+            _ => "link without a target".to_string(),
+        };
         parts(path)?;
         rest.links.push(path.to_string());
         rest.skipped
-            .push(format!("{path}: link to {target} (links are not created)"));
+            .push(format!("{path}: {what} (links are not created)"));
     }
     Ok(rest)
 }
@@ -609,6 +610,27 @@ mod tests {
         assert_eq!(
             fs::read_to_string(dir.path().join("etc/key")).unwrap(),
             "new"
+        );
+    }
+
+    /// Each link is named in a note with its target, or as having none (which spec 3.0 to 3.2
+    /// let through), never as a link "to" nothing.
+    #[test]
+    fn links_are_noted_with_their_target_or_as_having_none() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = IgnitionDoc {
+            value: json!({"ignition": {"version": "3.2.0"}, "storage": {"links": [
+                {"path": "/l"}, {"path": "/m", "target": ""}, {"path": "/n", "target": "/etc/a"}
+            ]}}),
+        };
+        let report = extract(&d, dir.path(), false).unwrap();
+        assert_eq!(
+            report.skipped,
+            [
+                "/l: link without a target (links are not created)",
+                "/m: link without a target (links are not created)",
+                "/n: link to /etc/a (links are not created)"
+            ]
         );
     }
 

@@ -463,3 +463,24 @@ fn a_path_with_a_nul_byte_is_refused_before_anything_is_written() {
     );
     assert!(!target.exists(), "{:?}", tree(&target));
 }
+
+/// A link is not created but named in a note: with its target, or, for a spec 3.0-3.2 link
+/// without one (which `ignition-validate` takes), as having none, not as a link "to" nothing.
+#[test]
+fn a_link_without_a_target_is_noted_as_having_none() {
+    let work = tempfile::tempdir().unwrap();
+    let config = write_config(
+        work.path(),
+        &json!({"ignition": {"version": "3.2.0"},
+                "storage": {"links": [{"path": "/etc/l"}, {"path": "/etc/m", "target": "/etc/a"}]}}),
+    );
+    let output = extract(&config, &work.path().join("out"));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("/etc/l: link without a target (links are not created)")
+            && stderr.contains("/etc/m: link to /etc/a (links are not created)")
+            && !stderr.contains("link to  "),
+        "{stderr}"
+    );
+}
