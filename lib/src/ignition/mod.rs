@@ -106,24 +106,17 @@ impl IgnitionDoc {
         // Checked against the typed schema first and the typed tree dropped before the JSON
         // tree is built: both at once would double the peak memory of a large config.
         let version = peek_version(bytes).map_err(|e| {
-            let why = describe_json_error(&e);
-            match why
-                .strip_prefix("duplicate field `")
-                .and_then(|key| key.strip_suffix('`'))
-            {
-                // Valid JSON: a key given twice, which bootgen refuses on purpose.
-                Some(key) => err(format!(
-                    "{} (line {}, column {})",
-                    schema::duplicate_key_message(key),
-                    e.line(),
-                    e.column()
-                )),
-                None => err(format!(
-                    "not valid JSON at line {}, column {}: {why}",
-                    e.line(),
-                    e.column()
-                )),
+            let read = schema::SchemaError::of_json(&e, (e.line(), e.column()));
+            // Valid JSON: a key given twice, which bootgen refuses on purpose.
+            if read.duplicate_key.is_some() {
+                return err(read.to_string());
             }
+            err(format!(
+                "not valid JSON at line {}, column {}: {}",
+                e.line(),
+                e.column(),
+                describe_json_error(&e)
+            ))
         })?;
         let version = version.ok_or_else(|| {
             err("has no ignition.version; is it an Ignition config? (Butane YAML must be translated with butane first)".into())
@@ -201,13 +194,7 @@ fn describe_json_error(e: &serde_json::Error) -> String {
         Category::Eof => "the file ends early (truncated?)".into(),
         // serde_json's own words (`expected `,` or `]``, `recursion limit exceeded`,
         // `duplicate field `ignition``), without the position, which the message gives already.
-        Category::Syntax | Category::Data => {
-            let said = e.to_string();
-            match said.rfind(" at line ") {
-                Some(at) => said[..at].to_string(),
-                None => said,
-            }
-        }
+        Category::Syntax | Category::Data => schema::without_position(&e.to_string()).to_string(),
         Category::Io => "read error".into(),
     }
 }
@@ -369,7 +356,8 @@ mod tests {
             err.contains("trailing comma") && err.contains("column 33"),
             "{err}"
         );
-        // A key given twice is named, whichever copy comes first.
+        // A key given twice is named, whichever copy comes first, in the words and with the
+        // place the typed check gives one deeper down (below).
         for doubled in [
             br#"{"ignition":{"version":"3.2.0"},"ignition":{"version":"9.9.9"}}"#.as_slice(),
             br#"{"ignition":{"version":"9.9.9"},"ignition":{"version":"3.2.0"}}"#.as_slice(),
@@ -377,13 +365,7 @@ mod tests {
             let err = IgnitionDoc::parse(doubled, "dup.ign")
                 .unwrap_err()
                 .to_string();
-            assert!(
-                err.contains("dup.ign: key `ignition` is given twice in one object")
-                    && err.contains("(line 1, column ")
-                    && !err.contains("schema")
-                    && !err.contains("not valid JSON"),
-                "{err}"
-            );
+            assert_eq!(err, "dup.ign: key `ignition` is given twice in one object: Ignition would silently keep only the last value; write it once (line 1, column 42)");
         }
         // Deeper down too: the key, where it is, and no word of a schema.
         let err = IgnitionDoc::parse(

@@ -28,6 +28,22 @@ pub(crate) fn duplicate_key_message(key: &str) -> String {
     format!("key `{key}` is given twice in one object: Ignition would silently keep only the last value; write it once")
 }
 
+impl SchemaError {
+    /// serde_json's error `e` in its own words without the position, which is `position` (the
+    /// line and column in the config as given; line 0 when it has none).
+    pub(crate) fn of_json(e: &serde_json::Error, (line, column): (usize, usize)) -> SchemaError {
+        let message = without_position(&e.to_string()).to_string();
+        SchemaError {
+            duplicate_key: message
+                .strip_prefix("duplicate field `")
+                .and_then(|k| k.strip_suffix('`'))
+                .map(str::to_string),
+            message,
+            position: (line > 0).then_some((line, column)),
+        }
+    }
+}
+
 impl fmt::Display for SchemaError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match (&self.duplicate_key, self.position) {
@@ -65,20 +81,11 @@ pub(crate) fn parse_typed(bytes: &[u8]) -> Result<(Config, Vec<Warning>), Schema
     let read = filled.as_ref().map_or(bytes, |(text, _)| text.as_slice());
     Config::parse_slice(read).map_err(|e| match e {
         ignition_config::Error::Serialization(inner) => {
-            let said = inner.to_string();
-            let message = without_position(&said).to_string();
             let (mut line, mut column) = (inner.line(), inner.column());
             if let Some((_, inserted)) = &filled {
                 (line, column) = position_before_insertions(bytes, inserted, line, column);
             }
-            SchemaError {
-                duplicate_key: message
-                    .strip_prefix("duplicate field `")
-                    .and_then(|k| k.strip_suffix('`'))
-                    .map(str::to_string),
-                message,
-                position: (line > 0).then_some((line, column)),
-            }
+            SchemaError::of_json(&inner, (line, column))
         }
         other => SchemaError {
             message: other.to_string(),
