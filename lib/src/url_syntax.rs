@@ -64,6 +64,13 @@ pub(crate) fn parse_problem(url: &str) -> Option<String> {
     }
 }
 
+/// `url` after `scheme://`, the scheme in any case (`HTTP://` is `http://`, as Go's URL parser,
+/// the installer and HTTP clients read it).
+pub(crate) fn strip_scheme<'a>(url: &'a str, scheme: &str) -> Option<&'a str> {
+    let (given, rest) = url.split_once("://")?;
+    given.eq_ignore_ascii_case(scheme).then_some(rest)
+}
+
 /// The host (`[...]` kept for IPv6) and the port of a `scheme://` URL, without user info.
 pub(crate) fn host_and_port(url: &str) -> (&str, Option<&str>) {
     let after_scheme = url.split_once("://").map_or(url, |(_, rest)| rest);

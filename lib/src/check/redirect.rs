@@ -44,9 +44,9 @@ impl Location {
                 plain: from_plain,
             });
         }
-        let (plain, rest) = if let Some(rest) = strip_prefix_ignore_case(value, "https://") {
+        let (plain, rest) = if let Some(rest) = crate::url_syntax::strip_scheme(value, "https") {
             (false, rest)
-        } else if let Some(rest) = strip_prefix_ignore_case(value, "http://") {
+        } else if let Some(rest) = crate::url_syntax::strip_scheme(value, "http") {
             (true, rest)
         } else {
             // Not shown: whatever it is, it may carry credentials.
@@ -77,12 +77,6 @@ impl Location {
         let scheme = if self.plain { "http" } else { "https" };
         shown_url(&format!("{scheme}://{}{}", self.host, self.path))
     }
-}
-
-fn strip_prefix_ignore_case<'a>(value: &'a str, prefix: &str) -> Option<&'a str> {
-    let head = value.get(..prefix.len())?;
-    head.eq_ignore_ascii_case(prefix)
-        .then(|| &value[prefix.len()..])
 }
 
 /// A URL without its query and fragment.

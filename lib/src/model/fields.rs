@@ -1,7 +1,7 @@
 //! Checks of single install-config values. Each returns the reason a value is unusable, in
 //! words a user can act on; the caller adds the file, field and line.
 
-use crate::url_syntax::redact_userinfo;
+use crate::url_syntax::{redact_userinfo, strip_scheme};
 
 /// A DNS label: the cluster name.
 pub fn check_cluster_name(name: &str) -> Result<(), String> {
@@ -39,6 +39,12 @@ pub fn check_domain(domain: &str) -> Result<(), String> {
         ));
     }
     for label in trimmed.split('.') {
+        if label.len() > 63 {
+            return Err(format!(
+                "`{domain}` has a label of {} characters, and a DNS label holds at most 63: the cluster's names under it could not be looked up",
+                label.len()
+            ));
+        }
         let ok = !label.is_empty()
             && label.len() <= 63
             && label.chars().all(|c| c.is_ascii_alphanumeric() || c == '-')
@@ -240,9 +246,8 @@ pub fn check_trust_bundle(pem_text: &str) -> Result<usize, String> {
 
 /// A proxy URL: http:// or https:// with a host.
 pub fn check_proxy_url(url: &str) -> Result<(), String> {
-    let rest = url
-        .strip_prefix("http://")
-        .or_else(|| url.strip_prefix("https://"))
+    let rest = strip_scheme(url, "http")
+        .or_else(|| strip_scheme(url, "https"))
         .ok_or_else(|| {
             format!(
                 "`{}` must start with http:// or https://",
@@ -262,6 +267,22 @@ pub fn check_proxy_url(url: &str) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_proxy_scheme_is_read_in_any_case_and_a_long_label_named() {
+        assert_eq!(check_proxy_url("HTTP://proxy.example.com:3128"), Ok(()));
+        assert_eq!(check_proxy_url("Https://proxy.example.com"), Ok(()));
+        assert!(check_proxy_url("socks5://proxy.example.com").is_err());
+        assert_eq!(strip_scheme("HTTP://p:3128", "http"), Some("p:3128"));
+        assert_eq!(strip_scheme("httpx://p", "http"), None);
+        let long = format!("{}.example.com", "a".repeat(64));
+        let why = check_domain(&long).unwrap_err();
+        assert!(why.contains("a label of 64 characters"), "{why}");
+        assert_eq!(
+            check_domain(&format!("{}.example.com", "a".repeat(63))),
+            Ok(())
+        );
+    }
 
     #[test]
     fn user_info_is_hidden_whatever_the_scheme() {

@@ -59,7 +59,7 @@ pub(super) fn check_proxy(
             "names no proxy: write httpProxy or httpsProxy (or remove the proxy section)",
         ));
     }
-    if !http.is_empty() && !http.starts_with("http://") {
+    if !http.is_empty() && crate::url_syntax::strip_scheme(http, "http").is_none() {
         return Err(loaded.field_error(
             "proxy.httpProxy",
             format!(
