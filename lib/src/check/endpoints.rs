@@ -32,7 +32,10 @@ pub(crate) fn check_endpoint(
     let mut date = None;
     for ip in endpoint.addresses.iter().take(MAX_ADDRESSES) {
         let address = SocketAddr::new(*ip, endpoint.port);
-        let target = format!("{}:{} ({ip})", endpoint.host, endpoint.port);
+        let target = format!(
+            "{} ({ip})",
+            super::probe::host_port(endpoint.host, endpoint.port)
+        );
         if let Err(error) = probes.connect(address) {
             findings.push(Finding::problem(
                 Status::Fail,
@@ -41,8 +44,8 @@ pub(crate) fn check_endpoint(
                 format!("does not accept connections on port {}", endpoint.port),
                 error,
                 format!(
-                    "make the load balancer listen on {}:{} and forward to port {} of the bootstrap and control-plane machines",
-                    endpoint.host, endpoint.port, endpoint.port
+                    "make the load balancer listen on {} and forward to port {} of the bootstrap and control-plane machines",
+                    super::probe::host_port(endpoint.host, endpoint.port), endpoint.port
                 ),
             ));
             continue;
