@@ -525,8 +525,8 @@ pub(crate) fn root_ca_key(pki: &Pki) -> Vec<u8> {
 
 fn pointer_config(model: &Model, pki: &Pki, role: &str) -> Result<IgnitionDoc> {
     let url = format!(
-        "https://{}:22623/config/{role}",
-        model.machine_config_host()
+        "https://{}/config/{role}",
+        crate::url_syntax::host_port(&model.machine_config_host(), 22623)
     );
     ignition::pointer(&url, pki.root_ca_pem())
 }

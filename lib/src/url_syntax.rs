@@ -71,6 +71,15 @@ pub(crate) fn strip_scheme<'a>(url: &'a str, scheme: &str) -> Option<&'a str> {
     given.eq_ignore_ascii_case(scheme).then_some(rest)
 }
 
+/// `host:port` as a URL writes it: an IPv6 address in brackets (`[fd00::5]:22623`).
+pub(crate) fn host_port(host: &str, port: u16) -> String {
+    if host.parse::<std::net::Ipv6Addr>().is_ok() {
+        format!("[{host}]:{port}")
+    } else {
+        format!("{host}:{port}")
+    }
+}
+
 /// The host (`[...]` kept for IPv6) and the port of a `scheme://` URL, without user info.
 pub(crate) fn host_and_port(url: &str) -> (&str, Option<&str>) {
     let after_scheme = url.split_once("://").map_or(url, |(_, rest)| rest);
@@ -110,6 +119,16 @@ fn escape_problem(text: &str) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn host_port_brackets_an_ipv6_address_only() {
+        assert_eq!(super::host_port("fd00::5", 22623), "[fd00::5]:22623");
+        assert_eq!(super::host_port("192.0.2.5", 22623), "192.0.2.5:22623");
+        assert_eq!(
+            super::host_port("api-int.c.example.com", 6443),
+            "api-int.c.example.com:6443"
+        );
+    }
+
     use super::parse_problem;
 
     /// As Ignition's validator decides (each checked with ignition-validate): the query is not

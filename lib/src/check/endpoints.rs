@@ -34,7 +34,7 @@ pub(crate) fn check_endpoint(
         let address = SocketAddr::new(*ip, endpoint.port);
         let target = format!(
             "{} ({ip})",
-            super::probe::host_port(endpoint.host, endpoint.port)
+            crate::url_syntax::host_port(endpoint.host, endpoint.port)
         );
         if let Err(error) = probes.connect(address) {
             findings.push(Finding::problem(
@@ -45,7 +45,7 @@ pub(crate) fn check_endpoint(
                 error,
                 format!(
                     "make the load balancer listen on {} and forward to port {} of the bootstrap and control-plane machines",
-                    super::probe::host_port(endpoint.host, endpoint.port), endpoint.port
+                    crate::url_syntax::host_port(endpoint.host, endpoint.port), endpoint.port
                 ),
             ));
             continue;

@@ -114,7 +114,7 @@ pub fn check(plan: &Plan, probes: &dyn Probes, options: &CheckOptions) -> Report
                 config_path: Some(&server.path),
             };
             if let Some(date) = endpoints::check_endpoint(&endpoint, probes, &mut findings) {
-                dates.push((probe::host_port(&server.host, endpoint.port), date));
+                dates.push((crate::url_syntax::host_port(&server.host, endpoint.port), date));
             }
         }
         None => notes.push("the configs name no machine-config server (no master.ign, no root CA): port 22623 was not tested".into()),

@@ -80,15 +80,6 @@ pub(crate) fn default_port(plain: bool) -> u16 {
     }
 }
 
-/// `host:port` as a URL writes it: an IPv6 address in brackets (`[fd00::5]:22623`).
-pub(crate) fn host_port(host: &str, port: u16) -> String {
-    if host.parse::<std::net::Ipv6Addr>().is_ok() {
-        format!("[{host}]:{port}")
-    } else {
-        format!("{host}:{port}")
-    }
-}
-
 /// One HTTP GET.
 #[derive(Debug, Clone)]
 pub struct Request<'a> {
@@ -159,17 +150,4 @@ pub trait Probes {
     fn get(&self, request: &Request) -> Result<Response, String>;
     /// Everything contacted so far, in order.
     fn contacts(&self) -> Vec<Contact>;
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn host_port_brackets_an_ipv6_address_only() {
-        assert_eq!(super::host_port("fd00::5", 22623), "[fd00::5]:22623");
-        assert_eq!(super::host_port("192.0.2.5", 22623), "192.0.2.5:22623");
-        assert_eq!(
-            super::host_port("api-int.c.example.com", 6443),
-            "api-int.c.example.com:6443"
-        );
-    }
 }

@@ -263,7 +263,6 @@ impl Model {
     /// machine-config server's certificate names), else api-int.
     pub fn machine_config_host(&self) -> String {
         match self.platform.api_vips().first() {
-            Some(vip) if vip.contains(':') => format!("[{vip}]"),
             Some(vip) => vip.clone(),
             None => self.api_int_host(),
         }
