@@ -37,7 +37,24 @@ const KNOWN: &[(&str, &[&str])] = &[
     ("pki.signerCertificates.key", &["algorithm", "rsa", "ecdsa"]),
     ("pki.signerCertificates.key.rsa", &["keySize"]),
     ("pki.signerCertificates.key.ecdsa", &["curve"]),
-    ("metadata", &["name", "labels", "annotations"]),
+    (
+        "metadata",
+        &[
+            "name",
+            "labels",
+            "annotations",
+            "generateName",
+            "namespace",
+            "selfLink",
+            "uid",
+            "resourceVersion",
+            "generation",
+            "creationTimestamp",
+            "deletionTimestamp",
+            "deletionGracePeriodSeconds",
+            "finalizers",
+        ],
+    ),
     (
         "controlPlane",
         &[
@@ -100,17 +117,6 @@ const KNOWN: &[(&str, &[&str])] = &[
         &["baselineCapabilitySet", "additionalEnabledCapabilities"],
     ),
     ("bootstrapInPlace", &["installationDisk"]),
-];
-
-/// Kubernetes object metadata the installer reads into `metadata` and ignores (its
-/// `create install-config` writes `creationTimestamp: null`).
-const OBJECT_METADATA: &[&str] = &[
-    "creationTimestamp",
-    "namespace",
-    "uid",
-    "resourceVersion",
-    "generation",
-    "generateName",
 ];
 
 /// Installer settings bootgen does not carry out, with what they are for: refused with that
@@ -212,12 +218,6 @@ fn not_supported(dotted: &str) -> Option<&'static str> {
         .iter()
         .find(|(key, _)| pattern == *key || pattern.starts_with(&format!("{key}.")))
         .map(|(_, what)| *what)
-}
-
-/// True for a key of Kubernetes object metadata under `metadata` (and anything below it).
-pub fn is_object_metadata(dotted: &str) -> bool {
-    let mut parts = dotted.split('.');
-    parts.next() == Some("metadata") && parts.next().is_some_and(|k| OBJECT_METADATA.contains(&k))
 }
 
 /// The key at the same level as the unknown `dotted` path (`networking.netwrokType`) that was

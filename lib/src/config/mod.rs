@@ -7,6 +7,7 @@ mod deprecated;
 pub(crate) mod depth;
 mod known_keys;
 mod locate;
+mod object_metadata;
 mod string_map;
 mod types;
 
@@ -281,7 +282,9 @@ pub fn parse(text: &str, source_name: &str) -> Result<LoadedConfig> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let document = serde_yaml_ng::from_str(text).unwrap_or(serde_yaml_ng::Value::Null);
     // Named by their field here, before the typed reading refuses them by its own words.
-    if let Some((field, message)) = string_map::first_refused(&document) {
+    if let Some((field, message)) =
+        string_map::first_refused(&document).or_else(|| object_metadata::first_refused(&document))
+    {
         return Err(Error::InvalidField {
             file: source_name.to_string(),
             line: line_of(text, &parse_dotted(&field)),
@@ -335,15 +338,13 @@ pub fn parse(text: &str, source_name: &str) -> Result<LoadedConfig> {
         text: text.to_string(),
         warnings: Vec::new(),
     };
-    for path in unknown {
-        let dotted = dotted_path(&path);
-        if known_keys::is_object_metadata(&dotted) {
-            continue;
-        }
-        // A key that does nothing hides a typo: the installer refuses unknown keys from 4.22
-        // on (older ones ignore them with a warning), and bootgen refuses them for every
-        // release.
-        let message = match (known_keys::unsupported_refusal(&dotted), known_keys::suggestion(&dotted)) {
+    // A key that does nothing hides a typo: the installer refuses unknown keys from 4.22 on
+    // (older ones ignore them with a warning), and bootgen refuses them for every release.
+    if let Some(path) = unknown.first() {
+        let dotted = dotted_path(path);
+        let refusal =
+            object_metadata::refusal(&dotted).or_else(|| known_keys::unsupported_refusal(&dotted));
+        let message = match (refusal, known_keys::suggestion(&dotted)) {
             (Some(refusal), _) => refusal,
             (None, Some(meant)) => format!("unknown key: did you mean `{meant}`?"),
             (None, None) => "unknown key: the install-config has no such field; remove it (or check its indentation)".to_string(),

@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 const MAPS: [&str; 2] = ["labels", "annotations"];
 
 /// The string the installer stores for one value of such a map, or why bootgen refuses it.
-fn text_of(value: &Value) -> Result<String, String> {
+pub(super) fn text_of(value: &Value) -> Result<String, String> {
     match value {
         Value::String(text) => Ok(text.clone()),
         Value::Bool(b) => Ok(b.to_string()),

@@ -137,8 +137,11 @@ pub struct BootstrapInPlace {
     pub installation_disk: Option<String>,
 }
 
-/// `metadata`.
+/// `metadata`: the cluster's name, its labels and annotations, and the rest of a Kubernetes
+/// object's metadata, which the installer only copies into the cluster's stored install-config
+/// (bootgen too; `ownerReferences` and `managedFields` are refused, see `object_metadata`).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct Metadata {
     /// Cluster name.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -158,6 +161,68 @@ pub struct Metadata {
         deserialize_with = "super::string_map::deserialize"
     )]
     pub annotations: std::collections::BTreeMap<String, String>,
+    /// `generateName`, kept for the stored copy, as are the fields below.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "super::object_metadata::text"
+    )]
+    pub generate_name: Option<String>,
+    /// `namespace`.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "super::object_metadata::text"
+    )]
+    pub namespace: Option<String>,
+    /// `selfLink`.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "super::object_metadata::text"
+    )]
+    pub self_link: Option<String>,
+    /// `uid`.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "super::object_metadata::text"
+    )]
+    pub uid: Option<String>,
+    /// `resourceVersion`.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "super::object_metadata::text"
+    )]
+    pub resource_version: Option<String>,
+    /// `generation`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub generation: Option<i64>,
+    /// `creationTimestamp`, as the cluster stores it (UTC, whole seconds).
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "super::object_metadata::timestamp"
+    )]
+    pub creation_timestamp: Option<String>,
+    /// `deletionTimestamp`, as `creationTimestamp`.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "super::object_metadata::timestamp"
+    )]
+    pub deletion_timestamp: Option<String>,
+    /// `deletionGracePeriodSeconds`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub deletion_grace_period_seconds: Option<i64>,
+    /// `finalizers`.
+    #[serde(
+        default,
+        skip_serializing_if = "Vec::is_empty",
+        deserialize_with = "super::object_metadata::texts"
+    )]
+    pub finalizers: Vec<String>,
 }
 
 /// A machine pool (`controlPlane` or an entry of `compute`).
