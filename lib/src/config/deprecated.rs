@@ -58,6 +58,11 @@ pub(super) fn upconvert(loaded: &mut LoadedConfig) {
             ));
         }
     }
+    // The installer's current list is the deprecated one itself, not a copy, so the cluster's
+    // stored install-config shows the prefix in both.
+    if from_deprecated_list {
+        networking.deprecated_cluster_networks = networking.cluster_network.clone();
+    }
     for (old, new) in said {
         loaded.warnings.push(loaded.warning(
             old,
@@ -91,6 +96,11 @@ mod tests {
         let networking = loaded.config.networking.clone().unwrap();
         assert_eq!(networking.cluster_network[0].cidr, "10.128.0.0/14");
         assert_eq!(networking.cluster_network[0].host_prefix, Some(23));
+        assert_eq!(networking.cluster_network[0].host_subnet_length, Some(9));
+        assert_eq!(
+            networking.deprecated_cluster_networks,
+            networking.cluster_network
+        );
         assert_eq!(networking.machine_network[0].cidr, "192.168.10.0/24");
         assert_eq!(networking.service_network, vec!["172.30.0.0/16"]);
         assert_eq!(networking.network_type.as_deref(), Some("OVNKubernetes"));

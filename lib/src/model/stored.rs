@@ -155,12 +155,18 @@ impl StoredInstallConfig<'_> {
             cluster_network: networks
                 .cluster
                 .iter()
-                .map(|c| ClusterNetwork {
+                .enumerate()
+                .map(|(i, c)| ClusterNetwork {
                     cidr: c.cidr.to_string(),
                     // Left out, as the installer's `omitempty` does, when a third party's
                     // plugin takes none.
                     host_prefix: (c.host_prefix != 0).then_some(c.host_prefix),
-                    host_subnet_length: None,
+                    // A deprecated length stays beside the prefix read from it.
+                    host_subnet_length: written
+                        .cluster_network
+                        .get(i)
+                        .and_then(|w| w.host_subnet_length)
+                        .filter(|l| *l != 0),
                 })
                 .collect(),
             service_network: networks.service.iter().map(ToString::to_string).collect(),
