@@ -2,6 +2,11 @@
 //! where it is in the file, and a schema error (which serde reports by line and column) can
 //! say which field it is in. Nothing is indexed ahead of time: one walk of the document looks
 //! for the few paths asked about, so a config of 200,000 files costs no memory per value.
+//!
+//! Places are given as `ignition-validate` gives them, so the two can be compared: its JSON
+//! reader marks an object or an array just inside its opening bracket, a key or any other value
+//! at its first byte ([`ignition_offset`]); a value of the wrong type is where Go's decoder
+//! stopped reading it ([`path_at`]).
 
 use super::problem::Problem;
 use std::collections::HashMap;
@@ -48,7 +53,7 @@ pub fn locate(bytes: &[u8], problems: &mut [Problem]) {
     walk(bytes, &mut |mark, path| {
         let (found, offset) = match mark {
             Mark::Key(start) => (keys.get_mut(path), start),
-            Mark::Value(start, _) => (values.get_mut(path), start),
+            Mark::Value(start, _) => (values.get_mut(path), ignition_offset(bytes, start)),
         };
         if let Some(slot @ None) = found {
             *slot = Some(offset);
@@ -101,8 +106,18 @@ fn line_columns(bytes: &[u8], offsets: &[usize]) -> Vec<(usize, usize)> {
     out
 }
 
-/// The offset in `bytes` of 1-based `line` and `column` (in bytes).
-fn offset_of(bytes: &[u8], line: usize, column: usize) -> Option<usize> {
+/// Where `ignition-validate` places a value that starts at `start`: its JSON reader marks an
+/// object or an array after the bracket it has read.
+fn ignition_offset(bytes: &[u8], start: usize) -> usize {
+    match bytes.get(start) {
+        Some(b'{' | b'[') => start + 1,
+        _ => start,
+    }
+}
+
+/// The offset in `bytes` just past 1-based `line` and `column` (in bytes): serde's position is
+/// the last byte it read (column 0: the newline ending the line before).
+fn offset_after(bytes: &[u8], line: usize, column: usize) -> Option<usize> {
     let start = match line.checked_sub(1)? {
         0 => 0,
         n => {
@@ -115,52 +130,58 @@ fn offset_of(bytes: &[u8], line: usize, column: usize) -> Option<usize> {
                 + 1
         }
     };
-    Some(start + column.saturating_sub(1))
+    Some(start + column)
 }
 
-/// The path of the value serde means when it reports an error at 1-based `line`/`column`:
-/// a value starting there (after blanks), else the innermost value ending just before.
-pub fn path_at(bytes: &[u8], line: usize, column: usize) -> Option<String> {
-    let offset = offset_of(bytes, line, column)?;
-    let mut next = offset;
+/// The value serde means when it reports a value of the wrong type at 1-based `line`/`column`,
+/// by its path, and the line and column `ignition-validate` gives that error. serde has read a
+/// scalar (the value holds the position) but not an object or an array (the value starts after
+/// it, past blanks); Go's decoder stops just past a scalar, just inside an object or an array.
+pub fn path_at(bytes: &[u8], line: usize, column: usize) -> Option<(String, usize, usize)> {
+    let read = offset_after(bytes, line, column)?;
+    let mut next = read;
     while bytes.get(next).is_some_and(u8::is_ascii_whitespace) {
         next += 1;
     }
-    let before = offset.saturating_sub(1);
+    let last = read.checked_sub(1)?;
     let mut exact = None;
-    let mut around: Option<(usize, String)> = None;
+    let mut around: Option<(usize, usize, String)> = None;
     walk(bytes, &mut |mark, path| {
         let Mark::Value(start, end) = mark else {
             return;
         };
         if start == next {
-            exact = Some(path.to_string());
-        } else if start <= before
-            && before <= end
-            && around.as_ref().is_none_or(|(best, _)| start >= *best)
+            exact = Some((start, end, path.to_string()));
+        } else if start <= last
+            && last <= end
+            && around.as_ref().is_none_or(|(best, _, _)| start >= *best)
         {
-            around = Some((start, path.to_string()));
+            around = Some((start, end, path.to_string()));
         }
     });
-    exact.or(around.map(|(_, path)| path))
+    let (start, end, path) = exact.or(around)?;
+    let stop = match bytes[start] {
+        b'{' | b'[' => ignition_offset(bytes, start),
+        _ => end + 1,
+    };
+    let (line, column) = line_columns(bytes, &[stop])[0];
+    Some((path, line, column))
 }
 
-/// The path, line and column of the object serde means when it reports a field missing at
-/// 1-based `line`/`column`: the one whose closing brace is there (serde reads the brace before
-/// it says so).
-pub fn object_at(bytes: &[u8], line: usize, column: usize) -> Option<(String, usize, usize)> {
-    let offset = offset_of(bytes, line, column)?;
+/// The path of the object serde means when it reports a field missing at 1-based
+/// `line`/`column`: the one whose closing brace is there (serde reads the brace before it says
+/// so).
+pub fn object_at(bytes: &[u8], line: usize, column: usize) -> Option<String> {
+    let brace = offset_after(bytes, line, column)?.checked_sub(1)?;
     let mut object = None;
     walk(bytes, &mut |mark, path| {
         if let Mark::Value(start, end) = mark {
-            if end == offset && bytes[start] == b'{' {
-                object = Some((start, path.to_string()));
+            if end == brace && bytes[start] == b'{' {
+                object = Some(path.to_string());
             }
         }
     });
-    let (start, path) = object?;
-    let (line, column) = line_columns(bytes, &[start])[0];
-    Some((path, line, column))
+    object
 }
 
 /// Converts Ignition's dotted paths (`$.storage.files.0.path`) to `$.storage.files[0].path`.
@@ -346,19 +367,31 @@ mod tests {
         assert_eq!(value("$.ignition.version"), (Some(1), Some(26)));
         assert_eq!(value("$.storage.files[0].path"), (Some(3), Some(12)));
         assert_eq!(value("$.storage.files[0].mode"), (Some(3), Some(26)));
+        // An object or an array just inside its bracket, as `ignition-validate` places it.
+        assert_eq!(value("$.storage.files"), (Some(2), Some(24)));
+        assert_eq!(value("$.storage.files[0]"), (Some(3), Some(4)));
         // A path not in the document points at its nearest parent.
-        assert_eq!(value("$.storage.files[0].nope"), (Some(3), Some(3)));
-        assert_eq!(value("$.nope"), (Some(1), Some(1)));
+        assert_eq!(value("$.storage.files[0].nope"), (Some(3), Some(4)));
+        assert_eq!(value("$.nope"), (Some(1), Some(2)));
         assert_eq!(
             place(text, "unknown-key", "$.storage.files[0].mode"),
             (Some(3), Some(18))
         );
+        // A scalar of the wrong type: serde has read it, Go stops just past it.
+        let wrong = |line, column| path_at(text, line, column);
+        let mode = "$.storage.files[0].mode".to_string();
+        assert_eq!(wrong(3, 28), Some((mode.clone(), 3, 29)));
+        assert_eq!(wrong(3, 26), Some((mode, 3, 29)));
+        // An object or array: serde stops before it (blanks between), Go just inside it.
+        let files = "$.storage.files".to_string();
+        assert_eq!(wrong(2, 21), Some((files.clone(), 2, 24)));
+        assert_eq!(wrong(2, 22), Some((files, 2, 24)));
+        assert_eq!(wrong(2, 23), Some(("$.storage.files[0]".to_string(), 3, 4)));
+        assert_eq!(wrong(9, 1), None);
         assert_eq!(
-            path_at(text, 3, 27).as_deref(),
-            Some("$.storage.files[0].mode")
+            object_at(text, 3, 29).as_deref(),
+            Some("$.storage.files[0]")
         );
-        assert_eq!(path_at(text, 3, 4).as_deref(), Some("$.storage.files[0]"));
-        assert_eq!(path_at(text, 9, 1), None);
     }
 
     #[test]

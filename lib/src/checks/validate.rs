@@ -297,7 +297,12 @@ mod tests {
     fn syntax_errors_have_line_and_column() {
         let v = run("{\"ignition\":{\"version\":\"3.2.0\"},\n \"storage\": {\"files\": [}\n}");
         assert!(!v.valid);
-        assert_eq!(v.problems[0].location.line, Some(2));
+        // One past the `}` at column 24: Go's reader counts the byte it stopped at, and
+        // `ignition-validate` says `line 2 col 25`.
+        assert_eq!(
+            (v.problems[0].location.line, v.problems[0].location.column),
+            (Some(2), Some(25))
+        );
         assert!(run("variant: fcos\n").to_string().contains("Butane"));
         assert!(run("").to_string().contains("empty"));
     }
@@ -315,6 +320,8 @@ mod tests {
             v.problems[0].location.path.as_deref(),
             Some("$.storage.files[0].mode")
         );
+        // Just past the value, where Go's decoder stopped (`ignition-validate`: `col 47`).
+        assert_eq!(v.problems[0].location.column, Some(47));
         let v = run("{\"ignition\":{\"version\":\"3.2.0\"},\"storage\":{\"filez\":[]}}");
         assert!(v.valid);
         assert_eq!(v.problems[0].rule, "unknown-key");
@@ -332,10 +339,10 @@ mod tests {
     fn a_missing_field_is_named_in_its_object() {
         for version in ["3.0.0", "3.1.0", "3.2.0"] {
             for (array, column) in [
-                (r#"{"name":"md0","level":"raid1","spares":0}"#, 52),
-                (r#"{"name":"md0","level":"raid1","options":["--x"]}"#, 52),
-                ("\n  {\"level\": \"raid1\"\n  }", 3),
-                ("{}", 52),
+                (r#"{"name":"md0","level":"raid1","spares":0}"#, 53),
+                (r#"{"name":"md0","level":"raid1","options":["--x"]}"#, 53),
+                ("\n  {\"level\": \"raid1\"\n  }", 4),
+                ("{}", 53),
             ] {
                 let text = format!(
                     r#"{{"ignition":{{"version":"{version}"}},"storage":{{"raid":[{array}]}}}}"#
@@ -370,10 +377,11 @@ mod tests {
         assert!(!v.valid);
         let p = &v.problems[0];
         assert_eq!(p.location.path.as_deref(), Some("$.storage.files[1]"));
-        assert_eq!((p.location.line, p.location.column), (Some(3), Some(1)));
+        // Just inside the entry's brace, as `ignition-validate` places an object.
+        assert_eq!((p.location.line, p.location.column), (Some(3), Some(2)));
         assert!(v
             .to_string()
-            .contains("t.ign:3:1: error[duplicate] $.storage.files[1]"));
+            .contains("t.ign:3:2: error[duplicate] $.storage.files[1]"));
     }
 
     /// Checked split, a config gets exactly what it gets checked whole: on every fixture config

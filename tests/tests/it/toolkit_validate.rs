@@ -407,23 +407,117 @@ fn a_raid_array_without_a_name_is_valid_with_a_boot_warning() {
     assert!(warned, "{fixture}: no boot warning: {report:#}");
 }
 
-/// The JSON paths `ignition-validate` names with `message` (`error at $.storage.disks.1, line
-/// ...: duplicate entry defined`), written as bootgen writes them (`$.storage.disks[1]`).
-fn real_paths_saying(said: &str, message: &str) -> Vec<String> {
+/// One line of what `ignition-validate` says: `error at $.storage.disks.1, line 3 col 8: duplicate
+/// entry defined`, or without the path (`error at line 2 col 25: invalid character ...`); the
+/// path written as bootgen writes it (`$.storage.disks[1]`). Line 0 when it gives no place.
+struct RealReport {
+    severity: String,
+    path: Option<String>,
+    line: u64,
+    column: u64,
+    message: String,
+}
+
+fn real_reports(said: &str) -> Vec<RealReport> {
     said.lines()
-        .filter(|line| line.ends_with(message))
-        .filter_map(|line| line.strip_prefix("error at ")?.split(", line ").next())
-        .map(|dotted| {
-            dotted
-                .split('.')
-                .map(|part| match part.parse::<usize>() {
-                    Ok(index) => format!("[{index}]"),
-                    Err(_) => format!(".{part}"),
-                })
-                .collect::<String>()
-                .replacen(".$", "$", 1)
+        .filter_map(|line| {
+            let (severity, rest) = line.split_once(" at ")?;
+            let (place, message) = rest.split_once(": ")?;
+            let (path, place) = match place.rsplit_once(", ") {
+                Some((path, place)) => (Some(path), place),
+                None => (None, place),
+            };
+            let (line, column) = place.strip_prefix("line ")?.split_once(" col ")?;
+            Some(RealReport {
+                severity: severity.to_string(),
+                path: path.map(|dotted| {
+                    dotted
+                        .split('.')
+                        .map(|part| match part.parse::<usize>() {
+                            Ok(index) => format!("[{index}]"),
+                            Err(_) => format!(".{part}"),
+                        })
+                        .collect::<String>()
+                        .replacen(".$", "$", 1)
+                }),
+                line: line.parse().ok()?,
+                column: column.parse().ok()?,
+                message: message.to_string(),
+            })
         })
         .collect()
+}
+
+/// The JSON paths `ignition-validate` names with errors saying `message`.
+fn real_paths_saying(said: &str, message: &str) -> Vec<String> {
+    real_reports(said)
+        .into_iter()
+        .filter(|r| r.severity == "error" && r.message.ends_with(message))
+        .filter_map(|r| r.path)
+        .collect()
+}
+
+/// Every place `ignition-validate` gives is bootgen's too, line and column, on the invalid
+/// corpus and on configs with an error of each kind it places: JSON syntax, a value of the
+/// wrong type (a scalar, an object, an array, on a line of its own), a field a schema requires
+/// (an object's place), a rule's error at a scalar, an object and a key. An error with a path is
+/// compared with bootgen's problem at that path, one without with bootgen's syntax or schema error.
+#[test]
+fn problems_are_placed_where_ignition_validate_places_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let head = r#"{"ignition":{"version":"3.2.0"},"storage":{"files":[{"path":"/a","#;
+    let crafted = [
+        "{\"ignition\":{\"version\":\"3.2.0\"},\n \"storage\": {\"files\": [}\n}\n".to_string(),
+        "{\"ignition\":{\"version\":\"3.2\n.0\"}}\n".to_string(),
+        "{ignition:{}}\n".to_string(),
+        format!("{head}\"mode\":\"0644\"}}]}}}}\n"),
+        format!("{head}\"mode\":1.5}}]}}}}\n"),
+        format!("{head}\"mode\":{{\"a\":1}}}}]}}}}\n"),
+        format!("{head}\"mode\":\n  [1]}}]}}}}\n"),
+        format!("{head}\"contents\":true}}]}}}}\n"),
+        r#"{"ignition":{"version":"3.2.0"},"storage":{"files":{}}}"#.to_string(),
+        r#"{"ignition":{"version":"3.2.0"},"storage":{"files":[{"mode":420}]}}"#.to_string(),
+        format!("{head}\"overwrite\":true}},\n  {{\"path\":\"/a\"}}]}}}}\n"),
+        r#"{"ignition":{"version":"3.2.0"},"storage":{"filez":[]}}"#.to_string(),
+    ];
+    let mut configs = corpus("invalid");
+    for (i, text) in crafted.iter().enumerate() {
+        let path = dir.path().join(format!("crafted-{i}.ign"));
+        std::fs::write(&path, text).unwrap();
+        configs.push(path);
+    }
+    let mut compared = 0;
+    let mut differ = Vec::new();
+    for path in &configs {
+        let Some((_, said)) = real_validate(path) else {
+            continue;
+        };
+        let (_, report) = bootgen_validate(path);
+        for real in real_reports(&said).into_iter().filter(|r| r.line > 0) {
+            let ours = problems(&report).iter().find(|p| match &real.path {
+                Some(at) => p["location"]["path"] == at.as_str() && p["severity"] == real.severity,
+                None => p["rule"] == "json-syntax" || p["rule"] == "schema",
+            });
+            // A problem bootgen names at another path is not about places.
+            let Some(ours) = ours else { continue };
+            compared += 1;
+            let place = (&ours["location"]["line"], &ours["location"]["column"]);
+            if place != (&json!(real.line), &json!(real.column)) {
+                differ.push(format!(
+                    "{}: ignition-validate {}:{} ({}), bootgen {}:{} ({})",
+                    path.display(),
+                    real.line,
+                    real.column,
+                    real.message,
+                    place.0,
+                    place.1,
+                    ours["message"]
+                ));
+            }
+        }
+    }
+    assert!(compared >= 60, "only {compared} places compared");
+    assert!(differ.is_empty(), "{}", differ.join("\n"));
 }
 
 /// Entries of a keyed list without their key (absent, or empty): Ignition keys them all by the
