@@ -73,7 +73,8 @@ pub(crate) fn without_position(text: &str) -> &str {
 
 /// `Config::parse_slice` reading `bytes` as Ignition reads a config: a field Go's types take as
 /// empty when it is absent, where `ignition-config`'s require it, is taken as empty (a RAID
-/// array's and a LUKS volume's `name`; before spec 3.3 a link's `target`), so
+/// array's and a LUKS volume's `name`, a disk's and a filesystem's `device`; before spec 3.3 a
+/// link's `target`), so
 /// `ignition-validate` and bootgen refuse the same configs; what an empty one does at boot is
 /// for the rules to say. An error's position is in `bytes`.
 pub(crate) fn parse_typed(bytes: &[u8]) -> Result<(Config, Vec<Warning>), SchemaError> {
@@ -113,6 +114,10 @@ struct Version {
 #[derive(Deserialize)]
 struct Lists<'a> {
     #[serde(borrow, default)]
+    disks: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    filesystems: Option<&'a RawValue>,
+    #[serde(borrow, default)]
     raid: Option<&'a RawValue>,
     #[serde(borrow, default)]
     links: Option<&'a RawValue>,
@@ -123,8 +128,9 @@ struct Lists<'a> {
 /// Where text went into a config: each place (an offset into the config) and its length.
 type Insertions = Vec<(usize, usize)>;
 
-/// `bytes` with `"name":""` put into each RAID array and LUKS volume without a name and, before
-/// spec 3.3, `"target":""` into each link without a target, and where each went (offset into
+/// `bytes` with `"name":""` put into each RAID array and LUKS volume without a name,
+/// `"device":""` into each disk and filesystem without a device and, before spec 3.3,
+/// `"target":""` into each link without a target, and where each went (offset into
 /// `bytes`, length); `None` when none is missing or the config cannot be read that far (the check of
 /// the config as it is then says what is wrong).
 fn with_empty_fields(bytes: &[u8]) -> Option<(Vec<u8>, Insertions)> {
@@ -156,6 +162,8 @@ fn with_empty_fields(bytes: &[u8]) -> Option<(Vec<u8>, Insertions)> {
             insertions.push((at, format!("\"{key}\":\"\"{comma}")));
         }
     };
+    fill(storage.disks, "device");
+    fill(storage.filesystems, "device");
     fill(storage.raid, "name");
     fill(storage.luks, "name");
     if target_required {
@@ -283,14 +291,14 @@ mod tests {
     use super::*;
 
     /// A RAID array without a name (any 3.x), a LUKS volume without one (from 3.2, which has
-    /// them) and a link without a target (before 3.3) fit, as Go's types read them
-    /// (`ignition-validate` takes them); a link without a target from 3.3 is for the rules to
-    /// refuse.
+    /// them), a disk or filesystem without a device and a link without a target (before 3.3)
+    /// fit, as Go's types read them (`ignition-validate` takes them, or refuses them by its
+    /// rules); a link without a target from 3.3 is for the rules to refuse.
     #[test]
     fn fields_go_reads_as_empty_may_be_absent() {
         for version in ["3.0.0", "3.2.0", "3.3.0", "3.5.0"] {
             let raid = format!(
-                r#"{{"ignition":{{"version":"{version}"}},"storage":{{"raid":[{{"level":"raid1","devices":["/dev/a"]}}],"links":[{{"path":"/l"}}]}}}}"#
+                r#"{{"ignition":{{"version":"{version}"}},"storage":{{"disks":[{{}}],"filesystems":[{{"format":"ext4"}}],"raid":[{{"level":"raid1","devices":["/dev/a"]}}],"links":[{{"path":"/l"}}]}}}}"#
             );
             let (_, warnings) = parse_typed(raid.as_bytes()).unwrap();
             assert!(warnings.is_empty(), "{version}");

@@ -187,9 +187,9 @@ impl Rules {
     }
 
     fn filesystem(&mut self, filesystem: &Value, at: &str) {
-        if let Some(device) = str_at(filesystem, "device") {
-            self.clean_path("device", format!("{at}.device"), device);
-        }
+        // Absent is empty, as Go reads it: "path not specified".
+        let device = str_at(filesystem, "device").unwrap_or_default();
+        self.clean_path("device", format!("{at}.device"), device);
         if let Some(path) = str_at(filesystem, "path").filter(|p| !p.is_empty()) {
             self.clean_path("path", format!("{at}.path"), path);
         }

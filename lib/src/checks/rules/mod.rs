@@ -447,7 +447,8 @@ mod tests {
     }
 
     /// An empty path, device or CA source reads as `ignition-validate` words it: "path not
-    /// specified", not an empty value "not absolute"; in spec 3.0 (where the schema requires a
+    /// specified", not an empty value "not absolute"; an absent device as an empty one (Go reads
+    /// it so, and the schema check lets it through); in spec 3.0 (where the schema requires a
     /// CA's source) an empty one is a URL without a scheme, while an empty merged config's
     /// source is no error there.
     #[test]
@@ -464,9 +465,19 @@ mod tests {
             problems(json!({"storage": {"files": [{"path": ""}]}}), 2),
             [not_specified("path", "$.storage.files[0].path")]
         );
+        for filesystem in [json!({"device": ""}), json!({})] {
+            assert_eq!(
+                problems(json!({"storage": {"filesystems": [filesystem]}}), 2),
+                [not_specified("device", "$.storage.filesystems[0].device")]
+            );
+        }
         assert_eq!(
-            problems(json!({"storage": {"filesystems": [{"device": ""}]}}), 2),
-            [not_specified("device", "$.storage.filesystems[0].device")]
+            problems(json!({"storage": {"disks": [{}]}}), 2),
+            [(
+                "device",
+                "$.storage.disks[0].device".to_string(),
+                "disk device is required".into()
+            )]
         );
         let ca = json!({"ignition": {"security": {"tls": {"certificateAuthorities": [{"source": ""}]}}}});
         let said = problems(ca.clone(), 0);
