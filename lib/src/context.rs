@@ -112,6 +112,10 @@ pub struct ClusterContext {
     pub api_host: String,
     /// `api-int.<domain>`.
     pub api_int_host: String,
+    /// `https://api.<domain>:6443`.
+    pub api_url: String,
+    /// `https://api-int.<domain>:6443`.
+    pub api_int_url: String,
     /// Cluster UUID.
     pub id: String,
     /// Infrastructure name.
@@ -261,6 +265,8 @@ impl TemplateContext {
                 domain: model.cluster_domain(),
                 api_host: model.api_host(),
                 api_int_host: model.api_int_host(),
+                api_url: model.api_url(),
+                api_int_url: model.api_int_url(),
                 id: identity.cluster_id.clone(),
                 infra_id: identity.infra_id.clone(),
             },

@@ -378,10 +378,7 @@ pub fn generate(loaded: &LoadedConfig, options: &Options) -> Result<Generated> {
         &mut bootstrap,
         &model.mirrors.registries,
     )?);
-    let admin_kubeconfig = pki.kubeconfig(
-        KubeconfigKind::Admin,
-        &format!("https://{}:6443", model.api_host()),
-    );
+    let admin_kubeconfig = pki.kubeconfig(KubeconfigKind::Admin, &model.api_url());
     // From 4.15 the installer records the feature set in metadata.json.
     let records_features = model
         .switches
@@ -524,11 +521,7 @@ pub(crate) fn root_ca_key(pki: &Pki) -> Vec<u8> {
 }
 
 fn pointer_config(model: &Model, pki: &Pki, role: &str) -> Result<IgnitionDoc> {
-    let url = format!(
-        "https://{}/config/{role}",
-        crate::url_syntax::host_port(&model.machine_config_host(), 22623)
-    );
-    ignition::pointer(&url, pki.root_ca_pem())
+    ignition::pointer(&model.machine_config_url(role), pki.root_ca_pem())
 }
 
 fn read_user_manifests(options: &Options) -> Result<assets::UserManifests> {

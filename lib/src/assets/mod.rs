@@ -50,14 +50,14 @@ pub fn collect(
             append: false,
         });
     }
-    let internal = format!("https://{}:6443", model.api_int_host());
+    let internal = model.api_int_url();
     let kubeconfigs = [
         ("kubeconfig", KubeconfigKind::Admin, internal.clone()),
         ("kubeconfig-kubelet", KubeconfigKind::Kubelet, internal),
         (
             "kubeconfig-loopback",
             KubeconfigKind::Loopback,
-            "https://localhost:6443".to_string(),
+            format!("https://localhost:{}", crate::model::API_PORT),
         ),
     ];
     for (name, kind, server) in kubeconfigs {

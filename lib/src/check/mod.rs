@@ -32,7 +32,7 @@ pub use finding::{Finding, Report, Status};
 pub use hosts::StaticHost;
 pub use net::NetProbes;
 pub use probe::{Contact, Handshake, Lookup, Presented, Probes, Request, Response, Transport};
-pub use targets::{CertificateTime, ConfigServer, Plan, API_PORT, MCS_PORT};
+pub use targets::{CertificateTime, ConfigServer, Plan, API_PORT, MACHINE_CONFIG_PORT};
 pub use watch::{
     api_readiness, progress, seen, Progress, COMPLETE_MARKER, SEEN_CSRS, STATUS_COMMAND,
 };

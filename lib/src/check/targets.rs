@@ -22,10 +22,7 @@ const TLS_DIR: &str = "/opt/openshift/tls/";
 const API_CA_BUNDLE: &str = "/opt/openshift/tls/kube-apiserver-lb-ca-bundle.crt";
 /// The CA the machine-config server's certificate chains to, when no pointer config says.
 const ROOT_CA: &str = "/opt/openshift/tls/root-ca.crt";
-/// The machine-config server's port.
-pub const MCS_PORT: u16 = 22623;
-/// The API's port.
-pub const API_PORT: u16 = 6443;
+pub use crate::model::{API_PORT, MACHINE_CONFIG_PORT};
 
 /// The machine-config server as the pointer configs reach it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -313,7 +310,7 @@ fn config_server(doc: &IgnitionDoc, pointer: Option<&[u8]>, domain: &str) -> Opt
         let roots = pem_ders(doc, ROOT_CA);
         (!roots.is_empty()).then(|| ConfigServer {
             host: format!("api-int.{domain}"),
-            port: MCS_PORT,
+            port: MACHINE_CONFIG_PORT,
             path: "/config/master".into(),
             roots,
         })

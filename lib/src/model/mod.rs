@@ -51,6 +51,12 @@ pub use vsphere::{
     VSpherePlatform,
 };
 
+/// The API server's port, on `api` and `api-int`.
+pub const API_PORT: u16 = 6443;
+/// The machine-config server's port on `api-int` (or the first API VIP), where the pointer
+/// configs send the nodes.
+pub const MACHINE_CONFIG_PORT: u16 = 22623;
+
 /// Choices that come from the command line rather than the install-config.
 #[derive(Debug, Clone, Default)]
 #[non_exhaustive]
@@ -219,6 +225,22 @@ impl Model {
     /// `api.<cluster domain>`.
     pub fn api_host(&self) -> String {
         format!("api.{}", self.cluster_domain())
+    }
+
+    /// The API's URL for clients outside the cluster: `https://api.<cluster domain>:6443`.
+    pub fn api_url(&self) -> String {
+        format!("https://{}:{API_PORT}", self.api_host())
+    }
+
+    /// The API's URL for the nodes: `https://api-int.<cluster domain>:6443`.
+    pub fn api_int_url(&self) -> String {
+        format!("https://{}:{API_PORT}", self.api_int_host())
+    }
+
+    /// Where a pointer config sends a `role` machine for its config.
+    pub fn machine_config_url(&self, role: &str) -> String {
+        let server = crate::url_syntax::host_port(&self.machine_config_host(), MACHINE_CONFIG_PORT);
+        format!("https://{server}/config/{role}")
     }
 
     /// Whether the kubelet's bootstrap client certificate names the `system:serviceaccounts`
