@@ -236,7 +236,10 @@ mod tests {
 
     #[test]
     fn capabilities_before_4_11_are_ignored_by_4_9_and_refused_by_4_10() {
-        let text = "apiVersion: v1\nmetadata:\n  name: demo\nbaseDomain: example.com\nplatform:\n  none: {}\npullSecret: '{\"auths\":{\"r\":{\"auth\":\"eDp5\"}}}'\ncapabilities:\n  baselineCapabilitySet: None\n";
+        let text = &format!(
+            "{}capabilities:\n  baselineCapabilitySet: None\n",
+            super::super::MINIMAL_INSTALL_CONFIG
+        );
         let loaded = crate::config::parse(text, "install-config.yaml").unwrap();
         // 4.10's installer refuses a field it does not know, before anything else.
         let refused = super::super::refusal(text, "4.10.0");

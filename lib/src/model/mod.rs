@@ -537,6 +537,11 @@ fn model_with_warnings(text: &str, version: &str) -> Result<(Model, Vec<String>)
     Ok((model, warnings))
 }
 
+/// The smallest install-config the model takes (cluster `demo` on platform none), which tests
+/// end with the part they test.
+#[cfg(test)]
+const MINIMAL_INSTALL_CONFIG: &str = "apiVersion: v1\nmetadata:\n  name: demo\nbaseDomain: example.com\nplatform:\n  none: {}\npullSecret: '{\"auths\":{\"r\":{\"auth\":\"eDp5\"}}}'\n";
+
 /// What [`Model::new`] refuses an install-config `text` with for release `version`; `""` when
 /// it accepts it.
 #[cfg(test)]

@@ -307,7 +307,8 @@ pub(crate) fn check_networks(
 mod tests {
     fn refusal(version: &str, networking: &str) -> String {
         let text = format!(
-            "apiVersion: v1\nmetadata:\n  name: demo\nbaseDomain: example.com\nplatform:\n  none: {{}}\npullSecret: '{{\"auths\":{{\"r\":{{\"auth\":\"eDp5\"}}}}}}'\nnetworking:\n{networking}"
+            "{}networking:\n{networking}",
+            super::super::MINIMAL_INSTALL_CONFIG
         );
         super::super::refusal(&text, version)
     }

@@ -119,7 +119,8 @@ mod tests {
 
     fn config(networking: &str) -> String {
         format!(
-            "apiVersion: v1\nmetadata:\n  name: demo\nbaseDomain: example.com\nplatform:\n  none: {{}}\npullSecret: '{{\"auths\":{{\"r\":{{\"auth\":\"eDp5\"}}}}}}'\nnetworking:\n{networking}"
+            "{}networking:\n{networking}",
+            super::super::MINIMAL_INSTALL_CONFIG
         )
     }
 

@@ -103,7 +103,7 @@ pub(crate) fn cpu_partitioning(
 mod tests {
     use super::CpuPartitioning;
 
-    const BASE: &str = "apiVersion: v1\nmetadata:\n  name: demo\nbaseDomain: example.com\nplatform:\n  none: {}\npullSecret: '{\"auths\":{\"r\":{\"auth\":\"eDp5\"}}}'\n";
+    use super::super::MINIMAL_INSTALL_CONFIG as BASE;
 
     /// The partitioning and the warnings the model gives `tail` on release `version`.
     fn model(version: &str, tail: &str) -> Result<(CpuPartitioning, Vec<String>), String> {

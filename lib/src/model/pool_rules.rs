@@ -163,18 +163,16 @@ pub(crate) fn check_same_architecture(
 
 #[cfg(test)]
 mod tests {
-    /// The refusal of a base config changed by `tail` (placed from line 7 on), for `version`.
+    /// The refusal of a base config changed by `tail` (placed from line 8 on), for `version`.
     fn refusal(version: &str, pools: &str) -> String {
-        let text = format!(
-            "apiVersion: v1\nmetadata:\n  name: demo\nbaseDomain: example.com\nplatform:\n  none: {{}}\n{pools}pullSecret: '{{\"auths\":{{\"r\":{{\"auth\":\"eDp5\"}}}}}}'\n"
-        );
+        let text = format!("{}{pools}", super::super::MINIMAL_INSTALL_CONFIG);
         super::super::refusal(&text, version)
     }
 
     /// Without `compute`, the installer's default pool: three workers of its architecture.
     #[test]
     fn no_compute_is_three_workers() {
-        let text = "apiVersion: v1\nmetadata:\n  name: demo\nbaseDomain: example.com\nplatform:\n  none: {}\npullSecret: '{\"auths\":{\"r\":{\"auth\":\"eDp5\"}}}'\n";
+        let text = super::super::MINIMAL_INSTALL_CONFIG;
         let loaded = crate::config::parse(text, "install-config.yaml").unwrap();
         let model = super::super::Model::new(&loaded, &Default::default()).unwrap();
         assert_eq!(model.compute.len(), 1);
@@ -190,7 +188,10 @@ mod tests {
     /// installer's defaults make it; the other name is warned about, and not stored.
     #[test]
     fn the_control_plane_is_always_master() {
-        let text = "apiVersion: v1\nmetadata:\n  name: demo\nbaseDomain: example.com\nplatform:\n  none: {}\npullSecret: '{\"auths\":{\"r\":{\"auth\":\"eDp5\"}}}'\ncontrolPlane:\n  name: controller\n";
+        let text = &format!(
+            "{}controlPlane:\n  name: controller\n",
+            super::super::MINIMAL_INSTALL_CONFIG
+        );
         let loaded = crate::config::parse(text, "install-config.yaml").unwrap();
         let model = super::super::Model::new(&loaded, &Default::default()).unwrap();
         assert_eq!(model.control_plane.name, "master");
@@ -270,7 +271,7 @@ mod tests {
     fn pools_are_refused_with_line_and_what_to_write() {
         let infra = refusal("4.22.0", "compute:\n- name: infra\n  replicas: 2\n");
         assert!(
-            infra.contains("`compute[0].name` (line 8)") && infra.contains("write `name: worker`"),
+            infra.contains("`compute[0].name` (line 9)") && infra.contains("write `name: worker`"),
             "{infra}"
         );
         let arm = refusal(
@@ -278,7 +279,7 @@ mod tests {
             "controlPlane:\n  architecture: arm64\ncompute:\n- name: worker\n",
         );
         assert!(
-            arm.contains("`compute[0].architecture` (line 10)")
+            arm.contains("`compute[0].architecture` (line 11)")
                 && arm.contains("is not written, so it is amd64")
                 && arm.contains("write `architecture: arm64`"),
             "{arm}"
@@ -287,7 +288,7 @@ mod tests {
         assert!(compact_arm.contains("`compute`"), "{compact_arm}");
         let two = refusal("4.22.0", "controlPlane:\n  replicas: 2\n");
         assert!(
-            two.contains("`controlPlane.fencing` (line 7)") && two.contains("use 3"),
+            two.contains("`controlPlane.fencing` (line 8)") && two.contains("use 3"),
             "{two}"
         );
         // Before 4.19 a two-node control plane needs no fencing.

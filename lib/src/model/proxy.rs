@@ -262,7 +262,8 @@ pub(super) fn settings(
 mod tests {
     fn refusal(version: &str, no_proxy: &str) -> String {
         let text = format!(
-            "apiVersion: v1\nmetadata:\n  name: demo\nbaseDomain: example.com\nplatform:\n  none: {{}}\nproxy:\n  httpProxy: http://proxy.example.com:3128\n  noProxy: '{no_proxy}'\npullSecret: '{{\"auths\":{{\"r\":{{\"auth\":\"eDp5\"}}}}}}'\n"
+            "{}proxy:\n  httpProxy: http://proxy.example.com:3128\n  noProxy: '{no_proxy}'\n",
+            super::super::MINIMAL_INSTALL_CONFIG
         );
         crate::model::refusal(&text, version)
     }

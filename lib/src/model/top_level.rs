@@ -198,8 +198,12 @@ mod tests {
             .unwrap();
         let text = |ssh_key: &str| {
             format!(
-                "apiVersion: v1\nmetadata:\n  name: demo\nbaseDomain: example.com\nplatform:\n  none: {{}}\npullSecret: '{{\"auths\":{{\"r\":{{\"auth\":\"eDp5\"}}}}}}'\nsshKey: |\n{}",
-                ssh_key.lines().map(|l| format!("  {l}\n")).collect::<String>()
+                "{}sshKey: |\n{}",
+                super::super::MINIMAL_INSTALL_CONFIG,
+                ssh_key
+                    .lines()
+                    .map(|l| format!("  {l}\n"))
+                    .collect::<String>()
             )
         };
         let commented = text(&format!("# the lab's admins\n{}", key.trim()));

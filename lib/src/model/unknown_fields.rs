@@ -147,7 +147,7 @@ pub(crate) fn refuse_first_unknown(
 mod tests {
     use super::super::refusal;
 
-    const BASE: &str = "apiVersion: v1\nmetadata:\n  name: demo\nbaseDomain: example.com\nplatform:\n  none: {}\npullSecret: '{\"auths\":{\"r\":{\"auth\":\"eDp5\"}}}'\n";
+    use super::super::MINIMAL_INSTALL_CONFIG as BASE;
 
     #[test]
     fn a_strict_installer_names_the_first_unknown_field_in_its_order() {
