@@ -26,6 +26,70 @@ pub fn check_cluster_name(name: &str) -> Result<(), String> {
 /// The longest DNS name, in characters (RFC 1035's 255 octets on the wire).
 pub const MAX_DNS_NAME: usize = 253;
 
+/// A Kubernetes DNS-1123 subdomain: dot-separated labels of lowercase letters, digits and `-`,
+/// each starting and ending with a letter or digit, at most 253 characters in all.
+pub fn is_dns_subdomain(name: &str) -> bool {
+    name.len() <= MAX_DNS_NAME
+        && name.split('.').all(|label| {
+            !label.is_empty()
+                && label
+                    .bytes()
+                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+                && !label.starts_with('-')
+                && !label.ends_with('-')
+        })
+}
+
+/// A vCenter's host as every installer takes it: an IP address or a DNS subdomain, without a
+/// scheme, a port or brackets. `port_field` says whether the form it is written in has a
+/// `port` of its own.
+pub fn check_vcenter_host(host: &str, port_field: bool) -> Result<(), String> {
+    if host.parse::<std::net::IpAddr>().is_ok() || is_dns_subdomain(host) {
+        return Ok(());
+    }
+    let shown = redact_userinfo(host);
+    let alone = |bare: &str| format!("write the host alone (`{bare}`)");
+    let port_hint = if port_field {
+        "; a port other than 443 goes in `port`"
+    } else {
+        ""
+    };
+    let fix = if let Some((_, rest)) = host.split_once("://") {
+        let authority = rest.split('/').next().unwrap_or_default();
+        let authority = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
+        let bare = authority
+            .strip_prefix('[')
+            .and_then(|a| a.split_once(']'))
+            .map_or_else(
+                || authority.split(':').next().unwrap_or_default(),
+                |(v6, _)| v6,
+            );
+        format!("it is a URL: {}{port_hint}", alone(bare))
+    } else if let Some(v6) = host.strip_prefix('[').and_then(|h| h.split_once(']')) {
+        format!(
+            "write an IPv6 address without brackets (`{}`){port_hint}",
+            v6.0
+        )
+    } else if let Some((bare, _)) = host
+        .rsplit_once(':')
+        .filter(|(_, port)| port.parse::<u16>().is_ok())
+    {
+        format!("it names a port: {}{port_hint}", alone(bare))
+    } else if host.bytes().any(|b| b.is_ascii_uppercase()) {
+        format!(
+            "host names are written in lower case: write `{}`",
+            host.to_ascii_lowercase()
+        )
+    } else if let Some(bare) = host.strip_suffix('.') {
+        format!("write it without the trailing dot (`{bare}`)")
+    } else {
+        "it is neither: a host name has lowercase letters, digits, '-' and '.' only".to_string()
+    };
+    Err(format!(
+        "`{shown}` must be the vCenter's host name or IP address, as the installer requires: {fix}"
+    ))
+}
+
 /// A DNS domain: the base domain.
 pub fn check_domain(domain: &str) -> Result<(), String> {
     let trimmed = domain.trim_end_matches('.');
@@ -282,6 +346,41 @@ mod tests {
             check_domain(&format!("{}.example.com", "a".repeat(63))),
             Ok(())
         );
+    }
+
+    /// What the installer refuses as a vCenter's host, each with what to write instead.
+    #[test]
+    fn a_vcenter_host_is_a_name_or_an_address_alone() {
+        for taken in [
+            "vc.example.com",
+            "vc",
+            "192.0.2.10",
+            "2001:db8::10",
+            "10vc.example.com",
+        ] {
+            assert_eq!(check_vcenter_host(taken, true), Ok(()), "{taken}");
+        }
+        for (written, said) in [
+            ("https://vc.example.com/sdk", "a URL: write the host alone (`vc.example.com`)"),
+            ("https://admin:secret@vc.example.com:443", "write the host alone (`vc.example.com`)"),
+            ("https://[2001:db8::10]:443", "write the host alone (`2001:db8::10`)"),
+            ("vc.example.com:443", "names a port: write the host alone (`vc.example.com`); a port other than 443 goes in `port`"),
+            ("[2001:db8::10]", "without brackets (`2001:db8::10`)"),
+            ("VC.Example.com", "write `vc.example.com`"),
+            ("vc.example.com.", "without the trailing dot (`vc.example.com`)"),
+            ("vc_1.example.com", "lowercase letters, digits, '-' and '.' only"),
+            ("", "lowercase letters"),
+        ] {
+            let why = check_vcenter_host(written, true).unwrap_err();
+            assert!(
+                why.contains("must be the vCenter's host name or IP address") && why.contains(said),
+                "{written}: {why}"
+            );
+            assert!(!why.contains("secret"), "{why}");
+        }
+        // The single-vCenter form has no port of its own to point at.
+        let why = check_vcenter_host("vc.example.com:8443", false).unwrap_err();
+        assert!(!why.contains("`port`"), "{why}");
     }
 
     #[test]

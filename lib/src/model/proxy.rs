@@ -149,23 +149,9 @@ pub(super) fn check_proxy(
 fn no_proxy_entry_taken(entry: &str, addresses: bool) -> bool {
     let name = entry.strip_prefix('.').unwrap_or(entry);
     let name = name.strip_suffix('.').unwrap_or(name);
-    is_dns_subdomain(name)
+    super::fields::is_dns_subdomain(name)
         || entry.parse::<ipnet::IpNet>().is_ok()
         || (addresses && entry.parse::<std::net::IpAddr>().is_ok())
-}
-
-/// A Kubernetes DNS-1123 subdomain: dot-separated labels of lowercase letters, digits and `-`,
-/// each starting and ending with a letter or digit, at most 253 characters in all.
-fn is_dns_subdomain(name: &str) -> bool {
-    name.len() <= crate::model::fields::MAX_DNS_NAME
-        && name.split('.').all(|label| {
-            !label.is_empty()
-                && label
-                    .bytes()
-                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
-                && !label.starts_with('-')
-                && !label.ends_with('-')
-        })
 }
 
 /// What is wrong with a refused noProxy entry, in words that say what to write.

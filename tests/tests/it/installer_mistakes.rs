@@ -197,7 +197,12 @@ fn names_same_field(bootgen: &str, installer: &[String]) -> bool {
                 _ => {}
             }
         }
-        out.replace("vcenters.username", "vcenters.user")
+        // Installers from 4.13 name the single-vCenter form's `vCenter` by the field they
+        // upconvert it to; bootgen names the field as written.
+        out.replace("vcenters.username", "vcenters.user").replace(
+            "platform.vsphere.vCenter",
+            "platform.vsphere.vcenters.server",
+        )
     };
     names_field(bootgen, installer) || {
         let installer: Vec<String> = installer.iter().map(|f| plain(f)).collect();

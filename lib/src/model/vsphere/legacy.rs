@@ -78,6 +78,8 @@ pub(super) fn upconvert_legacy(loaded: &LoadedConfig, written: &Written) -> Resu
         ] {
             require(key, what)?;
         }
+        crate::model::fields::check_vcenter_host(&field("vCenter"), false)
+            .map_err(|why| loaded.field_error(&format!("{AT}.vCenter"), why))?;
         modern.vcenters = vec![WrittenVCenter {
             server: Text(field("vCenter")),
             port: Port(443),

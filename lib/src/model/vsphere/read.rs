@@ -197,6 +197,8 @@ fn vcenter(loaded: &LoadedConfig, written: &WrittenVCenter, at: &str) -> Result<
         &field("server"),
         "the vCenter's host name",
     )?;
+    crate::model::fields::check_vcenter_host(&server, true)
+        .map_err(|why| loaded.field_error(&field("server"), why))?;
     let user = required(
         loaded,
         &written.user.0,
