@@ -368,8 +368,8 @@ impl Model {
             ovn::join_subnet(loaded, release.profile, &switches, &networks, &mut warnings)?;
         network_rules::check_networks(loaded, release.profile, &switches, &networks)?;
         warnings.extend(network_rules::misspelled_plugin(loaded, &networks));
-        if let Some(vsphere) = platform.vsphere() {
-            vsphere::check_vips(loaded, vsphere, &networks.machine, &mut warnings)?;
+        if let platform::PlatformSettings::VSphere(vsphere) = &mut platform {
+            vsphere::settle_vips(loaded, vsphere, &networks, &switches, &mut warnings)?;
         }
         pool_rules::check_single_replica(
             loaded,

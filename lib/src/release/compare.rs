@@ -435,15 +435,17 @@ mod tests {
             text.contains("featureSet LatencySensitive: no longer accepted"),
             "{text}"
         );
-        // 4.20 differs from 4.19 in an install-config rule (4.19's installer made a single
-        // node on platform none only in place), in ShortCertRotation's lifetimes, and in the
-        // dual-stack machine configs (vSphere's only until then, every platform's since).
+        // 4.20 differs from 4.19 in two install-config rules (4.19's installer made a single
+        // node on platform none only in place; 4.20's holds dual-stack VIPs to the networks'
+        // primary family), in ShortCertRotation's lifetimes, and in the dual-stack machine
+        // configs (vSphere's only until then, every platform's since).
         let next = diff((4, 19), (4, 20));
         assert_eq!(
             next.lines,
             [
                 "short_cert_rotation_two_hours: yes",
                 "single_replica_needs_bootstrap_in_place: no",
+                "vip_family_matches_networks: yes",
                 "file /opt/openshift/openshift/99_openshift-machineconfig_99-dual-stack-master.yaml: mode 0644, only with dual-stack, platform vsphere only -> mode 0644, only with dual-stack",
                 "file /opt/openshift/openshift/99_openshift-machineconfig_99-dual-stack-worker.yaml: mode 0644, only with dual-stack, platform vsphere only -> mode 0644, only with dual-stack",
             ],

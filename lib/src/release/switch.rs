@@ -53,6 +53,8 @@ switches! {
     InstallConfigDigestSources => "install_config_digest_sources",
     InstallConfigSourcePolicy => "install_config_source_policy",
     NoProxyAddresses => "no_proxy_addresses",
+    VipsReorderedIpv4First => "vips_reordered_ipv4_first",
+    VipFamilyMatchesNetworks => "vip_family_matches_networks",
     SmtEnabledOffArgument => "smt_enabled_off_argument",
     RegistriesConfBlockedLine => "registries_conf_blocked_line",
     MirrorBareHost => "mirror_bare_host",

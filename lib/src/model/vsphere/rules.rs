@@ -10,15 +10,17 @@ use crate::release::{Switch, Switches};
 use std::net::IpAddr;
 
 /// The installer's VIP rules: both kinds or neither, one address or two (an IPv4 and an IPv6
-/// one), and the API's apart from the ingress'. A VIP outside every machine network is only a
-/// warning, as the installer checks none: the nodes cannot hold it, so the cluster will not
-/// come up.
-pub(crate) fn check_vips(
+/// one), and the API's apart from the ingress'; on a dual-stack cluster the pair in the order
+/// the release takes it. A VIP outside every machine network is only a warning, as the
+/// installer checks none: the nodes cannot hold it, so the cluster will not come up.
+pub(crate) fn settle_vips(
     loaded: &LoadedConfig,
-    vsphere: &VSpherePlatform,
-    machine_networks: &[ipnet::IpNet],
+    vsphere: &mut VSpherePlatform,
+    networks: &crate::model::Networks,
+    switches: &Switches,
     warnings: &mut Vec<Warning>,
 ) -> Result<()> {
+    let machine_networks = networks.machine.as_slice();
     let api = format!("{AT}.apiVIPs");
     let ingress = format!("{AT}.ingressVIPs");
     let both = "give both, or neither when a load balancer of your own serves the API and ingress";
@@ -72,6 +74,87 @@ pub(crate) fn check_vips(
                     "`{vip}` is also an ingress VIP: the API and ingress need their own addresses"
                 ),
             ));
+        }
+    }
+    if switches.has(Switch::VipsReorderedIpv4First) {
+        for vips in [&mut vsphere.api_vips, &mut vsphere.ingress_vips] {
+            if let [first, second] = vips.as_mut_slice() {
+                if is_ipv6(first) && !is_ipv6(second) {
+                    std::mem::swap(first, second);
+                }
+            }
+        }
+    }
+    if switches.has(Switch::VipFamilyMatchesNetworks) {
+        for (field, vips) in [(&api, &vsphere.api_vips), (&ingress, &vsphere.ingress_vips)] {
+            check_primary_family(loaded, field, vips, networks)?;
+        }
+    }
+    Ok(())
+}
+
+fn is_ipv6(address: &str) -> bool {
+    address.parse::<IpAddr>().is_ok_and(|ip| ip.is_ipv6())
+}
+
+/// On a dual-stack cluster, the first VIP is of the family each network list gives first.
+fn check_primary_family(
+    loaded: &LoadedConfig,
+    field: &str,
+    vips: &[String],
+    networks: &crate::model::Networks,
+) -> Result<()> {
+    let Some(first) = vips.first() else {
+        return Ok(());
+    };
+    let lists: [(&str, Vec<bool>); 3] = [
+        (
+            "clusterNetwork",
+            networks
+                .cluster
+                .iter()
+                .map(|c| c.cidr.addr().is_ipv6())
+                .collect(),
+        ),
+        (
+            "machineNetwork",
+            networks
+                .machine
+                .iter()
+                .map(|n| n.addr().is_ipv6())
+                .collect(),
+        ),
+        (
+            "serviceNetwork",
+            networks
+                .service
+                .iter()
+                .map(|n| n.addr().is_ipv6())
+                .collect(),
+        ),
+    ];
+    let families: Vec<bool> = lists
+        .iter()
+        .flat_map(|(_, v6)| v6.iter().copied())
+        .collect();
+    let dual_stack = families.contains(&true) && families.contains(&false);
+    let family = |v6: bool| if v6 { "IPv6" } else { "IPv4" };
+    let vip_v6 = is_ipv6(first);
+    for (list, v6) in &lists {
+        match v6.first() {
+            Some(primary) if dual_stack && *primary != vip_v6 => {
+                return Err(loaded.field_error(
+                    &format!("{field}.0"),
+                    format!(
+                        "`{first}` is {}, but networking.{list} lists {} first: a dual-stack \
+                         cluster's first VIP is of its primary family; list the {} VIP first",
+                        family(vip_v6),
+                        family(*primary),
+                        family(*primary)
+                    ),
+                ))
+            }
+            _ => {}
         }
     }
     Ok(())
@@ -241,4 +324,118 @@ pub(crate) fn check_legacy_paths(loaded: &LoadedConfig, switches: &Switches) -> 
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::model::model_with_warnings;
+
+    /// The vCenter and failure domain, in the form every release from 4.13 reads.
+    const PLACEMENT: &str = "    vcenters:
+    - {server: vc.example.com, user: u, password: p, datacenters: [dc1]}
+    failureDomains:
+    - {name: fd1, region: r, zone: z1, server: vc.example.com, topology: {datacenter: dc1, computeCluster: /dc1/host/c1, networks: [n], datastore: /dc1/datastore/d1}}
+";
+
+    /// The same in the single-vCenter form, which 4.12 reads.
+    const PLACEMENT_4_12: &str = "    vCenter: vc.example.com
+    username: u
+    password: p
+    datacenter: dc1
+    defaultDatastore: d1
+    cluster: c1
+    network: n
+";
+
+    /// A dual-stack vSphere cluster, IPv4 first in every network list, with its VIPs as given.
+    fn dual_stack(api: &str, ingress: &str, version: &str) -> String {
+        let placement = if version.starts_with("4.12.") {
+            PLACEMENT_4_12
+        } else {
+            PLACEMENT
+        };
+        format!(
+            "apiVersion: v1
+metadata:
+  name: demo
+baseDomain: example.com
+networking:
+  networkType: OVNKubernetes
+  clusterNetwork:
+  - cidr: 10.128.0.0/14
+    hostPrefix: 23
+  - cidr: fd01::/48
+    hostPrefix: 64
+  serviceNetwork: [172.30.0.0/16, fd02::/112]
+  machineNetwork:
+  - cidr: 192.0.2.0/24
+  - cidr: 2001:db8::/64
+platform:
+  vsphere:
+    apiVIPs: {api}
+    ingressVIPs: {ingress}
+{placement}pullSecret: '{{\"auths\":{{\"r\":{{\"auth\":\"eDp5\"}}}}}}'
+"
+        )
+    }
+
+    const V6_FIRST: (&str, &str) = ("[2001:db8::5, 192.0.2.5]", "[2001:db8::6, 192.0.2.6]");
+
+    /// 4.12's and 4.13's installers put a pair written IPv6 first IPv4 first; 4.14 to 4.19
+    /// keep it as written; from 4.20 it is refused, as the networks are IPv4 first.
+    #[test]
+    fn a_dual_stack_pair_follows_the_primary_family_as_each_release_does() {
+        let text = |version: &str| dual_stack(V6_FIRST.0, V6_FIRST.1, version);
+        let vips = |version: &str| {
+            let (model, _) = model_with_warnings(&text(version), version).unwrap();
+            (
+                model.platform.api_vips().to_vec(),
+                model.platform.ingress_vips().to_vec(),
+            )
+        };
+        for version in ["4.12.0", "4.13.0"] {
+            let (api, ingress) = vips(version);
+            assert_eq!(api, ["192.0.2.5", "2001:db8::5"], "{version}");
+            assert_eq!(ingress, ["192.0.2.6", "2001:db8::6"], "{version}");
+            let (model, _) = model_with_warnings(&text(version), version).unwrap();
+            assert!(
+                model
+                    .stored_install_config
+                    .contains("apiVIPs:\n    - 192.0.2.5\n    - 2001:db8::5"),
+                "{}",
+                model.stored_install_config
+            );
+        }
+        for version in ["4.14.0", "4.19.0"] {
+            assert_eq!(vips(version).0, ["2001:db8::5", "192.0.2.5"], "{version}");
+        }
+        for version in ["4.20.0", "4.22.0", "5.0.0"] {
+            let refused = model_with_warnings(&text(version), version).err().unwrap();
+            assert!(
+                refused.contains("`platform.vsphere.apiVIPs[0]`")
+                    && refused.contains(
+                        "`2001:db8::5` is IPv6, but networking.clusterNetwork lists IPv4 first"
+                    )
+                    && refused.contains("list the IPv4 VIP first"),
+                "{version}: {refused}"
+            );
+        }
+        // IPv4 first, as the networks: taken by every release, as written.
+        for version in ["4.12.0", "4.16.0", "4.22.0"] {
+            let v4_first = dual_stack(
+                "[192.0.2.5, 2001:db8::5]",
+                "[192.0.2.6, 2001:db8::6]",
+                version,
+            );
+            let (model, _) = model_with_warnings(&v4_first, version).unwrap();
+            assert_eq!(model.platform.api_vips(), ["192.0.2.5", "2001:db8::5"]);
+        }
+        // The ingress pair is held to the same rule.
+        let ingress_only = dual_stack("[192.0.2.5, 2001:db8::5]", V6_FIRST.1, "4.22.0");
+        let refused = model_with_warnings(&ingress_only, "4.22.0").err().unwrap();
+        assert!(
+            refused.contains("`platform.vsphere.ingressVIPs[0]`"),
+            "{refused}"
+        );
+    }
 }

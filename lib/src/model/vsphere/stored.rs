@@ -37,6 +37,22 @@ pub(crate) fn store(
             {
                 vsphere.insert(key.into(), json!(vips));
             }
+            // A pair the release put IPv4 first is stored so, as written otherwise.
+            if let Some(Value::Array(written)) = vsphere.get_mut(key) {
+                let in_read_order = |a: &Value, b: &Value| {
+                    a.as_str()
+                        .and_then(|a| a.trim().parse::<std::net::IpAddr>().ok())
+                        == vips.first().and_then(|v| v.parse().ok())
+                        && b.as_str()
+                            .and_then(|b| b.trim().parse::<std::net::IpAddr>().ok())
+                            == vips.get(1).and_then(|v| v.parse().ok())
+                };
+                if let [a, b] = written.as_mut_slice() {
+                    if !in_read_order(a, b) && in_read_order(b, a) {
+                        std::mem::swap(a, b);
+                    }
+                }
+            }
         }
         if single_vcenter_objects {
             return;
