@@ -663,3 +663,59 @@ fn an_entry_without_a_device_is_refused_as_ignition_validate_refuses_it() {
         }
     }
 }
+
+/// A key the config's spec version does not have (LUKS volumes before 3.2, HTTP headers and
+/// `mountOptions` in 3.0, a proxy in 3.0, kernel arguments before 3.3, a Tang advertisement
+/// before 3.4), holding what a later version's rules refuse: Ignition ignores the key, so
+/// `ignition-validate` takes the config and warns of the key alone. bootgen gives the same
+/// verdict and the same warnings, by path.
+#[test]
+fn a_key_of_a_later_spec_is_ignored_as_ignition_validate_ignores_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let luks = json!({"storage": {"luks": [
+        {"name": "a/b", "device": "rel", "keyFile": {"source": "ftp://h/k"},
+         "clevis": {"custom": {"pin": "bad", "config": "x"}, "tang": [{"url": "ftp://t"}]}},
+        {"device": "/dev/b"}, {"device": "/dev/c"}
+    ]}});
+    let headers = json!({"storage": {"files": [{"path": "/a", "contents": {"source": "data:,",
+        "httpHeaders": [{"name": ""}, {"name": "X"}, {"name": "X"}]}}]}});
+    let mount_options =
+        json!({"storage": {"filesystems": [{"device": "/dev/a", "mountOptions": ["ro"]}]}});
+    let proxy = json!({"ignition": {"proxy": {"httpProxy": "ftp://p"}}});
+    let kernel = json!({"kernelArguments": {"shouldExist": ["a"], "shouldNotExist": ["a"]}});
+    let advertisement = json!({"storage": {"luks": [{"name": "l", "device": "/dev/a",
+        "clevis": {"tang": [{"url": "http://t", "thumbprint": "x", "advertisement": "{"}]}}]}});
+    for (versions, body) in [
+        (&["3.0.0", "3.1.0"][..], &luks),
+        (&["3.0.0"], &headers),
+        (&["3.0.0"], &mount_options),
+        (&["3.0.0"], &proxy),
+        (&["3.0.0", "3.1.0", "3.2.0"], &kernel),
+        (&["3.2.0", "3.3.0"], &advertisement),
+    ] {
+        for version in versions {
+            let mut config = body.clone();
+            config["ignition"]["version"] = json!(version);
+            let path = dir.path().join("c.ign");
+            std::fs::write(&path, serde_json::to_string_pretty(&config).unwrap()).unwrap();
+            let (theirs, said) = real_validate(&path).unwrap();
+            let (ours, report) = bootgen_validate(&path);
+            assert!(theirs, "{config}: {said}");
+            assert_eq!(ours, theirs, "{config}: {said}\n{report:#}");
+            let warned = |severity: &str| -> Vec<String> {
+                problems(&report)
+                    .iter()
+                    .filter(|p| p["severity"] == severity)
+                    .map(|p| p["location"]["path"].as_str().unwrap().to_string())
+                    .collect()
+            };
+            let real: Vec<String> = real_reports(&said)
+                .into_iter()
+                .filter(|r| r.severity == "warning")
+                .filter_map(|r| r.path)
+                .collect();
+            assert_eq!(warned("warning"), real, "{config}: {said}\n{report:#}");
+            assert!(warned("error").is_empty(), "{config}: {report:#}");
+        }
+    }
+}

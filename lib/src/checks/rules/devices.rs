@@ -1,5 +1,5 @@
-//! The rules for what Ignition does below the files: disks and their partitions, RAID arrays,
-//! LUKS volumes and filesystems each on an absolute device, partition numbers unique on a
+//! The rules for what Ignition does below the files: disks and their partitions, RAID arrays
+//! and filesystems each on an absolute device (a LUKS volume's is `volumes.rs`'s), partition numbers unique on a
 //! disk, a filesystem's format one Ignition makes (and given whenever anything else of it is);
 //! and the kernel arguments of spec 3.3 and later, each named once.
 
@@ -46,7 +46,7 @@ const NEEDS_FORMAT: &[(&str, u32)] = &[
 ];
 
 impl Rules {
-    /// Disks, RAID arrays, LUKS volumes and filesystems.
+    /// Disks, RAID arrays and filesystems.
     pub(super) fn devices(&mut self, config: &Value) {
         for (i, disk) in list(config, "/storage/disks").iter().enumerate() {
             let at = format!("$.storage.disks[{i}]");
@@ -110,9 +110,6 @@ impl Rules {
                 );
             }
         }
-        for (i, volume) in list(config, "/storage/luks").iter().enumerate() {
-            self.device(volume, &format!("$.storage.luks[{i}]"));
-        }
         for (i, filesystem) in list(config, "/storage/filesystems").iter().enumerate() {
             self.filesystem(filesystem, &format!("$.storage.filesystems[{i}]"));
         }
@@ -174,7 +171,7 @@ impl Rules {
     }
 
     /// A disk's or LUKS volume's `device`: given, and an absolute, clean path.
-    fn device(&mut self, entry: &Value, at: &str) {
+    pub(super) fn device(&mut self, entry: &Value, at: &str) {
         match str_at(entry, "device").filter(|d| !d.is_empty()) {
             None => self.error(
                 Check::Ignition,

@@ -3,6 +3,7 @@
 //! Ignition refuses a second entry of a key ("duplicate entry defined"), the empty one too: an
 //! entry without the field has it.
 
+use super::volumes::LUKS_SINCE;
 use super::{list, str_at, Rules};
 use crate::checks::problem::Check;
 use std::collections::BTreeMap;
@@ -13,7 +14,7 @@ const KEYED: &[(&str, &str, &str, u32)] = &[
     ("/storage/disks", "$.storage.disks", "device", 0),
     ("/storage/filesystems", "$.storage.filesystems", "device", 0),
     ("/storage/raid", "$.storage.raid", "name", 0),
-    ("/storage/luks", "$.storage.luks", "name", 2),
+    ("/storage/luks", "$.storage.luks", "name", LUKS_SINCE),
     (
         "/ignition/security/tls/certificateAuthorities",
         "$.ignition.security.tls.certificateAuthorities",

@@ -1,6 +1,6 @@
 //! What Ignition checks of the volumes it makes: a filesystem's label within what its format
-//! holds, a RAID array's level (and no spares where the level has none), a LUKS volume's name
-//! and label, its key file's source, its Clevis pins and Tang servers, and (spec 3.5) a CEX
+//! holds, a RAID array's level (and no spares where the level has none), a LUKS volume's device,
+//! name and label, its key file's source, its Clevis pins and Tang servers, and (spec 3.5) a CEX
 //! volume without Clevis or a key file.
 
 use super::{list, str_at, Rules};
@@ -22,6 +22,10 @@ const RAID_LEVELS: &[&str] = &[
     "linear", "raid0", "raid1", "raid4", "raid5", "raid6", "raid10",
 ];
 const NO_SPARES: &[&str] = &["linear", "raid0"];
+
+/// The first spec minor with LUKS volumes: before 3.2 `luks` is an unknown key, which Ignition
+/// ignores whole, so no rule judges what it holds.
+pub(super) const LUKS_SINCE: u32 = 2;
 
 /// The longest LUKS label cryptsetup takes.
 const LUKS_LABEL_MAX: usize = 47;
@@ -48,7 +52,7 @@ impl Rules {
         for (i, array) in list(config, "/storage/raid").iter().enumerate() {
             self.raid_level(array, &format!("$.storage.raid[{i}]"));
         }
-        if self.minor >= 2 {
+        if self.minor >= LUKS_SINCE {
             for (i, volume) in list(config, "/storage/luks").iter().enumerate() {
                 self.luks(volume, &format!("$.storage.luks[{i}]"));
             }
@@ -93,6 +97,7 @@ impl Rules {
     }
 
     fn luks(&mut self, volume: &Value, at: &str) {
+        self.device(volume, at);
         if str_at(volume, "name").is_some_and(|name| name.contains('/')) {
             self.error(
                 Check::Ignition,
