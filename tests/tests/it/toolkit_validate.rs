@@ -719,3 +719,54 @@ fn a_key_of_a_later_spec_is_ignored_as_ignition_validate_ignores_it() {
         }
     }
 }
+
+/// The errors and warnings of a report, each by severity and JSON path, sorted: what is
+/// compared with `ignition-validate`'s (the same, read from what it said).
+fn by_path(report: &Value) -> Vec<(String, String)> {
+    let mut found: Vec<(String, String)> = problems(report)
+        .iter()
+        .filter(|p| p["severity"] != "note")
+        .map(|p| {
+            let at = p["location"]["path"].as_str().unwrap_or_default();
+            (p["severity"].as_str().unwrap().to_string(), at.to_string())
+        })
+        .collect();
+    found.sort();
+    found
+}
+
+fn real_by_path(said: &str) -> Vec<(String, String)> {
+    let mut found: Vec<(String, String)> = real_reports(said)
+        .into_iter()
+        .map(|r| (r.severity, r.path.unwrap_or_default()))
+        .collect();
+    found.sort();
+    found
+}
+
+/// A mode with a setuid, setgid or sticky bit before spec 3.4 is warned about, whether or not
+/// the mode is in range: `ignition-validate` checks the two apart, so a negative mode (which
+/// has every bit) or 99999 (03000 among them) gets the warning beside the error, 8192 (none of
+/// them) the error alone. bootgen says the same, at the same paths.
+#[test]
+fn a_mode_out_of_range_with_setuid_bits_is_warned_about_too() {
+    let dir = tempfile::tempdir().unwrap();
+    for version in ["3.2.0", "3.3.0", "3.4.0"] {
+        for mode in [-1, -4096, 99999, 8192, 0o4755, 0o755] {
+            let config = json!({"ignition": {"version": version}, "storage": {
+                "files": [{"path": "/a", "mode": mode}],
+                "directories": [{"path": "/d", "mode": mode}]
+            }});
+            let path = dir.path().join("c.ign");
+            std::fs::write(&path, serde_json::to_string_pretty(&config).unwrap()).unwrap();
+            let (theirs, said) = real_validate(&path).unwrap();
+            let (ours, report) = bootgen_validate(&path);
+            assert_eq!(ours, theirs, "{config}: {said}\n{report:#}");
+            assert_eq!(
+                by_path(&report),
+                real_by_path(&said),
+                "{config}: {said}\n{report:#}"
+            );
+        }
+    }
+}

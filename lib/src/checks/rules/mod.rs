@@ -551,6 +551,7 @@ mod tests {
                 "mode",
                 "duplicate",
                 "mode",
+                "mode",
                 "path",
                 "file-over-directory",
                 "overwrite"

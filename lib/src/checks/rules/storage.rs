@@ -207,13 +207,16 @@ impl Rules {
                     format!("illegal file mode {mode} (0{mode:o}): a mode is 0 to 07777 (4095)")
                 },
             );
-        } else if mode & 0o7000 != 0 && self.minor < 4 {
+        }
+        // Checked apart from the range, as Ignition does: a mode out of range with any of these
+        // bits (a negative one has them all) gets this warning too.
+        if mode & 0o7000 != 0 && self.minor < 4 {
             self.problems.push(Problem::new(
                 Severity::Warning,
                 Check::Ignition,
                 "mode",
                 format!("{at}.mode"),
-                format!("mode 0{mode:o}: setuid/setgid/sticky bits are not supported in spec versions older than 3.4.0"),
+                format!("mode {}: setuid/setgid/sticky bits are not supported in spec versions older than 3.4.0", if mode < 0 { mode.to_string() } else { format!("0{mode:o}") }),
             ));
         }
     }
