@@ -531,8 +531,8 @@ mod tests {
         );
     }
 
-    /// Paths and modes of every entry first, then entries over directories, then sources: the
-    /// order does not depend on how the file entries are read.
+    /// Paths and modes of every entry first (directories, files, links), then entries over
+    /// directories, then sources: the order does not depend on how the file entries are read.
     #[test]
     fn storage_problems_come_in_the_order_of_the_checks() {
         let config = json!({"storage": {
@@ -547,10 +547,10 @@ mod tests {
         assert_eq!(
             rules_of(config),
             [
-                "path",
+                "mode",
                 "mode",
                 "duplicate",
-                "mode",
+                "path",
                 "mode",
                 "path",
                 "file-over-directory",

@@ -44,16 +44,8 @@ impl Rules {
         let links = list(config, "/storage/links");
         let mut seen = HashMap::new();
         let mut sources = Vec::new();
-        for (i, entry) in files.iter().enumerate() {
-            let entry = entry?;
-            if let Some(path) = file_paths[i].as_deref() {
-                self.entry(("files", i), path, (Some(&entry), Some(&entry)), &mut seen);
-            }
-            // Reported after every path and mode (and the entries over directories).
-            let mark = self.problems.len();
-            self.file_sources(&entry, i);
-            sources.extend(self.problems.drain(mark..));
-        }
+        // Directories first, then files and links, as Ignition reads them (its storage's fields
+        // in alphabetical order): of two entries of one path, the later is the duplicate.
         for (i, entry) in directories.iter().enumerate() {
             if let Some(path) = str_at(entry, "path") {
                 self.entry(
@@ -63,6 +55,16 @@ impl Rules {
                     &mut seen,
                 );
             }
+        }
+        for (i, entry) in files.iter().enumerate() {
+            let entry = entry?;
+            if let Some(path) = file_paths[i].as_deref() {
+                self.entry(("files", i), path, (Some(&entry), Some(&entry)), &mut seen);
+            }
+            // Reported after every path and mode (and the entries over directories).
+            let mark = self.problems.len();
+            self.file_sources(&entry, i);
+            sources.extend(self.problems.drain(mark..));
         }
         for (i, entry) in links.iter().enumerate() {
             if let Some(path) = str_at(entry, "path") {
