@@ -72,7 +72,7 @@ pub(crate) fn without_position(text: &str) -> &str {
 }
 
 /// `Config::parse_slice` reading `bytes` as Ignition reads a config: a field Go's types take as
-/// empty when it is absent, where `ignition-config`'s require it, is taken as empty (a RAID
+/// empty when it is absent or `null`, where `ignition-config`'s require a string, is taken as empty (a RAID
 /// array's and a LUKS volume's `name`, a disk's and a filesystem's `device`; before spec 3.3 a
 /// link's `target`), so
 /// `ignition-validate` and bootgen refuse the same configs; what an empty one does at boot is
@@ -130,9 +130,9 @@ type Insertions = Vec<(usize, usize)>;
 
 /// `bytes` with `"name":""` put into each RAID array and LUKS volume without a name,
 /// `"device":""` into each disk and filesystem without a device and, before spec 3.3,
-/// `"target":""` into each link without a target, and where each went (offset into
-/// `bytes`, length); `None` when none is missing or the config cannot be read that far (the check of
-/// the config as it is then says what is wrong).
+/// `"target":""` into each link without a target (a `null` one is without it too, and reads
+/// `""`), and where each went (offset into `bytes`, length); `None` when none is missing or the
+/// config cannot be read that far (the check of the config as it is then says what is wrong).
 fn with_empty_fields(bytes: &[u8]) -> Option<(Vec<u8>, Insertions)> {
     let top: Top<'_> = serde_json::from_slice(bytes).ok()?;
     let storage: Lists<'_> = serde_json::from_str(top.storage?.get()).ok()?;
@@ -145,20 +145,26 @@ fn with_empty_fields(bytes: &[u8]) -> Option<(Vec<u8>, Insertions)> {
         .iter()
         .any(|v| version.starts_with(v));
     let mut insertions: Vec<(usize, String)> = Vec::new();
+    let mut nulls: Vec<usize> = Vec::new();
+    // Every raw value borrows from `bytes`: its offset there.
+    let offset = |raw: &str| raw.as_ptr() as usize - bytes.as_ptr() as usize;
     let mut fill = |list: Option<&RawValue>, key: &str| {
         let entries = list.and_then(|l| serde_json::from_str::<Vec<&RawValue>>(l.get()).ok());
         for entry in entries.unwrap_or_default() {
-            let Ok(members) =
-                serde_json::from_str::<HashMap<String, serde::de::IgnoredAny>>(entry.get())
+            let Ok(members) = serde_json::from_str::<HashMap<String, &RawValue>>(entry.get())
             else {
                 continue;
             };
-            if members.contains_key(key) {
+            if let Some(value) = members.get(key) {
+                // Go reads null as absent; replaced by `""` and blanks, so nothing moves.
+                if value.get() == "null" {
+                    nulls.push(offset(value.get()));
+                }
                 continue;
             }
             let comma = if members.is_empty() { "" } else { "," };
-            // Just inside the entry's `{`: the raw value borrows from `bytes`.
-            let at = entry.get().as_ptr() as usize - bytes.as_ptr() as usize + 1;
+            // Just inside the entry's `{`.
+            let at = offset(entry.get()) + 1;
             insertions.push((at, format!("\"{key}\":\"\"{comma}")));
         }
     };
@@ -169,18 +175,22 @@ fn with_empty_fields(bytes: &[u8]) -> Option<(Vec<u8>, Insertions)> {
     if target_required {
         fill(storage.links, "target");
     }
-    if insertions.is_empty() {
+    if insertions.is_empty() && nulls.is_empty() {
         return None;
+    }
+    let mut nulled = bytes.to_vec();
+    for at in nulls {
+        nulled[at..at + 4].copy_from_slice(b"\"\"  ");
     }
     insertions.sort();
     let mut text = Vec::with_capacity(bytes.len() + insertions.len() * 12);
     let mut copied = 0;
     for (at, inserted) in &insertions {
-        text.extend_from_slice(&bytes[copied..*at]);
+        text.extend_from_slice(&nulled[copied..*at]);
         text.extend_from_slice(inserted.as_bytes());
         copied = *at;
     }
-    text.extend_from_slice(&bytes[copied..]);
+    text.extend_from_slice(&nulled[copied..]);
     Some((
         text,
         insertions
@@ -310,6 +320,9 @@ mod tests {
             let (_, warnings) = parse_typed(luks.as_bytes()).unwrap();
             assert!(warnings.is_empty(), "{version}");
         }
+        // `null` is absent to Go, and a filled-in field is read as empty in place.
+        let nulls = r#"{"ignition":{"version":"3.2.0"},"storage":{"disks":[{"device":null}],"raid":[{"name" : null,"level":"raid1","devices":["/dev/a"]}],"links":[{"path":"/l","target":null}]}}"#;
+        assert!(parse_typed(nulls.as_bytes()).is_ok());
         // An entry with nothing at all (from 3.3 an array needs neither level nor devices).
         let empty = r#"{"ignition":{"version":"3.3.0"},"storage":{"raid":[{ }]}}"#;
         assert!(parse_typed(empty.as_bytes()).is_ok());

@@ -835,3 +835,48 @@ fn errors_are_named_at_the_paths_ignition_validate_names() {
     }
     assert!(missing.is_empty(), "{}", missing.join("\n"));
 }
+
+/// `null` for a string field is no value to Go, as if the field were absent: a RAID array's or
+/// LUKS volume's `name`, a disk's or filesystem's `device`, a link's `target` then read as
+/// empty, and `ignition-validate` judges them by its rules (a nameless array or volume is no
+/// error). bootgen refuses (by Ignition's rules) what it refuses, and each such error is one of
+/// its errors, by path; a link without a target before 3.3 is bootgen's boot error, as when
+/// the target is absent (`boot-fail/`).
+#[test]
+fn null_for_a_string_field_reads_as_absent_as_in_go() {
+    let dir = tempfile::tempdir().unwrap();
+    for version in ["3.0.0", "3.2.0", "3.3.0"] {
+        for storage in [
+            json!({"raid": [{"name": null, "level": "raid1", "devices": ["/dev/a"]}]}),
+            json!({"disks": [{"device": null}]}),
+            json!({"filesystems": [{"device": null, "format": "ext4"}]}),
+            json!({"links": [{"path": "/l", "target": null}]}),
+            json!({"luks": [{"name": null, "device": "/dev/a"}]}),
+            json!({"files": [{"path": "/a", "mode": "0644"}], "disks": [{"device": null}]}),
+        ] {
+            let config = json!({"ignition": {"version": version}, "storage": storage});
+            let path = dir.path().join("c.ign");
+            std::fs::write(&path, serde_json::to_string_pretty(&config).unwrap()).unwrap();
+            let (theirs, said) = real_validate(&path).unwrap();
+            let (_, report) = bootgen_validate(&path);
+            let errors: Vec<&Value> = problems(&report)
+                .iter()
+                .filter(|p| p["severity"] == "error" && p["check"] == "ignition")
+                .collect();
+            assert_eq!(errors.is_empty(), theirs, "{config}: {said}\n{report:#}");
+            let real = real_reports(&said);
+            for error in errors {
+                assert!(
+                    real.iter().any(|r| r.severity == "error"
+                        && r.path
+                            .as_deref()
+                            .unwrap_or(error["location"]["path"].as_str().unwrap())
+                            == error["location"]["path"]
+                        && r.line == error["location"]["line"]
+                        && r.column == error["location"]["column"]),
+                    "{config}: {error:#} is none of: {said}"
+                );
+            }
+        }
+    }
+}
