@@ -2,8 +2,8 @@
 //! check it, without the tree), a spec version bootgen reads, and the schema, each problem
 //! with its place in the file.
 
-use super::locate::{object_at, path_at};
 use super::problem::{Check, Location, Problem, Severity};
+use crate::ignition::place::{schema_place, syntax_place};
 use crate::ignition::schema::{duplicate_key_message, without_position, SchemaError};
 use crate::ignition::READABLE_VERSIONS;
 use serde_json::Value;
@@ -26,11 +26,11 @@ pub(super) fn syntax_problem(bytes: &[u8], e: &serde_json::Error) -> Problem {
         "$",
         format!("not valid JSON: {}{hint}", without_position(&e.to_string())),
     );
-    // serde names the last byte it read, Go's reader (and so `ignition-validate`) the one after.
+    let (line, column) = syntax_place(e);
     problem.location = Location {
         path: None,
-        line: Some(e.line().max(1)),
-        column: Some(e.column() + 1),
+        line: Some(line),
+        column: Some(column),
     };
     problem
 }
@@ -137,31 +137,12 @@ pub(super) fn schema_problem(e: &SchemaError, bytes: &[u8], version: &str) -> Pr
             ),
         },
     );
-    if let Some((line, column)) = e.position {
-        // serde says a field is missing where it finished reading the object, past its last
-        // member: the field is the object's.
-        let missing = e
-            .message
-            .strip_prefix("missing field `")
-            .and_then(|rest| rest.strip_suffix('`'));
-        problem.location =
-            match missing.and_then(|field| Some((field, object_at(bytes, line, column)?))) {
-                // Placed by its path, where the object is, as Ignition places it.
-                Some((field, object)) => Location::at(format!("{object}.{field}")),
-                None => {
-                    let found = path_at(bytes, line, column);
-                    // A key given twice is bootgen's own error: at the key, where serde found it.
-                    let (line, column) = match (&found, &e.duplicate_key) {
-                        (Some((_, line, column)), None) => (*line, *column),
-                        _ => (line, column),
-                    };
-                    Location {
-                        path: found.map(|(path, ..)| path),
-                        line: Some(line),
-                        column: Some(column),
-                    }
-                }
-            };
+    if let Some((path, line, column)) = schema_place(e, bytes) {
+        problem.location = Location {
+            path,
+            line: Some(line),
+            column: Some(column),
+        };
     }
     problem
 }

@@ -11,6 +11,7 @@ pub(crate) mod decode;
 pub(crate) mod files;
 pub(crate) mod hash;
 pub(crate) mod kind;
+pub(crate) mod place;
 pub(crate) mod pointer;
 pub mod read;
 pub(crate) mod redact;
@@ -111,10 +112,9 @@ impl IgnitionDoc {
             if read.duplicate_key.is_some() {
                 return err(read.to_string());
             }
+            let (line, column) = place::syntax_place(&e);
             err(format!(
-                "not valid JSON at line {}, column {}: {}",
-                e.line(),
-                e.column(),
+                "not valid JSON at line {line}, column {column}: {}",
                 describe_json_error(&e)
             ))
         })?;
@@ -127,9 +127,17 @@ impl IgnitionDoc {
                 READABLE_VERSIONS.join(", ")
             )));
         }
-        let (_, warnings) = schema::parse_typed(bytes).map_err(|e| match e.duplicate_key {
-            Some(_) => err(e.to_string()),
-            None => err(format!("does not match the Ignition {version} schema: {e}")),
+        let (_, warnings) = schema::parse_typed(bytes).map_err(|e| {
+            // Placed as `validate` places it (a key given twice: where serde found it).
+            match (&e.duplicate_key, place::schema_place(&e, bytes)) {
+                (None, Some((path, line, column))) => err(format!(
+                    "does not match the Ignition {version} schema at line {line}, column {column}{}: {}",
+                    path.map(|p| format!(" ({p})")).unwrap_or_default(),
+                    e.message
+                )),
+                (None, None) => err(format!("does not match the Ignition {version} schema: {e}")),
+                (Some(_), _) => err(e.to_string()),
+            }
         })?;
         if let Some(w) = warnings.first() {
             return Err(err(format!(
@@ -352,8 +360,9 @@ mod tests {
         let err = IgnitionDoc::parse(br#"{"ignition":{"version":"3.2.0"},}"#, "sx.ign")
             .unwrap_err()
             .to_string();
+        // One past the `}` at column 33, as `validate` says (Go counts the byte it stopped at).
         assert!(
-            err.contains("trailing comma") && err.contains("column 33"),
+            err.contains("trailing comma") && err.contains("column 34"),
             "{err}"
         );
         // A key given twice is named, whichever copy comes first, in the words and with the

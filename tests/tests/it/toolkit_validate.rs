@@ -880,3 +880,53 @@ fn null_for_a_string_field_reads_as_absent_as_in_go() {
         }
     }
 }
+
+/// A config that is not valid JSON or does not fit its schema is refused by `inspect`,
+/// `patch`, `diff` and `extract` naming the line and column `validate` names (and
+/// `ignition-validate` gives): a syntax error, a value of the wrong type (a scalar, an object,
+/// an array on a line of its own) and a missing field.
+#[test]
+fn every_command_names_the_place_validate_names() {
+    let dir = tempfile::tempdir().unwrap();
+    let head = r#"{"ignition":{"version":"3.2.0"},"storage":{"files":[{"path":"/a","#;
+    for text in [
+        "{\"ignition\":{\"version\":\"3.2.0\"},\n \"storage\": {\"files\": [}\n}\n".to_string(),
+        format!("{head}\"mode\":\"0644\"}}]}}}}\n"),
+        format!("{head}\"mode\":{{\"a\":1}}}}]}}}}\n"),
+        format!("{head}\"mode\":\n  [1]}}]}}}}\n"),
+        r#"{"ignition":{"version":"3.2.0"},"storage":{"files":[{"mode":420}]}}"#.to_string(),
+    ] {
+        let config = dir.path().join("c.ign");
+        std::fs::write(&config, &text).unwrap();
+        let (_, report) = bootgen_validate(&config);
+        let location = &problems(&report)[0]["location"];
+        let place = format!(
+            "line {}, column {}",
+            location["line"].as_u64().unwrap(),
+            location["column"].as_u64().unwrap()
+        );
+        let out = dir.path().join("out");
+        for args in [
+            vec!["inspect".into(), config.clone()],
+            vec![
+                "patch".into(),
+                config.clone(),
+                "-o".into(),
+                out.join("p.ign"),
+            ],
+            vec!["diff".into(), config.clone(), config.clone()],
+            vec!["extract".into(), config.clone(), "-o".into(), out.clone()],
+        ] {
+            let output = bootgen_conformance::bootgen!()
+                .args(&args)
+                .output()
+                .unwrap();
+            let stderr = String::from_utf8_lossy(&output.stderr);
+            assert!(!output.status.success(), "{args:?} {text}");
+            assert!(
+                stderr.contains(&place),
+                "{args:?}: validate says {place}: {stderr}\n{text}"
+            );
+        }
+    }
+}
