@@ -370,6 +370,13 @@ impl Model {
         warnings.extend(network_rules::misspelled_plugin(loaded, &networks));
         if let platform::PlatformSettings::VSphere(vsphere) = &mut platform {
             vsphere::settle_vips(loaded, vsphere, &networks, &switches, &mut warnings)?;
+            vsphere::ignore_unknown_template(
+                loaded,
+                vsphere,
+                release.profile,
+                &switches,
+                &mut warnings,
+            );
         }
         pool_rules::check_single_replica(
             loaded,

@@ -90,6 +90,7 @@ switches! {
     ExternalPlatform => "external_platform",
     ExternalCcmFromInstallConfig => "external_ccm_from_install_config",
     VsphereFailureDomains => "vsphere_failure_domains",
+    VsphereTemplate => "vsphere_template",
     VspherePlatformSpec => "vsphere_platform_spec",
     VsphereComputeSizeOfControlPlane => "vsphere_compute_size_of_control_plane",
     VspherePoolCoresRule => "vsphere_pool_cores_rule",

@@ -1,9 +1,39 @@
 //! Which form of `platform.vsphere` a release's installer takes: the `vcenters` and
 //! `failureDomains` form, and the VIP lists, arrived after the single-vCenter fields.
 
-use crate::config::LoadedConfig;
+use super::VSpherePlatform;
+use crate::config::{LoadedConfig, Warning};
 use crate::error::Result;
+use crate::model::unknown_fields::{ignored_by_release, NotInRelease};
 use crate::release::{first_with, Profile, Switch, Switches};
+
+/// A failure domain's `topology.template` where the release's installer does not know it
+/// (4.13): ignored with a warning, as that installer ignores it, so the machines name the
+/// template the installer would have made.
+pub(crate) fn ignore_unknown_template(
+    loaded: &LoadedConfig,
+    vsphere: &mut VSpherePlatform,
+    profile: &Profile,
+    switches: &Switches,
+    warnings: &mut Vec<Warning>,
+) {
+    if switches.has(Switch::VsphereTemplate) {
+        return;
+    }
+    for (i, domain) in vsphere.failure_domains.iter_mut().enumerate() {
+        if domain.topology.template.is_empty() {
+            continue;
+        }
+        let field = format!("platform.vsphere.failureDomains.{i}.topology.template");
+        let what = NotInRelease {
+            field: &field,
+            arrived: first_with(Switch::VsphereTemplate),
+            consequence: ", so the machines are cloned from the installer's own template name",
+        };
+        ignored_by_release(loaded, profile.minor, &what, warnings);
+        domain.topology.template.clear();
+    }
+}
 
 /// Refuses the vSphere fields of a later form than the release takes: `vcenters` and
 /// `failureDomains` before 4.13 (4.12's installer took them only with TechPreviewNoUpgrade and

@@ -438,4 +438,42 @@ platform:
             "{refused}"
         );
     }
+
+    /// 4.13's installer does not know a failure domain's template: it warns, and names its own.
+    #[test]
+    fn a_template_is_ignored_where_the_release_does_not_know_it() {
+        let text = crate::model::MINIMAL_INSTALL_CONFIG.replace(
+            "platform:\n  none: {}\n",
+            &format!(
+                "platform:\n  vsphere:\n{}",
+                PLACEMENT.replace(
+                    "datastore: /dc1/datastore/d1}",
+                    "datastore: /dc1/datastore/d1, template: /dc1/vm/my-rhcos}"
+                )
+            ),
+        );
+        let (model, warnings) = model_with_warnings(&text, "4.13.0").unwrap();
+        let vsphere = model.platform.vsphere().unwrap();
+        assert_eq!(vsphere.failure_domains[0].topology.template, "");
+        assert!(!model.stored_install_config.contains("my-rhcos"));
+        assert!(
+            warnings.iter().any(|w| w
+                .contains("platform.vsphere.failureDomains[0].topology.template")
+                && w.contains("does not know this field (it arrived in 4.14)")),
+            "{warnings:?}"
+        );
+        let (model, warnings) = model_with_warnings(&text, "4.14.0").unwrap();
+        let vsphere = model.platform.vsphere().unwrap();
+        assert_eq!(
+            vsphere.failure_domains[0].topology.template,
+            "/dc1/vm/my-rhcos"
+        );
+        assert!(model
+            .stored_install_config
+            .contains("template: /dc1/vm/my-rhcos"));
+        assert!(
+            !warnings.iter().any(|w| w.contains("template")),
+            "{warnings:?}"
+        );
+    }
 }

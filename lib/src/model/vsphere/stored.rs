@@ -82,6 +82,10 @@ pub(crate) fn store(
                         topology.insert(key.into(), json!(path));
                     }
                 }
+                // A field the release's installer does not know is not stored.
+                if !switches.has(Switch::VsphereTemplate) {
+                    topology.remove("template");
+                }
             }
         }
     }
