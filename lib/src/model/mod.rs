@@ -382,6 +382,7 @@ impl Model {
             loaded,
             release.profile,
             &switches,
+            platform.kind(),
             control_plane.replicas,
             single_node.is_some(),
         )?;

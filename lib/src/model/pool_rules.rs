@@ -53,16 +53,27 @@ pub(crate) fn check_control_plane_count(
     Ok(())
 }
 
-/// One control-plane machine beside a bootstrap machine: some releases' installers make a
-/// single-node cluster on some platforms only in place (the installer checks it when it makes
+/// One control-plane machine: some releases' installers make a single-node cluster on some
+/// platforms only in place, and on others not at all (the installer checks it when it makes
 /// the control-plane machines, after the install-config's own checks).
 pub(crate) fn check_single_replica(
     loaded: &LoadedConfig,
     profile: &Profile,
     switches: &Switches,
+    platform: Platform,
     replicas: u32,
     in_place: bool,
 ) -> Result<()> {
+    if replicas == 1 && switches.has(Switch::SingleReplicaRefused) {
+        return Err(loaded.field_error(
+            "controlPlane.replicas",
+            format!(
+                "one control-plane machine: OpenShift {}'s installer makes no single-node cluster on platform {}, with or without bootstrapInPlace; use 3 control-plane machines",
+                profile.minor,
+                platform.name()
+            ),
+        ));
+    }
     if replicas == 1 && !in_place && switches.has(Switch::SingleReplicaNeedsBootstrapInPlace) {
         return Err(loaded.field_error(
             "controlPlane.replicas",

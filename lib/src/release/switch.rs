@@ -137,6 +137,7 @@ switches! {
     OneIpv4HostPrefix => "one_ipv4_host_prefix",
     OvnInternalSubnets => "ovn_internal_subnets",
     SingleReplicaNeedsBootstrapInPlace => "single_replica_needs_bootstrap_in_place",
+    SingleReplicaRefused => "single_replica_refused",
     CpuPartitioningMode => "cpu_partitioning_mode",
     CpuPartitioningNeedsTechPreview => "cpu_partitioning_needs_tech_preview",
     OvnKubernetesConfig => "ovn_kubernetes_config",

@@ -258,3 +258,26 @@ fn ipv6_first_dual_stack_is_taken_on_vsphere_from_4_14() {
         assert_eq!(refusal(&v6_first, version), "", "{version}");
     }
 }
+
+/// One control-plane machine on vSphere: taken until 4.18, refused from 4.19 with or without
+/// bootstrapInPlace, naming controlPlane.replicas, as the installer refuses it.
+#[test]
+fn a_single_control_plane_machine_is_refused_from_4_19() {
+    let one = format!(
+        "{CONFIG}controlPlane:\n  name: master\n  replicas: 1\ncompute:\n- name: worker\n  replicas: 0\n"
+    );
+    let in_place = format!("{one}bootstrapInPlace:\n  installationDisk: /dev/sda\n");
+    for config in [&one, &in_place] {
+        for version in ["4.13.0", "4.18.0"] {
+            assert_eq!(refusal(config, version), "", "{version}");
+        }
+        for version in ["4.19.0", "4.22.0", "5.0.0"] {
+            let refused = refusal(config, version);
+            assert!(
+                refused.contains("controlPlane.replicas")
+                    && refused.contains("no single-node cluster on platform vsphere"),
+                "{version}: {refused}"
+            );
+        }
+    }
+}
