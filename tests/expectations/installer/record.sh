@@ -28,7 +28,7 @@ for dir in "$here"/cases/${CASE:-*}/; do
   case=$(basename "$dir")
   work=$raw/$case
   target=ignition-configs config=bootstrap.ign
-  if [[ $case == single-node ]]; then
+  if grep -q '^bootstrapInPlace:' "$dir/install-config.yaml"; then
     target=single-node-ignition-config config=bootstrap-in-place-for-live-iso.ign
   fi
   if ! $views_only; then

@@ -464,7 +464,7 @@ fn bootgen_writes_the_objects_the_installer_writes() -> Result<()> {
 
 /// Where a release's installer refused a case (`<case>.refused`, with its error), bootgen refuses
 /// it too for that release, as bad input (exit 1), naming the install-config field the installer
-/// named (or one below it).
+/// named (or one below it), where it named one.
 #[test]
 fn bootgen_refuses_what_the_installer_refused() -> Result<()> {
     let mut checked = 0;
@@ -518,8 +518,9 @@ fn bootgen_refuses_what_the_installer_refused() -> Result<()> {
                 Some(1),
                 "{minor} {case}: the installer refused it ({installer}), bootgen did not:\n{stderr}"
             );
+            // An error of a later asset (the machines') names no field.
             assert!(
-                fields.iter().any(|field| stderr.contains(field.as_str())),
+                fields.is_empty() || fields.iter().any(|field| stderr.contains(field.as_str())),
                 "{minor} {case}: the installer named {fields:?}; bootgen said:\n{stderr}"
             );
             assert!(
