@@ -28,7 +28,8 @@ pub(crate) use pools::{later_pool_fields, machine_pools};
 pub use pools::{DataDisk, VSphereMachinePool, VSphereMachinePools};
 pub(crate) use read::settings;
 pub(crate) use rules::{
-    check_architectures, check_legacy_paths, check_legacy_placement, check_multiples, settle_vips,
+    check_architectures, check_failure_domains, check_legacy_paths, check_legacy_placement,
+    check_multiples, settle_vips,
 };
 pub(crate) use stored::{store, store_pools};
 

@@ -281,3 +281,45 @@ fn a_single_control_plane_machine_is_refused_from_4_19() {
         }
     }
 }
+
+/// The installer's checks between failure domains, each from its release on: a name used twice
+/// (4.16), a zone used twice in one region (4.20), a datacenter its vCenter does not list (4.22).
+#[test]
+fn failure_domains_are_checked_against_each_other_from_their_release() {
+    let second = |name: &str, region: &str, zone: &str, datacenter: &str| {
+        format!(
+            "{CONFIG}    - name: {name}\n      region: {region}\n      zone: {zone}\n      server: vc.example.com\n      topology:\n        datacenter: {datacenter}\n        computeCluster: /{datacenter}/host/c1\n        networks: [n]\n        datastore: /{datacenter}/datastore/d2\n"
+        )
+        .replace("pullSecret: '{\"auths\":{\"r\":{\"auth\":\"eDp5\"}}}'\n", "")
+            + "pullSecret: '{\"auths\":{\"r\":{\"auth\":\"eDp5\"}}}'\n"
+    };
+    let cases = [
+        (
+            second("fd1", "r", "z2", "dc1"),
+            "4.15.0",
+            "4.16.0",
+            "[1].name",
+        ),
+        (
+            second("fd2", "r", "z1", "dc1"),
+            "4.19.0",
+            "4.20.0",
+            "[1].zone",
+        ),
+        (
+            second("fd2", "r", "z2", "dc2"),
+            "4.21.0",
+            "4.22.0",
+            "[1].topology.datacenter",
+        ),
+    ];
+    for (config, before, first, field) in &cases {
+        assert_eq!(refusal(config, before), "", "{before}: {field}");
+        for version in [*first, "5.0.0"] {
+            let refused = refusal(config, version);
+            assert!(refused.contains(field), "{version}: {refused}");
+        }
+    }
+    // Another region may use the zone again.
+    assert_eq!(refusal(&second("fd2", "r2", "z1", "dc1"), "5.0.0"), "");
+}

@@ -259,6 +259,60 @@ pub(crate) fn check_multiples(
     Ok(())
 }
 
+/// The installer's checks between failure domains, each where the release's installer makes it
+/// (switches): a name used once, a zone used once within its region, and the topology's
+/// datacenter one its vCenter lists.
+pub(crate) fn check_failure_domains(
+    loaded: &LoadedConfig,
+    vsphere: &VSpherePlatform,
+    switches: &Switches,
+) -> Result<()> {
+    let domains = &vsphere.failure_domains;
+    for (i, domain) in domains.iter().enumerate() {
+        let at = format!("{AT}.failureDomains.{i}");
+        let earlier = &domains[..i];
+        if switches.has(Switch::VsphereDomainNamesOnce)
+            && earlier.iter().any(|d| d.name == domain.name)
+        {
+            return Err(loaded.field_error(
+                &format!("{at}.name"),
+                format!(
+                    "`{}` names an earlier failure domain too: give each failure domain its own name",
+                    domain.name
+                ),
+            ));
+        }
+        // The installer compares a zone with the region of its first failure domain only.
+        let first_with_zone = earlier.iter().find(|d| d.zone == domain.zone);
+        if switches.has(Switch::VsphereZoneOncePerRegion)
+            && first_with_zone.is_some_and(|d| d.region == domain.region)
+        {
+            return Err(loaded.field_error(
+                &format!("{at}.zone"),
+                format!(
+                    "`{}` is a zone of region `{}` in an earlier failure domain too: a zone is used once in its region",
+                    domain.zone, domain.region
+                ),
+            ));
+        }
+        let vcenter = vsphere.vcenters.iter().find(|v| v.server == domain.server);
+        let datacenter = &domain.topology.datacenter;
+        if let Some(vcenter) = vcenter.filter(|v| !v.datacenters.contains(datacenter)) {
+            if switches.has(Switch::VsphereDatacenterListed) {
+                return Err(loaded.field_error(
+                    &format!("{at}.topology.datacenter"),
+                    format!(
+                        "`{datacenter}` is not one of vCenter {}'s datacenters ({}): add it there, or name one of those",
+                        vcenter.server,
+                        vcenter.datacenters.join(", ")
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
 /// The networks a failure domain may list where several are allowed.
 const MAX_NETWORKS: usize = 10;
 
