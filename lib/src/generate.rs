@@ -115,12 +115,34 @@ pub struct Metadata {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub feature_set: Option<String>,
     /// With `CustomNoUpgrade`: the gates turned on and off (from 4.15; `null` otherwise).
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(
+        skip_serializing_if = "Option::is_none",
+        serialize_with = "recorded_feature_gates"
+    )]
     pub custom_feature_set: Option<Option<crate::model::CustomFeatureGates>>,
     /// A vSphere cluster's vCenters with their credentials, as the installer records them for
     /// `destroy cluster` (the file is then 0600).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub vsphere: Option<VSphereMetadata>,
+}
+
+/// The custom feature gates as the installer records them in metadata.json: a list of gates
+/// left out when it names none (`{"enabled": ["A"]}`, not `"disabled": []`).
+fn recorded_feature_gates<S: serde::Serializer>(
+    gates: &Option<Option<crate::model::CustomFeatureGates>>,
+    serializer: S,
+) -> std::result::Result<S::Ok, S::Error> {
+    use serde::ser::SerializeMap;
+    let Some(Some(gates)) = gates else {
+        return serializer.serialize_none();
+    };
+    let mut map = serializer.serialize_map(None)?;
+    for (key, list) in [("enabled", &gates.enabled), ("disabled", &gates.disabled)] {
+        if !list.is_empty() {
+            map.serialize_entry(key, list)?;
+        }
+    }
+    map.end()
 }
 
 /// `metadata.json`'s `vsphere`.
@@ -600,6 +622,28 @@ mod tests {
                 .is_some_and(|k| k.starts_with("EC")),
             "{signer:?}"
         );
+    }
+
+    /// metadata.json records the custom gates as the installer does: a list only when it names
+    /// a gate.
+    #[test]
+    fn metadata_records_only_the_lists_of_custom_gates_that_name_one() {
+        let text = crate::config::load_default().unwrap().text;
+        let custom =
+            format!("{text}featureSet: CustomNoUpgrade\nfeatureGates: [NoSuchGate=true]\n");
+        let loaded = crate::config::parse(&custom, "install-config.yaml").unwrap();
+        let mut options = options();
+        options.model.release_version = Some("4.22.0".into());
+        let fresh = generate(&loaded, &options).unwrap();
+        let recorded = serde_json::to_value(&fresh.metadata).unwrap();
+        assert_eq!(
+            recorded["customFeatureSet"],
+            serde_json::json!({"enabled": ["NoSuchGate"]})
+        );
+        let plain = crate::config::parse(&text, "install-config.yaml").unwrap();
+        let fresh = generate(&plain, &options).unwrap();
+        let recorded = serde_json::to_value(&fresh.metadata).unwrap();
+        assert_eq!(recorded["customFeatureSet"], serde_json::Value::Null);
     }
 
     /// An embedder gets the mirror pre-flight from `generate`, with mirror names looked up by the
