@@ -164,7 +164,7 @@ const NOT_SUPPORTED: &[(&str, &str)] = &[
     (
         "platform.vsphere.loadBalancer",
         "a load balancer of your own in place of the nodes' keepalived and haproxy (type \
-         UserManaged)",
+         UserManaged; leaving the field out gives the default, OpenShiftManagedDefault)",
     ),
     (
         "platform.vsphere.hosts",
@@ -181,11 +181,13 @@ const NOT_SUPPORTED: &[(&str, &str)] = &[
     ),
     (
         "platform.vsphere.failureDomains.*.regionType",
-        "failure domains of host groups",
+        "failure domains of host groups (leaving regionType and zoneType out gives the \
+         defaults, Datacenter and ComputeCluster)",
     ),
     (
         "platform.vsphere.failureDomains.*.zoneType",
-        "failure domains of host groups",
+        "failure domains of host groups (leaving regionType and zoneType out gives the \
+         defaults, Datacenter and ComputeCluster)",
     ),
     (
         "platform.vsphere.failureDomains.*.topology.hostGroup",

@@ -343,7 +343,7 @@ impl Model {
             &switches,
             &mut warnings,
         )?;
-        pool_rules::check_compute_names(loaded)?;
+        pool_rules::check_compute_names(loaded, platform.kind())?;
         pool_rules::check_control_plane_count(
             loaded,
             release.profile,
@@ -394,7 +394,7 @@ impl Model {
             pem: trust_bundle,
             policy: trust_bundle_policy,
         } = trust_bundle::TrustBundle::read(loaded, release.profile, &switches, &mut warnings)?;
-        top_level::check_publish(loaded)?;
+        top_level::check_publish(loaded, platform.kind())?;
         proxy::check_proxy(loaded, &networks, &switches)?;
         let proxy = proxy::settings(loaded, &cluster_name, &base_domain, &networks)?;
         let mirrors = Mirrors::read(loaded, release.profile, &switches, &mut warnings)?;

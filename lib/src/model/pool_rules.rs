@@ -7,9 +7,10 @@ use crate::error::Result;
 use crate::release::Profile;
 use crate::release::{Platform, Switch, Switches};
 
-/// Compute pool names: `worker` only on platform none (`edge` needs a cloud's edge zones), and
-/// each once; a pool without a name is refused as the installer does not name it.
-pub(crate) fn check_compute_names(loaded: &LoadedConfig) -> Result<()> {
+/// Compute pool names: `worker` only on platforms none, vSphere and external (`edge` needs a
+/// cloud's edge zones), and each once; a pool without a name is refused as the installer does
+/// not name it.
+pub(crate) fn check_compute_names(loaded: &LoadedConfig, platform: Platform) -> Result<()> {
     let mut seen = Vec::new();
     for (i, pool) in loaded.config.compute.iter().enumerate() {
         let field = format!("compute.{i}.name");
@@ -17,7 +18,10 @@ pub(crate) fn check_compute_names(loaded: &LoadedConfig) -> Result<()> {
         if name != "worker" {
             let what = match name {
                 "" => "is required".to_string(),
-                "edge" => "`edge` pools need a cloud's edge zones; not on platform none".to_string(),
+                "edge" => format!(
+                    "`edge` pools need a cloud's edge zones; not on platform {}",
+                    platform.name()
+                ),
                 other => format!("`{other}` is not a compute pool the installer makes (an `infra` pool is made after the install, with a MachineConfigPool)"),
             };
             return Err(loaded.field_error(&field, format!("{what}: write `name: worker`")));

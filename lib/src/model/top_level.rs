@@ -131,15 +131,20 @@ fn required(loaded: &LoadedConfig, value: Option<&str>, field: &str, what: &str)
     }
 }
 
-/// `publish`: External, the installer's default and the only strategy platform none has (the
-/// installer refuses Internal and Mixed there: they need a cloud's private load balancers).
-pub(crate) fn check_publish(loaded: &LoadedConfig) -> Result<()> {
+/// `publish`: External, the installer's default and the only strategy platforms none, vSphere
+/// and external have (the installer refuses Internal and Mixed there: they need a cloud's
+/// private load balancers).
+pub(crate) fn check_publish(
+    loaded: &LoadedConfig,
+    platform: crate::release::Platform,
+) -> Result<()> {
     match loaded.config.publish.as_deref() {
         None | Some("External") => Ok(()),
         Some(strategy @ ("Internal" | "Mixed")) => Err(loaded.field_error(
             "publish",
             format!(
-                "`{strategy}` is not supported on platform none (it needs a cloud's private load balancers): write `publish: External` or leave it out"
+                "`{strategy}` is not supported on platform {} (it needs a cloud's private load balancers): write `publish: External` or leave it out",
+                platform.name()
             ),
         )),
         Some(other) => Err(loaded.field_error(

@@ -530,4 +530,40 @@ platform:
             "{warnings:?}"
         );
     }
+
+    /// Refusals that hold on every platform bootgen makes name the cluster's platform.
+    #[test]
+    fn platform_refusals_name_the_platform_written() {
+        let vsphere = crate::model::MINIMAL_INSTALL_CONFIG.replace(
+            "platform:\n  none: {}\n",
+            &format!("platform:\n  vsphere:\n{PLACEMENT}"),
+        );
+        let publish = model_with_warnings(&format!("{vsphere}publish: Internal\n"), "4.22.0")
+            .err()
+            .unwrap();
+        assert!(
+            publish.contains("`Internal` is not supported on platform vsphere"),
+            "{publish}"
+        );
+        let edge = model_with_warnings(
+            &format!("{vsphere}compute:\n- name: edge\n  replicas: 1\n"),
+            "4.22.0",
+        )
+        .err()
+        .unwrap();
+        assert!(edge.contains("not on platform vsphere"), "{edge}");
+        let balancer = model_with_warnings(
+            &vsphere.replace(
+                "    vcenters:",
+                "    loadBalancer: {type: OpenShiftManagedDefault}\n    vcenters:",
+            ),
+            "4.22.0",
+        )
+        .err()
+        .unwrap();
+        assert!(
+            balancer.contains("leaving the field out gives the default, OpenShiftManagedDefault"),
+            "{balancer}"
+        );
+    }
 }
