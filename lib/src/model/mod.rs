@@ -370,6 +370,7 @@ impl Model {
         warnings.extend(network_rules::misspelled_plugin(loaded, &networks));
         if let platform::PlatformSettings::VSphere(vsphere) = &mut platform {
             vsphere::settle_vips(loaded, vsphere, &networks, &switches, &mut warnings)?;
+            vsphere::clean_paths(vsphere, &switches);
             vsphere::ignore_unknown_template(
                 loaded,
                 vsphere,

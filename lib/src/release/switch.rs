@@ -91,6 +91,7 @@ switches! {
     ExternalCcmFromInstallConfig => "external_ccm_from_install_config",
     VsphereFailureDomains => "vsphere_failure_domains",
     VsphereTemplate => "vsphere_template",
+    VspherePathsCleaned => "vsphere_paths_cleaned",
     VspherePlatformSpec => "vsphere_platform_spec",
     VsphereComputeSizeOfControlPlane => "vsphere_compute_size_of_control_plane",
     VspherePoolCoresRule => "vsphere_pool_cores_rule",

@@ -7,6 +7,26 @@ use crate::error::Result;
 use crate::model::unknown_fields::{ignored_by_release, NotInRelease};
 use crate::release::{first_with, Profile, Switch, Switches};
 
+/// A failure domain's compute cluster, datastore, resource pool and template paths as the
+/// release's installer cleans them while it checks them (from 4.16): `/dc1/host/c1/` is
+/// `/dc1/host/c1`, so the machines' pool is `/dc1/host/c1/Resources`, not `...c1//Resources`.
+pub(crate) fn clean_paths(vsphere: &mut VSpherePlatform, switches: &Switches) {
+    if !switches.has(Switch::VspherePathsCleaned) {
+        return;
+    }
+    for domain in &mut vsphere.failure_domains {
+        let topology = &mut domain.topology;
+        for path in [
+            &mut topology.compute_cluster,
+            &mut topology.datastore,
+            &mut topology.resource_pool,
+            &mut topology.template,
+        ] {
+            *path = super::paths::cleaned(path);
+        }
+    }
+}
+
 /// A failure domain's `topology.template` where the release's installer does not know it
 /// (4.13): ignored with a warning, as that installer ignores it, so the machines name the
 /// template the installer would have made.

@@ -22,7 +22,7 @@ mod rules;
 mod stored;
 mod written;
 
-pub(crate) use form::{check_form, ignore_unknown_template};
+pub(crate) use form::{check_form, clean_paths, ignore_unknown_template};
 pub(crate) use legacy::deprecation_warning;
 pub(crate) use pools::{later_pool_fields, machine_pools};
 pub use pools::{DataDisk, VSphereMachinePool, VSphereMachinePools};

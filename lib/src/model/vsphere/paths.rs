@@ -27,6 +27,33 @@ pub(super) fn joined(
     path
 }
 
+/// An inventory path as the installer cleans it (Go's `filepath.Clean`): no repeated or
+/// trailing slash, no `.` part, and a `..` part taking the part before it away. `""` stays
+/// `""` (no path given).
+pub(crate) fn cleaned(path: &str) -> String {
+    if path.is_empty() {
+        return String::new();
+    }
+    let absolute = path.starts_with('/');
+    let mut parts: Vec<&str> = Vec::new();
+    for part in path.split('/') {
+        match part {
+            "" | "." => {}
+            ".." if parts.last().is_some_and(|p| *p != "..") => {
+                parts.pop();
+            }
+            // Above the root is the root.
+            ".." if absolute => {}
+            part => parts.push(part),
+        }
+    }
+    match (absolute, parts.is_empty()) {
+        (true, _) => format!("/{}", parts.join("/")),
+        (false, true) => ".".to_string(),
+        (false, false) => parts.join("/"),
+    }
+}
+
 /// The first part of an inventory path `/<first>/<kind>/<rest>`, as the installer splits it
 /// (at the first `/<kind>/`); `None` when the path is not of that form.
 fn first_part<'a>(path: &'a str, kind: &str) -> Option<&'a str> {
@@ -96,4 +123,28 @@ pub(super) fn check_resource_pool(
         ));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Paths cleaned as Go's `filepath.Clean` cleans them, which the installer uses.
+    #[test]
+    fn paths_are_cleaned_as_the_installer_cleans_them() {
+        for (written, clean) in [
+            ("/dc1/host/c1/", "/dc1/host/c1"),
+            ("/dc1/host//c1", "/dc1/host/c1"),
+            ("/dc1/./datastore/ds1", "/dc1/datastore/ds1"),
+            ("/dc1/host/c1/../c2", "/dc1/host/c2"),
+            ("/../dc1", "/dc1"),
+            ("/", "/"),
+            ("c1/", "c1"),
+            ("a/..", "."),
+            ("../a", "../a"),
+            ("", ""),
+        ] {
+            assert_eq!(cleaned(written), clean, "{written}");
+        }
+    }
 }

@@ -82,6 +82,17 @@ pub(crate) fn store(
                         topology.insert(key.into(), json!(path));
                     }
                 }
+                // Paths the release's installer cleans are stored cleaned.
+                if switches.has(Switch::VspherePathsCleaned) {
+                    for (key, path) in [
+                        ("resourcePool", &fd.topology.resource_pool),
+                        ("template", &fd.topology.template),
+                    ] {
+                        if topology.contains_key(key) {
+                            topology.insert(key.into(), json!(path));
+                        }
+                    }
+                }
                 // A field the release's installer does not know is not stored.
                 if !switches.has(Switch::VsphereTemplate) {
                     topology.remove("template");
