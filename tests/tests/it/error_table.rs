@@ -23,7 +23,8 @@ const CASES: &[Case] = &[
     case(
         "patch {}/truncated.ign -o {}/x.ign --debug",
         1,
-        &["truncated.ign", "column 1000", "truncated"],
+        // Just past the last byte, where reading stopped, as `validate` places it.
+        &["truncated.ign", "column 1001", "truncated"],
     ),
     case(
         "patch {}/butane.yaml -o {}/x.ign",
@@ -149,7 +150,7 @@ const CASES: &[Case] = &[
         &["badurl.ign", "$.storage.files[0].contents.source"],
     ),
     case("validate {}/spec2.ign", 1, &["spec 2", "3.0.0"]),
-    case("validate {}/truncated.ign", 1, &["truncated.ign:1:"]),
+    case("validate {}/truncated.ign", 1, &["truncated.ign:1:1001:"]),
     case("diff {}/truncated.ign {}/good.ign", 2, &["truncated.ign"]),
     case("extract {}/truncated.ign -o {}/ex", 1, &["truncated.ign"]),
     case(

@@ -218,6 +218,8 @@ fn awkward() -> Result<Json, Box<dyn StdError>> {
             "domain": domain,
             "api_host": format!("api.{domain}"),
             "api_int_host": format!("api-int.{domain}"),
+            "api_url": format!("https://api.{domain}:6443"),
+            "api_int_url": format!("https://api-int.{domain}:6443"),
             "id": "e2f1c0de-4a4b-4c5d-8e9f-a0b1c2d3e4f5",
             "infra_id": "odd-#'\": x",
         },
