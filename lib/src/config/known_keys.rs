@@ -162,11 +162,6 @@ const NOT_SUPPORTED: &[(&str, &str)] = &[
     ),
     // vSphere's, read by `model::vsphere` (the platform's section is read there).
     (
-        "platform.vsphere.loadBalancer",
-        "a load balancer of your own in place of the nodes' keepalived and haproxy (type \
-         UserManaged; leaving the field out gives the default, OpenShiftManagedDefault)",
-    ),
-    (
         "platform.vsphere.hosts",
         "static addresses of the VMs openshift-install makes itself; for nodes you boot, give \
          their addresses with --hosts",
@@ -178,16 +173,6 @@ const NOT_SUPPORTED: &[(&str, &str)] = &[
     (
         "platform.vsphere.dnsRecordsType",
         "where the cluster's DNS records for the VIPs are served",
-    ),
-    (
-        "platform.vsphere.failureDomains.*.regionType",
-        "failure domains of host groups (leaving regionType and zoneType out gives the \
-         defaults, Datacenter and ComputeCluster)",
-    ),
-    (
-        "platform.vsphere.failureDomains.*.zoneType",
-        "failure domains of host groups (leaving regionType and zoneType out gives the \
-         defaults, Datacenter and ComputeCluster)",
     ),
     (
         "platform.vsphere.failureDomains.*.topology.hostGroup",

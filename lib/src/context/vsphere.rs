@@ -93,6 +93,10 @@ pub struct VSphereContext {
     pub ingress_vips: Vec<String>,
     /// Each VIP as a network of one address (`/32`, `/128`), API's first.
     pub vip_networks: Vec<String>,
+    /// The load balancer type the install-config states (only the default,
+    /// OpenShiftManagedDefault, is taken), recorded in the Infrastructure's status; `None` when
+    /// not stated.
+    pub load_balancer: Option<String>,
     /// The control-plane Machines, spread over the pool's zones (else every failure domain)
     /// in turn.
     pub control_plane_machines: Vec<MachineItem>,
@@ -234,6 +238,7 @@ pub fn context(model: &Model, infra_id: &str) -> Option<VSphereContext> {
         api_vips: vsphere.api_vips.clone(),
         ingress_vips: vsphere.ingress_vips.clone(),
         vip_networks,
+        load_balancer: vsphere.load_balancer.clone(),
         control_plane_machines,
         compute_machine_sets,
         single_vcenter_objects,

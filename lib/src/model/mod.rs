@@ -413,7 +413,15 @@ impl Model {
             &switches,
             &mut warnings,
         )?;
-        if platform.vsphere().is_some() {
+        if let platform::PlatformSettings::VSphere(vsphere) = &mut platform {
+            vsphere::settle_stated_defaults(
+                loaded,
+                vsphere,
+                release.profile,
+                &switches,
+                &feature_set,
+                &mut warnings,
+            )?;
             vsphere::check_legacy_paths(loaded, &switches)?;
         }
         if let Some(vsphere) = platform.vsphere() {

@@ -95,6 +95,10 @@ fn later_fields(profile: &Profile, switches: &Switches) -> Vec<(&'static str, bo
             switches.has(Switch::VsphereVipLists),
         ),
         (
+            "platform.vsphere.loadBalancer",
+            switches.has(Switch::VsphereLoadBalancer),
+        ),
+        (
             "platform.vsphere.vcenters",
             switches.has(Switch::VsphereFailureDomains),
         ),

@@ -224,7 +224,7 @@ fn mistakes_are_refused_naming_the_field_and_writing_nothing() {
             "a load balancer of the user's own, which bootgen does not set up",
             "    vcenters:\n",
             "    loadBalancer:\n      type: UserManaged\n    vcenters:\n",
-            "platform.vsphere.loadBalancer",
+            "platform.vsphere.loadBalancer.type",
         ),
         (
             "tags on a failure domain's machines",

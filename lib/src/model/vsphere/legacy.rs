@@ -129,6 +129,7 @@ pub(super) fn upconvert_legacy(loaded: &LoadedConfig, written: &Written) -> Resu
                 folder: Text(join("folder", "vm")),
                 template: Text::default(),
             }),
+            ..WrittenFailureDomain::default()
         }];
     }
     for (vip, list, modern_list) in [

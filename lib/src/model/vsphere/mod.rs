@@ -19,6 +19,7 @@ mod read;
 #[cfg(test)]
 mod read_tests;
 mod rules;
+mod stated_defaults;
 mod stored;
 mod written;
 
@@ -31,6 +32,7 @@ pub(crate) use rules::{
     check_architectures, check_failure_domains, check_legacy_paths, check_legacy_placement,
     check_multiples, settle_vips,
 };
+pub(crate) use stated_defaults::settle_stated_defaults;
 pub(crate) use stored::{store, store_pools};
 
 /// Where the keys below live, for messages.
@@ -130,6 +132,11 @@ pub struct FailureDomain {
     pub server: String,
     /// Where its machines go.
     pub topology: Topology,
+    /// `regionType` as written; `""` when left out (the default, Datacenter). Only the
+    /// defaults are taken (`stated_defaults.rs`).
+    pub region_type: String,
+    /// `zoneType` as written; `""` when left out (the default, ComputeCluster).
+    pub zone_type: String,
 }
 
 /// `platform.vsphere`, read.
@@ -151,6 +158,10 @@ pub struct VSpherePlatform {
     /// The single-vCenter fields the install-config wrote (`vCenter`, `username`, ...); empty
     /// for the `vcenters` form.
     pub single_vcenter_fields: Vec<String>,
+    /// `loadBalancer.type` as written (`None`: no `loadBalancer`). Only the default,
+    /// OpenShiftManagedDefault, is taken (`stated_defaults.rs`); the installer records a stated
+    /// one in the Infrastructure's status.
+    pub load_balancer: Option<String>,
     /// Each pool's machines (size, disks, failure domains), merged with
     /// `defaultMachinePlatform` and the installer's defaults once the release is known.
     pub machine_pools: VSphereMachinePools,

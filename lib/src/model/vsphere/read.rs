@@ -16,7 +16,18 @@ use std::net::IpAddr;
 pub(super) const VCENTER_KEYS: &[&str] = &["server", "port", "user", "password", "datacenters"];
 
 /// The keys of a failure domain, as `WrittenFailureDomain` reads them.
-pub(super) const FAILURE_DOMAIN_KEYS: &[&str] = &["name", "region", "zone", "server", "topology"];
+pub(super) const FAILURE_DOMAIN_KEYS: &[&str] = &[
+    "name",
+    "region",
+    "zone",
+    "server",
+    "topology",
+    "regionType",
+    "zoneType",
+];
+
+/// The keys of `loadBalancer`, as `WrittenLoadBalancer` reads them.
+pub(super) const LOAD_BALANCER_KEYS: &[&str] = &["type"];
 
 /// The keys of a failure domain's topology, as `WrittenTopology` reads them.
 pub(super) const TOPOLOGY_KEYS: &[&str] = &[
@@ -92,6 +103,10 @@ pub(crate) fn settings(
         ingress_vips,
         single_vcenter_datastore,
         single_vcenter_fields,
+        load_balancer: written
+            .load_balancer
+            .as_ref()
+            .map(|balancer| balancer.0.kind.0.clone()),
         machine_pools: VSphereMachinePools::default(),
     })
 }
@@ -148,6 +163,7 @@ fn refuse_unknown(loaded: &LoadedConfig, unknown: &[String]) -> Error {
             ["vcenters", _, _] => (1, index.unwrap_or(0), VCENTER_KEYS),
             ["failureDomains", _, _] => (2, index.unwrap_or(0), FAILURE_DOMAIN_KEYS),
             ["failureDomains", _, "topology", _] => (2, index.unwrap_or(0), TOPOLOGY_KEYS),
+            ["loadBalancer", _] => (0, 0, LOAD_BALANCER_KEYS),
             _ => (3, 0, KNOWN_KEYS),
         }
     };
@@ -367,6 +383,8 @@ fn failure_domain(
             folder,
             template: topology.template.0.clone(),
         },
+        region_type: written.region_type.0.clone(),
+        zone_type: written.zone_type.0.clone(),
     })
 }
 

@@ -3,7 +3,7 @@
 
 /// A vSphere install-config in the `vcenters` form, one key a line: the failure domain's
 /// `region` is on line 14, its topology's `networks` on line 20.
-const CONFIG: &str = "apiVersion: v1
+pub(super) const CONFIG: &str = "apiVersion: v1
 metadata:
   name: demo
 baseDomain: example.com
@@ -28,7 +28,7 @@ pullSecret: '{\"auths\":{\"r\":{\"auth\":\"eDp5\"}}}'
 ";
 
 /// The same cluster in the single-vCenter fields (`vCenter` on line 7).
-const LEGACY: &str = "apiVersion: v1
+pub(super) const LEGACY: &str = "apiVersion: v1
 metadata:
   name: demo
 baseDomain: example.com

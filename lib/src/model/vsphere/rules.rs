@@ -552,18 +552,5 @@ platform:
         .err()
         .unwrap();
         assert!(edge.contains("not on platform vsphere"), "{edge}");
-        let balancer = model_with_warnings(
-            &vsphere.replace(
-                "    vcenters:",
-                "    loadBalancer: {type: OpenShiftManagedDefault}\n    vcenters:",
-            ),
-            "4.22.0",
-        )
-        .err()
-        .unwrap();
-        assert!(
-            balancer.contains("leaving the field out gives the default, OpenShiftManagedDefault"),
-            "{balancer}"
-        );
     }
 }

@@ -12,6 +12,21 @@ pub(crate) fn store(
     switches: &Switches,
 ) {
     use serde_json::{json, Value};
+    // A setting the release's installer does not know (or a `null`) is not stored.
+    if read.load_balancer.is_none() {
+        vsphere.remove("loadBalancer");
+    }
+    if let Some(Value::Array(domains)) = vsphere.get_mut("failureDomains") {
+        for (domain, fd) in domains.iter_mut().zip(&read.failure_domains) {
+            if let Value::Object(domain) = domain {
+                for (key, kind) in [("regionType", &fd.region_type), ("zoneType", &fd.zone_type)] {
+                    if kind.is_empty() {
+                        domain.remove(key);
+                    }
+                }
+            }
+        }
+    }
     // The single-vCenter fields are stored as read: without their credentials, and with the
     // vCenter, failure domain and VIP lists they stand for written out beside them.
     let single_vcenter_objects =

@@ -18,6 +18,8 @@ pub(super) struct Written {
     pub api_vips: Option<List<Vip>>,
     #[serde(default, rename = "ingressVIPs", deserialize_with = "written")]
     pub ingress_vips: Option<List<Vip>>,
+    #[serde(default, rename = "loadBalancer", deserialize_with = "written")]
+    pub load_balancer: Option<Object<WrittenLoadBalancer>>,
     /// The pools' defaults, read with the pools' own settings (`pools.rs`).
     #[serde(default, rename = "defaultMachinePlatform")]
     _default_machine_platform: Option<ReadWithPools>,
@@ -89,13 +91,23 @@ pub(super) struct WrittenVCenter {
 
 /// A failure domain (`failureDomains[]`).
 #[derive(Debug, Clone, Default, Deserialize)]
-#[serde(default)]
+#[serde(default, rename_all = "camelCase")]
 pub(super) struct WrittenFailureDomain {
     pub name: Text,
     pub region: Text,
     pub zone: Text,
     pub server: Text,
     pub topology: Object<WrittenTopology>,
+    pub region_type: Text,
+    pub zone_type: Text,
+}
+
+/// `loadBalancer`.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub(super) struct WrittenLoadBalancer {
+    #[serde(rename = "type")]
+    pub kind: Text,
 }
 
 /// A failure domain's `topology`.
