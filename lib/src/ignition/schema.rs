@@ -72,9 +72,9 @@ pub(crate) fn without_position(text: &str) -> &str {
 }
 
 /// `Config::parse_slice` reading `bytes` as Ignition reads a config: a field Go's types take as
-/// empty when it is absent or `null`, where `ignition-config`'s require a string, is taken as empty (a RAID
-/// array's and a LUKS volume's `name`, a disk's and a filesystem's `device`; before spec 3.3 a
-/// link's `target`), so
+/// empty when it is absent or `null`, where `ignition-config`'s require a string, is taken as
+/// empty (a RAID array's, a LUKS volume's, a user's and a group's `name`, a disk's and a
+/// filesystem's `device`; before spec 3.3 a link's `target`), so
 /// `ignition-validate` and bootgen refuse the same configs; what an empty one does at boot is
 /// for the rules to say. An error's position is in `bytes`.
 pub(crate) fn parse_typed(bytes: &[u8]) -> Result<(Config, Vec<Warning>), SchemaError> {
@@ -103,6 +103,8 @@ struct Top<'a> {
     ignition: Option<&'a RawValue>,
     #[serde(borrow, default)]
     storage: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    passwd: Option<&'a RawValue>,
 }
 
 #[derive(Deserialize)]
@@ -111,7 +113,7 @@ struct Version {
     version: Option<String>,
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, Default)]
 struct Lists<'a> {
     #[serde(borrow, default)]
     disks: Option<&'a RawValue>,
@@ -125,17 +127,72 @@ struct Lists<'a> {
     luks: Option<&'a RawValue>,
 }
 
+#[derive(Deserialize, Default)]
+struct Accounts<'a> {
+    #[serde(borrow, default)]
+    users: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    groups: Option<&'a RawValue>,
+}
+
+/// Section `raw` of a config read as `T`; `T`'s default (nothing to fill) when it is absent or
+/// not what the schema has there (the check of the config as it is says what is wrong).
+fn section<'a, T: Deserialize<'a> + Default>(raw: Option<&'a RawValue>) -> T {
+    raw.and_then(|r| serde_json::from_str(r.get()).ok())
+        .unwrap_or_default()
+}
+
+/// The entries of list `raw`, each as written; none when it is not a list.
+fn entries(raw: Option<&RawValue>) -> Vec<&RawValue> {
+    raw.and_then(|l| serde_json::from_str(l.get()).ok())
+        .unwrap_or_default()
+}
+
 /// Where text went into a config: each place (an offset into the config) and its length.
 type Insertions = Vec<(usize, usize)>;
 
-/// `bytes` with `"name":""` put into each RAID array and LUKS volume without a name,
-/// `"device":""` into each disk and filesystem without a device and, before spec 3.3,
+/// What [`with_empty_fields`] writes into a config: fields put in, and `null`s read as `""`.
+struct Filling<'b> {
+    bytes: &'b [u8],
+    insertions: Vec<(usize, String)>,
+    nulls: Vec<usize>,
+}
+
+impl Filling<'_> {
+    /// The offset in the config of `raw`, which borrows from it.
+    fn offset(&self, raw: &RawValue) -> usize {
+        raw.get().as_ptr() as usize - self.bytes.as_ptr() as usize
+    }
+
+    /// `"key":""` into each entry of `list` without `key`; a `null` one read as `""`.
+    fn field(&mut self, list: Option<&RawValue>, key: &str) {
+        for entry in entries(list) {
+            let Ok(members) = serde_json::from_str::<HashMap<String, &RawValue>>(entry.get())
+            else {
+                continue;
+            };
+            if let Some(value) = members.get(key) {
+                if value.get() == "null" {
+                    self.nulls.push(self.offset(value));
+                }
+                continue;
+            }
+            let comma = if members.is_empty() { "" } else { "," };
+            // Just inside the entry's `{`.
+            let at = self.offset(entry) + 1;
+            self.insertions.push((at, format!("\"{key}\":\"\"{comma}")));
+        }
+    }
+}
+
+/// `bytes` with `"name":""` put into each RAID array, LUKS volume, user and group without a
+/// name, `"device":""` into each disk and filesystem without a device and, before spec 3.3,
 /// `"target":""` into each link without a target (a `null` one is without it too, and reads
-/// `""`), and where each went (offset into `bytes`, length); `None` when none is missing or the
-/// config cannot be read that far (the check of the config as it is then says what is wrong).
+/// `""`), and where each went (offset into `bytes`, length);
+/// `None` when nothing is missing or the config cannot be read that far (the check of the
+/// config as it is then says what is wrong).
 fn with_empty_fields(bytes: &[u8]) -> Option<(Vec<u8>, Insertions)> {
     let top: Top<'_> = serde_json::from_slice(bytes).ok()?;
-    let storage: Lists<'_> = serde_json::from_str(top.storage?.get()).ok()?;
     let version = top
         .ignition
         .and_then(|i| serde_json::from_str::<Version>(i.get()).ok())
@@ -144,40 +201,31 @@ fn with_empty_fields(bytes: &[u8]) -> Option<(Vec<u8>, Insertions)> {
     let target_required = ["3.0.", "3.1.", "3.2."]
         .iter()
         .any(|v| version.starts_with(v));
-    let mut insertions: Vec<(usize, String)> = Vec::new();
-    let mut nulls: Vec<usize> = Vec::new();
-    // Every raw value borrows from `bytes`: its offset there.
-    let offset = |raw: &str| raw.as_ptr() as usize - bytes.as_ptr() as usize;
-    let mut fill = |list: Option<&RawValue>, key: &str| {
-        let entries = list.and_then(|l| serde_json::from_str::<Vec<&RawValue>>(l.get()).ok());
-        for entry in entries.unwrap_or_default() {
-            let Ok(members) = serde_json::from_str::<HashMap<String, &RawValue>>(entry.get())
-            else {
-                continue;
-            };
-            if let Some(value) = members.get(key) {
-                // Go reads null as absent; replaced by `""` and blanks, so nothing moves.
-                if value.get() == "null" {
-                    nulls.push(offset(value.get()));
-                }
-                continue;
-            }
-            let comma = if members.is_empty() { "" } else { "," };
-            // Just inside the entry's `{`.
-            let at = offset(entry.get()) + 1;
-            insertions.push((at, format!("\"{key}\":\"\"{comma}")));
-        }
+    let mut filling = Filling {
+        bytes,
+        insertions: Vec::new(),
+        nulls: Vec::new(),
     };
-    fill(storage.disks, "device");
-    fill(storage.filesystems, "device");
-    fill(storage.raid, "name");
-    fill(storage.luks, "name");
+    let storage: Lists<'_> = section(top.storage);
+    filling.field(storage.disks, "device");
+    filling.field(storage.filesystems, "device");
+    filling.field(storage.raid, "name");
+    filling.field(storage.luks, "name");
     if target_required {
-        fill(storage.links, "target");
+        filling.field(storage.links, "target");
     }
+    let passwd: Accounts<'_> = section(top.passwd);
+    filling.field(passwd.users, "name");
+    filling.field(passwd.groups, "name");
+    let Filling {
+        mut insertions,
+        nulls,
+        ..
+    } = filling;
     if insertions.is_empty() && nulls.is_empty() {
         return None;
     }
+    // Replaced by `""` and blanks, so nothing moves.
     let mut nulled = bytes.to_vec();
     for at in nulls {
         nulled[at..at + 4].copy_from_slice(b"\"\"  ");
@@ -318,6 +366,14 @@ mod tests {
                 r#"{{"ignition":{{"version":"{version}"}},"storage":{{"luks":[{{"device":"/dev/a"}}]}}}}"#
             );
             let (_, warnings) = parse_typed(luks.as_bytes()).unwrap();
+            assert!(warnings.is_empty(), "{version}");
+        }
+        // A user or group without a name, in every spec (each has `passwd`).
+        for version in ["3.0.0", "3.3.0", "3.5.0"] {
+            let accounts = format!(
+                r#"{{"ignition":{{"version":"{version}"}},"passwd":{{"users":[{{}},{{"name":null,"uid":1}}],"groups":[{{"gid":1}},{{"name":null}}]}}}}"#
+            );
+            let (_, warnings) = parse_typed(accounts.as_bytes()).unwrap();
             assert!(warnings.is_empty(), "{version}");
         }
         // `null` is absent to Go, and a filled-in field is read as empty in place.

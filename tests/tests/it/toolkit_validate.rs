@@ -634,31 +634,67 @@ fn an_entry_without_a_device_is_refused_as_ignition_validate_refuses_it() {
             json!({"disks": [{"wipeTable": true}], "filesystems": [{"format": "ext4", "path": "/var"}]}),
         ] {
             let config = json!({"ignition": {"version": version}, "storage": storage});
-            let path = dir.path().join("c.ign");
-            std::fs::write(&path, serde_json::to_string_pretty(&config).unwrap()).unwrap();
-            let (theirs, said) = real_validate(&path).unwrap();
-            let (ours, report) = bootgen_validate(&path);
-            assert!(!theirs && !ours, "{config}: {said}\n{report:#}");
-            let real: Vec<RealReport> = real_reports(&said)
-                .into_iter()
-                .filter(|r| r.severity == "error")
-                .collect();
-            let errors: Vec<&Value> = problems(&report)
-                .iter()
-                .filter(|p| p["severity"] == "error")
-                .collect();
-            assert_eq!(errors.len(), real.len(), "{config}: {said}\n{report:#}");
-            for error in errors {
-                let location = &error["location"];
-                let message = error["message"].as_str().unwrap();
-                assert!(
-                    real.iter()
-                        .any(|r| r.path.as_deref() == location["path"].as_str()
-                            && message.starts_with(&r.message)
-                            && location["line"] == r.line
-                            && location["column"] == r.column),
-                    "{config}: {error:#} is none of: {said}"
-                );
+            assert!(
+                !same_errors_as_ignition_validate(dir.path(), &config),
+                "{config}"
+            );
+        }
+    }
+}
+
+/// Whether `config` (written pretty into `dir`) is valid for `ignition-validate`, which must be
+/// bootgen's verdict too, with as many errors, each one of `ignition-validate`'s by path, words
+/// and place.
+fn same_errors_as_ignition_validate(dir: &Path, config: &Value) -> bool {
+    let path = dir.join("c.ign");
+    std::fs::write(&path, serde_json::to_string_pretty(config).unwrap()).unwrap();
+    let (theirs, said) = real_validate(&path).unwrap();
+    let (ours, report) = bootgen_validate(&path);
+    assert_eq!(ours, theirs, "{config}: {said}\n{report:#}");
+    let real: Vec<RealReport> = real_reports(&said)
+        .into_iter()
+        .filter(|r| r.severity == "error")
+        .collect();
+    let errors: Vec<&Value> = problems(&report)
+        .iter()
+        .filter(|p| p["severity"] == "error")
+        .collect();
+    assert_eq!(errors.len(), real.len(), "{config}: {said}\n{report:#}");
+    for error in errors {
+        let location = &error["location"];
+        let message = error["message"].as_str().unwrap();
+        assert!(
+            real.iter()
+                .any(|r| r.path.as_deref() == location["path"].as_str()
+                    && message.starts_with(&r.message)
+                    && location["line"] == r.line
+                    && location["column"] == r.column),
+            "{config}: {error:#} is none of: {said}"
+        );
+    }
+    theirs
+}
+
+/// A user or group without a name (`{}`, `"name": null`, `""`) is no error to
+/// `ignition-validate` in any spec it knows: Go reads the name as empty. A second one is a
+/// duplicate entry, at the second; bootgen says the same, by path, words and place.
+#[test]
+fn an_account_without_a_name_is_taken_as_ignition_validate_takes_it() {
+    let dir = tempfile::tempdir().unwrap();
+    for version in ["3.0.0", "3.1.0", "3.2.0", "3.3.0", "3.4.0"] {
+        for (entries, valid) in [
+            (json!([{}]), true),
+            (json!([{"name": null}]), true),
+            (json!([{"name": ""}]), true),
+            (json!([{"name": "a"}, {}]), true),
+            (json!([{}, {}]), false),
+            (json!([{"name": null}, {"name": ""}]), false),
+            (json!([{"name": "a"}, {"name": null}, {}]), false),
+        ] {
+            for kind in ["users", "groups"] {
+                let config = json!({"ignition": {"version": version}, "passwd": {kind: entries}});
+                let theirs = same_errors_as_ignition_validate(dir.path(), &config);
+                assert_eq!(theirs, valid, "{config}");
             }
         }
     }

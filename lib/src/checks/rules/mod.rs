@@ -266,23 +266,6 @@ impl Rules {
             }
         }
     }
-
-    fn accounts(&mut self, config: &Value) {
-        for kind in ["users", "groups"] {
-            let mut seen: BTreeMap<&str, usize> = BTreeMap::new();
-            for (i, entry) in list(config, &format!("/passwd/{kind}")).iter().enumerate() {
-                let name = str_at(entry, "name").unwrap_or_default();
-                if let Some(first) = seen.insert(name, i) {
-                    self.error(
-                        Check::Ignition,
-                        "duplicate",
-                        format!("$.passwd.{kind}[{i}]"),
-                        format!("{name} is defined twice (first at $.passwd.{kind}[{first}])"),
-                    );
-                }
-            }
-        }
-    }
 }
 
 /// Ignition's rules (and the files stage's) for a config of spec 3.`minor` that matched the
@@ -294,7 +277,6 @@ pub fn check(config: &Value, files: FileList<'_>, minor: u32) -> Result<Vec<Prob
         problems: Vec::new(),
     };
     rules.references(config);
-    rules.accounts(config);
     rules.storage(config, files)?;
     rules.devices(config);
     rules.volumes(config);

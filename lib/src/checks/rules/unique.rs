@@ -1,5 +1,6 @@
 //! Entries Ignition keys by one field, each key given once: disks and filesystems by device,
-//! RAID arrays and LUKS volumes by name, certificate authorities and merged configs by source.
+//! RAID arrays, LUKS volumes, users and groups by name, certificate authorities and merged
+//! configs by source.
 //! Ignition refuses a second entry of a key ("duplicate entry defined"), the empty one too: an
 //! entry without the field has it.
 
@@ -15,6 +16,8 @@ const KEYED: &[(&str, &str, &str, u32)] = &[
     ("/storage/filesystems", "$.storage.filesystems", "device", 0),
     ("/storage/raid", "$.storage.raid", "name", 0),
     ("/storage/luks", "$.storage.luks", "name", LUKS_SINCE),
+    ("/passwd/users", "$.passwd.users", "name", 0),
+    ("/passwd/groups", "$.passwd.groups", "name", 0),
     (
         "/ignition/security/tls/certificateAuthorities",
         "$.ignition.security.tls.certificateAuthorities",
@@ -89,10 +92,10 @@ mod tests {
             .collect()
     }
 
-    /// As `ignition-validate` judges them: two entries without their key (absent or empty) are
-    /// a duplicate entry, named at the second and pointing at the first; one alone is not. Two
-    /// LUKS volumes without a name, and in spec 3.0 two merged configs without a source, have
-    /// no other error, so this is what makes such a config invalid.
+    /// As `ignition-validate` judges them: two entries without their key (absent, null or
+    /// empty) are a duplicate entry, named at the second and pointing at the first; one alone is
+    /// not. Two LUKS volumes, users or groups without a name, and in spec 3.0 two merged configs
+    /// without a source, have no other error, so this is what makes such a config invalid.
     #[test]
     fn entries_without_their_key_share_the_empty_one() {
         for (pointer, key, minor) in [
@@ -100,6 +103,8 @@ mod tests {
             ("/storage/filesystems", "device", 2),
             ("/storage/luks", "name", 2),
             ("/storage/raid", "name", 2),
+            ("/passwd/users", "name", 0),
+            ("/passwd/groups", "name", 3),
             ("/ignition/security/tls/certificateAuthorities", "source", 2),
             ("/ignition/config/merge", "source", 0),
             ("/ignition/config/merge", "source", 2),
@@ -119,6 +124,7 @@ mod tests {
                 vec![json!({}), json!({})],
                 vec![empty.clone(), empty.clone()],
                 vec![json!({}), empty.clone()],
+                vec![json!({ key: null }), json!({})],
             ] {
                 assert_eq!(
                     duplicates(&with(two.clone()), minor),
