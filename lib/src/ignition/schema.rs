@@ -74,7 +74,7 @@ pub(crate) fn without_position(text: &str) -> &str {
 /// `Config::parse_slice` reading `bytes` as Ignition reads a config: a field Go's types take as
 /// empty when it is absent or `null`, where `ignition-config`'s require a string, is taken as
 /// empty (a RAID array's, a LUKS volume's, a user's and a group's `name`, a disk's and a
-/// filesystem's `device`; before spec 3.3 a link's `target`), so
+/// filesystem's `device`; before spec 3.3 a link's `target`; a kernel argument), so
 /// `ignition-validate` and bootgen refuse the same configs; what an empty one does at boot is
 /// for the rules to say. An error's position is in `bytes`.
 pub(crate) fn parse_typed(bytes: &[u8]) -> Result<(Config, Vec<Warning>), SchemaError> {
@@ -98,6 +98,7 @@ pub(crate) fn parse_typed(bytes: &[u8]) -> Result<(Config, Vec<Warning>), Schema
 
 /// A config's members that [`with_empty_fields`] looks into; the others are not read.
 #[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
 struct Top<'a> {
     #[serde(borrow, default)]
     ignition: Option<&'a RawValue>,
@@ -105,6 +106,8 @@ struct Top<'a> {
     storage: Option<&'a RawValue>,
     #[serde(borrow, default)]
     passwd: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    kernel_arguments: Option<&'a RawValue>,
 }
 
 #[derive(Deserialize)]
@@ -133,6 +136,15 @@ struct Accounts<'a> {
     users: Option<&'a RawValue>,
     #[serde(borrow, default)]
     groups: Option<&'a RawValue>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase")]
+struct KernelArguments<'a> {
+    #[serde(borrow, default)]
+    should_exist: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    should_not_exist: Option<&'a RawValue>,
 }
 
 /// Section `raw` of a config read as `T`; `T`'s default (nothing to fill) when it is absent or
@@ -183,12 +195,21 @@ impl Filling<'_> {
             self.insertions.push((at, format!("\"{key}\":\"\"{comma}")));
         }
     }
+
+    /// Each `null` of string list `list` read as `""`, as Go reads it into a `[]string`.
+    fn items(&mut self, list: Option<&RawValue>) {
+        for item in entries(list) {
+            if item.get() == "null" {
+                self.nulls.push(self.offset(item));
+            }
+        }
+    }
 }
 
 /// `bytes` with `"name":""` put into each RAID array, LUKS volume, user and group without a
 /// name, `"device":""` into each disk and filesystem without a device and, before spec 3.3,
 /// `"target":""` into each link without a target (a `null` one is without it too, and reads
-/// `""`), and where each went (offset into `bytes`, length);
+/// `""`, as does a `null` kernel argument), and where each went (offset into `bytes`, length);
 /// `None` when nothing is missing or the config cannot be read that far (the check of the
 /// config as it is then says what is wrong).
 fn with_empty_fields(bytes: &[u8]) -> Option<(Vec<u8>, Insertions)> {
@@ -217,6 +238,10 @@ fn with_empty_fields(bytes: &[u8]) -> Option<(Vec<u8>, Insertions)> {
     let passwd: Accounts<'_> = section(top.passwd);
     filling.field(passwd.users, "name");
     filling.field(passwd.groups, "name");
+    // Before 3.3 the section is an unknown key, ignored whole: reading its nulls changes nothing.
+    let arguments: KernelArguments<'_> = section(top.kernel_arguments);
+    filling.items(arguments.should_exist);
+    filling.items(arguments.should_not_exist);
     let Filling {
         mut insertions,
         nulls,
@@ -374,6 +399,14 @@ mod tests {
                 r#"{{"ignition":{{"version":"{version}"}},"passwd":{{"users":[{{}},{{"name":null,"uid":1}}],"groups":[{{"gid":1}},{{"name":null}}]}}}}"#
             );
             let (_, warnings) = parse_typed(accounts.as_bytes()).unwrap();
+            assert!(warnings.is_empty(), "{version}");
+        }
+        // A null kernel argument is the empty one (from 3.3, which has them).
+        for version in ["3.3.0", "3.5.0"] {
+            let arguments = format!(
+                r#"{{"ignition":{{"version":"{version}"}},"kernelArguments":{{"shouldExist":["a",null],"shouldNotExist":[null]}}}}"#
+            );
+            let (_, warnings) = parse_typed(arguments.as_bytes()).unwrap();
             assert!(warnings.is_empty(), "{version}");
         }
         // `null` is absent to Go, and a filled-in field is read as empty in place.

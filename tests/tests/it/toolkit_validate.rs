@@ -51,9 +51,12 @@ fn real_validate(path: &Path) -> Option<(bool, String)> {
     let target = if text.contains("\"3.5.0\"") {
         return None;
     } else if text.contains("\"3.4.0\"") {
+        // One name per call: tests running at once may each compare a `c.ign`.
+        static COPIES: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
         let copy = std::env::temp_dir().join(format!(
-            "bootgen-{}-{}",
+            "bootgen-{}-{}-{}",
             std::process::id(),
+            COPIES.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
             path.file_name().unwrap().to_string_lossy()
         ));
         std::fs::write(&copy, text.replace("\"3.4.0\"", "\"3.4.0-experimental\"")).unwrap();
@@ -696,6 +699,38 @@ fn an_account_without_a_name_is_taken_as_ignition_validate_takes_it() {
                 let theirs = same_errors_as_ignition_validate(dir.path(), &config);
                 assert_eq!(theirs, valid, "{config}");
             }
+        }
+    }
+}
+
+/// A `null` kernel argument (from spec 3.3) is the empty one to Go: `ignition-validate` takes
+/// one alone, and refuses a second empty one, in either list, as a duplicate entry at the
+/// second. bootgen says the same, by path, words and place.
+#[test]
+fn a_null_kernel_argument_is_the_empty_one_as_in_go() {
+    let dir = tempfile::tempdir().unwrap();
+    for version in ["3.3.0", "3.4.0"] {
+        for (arguments, valid) in [
+            (json!({"shouldExist": [null]}), true),
+            (json!({"shouldNotExist": [null]}), true),
+            (
+                json!({"shouldExist": ["a", null], "shouldNotExist": ["b"]}),
+                true,
+            ),
+            (json!({"shouldExist": [null, null]}), false),
+            (json!({"shouldExist": [null, ""]}), false),
+            (
+                json!({"shouldExist": [null], "shouldNotExist": [null]}),
+                false,
+            ),
+            (
+                json!({"shouldExist": ["a", null], "shouldNotExist": ["", "a"]}),
+                false,
+            ),
+        ] {
+            let config = json!({"ignition": {"version": version}, "kernelArguments": arguments});
+            let theirs = same_errors_as_ignition_validate(dir.path(), &config);
+            assert_eq!(theirs, valid, "{config}");
         }
     }
 }

@@ -234,7 +234,8 @@ impl Rules {
                 .iter()
                 .enumerate()
             {
-                let Some(argument) = argument.as_str() else {
+                // Go reads a null one as the empty argument (the schema check lets it through).
+                let Some(argument) = argument.as_str().or(argument.is_null().then_some("")) else {
                     continue;
                 };
                 let at = format!("$.kernelArguments.{key}[{i}]");
@@ -243,7 +244,12 @@ impl Rules {
                         Check::Ignition,
                         "duplicate",
                         at,
-                        format!("kernel argument `{argument}` is named twice (first at {first})"),
+                        match argument {
+                            "" => format!("duplicate entry defined: {first} is empty too"),
+                            _ => format!(
+                                "duplicate entry defined: kernel argument `{argument}` is also {first}"
+                            ),
+                        },
                     );
                 }
             }
@@ -423,6 +429,12 @@ mod tests {
                 3,
                 "duplicate",
             ),
+            // A null argument is the empty one to Go.
+            (
+                json!({"kernelArguments": {"shouldExist": [null], "shouldNotExist": [""]}}),
+                3,
+                "duplicate",
+            ),
         ] {
             assert_eq!(rules_of(config.clone(), minor), [rule], "{config}");
         }
@@ -439,6 +451,7 @@ mod tests {
                 json!({"disks": [{"device": "/dev/sda", "partitions": [{"number": 0, "label": "a"}, {"number": 0, "label": "b"}]}]}),
             ),
             json!({"kernelArguments": {"shouldExist": ["a"], "shouldNotExist": ["b"]}}),
+            json!({"kernelArguments": {"shouldExist": [null], "shouldNotExist": ["b"]}}),
             storage(
                 json!({"disks": [{"device": "/dev/sda", "partitions": [{"number": 1}, {"number": 2}]}]}),
             ),
