@@ -78,22 +78,6 @@ pub fn locate(bytes: &[u8], problems: &mut [Problem]) {
     }
 }
 
-/// Converts Ignition's dotted paths (`$.storage.files.0.path`) to `$.storage.files[0].path`.
-pub fn bracket_indices(dotted: &str) -> String {
-    let mut out = String::new();
-    for (i, part) in dotted.split('.').enumerate() {
-        if i > 0 && !part.is_empty() && part.bytes().all(|b| b.is_ascii_digit()) {
-            out.push_str(&format!("[{part}]"));
-        } else {
-            if i > 0 {
-                out.push('.');
-            }
-            out.push_str(part);
-        }
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -152,14 +136,5 @@ mod tests {
         assert_eq!(place(text, "r", "$.a"), (Some(1), Some(7)));
         assert_eq!(place(text, "unknown-key", "$.a"), (Some(1), Some(2)));
         assert_eq!(place(text, "r", "$.b"), (Some(2), Some(19)));
-    }
-
-    #[test]
-    fn converts_dotted_indices() {
-        assert_eq!(
-            bracket_indices("$.storage.files.10.path"),
-            "$.storage.files[10].path"
-        );
-        assert_eq!(bracket_indices("$"), "$");
     }
 }

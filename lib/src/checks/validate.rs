@@ -5,10 +5,11 @@
 //! proves it on the corpus in `fixtures/ign/`).
 
 use super::lint;
-use super::locate::{bracket_indices, locate};
+use super::locate::locate;
 use super::problem::{Check, Problem, Severity};
 use super::syntax::{schema_problem, syntax_problem, version_problem, Checked};
 use crate::ignition::files::FileList;
+use crate::ignition::place::bracket_indices;
 use crate::ignition::{IgnitionDoc, SplitDoc};
 use serde::Serialize;
 use serde_json::Value;

@@ -139,12 +139,22 @@ impl IgnitionDoc {
                 (Some(_), _) => err(e.to_string()),
             }
         })?;
-        if let Some(w) = warnings.first() {
-            return Err(err(format!(
+        match warnings.first() {
+            // Placed as `validate` places it: at the key.
+            Some(ignition_config::Warning::UnusedKey(dotted)) => {
+                let path = place::bracket_indices(dotted);
+                let at = place::key_place(bytes, &path)
+                    .map(|(line, column)| format!(" at line {line}, column {column}"))
+                    .unwrap_or_default();
+                Err(err(format!(
+                    "unused key{at} ({path}): not part of the Ignition {version} spec"
+                )))
+            }
+            Some(w) => Err(err(format!(
                 "{w} (not part of the Ignition {version} spec)"
-            )));
+            ))),
+            None => Ok(()),
         }
-        Ok(())
     }
 }
 

@@ -293,13 +293,67 @@ pub(crate) fn schema_place(
 
 /// Where `ignition-validate` places the value at `path`.
 fn value_place(bytes: &[u8], path: &str) -> Option<(usize, usize)> {
+    first_place(bytes, path, false)
+}
+
+/// Where `ignition-validate` places the unknown key at `path` (a path as `validate` writes
+/// it): at the key itself, as there is no field for its value.
+pub(crate) fn key_place(bytes: &[u8], path: &str) -> Option<(usize, usize)> {
+    first_place(bytes, path, true)
+}
+
+/// The place of the first key (`key`) or value at `path`: a key given twice is placed at its
+/// first, as `checks::locate` places it.
+fn first_place(bytes: &[u8], path: &str, key: bool) -> Option<(usize, usize)> {
     let mut offset = None;
     walk(bytes, &mut |mark, at| {
-        if let (Mark::Value(start, _), None) = (mark, offset) {
-            if at == path {
-                offset = Some(ignition_offset(bytes, start));
-            }
+        if offset.is_some() || at != path {
+            return;
         }
+        offset = match (mark, key) {
+            (Mark::Key(start), true) => Some(start),
+            (Mark::Value(start, _), false) => Some(ignition_offset(bytes, start)),
+            _ => None,
+        };
     });
     offset.map(|o| line_columns(bytes, &[o])[0])
+}
+
+/// Converts Ignition's dotted paths (`$.storage.files.0.path`) to `$.storage.files[0].path`.
+pub(crate) fn bracket_indices(dotted: &str) -> String {
+    let mut out = String::new();
+    for (i, part) in dotted.split('.').enumerate() {
+        if i > 0 && !part.is_empty() && part.bytes().all(|b| b.is_ascii_digit()) {
+            out.push_str(&format!("[{part}]"));
+        } else {
+            if i > 0 {
+                out.push('.');
+            }
+            out.push_str(part);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn converts_dotted_indices() {
+        assert_eq!(
+            bracket_indices("$.storage.files.10.path"),
+            "$.storage.files[10].path"
+        );
+        assert_eq!(bracket_indices("$"), "$");
+    }
+
+    /// An unknown key at the key, the first of two, in `validate`'s path.
+    #[test]
+    fn keys_are_placed_at_their_first_byte() {
+        let text = b"{\"a\": {\"b\": 1},\n \"c\": [{\"d\": 2, \"d\": 3}]}";
+        assert_eq!(key_place(text, "$.a.b"), Some((1, 8)));
+        assert_eq!(key_place(text, "$.c[0].d"), Some((2, 9)));
+        assert_eq!(key_place(text, "$.e"), None);
+    }
 }

@@ -955,7 +955,7 @@ fn null_for_a_string_field_reads_as_absent_as_in_go() {
 /// A config that is not valid JSON or does not fit its schema is refused by `inspect`,
 /// `patch`, `diff` and `extract` naming the line and column `validate` names (and
 /// `ignition-validate` gives): a syntax error, a value of the wrong type (a scalar, an object,
-/// an array on a line of its own) and a missing field.
+/// an array on a line of its own), a missing field and an unknown key (at the key).
 #[test]
 fn every_command_names_the_place_validate_names() {
     let dir = tempfile::tempdir().unwrap();
@@ -966,6 +966,12 @@ fn every_command_names_the_place_validate_names() {
         format!("{head}\"mode\":{{\"a\":1}}}}]}}}}\n"),
         format!("{head}\"mode\":\n  [1]}}]}}}}\n"),
         r#"{"ignition":{"version":"3.2.0"},"storage":{"files":[{"mode":420}]}}"#.to_string(),
+        // Unknown keys: in a file entry on a line of its own, at the top, one the spec
+        // version does not have yet, and the first of two.
+        format!("{head}\n  \"bogus\":1}}]}}}}\n"),
+        "{\"ignition\":{\"version\":\"3.2.0\"},\n\"bogus\":{}}\n".to_string(),
+        r#"{"ignition":{"version":"3.0.0"},"storage":{"files":[{"path":"/a","contents":{"source":"https://h/a","httpHeaders":[]}}]}}"#.to_string(),
+        format!("{head}\"b\":1}}]}},\n\"passwd\":{{\"users\":[{{\"name\":\"u\",\"a\":1}}]}}}}\n"),
     ] {
         let config = dir.path().join("c.ign");
         std::fs::write(&config, &text).unwrap();
@@ -976,6 +982,8 @@ fn every_command_names_the_place_validate_names() {
             location["line"].as_u64().unwrap(),
             location["column"].as_u64().unwrap()
         );
+        // The field, as validate names it, when validate names one.
+        let path = location["path"].as_str().unwrap_or_default();
         let out = dir.path().join("out");
         for args in [
             vec!["inspect".into(), config.clone()],
@@ -995,8 +1003,8 @@ fn every_command_names_the_place_validate_names() {
             let stderr = String::from_utf8_lossy(&output.stderr);
             assert!(!output.status.success(), "{args:?} {text}");
             assert!(
-                stderr.contains(&place),
-                "{args:?}: validate says {place}: {stderr}\n{text}"
+                stderr.contains(&place) && stderr.contains(path),
+                "{args:?}: validate says {place} {path}: {stderr}\n{text}"
             );
         }
     }
