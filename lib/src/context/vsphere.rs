@@ -2,7 +2,7 @@
 //! installer's defaults resolved (folders, resource pools, template names), the machines the
 //! machine API manifests describe, and their sizes.
 
-use crate::model::{DataDisk, FailureDomain, Model, VCenter, VSphereMachinePool};
+use crate::model::{cleaned_path, DataDisk, FailureDomain, Model, VCenter, VSphereMachinePool};
 use crate::release::Switch;
 use serde::Serialize;
 
@@ -42,6 +42,10 @@ pub struct FailureDomainContext {
     pub domain: FailureDomain,
     /// The VM folder: the install-config's, or `/<datacenter>/vm/<infraID>`.
     pub folder: String,
+    /// The machines' VM folder: `folder`, with the default cleaned from 4.16 as that
+    /// installer cleans it (`datacenter: /dc1` gives `/dc1/vm/<infraID>`; its INI keeps
+    /// `//dc1/vm/<infraID>`).
+    pub machine_folder: String,
     /// The resource pool: the install-config's, or the compute cluster's root pool; empty
     /// when it names no compute cluster (the Infrastructure and the INI then leave it out).
     pub resource_pool: String,
@@ -121,6 +125,7 @@ pub fn context(model: &Model, infra_id: &str) -> Option<VSphereContext> {
     let vsphere = model.platform.vsphere()?;
     let by_failure_domain_name = model.switches.has(Switch::VsphereTemplatePerFailureDomain);
     let double_slash = model.switches.has(Switch::VsphereResourcePoolDoubleSlash);
+    let paths_cleaned = model.switches.has(Switch::VspherePathsCleaned);
     let single_vcenter_objects = vsphere.single_vcenter_datastore.is_some()
         && !model.switches.has(Switch::VsphereFailureDomains);
     let domains: Vec<FailureDomainContext> = vsphere
@@ -160,9 +165,15 @@ pub fn context(model: &Model, infra_id: &str) -> Option<VSphereContext> {
             {
                 domain.topology.datastore = datastore.clone();
             }
+            let folder = non_empty(&topology.folder)
+                .unwrap_or_else(|| format!("/{}/vm/{infra_id}", topology.datacenter));
+            let machine_folder = match topology.folder.is_empty() && paths_cleaned {
+                true => cleaned_path(&folder),
+                false => folder.clone(),
+            };
             FailureDomainContext {
-                folder: non_empty(&topology.folder)
-                    .unwrap_or_else(|| format!("/{}/vm/{infra_id}", topology.datacenter)),
+                folder,
+                machine_folder,
                 resource_pool,
                 machine_resource_pool,
                 template_name: non_empty(&topology.template).unwrap_or(template_name),

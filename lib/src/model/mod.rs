@@ -46,6 +46,7 @@ use crate::config::{LoadedConfig, Warning};
 use crate::error::{OptionField, Result};
 use crate::release::Switch;
 
+pub(crate) use vsphere::cleaned_path;
 pub use vsphere::{
     DataDisk, FailureDomain, Topology, VCenter, VSphereMachinePool, VSphereMachinePools,
     VSpherePlatform,

@@ -25,6 +25,7 @@ mod written;
 
 pub(crate) use form::{check_form, clean_paths, ignore_unknown_template};
 pub(crate) use legacy::deprecation_warning;
+pub(crate) use paths::cleaned as cleaned_path;
 pub(crate) use pools::{later_pool_fields, machine_pools};
 pub use pools::{DataDisk, VSphereMachinePool, VSphereMachinePools};
 pub(crate) use read::settings;
