@@ -29,6 +29,11 @@ pub(crate) fn meets(condition: Condition, context: &TemplateContext) -> bool {
             .as_ref()
             .is_some_and(|v| v.control_plane_machine_set),
         Condition::OvnJoinSubnet => !context.networking.ovn_internal_join_subnet.is_empty(),
+        Condition::BootImageNamed => context
+            .platform
+            .vsphere
+            .as_ref()
+            .is_some_and(|v| v.boot_image_named),
     }
 }
 

@@ -118,6 +118,9 @@ pub struct VSphereContext {
     pub single_vcenter_objects: bool,
     /// The control-plane machines' size and disks.
     pub control_plane_size: MachineSize,
+    /// The machines boot an image the user names (`clusterOSImage` or a failure domain's
+    /// template), which the machine-config operator is then told to leave alone.
+    pub boot_image_named: bool,
 }
 
 /// The context's `platform.vsphere` for `model`; `None` on other platforms.
@@ -258,6 +261,7 @@ pub fn context(model: &Model, infra_id: &str) -> Option<VSphereContext> {
             && model.switches.has(Switch::VsphereControlPlaneMachineSet),
         control_plane_size,
         control_plane_failure_domains,
+        boot_image_named: vsphere.boot_image_named(),
     })
 }
 

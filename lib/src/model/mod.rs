@@ -431,6 +431,7 @@ impl Model {
             vsphere::check_multiples(
                 loaded,
                 vsphere,
+                release.profile,
                 &switches,
                 &feature_set,
                 &custom_feature_gates,

@@ -409,7 +409,7 @@ mod tests {
         );
         assert!(text.contains("opt-in konnectivity: added (chosen with featureSet TechPreviewNoUpgrade or DevPreviewNoUpgrade, or CustomNoUpgrade with ClusterAPIMachineManagement or CRDCompatibilityRequirementOperator)"), "{text}");
         assert!(
-            text.contains("opt-in os_streams: now chosen with featureSet unset or TechPreviewNoUpgrade or DevPreviewNoUpgrade, or CustomNoUpgrade with OSStreams"),
+            text.contains("opt-in os_streams: now chosen with featureSet unset or TechPreviewNoUpgrade or DevPreviewNoUpgrade or OKD, or CustomNoUpgrade with OSStreams"),
             "{text}"
         );
         // The node image's streams.

@@ -173,6 +173,9 @@ pub enum Condition {
     ControlPlaneMachineSet,
     /// `networking.ovnKubernetesConfig.ipv4.internalJoinSubnet` is set.
     OvnJoinSubnet,
+    /// The platform's machines boot an image the user names (`platform.vsphere.boot_image_named`:
+    /// `clusterOSImage` or a failure domain's `topology.template`).
+    BootImageNamed,
 }
 
 /// A file row rendered once per item rather than once.

@@ -33,6 +33,7 @@ pub use profile::{
     check_table, per_item_row, profile_for, profile_for_patch, z_stream_profiles, Capability,
     CapabilitySet, DistributionFacts, ImageName, OptIn, Profile, Stage, CONFIGURABLE_PKI_OPT_IN,
     CUSTOM_FEATURE_SET, OS_STREAMS_OPT_IN, PROFILES, SHORT_CERT_ROTATION_OPT_IN,
+    VSPHERE_MULTI_NETWORKS_OPT_IN, VSPHERE_MULTI_VCENTERS_OPT_IN,
 };
 pub use reference::{check_registry_host, check_repository, without_credentials, PullSpec};
 pub use select::{

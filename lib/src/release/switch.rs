@@ -123,7 +123,6 @@ switches! {
     VsphereOneNetwork => "vsphere_one_network",
     VsphereMultiNetworksGated => "vsphere_multi_networks_gated",
     VsphereMultiNetworks => "vsphere_multi_networks",
-    MachineOsStreamLabel => "machine_os_stream_label",
     KubeletClientAllServiceAccounts => "kubelet_client_all_service_accounts",
     ShortCertRotationTwoHours => "short_cert_rotation_two_hours",
     NoOpenshiftSdn => "no_openshift_sdn",

@@ -166,11 +166,23 @@ pub struct VSpherePlatform {
     /// Each pool's machines (size, disks, failure domains), merged with
     /// `defaultMachinePlatform` and the installer's defaults once the release is known.
     pub machine_pools: VSphereMachinePools,
+    /// `clusterOSImage` was given: the machines boot an image of the user's choosing.
+    pub cluster_os_image_named: bool,
 }
 
 impl VSpherePlatform {
     /// Whether the cluster keeps its API and ingress addresses itself (keepalived on the nodes).
     pub fn has_vips(&self) -> bool {
         !self.api_vips.is_empty()
+    }
+
+    /// Whether the user names the image the machines boot (`clusterOSImage`, or a failure
+    /// domain's `topology.template`), so that no operator should swap it for the release's.
+    pub fn boot_image_named(&self) -> bool {
+        self.cluster_os_image_named
+            || self
+                .failure_domains
+                .iter()
+                .any(|fd| !fd.topology.template.is_empty())
     }
 }

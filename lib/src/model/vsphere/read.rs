@@ -108,13 +108,17 @@ pub(crate) fn settings(
             .as_ref()
             .map(|balancer| balancer.0.kind.0.clone()),
         machine_pools: VSphereMachinePools::default(),
+        cluster_os_image_named: written
+            .cluster_os_image
+            .as_ref()
+            .is_some_and(|i| !i.0.is_empty()),
     })
 }
 
 /// `diskType` and `clusterOSImage`: how openshift-install provisions the disks of the VMs it
 /// makes itself, and the image it imports for them. The configs do not carry them (the
-/// installer's agent flow ignores them too); a value the installer would refuse is refused,
-/// any other is ignored with a warning saying where it belongs.
+/// installer's agent flow ignores them too), beyond whether an image was chosen; a value the
+/// installer would refuse is refused, any other is warned of, saying where it belongs.
 fn check_ignored_vm_settings(
     loaded: &LoadedConfig,
     written: &Written,
@@ -145,7 +149,7 @@ fn check_ignored_vm_settings(
     {
         warnings.push(loaded.warning(
             &format!("{AT}.clusterOSImage"),
-            "ignored: it is the image openshift-install imports to make the VMs itself; make your VMs from the RHCOS OVA yourself",
+            "it is the image openshift-install imports to make the VMs itself, so the configs carry only that an image was chosen (releases whose installer says so keep the machine-config operator from updating the MachineSets' boot image); make your VMs from the RHCOS OVA yourself",
         ));
     }
     Ok(())

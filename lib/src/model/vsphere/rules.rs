@@ -6,7 +6,10 @@ use super::{VSpherePlatform, AT};
 use crate::config::{LoadedConfig, Warning};
 use crate::error::Result;
 use crate::model::CustomFeatureGates;
-use crate::release::{Switch, Switches};
+use crate::release::{
+    Profile, Switch, Switches, CUSTOM_FEATURE_SET, VSPHERE_MULTI_NETWORKS_OPT_IN,
+    VSPHERE_MULTI_VCENTERS_OPT_IN,
+};
 use std::net::IpAddr;
 
 /// The installer's VIP rules: both kinds or neither, one address or two (an IPv4 and an IPv6
@@ -188,22 +191,33 @@ pub(crate) fn check_architectures(
 
 /// More than one vCenter, or more than one network in a failure domain, as the release's
 /// installer takes them: refused outright (one vCenter until 4.16, one network per failure
-/// domain in 4.16 and 4.17), allowed only with the feature gate a preview feature set turns on
-/// (`VSphereMultiVCenters` in 4.17, `VSphereMultiNetworks` in 4.18), then allowed by default
-/// (at most ten networks).
+/// domain in 4.16 and 4.17), or taken only with the cluster's feature gate on
+/// (`VSphereMultiVCenters` in 4.17 and 4.18, `VSphereMultiNetworks` from 4.18: the release
+/// table's opt-ins say which feature sets turn each on, so a CustomNoUpgrade cluster must list
+/// it), with at most ten networks from 4.19.
 pub(crate) fn check_multiples(
     loaded: &LoadedConfig,
     vsphere: &VSpherePlatform,
+    profile: &Profile,
     switches: &Switches,
     feature_set: &str,
     custom_gates: &CustomFeatureGates,
 ) -> Result<()> {
-    let gate_on = |gate: &str| {
-        matches!(feature_set, "TechPreviewNoUpgrade" | "DevPreviewNoUpgrade")
-            || (feature_set == "CustomNoUpgrade" && custom_gates.enabled.iter().any(|g| g == gate))
-    };
-    let preview = |gate: &str| {
-        format!("set featureSet TechPreviewNoUpgrade (or CustomNoUpgrade with featureGates [{gate}=true]), which cannot be upgraded")
+    // Whether the feature gate behind `opt_in` is on; `Err`: how to turn it on.
+    let gate = |opt_in: &str| match profile.opt_ins.iter().find(|o| o.name == opt_in) {
+        Some(o) if o.chosen_by(feature_set, &custom_gates.enabled) => Ok(()),
+        Some(o) if feature_set == CUSTOM_FEATURE_SET => Err(format!(
+            "the {0} feature gate on, which featureGates leaves off: add {0}=true",
+            o.feature_gates.join(" or ")
+        )),
+        Some(o) => Err(format!(
+            "the {} feature gate on, which this feature set leaves off: set {}",
+            o.feature_gates.join(" or "),
+            o.chosen_with()
+        )),
+        None => Err(format!(
+            "a feature gate this release does not have ({opt_in})"
+        )),
     };
     // The first release that takes several, from the release table.
     let first_taking = |switch: Switch| {
@@ -225,12 +239,13 @@ pub(crate) fn check_multiples(
                 format!("lists {vcenters} vCenters, and this release's installer takes one: list one, or choose {}", first_taking(Switch::VsphereMultiVcentersGated)),
             ));
         }
-        let gate = "VSphereMultiVCenters";
-        if switches.has(Switch::VsphereMultiVcentersGated) && !gate_on(gate) {
-            return Err(loaded.field_error(
-                &field,
-                format!("lists {vcenters} vCenters, which this release's installer takes only with the {gate} preview feature: {}", preview(gate)),
-            ));
+        if switches.has(Switch::VsphereMultiVcentersGated) {
+            if let Err(how) = gate(VSPHERE_MULTI_VCENTERS_OPT_IN) {
+                return Err(loaded.field_error(
+                    &field,
+                    format!("lists {vcenters} vCenters, which this release's installer takes only with {how}"),
+                ));
+            }
         }
     }
     for (i, domain) in vsphere.failure_domains.iter().enumerate() {
@@ -242,12 +257,13 @@ pub(crate) fn check_multiples(
                 format!("lists {networks} networks, and this release's installer takes one a failure domain: list one, or choose {}", first_taking(Switch::VsphereMultiNetworksGated)),
             ));
         }
-        let gate = "VSphereMultiNetworks";
-        if networks > 1 && switches.has(Switch::VsphereMultiNetworksGated) && !gate_on(gate) {
-            return Err(loaded.field_error(
-                &field,
-                format!("lists {networks} networks, which this release's installer takes only with the {gate} preview feature: {}", preview(gate)),
-            ));
+        if networks > 1 && switches.has(Switch::VsphereMultiNetworksGated) {
+            if let Err(how) = gate(VSPHERE_MULTI_NETWORKS_OPT_IN) {
+                return Err(loaded.field_error(
+                    &field,
+                    format!("lists {networks} networks, which this release's installer takes only with {how}"),
+                ));
+            }
         }
         if networks > MAX_NETWORKS && switches.has(Switch::VsphereMultiNetworks) {
             return Err(loaded.field_error(
@@ -431,6 +447,44 @@ platform:
 {placement}pullSecret: '{{\"auths\":{{\"r\":{{\"auth\":\"eDp5\"}}}}}}'
 "
         )
+    }
+
+    /// Two networks in a failure domain need the VSphereMultiNetworks gate from 4.18: on in the
+    /// preview sets (4.18) and the default one (4.19 on), but with CustomNoUpgrade only when
+    /// featureGates lists it, as the installer decides.
+    #[test]
+    fn two_networks_need_the_gate_a_custom_feature_set_must_list() {
+        let config = |tail: &str| {
+            format!(
+                "apiVersion: v1
+metadata:
+  name: demo
+baseDomain: example.com
+platform:
+  vsphere:
+{}pullSecret: '{{\"auths\":{{\"r\":{{\"auth\":\"eDp5\"}}}}}}'
+{tail}",
+                PLACEMENT.replace("networks: [n]", "networks: [n, m]")
+            )
+        };
+        let decide = |version: &str, tail: &str| model_with_warnings(&config(tail), version).err();
+        let custom = "featureSet: CustomNoUpgrade\n";
+        for version in ["4.19.0", "4.22.0", "5.0.0"] {
+            assert_eq!(decide(version, ""), None, "{version}");
+            let with_gate = format!("{custom}featureGates: [VSphereMultiNetworks=true]\n");
+            assert_eq!(decide(version, &with_gate), None, "{version}");
+            let refused = decide(version, custom).unwrap();
+            assert!(
+                refused.contains("`platform.vsphere.failureDomains[0].topology.networks`")
+                    && refused.contains("add VSphereMultiNetworks=true"),
+                "{version}: {refused}"
+            );
+        }
+        let refused = decide("4.18.0", "").unwrap();
+        assert!(
+            refused.contains("set featureSet TechPreviewNoUpgrade or DevPreviewNoUpgrade"),
+            "{refused}"
+        );
     }
 
     const V6_FIRST: (&str, &str) = ("[2001:db8::5, 192.0.2.5]", "[2001:db8::6, 192.0.2.6]");

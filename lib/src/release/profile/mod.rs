@@ -163,6 +163,14 @@ pub const OS_STREAMS_OPT_IN: &str = "os_streams";
 /// manifest, and signers whose keys follow the release's default PKI profile.
 pub const CONFIGURABLE_PKI_OPT_IN: &str = "configurable_pki";
 
+/// The opt-in that stands for the VSphereMultiVCenters feature gate: more than one vCenter,
+/// where the release's installer asks for it.
+pub const VSPHERE_MULTI_VCENTERS_OPT_IN: &str = "vsphere_multi_vcenters";
+
+/// The opt-in that stands for the VSphereMultiNetworks feature gate: more than one network in a
+/// failure domain, and (until 5.0) the Infrastructure's node networking.
+pub const VSPHERE_MULTI_NETWORKS_OPT_IN: &str = "vsphere_multi_networks";
+
 /// The opt-in that stands for the ShortCertRotation feature gate: the one-day and one-year
 /// certificates live hours.
 pub const SHORT_CERT_ROTATION_OPT_IN: &str = "short_cert_rotation";
