@@ -158,6 +158,8 @@ const SECRET_NAME_ENDINGS: &[&str] = &[
     "private_key",
     // `DB_PASS`, `SMTP_PASS`: only after `_` (or the whole name), so `BYPASS` stays shown.
     "_pass",
+    // `MYSQL_PWD`: only after `_`, so the shell's `PWD` and `OLDPWD` (directories) stay shown.
+    "_pwd",
     // A kubeconfig's `client-key-data` (a private key in base64).
     "key-data",
     // The header a registry client sends credentials in (`X-Registry-Auth`).

@@ -3,13 +3,7 @@
 //! `Environment="AWS_SECRET_ACCESS_KEY=..."`, and INI or TOML keys (`password = x`). The value of a variable whose name says it holds a
 //! secret is hidden; a value that only refers to one (`$VAR`, `${VAR:-x}`, a `/path`) is shown.
 
-use super::{is_secret_key, Redact};
-
-/// A variable's name that says it holds a secret: a secret key's name (`auth`, `...token`), or
-/// one of the endings the diagnose crate lists for log lines too (`...secret`, `...access_key`).
-fn is_secret_name(name: &str) -> bool {
-    is_secret_key(name) || bootgen_diagnose::is_secret_variable(name)
-}
+use super::{is_secret_scalar_key as is_secret_name, Redact};
 
 fn is_name_byte(b: u8) -> bool {
     b.is_ascii_alphanumeric() || b == b'_'

@@ -1,9 +1,9 @@
 //! Hiding secrets in text line by line, as YAML (manifests, kubeconfigs), pretty JSON
 //! (`metadata.json`) and everything else (scripts, units, environment files) are written: the
-//! value of a secret key, every value of a Secret's top-level `data` and `stringData` (a block
+//! value of a secret key (a scalar's, too, under a key named as a secret variable is), every value of a Secret's top-level `data` and `stringData` (a block
 //! scalar as one value), and on every other line what [`Redact::inline`] hides.
 
-use super::{is_certificates, is_secret_key, Redact};
+use super::{is_certificates, is_secret_key, is_secret_scalar_key, Redact};
 
 /// The text with its secrets hidden, every other byte as it was.
 pub(super) fn redact(mode: Redact, text: &str) -> String {
@@ -41,7 +41,11 @@ pub(super) fn redact(mode: Redact, text: &str) -> String {
             let value = &body[value_at..];
             let secret_data =
                 matches!(key, "data" | "stringData") && secret_columns.at(i).contains(&column);
-            if in_data || is_secret_key(key) || (secret_data && !value.is_empty()) {
+            if in_data
+                || is_secret_key(key)
+                || (secret_data && !value.is_empty())
+                || (is_secret_scalar_key(key) && holds_scalar(value))
+            {
                 let (core, trailer) = split_trailer(value);
                 if core.is_empty() || is_block_indicator(core) {
                     let end = block_end(&lines, i + 1, indent);
@@ -199,6 +203,13 @@ fn is_block_indicator(value: &str) -> bool {
         && value[1..]
             .chars()
             .all(|c| c == '-' || c == '+' || c.is_ascii_digit())
+}
+
+/// Whether a value written on its key's line is a scalar (or a block scalar's indicator), not a
+/// nested map or list, nor a flow map or list (`{name: x}`), nor an anchor or alias.
+fn holds_scalar(value: &str) -> bool {
+    let (core, _) = split_trailer(value);
+    !core.is_empty() && !core.starts_with(['{', '[', '&', '*', '#'])
 }
 
 /// Values that hide nothing: an empty string, null, an empty list or map.

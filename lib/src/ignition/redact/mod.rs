@@ -76,6 +76,14 @@ pub(crate) fn is_secret_key(key: &str) -> bool {
     SECRET_KEYS.contains(&key.as_str()) || SECRET_KEY_ENDINGS.iter().any(|e| key.ends_with(e))
 }
 
+/// True when a scalar under `key` is a secret: a secret key's, or a name that ends as a secret
+/// variable's does (`secret_access_key`, `client_secret`, `apiKey`, `db_pass`), in YAML and
+/// JSON as in environment assignments. Only a scalar: a map under such a key (a pod's `secret:`
+/// volume, a MachineSet's `credentialsSecret: {name: ...}`) names Secrets, it holds none.
+pub(crate) fn is_secret_scalar_key(key: &str) -> bool {
+    is_secret_key(key) || bootgen_diagnose::is_secret_variable(key)
+}
+
 /// The JSON of `value` for the `Debug` of a public type that holds secrets (an embedder's
 /// `{:?}` in a log): the secrets a person's view hides are hidden, PEM blocks (private keys)
 /// summarized, and data URLs (an Ignition file's contents, keys among them) shown by their
@@ -178,6 +186,9 @@ impl Redact {
                             entries.values_mut().fold(false, |c, v| self.hide(v) | c)
                         }
                         _ if every_value || is_secret_key(key) => self.hide(item),
+                        Value::String(_) | Value::Number(_) if is_secret_scalar_key(key) => {
+                            self.hide(item)
+                        }
                         _ => self.json(item),
                     };
                 }

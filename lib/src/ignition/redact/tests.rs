@@ -240,3 +240,43 @@ fn a_pass_variable_and_a_curl_password_in_a_script_are_hidden() {
         assert!(shown.contains("curl --user admin https://h/y"), "{shown}");
     }
 }
+
+/// A key named as a secret variable is (`secret_access_key`, `client_secret`, `apiKey`,
+/// `db_pass`) hides a scalar in YAML and JSON alike; a map under such a key names Secrets and
+/// stays shown.
+#[test]
+fn a_scalar_under_a_key_named_as_a_secret_variable_is_hidden() {
+    let yaml = "aws:\n  secret_access_key: AwsSecret1\n  apiKey: 'ApiKey22'\n  private_key: |\n    PrivKey333\n  client_secret: ClientSecret4\n  db_pass: DbPass55\n  region: us-east-1\n";
+    let shown = D.text(yaml);
+    for hidden in [
+        "AwsSecret1",
+        "ApiKey22",
+        "PrivKey333",
+        "ClientSecret4",
+        "DbPass55",
+    ] {
+        assert!(!shown.contains(hidden), "{hidden} in\n{shown}");
+    }
+    assert!(
+        shown.contains("  secret_access_key: <redacted hmac:"),
+        "{shown}"
+    );
+    assert!(shown.contains("  region: us-east-1\n"), "{shown}");
+    // A pod's secret volume, a MachineSet's credentials Secret: names, shown as they are.
+    let names = "volumes:\n- name: certs\n  secret:\n    secretName: serving-cert\ncredentialsSecret: {name: vsphere-cloud-credentials}\nuserDataSecret:\n  name: worker-user-data\n";
+    assert_eq!(D.text(names), names);
+    let json = r#"{"aws":{"secret_access_key":"AwsSecret1","apiKey":12345678,"secret":{"name":"shown"},"region":"us-east-1"}}"#;
+    let shown = D.text(json);
+    for hidden in ["AwsSecret1", "12345678"] {
+        assert!(!shown.contains(hidden), "{hidden} in {shown}");
+    }
+    assert!(
+        shown.contains(r#""secret":{"name":"shown"}"#) && shown.contains("us-east-1"),
+        "{shown}"
+    );
+    // `MYSQL_PWD` is a password; the shell's `PWD` and `OLDPWD` are directories.
+    let env = "MYSQL_PWD=DbPassword6\nPWD=/root\nOLDPWD=/tmp\n";
+    let shown = D.text(env);
+    assert!(!shown.contains("DbPassword6"), "{shown}");
+    assert!(shown.contains("PWD=/root\nOLDPWD=/tmp\n"), "{shown}");
+}
