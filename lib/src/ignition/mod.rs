@@ -9,6 +9,7 @@
 pub(crate) mod dataurl;
 pub(crate) mod decode;
 pub(crate) mod files;
+pub(crate) mod go_empty;
 pub(crate) mod hash;
 pub(crate) mod kind;
 pub(crate) mod place;

@@ -64,7 +64,8 @@ fn offset_after(bytes: &[u8], line: usize, column: usize) -> Option<usize> {
 /// The value serde means when it reports a value of the wrong type at 1-based `line`/`column`,
 /// by its path, and the line and column `ignition-validate` gives that error. serde has read a
 /// scalar (the value holds the position) but not an object or an array (the value starts after
-/// it, past blanks); Go's decoder stops just past a scalar, just inside an object or an array.
+/// it, past blanks); Go's decoder stops just past a scalar, just inside an object or an array,
+/// and a rule's refusal of a `null` is at its first byte.
 pub(crate) fn path_at(bytes: &[u8], line: usize, column: usize) -> Option<(String, usize, usize)> {
     let read = offset_after(bytes, line, column)?;
     let mut next = read;
@@ -90,6 +91,9 @@ pub(crate) fn path_at(bytes: &[u8], line: usize, column: usize) -> Option<(Strin
     let (start, end, path) = exact.or(around)?;
     let stop = match bytes[start] {
         b'{' | b'[' => ignition_offset(bytes, start),
+        // Go takes a `null` anywhere (as the empty value): what refuses it is a rule, which
+        // names the value where it starts.
+        b'n' => start,
         _ => end + 1,
     };
     let (line, column) = line_columns(bytes, &[stop])[0];

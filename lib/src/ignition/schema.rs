@@ -3,10 +3,9 @@
 //! part at a time: the config without its file list (the skeleton), then each file entry on its
 //! own, so no typed tree of the whole config is ever built.
 
+use super::go_empty::with_empty_fields;
 use ignition_config::{Config, Warning};
-use serde::Deserialize;
 use serde_json::value::RawValue;
-use std::collections::HashMap;
 use std::fmt;
 
 /// Why a config does not fit its version's schema.
@@ -71,12 +70,10 @@ pub(crate) fn without_position(text: &str) -> &str {
     }
 }
 
-/// `Config::parse_slice` reading `bytes` as Ignition reads a config: a field Go's types take as
-/// empty when it is absent or `null`, where `ignition-config`'s require a string, is taken as
-/// empty (a RAID array's, a LUKS volume's, a user's and a group's `name`, a disk's and a
-/// filesystem's `device`; before spec 3.3 a link's `target`; a kernel argument), so
-/// `ignition-validate` and bootgen refuse the same configs; what an empty one does at boot is
-/// for the rules to say. An error's position is in `bytes`.
+/// `Config::parse_slice` reading `bytes` as Ignition reads a config: what Go's types read as
+/// empty where `ignition-config`'s want a value is taken as empty (see [`super::go_empty`]),
+/// so `ignition-validate` and bootgen refuse the same configs; what an empty one does at boot
+/// is for the rules to say. An error's position is in `bytes`.
 pub(crate) fn parse_typed(bytes: &[u8]) -> Result<(Config, Vec<Warning>), SchemaError> {
     let filled = with_empty_fields(bytes);
     let read = filled.as_ref().map_or(bytes, |(text, _)| text.as_slice());
@@ -94,183 +91,6 @@ pub(crate) fn parse_typed(bytes: &[u8]) -> Result<(Config, Vec<Warning>), Schema
             duplicate_key: None,
         },
     })
-}
-
-/// A config's members that [`with_empty_fields`] looks into; the others are not read.
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct Top<'a> {
-    #[serde(borrow, default)]
-    ignition: Option<&'a RawValue>,
-    #[serde(borrow, default)]
-    storage: Option<&'a RawValue>,
-    #[serde(borrow, default)]
-    passwd: Option<&'a RawValue>,
-    #[serde(borrow, default)]
-    kernel_arguments: Option<&'a RawValue>,
-}
-
-#[derive(Deserialize)]
-struct Version {
-    #[serde(default)]
-    version: Option<String>,
-}
-
-#[derive(Deserialize, Default)]
-struct Lists<'a> {
-    #[serde(borrow, default)]
-    disks: Option<&'a RawValue>,
-    #[serde(borrow, default)]
-    filesystems: Option<&'a RawValue>,
-    #[serde(borrow, default)]
-    raid: Option<&'a RawValue>,
-    #[serde(borrow, default)]
-    links: Option<&'a RawValue>,
-    #[serde(borrow, default)]
-    luks: Option<&'a RawValue>,
-}
-
-#[derive(Deserialize, Default)]
-struct Accounts<'a> {
-    #[serde(borrow, default)]
-    users: Option<&'a RawValue>,
-    #[serde(borrow, default)]
-    groups: Option<&'a RawValue>,
-}
-
-#[derive(Deserialize, Default)]
-#[serde(rename_all = "camelCase")]
-struct KernelArguments<'a> {
-    #[serde(borrow, default)]
-    should_exist: Option<&'a RawValue>,
-    #[serde(borrow, default)]
-    should_not_exist: Option<&'a RawValue>,
-}
-
-/// Section `raw` of a config read as `T`; `T`'s default (nothing to fill) when it is absent or
-/// not what the schema has there (the check of the config as it is says what is wrong).
-fn section<'a, T: Deserialize<'a> + Default>(raw: Option<&'a RawValue>) -> T {
-    raw.and_then(|r| serde_json::from_str(r.get()).ok())
-        .unwrap_or_default()
-}
-
-/// The entries of list `raw`, each as written; none when it is not a list.
-fn entries(raw: Option<&RawValue>) -> Vec<&RawValue> {
-    raw.and_then(|l| serde_json::from_str(l.get()).ok())
-        .unwrap_or_default()
-}
-
-/// Where text went into a config: each place (an offset into the config) and its length.
-type Insertions = Vec<(usize, usize)>;
-
-/// What [`with_empty_fields`] writes into a config: fields put in, and `null`s read as `""`.
-struct Filling<'b> {
-    bytes: &'b [u8],
-    insertions: Vec<(usize, String)>,
-    nulls: Vec<usize>,
-}
-
-impl Filling<'_> {
-    /// The offset in the config of `raw`, which borrows from it.
-    fn offset(&self, raw: &RawValue) -> usize {
-        raw.get().as_ptr() as usize - self.bytes.as_ptr() as usize
-    }
-
-    /// `"key":""` into each entry of `list` without `key`; a `null` one read as `""`.
-    fn field(&mut self, list: Option<&RawValue>, key: &str) {
-        for entry in entries(list) {
-            let Ok(members) = serde_json::from_str::<HashMap<String, &RawValue>>(entry.get())
-            else {
-                continue;
-            };
-            if let Some(value) = members.get(key) {
-                if value.get() == "null" {
-                    self.nulls.push(self.offset(value));
-                }
-                continue;
-            }
-            let comma = if members.is_empty() { "" } else { "," };
-            // Just inside the entry's `{`.
-            let at = self.offset(entry) + 1;
-            self.insertions.push((at, format!("\"{key}\":\"\"{comma}")));
-        }
-    }
-
-    /// Each `null` of string list `list` read as `""`, as Go reads it into a `[]string`.
-    fn items(&mut self, list: Option<&RawValue>) {
-        for item in entries(list) {
-            if item.get() == "null" {
-                self.nulls.push(self.offset(item));
-            }
-        }
-    }
-}
-
-/// `bytes` with `"name":""` put into each RAID array, LUKS volume, user and group without a
-/// name, `"device":""` into each disk and filesystem without a device and, before spec 3.3,
-/// `"target":""` into each link without a target (a `null` one is without it too, and reads
-/// `""`, as does a `null` kernel argument), and where each went (offset into `bytes`, length);
-/// `None` when nothing is missing or the config cannot be read that far (the check of the
-/// config as it is then says what is wrong).
-fn with_empty_fields(bytes: &[u8]) -> Option<(Vec<u8>, Insertions)> {
-    let top: Top<'_> = serde_json::from_slice(bytes).ok()?;
-    let version = top
-        .ignition
-        .and_then(|i| serde_json::from_str::<Version>(i.get()).ok())
-        .and_then(|i| i.version)
-        .unwrap_or_default();
-    let target_required = ["3.0.", "3.1.", "3.2."]
-        .iter()
-        .any(|v| version.starts_with(v));
-    let mut filling = Filling {
-        bytes,
-        insertions: Vec::new(),
-        nulls: Vec::new(),
-    };
-    let storage: Lists<'_> = section(top.storage);
-    filling.field(storage.disks, "device");
-    filling.field(storage.filesystems, "device");
-    filling.field(storage.raid, "name");
-    filling.field(storage.luks, "name");
-    if target_required {
-        filling.field(storage.links, "target");
-    }
-    let passwd: Accounts<'_> = section(top.passwd);
-    filling.field(passwd.users, "name");
-    filling.field(passwd.groups, "name");
-    // Before 3.3 the section is an unknown key, ignored whole: reading its nulls changes nothing.
-    let arguments: KernelArguments<'_> = section(top.kernel_arguments);
-    filling.items(arguments.should_exist);
-    filling.items(arguments.should_not_exist);
-    let Filling {
-        mut insertions,
-        nulls,
-        ..
-    } = filling;
-    if insertions.is_empty() && nulls.is_empty() {
-        return None;
-    }
-    // Replaced by `""` and blanks, so nothing moves.
-    let mut nulled = bytes.to_vec();
-    for at in nulls {
-        nulled[at..at + 4].copy_from_slice(b"\"\"  ");
-    }
-    insertions.sort();
-    let mut text = Vec::with_capacity(bytes.len() + insertions.len() * 12);
-    let mut copied = 0;
-    for (at, inserted) in &insertions {
-        text.extend_from_slice(&nulled[copied..*at]);
-        text.extend_from_slice(inserted.as_bytes());
-        copied = *at;
-    }
-    text.extend_from_slice(&nulled[copied..]);
-    Some((
-        text,
-        insertions
-            .into_iter()
-            .map(|(at, inserted)| (at, inserted.len()))
-            .collect(),
-    ))
 }
 
 /// The line and column in `original` of what is at `line` and `column` of the text made by
@@ -407,6 +227,15 @@ mod tests {
                 r#"{{"ignition":{{"version":"{version}"}},"kernelArguments":{{"shouldExist":["a",null],"shouldNotExist":[null]}}}}"#
             );
             let (_, warnings) = parse_typed(arguments.as_bytes()).unwrap();
+            assert!(warnings.is_empty(), "{version}");
+        }
+        // A null item of a string list and a null user or group, up to 3.5 (which
+        // ignition-validate 2.14 does not know).
+        for version in ["3.0.0", "3.5.0"] {
+            let nulls = format!(
+                r#"{{"ignition":{{"version":"{version}"}},"passwd":{{"users":[null,{{"name":"u","groups":[null],"sshAuthorizedKeys":[null]}}],"groups":[null]}},"storage":{{"filesystems":[{{"device":"/d","options":[null]}}],"raid":[{{"name":"r","level":"raid1","devices":["/d"],"options":[null]}}],"files":[{{"path":"/a","append":[null]}}]}}}}"#
+            );
+            let (_, warnings) = parse_typed(nulls.as_bytes()).unwrap();
             assert!(warnings.is_empty(), "{version}");
         }
         // `null` is absent to Go, and a filled-in field is read as empty in place.

@@ -735,6 +735,171 @@ fn a_null_kernel_argument_is_the_empty_one_as_in_go() {
     }
 }
 
+/// A `null` item of a string list (a user's groups and SSH keys, a filesystem's, RAID array's
+/// and LUKS volume's options, from 3.4 `noProxy`) and a `null` user, group, appended resource or
+/// (in 3.0) merged config are Go's empty value: `ignition-validate` takes them, and a second
+/// empty user or group is a duplicate entry at the second. bootgen says the same, by path,
+/// words and place.
+#[test]
+fn null_items_and_entries_read_as_go_reads_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let user = |key: &str| json!({"passwd": {"users": [{"name": "u", key: ["a", null]}]}});
+    let cases = [
+        (0..=4, user("groups"), true),
+        (0..=4, user("sshAuthorizedKeys"), true),
+        (
+            0..=4,
+            json!({"storage": {"filesystems": [{"device": "/dev/a", "format": "ext4", "options": [null]}]}}),
+            true,
+        ),
+        (
+            1..=4,
+            json!({"storage": {"filesystems": [{"device": "/dev/a", "format": "ext4", "path": "/v", "mountOptions": [null]}]}}),
+            true,
+        ),
+        (
+            0..=4,
+            json!({"storage": {"raid": [{"name": "md0", "level": "raid1", "devices": ["/dev/a"], "options": [null]}]}}),
+            true,
+        ),
+        (
+            2..=4,
+            json!({"storage": {"luks": [{"name": "l", "device": "/dev/a", "options": [null]}]}}),
+            true,
+        ),
+        (
+            4..=4,
+            json!({"storage": {"luks": [{"name": "l", "device": "/dev/a", "openOptions": [null]}]}}),
+            true,
+        ),
+        (
+            4..=4,
+            json!({"ignition": {"proxy": {"noProxy": [null]}}}),
+            true,
+        ),
+        (
+            0..=4,
+            json!({"passwd": {"users": [null], "groups": [null, {"name": "g"}]}}),
+            true,
+        ),
+        (0..=4, json!({"passwd": {"users": [{}, null]}}), false),
+        (
+            0..=4,
+            json!({"passwd": {"groups": [null, {"name": ""}]}}),
+            false,
+        ),
+        (
+            0..=4,
+            json!({"storage": {"files": [{"path": "/a", "append": [null]}]}}),
+            true,
+        ),
+        (
+            0..=0,
+            json!({"ignition": {"config": {"merge": [null]}}}),
+            true,
+        ),
+    ];
+    for version in ["3.0.0", "3.1.0", "3.2.0", "3.3.0", "3.4.0"] {
+        let minor: u32 = version[2..3].parse().unwrap();
+        for (specs, body, valid) in &cases {
+            if !specs.contains(&minor) {
+                continue;
+            }
+            let mut config = json!({"ignition": {"version": version}});
+            merge(&mut config, body);
+            let theirs = same_errors_as_ignition_validate(dir.path(), &config);
+            assert_eq!(theirs, *valid, "{config}");
+        }
+    }
+}
+
+/// `body` merged into `config`, object by object.
+fn merge(config: &mut Value, body: &Value) {
+    match (config, body) {
+        (Value::Object(into), Value::Object(from)) => {
+            for (key, value) in from {
+                match into.get_mut(key) {
+                    Some(existing) if existing.is_object() => merge(existing, value),
+                    _ => {
+                        into.insert(key.clone(), value.clone());
+                    }
+                }
+            }
+        }
+        (into, from) => *into = from.clone(),
+    }
+}
+
+/// A `null` Go reads as empty but `ignition-validate` refuses by a rule (a path, a unit's or
+/// drop-in's name, an HTTP header's name, a RAID device, a file entry, from 3.1 a merged
+/// config): bootgen refuses it by the schema, as its other commands do, at the place
+/// `ignition-validate` names, the `null`'s first byte.
+#[test]
+fn a_null_ignition_validate_refuses_is_refused_at_its_place() {
+    let dir = tempfile::tempdir().unwrap();
+    let cases = [
+        (0, json!({"storage": {"files": [{"path": null}]}})),
+        (
+            0,
+            json!({"storage": {"links": [{"path": null, "target": "/t"}]}}),
+        ),
+        (0, json!({"storage": {"files": [null]}})),
+        (
+            0,
+            json!({"storage": {"raid": [{"name": "md0", "level": "raid1", "devices": [null]}]}}),
+        ),
+        (0, json!({"systemd": {"units": [{"name": null}]}})),
+        (
+            0,
+            json!({"systemd": {"units": [{"name": "a.service", "dropins": [{"name": null}]}]}}),
+        ),
+        (
+            1,
+            json!({"storage": {"files": [{"path": "/a", "contents": {"source": "https://h/a", "httpHeaders": [{"name": null, "value": "v"}]}}]}}),
+        ),
+        (1, json!({"ignition": {"config": {"merge": [null]}}})),
+    ];
+    for version in ["3.0.0", "3.1.0", "3.2.0", "3.3.0", "3.4.0"] {
+        let minor: u32 = version[2..3].parse().unwrap();
+        for (since, body) in &cases {
+            if minor < *since {
+                continue;
+            }
+            let mut config = json!({"ignition": {"version": version}});
+            merge(&mut config, body);
+            let path = dir.path().join("c.ign");
+            std::fs::write(&path, serde_json::to_string_pretty(&config).unwrap()).unwrap();
+            let (theirs, said) = real_validate(&path).unwrap();
+            let (ours, report) = bootgen_validate(&path);
+            assert!(!theirs && !ours, "{config}: {said}\n{report:#}");
+            let place = |line: u64, column: u64| (json!(line), json!(column));
+            let ours: Vec<_> = problems(&report)
+                .iter()
+                .filter(|p| p["severity"] == "error")
+                .map(|p| {
+                    (
+                        p["location"]["line"].clone(),
+                        p["location"]["column"].clone(),
+                    )
+                })
+                .collect();
+            let real: Vec<_> = real_reports(&said)
+                .into_iter()
+                .filter(|r| r.severity == "error")
+                .map(|r| place(r.line, r.column))
+                .collect();
+            assert!(!real.is_empty(), "{config}: {said}");
+            for at in &real {
+                assert_eq!(
+                    ours,
+                    std::slice::from_ref(at),
+                    "{config}: {said}\n{report:#}"
+                );
+            }
+        }
+    }
+}
+
 /// A key the config's spec version does not have (LUKS volumes before 3.2, HTTP headers and
 /// `mountOptions` in 3.0, a proxy in 3.0, kernel arguments before 3.3, a Tang advertisement
 /// before 3.4), holding what a later version's rules refuse: Ignition ignores the key, so
