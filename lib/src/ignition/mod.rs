@@ -19,6 +19,7 @@ pub(crate) mod redact;
 pub(crate) mod schema;
 pub(crate) mod split;
 pub(crate) mod unit_text;
+pub(crate) mod unknown_order;
 pub(crate) mod view;
 
 pub use dataurl::DecodeError;

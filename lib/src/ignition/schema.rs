@@ -4,6 +4,7 @@
 //! own, so no typed tree of the whole config is ever built.
 
 use super::go_empty::with_empty_fields;
+use super::unknown_order::walk_order;
 use ignition_config::{Config, Warning};
 use serde_json::value::RawValue;
 use std::fmt;
@@ -73,11 +74,12 @@ pub(crate) fn without_position(text: &str) -> &str {
 /// `Config::parse_slice` reading `bytes` as Ignition reads a config: what Go's types read as
 /// empty where `ignition-config`'s want a value is taken as empty (see [`super::go_empty`]),
 /// so `ignition-validate` and bootgen refuse the same configs; what an empty one does at boot
-/// is for the rules to say. An error's position is in `bytes`.
+/// is for the rules to say. An error's position is in `bytes`; the unknown keys are in the
+/// order `ignition-validate` reports them (see [`super::unknown_order`]).
 pub(crate) fn parse_typed(bytes: &[u8]) -> Result<(Config, Vec<Warning>), SchemaError> {
     let filled = with_empty_fields(bytes);
     let read = filled.as_ref().map_or(bytes, |(text, _)| text.as_slice());
-    Config::parse_slice(read).map_err(|e| match e {
+    let (config, mut warnings) = Config::parse_slice(read).map_err(|e| match e {
         ignition_config::Error::Serialization(inner) => {
             let (mut line, mut column) = (inner.line(), inner.column());
             if let Some((_, inserted)) = &filled {
@@ -90,7 +92,12 @@ pub(crate) fn parse_typed(bytes: &[u8]) -> Result<(Config, Vec<Warning>), Schema
             position: None,
             duplicate_key: None,
         },
-    })
+    })?;
+    warnings.sort_by_cached_key(|w| match w {
+        Warning::UnusedKey(path) => walk_order(path),
+        _ => Vec::new(),
+    });
+    Ok((config, warnings))
 }
 
 /// The line and column in `original` of what is at `line` and `column` of the text made by
@@ -157,9 +164,8 @@ fn part<T: serde::de::DeserializeOwned>(
 }
 
 /// The unknown keys of a config (dotted paths, in the order the check of the whole config
-/// reports them) whose skeleton and raw file entries are given; `None` when a part does not
-/// fit the schema, or when both the skeleton and the entries have unknown keys (the whole
-/// check's order interleaves them by position). Then only the whole check can say.
+/// reports them, `ignition-validate`'s) whose skeleton and raw file entries are given; `None`
+/// when a part does not fit the schema. Then only the whole check can say.
 pub(crate) fn unknown_keys(skeleton: &str, files: &[&RawValue]) -> Option<Vec<String>> {
     use ignition_config::{v3_0, v3_1, v3_2, v3_3, v3_4, v3_5};
     let (config, warnings) = parse_typed(skeleton.as_bytes()).ok()?;
@@ -180,13 +186,13 @@ pub(crate) fn unknown_keys(skeleton: &str, files: &[&RawValue]) -> Option<Vec<St
             _ => return None,
         }
     }
-    let in_skeleton = unknown.len();
     for (i, raw) in files.iter().enumerate() {
         if !file(raw.get(), &format!("$.storage.files.{i}"), &mut unknown) {
             return None;
         }
     }
-    (in_skeleton == 0 || unknown.len() == in_skeleton).then_some(unknown)
+    unknown.sort_by_cached_key(|path| walk_order(path));
+    Some(unknown)
 }
 
 #[cfg(test)]

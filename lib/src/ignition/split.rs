@@ -171,8 +171,8 @@ impl<'a> SplitDoc<'a> {
     }
 
     /// The config's unknown keys, as the check of the whole config names and orders them,
-    /// found a part at a time; `None` when a part does not fit the schema, or when the parts
-    /// cannot tell the order (see [`super::schema::unknown_keys`]).
+    /// found a part at a time; `None` when a part does not fit the schema (see
+    /// [`super::schema::unknown_keys`]).
     pub(crate) fn unknown_keys(&self) -> Option<Vec<String>> {
         super::schema::unknown_keys(&self.skeleton, &self.files)
     }

@@ -900,6 +900,45 @@ fn a_null_ignition_validate_refuses_is_refused_at_its_place() {
     }
 }
 
+/// Unknown keys in many places come in `ignition-validate`'s order, which follows Go's types
+/// and not the text: an object's own before its fields', fields in Go's order (`passwd` before
+/// `storage` before `systemd`; a file's `user` before its `contents`), entries by index. One
+/// unknown key per object, as Go lists one object's own in no fixed order. The other commands
+/// refuse naming the first.
+#[test]
+fn unknown_keys_come_in_ignition_validates_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = r#"{"ignition":{"version":"3.3.0"},
+"systemd":{"units":[{"name":"a.service","u":1}]},
+"storage":{"files":[{"path":"/a","contents":{"source":"data:,","c":1},"f":1,"user":{"id":1,"o":1}},
+  {"path":"/b","g":1}],"disks":[{"device":"/dev/a","d":1}],"s":1},
+"passwd":{"users":[{"name":"u","p":1}]},"t":1}
+"#;
+    let config = dir.path().join("c.ign");
+    std::fs::write(&config, text).unwrap();
+    let (_, said) = real_validate(&config).unwrap();
+    let theirs: Vec<String> = real_reports(&said)
+        .into_iter()
+        .filter(|r| r.message.starts_with("Unused key"))
+        .filter_map(|r| r.path)
+        .collect();
+    assert_eq!(theirs.len(), 9, "{said}");
+    let (_, report) = bootgen_validate(&config);
+    let ours: Vec<&str> = problems(&report)
+        .iter()
+        .filter(|p| p["rule"] == "unknown-key")
+        .filter_map(|p| p["location"]["path"].as_str())
+        .collect();
+    assert_eq!(ours, theirs, "{said}\n{report:#}");
+    let output = bootgen_conformance::bootgen!()
+        .arg("inspect")
+        .arg(&config)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains(&format!("({})", theirs[0])), "{stderr}");
+}
+
 /// A key the config's spec version does not have (LUKS volumes before 3.2, HTTP headers and
 /// `mountOptions` in 3.0, a proxy in 3.0, kernel arguments before 3.3, a Tang advertisement
 /// before 3.4), holding what a later version's rules refuse: Ignition ignores the key, so
