@@ -258,6 +258,54 @@ fn directories_links_and_groups_are_matched_by_path_or_name() {
     assert!(!shown.contains("GroupHashSecret"), "{shown}");
 }
 
+/// A user or group without a name (`{}`, `"name": null`, or a `null` entry: Go reads the name as
+/// empty, and Ignition takes one) is named by its place, as its list and index, in each
+/// config, and matched with the other config's nameless one: added, removed, or changed
+/// (its password hash as a digest).
+#[test]
+fn an_entry_without_a_name_is_named_by_its_place() {
+    let passwd = |users: Value, groups: Value| json!({"ignition": {"version": "3.3.0"}, "passwd": {"users": users, "groups": groups}});
+    let named = passwd(json!([{"name": "core"}]), json!([{"name": "g"}]));
+    let nameless = passwd(
+        json!([{"name": "core"}, {"uid": 5}]),
+        json!([null, {"name": "g"}]),
+    );
+    differs(
+        &named,
+        &nameless,
+        &[],
+        &[
+            "+ user (no name) at $.passwd.users[1]\n",
+            "+ group (no name) at $.passwd.groups[0]\n",
+        ],
+    );
+    let shown = differs(
+        &nameless,
+        &named,
+        &[],
+        &[
+            "- user (no name) at $.passwd.users[1]\n",
+            "- group (no name) at $.passwd.groups[0]\n",
+        ],
+    );
+    assert!(!shown.contains("user \n"), "{shown}");
+    let changed = passwd(
+        json!([{"name": null, "uid": 6, "passwordHash": "$6$salt$UserHashSecret"}, {"name": "core"}]),
+        json!([{"name": "g"}, {"gid": 7}]),
+    );
+    let shown = differs(
+        &nameless,
+        &changed,
+        &[],
+        &[
+            "~ user (no name) at $.passwd.users[0]\n    password hash changed (unset -> <password hash hmac:",
+            "    uid changed",
+            "~ group (no name) at $.passwd.groups[1]\n    gid unset -> 7",
+        ],
+    );
+    assert!(!shown.contains("UserHashSecret"), "{shown}");
+}
+
 /// A key given twice in one JSON object is named as what it is, with its place, not as a
 /// schema mismatch; so is it by `inspect --objects` and `diff --objects`.
 #[test]

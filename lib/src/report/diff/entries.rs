@@ -24,6 +24,16 @@ pub(super) struct Differ<'a> {
     pub(super) items: Vec<DiffItem>,
 }
 
+/// How the diff names an entry Ignition keys by `name`, entry `index` of list `list`
+/// (`$.passwd.users`): by the name, or, when it has none (Go reads it as empty), by its place.
+pub(super) fn entry_name(name: &str, list: &str, index: usize) -> String {
+    if name.is_empty() {
+        format!("(no name) at {list}[{index}]")
+    } else {
+        name.to_string()
+    }
+}
+
 pub(super) fn opt<T: fmt::Display>(value: Option<T>) -> String {
     value.map_or_else(|| "unset".to_string(), |v| v.to_string())
 }

@@ -1,7 +1,7 @@
 //! Directories, links and groups matched by path or name, as Ignition keys them: their order
 //! does not matter, and a change names the entry and each field that changed.
 
-use super::entries::Differ;
+use super::entries::{entry_name, Differ};
 use super::ChangeKind;
 use crate::ignition::redact::Redact;
 use serde_json::{Map, Value};
@@ -15,27 +15,31 @@ pub(super) const KEYED: &[(&str, &str, &str, &str)] = &[
     ("/passwd", "groups", "name", "group"),
 ];
 
-/// The entries of one list by key, each with the fields that matter: a field Ignition reads as
-/// unset (null, false, an empty object) is left out, so spelling out a default is no change.
+/// The entries of one list by key, each with its index and the fields that matter: a field
+/// Ignition reads as unset (null, false, an empty object) is left out, so spelling out a
+/// default is no change. An entry without its key (a group without a name, or `null`) has the
+/// empty one, as Go reads it.
 fn entries<'a>(
     doc: &'a Value,
     parent: &str,
     list: &str,
     key: &str,
-) -> BTreeMap<&'a str, Map<String, Value>> {
+) -> BTreeMap<&'a str, (usize, Map<String, Value>)> {
     doc.pointer(&format!("{parent}/{list}"))
         .and_then(Value::as_array)
         .into_iter()
         .flatten()
-        .filter_map(|entry| {
-            let name = entry.get(key)?.as_str()?;
+        .enumerate()
+        .map(|(i, entry)| {
+            let name = entry.get(key).and_then(Value::as_str).unwrap_or_default();
             let fields = entry
-                .as_object()?
-                .iter()
+                .as_object()
+                .into_iter()
+                .flatten()
                 .filter(|(k, v)| k.as_str() != key && !is_unset(v) && !is_default(list, k, v))
                 .map(|(k, v)| (k.clone(), v.clone()))
                 .collect();
-            Some((name, fields))
+            (name, (i, fields))
         })
         .collect()
 }
@@ -79,11 +83,17 @@ impl Differ<'_> {
                 entries(new, parent, list, key),
             );
             let names: BTreeSet<&str> = a.keys().chain(b.keys()).copied().collect();
+            let at = format!("${}.{list}", parent.replace('/', "."));
             for name in names {
+                let named = |i: usize| entry_name(name, &at, i);
                 match (a.get(name), b.get(name)) {
-                    (None, Some(_)) => self.push(ChangeKind::Added, what, name, vec![], None),
-                    (Some(_), None) => self.push(ChangeKind::Removed, what, name, vec![], None),
-                    (Some(x), Some(y)) if x != y => {
+                    (None, Some((i, _))) => {
+                        self.push(ChangeKind::Added, what, &named(*i), vec![], None)
+                    }
+                    (Some((i, _)), None) => {
+                        self.push(ChangeKind::Removed, what, &named(*i), vec![], None)
+                    }
+                    (Some((_, x)), Some((j, y))) if x != y => {
                         let fields: BTreeSet<&String> = x.keys().chain(y.keys()).collect();
                         let details = fields
                             .into_iter()
@@ -92,7 +102,7 @@ impl Differ<'_> {
                                 format!("{f} {} -> {}", shown(f, x.get(f)), shown(f, y.get(f)))
                             })
                             .collect();
-                        self.push(ChangeKind::Changed, what, name, details, None);
+                        self.push(ChangeKind::Changed, what, &named(*j), details, None);
                     }
                     _ => {}
                 }

@@ -1,7 +1,7 @@
-//! Users matched by name: SSH keys added or removed (summarized), password hashes changed
+//! Users matched by name (one without a name named by its place): SSH keys added or removed (summarized), password hashes changed
 //! (as a short digest, never the hash), any other field changed.
 
-use super::entries::Differ;
+use super::entries::{entry_name, Differ};
 use super::ChangeKind;
 use crate::ignition::redact::Redact;
 use crate::ignition::view::summarize_key;
@@ -17,26 +17,26 @@ impl Differ<'_> {
         raw_a: &Value,
         raw_b: &Value,
     ) {
-        let a: BTreeMap<&str, &DecodedUser> = a.iter().map(|u| (u.name.as_str(), u)).collect();
-        let b: BTreeMap<&str, &DecodedUser> = b.iter().map(|u| (u.name.as_str(), u)).collect();
+        let (a, b) = (by_name(a), by_name(b));
         let names: BTreeSet<&str> = a.keys().chain(b.keys()).copied().collect();
+        let named = |name: &str, i: usize| entry_name(name, "$.passwd.users", i);
         for name in names {
             match (a.get(name), b.get(name)) {
-                (None, Some(u)) => self.push(
+                (None, Some((i, u))) => self.push(
                     ChangeKind::Added,
                     "user",
-                    name,
+                    &named(name, *i),
                     vec![format!("{} SSH key(s)", u.ssh_authorized_keys.len())],
                     None,
                 ),
-                (Some(u), None) => self.push(
+                (Some((i, u)), None) => self.push(
                     ChangeKind::Removed,
                     "user",
-                    name,
+                    &named(name, *i),
                     vec![format!("{} SSH key(s)", u.ssh_authorized_keys.len())],
                     None,
                 ),
-                (Some(x), Some(y)) => {
+                (Some((i, x)), Some((j, y))) => {
                     let mut details = Vec::new();
                     for key in y
                         .ssh_authorized_keys
@@ -52,8 +52,9 @@ impl Differ<'_> {
                     {
                         details.push(format!("SSH key removed: {}", summarize_key(key)));
                     }
-                    let hash = |raw: &Value| user_field(raw, name, "passwordHash");
-                    let (hash_a, hash_b) = (hash(raw_a), hash(raw_b));
+                    let (user_a, user_b) = (user_entry(raw_a, *i), user_entry(raw_b, *j));
+                    let hash = |user: Option<&Value>| user?.get("passwordHash").cloned();
+                    let (hash_a, hash_b) = (hash(user_a), hash(user_b));
                     if hash_a != hash_b {
                         let shown = |hash: Option<Value>| match hash {
                             Some(Value::String(h)) => {
@@ -67,12 +68,11 @@ impl Differ<'_> {
                             shown(hash_b)
                         ));
                     }
-                    let others = |raw: &Value| user_other_fields(raw, name);
-                    for field in changed_keys(&others(raw_a), &others(raw_b)) {
+                    for field in changed_keys(&other_fields(user_a), &other_fields(user_b)) {
                         details.push(format!("{field} changed"));
                     }
                     if !details.is_empty() {
-                        self.push(ChangeKind::Changed, "user", name, details, None);
+                        self.push(ChangeKind::Changed, "user", &named(name, *j), details, None);
                     }
                 }
                 (None, None) => {}
@@ -81,24 +81,21 @@ impl Differ<'_> {
     }
 }
 
-fn user_field(raw: &Value, name: &str, field: &str) -> Option<Value> {
-    raw.pointer("/passwd/users")?
-        .as_array()?
+/// Users by name (Ignition's key), each with its index in the list.
+fn by_name(users: &[DecodedUser]) -> BTreeMap<&str, (usize, &DecodedUser)> {
+    users
         .iter()
-        .find(|u| u.get("name").and_then(Value::as_str) == Some(name))?
-        .get(field)
-        .cloned()
+        .enumerate()
+        .map(|(i, u)| (u.name.as_str(), (i, u)))
+        .collect()
 }
 
-fn user_other_fields(raw: &Value, name: &str) -> BTreeMap<String, Value> {
-    let user = raw
-        .pointer("/passwd/users")
-        .and_then(Value::as_array)
-        .and_then(|users| {
-            users
-                .iter()
-                .find(|u| u.get("name").and_then(Value::as_str) == Some(name))
-        });
+/// User `index` of config `raw`, as written.
+fn user_entry(raw: &Value, index: usize) -> Option<&Value> {
+    raw.pointer("/passwd/users")?.as_array()?.get(index)
+}
+
+fn other_fields(user: Option<&Value>) -> BTreeMap<String, Value> {
     user.and_then(Value::as_object)
         .map(|o| {
             o.iter()
