@@ -79,6 +79,28 @@ fn inspect_json_holds_what_the_text_says() {
     assert_eq!(summary["budget"]["channels"][0]["fits"], true);
 }
 
+/// A user without a name (absent, `null`, or a `null` entry), which Ignition takes, is shown
+/// as having none, not as a blank; its JSON name is the empty one Go reads.
+#[test]
+fn inspect_shows_a_user_without_a_name_as_such() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("c.ign");
+    std::fs::write(
+        &config,
+        r#"{"ignition":{"version":"3.2.0"},"passwd":{"users":[null,{"name":"core"}]}}"#,
+    )
+    .unwrap();
+    let path = config.to_str().unwrap();
+    let shown = stdout(&bootgen(&["inspect", path]));
+    assert!(
+        shown.contains("\n  (no name)    0 SSH key(s), password not set\n"),
+        "{shown}"
+    );
+    let summary: Value =
+        serde_json::from_slice(&bootgen(&["inspect", "--json", path]).stdout).unwrap();
+    assert_eq!(summary["users"][0]["name"], "");
+}
+
 /// `bootgen ignition` judges the config against what can carry it on its platform (platform
 /// `none`: the live ISO and PXE/HTTP, no cloud's user data); `inspect --budget` against every
 /// channel, with the pointer advice where one does not fit; the lines both print are the same.

@@ -112,10 +112,16 @@ impl fmt::Display for Summary {
         if !self.users.is_empty() {
             writeln!(f, "\nusers:")?;
             for user in &self.users {
+                // A user without a name is one Ignition takes (Go reads the name as empty).
+                let name = if user.name.is_empty() {
+                    "(no name)"
+                } else {
+                    &user.name
+                };
                 writeln!(
                     f,
                     "  {:<12} {} SSH key(s), password {}",
-                    user.name,
+                    name,
                     user.ssh_keys,
                     if user.password { "set" } else { "not set" }
                 )?;
