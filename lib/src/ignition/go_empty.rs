@@ -8,7 +8,7 @@
 //! `ignition-config` already reads as optional.
 
 use serde_json::value::RawValue;
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::ops::RangeInclusive;
 
 /// How Go reads what is missing at a place.
@@ -70,8 +70,11 @@ fn minor(version: &str) -> Option<u32> {
     rest.split('.').next()?.parse().ok()
 }
 
+/// An object's members, each as written.
+type Object<'b> = HashMap<&'b str, &'b RawValue>;
+
 /// The members of object `raw`; none when it is not an object.
-fn members(raw: &RawValue) -> Option<HashMap<&str, &RawValue>> {
+fn members_of(raw: &RawValue) -> Option<Object<'_>> {
     serde_json::from_str(raw.get()).ok()
 }
 
@@ -103,41 +106,43 @@ impl Filling<'_> {
         raw.get().as_ptr() as usize - self.bytes.as_ptr() as usize
     }
 
-    /// What Go reads as `empty` at `path` (dot-separated, `[]` for each entry) below `raw`.
-    fn fill(&mut self, raw: &RawValue, path: &str, empty: Empty) {
-        let (step, rest) = match path.split_once('.') {
-            Some((step, rest)) => (step, Some(rest)),
-            None => (path, None),
-        };
-        let (key, each) = match step.strip_suffix("[]") {
-            Some(key) => (key, true),
-            None => (step, false),
-        };
-        let Some(members) = members(raw) else {
-            return;
-        };
-        let value = members.get(key).copied();
-        match (rest, each, value) {
-            (Some(rest), false, Some(value)) => self.fill(value, rest, empty),
-            (Some(rest), true, Some(list)) => {
-                for entry in entries(list) {
-                    self.fill(entry, rest, empty);
+    /// What Go reads as empty below the object whose `{` is at offset `at`, of `members`, at
+    /// each of `places` (a path, dot-separated with `[]` for each entry of a list, and its
+    /// kind), each object read once for all.
+    fn fill(&mut self, at: usize, members: &Object<'_>, places: &[(&str, Empty)]) {
+        // The places further down, by the member they go through (and whether into its entries).
+        let mut below: BTreeMap<(&str, bool), Vec<(&str, Empty)>> = BTreeMap::new();
+        for &(path, empty) in places {
+            match path.split_once('.') {
+                Some((step, rest)) => {
+                    let (key, each) = match step.strip_suffix("[]") {
+                        Some(key) => (key, true),
+                        None => (step, false),
+                    };
+                    below.entry((key, each)).or_default().push((rest, empty));
+                }
+                None => {
+                    let value = members.get(path).copied();
+                    self.last(at, path, value, empty, members.is_empty());
                 }
             }
-            (Some(_), _, None) => {}
-            (None, _, value) => self.last(raw, key, value, empty, members.is_empty()),
+        }
+        for ((key, each), places) in below {
+            let Some(value) = members.get(key).copied() else {
+                continue;
+            };
+            let objects = if each { entries(value) } else { vec![value] };
+            for object in objects {
+                if let Some(members) = members_of(object) {
+                    self.fill(self.offset(object), &members, &places);
+                }
+            }
         }
     }
 
-    /// What Go reads as `empty` for member `key` of object `object`, which is `value`.
-    fn last(
-        &mut self,
-        object: &RawValue,
-        key: &str,
-        value: Option<&RawValue>,
-        empty: Empty,
-        alone: bool,
-    ) {
+    /// What Go reads as `empty` for member `key` of the object whose `{` is at offset `at`,
+    /// which is `value`.
+    fn last(&mut self, at: usize, key: &str, value: Option<&RawValue>, empty: Empty, alone: bool) {
         let (literal, padded): (&str, &'static [u8; 4]) = match empty {
             Empty::String => ("\"\"", b"\"\"  "),
             Empty::Items | Empty::Entries => {
@@ -160,59 +165,80 @@ impl Filling<'_> {
             None => {
                 let comma = if alone { "" } else { "," };
                 // Just inside the object's `{`.
-                let at = self.offset(object) + 1;
                 self.insertions
-                    .push((at, format!("\"{key}\":{literal}{comma}")));
+                    .push((at + 1, format!("\"{key}\":{literal}{comma}")));
             }
         }
     }
 }
 
-/// What Go reads as empty in `bytes` at the places of [`PLACES`] for spec 3.`minor` whose kind
-/// `pass` takes: where members go in, and where `null`s are replaced.
-fn read_empty(bytes: &[u8], minor: u32, pass: fn(Empty) -> bool) -> Option<(Members, Replaced)> {
-    let root: &RawValue = serde_json::from_slice(bytes).ok()?;
+/// What Go reads as empty in config `bytes`, whose top-level members are `root`, at the
+/// places of [`PLACES`] for spec 3.`minor` whose kind `pass` takes: where members go in, and
+/// where `null`s are replaced.
+fn read_empty(
+    bytes: &[u8],
+    root: &Object<'_>,
+    minor: u32,
+    pass: fn(Empty) -> bool,
+) -> (Members, Replaced) {
     let mut filling = Filling {
         bytes,
         insertions: Vec::new(),
         replaced: Vec::new(),
     };
-    for (specs, path, empty) in PLACES {
-        if specs.contains(&minor) && pass(*empty) {
-            filling.fill(root, path, *empty);
-        }
-    }
-    Some((filling.insertions, filling.replaced))
+    let places: Vec<(&str, Empty)> = PLACES
+        .iter()
+        .filter(|(specs, _, empty)| specs.contains(&minor) && pass(*empty))
+        .map(|(_, path, empty)| (*path, *empty))
+        .collect();
+    let brace = bytes
+        .iter()
+        .position(|b| !b.is_ascii_whitespace())
+        .unwrap_or(0);
+    filling.fill(brace, root, &places);
+    (filling.insertions, filling.replaced)
 }
 
-/// The spec 3.`minor` of config `bytes`, when it says.
-fn spec_minor(bytes: &[u8]) -> Option<u32> {
-    let root: &RawValue = serde_json::from_slice(bytes).ok()?;
-    members(root)?
-        .get("ignition")
-        .and_then(|i| members(i))
-        .and_then(|i| {
-            i.get("version")
-                .and_then(|v| serde_json::from_str(v.get()).ok())
-        })
-        .and_then(|v: String| minor(&v))
+/// The spec 3.`minor` of a config whose top-level members are `root`, when it says.
+fn spec_minor(root: &Object<'_>) -> Option<u32> {
+    let ignition = members_of(root.get("ignition")?)?;
+    let version: String = serde_json::from_str(ignition.get("version")?.get()).ok()?;
+    minor(&version)
 }
 
 /// `bytes` with what Go reads as empty written in (see [`PLACES`]), and where text went in
 /// (offset into `bytes`, length); `None` when nothing is missing or the config cannot be read
-/// that far (the check of the config as it is then says what is wrong).
+/// that far (the check of the config as it is then says what is wrong). Each object is read
+/// once (twice when a `null` entry is read first), so a large config costs what reading it
+/// does.
 pub(crate) fn with_empty_fields(bytes: &[u8]) -> Option<(Vec<u8>, Insertions)> {
-    let minor = spec_minor(bytes)?;
-    // Null entries first, in place: their fields are then filled in as any entry's.
-    let (_, entries) = read_empty(bytes, minor, |e| e == Empty::Entries)?;
-    let mut nulled = bytes.to_vec();
-    for (at, padded) in &entries {
-        nulled[*at..*at + 4].copy_from_slice(*padded);
-    }
-    let (mut insertions, replaced) = read_empty(&nulled, minor, |e| e != Empty::Entries)?;
-    if entries.is_empty() && insertions.is_empty() && replaced.is_empty() {
-        return None;
-    }
+    let root: Object<'_> = serde_json::from_slice(bytes).ok()?;
+    let minor = spec_minor(&root)?;
+    // Null entries first, in place: their fields are then filled in as any entry's. (The file
+    // entries of a config without a `null` are not read.)
+    let has_null = std::str::from_utf8(bytes).is_ok_and(|text| text.contains("null"));
+    let null_entries = match has_null {
+        true => read_empty(bytes, &root, minor, |e| e == Empty::Entries).1,
+        false => Vec::new(),
+    };
+    let others = |e| e != Empty::Entries;
+    let (mut nulled, (mut insertions, replaced)) = if null_entries.is_empty() {
+        let found = read_empty(bytes, &root, minor, others);
+        if found.0.is_empty() && found.1.is_empty() {
+            return None;
+        }
+        (bytes.to_vec(), found)
+    } else {
+        let mut nulled = bytes.to_vec();
+        for (at, padded) in &null_entries {
+            nulled[*at..*at + 4].copy_from_slice(*padded);
+        }
+        let root: Object<'_> = serde_json::from_slice(&nulled).ok()?;
+        let found = read_empty(&nulled, &root, minor, others);
+        // It borrows `nulled`, which moves on.
+        drop(root);
+        (nulled, found)
+    };
     for (at, padded) in replaced {
         nulled[at..at + 4].copy_from_slice(padded);
     }
