@@ -1,6 +1,6 @@
 //! What Ignition's Go types read as empty where `ignition-config`'s types want a value: a Go
-//! `string` field absent or `null` is `""`, a `null` item of a `[]string` is `""`, and a list
-//! a rule requires reads as empty when absent or `null`. [`with_empty_fields`] writes those
+//! `string` field absent or `null` is `""`, a `null` item of a `[]string` is `""`, a `null`
+//! entry of a list of structs is an entry with nothing set. [`with_empty_fields`] writes those
 //! empty values into a config, so the schema check takes what `ignition-validate` takes and
 //! leaves the refusing to the rules, which then say what it says, where it says it.
 //!
@@ -30,11 +30,14 @@ const ALL: RangeInclusive<u32> = 0..=u32::MAX;
 /// value there, the place (`[]` is each entry of a list) and what is read. Each was checked
 /// against `ignition-validate` (specs 3.0 to 3.4) with `null` and absent.
 ///
-/// Not here, so the schema check refuses them, at the place `ignition-validate` names: a path,
-/// a unit's or drop-in's name, an HTTP header's name, a RAID device, before 3.3 a RAID level or
-/// device list, a 3.2 custom Clevis pin or config, a 3.0 CA's source, and a `null` entry of any
-/// list not below. Go reads them as empty too, but `ignition-validate` refuses the empty one,
-/// and the other commands, which check the schema only, must not take them.
+/// Not here, so the schema check refuses them, at the place `ignition-validate` names (a
+/// `null`'s first byte): a path, a unit's or drop-in's name, an HTTP header's name, a RAID
+/// device, before 3.3 a RAID level or device list, a 3.2 custom Clevis pin or config, a 3.0
+/// CA's source, and a `null` entry of any list not below. Go reads them as empty too, but
+/// `ignition-validate` refuses the empty one, and the other commands, which check the schema
+/// only and name or write entries by them, must not take them. (A disk's or filesystem's
+/// device, refused empty too, is here: nothing else reads it, and the rules say
+/// `ignition-validate`'s words.)
 const PLACES: &[(RangeInclusive<u32>, &str, Empty)] = &[
     (ALL, "storage.disks[].device", Empty::String),
     (ALL, "storage.filesystems[].device", Empty::String),
