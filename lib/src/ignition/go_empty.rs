@@ -209,6 +209,23 @@ fn spec_minor(root: &Object<'_>) -> Option<u32> {
     minor(&version)
 }
 
+/// Whether `bytes` hold a JSON `null` as a value (after `:`, `[` or `,`). A `null` inside a
+/// string (a script's `/dev/null`) may count too, which only costs a read; one that is a value
+/// always counts.
+fn has_null_value(bytes: &[u8]) -> bool {
+    // The last byte that is not blank.
+    let mut last = 0u8;
+    for (at, &byte) in bytes.iter().enumerate() {
+        if byte == b'n' && matches!(last, b':' | b'[' | b',') && bytes[at..].starts_with(b"null") {
+            return true;
+        }
+        if !byte.is_ascii_whitespace() {
+            last = byte;
+        }
+    }
+    false
+}
+
 /// `bytes` with what Go reads as empty written in (see [`PLACES`]), and where text went in
 /// (offset into `bytes`, length); `None` when nothing is missing or the config cannot be read
 /// that far (the check of the config as it is then says what is wrong). Each object is read
@@ -219,8 +236,7 @@ pub(crate) fn with_empty_fields(bytes: &[u8]) -> Option<(Vec<u8>, Insertions)> {
     let minor = spec_minor(&root)?;
     // Null entries first, in place: their fields are then filled in as any entry's. (The file
     // entries of a config without a `null` are not read.)
-    let has_null = std::str::from_utf8(bytes).is_ok_and(|text| text.contains("null"));
-    let null_entries = match has_null {
+    let null_entries = match has_null_value(bytes) {
         true => read_empty(bytes, &root, minor, |e| e == Empty::Entries).1,
         false => Vec::new(),
     };
@@ -298,5 +314,20 @@ mod tests {
             filled(users),
             r#"{"ignition":{"version":"3.0.0"},"passwd":{"users":[{"name":""}  ,{"name":"a"}]}}"#
         );
+    }
+
+    /// A `null` value is found however it is spaced; one inside a string need not be.
+    #[test]
+    fn a_null_value_is_told_from_a_null_in_a_string() {
+        for text in [r#"{"a": null}"#, "[\n  null]", r#"[1 ,null]"#] {
+            assert!(has_null_value(text.as_bytes()), "{text}");
+        }
+        for text in [
+            r#"{"a": "/dev/null"}"#,
+            r#"{"nullable": 1}"#,
+            r#"{"a":"x null"}"#,
+        ] {
+            assert!(!has_null_value(text.as_bytes()), "{text}");
+        }
     }
 }
