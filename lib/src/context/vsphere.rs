@@ -187,14 +187,23 @@ pub fn context(model: &Model, infra_id: &str) -> Option<VSphereContext> {
         .collect();
     let machines = !model.without_machine_manifests;
     let pools = &vsphere.machine_pools;
-    // The failure domains a pool's machines go to in turn: its zones, else all of them.
+    // The failure domains a pool's machines go to in turn: its zones, else every domain's name.
+    // The installer looks a name up in a map filled in order, so where a release takes a name
+    // twice (before 4.16) the name is its last failure domain.
     let chosen = |zones: &[String]| -> Vec<FailureDomainContext> {
-        if zones.is_empty() {
-            return domains.clone();
-        }
-        zones
-            .iter()
-            .filter_map(|zone| domains.iter().find(|d| d.domain.name == *zone).cloned())
+        let names: Vec<&String> = match zones.is_empty() {
+            true => domains.iter().map(|d| &d.domain.name).collect(),
+            false => zones.iter().collect(),
+        };
+        names
+            .into_iter()
+            .filter_map(|zone| {
+                domains
+                    .iter()
+                    .rev()
+                    .find(|d| d.domain.name == *zone)
+                    .cloned()
+            })
             .collect()
     };
     let control_plane_domains = chosen(&pools.control_plane.zones);
