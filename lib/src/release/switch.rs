@@ -142,6 +142,7 @@ switches! {
     SingleReplicaNeedsBootstrapInPlace => "single_replica_needs_bootstrap_in_place",
     SingleReplicaRefused => "single_replica_refused",
     VsphereDomainNamesOnce => "vsphere_domain_names_once",
+    VspherePoolZonesOnce => "vsphere_pool_zones_once",
     VsphereZoneOncePerRegion => "vsphere_zone_once_per_region",
     VsphereDatacenterListed => "vsphere_datacenter_listed",
     CpuPartitioningMode => "cpu_partitioning_mode",

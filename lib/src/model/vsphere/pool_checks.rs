@@ -1,6 +1,6 @@
 //! The installer's checks of one vSphere pool's settings as written (before merging): sizes not
 //! negative, CPUs a multiple of cores per socket, data disks named and sized within vSphere's
-//! limits, zones naming failure domains once each.
+//! limits, zones naming failure domains (each once, where the release's installer says so).
 
 use super::pool_values::Written;
 use super::VSpherePlatform;
@@ -23,13 +23,15 @@ const MAX_DISK_GIB: i64 = 16384;
 const PROVISIONING_MODES: &[&str] = &["EagerlyZeroed", "Thick", "Thin"];
 
 /// Checks one pool's settings at `at`; `cores_rule`: the release's installer checks CPUs against
-/// cores per socket.
+/// cores per socket; `zones_once`: it refuses a zone listed twice (before, a zone listed twice
+/// gets machines there twice as often, and a MachineSet each time it is listed).
 pub(super) fn check_pool(
     loaded: &LoadedConfig,
     pool: &Written,
     at: &str,
     vsphere: &VSpherePlatform,
     cores_rule: bool,
+    zones_once: bool,
 ) -> Result<()> {
     for (key, value, what) in [
         ("osDisk.diskSizeGB", pool.disk_gib, "the OS disk's size"),
@@ -67,7 +69,7 @@ pub(super) fn check_pool(
         }
     }
     check_data_disks(loaded, pool, at)?;
-    check_zones(loaded, pool, at, vsphere)
+    check_zones(loaded, pool, at, vsphere, zones_once)
 }
 
 fn check_data_disks(loaded: &LoadedConfig, pool: &Written, at: &str) -> Result<()> {
@@ -147,6 +149,7 @@ fn check_zones(
     pool: &Written,
     at: &str,
     vsphere: &VSpherePlatform,
+    zones_once: bool,
 ) -> Result<()> {
     for (i, zone) in pool.zones.iter().enumerate() {
         let field = format!("{at}.zones.{i}");
@@ -166,7 +169,7 @@ fn check_zones(
                 ),
             ));
         }
-        if pool.zones[..i].contains(zone) {
+        if zones_once && pool.zones[..i].contains(zone) {
             return Err(loaded.field_error(
                 &field,
                 format!("`{zone}` is listed twice: name each failure domain once"),
@@ -282,6 +285,10 @@ mod tests {
         let disks = "      dataDisks: [{name: a, sizeGiB: 10}]\n";
         assert_eq!(refused(disks, "4.16.0"), "");
         assert_eq!(refused(disks, "4.19.0"), "");
+        // A zone listed twice is refused from 4.16; before, it takes the domain twice.
+        let twice = "      zones:\n      - fd1\n      - fd1\n";
+        assert_eq!(refused(twice, "4.15.0"), "");
+        assert!(refused(twice, "4.16.0").contains("listed twice"));
         // 4.11's installer refuses a field it does not know: zones arrived in 4.12.
         let zones = refused("      zones: [fd1]\n", "4.11.0");
         assert!(

@@ -242,6 +242,7 @@ fn read(
         at,
         release.vsphere,
         release.switches.has(Switch::VspherePoolCoresRule),
+        release.switches.has(Switch::VspherePoolZonesOnce),
     )?;
     Ok(written)
 }
