@@ -428,6 +428,7 @@ impl Model {
         if let Some(vsphere) = platform.vsphere() {
             vsphere::check_legacy_placement(loaded, vsphere, &switches)?;
             vsphere::check_failure_domains(loaded, vsphere, &switches)?;
+            vsphere::check_vcenter_servers(loaded, vsphere, &switches)?;
             vsphere::check_multiples(
                 loaded,
                 vsphere,

@@ -143,6 +143,7 @@ switches! {
     SingleReplicaRefused => "single_replica_refused",
     VsphereDomainNamesOnce => "vsphere_domain_names_once",
     VspherePoolZonesOnce => "vsphere_pool_zones_once",
+    VsphereServerIpv6Refused => "vsphere_server_ipv6_refused",
     VsphereZoneOncePerRegion => "vsphere_zone_once_per_region",
     VsphereDatacenterListed => "vsphere_datacenter_listed",
     CpuPartitioningMode => "cpu_partitioning_mode",

@@ -31,7 +31,7 @@ pub use pools::{DataDisk, VSphereMachinePool, VSphereMachinePools};
 pub(crate) use read::settings;
 pub(crate) use rules::{
     check_architectures, check_failure_domains, check_legacy_paths, check_legacy_placement,
-    check_multiples, settle_vips,
+    check_multiples, check_vcenter_servers, settle_vips,
 };
 pub(crate) use stated_defaults::settle_stated_defaults;
 pub(crate) use stored::{store, store_pools};

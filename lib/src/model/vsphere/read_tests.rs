@@ -323,3 +323,19 @@ fn failure_domains_are_checked_against_each_other_from_their_release() {
     // Another region may use the zone again.
     assert_eq!(refusal(&second("fd2", "r2", "z1", "dc1"), "5.0.0"), "");
 }
+
+/// A vCenter reached by an IPv6 address: taken until 4.22, refused from 5.0, whose installer
+/// cannot parse it as a URL's host; in either form, naming the field written.
+#[test]
+fn an_ipv6_vcenter_is_refused_from_5_0() {
+    let modern = CONFIG.replace("vc.example.com", "2001:db8::10");
+    let legacy = LEGACY.replace("vc.example.com", "2001:db8::10");
+    for (config, field) in [
+        (&modern, "platform.vsphere.vcenters[0].server` (line 8)"),
+        (&legacy, "platform.vsphere.vCenter` (line 7)"),
+    ] {
+        assert_eq!(refusal(config, "4.22.0"), "", "{field}");
+        let refused = refusal(config, "5.0.0");
+        assert!(refused.contains(field), "{refused}");
+    }
+}

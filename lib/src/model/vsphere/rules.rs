@@ -329,6 +329,36 @@ pub(crate) fn check_failure_domains(
     Ok(())
 }
 
+/// A vCenter reached by an IPv6 address, refused where the release's installer cannot parse it
+/// (switch): from 5.0 it reads `https://` and the server as a URL under Go's rule that a host of
+/// several colons must be bracketed, and every installer refuses the brackets.
+pub(crate) fn check_vcenter_servers(
+    loaded: &LoadedConfig,
+    vsphere: &VSpherePlatform,
+    switches: &Switches,
+) -> Result<()> {
+    if !switches.has(Switch::VsphereServerIpv6Refused) {
+        return Ok(());
+    }
+    let single = vsphere.single_vcenter_fields.iter().any(|f| f == "vCenter");
+    for (i, vcenter) in vsphere.vcenters.iter().enumerate() {
+        if vcenter.server.contains(':') {
+            let field = match single {
+                true => format!("{AT}.vCenter"),
+                false => format!("{AT}.vcenters.{i}.server"),
+            };
+            return Err(loaded.field_error(
+                &field,
+                format!(
+                    "`{}`: this release's installer cannot reach a vCenter by an IPv6 address (it reads `https://{}` as a host and a port, and takes no brackets): give the vCenter's host name",
+                    vcenter.server, vcenter.server
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// The networks a failure domain may list where several are allowed.
 const MAX_NETWORKS: usize = 10;
 
