@@ -170,9 +170,10 @@ pub fn context(model: &Model, infra_id: &str) -> Option<VSphereContext> {
             }
             let folder = non_empty(&topology.folder)
                 .unwrap_or_else(|| format!("/{}/vm/{infra_id}", topology.datacenter));
-            let machine_folder = match topology.folder.is_empty() && paths_cleaned {
-                true => cleaned_path(&folder),
-                false => folder.clone(),
+            let machine_folder = if topology.folder.is_empty() && paths_cleaned {
+                cleaned_path(&folder)
+            } else {
+                folder.clone()
             };
             FailureDomainContext {
                 folder,

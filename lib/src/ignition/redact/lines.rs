@@ -3,7 +3,7 @@
 //! value of a secret key (a scalar's, too, under a key named as a secret variable is), every value of a Secret's top-level `data` and `stringData` (a block
 //! scalar as one value), and on every other line what [`Redact::inline`] hides.
 
-use super::{is_certificates, is_secret_key, is_secret_scalar_key, Redact};
+use super::{is_certificates, is_secret_key, Redact};
 
 /// The text with its secrets hidden, every other byte as it was.
 pub(super) fn redact(mode: Redact, text: &str) -> String {
@@ -44,7 +44,8 @@ pub(super) fn redact(mode: Redact, text: &str) -> String {
             if in_data
                 || is_secret_key(key)
                 || (secret_data && !value.is_empty())
-                || (is_secret_scalar_key(key) && holds_scalar(value))
+                // `is_secret_key` is false here: only the variable endings are left to ask.
+                || (holds_scalar(value) && bootgen_diagnose::is_secret_variable(key))
             {
                 let (core, trailer) = split_trailer(value);
                 if core.is_empty() || is_block_indicator(core) {

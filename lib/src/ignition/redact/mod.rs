@@ -186,7 +186,10 @@ impl Redact {
                             entries.values_mut().fold(false, |c, v| self.hide(v) | c)
                         }
                         _ if every_value || is_secret_key(key) => self.hide(item),
-                        Value::String(_) | Value::Number(_) if is_secret_scalar_key(key) => {
+                        // Not a secret key (the arm above): a scalar named as a secret variable.
+                        Value::String(_) | Value::Number(_)
+                            if bootgen_diagnose::is_secret_variable(key) =>
+                        {
                             self.hide(item)
                         }
                         _ => self.json(item),
