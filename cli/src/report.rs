@@ -170,6 +170,9 @@ fn finish_stdout(written: std::io::Result<()>) -> anyhow::Result<()> {
 /// with `mode`. A reader that went away is an error here: the output would be cut short.
 pub fn write_output(path: &Path, contents: &[u8], mode: u32) -> anyhow::Result<()> {
     if crate::input::is_stdio(path) {
+        if mode & 0o077 == 0 {
+            warn_if_stdout_readable_by_others();
+        }
         let mut stdout = std::io::stdout().lock();
         stdout
             .write_all(contents)
@@ -179,6 +182,22 @@ pub fn write_output(path: &Path, contents: &[u8], mode: u32) -> anyhow::Result<(
         bootgen::output::write_atomic(path, contents, mode)?;
     }
     Ok(())
+}
+
+/// Warns when standard output is a regular file others can read (a shell's `> file` makes it
+/// 0644 under the usual umask) and what goes there is private: a patched bootstrap config or a
+/// tarball carries every key of the cluster.
+fn warn_if_stdout_readable_by_others() {
+    let Ok(stat) = rustix::fs::fstat(std::io::stdout()) else {
+        return;
+    };
+    let kind = rustix::fs::FileType::from_raw_mode(stat.st_mode);
+    let mode = stat.st_mode & 0o777;
+    if kind == rustix::fs::FileType::RegularFile && mode & 0o077 != 0 {
+        warn(format!(
+            "standard output is a file others can read (mode {mode:04o}), and what is written there may hold private keys (a bootstrap config holds every key of the cluster): chmod 600 it, or write with -o FILE, which is made 0600"
+        ));
+    }
 }
 
 /// A size budget (the library's text), then what the CLI can do about it: the flag that gzips

@@ -162,6 +162,22 @@ pub enum Error {
         path: PathBuf,
     },
 
+    /// The output directory, or a directory or file in its `auth/` or `tls/`, is another
+    /// user's to control: refused before anything is read from it or written into it.
+    #[error("{foreign}: another user could read the keys bootgen writes there, or have planted keys they know; write to a new output directory of your own")]
+    ForeignOutput {
+        /// What is controlled by whom.
+        foreign: crate::ownership::Foreign,
+    },
+
+    /// A live image to be customized in place is another user's to control: they could read
+    /// the config (and its keys) once it is written into the image.
+    #[error("{foreign}: another user could read the config written into it, with any key it holds; write a copy of the image to a new file of your own instead")]
+    ForeignMedium {
+        /// What is controlled by whom.
+        foreign: crate::ownership::Foreign,
+    },
+
     /// The output directory holds the configs of another cluster than the ones being written.
     #[error(
         "{dir} holds the output of {on_disk}, not of {new}; write to another output directory"
@@ -340,11 +356,13 @@ pub enum OptionField {
     Distribution,
     /// `PassOptions::compress`: gzip file contents where that makes the config smaller.
     Compress,
+    /// `Options::hosts`: the hosts file (an agent-config's hosts, their networks and disks).
+    Hosts,
 }
 
 impl OptionField {
     /// Every setting, for front ends that map them.
-    pub const ALL: [OptionField; 27] = [
+    pub const ALL: [OptionField; 28] = [
         OptionField::Arch,
         OptionField::BootstrapArch,
         OptionField::ReleaseImage,
@@ -372,6 +390,7 @@ impl OptionField {
         OptionField::InstallationDisk,
         OptionField::Distribution,
         OptionField::Compress,
+        OptionField::Hosts,
     ];
 
     /// The setting as the library spells it: the field path below `Options`, or the argument.
@@ -404,6 +423,7 @@ impl OptionField {
             OptionField::InstallationDisk => "model.installation_disk",
             OptionField::Distribution => "model.distribution",
             OptionField::Compress => "passes.compress",
+            OptionField::Hosts => "hosts",
         }
     }
 

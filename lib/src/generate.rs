@@ -528,7 +528,11 @@ fn add_network(assets: &mut assets::AssetSet, model: &Model, options: &Options) 
 
 fn identity_of(model: &Model, pki: &Pki, tls_dir: Option<&std::path::Path>) -> Identity {
     let root_key = root_ca_key(pki);
-    let cache = tls_dir.and_then(|dir| std::fs::read_to_string(dir.join(HASH_CACHE_FILE)).ok());
+    // Only a cache of the running user's own is trusted; any other is recomputed.
+    let cache = tls_dir
+        .and_then(|dir| crate::ownership::read_own_file(&dir.join(HASH_CACHE_FILE), 1 << 16).ok())
+        .flatten()
+        .and_then(|bytes| String::from_utf8(bytes).ok());
     derive_identity(
         &model.cluster_name,
         &root_key,

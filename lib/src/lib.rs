@@ -143,6 +143,7 @@ pub mod media;
 pub mod model;
 pub mod network;
 pub mod output;
+mod ownership;
 pub mod passes;
 pub mod pki;
 pub mod release;

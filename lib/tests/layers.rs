@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 /// The library's top-level modules, lowest layer first.
 const LIBRARY_LAYERS: &[&[&str]] = &[
-    &["arch", "pki", "url_syntax"],
+    &["arch", "ownership", "pki", "url_syntax"],
     &["error"],
     &["config", "render", "media"],
     &["release"],

@@ -39,6 +39,10 @@ pub struct IsoArgs {
     /// Customize an ISO that already holds a config or kernel arguments (replacing them), and replace an existing --output.
     #[arg(long)]
     pub force: bool,
+    /// In place: keep the ISO's mode even when others can read it and the config it now holds
+    /// carries private keys or passwords (by default such an ISO is made private, 0600).
+    #[arg(long)]
+    pub keep_mode: bool,
     /// A kernel argument added to the ISO's own for the live system (repeatable).
     #[arg(long, value_name = "ARG")]
     pub live_karg_append: Vec<String>,

@@ -192,9 +192,11 @@ pub fn run(args: IgnitionArgs) -> anyhow::Result<ExitCode> {
         );
     }
     refuse_inside_other_output(&args.output)?;
+    let links = tls_links(&args)?;
+    // Another user's directory gets no lock file either; checked again under the lock.
+    output::refuse_foreign_output(&args.output, links)?;
     // Held to the end: no other run writes the directory, or reads it, meanwhile.
     let _output_lock = crate::lock::hold(&args.output, output::Access::Write, args.wait)?;
-    let links = tls_links(&args)?;
     // A PKI reused from another output directory is not read while a run writes it.
     // (`--tls-dir tls` has the parent "": the current directory.)
     let tls_parent = args

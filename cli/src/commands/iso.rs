@@ -1,9 +1,12 @@
 //! `bootgen iso`: a config embedded into a CoreOS live ISO, in place or to a new file, as
-//! coreos-installer embeds it; every check passes before the first byte is written.
+//! coreos-installer embeds it; every check passes before the first byte is written, and the
+//! image written is the one checked (read and written through one descriptor).
 
 use crate::args::IsoArgs;
-use crate::media::{check_arch, customization, describe, read_iso};
-use crate::report::emit;
+use crate::media::{check_arch, customization, describe};
+use crate::report::{emit, notice, warn};
+use bootgen::media::LiveIso;
+use bootgen::output::ImageMode;
 use std::process::ExitCode;
 
 /// Runs `bootgen iso`.
@@ -24,21 +27,27 @@ pub fn run(args: IsoArgs) -> anyhow::Result<ExitCode> {
     // could replace the image, or remove our temporary copy as a killed run's.
     let target = args.output.as_ref().unwrap_or(&args.input);
     let _lock = crate::lock::hold_output_around(&crate::lock::parent_of(target), true)?;
-    let (file, iso) = read_iso(&args.input)?;
-    drop(file);
-    check_arch(&iso, &config)?;
-    let patch = iso.plan(&customization, args.force)?;
-    let written = match &args.output {
+    let name = args.input.display().to_string();
+    let (written, patch, iso, mode) = match &args.output {
         Some(output) if !crate::lock::same_file(&args.input, output) => {
-            bootgen::output::patch_to_copy(&args.input, output, &patch, args.force)?;
-            output
+            let (file, iso) = crate::media::read_iso(&args.input)?;
+            check_arch(&iso, &config)?;
+            let patch = iso.plan(&customization, args.force)?;
+            pause_before_write();
+            bootgen::output::patch_to_copy(&file, &args.input, output, &patch, args.force)?;
+            (output, patch, iso, ImageMode::Private)
         }
         _ => {
-            bootgen::output::patch_in_place(&args.input, &patch)?;
-            warn_if_readable_by_others(&args.input);
-            &args.input
+            let mut image = bootgen::output::open_in_place(&args.input)?;
+            let iso = LiveIso::read(image.file(), &name)?;
+            check_arch(&iso, &config)?;
+            let patch = iso.plan(&customization, args.force)?;
+            pause_before_write();
+            let mode = image.patch(&patch, config.secrets, args.keep_mode)?;
+            (&args.input, patch, iso, mode)
         }
     };
+    say_mode(written, mode);
     let area = iso.ignition_area();
     emit(format!(
         "wrote {}: {} ({}); the embed area holds {} of its {} bytes\n",
@@ -54,11 +63,30 @@ pub fn run(args: IsoArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// An image written in place keeps its mode; the config in it may hold the cluster's private
-/// keys (a bootstrap's or a single node's), so say so when others can read it.
-fn warn_if_readable_by_others(image: &std::path::Path) {
-    crate::report::warn_if_others_can_read(
-        image,
-        "now holds the config and keyfiles embedded, with any private key or password they carry: chmod 600 it unless they hold none (a pointer config holds none; a Wi-Fi or 802.1X keyfile may hold a password)",
-    );
+/// Fault injection for the conformance tests: with `BOOTGEN_TEST_PAUSE_BEFORE_WRITE_MS=N` the
+/// run waits N ms between its checks and its write, widening the window in which another user
+/// could swap the image's name for a link.
+fn pause_before_write() {
+    if let Some(ms) = std::env::var("BOOTGEN_TEST_PAUSE_BEFORE_WRITE_MS")
+        .ok()
+        .and_then(|v| v.parse::<u64>().ok())
+    {
+        std::thread::sleep(std::time::Duration::from_millis(ms.min(60_000)));
+    }
+}
+
+/// What became of an image's mode written in place: made private, or kept readable on purpose.
+fn say_mode(image: &std::path::Path, mode: ImageMode) {
+    match mode {
+        ImageMode::Private => {}
+        ImageMode::MadePrivate(old) => notice(format!(
+            "{}: made private (mode {:04o}, was {old:04o}): the config now in it carries private keys or passwords; --keep-mode keeps an image's mode",
+            image.display(),
+            old & 0o700
+        )),
+        ImageMode::KeptReadable(old) => warn(format!(
+            "{}: others can read it (mode {old:04o}, kept by --keep-mode), and the config now in it carries private keys or passwords",
+            image.display()
+        )),
+    }
 }

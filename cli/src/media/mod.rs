@@ -18,6 +18,9 @@ pub struct MediaConfig {
     pub path: PathBuf,
     /// The config's architecture, and what told it.
     pub arch: Option<(Arch, String)>,
+    /// Whether what goes into the media carries secrets: the config's private keys, pull
+    /// secrets or passwords, or a keyfile (which may hold a Wi-Fi or 802.1X password).
+    pub secrets: bool,
 }
 
 /// Reads the config and the keyfiles the flags name, and makes the customization.
@@ -44,6 +47,7 @@ pub fn customization(args: &MediaArgs) -> anyhow::Result<(Customization, MediaCo
             .unwrap_or_default();
         network_keyfiles.push((name, contents));
     }
+    let secrets = bootgen::ignition::read::holds_secrets(&doc) || !network_keyfiles.is_empty();
     let mut customization = Customization {
         network_keyfiles,
         ..Customization::default()
@@ -60,7 +64,14 @@ pub fn customization(args: &MediaArgs) -> anyhow::Result<(Customization, MediaCo
         }
         None => customization.live_config = Some(bytes),
     }
-    Ok((customization, MediaConfig { path, arch }))
+    Ok((
+        customization,
+        MediaConfig {
+            path,
+            arch,
+            secrets,
+        },
+    ))
 }
 
 /// Refuses what the node's installer would refuse (or misread) at install time: the disk, each
@@ -173,7 +184,9 @@ pub fn describe(customization: &Customization) -> String {
 /// The boot media of one generated cluster, planned: per role, the ISO's name in the output's
 /// media directory and the patch that makes it, and the PXE set's customization.
 pub struct ClusterMedia {
-    iso: Option<(PathBuf, Vec<PlannedIso>)>,
+    /// The ISO's path, the file its areas were read from (the copies are made from it), and
+    /// the media planned from it.
+    iso: Option<(PathBuf, std::fs::File, Vec<PlannedIso>)>,
     pxe: Option<PlannedPxe>,
 }
 
@@ -281,7 +294,7 @@ pub fn plan_cluster(
     };
     let iso = match sources.iso {
         Some(path) => {
-            let (_, iso) = read_iso(path)?;
+            let (file, iso) = read_iso(path)?;
             check(&iso)?;
             check_hosts_arch(&iso, &per_host)?;
             let mut planned = Vec::new();
@@ -299,7 +312,7 @@ pub fn plan_cluster(
                     what: describe(&host.customization),
                 });
             }
-            Some((path.to_path_buf(), planned))
+            Some((path.to_path_buf(), file, planned))
         }
         None => None,
     };
@@ -333,7 +346,7 @@ impl ClusterMedia {
         let media = bootgen::output::MEDIA_DIR;
         let hosts = bootgen::output::HOSTS_DIR;
         let mut names = Vec::new();
-        if let Some((_, planned)) = &self.iso {
+        if let Some((_, _, planned)) = &self.iso {
             names.extend(planned.iter().map(|p| format!("{media}/{}", p.name)));
         }
         if let Some(pxe) = &self.pxe {
@@ -357,7 +370,7 @@ impl ClusterMedia {
         let media = bootgen::output::MEDIA_DIR;
         let hosts = bootgen::output::HOSTS_DIR;
         let mut dirs = vec![media.to_string()];
-        if let Some((_, planned)) = &self.iso {
+        if let Some((_, _, planned)) = &self.iso {
             if planned.iter().any(|p| p.name.contains('/')) {
                 dirs.push(format!("{media}/{hosts}"));
             }
@@ -380,13 +393,13 @@ impl ClusterMedia {
         let below = |relative: &str| bootgen::output::create_dir_below(output, relative);
         let dir = below(media)?;
         let mut lines = Vec::new();
-        if let Some((iso, planned)) = &self.iso {
+        if let Some((iso, file, planned)) = &self.iso {
             for planned in planned {
                 let path = dir.join(&planned.name);
                 if let Some((parent, _)) = planned.name.rsplit_once('/') {
                     below(&format!("{media}/{parent}"))?;
                 }
-                bootgen::output::patch_to_copy(iso, &path, &planned.patch, true)?;
+                bootgen::output::patch_to_copy(file, iso, &path, &planned.patch, true)?;
                 lines.push(format!("wrote {}: {}", path.display(), planned.what));
             }
         }

@@ -61,8 +61,11 @@ pub fn interrupted(dir: &Path) -> bool {
 /// Finishes or undoes a write into `dir` that was interrupted (killed, power lost). Finishing
 /// moves only the files its commit record lists, each from a real file of the staging
 /// directory into a real directory of `dir`: a link on either way (other than a `tls/` that
-/// `links` allows) is refused, and the record and staging directory are left as they are.
+/// `links` allows) is refused, and the record and staging directory are left as they are. A
+/// directory another user controls is refused first ([`super::refuse_foreign_output`]).
 pub fn recover(dir: &Path, links: Links) -> Result<Recovery> {
+    // Before anything in it is read or moved: another user's directory is not finished for them.
+    super::refuse_foreign_output(dir, links)?;
     let staging = dir.join(STAGING_DIR);
     let record = dir.join(COMMIT_RECORD);
     if fs::symlink_metadata(&record).is_ok() {

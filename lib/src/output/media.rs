@@ -102,26 +102,111 @@ pub fn remove_temp_files(dir: &Path) -> Result<Vec<String>> {
     Ok(removed)
 }
 
-/// Writes `patch` into the image at `input` itself.
-pub fn patch_in_place(input: &Path, patch: &Patch) -> Result<()> {
-    let mut image = fs::OpenOptions::new()
+/// A live image opened to be customized in place: opened once, read and written through the
+/// same descriptor, so the file checked is the file written even if its name is swapped for a
+/// link (or another file) meanwhile.
+#[derive(Debug)]
+pub struct InPlaceImage {
+    file: fs::File,
+    path: std::path::PathBuf,
+    mode: u32,
+}
+
+/// What [`InPlaceImage::patch`] did to the image's mode.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ImageMode {
+    /// Left as it was, and others cannot read it.
+    Private,
+    /// Made private (the old mode given): it now holds secrets others could read.
+    MadePrivate(u32),
+    /// Left as it was, readable by others, as the caller asked.
+    KeptReadable(u32),
+}
+
+/// Opens the image at `path` for reading and writing in place: through no link at its name,
+/// and only a regular file of the running user's own that others cannot write (one another
+/// user controls could be read by them once it holds the config).
+pub fn open_in_place(path: &Path) -> Result<InPlaceImage> {
+    use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
+    let flags = rustix::fs::OFlags::NOFOLLOW | rustix::fs::OFlags::NONBLOCK;
+    let file = fs::OpenOptions::new()
+        .read(true)
         .write(true)
-        .open(input)
-        .map_err(|e| Error::io("cannot write", input, e))?;
-    patch
-        .apply(&mut image)
-        .and_then(|()| image.sync_data())
-        .map_err(|e| Error::io("cannot write", input, e))
+        .custom_flags(flags.bits() as i32)
+        .open(path)
+        .map_err(|e| match e.raw_os_error() {
+            Some(n) if n == rustix::io::Errno::LOOP.raw_os_error() => Error::UnsafePath {
+                path: path.display().to_string(),
+                reason: "it is a link, and bootgen writes an image in place only through its own name; write a copy of the image instead".into(),
+            },
+            _ => Error::io("cannot write", path, e),
+        })?;
+    let meta = file
+        .metadata()
+        .map_err(|e| Error::io("cannot read", path, e))?;
+    if !meta.is_file() {
+        return Err(Error::UnsafePath {
+            path: path.display().to_string(),
+            reason: "it is no regular file, and bootgen writes an image in place only into a file"
+                .into(),
+        });
+    }
+    crate::ownership::refuse_foreign(path, &meta)
+        .map_err(|foreign| Error::ForeignMedium { foreign })?;
+    Ok(InPlaceImage {
+        file,
+        path: path.to_path_buf(),
+        mode: meta.mode() & 0o7777,
+    })
+}
+
+impl InPlaceImage {
+    /// The open image, to read its areas from.
+    pub fn file(&mut self) -> &mut fs::File {
+        &mut self.file
+    }
+
+    /// Writes `patch` into the image through the descriptor it was opened with. When the
+    /// config written holds secrets (`secrets`) and others can read the image, its mode is
+    /// made private (group and others' bits cleared) unless `keep_mode`.
+    pub fn patch(mut self, patch: &Patch, secrets: bool, keep_mode: bool) -> Result<ImageMode> {
+        let path = self.path.clone();
+        patch
+            .apply(&mut self.file)
+            .and_then(|()| self.file.sync_data())
+            .map_err(|e| Error::io("cannot write", &path, e))?;
+        if !secrets || self.mode & 0o077 == 0 {
+            return Ok(ImageMode::Private);
+        }
+        if keep_mode {
+            return Ok(ImageMode::KeptReadable(self.mode));
+        }
+        self.file
+            .set_permissions(fs::Permissions::from_mode(self.mode & 0o700))
+            .map_err(|e| Error::io("cannot set permissions on", &path, e))?;
+        Ok(ImageMode::MadePrivate(self.mode))
+    }
 }
 
 /// The mode of a medium that carries a config (an ISO, an initramfs with the config
 /// appended): the bootstrap's and a single node's carry every private key of the cluster.
 pub const CONFIG_MEDIA_MODE: u32 = 0o600;
 
-/// Copies the image at `input` to `output` with `patch` applied. An existing `output` is
-/// refused unless `replace`.
-pub fn patch_to_copy(input: &Path, output: &Path, patch: &Patch, replace: bool) -> Result<()> {
-    let mut source = fs::File::open(input).map_err(|e| Error::io("cannot read", input, e))?;
+/// Copies the image open as `source` (read from `input`) to `output` with `patch` applied:
+/// the descriptor its areas were read from, so the image copied is the one checked. An
+/// existing `output` is refused unless `replace`.
+pub fn patch_to_copy(
+    source: &fs::File,
+    input: &Path,
+    output: &Path,
+    patch: &Patch,
+    replace: bool,
+) -> Result<()> {
+    use std::io::Seek;
+    let mut source = source;
+    source
+        .seek(std::io::SeekFrom::Start(0))
+        .map_err(|e| Error::io("cannot read", input, e))?;
     write_streamed(output, CONFIG_MEDIA_MODE, replace, |file| {
         // A file-to-file copy: the kernel moves the bytes (copy_file_range), as cp does.
         std::io::copy(&mut source, file)?;

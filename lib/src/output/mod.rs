@@ -12,11 +12,13 @@ mod host_configs;
 mod journal;
 mod lock;
 mod media;
+mod owner;
 mod package;
 mod prune;
 mod same_cluster;
 mod unchanged;
 
+pub use crate::ownership::{Control, Foreign};
 pub use dirs::{create_dir_below, refuse_linked_dirs};
 pub use estimate::{iso_estimate, iso_estimate_kept, ISO_ESTIMATE_FILE};
 pub use extract::{extract, extract_split, ExtractReport, UNIT_DIR};
@@ -24,10 +26,11 @@ pub use host_configs::{host_configs, read_in_dir, read_no_link};
 pub use journal::{interrupted, recover, Recovery, WriteStep, COMMIT_RECORD, STAGING_DIR};
 pub use lock::{lock_file, Access, DirLock, WhenBusy, LOCK_FILE};
 pub use media::{
-    clear_media_pending, media_dirs, media_pending, media_pending_marker, patch_in_place,
-    patch_to_copy, remove_temp_files, write_streamed, written_dirs, CONFIG_MEDIA_MODE,
-    MEDIA_PENDING,
+    clear_media_pending, media_dirs, media_pending, media_pending_marker, open_in_place,
+    patch_to_copy, remove_temp_files, write_streamed, written_dirs, ImageMode, InPlaceImage,
+    CONFIG_MEDIA_MODE, MEDIA_PENDING,
 };
+pub use owner::refuse_foreign_output;
 pub use package::{check_package, package_bytes, write_package, PackageReport, CHECKSUMS};
 pub use prune::{
     own_file_names, remove_stale_host_files, StaleFiles, HOST_FILE_DIRS, ROLE_MEDIA_DIRS,

@@ -11,7 +11,7 @@ use super::cert::CertInfo;
 use super::issue::{issue_leaf, self_signed_ca, Authority, LeafSubject};
 use super::keys::{verify_signature, PrivateKey};
 use super::record::KeyRecord;
-use super::store::{invalid, key_path, load_certified, load_key_pair, Stored};
+use super::store::{invalid, key_path, load_certified, load_key_pair, refuse_foreign_dir, Stored};
 use super::table::{LeafSpec, BOOTSTRAP_SSH, FRESH_KEY_COUNT, LEAVES, SERVICE_ACCOUNT, SIGNERS};
 use super::wanted::{san_change, sorted, wanted_organizations, wanted_sans};
 use super::{rfc3339, ExpiredCertificate, KeyAlgorithm, PkiError, PkiNotice, PkiRequest};
@@ -42,6 +42,9 @@ enum Plan {
 
 pub(crate) fn build(req: &PkiRequest, tls_dir: Option<&Path>) -> Result<Built, PkiError> {
     let now = whole_seconds_utc(req.now)?;
+    if let Some(dir) = tls_dir {
+        refuse_foreign_dir(dir)?;
+    }
     let record = KeyRecord::read(tls_dir);
     let signers: Vec<Stored> = SIGNERS
         .iter()

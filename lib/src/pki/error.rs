@@ -56,6 +56,14 @@ pub enum PkiError {
         source: std::io::Error,
     },
 
+    /// The tls directory, or a file in it, is another user's to control: refused before a key
+    /// is read from it.
+    #[error("{foreign}: another user could have planted keys they know there (and so hold the cluster's CAs), or read the keys; reuse only a PKI of your own: copy it as this user into a new directory (mode 0700) and reuse that")]
+    Foreign {
+        /// What is controlled by whom.
+        foreign: crate::ownership::Foreign,
+    },
+
     /// A file in the tls directory is not a certificate or key we can use.
     #[error("{}: {reason}", path.display())]
     InvalidFile {

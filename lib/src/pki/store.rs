@@ -3,7 +3,6 @@
 //! A key file the directory's record vouches for is read without importing it (see
 //! `record.rs`); any other is imported with every check as it is read.
 
-use std::io::ErrorKind;
 use std::path::Path;
 
 use super::cert::CertInfo;
@@ -78,14 +77,38 @@ pub(crate) fn load_key_pair(
     Ok(key)
 }
 
-fn read_optional(path: &Path) -> Result<Option<Vec<u8>>, PkiError> {
-    match std::fs::read(path) {
-        Ok(bytes) => Ok(Some(bytes)),
-        Err(e) if e.kind() == ErrorKind::NotFound => Ok(None),
-        Err(source) => Err(PkiError::ReadFile {
+/// The most a file of a tls directory may hold: a certificate with its chain, or a key, is a
+/// few KiB; a larger file is no file bootgen wrote.
+const MAX_TLS_FILE: u64 = 4 << 20;
+
+/// A file of the tls directory, read through no link and refused when another user controls
+/// it (see `crate::ownership`); `None` when absent.
+pub(crate) fn read_optional(path: &Path) -> Result<Option<Vec<u8>>, PkiError> {
+    use crate::ownership::OwnFileError;
+    crate::ownership::read_own_file(path, MAX_TLS_FILE).map_err(|e| match e {
+        OwnFileError::Foreign(foreign) => PkiError::Foreign { foreign },
+        OwnFileError::NotAFile => invalid(
+            path,
+            "it is a link or no regular file; bootgen reads keys and certificates only from regular files",
+        ),
+        OwnFileError::TooLarge(limit) => invalid(
+            path,
+            format!("it is larger than {limit} bytes, more than any key or certificate file"),
+        ),
+        OwnFileError::Io(source) => PkiError::ReadFile {
             path: path.to_path_buf(),
             source,
-        }),
+        },
+    })
+}
+
+/// Refuses a tls directory another user controls, before anything is read from it. A link
+/// named as the directory is followed: the directory it names is the one checked.
+pub(crate) fn refuse_foreign_dir(dir: &Path) -> Result<(), PkiError> {
+    match std::fs::metadata(dir) {
+        Ok(meta) => crate::ownership::refuse_foreign(dir, &meta)
+            .map_err(|foreign| PkiError::Foreign { foreign }),
+        Err(_) => Ok(()),
     }
 }
 

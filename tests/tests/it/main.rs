@@ -17,6 +17,7 @@ mod diagnose_layouts;
 mod diagnose_verdict;
 mod disconnected_registry;
 mod error_table;
+mod foreign_files;
 mod gather_bundle;
 mod golden_view;
 mod ignition_apply;

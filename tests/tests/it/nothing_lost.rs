@@ -184,8 +184,10 @@ fn output_dir(scratch: &Path, place: Place) -> Option<(PathBuf, Option<Tmpfs>)> 
                 return None;
             }
             std::fs::create_dir(&out).unwrap();
+            // A tmpfs is 1777 unless told otherwise, and an output directory every user may
+            // write is refused (foreign_files.rs): mounted as a user would for bootgen.
             let status = Command::new("mount")
-                .args(["-t", "tmpfs", "-o", "size=64m", "tmpfs"])
+                .args(["-t", "tmpfs", "-o", "size=64m,mode=0755", "tmpfs"])
                 .arg(&out)
                 .status()
                 .unwrap();

@@ -18,6 +18,28 @@ pub fn unit_names(doc: &IgnitionDoc) -> Vec<String> {
         .unwrap_or_default()
 }
 
+/// Whether the config carries a secret a person other than its owner must not read: a file
+/// that is a private key, kubeconfig, pull secret or Secret manifest, or a user's password
+/// hash. A file that cannot be decoded counts as one (it cannot be shown to hold none).
+pub fn holds_secrets(doc: &IgnitionDoc) -> bool {
+    let secret_file = file_entries(doc).into_iter().enumerate().any(|(i, entry)| {
+        crate::ignition::decode_file(i, entry).map_or(true, |file| {
+            let bytes = file.contents.as_ref().or(file.append.first());
+            crate::ignition::classify(&file.path, bytes.map(Vec::as_slice)).is_secret()
+        })
+    });
+    let password = doc
+        .value
+        .pointer("/passwd/users")
+        .and_then(Value::as_array)
+        .is_some_and(|users| {
+            users
+                .iter()
+                .any(|u| u.get("passwordHash").is_some_and(|h| !h.is_null()))
+        });
+    secret_file || password
+}
+
 /// Every file entry of the config.
 pub fn file_entries(doc: &IgnitionDoc) -> Vec<&Value> {
     doc.value

@@ -13,7 +13,7 @@ mod registries;
 mod release;
 mod trust;
 
-pub use entries::{file_entries, file_text, has_manifests, read_text, unit_names};
+pub use entries::{file_entries, file_text, has_manifests, holds_secrets, read_text, unit_names};
 pub use hosts::{configured_lines, maps_name, HOSTS};
 pub use install_config::{
     stored_install_config, stored_vsphere, vcenter_servers, StoredVSphere, CLUSTER_CONFIG,
