@@ -309,6 +309,29 @@ mod tests {
     }
 
     #[test]
+    fn a_mode_typed_as_octal_digits_gets_the_mode_meant() {
+        let config = |mode: u32| {
+            format!("{{\"ignition\":{{\"version\":\"3.4.0\"}},\"storage\":{{\"files\":[{{\"path\":\"/etc/a\",\"mode\":{mode}}}]}}}}")
+        };
+        let v = run(&config(644));
+        let hint = v.problems.iter().find(|p| p.rule == "mode-decimal");
+        assert_eq!(
+            hint.map(|p| p.message.as_str()),
+            Some("mode 644 is 01204 in octal: did you mean 0644? A mode in JSON is a decimal number: write 420 for 0644")
+        );
+        // 420 is 0644 already, and 0755's 493 is no octal digits: no hint for either.
+        for usual in [420, 493, 384] {
+            assert!(
+                !run(&config(usual))
+                    .problems
+                    .iter()
+                    .any(|p| p.rule == "mode-decimal"),
+                "{usual}"
+            );
+        }
+    }
+
+    #[test]
     fn versions_and_schema() {
         assert!(run("{\"ignition\":{\"version\":\"2.2.0\"}}")
             .to_string()

@@ -210,6 +210,15 @@ impl Rules {
                 },
             );
         }
+        if let Some(meant) = octal_meant(mode) {
+            self.problems.push(Problem::new(
+                Severity::Warning,
+                Check::Ignition,
+                "mode-decimal",
+                format!("{at}.mode"),
+                format!("mode {mode} is 0{mode:o} in octal: did you mean 0{meant:o}? A mode in JSON is a decimal number: write {meant} for 0{meant:o}"),
+            ));
+        }
         // Checked apart from the range, as Ignition does: a mode out of range with any of these
         // bits (a negative one has them all) gets this warning too.
         if mode & 0o7000 != 0 && self.minor < 4 {
@@ -222,4 +231,18 @@ impl Rules {
             ));
         }
     }
+}
+
+/// The modes files are usually given, as octal numbers.
+const USUAL_MODES: &[i64] = &[
+    0o400, 0o440, 0o444, 0o500, 0o550, 0o555, 0o600, 0o640, 0o644, 0o660, 0o664, 0o666, 0o700,
+    0o750, 0o755, 0o770, 0o775, 0o777,
+];
+
+/// The mode meant when `mode` is a usual octal mode's digits typed as a decimal number (`644`
+/// for 0644), and not itself a usual mode.
+fn octal_meant(mode: i64) -> Option<i64> {
+    let digits = mode.to_string();
+    let meant = i64::from_str_radix(&digits, 8).ok()?;
+    (mode >= 100 && USUAL_MODES.contains(&meant) && !USUAL_MODES.contains(&mode)).then_some(meant)
 }
