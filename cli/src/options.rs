@@ -130,6 +130,7 @@ pub fn flag(option: OptionField) -> &'static str {
         OptionField::InstallationDisk => "--installation-disk",
         OptionField::Distribution => "--distribution",
         OptionField::Compress => "--compress",
+        OptionField::Hosts => "--hosts",
     }
 }
 

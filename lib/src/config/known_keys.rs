@@ -164,7 +164,7 @@ const NOT_SUPPORTED: &[(&str, &str)] = &[
     (
         "platform.vsphere.hosts",
         "static addresses of the VMs openshift-install makes itself; for nodes you boot, give \
-         their addresses with --hosts",
+         their addresses in the hosts file (`hosts`)",
     ),
     (
         "platform.vsphere.nodeNetworking",

@@ -82,8 +82,9 @@ pub(crate) fn check_single_replica(
         return Err(loaded.field_error(
             "controlPlane.replicas",
             format!(
-                "one control-plane machine beside a bootstrap machine: OpenShift {}'s installer makes a single-node cluster on this platform only in place; add `bootstrapInPlace: {{installationDisk: /dev/...}}` (or use --single-node), or use 3 control-plane machines",
-                profile.minor
+                "one control-plane machine beside a bootstrap machine: OpenShift {}'s installer makes a single-node cluster on this platform only in place; add `bootstrapInPlace: {{installationDisk: /dev/...}}` (or set {}), or use 3 control-plane machines",
+                profile.minor,
+                crate::error::OptionField::SingleNode
             ),
         ));
     }

@@ -9,7 +9,7 @@
 
 use super::extract_plan::{directory_mode, Kind, Plan};
 use super::extract_walk::{Found, Walk};
-use crate::error::{Error, Result};
+use crate::error::{Error, OptionField, Result};
 use crate::ignition::{IgnitionDoc, SplitDoc};
 use rustix::fs::{AtFlags, Mode, OFlags};
 use serde_json::Value;
@@ -512,9 +512,10 @@ where
             return Err(unsafe_path(
                 first,
                 format!(
-                    "{} already holds it with other contents ({} such file(s) in all); extract with --force to replace them",
+                    "{} already holds it with other contents ({} such file(s) in all); set {} to replace them",
                     dir.display(),
-                    report.replaced.len()
+                    report.replaced.len(),
+                    OptionField::Force
                 ),
             ));
         }
@@ -750,7 +751,7 @@ mod tests {
         std::fs::write(dir.path().join("etc/motd"), "my hand-edited file").unwrap();
         let err = extract(&config, dir.path(), false).unwrap_err().to_string();
         assert!(
-            err.contains("/etc/motd") && err.contains("--force"),
+            err.contains("/etc/motd") && err.contains("`force`"),
             "{err}"
         );
         assert_eq!(
