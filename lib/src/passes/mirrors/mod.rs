@@ -145,7 +145,7 @@ fn apply_registries(
         });
     }
     if merged.iter().any(|r| !r.mirrors.is_empty()) {
-        changes.extend(release::rewrite(doc, &merged)?);
+        changes.extend(release::rewrite(doc, &merged, &options.mirrors)?);
         changes.extend(cluster_mirrors::apply(doc, &merged, style)?);
     }
     Ok(changes)

@@ -3,10 +3,11 @@
 //! not), and rewritten to its mirror.
 
 use super::read_text;
+use super::MirrorRule;
 use crate::error::{Error, Result};
-use crate::ignition::read::{find_release, registry_for, spans, RELEASE_SCRIPTS};
+use crate::ignition::read::{find_release, registry_for, spans, ReleaseReference, RELEASE_SCRIPTS};
 use crate::ignition::IgnitionDoc;
-use crate::model::mirrors::Registry;
+use crate::model::mirrors::{matches_source, Registry};
 use crate::passes::doc_edit::set_file_text;
 use crate::passes::Change;
 
@@ -38,11 +39,20 @@ pub fn mirrored(registries: &[Registry], reference: &str) -> Option<(String, Str
 /// is a bootstrap whose release bootgen cannot find.
 const BOOTKUBE_SCRIPT: &str = "/usr/local/bin/bootkube.sh";
 
-/// Points the release-image scripts at the mirror. A bootstrap config must have them and they
-/// must say which image they pull: otherwise the change cannot be made, and that is an error.
-/// A config that is no bootstrap config (a pointer config, any other) pulls no release: there
-/// is nothing to point, only registries.conf and the rest to write.
-pub fn rewrite(doc: &mut IgnitionDoc, registries: &[Registry]) -> Result<Vec<Change>> {
+/// Points the release-image scripts at the mirror when one of `rules` (the mirrors asked for
+/// now) covers the release. A bootstrap config must have them and they must say which image
+/// they pull: otherwise the change cannot be made, and that is an error. A config that is no
+/// bootstrap config (a pointer config, any other) pulls no release: there is nothing to point,
+/// only registries.conf and the rest to write.
+///
+/// A release no rule covers keeps its name, mirrored or not by the config's own entries, as the
+/// installer names it when the install-config lists the same mirrors: registries.conf already
+/// sends its pulls by digest to those mirrors (a tag under a blocked source excepted, below).
+pub fn rewrite(
+    doc: &mut IgnitionDoc,
+    registries: &[Registry],
+    rules: &[MirrorRule],
+) -> Result<Vec<Change>> {
     let Some(release) = find_release(doc)? else {
         let bootstrap = crate::ignition::read::file_entries(doc)
             .iter()
@@ -58,6 +68,21 @@ pub fn rewrite(doc: &mut IgnitionDoc, registries: &[Registry]) -> Result<Vec<Cha
             ),
         ));
     };
+    if !rules
+        .iter()
+        .any(|rule| matches_source(&release.reference, rule.source()))
+    {
+        return point_blocked_tag_at_mirror(doc, registries);
+    }
+    point_at_mirror(doc, registries, &release)
+}
+
+/// Rewrites every mention of the release in its scripts to its first mirror.
+fn point_at_mirror(
+    doc: &mut IgnitionDoc,
+    registries: &[Registry],
+    release: &ReleaseReference,
+) -> Result<Vec<Change>> {
     let Some((rewritten, source)) = mirrored(registries, &release.reference) else {
         return Ok(Vec::new());
     };
@@ -99,7 +124,7 @@ pub fn point_blocked_tag_at_mirror(
     if !blocked_tag {
         return Ok(Vec::new());
     }
-    rewrite(doc, registries)
+    point_at_mirror(doc, registries, &release)
 }
 
 #[cfg(test)]

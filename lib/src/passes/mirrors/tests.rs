@@ -414,7 +414,13 @@ fn installer_release_library_without_an_assignment_is_rewritten() {
         assert_eq!(found.reference, reference);
         assert_eq!(found.scripts, RELEASE_SCRIPTS.to_vec());
 
+        // The release's own source mirrored again where the config mirrors it: a rule that
+        // covers the release points it at that mirror.
         let options = MirrorOptions {
+            mirrors: vec![MirrorRule::parse(
+                "quay.io/openshift-release-dev/ocp-release=registry.lab.example:5000/ocp4/release",
+            )
+            .unwrap()],
             block_sources: true,
             ..MirrorOptions::default()
         };
@@ -832,4 +838,27 @@ fn good_values_parse() {
         crate::ignition::read::normalize_auth_key("https://m.io/v1/"),
         "m.io"
     );
+}
+
+/// A mirror for another source leaves the release named as the installer named it, which its
+/// own registries.conf entry already mirrors: the install-config's route writes the same.
+#[test]
+fn a_mirror_of_another_source_leaves_the_release_image_alone() {
+    let mut doc = fixture();
+    let before: Vec<String> = RELEASE_SCRIPTS
+        .iter()
+        .map(|script| file_text(&doc, script).unwrap())
+        .collect();
+    let options = MirrorOptions {
+        mirrors: vec![MirrorRule::parse("source.invalid/app=mirror.new.example:8443/app").unwrap()],
+        block_sources: true,
+        ..MirrorOptions::default()
+    };
+    let changes = apply(&mut doc, &options).unwrap();
+    for (script, before) in RELEASE_SCRIPTS.iter().zip(&before) {
+        assert_eq!(&file_text(&doc, script).unwrap(), before, "{script}");
+        assert!(changes.iter().all(|c| c.target != *script), "{changes:?}");
+    }
+    let conf = file_text(&doc, REGISTRIES_CONF).unwrap();
+    assert!(conf.contains("source.invalid/app"), "{conf}");
 }
