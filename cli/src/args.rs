@@ -79,7 +79,8 @@ pub struct CheckArgs {
     #[arg(long, value_name = "SECONDS", default_value_t = 5,
           value_parser = clap::value_parser!(u64).range(1..=600))]
     pub timeout: u64,
-    /// The present time (RFC 3339) the clock and certificates are judged at; default now.
+    /// The time (RFC 3339) the certificates must last until; default now. This machine's
+    /// clock, compared with the servers', is read as it is.
     #[arg(long, value_name = "TIME")]
     pub now: Option<String>,
     /// Print JSON instead of text.

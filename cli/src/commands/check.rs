@@ -47,7 +47,12 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
     if args.input.is_dir() {
         plan.add_host_configs(&args.input)?;
     }
-    let mut options = CheckOptions::at(crate::clock::present(args.now.as_deref())?);
+    // This machine's clock is what the servers' clocks are compared with; `--now` asks only
+    // how long the certificates last.
+    let mut options = CheckOptions::at(crate::clock::present(None)?);
+    if args.now.is_some() {
+        options.certificates_at = crate::clock::present(args.now.as_deref())?;
+    }
     options.api_port = args.api_port;
     options.config_port = args.machine_config_port;
     options.system_roots = system_roots();

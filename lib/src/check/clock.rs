@@ -80,12 +80,14 @@ pub(crate) fn check_clock(
     }
 }
 
-/// The certificate that expires first, and any not valid yet.
+/// The certificate that expires first at `at`, and any not valid yet by this machine's clock
+/// (`(clock, at)`: the two are the same unless the caller asks about a later time).
 pub(crate) fn check_certificates(
     certificates: &[CertificateTime],
-    now: OffsetDateTime,
+    (clock, at): (OffsetDateTime, OffsetDateTime),
     findings: &mut Vec<Finding>,
 ) {
+    let now = clock;
     let renew = format!(
         "bootgen ignition {} {} <dir>   # new certificates, the same keys; then boot the new bootstrap.ign",
         OptionField::RenewExpired,
@@ -107,7 +109,13 @@ pub(crate) fn check_certificates(
     let Some(first) = certificates.iter().min_by_key(|c| c.not_after) else {
         return;
     };
-    let left = first.not_after - now;
+    let left = first.not_after - at;
+    // Said with the time it was judged at when that is not this machine's present.
+    let when = if at == clock {
+        String::new()
+    } else {
+        format!("at {}, ", http_date(at))
+    };
     let evidence = format!("{}: notAfter {}", first.subject, http_date(first.not_after));
     let target = first.file.clone();
     // A CA is never re-issued in place (`--renew-expired` refuses it): only a new PKI,
@@ -122,10 +130,10 @@ pub(crate) fn check_certificates(
     };
     if left < TOO_LITTLE {
         let what = if left.is_negative() {
-            format!("the certificate expired {} ago", hours_minutes(left))
+            format!("{when}the certificate expired {} ago", hours_minutes(left))
         } else {
             format!(
-                "the certificate expires in {}, too soon for the bootstrap to finish",
+                "{when}the certificate expires in {}, too soon for the bootstrap to finish",
                 hours_minutes(left)
             )
         };
@@ -143,7 +151,7 @@ pub(crate) fn check_certificates(
             "time",
             target,
             format!(
-                "the first certificate expires in {}: more than half of its day is gone",
+                "{when}the first certificate expires in {}: more than half of its day is gone",
                 hours_minutes(left)
             ),
             evidence,
@@ -154,7 +162,7 @@ pub(crate) fn check_certificates(
             "time",
             target,
             format!(
-                "the first certificate to expire has {} left",
+                "{when}the first certificate to expire has {} left",
                 hours_minutes(left)
             ),
         ));
@@ -185,12 +193,35 @@ mod tests {
             let mut findings = Vec::new();
             check_certificates(
                 &[certificate(authority, now - Duration::hours(1))],
-                now,
+                (now, now),
                 &mut findings,
             );
             let fix = format!("{:?}", findings[0]);
             assert!(fix.contains(says), "{authority}: {fix}");
         }
+    }
+
+    /// A later horizon is a question about the certificates alone: one valid now is judged at
+    /// that time, and said so, while "not valid yet" is still judged by this machine's clock.
+    #[test]
+    fn a_later_horizon_judges_the_certificates_not_the_clock() {
+        let now = OffsetDateTime::now_utc();
+        let later = now + Duration::hours(20);
+        let fresh = CertificateTime {
+            not_before: now - Duration::minutes(5),
+            ..certificate(false, now + Duration::minutes(20 * 60 + 30))
+        };
+        let mut findings = Vec::new();
+        check_certificates(&[fresh], (now, later), &mut findings);
+        assert_eq!(findings.len(), 1, "{findings:?}");
+        assert_eq!(findings[0].status, Status::Fail, "{findings:?}");
+        assert!(
+            findings[0].what.starts_with(&format!(
+                "at {}, the certificate expires in 0 h 30 min",
+                http_date(later)
+            )),
+            "{findings:?}"
+        );
     }
 
     #[test]

@@ -195,7 +195,7 @@ fn ask_over_tcp(
     let failed = |e: std::io::Error| {
         format!(
             "the reply over UDP was truncated, and over TCP: {}",
-            super::http::describe_io_error(&e, Some(timeout))
+            super::said::describe_io_error(&e, Some(timeout))
         )
     };
     let started = std::time::Instant::now();

@@ -3,7 +3,7 @@
 //! the machine-config server serves the pointer configs' path with the CA they trust.
 
 use super::finding::{Finding, Status};
-use super::probe::{Handshake, Probes, Request, Response, Transport};
+use super::probe::{Asked, Handshake, Probes, Request, Response, Transport, Unconnected};
 use std::net::{IpAddr, SocketAddr};
 
 /// The most addresses of one name that are tried.
@@ -23,33 +23,88 @@ pub(crate) struct Endpoint<'a> {
 
 const PASS_THROUGH: &str = "make the load balancer pass TCP through to the bootstrap and control-plane machines (no TLS termination, no certificate of its own)";
 
-/// Tests every address of the endpoint; the `Date` of a response, for the clock check.
+/// Tests every address of the endpoint; the `Date` of a response, for the clock check. What
+/// could not be tested because an earlier test failed is said as skipped, with why.
 pub(crate) fn check_endpoint(
     endpoint: &Endpoint,
     probes: &dyn Probes,
     findings: &mut Vec<Finding>,
 ) -> Option<String> {
+    let host_port = crate::url_syntax::host_port(endpoint.host, endpoint.port);
+    // What each address's later tests are, to name them when they cannot run.
+    let later = match endpoint.config_path {
+        Some(path) => format!("its certificate and GET {path}"),
+        None => "its certificate".to_string(),
+    };
+    if endpoint.addresses.is_empty() {
+        findings.push(Finding::skipped(
+            "load balancer",
+            host_port,
+            format!("not tested: {later}"),
+            format!(
+                "{} has no address to connect to (see its DNS test)",
+                endpoint.host
+            ),
+        ));
+        return None;
+    }
     let mut date = None;
     for ip in endpoint.addresses.iter().take(MAX_ADDRESSES) {
         let address = SocketAddr::new(*ip, endpoint.port);
-        let target = format!(
-            "{} ({ip})",
-            crate::url_syntax::host_port(endpoint.host, endpoint.port)
-        );
-        if let Err(error) = probes.connect(address) {
+        let target = format!("{host_port} ({ip})");
+        let unconnected = match probes.connect(address) {
+            // A listener that accepts and resets is a load balancer with nothing behind it:
+            // the handshake below says so, the same way every run.
+            Ok(()) | Err(Unconnected::Reset(_)) => None,
+            Err(failure) => Some(failure),
+        };
+        if let Some(failure) = unconnected {
+            let (what, fix) = match &failure {
+                Unconnected::TimedOut(_) => (
+                    format!("does not answer on port {}: no reply to the connection", endpoint.port),
+                    format!(
+                        "check that {ip} is the load balancer's address and that no firewall between here and it drops port {}; then make it listen on {host_port}",
+                        endpoint.port
+                    ),
+                ),
+                Unconnected::Refused(_) => (
+                    format!("refuses connections on port {}: nothing listens there", endpoint.port),
+                    format!(
+                        "make the load balancer listen on {host_port} and forward to port {} of the bootstrap and control-plane machines",
+                        endpoint.port
+                    ),
+                ),
+                Unconnected::Reset(_) | Unconnected::Other(_) => (
+                    format!("cannot be reached on port {}", endpoint.port),
+                    format!("check this machine's route to {ip}, then make the load balancer listen on {host_port}"),
+                ),
+            };
             findings.push(Finding::problem(
                 Status::Fail,
                 "load balancer",
+                target.clone(),
+                what,
+                failure.to_string(),
+                fix,
+            ));
+            findings.push(Finding::skipped(
+                "load balancer",
                 target,
-                format!("does not accept connections on port {}", endpoint.port),
-                error,
-                format!(
-                    "make the load balancer listen on {} and forward to port {} of the bootstrap and control-plane machines",
-                    crate::url_syntax::host_port(endpoint.host, endpoint.port), endpoint.port
-                ),
+                format!("not tested: {later}"),
+                "no connection was made".into(),
             ));
             continue;
         }
+        let config_skipped = |findings: &mut Vec<Finding>, why: &str| {
+            if let Some(path) = endpoint.config_path {
+                findings.push(Finding::skipped(
+                    "load balancer",
+                    target.clone(),
+                    format!("not tested: GET {path}"),
+                    why.to_string(),
+                ));
+            }
+        };
         match probes.handshake(address, endpoint.host, endpoint.roots) {
             Handshake::Verified(presented) => {
                 findings.push(Finding::pass(
@@ -67,30 +122,24 @@ pub(crate) fn check_endpoint(
             }
             Handshake::Rejected { reason, presented } => {
                 let shown = presented.map(|p| format!("{p}; ")).unwrap_or_default();
-                // A signature that does not verify under a CA of the same name is the mark of
-                // another install's PKI (every install names its signers alike).
-                let whose = if reason.contains("BadSignature") {
-                    " (signed by a CA of the same name with another key: another install's certificate)"
-                } else {
-                    ""
-                };
                 findings.push(Finding::problem(
                     Status::Fail,
                     "load balancer",
-                    target,
+                    target.clone(),
                     format!(
-                        "presents a certificate that is not from {} for {}{whose}",
+                        "presents a certificate that is not from {} for {}",
                         endpoint.ca_name, endpoint.host
                     ),
                     format!("{shown}{reason}"),
                     format!("{PASS_THROUGH}; if a server of another install answers, boot the nodes with this output's configs"),
                 ));
+                config_skipped(findings, "its certificate was refused");
             }
             Handshake::NoCertificate(reason) => {
                 findings.push(Finding::problem(
                     Status::Warn,
                     "load balancer",
-                    target,
+                    target.clone(),
                     "accepts connections, but no TLS server answers behind it yet (as expected before the bootstrap machine runs)".into(),
                     reason,
                     format!(
@@ -98,6 +147,7 @@ pub(crate) fn check_endpoint(
                         endpoint.port
                     ),
                 ));
+                config_skipped(findings, "no TLS server answered");
             }
         }
     }
@@ -113,6 +163,7 @@ fn api_date(endpoint: &Endpoint, address: SocketAddr, probes: &dyn Probes) -> Op
         path: "/readyz",
         transport: Transport::Verified(endpoint.roots),
         headers: Vec::new(),
+        asked: Asked::Status,
     };
     let response = probes.get(&request).ok()?;
     response.header("date").map(str::to_string)
@@ -136,6 +187,7 @@ fn check_config(
             "Accept".into(),
             "application/vnd.coreos.ignition+json;version=3.2.0, */*;q=0.1".into(),
         )],
+        asked: Asked::Config,
     };
     let served = |response: &Response| {
         response.status == 200

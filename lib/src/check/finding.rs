@@ -14,6 +14,8 @@ pub enum Status {
     Warn,
     /// The install will not get past this.
     Fail,
+    /// Not tested, because a test it needs failed first (said with why, in `evidence`).
+    Skip,
 }
 
 /// One thing tested.
@@ -27,7 +29,7 @@ pub struct Finding {
     pub status: Status,
     /// One sentence: what is right or what failed.
     pub what: String,
-    /// The exact answer received.
+    /// The exact answer received; for a skipped test, why it was not run.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub evidence: Option<String>,
     /// What to do about it, when it is not a pass.
@@ -64,6 +66,25 @@ impl Finding {
             what,
             evidence: Some(evidence),
             fix: Some(fix),
+        }
+    }
+}
+
+impl Finding {
+    /// A test not run, and why (the test it needs that failed).
+    pub fn skipped(
+        area: &'static str,
+        target: impl Into<String>,
+        what: String,
+        why: String,
+    ) -> Finding {
+        Finding {
+            area,
+            target: target.into(),
+            status: Status::Skip,
+            what,
+            evidence: Some(why),
+            fix: None,
         }
     }
 }
@@ -106,10 +127,11 @@ impl Report {
 impl std::fmt::Display for Report {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         for finding in &self.findings {
-            let mark = match finding.status {
-                Status::Pass => "ok  ",
-                Status::Warn => "WARN",
-                Status::Fail => "FAIL",
+            let (mark, evidence_is) = match finding.status {
+                Status::Pass => ("ok  ", "received"),
+                Status::Warn => ("WARN", "received"),
+                Status::Fail => ("FAIL", "received"),
+                Status::Skip => ("skip", "because"),
             };
             writeln!(
                 f,
@@ -117,7 +139,7 @@ impl std::fmt::Display for Report {
                 finding.area, finding.target, finding.what
             )?;
             if let Some(evidence) = &finding.evidence {
-                writeln!(f, "       received: {evidence}")?;
+                writeln!(f, "       {evidence_is}: {evidence}")?;
             }
             if let Some(fix) = &finding.fix {
                 writeln!(f, "       fix: {fix}")?;
@@ -128,11 +150,12 @@ impl std::fmt::Display for Report {
         }
         writeln!(
             f,
-            "{}: {} passed, {}, {} failed",
+            "{}: {} passed, {}, {} failed, {} skipped",
             if self.passed { "ready" } else { "NOT READY" },
             self.count(Status::Pass),
             crate::report::counted(self.count(Status::Warn), "warning"),
-            self.count(Status::Fail)
+            self.count(Status::Fail),
+            self.count(Status::Skip)
         )
     }
 }
@@ -160,10 +183,12 @@ mod tests {
         report.add(warning());
         let text = report.to_string();
         assert!(
-            text.ends_with("ready: 0 passed, 1 warning, 0 failed\n"),
+            text.ends_with("ready: 0 passed, 1 warning, 0 failed, 0 skipped\n"),
             "{text}"
         );
         report.add(warning());
-        assert!(report.to_string().ends_with(", 2 warnings, 0 failed\n"));
+        assert!(report
+            .to_string()
+            .ends_with(", 2 warnings, 0 failed, 0 skipped\n"));
     }
 }

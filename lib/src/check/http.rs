@@ -1,50 +1,32 @@
 //! HTTP/1.1 GET over a connected stream, plain or TLS: enough for a registry's `/v2/` API, a
-//! token endpoint and the machine-config server, bounded in size. One request, one response:
-//! a registry's redirect of a blob is followed by the payload reader (`redirect.rs`), as the
-//! node follows it.
+//! token endpoint and the machine-config server, bounded in size and time. One request, one
+//! response: a registry's redirect of a blob is followed by the payload reader (`redirect.rs`),
+//! as the node follows it.
 //!
 //! The response's head and chunk sizes are parsed by `httparse` (no allocation, a fixed number
 //! of headers); this module keeps only what a client on someone else's connection must do
-//! itself: write the request, read within [`MAX_RESPONSE`] until the length the head gives, and
-//! join the chunks. A whole client (`ureq` 3) would want to open the connection itself, while
-//! `check` connects to the address it resolved and keeps the certificate it was shown.
+//! itself: write the request, read until the length the head gives, within [`MAX_HEAD`] for the
+//! head and the body's limit for what was asked ([`Asked`]), before the exchange's deadline,
+//! and join the chunks. A whole client (`ureq` 3) would want to open the connection itself,
+//! while `check` connects to the address it resolved and keeps the certificate it was shown.
 
-use super::probe::Response;
+use super::deadline::Deadline;
+use super::probe::{Asked, Response, MAX_HEAD};
+use super::said::describe_io_error;
 use std::io::{Read, Write};
-use std::time::{Duration, Instant};
-
-/// The most a response may hold (a release payload's manifests layer is read through here).
-pub(crate) const MAX_RESPONSE: usize = 96 << 20;
 
 /// The most headers a response may have; a registry sends about a dozen.
 const MAX_HEADERS: usize = 64;
 
-/// How much of a response must arrive in each time limit after the first: a server that sends
-/// less (a byte every few seconds) is cut off, however long its response says it is.
-const BYTES_PER_LIMIT: usize = 1 << 20;
-
-/// An I/O error as a person reads it: a read or write that timed out is "no answer within
-/// N s", not the system's "Resource temporarily unavailable".
-pub(crate) fn describe_io_error(e: &std::io::Error, limit: Option<Duration>) -> String {
-    match (e.kind(), limit) {
-        (std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut, Some(limit)) => {
-            format!("no answer within {} s", limit.as_secs().max(1))
-        }
-        (std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut, None) => {
-            "no answer within the time limit".to_string()
-        }
-        _ => e.to_string(),
-    }
-}
-
-/// Sends the GET and reads the response, all of it within `limit` and one more `limit` for each
-/// [`BYTES_PER_LIMIT`] received.
+/// Sends the GET and reads the response, before the deadline and within the limits of what
+/// is asked.
 pub(crate) fn get(
     stream: &mut (impl Read + Write),
     host: &str,
     path: &str,
     headers: &[(String, String)],
-    limit: Duration,
+    asked: Asked,
+    deadline: Deadline,
 ) -> Result<Response, String> {
     let mut request = format!(
         "GET {path} HTTP/1.1\r\nHost: {host}\r\nUser-Agent: bootgen-check\r\nConnection: close\r\n"
@@ -59,53 +41,61 @@ pub(crate) fn get(
         .map_err(|e| {
             format!(
                 "sending the request: {}",
-                describe_io_error(&e, Some(limit))
+                describe_io_error(&e, Some(deadline.allowed()))
             )
         })?;
-    let received = read_response(stream, limit)?;
+    let received = read_response(stream, asked, deadline)?;
     parse(&received)
 }
 
 /// Reads until the response is whole (its length known from the head) or the server closes,
-/// within the time [`get`] allows (each read is bounded by the socket's own limit too).
-fn read_response(stream: &mut impl Read, limit: Duration) -> Result<Vec<u8>, String> {
-    let started = Instant::now();
+/// before the deadline (which each read of a [`super::deadline::Bounded`] socket keeps too).
+fn read_response(
+    stream: &mut impl Read,
+    asked: Asked,
+    deadline: Deadline,
+) -> Result<Vec<u8>, String> {
     let mut received = Vec::new();
     let mut buffer = [0u8; 16 * 1024];
     loop {
-        if is_complete(&received) {
+        if is_complete(&received, asked)? {
             return Ok(received);
         }
-        let allowed = limit.saturating_mul(1 + (received.len() / BYTES_PER_LIMIT) as u32);
-        if started.elapsed() > allowed {
-            return Err(format!(
-                "the response did not arrive in time: {} bytes in {} s (a response must come at {} MiB every {} s)",
-                received.len(),
-                started.elapsed().as_secs(),
-                BYTES_PER_LIMIT >> 20,
-                limit.as_secs().max(1)
-            ));
+        if deadline.left().is_err() {
+            return Err(late(&received, deadline));
         }
         match stream.read(&mut buffer) {
             Ok(0) => return Ok(received),
-            Ok(n) => {
-                received.extend_from_slice(&buffer[..n]);
-                if received.len() > MAX_RESPONSE {
-                    return Err(format!("the response is larger than {MAX_RESPONSE} bytes"));
-                }
-            }
+            Ok(n) => received.extend_from_slice(&buffer[..n]),
             // Servers often close without TLS's close_notify: what came is the response.
             Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof && !received.is_empty() => {
                 return Ok(received)
             }
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                ) && !received.is_empty() =>
+            {
+                return Err(late(&received, deadline))
+            }
             Err(e) => {
                 return Err(format!(
                     "reading the response: {}",
-                    describe_io_error(&e, Some(limit))
+                    describe_io_error(&e, Some(deadline.allowed()))
                 ))
             }
         }
     }
+}
+
+/// A response cut off at the deadline, said with what had come.
+fn late(received: &[u8], deadline: Deadline) -> String {
+    format!(
+        "the response did not arrive in time: {} bytes before the exchange's {} s were up",
+        received.len(),
+        deadline.allowed().as_secs().max(1)
+    )
 }
 
 /// A response's head: status, headers, and where the body starts.
@@ -159,21 +149,54 @@ fn head(received: &[u8]) -> Result<Option<Head>, String> {
     }))
 }
 
-fn is_complete(received: &[u8]) -> bool {
-    let Ok(Some(head)) = head(received) else {
-        // Incomplete, or damaged: reading on to the close or the size limit decides.
-        return false;
+/// Whether the whole response has come; an error once the head or the body is larger than
+/// its limit, or the head says it will be.
+fn is_complete(received: &[u8], asked: Asked) -> Result<bool, String> {
+    let head = match head(received) {
+        Ok(Some(head)) => head,
+        // Incomplete, or damaged: reading on to the close or the head's limit decides.
+        Ok(None) | Err(_) if received.len() <= MAX_HEAD => return Ok(false),
+        Ok(None) | Err(_) => {
+            return Err(format!(
+            "the response's head is larger than {} KiB (no end of headers in the first {} bytes)",
+            MAX_HEAD >> 10,
+            received.len()
+        ))
+        }
     };
     let body = &received[head.body_start..];
+    let limit = asked.body_limit();
+    let what = match asked {
+        Asked::Status => "a status or API answer",
+        Asked::Manifest => "an image manifest",
+        Asked::Config => "an Ignition config",
+        Asked::Blob => "a blob",
+    };
+    let too_large = |announced: Option<usize>| {
+        let limit = format!("the {} MiB {what} may hold", limit >> 20);
+        match announced {
+            Some(length) => {
+                format!("the response announces a body of {length} bytes, more than {limit}")
+            }
+            None => format!("the response's body is larger than {limit}"),
+        }
+    };
     if let Some(length) = head.content_length() {
-        return body.len() >= length;
+        if length > limit {
+            return Err(too_large(Some(length)));
+        }
+        return Ok(body.len() >= length);
+    }
+    if body.len() > limit + (limit >> 4) {
+        // Chunk sizes add a little to the body: a sixteenth more than the limit is past it.
+        return Err(too_large(None));
     }
     if head.chunked() {
         // The walk is only worth it once the last chunk may have come.
-        return body.ends_with(b"0\r\n\r\n") && dechunk(body).is_some();
+        return Ok(body.ends_with(b"0\r\n\r\n") && dechunk(body).is_some());
     }
     // No length: a status without a body, or the body runs to the close.
-    head.status == 204 || head.status == 304
+    Ok(head.status == 204 || head.status == 304)
 }
 
 /// Parses a whole response: status line, headers, body (de-chunked).
@@ -226,6 +249,7 @@ fn dechunk(mut body: &[u8]) -> Option<Vec<u8>> {
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
+    use std::time::Duration;
 
     /// A server that sends its head, then a byte at a time, slowly.
     struct Drip {
@@ -262,7 +286,8 @@ mod tests {
             at: 0,
             pause: Duration::from_millis(20),
         };
-        let error = read_response(&mut drip, Duration::from_millis(200)).unwrap_err();
+        let deadline = Deadline::after(Duration::from_millis(200));
+        let error = read_response(&mut drip, Asked::Config, deadline).unwrap_err();
         assert!(error.contains("did not arrive in time"), "{error}");
         assert!(drip.at < 1000, "read {} bytes", drip.at);
         let timed_out = std::io::Error::from(std::io::ErrorKind::WouldBlock);
@@ -298,13 +323,71 @@ mod tests {
         let whole: &[u8] = b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nDate: Fri, 27 Nov 2026 02:31:18 GMT\r\n\r\n3\r\nabc\r\n2\r\nde\r\n0\r\n\r\n";
         for cut in 0..whole.len() {
             let _ = parse(&whole[..cut]);
-            let _ = is_complete(&whole[..cut]);
+            let _ = is_complete(&whole[..cut], Asked::Status);
             for byte in [0u8, b'\r', b'\n', b':', b'f', 0xff] {
                 let mut damaged = whole.to_vec();
                 damaged[cut] = byte;
                 let _ = parse(&damaged);
-                let _ = is_complete(&damaged);
+                let _ = is_complete(&damaged, Asked::Status);
             }
         }
+    }
+
+    /// A server that sends `head`, then `fill` without end, as fast as it is read.
+    struct Endless {
+        head: Vec<u8>,
+        fill: u8,
+        sent: usize,
+    }
+
+    impl Read for Endless {
+        fn read(&mut self, buffer: &mut [u8]) -> std::io::Result<usize> {
+            for byte in buffer.iter_mut() {
+                *byte = self.head.get(self.sent).copied().unwrap_or(self.fill);
+                self.sent += 1;
+            }
+            Ok(buffer.len())
+        }
+    }
+
+    #[test]
+    fn an_endless_head_or_body_stops_at_its_limit() {
+        let deadline = || Deadline::after(Duration::from_secs(30));
+        let mut head = Endless {
+            head: b"HTTP/1.1 200 OK\r\nX-Long: ".to_vec(),
+            fill: b'a',
+            sent: 0,
+        };
+        let error = read_response(&mut head, Asked::Blob, deadline()).unwrap_err();
+        assert!(error.contains("head is larger than 64 KiB"), "{error}");
+        assert!(
+            head.sent < MAX_HEAD + (64 << 10),
+            "read {} bytes",
+            head.sent
+        );
+
+        let mut chunks = Endless {
+            head: b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n".to_vec(),
+            fill: b'7',
+            sent: 0,
+        };
+        let error = read_response(&mut chunks, Asked::Manifest, deadline()).unwrap_err();
+        assert!(
+            error.contains("body is larger than the 4 MiB an image manifest may hold"),
+            "{error}"
+        );
+        assert!(chunks.sent < 5 << 20, "read {} bytes", chunks.sent);
+
+        let mut announced = Endless {
+            head: b"HTTP/1.1 200 OK\r\nContent-Length: 99999999999\r\n\r\n".to_vec(),
+            fill: b' ',
+            sent: 0,
+        };
+        let error = read_response(&mut announced, Asked::Status, deadline()).unwrap_err();
+        assert!(
+            error.contains("announces a body of 99999999999 bytes, more than the 1 MiB"),
+            "{error}"
+        );
+        assert!(announced.sent < 64 << 10, "read {} bytes", announced.sent);
     }
 }

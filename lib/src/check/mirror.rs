@@ -5,12 +5,12 @@
 
 use super::finding::{Finding, Status};
 use super::payload::{image_references, manifest_path, Reference, Unread};
-use super::probe::Probes;
+use super::probe::{Asked, Probes};
 use super::redirect::Reach;
 use super::registry::{RefusalKind, Session};
 use super::targets::Plan;
 use crate::error::OptionField;
-use crate::model::mirrors::{host_of, repository_of};
+use crate::model::mirrors::{host_of, matches_source, repository_of};
 use crate::model::Registry;
 use std::collections::BTreeMap;
 
@@ -45,6 +45,26 @@ pub(crate) fn mirrored(registries: &[Registry], image: &str) -> Vec<(String, boo
         places.push((host, registry.insecure, path));
     }
     places
+}
+
+/// Where the release is copied from into a mirror: the source repository the mirror entries
+/// name for it. A release named by a mirror's pull spec (as a config patched to pull from the
+/// mirror names it) comes from the source that mirror stands for, not from itself.
+fn release_source(registries: &[Registry], release: &str) -> String {
+    let under_mirror = registries
+        .iter()
+        .flat_map(|registry| {
+            registry
+                .mirrors
+                .iter()
+                .map(move |mirror| (registry, mirror.location.as_str()))
+        })
+        .filter(|(_, mirror)| matches_source(release, mirror))
+        .max_by_key(|(_, mirror)| mirror.len());
+    match under_mirror {
+        Some((registry, mirror)) => format!("{}{}", registry.location, &release[mirror.len()..]),
+        None => release.to_string(),
+    }
 }
 
 fn refusal_fix(kind: RefusalKind, host: &str) -> String {
@@ -83,6 +103,7 @@ pub(crate) fn check_mirrors(
         }
     }
     let mut sessions = BTreeMap::new();
+    let mut failed: Vec<String> = Vec::new();
     for (host, (insecure, repositories)) in &hosts {
         let (name, _) = super::registry::name_and_port(host);
         let pinned = plan
@@ -125,14 +146,17 @@ pub(crate) fn check_mirrors(
                 ));
                 sessions.insert(host.clone(), session);
             }
-            Err(refusal) => findings.push(Finding::problem(
-                Status::Fail,
-                "mirror",
-                host.clone(),
-                refusal.what,
-                refusal.evidence,
-                refusal_fix(refusal.kind, host),
-            )),
+            Err(refusal) => {
+                findings.push(Finding::problem(
+                    Status::Fail,
+                    "mirror",
+                    host.clone(),
+                    refusal.what,
+                    refusal.evidence,
+                    refusal_fix(refusal.kind, host),
+                ));
+                failed.push(host.clone());
+            }
         }
     }
     if let Some(release) = &plan.release {
@@ -140,8 +164,18 @@ pub(crate) fn check_mirrors(
             roots,
             node_hosts: &plan.node_hosts,
         };
-        check_release(plan, release, probes, reach, &mut sessions, findings);
+        let mirrors = Mirrors {
+            sessions: &mut sessions,
+            failed: &failed,
+        };
+        check_release(plan, release, probes, reach, mirrors, findings);
     }
+}
+
+/// The mirror hosts: a session with each that answered, and those that failed.
+struct Mirrors<'a, 's> {
+    sessions: &'a mut BTreeMap<String, Session<'s>>,
+    failed: &'a [String],
 }
 
 fn check_release(
@@ -149,10 +183,23 @@ fn check_release(
     release: &str,
     probes: &dyn Probes,
     reach: Reach,
-    sessions: &mut BTreeMap<String, Session>,
+    mirrors: Mirrors<'_, '_>,
     findings: &mut Vec<Finding>,
 ) {
+    let Mirrors { sessions, failed } = mirrors;
     let places = mirrored(&plan.registries, release);
+    let not_reached: Vec<&(String, bool, String)> = places
+        .iter()
+        .filter(|(host, _, _)| failed.contains(host))
+        .collect();
+    for (host, _, path) in &not_reached {
+        findings.push(Finding::skipped(
+            "mirror",
+            format!("{host}/{path}"),
+            "not tested: the release image and the images it names were not looked up here".into(),
+            format!("{host} failed above"),
+        ));
+    }
     // A release pulled from a host that is no mirror is not the mirrors' business.
     if !places
         .iter()
@@ -179,7 +226,12 @@ fn check_release(
             continue;
         };
         let target = format!("{host}/{path}@{digest}");
-        let response = session.get(probes, &manifest_path(&path, digest), &path);
+        let response = session.get(
+            probes,
+            &manifest_path(&path, digest),
+            &path,
+            Asked::Manifest,
+        );
         let miss = match response {
             Ok(response) if response.status == 200 => {
                 let what = match misses.len() {
@@ -213,7 +265,10 @@ fn check_release(
                 target,
                 "does not hold the release image".into(),
                 format!("HTTP {}: {}", response.status, response.body_excerpt()),
-                format!("oc adm release mirror --from={release} --to={host}/{path}"),
+                format!(
+                    "oc adm release mirror --from={} --to={host}/{path}",
+                    release_source(&plan.registries, release)
+                ),
             ),
             Err(error) => Finding::problem(
                 Status::Fail,
@@ -226,7 +281,16 @@ fn check_release(
         };
         misses.push(miss);
     }
+    let lacking = misses.len();
     findings.extend(misses);
+    if lacking > 0 {
+        findings.push(Finding::skipped(
+            "mirror",
+            release.to_string(),
+            "not tested: the images the release names".into(),
+            "no mirror tried holds the release image, whose payload names them".into(),
+        ));
+    }
 }
 
 /// Every image the payload names, looked up through the mirrors.
@@ -295,7 +359,7 @@ fn check_images(
             .any(|(h, _, p)| {
                 sessions.get_mut(&h).is_some_and(|session| {
                     session
-                        .get(probes, &manifest_path(&p, digest), &p)
+                        .get(probes, &manifest_path(&p, digest), &p, Asked::Manifest)
                         .is_ok_and(|r| r.status == 200)
                 })
             });
@@ -334,7 +398,7 @@ fn check_images(
             target.clone(),
             format!("lacks {} of the {others} images the release names", missing_others.len()),
             format!("not found through the mirrors: {}{}", shown.join(", "), if missing_others.len() > 5 { ", ..." } else { "" }),
-            format!("oc adm release mirror --from={release} --to={target}   # and mirror every image the release names, the OS image stream's included"),
+            format!("oc adm release mirror --from={} --to={target}   # and mirror every image the release names, the OS image stream's included", release_source(&plan.registries, release)),
         ));
     }
     if !missing_streams.is_empty() {
@@ -381,4 +445,37 @@ fn os_stream_finding(plan: &Plan, target: &str, missing: &[&Reference], streams:
         format!("not found through the mirrors: {}", named.join(", ")),
         fixes.join("; "),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::mirrors::Mirror;
+
+    #[test]
+    fn a_release_named_by_its_mirror_is_copied_from_its_source() {
+        let registries = vec![Registry {
+            location: "quay.io/openshift-release-dev/ocp-release".into(),
+            insecure: false,
+            blocked: true,
+            mirror_by_digest_only: true,
+            mirrors: vec![Mirror {
+                location: "mirror.lab:8443/ocp4/openshift4".into(),
+                insecure: false,
+            }],
+        }];
+        let digest = format!("@sha256:{}", "b".repeat(64));
+        assert_eq!(
+            release_source(
+                &registries,
+                &format!("mirror.lab:8443/ocp4/openshift4{digest}")
+            ),
+            format!("quay.io/openshift-release-dev/ocp-release{digest}")
+        );
+        let source = format!("quay.io/openshift-release-dev/ocp-release{digest}");
+        assert_eq!(release_source(&registries, &source), source);
+        // A name that only begins like the mirror is no image of it.
+        let other = format!("mirror.lab:8443/ocp4/openshift4-extra{digest}");
+        assert_eq!(release_source(&registries, &other), other);
+    }
 }

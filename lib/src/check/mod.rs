@@ -11,6 +11,7 @@
 //! the bootstrap machine printed ([`STATUS_COMMAND`], run there by the caller over SSH).
 
 mod clock;
+mod deadline;
 mod dns;
 mod echoed;
 mod endpoints;
@@ -24,6 +25,7 @@ mod payload;
 mod probe;
 mod redirect;
 mod registry;
+mod said;
 mod targets;
 mod tls;
 mod watch;
@@ -31,7 +33,9 @@ mod watch;
 pub use finding::{Finding, Report, Status};
 pub use hosts::StaticHost;
 pub use net::NetProbes;
-pub use probe::{Contact, Handshake, Lookup, Presented, Probes, Request, Response, Transport};
+pub use probe::{
+    Asked, Contact, Handshake, Lookup, Presented, Probes, Request, Response, Transport, Unconnected,
+};
 pub use targets::{CertificateTime, ConfigServer, Plan, API_PORT, MACHINE_CONFIG_PORT};
 pub use watch::{
     api_readiness, progress, seen, Progress, COMPLETE_MARKER, SEEN_CSRS, STATUS_COMMAND,
@@ -42,8 +46,11 @@ use time::{Duration, OffsetDateTime};
 /// How `check` runs.
 #[derive(Debug, Clone)]
 pub struct CheckOptions {
-    /// The present time (the caller's clock).
+    /// This machine's clock, which the servers' `Date`s are compared with.
     pub now: OffsetDateTime,
+    /// The time the certificates must last until: `now` unless the caller asks about another
+    /// (a question apart from the clock's: a later horizon does not move this machine's clock).
+    pub certificates_at: OffsetDateTime,
     /// The API's port on the load balancer (6443).
     pub api_port: u16,
     /// The machine-config server's port, when not the one the pointer config names.
@@ -60,6 +67,7 @@ impl CheckOptions {
     pub fn at(now: OffsetDateTime) -> CheckOptions {
         CheckOptions {
             now,
+            certificates_at: now,
             api_port: API_PORT,
             config_port: None,
             system_roots: Vec::new(),
@@ -128,9 +136,18 @@ pub fn check(plan: &Plan, probes: &dyn Probes, options: &CheckOptions) -> Report
     }
     clock::check_clock(&dates, options.now, options.max_skew, &mut findings);
     if dates.is_empty() {
-        notes.push("no server sent a Date: the clock was not compared".into());
+        findings.push(Finding::skipped(
+            "time",
+            "this machine's clock",
+            "not tested: compared with no server's clock".into(),
+            "no server answered with a Date".into(),
+        ));
     }
-    clock::check_certificates(&plan.certificates, options.now, &mut findings);
+    clock::check_certificates(
+        &plan.certificates,
+        (options.now, options.certificates_at),
+        &mut findings,
+    );
     Report {
         passed: !findings.iter().any(|f| f.status == Status::Fail),
         findings,
@@ -163,9 +180,9 @@ mod tests {
                     answer: "NXDOMAIN from the fake".into(),
                 })
         }
-        fn connect(&self, address: SocketAddr) -> std::result::Result<(), String> {
+        fn connect(&self, address: SocketAddr) -> std::result::Result<(), Unconnected> {
             self.touched.borrow_mut().push(address.to_string());
-            Err("refused".into())
+            Err(Unconnected::Refused("refused".into()))
         }
         fn handshake(&self, address: SocketAddr, _: &str, _: &[Vec<u8>]) -> Handshake {
             self.touched.borrow_mut().push(address.to_string());

@@ -1,14 +1,21 @@
 //! The real network behind [`Probes`]: the one place in the library that opens connections.
-//! Every operation has a time limit, nothing is retried but a silent DNS question (once), and
-//! every contact is recorded.
+//! Every exchange has one deadline (connect, TLS, request and response together: the time limit,
+//! or for a blob the multiple [`Asked::time_limits`](super::probe::Asked::time_limits) says); nothing is retried but a silent DNS
+//! question and a connection test that was refused or reset (each once, [`RETRY_AFTER`] later);
+//! and every contact is recorded.
 
+use super::deadline::{Bounded, Deadline};
 use super::dns::{self, Answer, RecordType};
-use super::probe::{Contact, Handshake, Lookup, Probes, Request, Response, Transport};
+use super::probe::{Contact, Handshake, Lookup, Probes, Request, Response, Transport, Unconnected};
 use super::{http, tls};
-use std::net::{IpAddr, SocketAddr, TcpStream, ToSocketAddrs};
+use std::io::ErrorKind;
+use std::net::{IpAddr, SocketAddr, ToSocketAddrs};
 use std::sync::atomic::{AtomicU16, Ordering};
 use std::sync::{mpsc, Mutex};
 use std::time::Duration;
+
+/// How long a refused or reset connection test waits before its one retry.
+pub(crate) const RETRY_AFTER: Duration = Duration::from_millis(250);
 
 /// The network, with the limits each probe keeps.
 #[derive(Debug)]
@@ -21,7 +28,8 @@ pub struct NetProbes {
 
 impl NetProbes {
     /// Probes that ask `dns_server` for names (the system resolver when `None`) and give each
-    /// connection, handshake, DNS question or response `timeout` to happen.
+    /// DNS question `timeout`, and each exchange (connect, TLS, request and response together)
+    /// `timeout`, or its [`Asked::time_limits`](super::probe::Asked::time_limits) of them.
     pub fn new(dns_server: Option<SocketAddr>, timeout: Duration) -> NetProbes {
         NetProbes {
             dns_server,
@@ -41,14 +49,19 @@ impl NetProbes {
         }
     }
 
-    fn open(&self, address: SocketAddr) -> Result<TcpStream, String> {
-        let socket = TcpStream::connect_timeout(&address, self.timeout)
-            .map_err(|e| http::describe_io_error(&e, Some(self.timeout)))?;
-        socket
-            .set_read_timeout(Some(self.timeout))
-            .and_then(|()| socket.set_write_timeout(Some(self.timeout)))
-            .map_err(|e| e.to_string())?;
-        Ok(socket)
+    /// Connects within `deadline`; why not, named apart.
+    fn open(&self, address: SocketAddr, deadline: Deadline) -> Result<Bounded, Unconnected> {
+        Bounded::connect(address, deadline).map_err(|e| {
+            let text = super::said::describe_io_error(&e, Some(deadline.allowed()));
+            match e.kind() {
+                ErrorKind::ConnectionRefused => Unconnected::Refused(text),
+                ErrorKind::ConnectionReset | ErrorKind::ConnectionAborted => {
+                    Unconnected::Reset(text)
+                }
+                ErrorKind::TimedOut | ErrorKind::WouldBlock => Unconnected::TimedOut(text),
+                _ => Unconnected::Other(text),
+            }
+        })
     }
 
     fn ask_server(&self, server: SocketAddr, name: &str) -> Lookup {
@@ -119,16 +132,26 @@ impl Probes for NetProbes {
         }
     }
 
-    fn connect(&self, address: SocketAddr) -> Result<(), String> {
+    fn connect(&self, address: SocketAddr) -> Result<(), Unconnected> {
         self.record("tcp", address.to_string(), "connect".into());
-        self.open(address).map(drop)
+        match self.open(address, Deadline::after(self.timeout)) {
+            Ok(_) => Ok(()),
+            // A listener restarting refuses for a moment, and one that resets may have done so
+            // before the connection was seen whole: the second answer is the verdict.
+            Err(Unconnected::Refused(_) | Unconnected::Reset(_)) => {
+                std::thread::sleep(RETRY_AFTER);
+                self.open(address, Deadline::after(self.timeout)).map(drop)
+            }
+            Err(other) => Err(other),
+        }
     }
 
     fn handshake(&self, address: SocketAddr, server_name: &str, roots: &[Vec<u8>]) -> Handshake {
         self.record("tls", address.to_string(), server_name.to_string());
-        match self.open(address) {
-            Ok(socket) => tls::handshake(socket, server_name, Some(roots)).0,
-            Err(e) => Handshake::NoCertificate(e),
+        let deadline = Deadline::after(self.timeout);
+        match self.open(address, deadline) {
+            Ok(socket) => tls::handshake(socket, server_name, Some(roots), deadline.allowed()).0,
+            Err(e) => Handshake::NoCertificate(e.to_string()),
         }
     }
 
@@ -143,7 +166,10 @@ impl Probes for NetProbes {
             request.address.to_string(),
             format!("{}{path}", request.host),
         );
-        let mut socket = self.open(request.address)?;
+        let deadline = Deadline::after(self.timeout.saturating_mul(request.asked.time_limits()));
+        let mut socket = self
+            .open(request.address, deadline)
+            .map_err(|e| e.to_string())?;
         let host = host_header(request);
         let response = match request.transport {
             Transport::Plain => http::get(
@@ -151,7 +177,8 @@ impl Probes for NetProbes {
                 &host,
                 request.path,
                 &request.headers,
-                self.timeout,
+                request.asked,
+                deadline,
             ),
             Transport::Verified(roots) => self.get_tls(socket, request, &host, Some(roots)),
             Transport::Unverified => self.get_tls(socket, request, &host, None),
@@ -170,19 +197,21 @@ impl Probes for NetProbes {
 impl NetProbes {
     fn get_tls(
         &self,
-        socket: TcpStream,
+        socket: Bounded,
         request: &Request,
         host: &str,
         roots: Option<&[Vec<u8>]>,
     ) -> Result<Response, String> {
         let (server_name, _) = super::registry::name_and_port(request.host);
-        match tls::handshake(socket, server_name, roots) {
+        let deadline = socket.deadline();
+        match tls::handshake(socket, server_name, roots, deadline.allowed()) {
             (_, Some(mut stream)) => http::get(
                 &mut stream,
                 host,
                 request.path,
                 &request.headers,
-                self.timeout,
+                request.asked,
+                deadline,
             ),
             (Handshake::Rejected { reason, presented }, None) => Err(match presented {
                 Some(p) => format!("TLS: {reason} (the server presented {p})"),
@@ -214,6 +243,7 @@ fn host_header(request: &Request) -> String {
 #[cfg(test)]
 mod tests {
     use super::{host_header, Request, Transport};
+    use crate::check::probe::Asked;
 
     #[test]
     fn the_host_header_names_a_port_only_off_the_schemes_and_brackets_ipv6() {
@@ -224,6 +254,7 @@ mod tests {
                 path: "/",
                 transport,
                 headers: Vec::new(),
+                asked: Asked::Status,
             })
         };
         let tls = Transport::Unverified;

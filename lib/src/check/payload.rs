@@ -10,7 +10,7 @@
 //! ConfigMap names the default stream's images (`baseOSContainerImage`,
 //! `baseOSExtensionsContainerImage`), which the operator reads too.
 
-use super::probe::{Probes, Transport};
+use super::probe::{Asked, Probes, Transport};
 use super::redirect::{get_elsewhere, is_redirect, Location, Reach, MAX_REDIRECTS};
 use super::registry::Session;
 use serde_json::Value;
@@ -80,9 +80,10 @@ fn fetch(
     reach: Reach,
     repository: &str,
     path: &str,
+    asked: Asked,
     served_from: &mut BTreeSet<String>,
 ) -> Result<Vec<u8>, Unread> {
-    let mut response = session.get(probes, path, repository)?;
+    let mut response = session.get(probes, path, repository, asked)?;
     let plain = session.transport == Transport::Plain;
     let mut elsewhere: Option<Location> = None;
     for _ in 0..MAX_REDIRECTS {
@@ -93,9 +94,9 @@ fn fetch(
         let location = Location::parse(header, &session.host, plain)
             .map_err(|error| format!("{path}: {error}"))?;
         response = if location.host == session.host && location.plain == plain {
-            session.get(probes, &location.path, repository)?
+            session.get(probes, &location.path, repository, asked)?
         } else {
-            let answer = get_elsewhere(probes, &location, reach);
+            let answer = get_elsewhere(probes, &location, reach, asked);
             let (host, shown) = (location.host.clone(), location.shown());
             elsewhere = Some(location);
             answer.map_err(|error| Unread::Redirected {
@@ -157,6 +158,7 @@ pub(crate) fn image_references(
             reach,
             repository,
             &manifest_path(repository, digest),
+            Asked::Manifest,
             &mut served_from,
         )?;
         manifest =
@@ -181,6 +183,7 @@ pub(crate) fn image_references(
             reach,
             repository,
             &format!("/v2/{repository}/blobs/{digest}"),
+            Asked::Blob,
             &mut served_from,
         )?;
         find_in_layer(&blob, &mut found)?;
@@ -316,7 +319,7 @@ mod tests {
         fn resolve(&self, _: &str) -> Lookup {
             Lookup::Addresses(vec![IpAddr::from([192, 0, 2, 7])])
         }
-        fn connect(&self, _: SocketAddr) -> Result<(), String> {
+        fn connect(&self, _: SocketAddr) -> Result<(), super::super::probe::Unconnected> {
             Ok(())
         }
         fn handshake(&self, _: SocketAddr, _: &str, _: &[Vec<u8>]) -> Handshake {

@@ -80,6 +80,71 @@ pub(crate) fn default_port(plain: bool) -> u16 {
     }
 }
 
+/// What a request asks for, which bounds the size of its answer's body and the time its
+/// exchange (connect, TLS, request, head and body together) may take: a multiple of the probes'
+/// time limit, one for everything but a blob.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Asked {
+    /// A status or a small API answer: `/readyz`, a registry's `/v2/`, a token.
+    Status,
+    /// An image manifest or index.
+    Manifest,
+    /// An Ignition config from the machine-config server.
+    Config,
+    /// A blob of an image: a layer of the release payload, which may be large.
+    Blob,
+}
+
+impl Asked {
+    /// The most its body may hold.
+    pub fn body_limit(self) -> usize {
+        match self {
+            Asked::Status => 1 << 20,
+            Asked::Manifest => 4 << 20,
+            Asked::Config => 16 << 20,
+            Asked::Blob => 96 << 20,
+        }
+    }
+
+    /// How many of the probes' time limits its whole exchange may take: a blob of the most it
+    /// may hold comes in 24 of the default 5 s limits at 0.8 MiB/s.
+    pub fn time_limits(self) -> u32 {
+        match self {
+            Asked::Blob => 24,
+            Asked::Status | Asked::Manifest | Asked::Config => 1,
+        }
+    }
+}
+
+/// The most a response's head (status line and headers) may hold, for every request.
+pub(crate) const MAX_HEAD: usize = 64 << 10;
+
+/// Why no TCP connection was made, named apart as a person tells them apart.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Unconnected {
+    /// Nothing listens there: the host answered with a refusal.
+    Refused(String),
+    /// Something accepted the connection and closed it at once (a load balancer with no
+    /// server behind it resets).
+    Reset(String),
+    /// No answer within the time limit: a firewall drops the packets, or no host has the
+    /// address.
+    TimedOut(String),
+    /// Anything else: no route, an address this machine cannot use.
+    Other(String),
+}
+
+impl std::fmt::Display for Unconnected {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Unconnected::Refused(text)
+            | Unconnected::Reset(text)
+            | Unconnected::TimedOut(text)
+            | Unconnected::Other(text) => f.write_str(text),
+        }
+    }
+}
+
 /// One HTTP GET.
 #[derive(Debug, Clone)]
 pub struct Request<'a> {
@@ -93,6 +158,8 @@ pub struct Request<'a> {
     pub transport: Transport<'a>,
     /// Further headers (`Accept`, `Authorization`).
     pub headers: Vec<(String, String)>,
+    /// What is asked for, which bounds the answer.
+    pub asked: Asked,
 }
 
 /// An HTTP response, its body bounded.
@@ -143,7 +210,7 @@ pub trait Probes {
     /// Resolves a host name to its addresses.
     fn resolve(&self, name: &str) -> Lookup;
     /// Opens a TCP connection and closes it.
-    fn connect(&self, address: SocketAddr) -> Result<(), String>;
+    fn connect(&self, address: SocketAddr) -> Result<(), Unconnected>;
     /// Shakes hands over TLS as `server_name`, checking the certificate against `roots` (DER).
     fn handshake(&self, address: SocketAddr, server_name: &str, roots: &[Vec<u8>]) -> Handshake;
     /// Sends one HTTP GET; an error says why no response came (a refused certificate included).

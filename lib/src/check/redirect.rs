@@ -8,7 +8,7 @@
 //! Such a `Location` often carries a signed query (`X-Amz-Signature=...`): it is sent, never
 //! shown ([`Location::shown`]).
 
-use super::probe::{default_port, Lookup, Probes, Request, Response, Transport};
+use super::probe::{default_port, Asked, Lookup, Probes, Request, Response, Transport};
 use super::registry::name_and_port;
 use std::net::IpAddr;
 
@@ -105,6 +105,7 @@ pub(crate) fn get_elsewhere(
     probes: &dyn Probes,
     location: &Location,
     reach: Reach,
+    asked: Asked,
 ) -> Result<Response, String> {
     let Reach { roots, node_hosts } = reach;
     let (name, port) = name_and_port(&location.host);
@@ -129,6 +130,7 @@ pub(crate) fn get_elsewhere(
             Transport::Verified(roots)
         },
         headers: Vec::new(),
+        asked,
     })
 }
 
@@ -181,7 +183,7 @@ mod tests {
         fn resolve(&self, _: &str) -> Lookup {
             Lookup::Addresses(vec![IpAddr::from([192, 0, 2, 1])])
         }
-        fn connect(&self, _: std::net::SocketAddr) -> Result<(), String> {
+        fn connect(&self, _: std::net::SocketAddr) -> Result<(), super::super::probe::Unconnected> {
             Ok(())
         }
         fn handshake(
@@ -217,7 +219,7 @@ mod tests {
         ];
         for (url, _) in urls {
             let location = Location::parse(url, "mirror.lab", false).unwrap();
-            get_elsewhere(&probes, &location, reach).unwrap();
+            get_elsewhere(&probes, &location, reach, Asked::Blob).unwrap();
         }
         let ports: Vec<u16> = probes.0.borrow().iter().map(|a| a.port()).collect();
         assert_eq!(ports, urls.map(|(_, port)| port));

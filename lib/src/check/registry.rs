@@ -3,7 +3,7 @@
 //! auth, or a bearer token from a token service on the same host), chosen per repository as the
 //! node's container tools choose them.
 
-use super::probe::{default_port, Lookup, Probes, Request, Response, Transport};
+use super::probe::{default_port, Asked, Lookup, Probes, Request, Response, Transport};
 use std::collections::BTreeMap;
 use std::net::{IpAddr, SocketAddr};
 
@@ -139,7 +139,7 @@ impl<'a> Session<'a> {
             credentials,
             tokens: BTreeMap::new(),
         };
-        let mut first = session.send(probes, "/v2/", None);
+        let mut first = session.send(probes, "/v2/", None, Asked::Status);
         if insecure && first.is_err() {
             // An insecure registry may speak plain HTTP, as `http://host`: without a port of
             // its own, on HTTP's.
@@ -147,7 +147,7 @@ impl<'a> Session<'a> {
             session
                 .address
                 .set_port(named_port.unwrap_or(default_port(true)));
-            first = session.send(probes, "/v2/", None);
+            first = session.send(probes, "/v2/", None, Asked::Status);
         }
         let first = first.map_err(|error| {
             let kind = if error.starts_with(super::probe::NO_CERTIFICATE) {
@@ -215,7 +215,7 @@ impl<'a> Session<'a> {
                 continue;
             }
             tried.push(key);
-            match session.get(probes, "/v2/", repository) {
+            match session.get(probes, "/v2/", repository, Asked::Status) {
                 Ok(response) if response.status == 200 => {}
                 Ok(response) => {
                     return Err(refusal(
@@ -259,6 +259,7 @@ impl<'a> Session<'a> {
         probes: &dyn Probes,
         path: &str,
         authorization: Option<String>,
+        asked: Asked,
     ) -> Result<Response, String> {
         let mut headers = vec![(
             "Accept".to_string(),
@@ -278,6 +279,7 @@ impl<'a> Session<'a> {
             path,
             transport: self.transport,
             headers,
+            asked,
         })
     }
 
@@ -300,7 +302,12 @@ impl<'a> Session<'a> {
                 let separator = if path.contains('?') { '&' } else { '?' };
                 let token_path = format!("{path}{separator}service={service}&scope={scope}");
                 let token = self
-                    .send(probes, &token_path, Some(format!("Basic {auth}")))
+                    .send(
+                        probes,
+                        &token_path,
+                        Some(format!("Basic {auth}")),
+                        Asked::Status,
+                    )
                     .ok()
                     .filter(|r| r.status == 200)
                     .and_then(|r| serde_json::from_slice::<serde_json::Value>(&r.body).ok())
@@ -322,9 +329,10 @@ impl<'a> Session<'a> {
         probes: &dyn Probes,
         path: &str,
         repository: &str,
+        asked: Asked,
     ) -> Result<Response, String> {
         let authorization = self.authorization(probes, repository);
-        self.send(probes, path, authorization)
+        self.send(probes, path, authorization, asked)
     }
 }
 
@@ -352,7 +360,7 @@ mod tests {
         fn resolve(&self, _: &str) -> Lookup {
             Lookup::Addresses(vec![IpAddr::from([192, 0, 2, 5])])
         }
-        fn connect(&self, _: SocketAddr) -> Result<(), String> {
+        fn connect(&self, _: SocketAddr) -> Result<(), super::super::probe::Unconnected> {
             Ok(())
         }
         fn handshake(

@@ -10,8 +10,9 @@ use rustls::pki_types::{CertificateDer, ServerName, UnixTime};
 use rustls::{
     ClientConfig, ClientConnection, DigitallySignedStruct, RootCertStore, SignatureScheme,
 };
-use std::net::TcpStream;
+use std::io::{Read, Write};
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 /// Checks with webpki (when given roots) and remembers the server's certificate either way.
 #[derive(Debug)]
@@ -113,15 +114,16 @@ fn client(roots: Option<&[Vec<u8>]>) -> Result<(Arc<ClientConfig>, Arc<Recording
 }
 
 /// A TLS stream over `socket`, its handshake done.
-pub(crate) type Stream = rustls::StreamOwned<ClientConnection, TcpStream>;
+pub(crate) type Stream<S> = rustls::StreamOwned<ClientConnection, S>;
 
-/// Shakes hands as `server_name` over a connected socket; on success the stream is returned for
-/// a request.
-pub(crate) fn handshake(
-    socket: TcpStream,
+/// Shakes hands as `server_name` over a connected socket, within the time its reads and writes
+/// allow (`limit`, for the words of a timeout); on success the stream is returned for a request.
+pub(crate) fn handshake<S: Read + Write>(
+    socket: S,
     server_name: &str,
     roots: Option<&[Vec<u8>]>,
-) -> (Handshake, Option<Stream>) {
+    limit: Duration,
+) -> (Handshake, Option<Stream<S>>) {
     let refused = |reason: String| (Handshake::NoCertificate(reason), None);
     let (config, recording) = match client(roots) {
         Ok(client) => client,
@@ -133,9 +135,8 @@ pub(crate) fn handshake(
     };
     let connection = match ClientConnection::new(config, name) {
         Ok(connection) => connection,
-        Err(e) => return refused(e.to_string()),
+        Err(e) => return refused(super::said::describe_tls_error(&e)),
     };
-    let limit = socket.read_timeout().ok().flatten();
     let mut stream = rustls::StreamOwned::new(connection, socket);
     let mut outcome = Ok(());
     while stream.conn.is_handshaking() {
@@ -154,12 +155,12 @@ pub(crate) fn handshake(
         (Ok(()), None) => refused("the handshake ended without a certificate".into()),
         (Err(e), presented @ Some(_)) => (
             Handshake::Rejected {
-                reason: super::http::describe_io_error(&e, limit),
+                reason: super::said::describe_io_error(&e, Some(limit)),
                 presented,
             },
             None,
         ),
-        (Err(e), None) => refused(super::http::describe_io_error(&e, limit)),
+        (Err(e), None) => refused(super::said::describe_io_error(&e, Some(limit))),
     }
 }
 

@@ -3,7 +3,7 @@
 //! on the machine (over SSH) and hands its output here; on a failure or a stall it gathers a log
 //! bundle and hands that to `diagnose`, with what the last look saw ([`seen`]).
 
-use super::probe::{Lookup, Probes, Request, Transport};
+use super::probe::{Asked, Lookup, Probes, Request, Transport};
 use super::targets::Plan;
 use crate::diagnose::{NodeFile, NodeState};
 use std::net::SocketAddr;
@@ -170,6 +170,7 @@ pub fn api_readiness(plan: &Plan, probes: &dyn Probes, port: u16) -> String {
         path: "/readyz",
         transport: Transport::Verified(&plan.api_roots),
         headers: Vec::new(),
+        asked: Asked::Status,
     };
     match probes.get(&request) {
         Ok(response) if response.status == 200 => "API: ready".into(),
