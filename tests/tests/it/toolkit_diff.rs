@@ -351,3 +351,31 @@ fn a_config_that_defines_a_path_twice_is_refused() {
     assert_eq!(output.status.code(), Some(2), "{output:?}");
     assert!(said.contains("/etc/a is also $.storage.files[0]"), "{said}");
 }
+
+/// An added file shows its text as added lines, its secrets hidden as in every view: a pull
+/// secret's auth and a key never appear.
+#[test]
+fn an_added_file_shows_its_text_with_secrets_hidden() {
+    let auth = "dXNlcjpzM2NyM3RQdWxsU2VjcmV0";
+    let pull = json!({"auths": {"quay.io": {"auth": auth}}}).to_string();
+    let data = |text: &str| format!("data:,{}", bootgen_conformance::percent_encode(text));
+    let old = json!({"ignition": {"version": "3.3.0"}});
+    let new = json!({"ignition": {"version": "3.3.0"}, "storage": {"files": [
+        {"path": "/etc/motd", "mode": 420, "contents": {"source": data("welcome to the node\n")}},
+        {"path": "/var/lib/kubelet/config.json", "mode": 384, "contents": {"source": data(&pull)}}
+    ]}});
+    let shown = differs(
+        &old,
+        &new,
+        &[],
+        &[
+            "+ file /etc/motd\n    mode 0644, 20 bytes, text\n    +welcome to the node\n",
+            "+ file /var/lib/kubelet/config.json",
+            "quay.io",
+        ],
+    );
+    assert!(
+        !shown.contains(auth) && !shown.contains("s3cr3t"),
+        "{shown}"
+    );
+}

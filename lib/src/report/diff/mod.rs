@@ -360,6 +360,38 @@ mod tests {
         assert!(d.to_string().ends_with("0 added, 0 removed, 1 changed\n"));
     }
 
+    /// An added file shows its text, its secrets hidden as every view hides them, and a long
+    /// one its first lines with the count of the others.
+    #[test]
+    fn an_added_file_shows_its_text_bounded_and_redacted() {
+        let secret = "apiVersion: v1\nkind: Secret\nmetadata:\n  name: s\ndata:\n  token: c2VjcmV0LXZhbHVlLXRoYXQtbXVzdC1ub3Qtc2hvdw==\n";
+        let key = "-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7\n-----END PRIVATE KEY-----\n";
+        let long: String = (1..=25).map(|i| format!("line {i}\n")).collect();
+        let old = doc(json!([]));
+        let new = doc(json!([
+            {"path": "/etc/motd", "mode": 420, "contents": {"source": dataurl::encode(b"hello\nworld\n")}},
+            {"path": "/etc/secret.yaml", "contents": {"source": dataurl::encode(secret.as_bytes())}},
+            {"path": "/etc/tls.key", "contents": {"source": dataurl::encode(key.as_bytes())}},
+            {"path": "/etc/long", "contents": {"source": dataurl::encode(long.as_bytes())}}
+        ]));
+        let d = diff(&old, &new, "a", "b").unwrap();
+        let text = d.to_string();
+        assert!(
+            text.contains(
+                "+ file /etc/motd\n    mode 0644, 12 bytes, text\n    +hello\n    +world\n"
+            ),
+            "{text}"
+        );
+        assert!(text.contains("+kind: Secret"), "{text}");
+        assert!(!text.contains("c2VjcmV0"), "{text}");
+        assert!(!text.contains("MIIEvQIBADAN"), "{text}");
+        assert!(
+            text.contains("    +line 20\n    ... and 5 more lines\n"),
+            "{text}"
+        );
+        assert!(!text.contains("line 21"), "{text}");
+    }
+
     /// Split, every file entry decoded when compared: the same diff as from whole trees, for
     /// every pair of valid fixture configs (and a config against itself).
     #[test]
