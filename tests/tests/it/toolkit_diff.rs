@@ -379,3 +379,36 @@ fn an_added_file_shows_its_text_with_secrets_hidden() {
         "{shown}"
     );
 }
+
+/// Two pointer configs whose merges differ only by `"compression": null` against no field are
+/// the same config as Ignition reads it; a merge that does differ names the field, old and new.
+#[test]
+fn a_null_field_is_the_absent_one_and_a_merge_names_what_differs() {
+    let pointer =
+        |merge: Value| json!({"ignition": {"version": "3.2.0", "config": {"merge": [merge]}}});
+    let source = "https://api-int.example.com:22623/config/worker";
+    let absent = pointer(json!({"source": source}));
+    let null = pointer(json!({"source": source, "compression": null}));
+    let output = diff(&absent, &null, &[]);
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+    assert!(
+        text(&output).ends_with("are the same config\n"),
+        "{output:?}"
+    );
+    differs(
+        &null,
+        &pointer(json!({"source": source, "compression": "gzip"})),
+        &[],
+        &["+ other $.ignition.config.merge[0].compression\n    \"gzip\"\n"],
+    );
+    let with_credentials = "https://user:hunter2pass@api-int.example.com:22623/config/worker";
+    let shown = differs(
+        &absent,
+        &pointer(json!({"source": with_credentials})),
+        &[],
+        &[&format!(
+            "~ other $.ignition.config.merge[0].source\n    \"{source}\" -> \"https://"
+        )],
+    );
+    assert!(!shown.contains("hunter2pass"), "{shown}");
+}
