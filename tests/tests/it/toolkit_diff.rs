@@ -412,3 +412,61 @@ fn a_null_field_is_the_absent_one_and_a_merge_names_what_differs() {
     );
     assert!(!shown.contains("hunter2pass"), "{shown}");
 }
+
+/// A config against the live ISO that embeds it is compared with the embedded config: the same
+/// config (exit 0); a config the ISO does not embed differs by what differs in the configs.
+/// (What only media carry, the kernel arguments and install target, is compared between two
+/// media.)
+#[test]
+fn a_config_against_the_iso_embedding_it_compares_the_embedded_config() {
+    use bootgen_conformance::live_iso::{live_iso, EMBED_SIZE};
+    let dir = tempfile::tempdir().unwrap();
+    let live = live_iso(dir.path(), "x86_64", EMBED_SIZE);
+    let motd = |text: &str| {
+        json!({"ignition": {"version": "3.2.0"}, "storage": {"files": [
+            {"path": "/etc/motd", "mode": 420,
+             "contents": {"source": format!("data:,{}", bootgen_conformance::percent_encode(text))}}
+        ]}})
+    };
+    let (config, other) = (dir.path().join("a.ign"), dir.path().join("b.ign"));
+    std::fs::write(&config, motd("hello\n").to_string()).unwrap();
+    std::fs::write(&other, motd("goodbye\n").to_string()).unwrap();
+    let embedded = dir.path().join("node.iso");
+    let made = bootgen_conformance::bootgen!()
+        .arg("iso")
+        .arg(&live)
+        .arg("-c")
+        .arg(&config)
+        .arg("-o")
+        .arg(&embedded)
+        .output()
+        .unwrap();
+    assert!(made.status.success(), "{made:?}");
+    let run = |a: &std::path::Path, b: &std::path::Path| {
+        bootgen_conformance::bootgen!()
+            .arg("diff")
+            .args([a, b])
+            .output()
+            .unwrap()
+    };
+    for (a, b) in [(&config, &embedded), (&embedded, &config)] {
+        let same = run(a, b);
+        assert_eq!(same.status.code(), Some(0), "{}", text(&same));
+        assert!(
+            text(&same).ends_with("are the same config\n"),
+            "{}",
+            text(&same)
+        );
+        assert!(!text(&same).contains("boot media"), "{}", text(&same));
+    }
+    let differs = run(&other, &embedded);
+    let shown = text(&differs);
+    assert_eq!(differs.status.code(), Some(1), "{shown}");
+    assert!(
+        shown.contains("~ file /etc/motd")
+            && shown.contains("-goodbye")
+            && shown.contains("+hello"),
+        "{shown}"
+    );
+    assert!(!shown.contains("boot media"), "{shown}");
+}
