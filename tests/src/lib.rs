@@ -189,6 +189,19 @@ pub fn decode_data_url(url: &str) -> Result<Vec<u8>> {
     Ok(bytes)
 }
 
+/// RFC 3986 percent-encoding of everything but unreserved characters, for a data URL.
+pub fn percent_encode(text: &str) -> String {
+    text.bytes()
+        .map(|b| {
+            if b.is_ascii_alphanumeric() || b"-._~".contains(&b) {
+                (b as char).to_string()
+            } else {
+                format!("%{b:02X}")
+            }
+        })
+        .collect()
+}
+
 fn percent_decode(data: &str) -> Result<Vec<u8>> {
     let bytes = data.as_bytes();
     let mut out = Vec::with_capacity(bytes.len());

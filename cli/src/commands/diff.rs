@@ -101,13 +101,15 @@ fn compare_dirs(old: &Path, new: &Path) -> anyhow::Result<Vec<ConfigDiff>> {
 }
 
 /// What two boot media carry besides their configs (kernel arguments, install target,
-/// installer config, archive), as text; nothing when neither is an ISO or initramfs.
+/// installer config, archive), as text; nothing unless both are an ISO or initramfs: a config
+/// against the medium embedding it is compared with the embedded config alone, which is all
+/// the two have in common.
 fn compare_media(old: &Path, new: &Path) -> anyhow::Result<Vec<ConfigDiff>> {
     let summary = |path: &Path| -> anyhow::Result<Option<Vec<u8>>> {
         Ok(crate::input::read_media(path)?.map(|m| m.summary().into_bytes()))
     };
     let (a, b) = (summary(old)?, summary(new)?);
-    if a.is_none() && b.is_none() {
+    if a.is_none() || b.is_none() {
         return Ok(Vec::new());
     }
     let (old_name, new_name) = (old.display().to_string(), new.display().to_string());

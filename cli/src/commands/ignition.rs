@@ -92,9 +92,15 @@ fn tls_links(args: &IgnitionArgs) -> anyhow::Result<output::Links> {
 /// that this successful run did not write, saying which, and warns of what is in those directories that
 /// bootgen did not put there.
 fn remove_stale_host_files(
-    dir: &std::path::Path,
+    args: &IgnitionArgs,
     wrote: &std::collections::BTreeSet<String>,
 ) -> anyhow::Result<()> {
+    let dir = args.output.as_path();
+    let listed = output::stale_host_files(dir, wrote)
+        .with_context(|| format!("reading the per-host files in {}", dir.display()))?;
+    if !listed.removed.is_empty() {
+        crate::report::emit(why_removing(args, &listed.removed) + "\n")?;
+    }
     let stale = output::remove_stale_host_files(dir, wrote)
         .with_context(|| format!("removing stale per-host files from {}", dir.display()))?;
     for path in &stale.removed {
@@ -113,6 +119,58 @@ fn remove_stale_host_files(
         ));
     }
     Ok(())
+}
+
+/// One line, before an earlier run's files go, that says why: which kinds of them this run did
+/// not write, and the flag it ran without (or the hosts and roles it has no more).
+fn why_removing(args: &IgnitionArgs, paths: &[String]) -> String {
+    // The first of the flags the kind needs that this run went without, else `otherwise`.
+    let cause = |needs: &[(bool, &str)], otherwise: &str| {
+        needs
+            .iter()
+            .find(|(given, _)| !given)
+            .map_or_else(|| otherwise.to_string(), |(_, flag)| format!("no {flag}"))
+    };
+    let (hosts, iso, pxe) = (
+        (args.hosts.is_some(), "--hosts"),
+        (args.iso.is_some(), "--iso"),
+        (args.pxe.is_some(), "--pxe"),
+    );
+    let (gone_hosts, gone_roles) = (
+        "of hosts the hosts file no longer names",
+        "of roles this run has not",
+    );
+    // Most specific directory first: `media/pxe/hosts/` before `media/pxe/` before `media/`.
+    let kinds = [
+        ("hosts/", "per-host configs", cause(&[hosts], gone_hosts)),
+        (
+            "media/pxe/hosts/",
+            "per-host PXE files",
+            cause(&[pxe, hosts], gone_hosts),
+        ),
+        (
+            "media/hosts/",
+            "per-host ISOs",
+            cause(&[iso, hosts], gone_hosts),
+        ),
+        ("media/pxe/", "PXE sets", cause(&[pxe], gone_roles)),
+        ("media/", "ISOs", cause(&[iso], gone_roles)),
+    ];
+    let mut reasons: Vec<String> = Vec::new();
+    for (i, (prefix, what, cause)) in kinds.iter().enumerate() {
+        let more_specific = &kinds[..i];
+        let of_kind = paths.iter().any(|path| {
+            path.starts_with(prefix) && !more_specific.iter().any(|(p, _, _)| path.starts_with(p))
+        });
+        if of_kind {
+            reasons.push(format!("{what}: {cause}"));
+        }
+    }
+    format!(
+        "removing {} an earlier run wrote and this one did not ({}): left in place, they would boot machines with that run's configs and secrets",
+        bootgen::report::counted(paths.len(), "file"),
+        reasons.join("; ")
+    )
 }
 
 /// The lines that say how to log in to the bootstrap node (or the single node): at the first
@@ -456,7 +514,7 @@ pub fn run(args: IgnitionArgs) -> anyhow::Result<ExitCode> {
             crate::report::shell_word(&args.output.join(config_name).display().to_string())
         ))?;
     }
-    remove_stale_host_files(&args.output, &wrote)?;
+    remove_stale_host_files(&args, &wrote)?;
     // The media of these configs are written, or a run without media removed the old ones.
     output::clear_media_pending(&args.output)?;
     if let Some(package) = &args.package {

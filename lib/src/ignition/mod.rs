@@ -345,8 +345,8 @@ fn to_doc(config: &spec::Config) -> Result<IgnitionDoc> {
 }
 
 /// The crate's types write unset fields as `null`; the installer (and every reader) leaves them
-/// out, so do the same.
-fn drop_nulls(value: &mut Value) {
+/// out, so do the same. Removes every object member whose value is `null`, at any depth.
+pub(crate) fn drop_nulls(value: &mut Value) {
     match value {
         Value::Object(map) => {
             map.retain(|_, v| !v.is_null());

@@ -33,7 +33,8 @@ pub use media::{
 pub use owner::refuse_foreign_output;
 pub use package::{check_package, package_bytes, write_package, PackageReport, CHECKSUMS};
 pub use prune::{
-    own_file_names, remove_stale_host_files, StaleFiles, HOST_FILE_DIRS, ROLE_MEDIA_DIRS,
+    own_file_names, remove_stale_host_files, stale_host_files, StaleFiles, HOST_FILE_DIRS,
+    ROLE_MEDIA_DIRS,
 };
 pub use unchanged::{into_output_files_in, KeptFile, Measured};
 

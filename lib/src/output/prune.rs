@@ -68,10 +68,11 @@ fn is_pruned_dir(relative: &str) -> bool {
         .any(|(dir, _)| *dir == relative)
 }
 
-/// What [`remove_stale_host_files`] did, each path relative to the output directory.
+/// What [`remove_stale_host_files`] did, or [`stale_host_files`] would do, each path relative
+/// to the output directory.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct StaleFiles {
-    /// The per-host files removed: bootgen's, and not written by this run.
+    /// The per-host files removed (or to be removed): bootgen's, and not written by this run.
     pub removed: Vec<String>,
     /// What was left in place because bootgen does not write it there: a file of another
     /// name, a link, a directory (or a per-host directory that is a link). Hidden names are
@@ -93,6 +94,17 @@ fn is_host_file(name: &str, suffixes: &[&str]) -> bool {
 /// removed too. Call it only once the run has written everything, so a failed run removes
 /// nothing.
 pub fn remove_stale_host_files(dir: &Path, wrote: &BTreeSet<String>) -> Result<StaleFiles> {
+    prune(dir, wrote, true)
+}
+
+/// What [`remove_stale_host_files`] would remove and leave, removing nothing: for saying why
+/// before it does.
+pub fn stale_host_files(dir: &Path, wrote: &BTreeSet<String>) -> Result<StaleFiles> {
+    prune(dir, wrote, false)
+}
+
+/// The walk of [`remove_stale_host_files`], removing only when `remove` is true.
+fn prune(dir: &Path, wrote: &BTreeSet<String>, remove: bool) -> Result<StaleFiles> {
     let mut found = StaleFiles::default();
     let root = match rustix::fs::open(
         dir,
@@ -130,8 +142,10 @@ pub fn remove_stale_host_files(dir: &Path, wrote: &BTreeSet<String>) -> Result<S
                 .map_err(|e| Error::io("cannot read", here.join(&name), e.into()))?;
             let ours = kind == FileType::RegularFile && is_ours(&name, suffixes);
             if ours && !wrote.contains(&path) {
-                rustix::fs::unlinkat(&fd, name.as_str(), AtFlags::empty())
-                    .map_err(|e| Error::io("cannot remove", here.join(&name), e.into()))?;
+                if remove {
+                    rustix::fs::unlinkat(&fd, name.as_str(), AtFlags::empty())
+                        .map_err(|e| Error::io("cannot remove", here.join(&name), e.into()))?;
+                }
                 found.removed.push(path);
                 continue;
             }
@@ -140,7 +154,7 @@ pub fn remove_stale_host_files(dir: &Path, wrote: &BTreeSet<String>) -> Result<S
                 found.kept.push(path);
             }
         }
-        if remaining == 0 {
+        if remove && remaining == 0 {
             let last = relative.rsplit('/').next().unwrap_or(relative);
             // Only an empty directory goes; one that filled up meanwhile stays.
             let _ = rustix::fs::unlinkat(&parent, last, AtFlags::REMOVEDIR);
@@ -304,7 +318,12 @@ mod tests {
         fs::remove_file(out.join("media/worker.iso")).unwrap();
         std::os::unix::fs::symlink(&outside, out.join("media/worker.iso")).unwrap();
         let wrote = wrote(&["media/master.iso", "media/pxe/hosts/master-0.ipxe"]);
+        // Listed first, nothing removed; then removed, the same files.
+        let listed = stale_host_files(&out, &wrote).unwrap();
+        assert!(out.join("media/bootstrap.iso").exists());
+        assert!(out.join("media/pxe/bootstrap.ipxe").exists());
         let found = remove_stale_host_files(&out, &wrote).unwrap();
+        assert_eq!(listed, found);
         assert_eq!(
             found.removed,
             [

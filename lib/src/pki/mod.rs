@@ -183,7 +183,7 @@ pub struct PkiRequest {
     /// that has them.
     pub machine_config_server_ips: Vec<std::net::IpAddr>,
     /// Whether the kubelet's bootstrap client certificate names the `system:serviceaccounts`
-    /// group beside the machine-config operator's (the installer's from 4.14).
+    /// group beside the machine-config operator's (the installer's from 4.13).
     pub kubelet_client_in_all_service_accounts: bool,
     /// Key type for keys generated now (reused keys keep theirs).
     pub key_algorithm: KeyAlgorithm,

@@ -353,7 +353,7 @@ pub(crate) const LEAVES: &[LeafSpec] = &[
 pub(crate) const KUBELET_CLIENT: &str = "kubelet-client";
 
 /// The group of every service account, which the kubelet's bootstrap client certificate names
-/// second from the installer of 4.14 on (`PkiRequest::kubelet_client_in_all_service_accounts`).
+/// second from the installer of 4.13 on (`PkiRequest::kubelet_client_in_all_service_accounts`).
 pub(crate) const ALL_SERVICE_ACCOUNTS: &str = "system:serviceaccounts";
 
 /// The CA bundles; every one is shipped.

@@ -360,7 +360,7 @@ fn the_fixture_pki_reuses_cleanly() -> TestResult {
     Ok(())
 }
 
-/// A tls directory made for a release before 4.14, reused for a later one: the kubelet's
+/// A tls directory made for a release before 4.13, reused for a later one: the kubelet's
 /// client certificate gets the later installer's Organizations, nothing else changes.
 #[test]
 fn organizations_change_reissues_the_kubelet_client() -> TestResult {

@@ -837,6 +837,25 @@ fn names_in(dir: &Path) -> Vec<String> {
     names
 }
 
+/// The run's one line saying why it removes an earlier run's files holds `why`, and comes
+/// before the first file removed.
+fn assert_says_why_first(stdout: &str, why: &str) {
+    let lines: Vec<&str> = stdout.lines().collect();
+    let said = lines
+        .iter()
+        .position(|l| l.starts_with("removing ") && l.contains(why));
+    let first_removed = lines.iter().position(|l| l.starts_with("removed "));
+    assert!(
+        said.is_some() && said < first_removed,
+        "no line saying {why:?} before the first removal:\n{stdout}"
+    );
+    assert!(
+        lines[said.unwrap()]
+            .ends_with("they would boot machines with that run's configs and secrets"),
+        "{stdout}"
+    );
+}
+
 /// A re-run leaves in `media/hosts/` and `media/pxe/hosts/` the media of its own hosts only:
 /// without `--iso` the hosts' ISOs go, without `--hosts` their PXE files too, and the output
 /// names each file removed. The roles' media go the same way; a user's file there stays.
@@ -876,8 +895,12 @@ fn a_rerun_removes_the_per_host_media_it_did_not_write() {
     fs::write(out.join("media/hosts/README"), "mine").unwrap();
     fs::write(out.join("media/rhcos-live.iso"), "mine").unwrap();
 
-    // Without --iso: the hosts' ISOs go, their PXE files stay.
+    // Without --iso: the hosts' ISOs go, their PXE files stay; the run says why first.
     let stdout = run(&[&hosts_flag[..], &pxe[..]].concat());
+    assert_says_why_first(
+        &stdout,
+        "removing 6 files an earlier run wrote and this one did not (per-host ISOs: no --iso; ISOs: no --iso)",
+    );
     assert_eq!(names_in(&out.join("media/hosts")), ["README"]);
     for iso in &isos {
         let removed = format!("removed {}", out.join("media/hosts").join(iso).display());
@@ -906,6 +929,10 @@ fn a_rerun_removes_the_per_host_media_it_did_not_write() {
 
     // Without --hosts: the hosts' PXE files go, the roles' PXE sets stay.
     let stdout = run(&pxe);
+    assert_says_why_first(
+        &stdout,
+        "removing 12 files an earlier run wrote and this one did not (per-host configs: no --hosts; per-host PXE files: no --hosts)",
+    );
     assert!(names_in(&out.join("media/pxe/hosts")).is_empty());
     for suffix in ["-initrd.img", ".ipxe", "-grub.cfg"] {
         let path = out.join(format!("media/pxe/hosts/master-1{suffix}"));
@@ -919,6 +946,7 @@ fn a_rerun_removes_the_per_host_media_it_did_not_write() {
 
     // Without --pxe: the roles' PXE sets go, and the directory they leave empty.
     let stdout = run(&[]);
+    assert_says_why_first(&stdout, "(PXE sets: no --pxe)");
     let path = out.join("media/pxe/bootstrap-initrd.img");
     assert!(
         stdout.contains(&format!("removed {}", path.display())),

@@ -443,22 +443,9 @@ fn config_with_file(path: &str, mode: u32, text: &str) -> serde_json::Value {
         "storage": {"files": [{
             "path": path,
             "mode": mode,
-            "contents": {"source": format!("data:,{}", urlencoding(text))},
+            "contents": {"source": format!("data:,{}", bootgen_conformance::percent_encode(text))},
         }]},
     })
-}
-
-/// RFC 3986 percent-encoding of everything but unreserved characters, for a data URL.
-fn urlencoding(text: &str) -> String {
-    text.bytes()
-        .map(|b| {
-            if b.is_ascii_alphanumeric() || b"-._~".contains(&b) {
-                (b as char).to_string()
-            } else {
-                format!("%{b:02X}")
-            }
-        })
-        .collect()
 }
 
 /// The values of secret environment variables (`API_TOKEN=`, `Environment="DB_PASSWORD=..."`)

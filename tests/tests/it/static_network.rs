@@ -848,6 +848,14 @@ fn a_rerun_removes_the_configs_of_hosts_it_no_longer_has() -> TestResult {
     let stderr = String::from_utf8_lossy(&again.stderr);
     let removed = format!("removed {}", out.join("hosts/master-2.ign").display());
     assert!(stdout.contains(&removed), "{stdout}");
+    // Said why first, in one line: the host is gone from the hosts file.
+    let why = "removing 1 file an earlier run wrote and this one did not (per-host configs: of hosts the hosts file no longer names)";
+    assert!(
+        stdout
+            .find(why)
+            .is_some_and(|at| at < stdout.find(&removed).unwrap_or(0)),
+        "{stdout}"
+    );
     let line = format!("{}: left in place", out.join("hosts/notes.txt").display());
     assert!(stderr.contains(&line), "{stderr}");
     assert_eq!(fs::read_to_string(out.join("hosts/notes.txt"))?, "mine");

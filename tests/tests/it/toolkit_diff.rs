@@ -351,3 +351,122 @@ fn a_config_that_defines_a_path_twice_is_refused() {
     assert_eq!(output.status.code(), Some(2), "{output:?}");
     assert!(said.contains("/etc/a is also $.storage.files[0]"), "{said}");
 }
+
+/// An added file shows its text as added lines, its secrets hidden as in every view: a pull
+/// secret's auth and a key never appear.
+#[test]
+fn an_added_file_shows_its_text_with_secrets_hidden() {
+    let auth = "dXNlcjpzM2NyM3RQdWxsU2VjcmV0";
+    let pull = json!({"auths": {"quay.io": {"auth": auth}}}).to_string();
+    let data = |text: &str| format!("data:,{}", bootgen_conformance::percent_encode(text));
+    let old = json!({"ignition": {"version": "3.3.0"}});
+    let new = json!({"ignition": {"version": "3.3.0"}, "storage": {"files": [
+        {"path": "/etc/motd", "mode": 420, "contents": {"source": data("welcome to the node\n")}},
+        {"path": "/var/lib/kubelet/config.json", "mode": 384, "contents": {"source": data(&pull)}}
+    ]}});
+    let shown = differs(
+        &old,
+        &new,
+        &[],
+        &[
+            "+ file /etc/motd\n    mode 0644, 20 bytes, text\n    +welcome to the node\n",
+            "+ file /var/lib/kubelet/config.json",
+            "quay.io",
+        ],
+    );
+    assert!(
+        !shown.contains(auth) && !shown.contains("s3cr3t"),
+        "{shown}"
+    );
+}
+
+/// Two pointer configs whose merges differ only by `"compression": null` against no field are
+/// the same config as Ignition reads it; a merge that does differ names the field, old and new.
+#[test]
+fn a_null_field_is_the_absent_one_and_a_merge_names_what_differs() {
+    let pointer =
+        |merge: Value| json!({"ignition": {"version": "3.2.0", "config": {"merge": [merge]}}});
+    let source = "https://api-int.example.com:22623/config/worker";
+    let absent = pointer(json!({"source": source}));
+    let null = pointer(json!({"source": source, "compression": null}));
+    let output = diff(&absent, &null, &[]);
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+    assert!(
+        text(&output).ends_with("are the same config\n"),
+        "{output:?}"
+    );
+    differs(
+        &null,
+        &pointer(json!({"source": source, "compression": "gzip"})),
+        &[],
+        &["+ other $.ignition.config.merge[0].compression\n    \"gzip\"\n"],
+    );
+    let with_credentials = "https://user:hunter2pass@api-int.example.com:22623/config/worker";
+    let shown = differs(
+        &absent,
+        &pointer(json!({"source": with_credentials})),
+        &[],
+        &[&format!(
+            "~ other $.ignition.config.merge[0].source\n    \"{source}\" -> \"https://"
+        )],
+    );
+    assert!(!shown.contains("hunter2pass"), "{shown}");
+}
+
+/// A config against the live ISO that embeds it is compared with the embedded config: the same
+/// config (exit 0); a config the ISO does not embed differs by what differs in the configs.
+/// (What only media carry, the kernel arguments and install target, is compared between two
+/// media.)
+#[test]
+fn a_config_against_the_iso_embedding_it_compares_the_embedded_config() {
+    use bootgen_conformance::live_iso::{live_iso, EMBED_SIZE};
+    let dir = tempfile::tempdir().unwrap();
+    let live = live_iso(dir.path(), "x86_64", EMBED_SIZE);
+    let motd = |text: &str| {
+        json!({"ignition": {"version": "3.2.0"}, "storage": {"files": [
+            {"path": "/etc/motd", "mode": 420,
+             "contents": {"source": format!("data:,{}", bootgen_conformance::percent_encode(text))}}
+        ]}})
+    };
+    let (config, other) = (dir.path().join("a.ign"), dir.path().join("b.ign"));
+    std::fs::write(&config, motd("hello\n").to_string()).unwrap();
+    std::fs::write(&other, motd("goodbye\n").to_string()).unwrap();
+    let embedded = dir.path().join("node.iso");
+    let made = bootgen_conformance::bootgen!()
+        .arg("iso")
+        .arg(&live)
+        .arg("-c")
+        .arg(&config)
+        .arg("-o")
+        .arg(&embedded)
+        .output()
+        .unwrap();
+    assert!(made.status.success(), "{made:?}");
+    let run = |a: &std::path::Path, b: &std::path::Path| {
+        bootgen_conformance::bootgen!()
+            .arg("diff")
+            .args([a, b])
+            .output()
+            .unwrap()
+    };
+    for (a, b) in [(&config, &embedded), (&embedded, &config)] {
+        let same = run(a, b);
+        assert_eq!(same.status.code(), Some(0), "{}", text(&same));
+        assert!(
+            text(&same).ends_with("are the same config\n"),
+            "{}",
+            text(&same)
+        );
+        assert!(!text(&same).contains("boot media"), "{}", text(&same));
+    }
+    let differs = run(&other, &embedded);
+    let shown = text(&differs);
+    assert_eq!(differs.status.code(), Some(1), "{shown}");
+    assert!(
+        shown.contains("~ file /etc/motd")
+            && shown.contains("-goodbye")
+            && shown.contains("+hello"),
+        "{shown}"
+    );
+    assert!(!shown.contains("boot media"), "{shown}");
+}

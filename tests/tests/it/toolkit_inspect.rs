@@ -440,7 +440,7 @@ fn diff_of_two_output_directories_compares_every_output() {
     assert_eq!(changed.status.code(), Some(1), "{changed:?}");
     for expected in [
         "~ file /opt/openshift/manifests/cluster-config.yaml",
-        "~ other $.ignition.config.merge",
+        "~ other $.ignition.config.merge[0].source\n    \"https://api-int.example.example.com:22623/config/master\" -> \"https://api-int.renamed.example.com:22623/config/master\"",
         "- file worker.ign",
         "~ file metadata.json",
         "-  \"clusterName\": \"example\",",

@@ -187,6 +187,42 @@ fn wanted_by<'a>(
     out
 }
 
+/// The [Install] keys whose units an enabled unit is linked into, so that it starts with them.
+const INSTALL_PULLS: &[&str] = &["WantedBy", "RequiredBy", "UpheldBy"];
+
+/// What pulls `unit` in at boot: its own enablement (the units its [Install] section names) and
+/// the units started at boot that want it (`wanting`).
+fn wanted_at_boot_by(unit: &LintUnit, wanting: &[(&str, &str)]) -> String {
+    let enabled = unit.enabled == Some(true);
+    let mut reasons: Vec<String> = Vec::new();
+    if enabled && !unit.has_contents {
+        reasons
+            .push("the units its OS unit file's [Install] section names, as it is enabled".into());
+    }
+    if enabled {
+        for key in INSTALL_PULLS {
+            for target in list_values(&unit.entries, "Install", key) {
+                reasons.push(format!("{target} ({key}=, as it is enabled)"));
+            }
+        }
+    }
+    let enabled_for_nothing = enabled && unit.has_contents && reasons.is_empty();
+    if !wanting.is_empty() {
+        reasons.push(describe(wanting));
+    }
+    let mut text = if reasons.is_empty() {
+        "nothing".to_string()
+    } else {
+        reasons.join(", ")
+    };
+    if enabled_for_nothing {
+        text.push_str(
+            " (it is enabled, but its [Install] section names no WantedBy= or RequiredBy=, so enabling it links it into nothing)",
+        );
+    }
+    text
+}
+
 fn describe(wanting: &[(&str, &str)]) -> String {
     wanting
         .iter()
@@ -243,11 +279,7 @@ pub fn lint_units_with_files(doc: &IgnitionDoc, files: &BTreeSet<&str>) -> Vec<P
                 format!(
                     "{} is masked (it cannot be started, not even by hand); wanted at boot by: {}",
                     unit.name,
-                    if wanting.is_empty() {
-                        "nothing".into()
-                    } else {
-                        describe(&wanting)
-                    }
+                    wanted_at_boot_by(unit, &wanting)
                 ),
             ));
         } else if let Some(holds) = &unit.holds {
@@ -277,7 +309,7 @@ pub fn lint_units_with_files(doc: &IgnitionDoc, files: &BTreeSet<&str>) -> Vec<P
                     .join(" or ");
                 problems.push(note("held", format!(
                     "{} is held: it does not start while {made} exists, even when wanted; wanted at boot by: {}",
-                    unit.name, if wanting.is_empty() { "nothing".into() } else { describe(&wanting) })));
+                    unit.name, wanted_at_boot_by(unit, &wanting))));
             }
         } else if unit.enabled == Some(false) && !wanting.is_empty() {
             problems.push(warn("ineffective-disable", format!(
@@ -410,6 +442,52 @@ mod tests {
         assert_eq!(names, ["held", "masked-required", "masked"], "{found:?}");
         assert!(found[0].1.contains("a.service (Wants=)"));
         assert!(found[1].1.contains("a.service (Requires=)"));
+    }
+
+    /// A held unit that is enabled is pulled in by the targets its [Install] section names, not
+    /// by "nothing"; one enabled with an [Install] section that names none is said to be so.
+    #[test]
+    fn an_enabled_held_unit_is_wanted_by_its_install_targets() {
+        let held = |name: &str, install: &str| {
+            json!({"name": name, "enabled": true,
+                   "contents": format!("[Service]\nExecStart={SCRIPT}\n{install}"),
+                   "dropins": [{"name": HOLD_DROPIN, "contents": crate::passes::hold_dropin(&[name])}]})
+        };
+        let found = rules(
+            json!([
+                held("bootkube.service", "[Install]\nWantedBy=multi-user.target\n"),
+                held("alias.service", "[Install]\nAlias=other.service\n"),
+                {"name": "os.service", "enabled": true,
+                 "dropins": [{"name": HOLD_DROPIN, "contents": crate::passes::hold_dropin(&["os.service"])}]}
+            ]),
+            json!([
+                {"path": SCRIPT, "contents": {"source": "data:,x"}},
+                {"path": format!("{HOLD_DIR}/bootkube.service"), "contents": {"source": "data:,"}},
+                {"path": format!("{HOLD_DIR}/alias.service"), "contents": {"source": "data:,"}},
+                {"path": format!("{HOLD_DIR}/os.service"), "contents": {"source": "data:,"}}
+            ]),
+        );
+        let held: Vec<&String> = found
+            .iter()
+            .filter(|f| f.0 == "held")
+            .map(|f| &f.1)
+            .collect();
+        assert_eq!(held.len(), 3, "{found:?}");
+        assert!(
+            held[0].ends_with("wanted at boot by: multi-user.target (WantedBy=, as it is enabled)"),
+            "{held:?}"
+        );
+        assert!(
+            held[1].ends_with(
+                "wanted at boot by: nothing (it is enabled, but its [Install] section names no \
+                 WantedBy= or RequiredBy=, so enabling it links it into nothing)"
+            ),
+            "{held:?}"
+        );
+        assert!(
+            held[2].contains("its OS unit file's [Install] section"),
+            "{held:?}"
+        );
     }
 
     #[test]

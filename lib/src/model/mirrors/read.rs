@@ -40,6 +40,18 @@ impl Mirrors {
                 warnings,
             );
         }
+        // The installer change that reads imageDigestSources deprecates imageContentSources.
+        if digest_sources_known && !ic.image_content_sources.is_empty() {
+            warnings.push(loaded.warning(
+                "imageContentSources",
+                format!(
+                    "deprecated{}: write the same entries under imageDigestSources (the cluster \
+                     then gets an ImageDigestMirrorSet instead of an ImageContentSourcePolicy)",
+                    crate::release::first_with(Switch::InstallConfigDigestSources)
+                        .map_or_else(String::new, |minor| format!(" from {minor}"))
+                ),
+            ));
+        }
         let (list, field, kind): (&[ImageSource], _, _) = if !ic.image_content_sources.is_empty() {
             (
                 &ic.image_content_sources,

@@ -25,6 +25,36 @@ fn a_source_policy_under_image_content_sources_is_refused_naming_its_place() {
     }
 }
 
+/// From 4.14, where imageDigestSources arrived, imageContentSources is deprecated: the user is
+/// pointed to imageDigestSources; before, it is the only list and nothing is said.
+#[test]
+fn image_content_sources_is_deprecated_where_image_digest_sources_is_read() {
+    let entry = "- source: quay.io/a/b\n  mirrors:\n  - m.lab:5000/a/b\n";
+    let deprecation = |warnings: &[String]| {
+        warnings
+            .iter()
+            .filter(|w| w.contains("`imageContentSources`: deprecated"))
+            .cloned()
+            .collect::<Vec<_>>()
+    };
+    for version in ["4.14.0", "4.16.0", "4.21.0"] {
+        let (_, warnings) = read(version, "imageContentSources", entry).unwrap();
+        let said = deprecation(&warnings);
+        assert_eq!(said.len(), 1, "{version}: {warnings:?}");
+        assert!(
+            said[0]
+                .contains("deprecated from 4.14: write the same entries under imageDigestSources"),
+            "{version}: {said:?}"
+        );
+    }
+    for version in ["4.12.0", "4.13.0"] {
+        let (_, warnings) = read(version, "imageContentSources", entry).unwrap();
+        assert!(deprecation(&warnings).is_empty(), "{version}: {warnings:?}");
+    }
+    let (_, warnings) = read("4.16.0", "imageDigestSources", entry).unwrap();
+    assert!(deprecation(&warnings).is_empty(), "{warnings:?}");
+}
+
 #[test]
 fn a_source_policy_without_mirrors_is_refused_from_4_21() {
     let entry = "- source: quay.io/empty/repo\n  sourcePolicy: NeverContactSource\n";

@@ -17,6 +17,9 @@ const MAX_LINE_DIFF_LINES: usize = 20_000;
 /// The same, in bytes.
 const MAX_LINE_DIFF_BYTES: usize = 4 << 20;
 
+/// The lines of an added file's text that the diff shows; the rest are counted.
+const ADDED_LINES_SHOWN: usize = 20;
+
 /// Collects the differences.
 pub(super) struct Differ<'a> {
     pub(super) old: &'a str,
@@ -160,19 +163,67 @@ impl Differ<'_> {
         Some(diff)
     }
 
+    /// An added file's text as the diff's added lines, its secrets hidden as in [`Self::text`]
+    /// (the whole text read, so that a secret known by what comes after it stays hidden), the
+    /// first [`ADDED_LINES_SHOWN`] lines shown and the others counted; or a line saying why
+    /// there is none.
+    fn added_text(
+        &self,
+        label: &str,
+        kind: FileKind,
+        bytes: &[u8],
+        details: &mut Vec<String>,
+    ) -> Option<String> {
+        if bytes.is_empty() {
+            return None;
+        }
+        if kind == FileKind::PullSecret
+            && serde_json::from_slice::<serde_json::Value>(bytes).is_err()
+        {
+            details.push(format!(
+                "{label}: pull secret {}",
+                Redact::WithDigest.shown("redacted", bytes)
+            ));
+            return None;
+        }
+        let text = std::str::from_utf8(bytes).ok()?;
+        let lines = text.bytes().filter(|b| *b == b'\n').count();
+        if text.len() > MAX_LINE_DIFF_BYTES || lines > MAX_LINE_DIFF_LINES {
+            details.push(format!("{label}: {lines} lines, too large to show"));
+            return None;
+        }
+        let view = Redact::WithDigest.text(text);
+        let mut shown = String::new();
+        let mut total = 0;
+        for line in view.lines() {
+            if total < ADDED_LINES_SHOWN {
+                shown.push_str(&format!("+{line}\n"));
+            }
+            total += 1;
+        }
+        if total > ADDED_LINES_SHOWN {
+            let more = total - ADDED_LINES_SHOWN;
+            shown.push_str(&format!(
+                "... and {}\n",
+                crate::report::counted(more, "more line")
+            ));
+        }
+        Some(shown)
+    }
+
     /// Files matched by path, each side's entry decoded only when its path is reached.
     pub(super) fn files(&mut self, a: &Files<'_>, b: &Files<'_>) -> Result<()> {
         let paths: BTreeSet<&str> = a.paths().chain(b.paths()).collect();
         for path in paths {
             let (a_entry, b_entry) = (a.get(path)?, b.get(path)?);
             match (a_entry.as_ref(), b_entry.as_ref()) {
-                (None, Some((f, _))) => self.push(
-                    ChangeKind::Added,
-                    "file",
-                    path,
-                    vec![describe_file(f)],
-                    None,
-                ),
+                (None, Some((f, _))) => {
+                    let mut details = vec![describe_file(f)];
+                    let contents = f.contents.iter().chain(&f.append).flatten();
+                    let bytes: Vec<u8> = contents.copied().collect();
+                    let text = self.added_text(path, file_kind(f), &bytes, &mut details);
+                    self.push(ChangeKind::Added, "file", path, details, text);
+                }
                 (Some((f, _)), None) => self.push(
                     ChangeKind::Removed,
                     "file",

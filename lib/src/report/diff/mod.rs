@@ -11,6 +11,7 @@ mod users;
 
 use crate::error::Result;
 use crate::ignition::decode::{file_resources, resource_terms, ResourceTerms};
+use crate::ignition::redact::Redact;
 use crate::ignition::{decode_file, decode_units, decode_users, DecodedFile};
 use crate::ignition::{IgnitionDoc, SplitDoc};
 use entries::Differ;
@@ -132,7 +133,8 @@ impl ConfigDiff {
         self.items.is_empty()
     }
 }
-/// Everything except what is compared entry by entry.
+/// Everything except what is compared entry by entry, with no `null` member: Ignition's Go
+/// types read a `null` field as they read an absent one (a nil pointer or slice).
 fn rest_of(doc: &IgnitionDoc) -> Value {
     let mut value = doc.value.clone();
     let keyed = keyed::KEYED
@@ -151,15 +153,16 @@ fn rest_of(doc: &IgnitionDoc) -> Value {
             obj.remove(key);
         }
     }
+    crate::ignition::drop_nulls(&mut value);
     value
 }
 
-fn compare_rest(
-    path: &str,
-    a: Option<&Value>,
-    b: Option<&Value>,
-    out: &mut Vec<(ChangeKind, String)>,
-) {
+/// One difference of the rest: what, where, and the values (shown redacted).
+type RestChange = (ChangeKind, String, Vec<String>);
+
+/// The differences between `a` and `b` at `path`, down to the members and list entries that
+/// differ, each with its old and new value.
+fn compare_rest(path: &str, a: Option<&Value>, b: Option<&Value>, out: &mut Vec<RestChange>) {
     match (a, b) {
         (Some(Value::Object(x)), Some(Value::Object(y))) => {
             let keys: BTreeSet<&String> = x.keys().chain(y.keys()).collect();
@@ -167,10 +170,71 @@ fn compare_rest(
                 compare_rest(&format!("{path}.{key}"), x.get(key), y.get(key), out);
             }
         }
-        (None, Some(v)) if !is_empty_value(v) => out.push((ChangeKind::Added, path.to_string())),
-        (Some(v), None) if !is_empty_value(v) => out.push((ChangeKind::Removed, path.to_string())),
-        (Some(x), Some(y)) if x != y => out.push((ChangeKind::Changed, path.to_string())),
+        (Some(Value::Array(x)), Some(Value::Array(y))) if x != y => {
+            for i in 0..x.len().max(y.len()) {
+                compare_rest(&format!("{path}[{i}]"), x.get(i), y.get(i), out);
+            }
+        }
+        (None, Some(v)) if !is_empty_value(v) => out.push((
+            ChangeKind::Added,
+            path.to_string(),
+            vec![shown_value(path, v)],
+        )),
+        (Some(v), None) if !is_empty_value(v) => out.push((
+            ChangeKind::Removed,
+            path.to_string(),
+            vec![shown_value(path, v)],
+        )),
+        (Some(x), Some(y)) if x != y => out.push((
+            ChangeKind::Changed,
+            path.to_string(),
+            vec![format!(
+                "{} -> {}",
+                shown_value(path, x),
+                shown_value(path, y)
+            )],
+        )),
         _ => {}
+    }
+}
+
+/// The most of a value of the rest the diff shows, in characters.
+const MAX_SHOWN_VALUE: usize = 200;
+
+/// A value of the rest (at `path`) as the diff shows it: a data URL (which may hold a whole
+/// config and its keys) and an HTTP header's value (which may be a credential) as digests,
+/// other strings with their credentials hidden, a long value cut.
+fn shown_value(path: &str, value: &Value) -> String {
+    fn hide(path: &str, value: &Value) -> Value {
+        match value {
+            Value::String(s) if s.starts_with("data:") => {
+                Value::String(Redact::WithDigest.shown("data URL", s.as_bytes()))
+            }
+            Value::String(s) if path.contains(".httpHeaders[") && path.ends_with(".value") => {
+                Value::String(Redact::WithDigest.shown("redacted", s.as_bytes()))
+            }
+            Value::String(s) => Value::String(Redact::WithDigest.inline(s)),
+            Value::Object(map) => Value::Object(
+                map.iter()
+                    .map(|(k, v)| (k.clone(), hide(&format!("{path}.{k}"), v)))
+                    .collect(),
+            ),
+            Value::Array(items) => Value::Array(
+                items
+                    .iter()
+                    .enumerate()
+                    .map(|(i, v)| hide(&format!("{path}[{i}]"), v))
+                    .collect(),
+            ),
+            other => other.clone(),
+        }
+    }
+    let text = hide(path, value).to_string();
+    if text.chars().count() > MAX_SHOWN_VALUE {
+        let cut: String = text.chars().take(MAX_SHOWN_VALUE).collect();
+        format!("{cut}... ({} bytes)", text.len())
+    } else {
+        text
     }
 }
 
@@ -241,8 +305,8 @@ fn diff_parts(
     differ.keyed(&old.value, &new.value);
     let mut rest = Vec::new();
     compare_rest("$", Some(&rest_of(old)), Some(&rest_of(new)), &mut rest);
-    for (kind, path) in rest {
-        differ.push(kind, "other", &path, vec![], None);
+    for (kind, path, details) in rest {
+        differ.push(kind, "other", &path, details, None);
     }
     Ok(ConfigDiff {
         old: old_name.to_string(),
@@ -358,6 +422,76 @@ mod tests {
             .unwrap_or_default()
             .contains("+other"));
         assert!(d.to_string().ends_with("0 added, 0 removed, 1 changed\n"));
+    }
+
+    /// A merged config's `"compression": null` is the absent field, as Ignition reads it; what
+    /// does differ in such parts is named down to its field, old and new, credentials hidden.
+    #[test]
+    fn null_is_absent_and_other_parts_name_the_field_that_differs() {
+        let pointer = |merge: Value| IgnitionDoc {
+            value: json!({"ignition": {"version": "3.2.0", "config": {"merge": [merge]}}}),
+        };
+        let source = "https://api-int.example.com:22623/config/master";
+        let absent = pointer(json!({"source": source}));
+        let null = pointer(json!({"source": source, "compression": null,
+                                  "verification": {"hash": null}}));
+        assert!(diff(&absent, &null, "a", "b").unwrap().is_empty());
+
+        let token = "s3cr3t-t0ken-value";
+        let moved = pointer(
+            json!({"source": "https://api-int.renamed.example.com:22623/config/master",
+                                   "httpHeaders": [{"name": "Authorization", "value": token}]}),
+        );
+        let d = diff(&null, &moved, "a", "b").unwrap();
+        let text = d.to_string();
+        assert!(
+            text.contains(&format!(
+                "~ other $.ignition.config.merge[0].source\n    \"{source}\" -> \"https://api-int.renamed.example.com:22623/config/master\"\n"
+            )),
+            "{text}"
+        );
+        assert!(
+            text.contains("+ other $.ignition.config.merge[0].httpHeaders\n    [{\"name\":\"Authorization\",\"value\":\"<redacted hmac:"),
+            "{text}"
+        );
+        assert!(!text.contains(token), "{text}");
+
+        let inline = pointer(json!({"source": "data:,%7B%22passwd%22%3A%7B%7D%7D"}));
+        let text = diff(&null, &inline, "a", "b").unwrap().to_string();
+        assert!(text.contains("-> \"<data URL hmac:"), "{text}");
+        assert!(!text.contains("passwd"), "{text}");
+    }
+
+    /// An added file shows its text, its secrets hidden as every view hides them, and a long
+    /// one its first lines with the count of the others.
+    #[test]
+    fn an_added_file_shows_its_text_bounded_and_redacted() {
+        let secret = "apiVersion: v1\nkind: Secret\nmetadata:\n  name: s\ndata:\n  token: c2VjcmV0LXZhbHVlLXRoYXQtbXVzdC1ub3Qtc2hvdw==\n";
+        let key = "-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7\n-----END PRIVATE KEY-----\n";
+        let long: String = (1..=25).map(|i| format!("line {i}\n")).collect();
+        let old = doc(json!([]));
+        let new = doc(json!([
+            {"path": "/etc/motd", "mode": 420, "contents": {"source": dataurl::encode(b"hello\nworld\n")}},
+            {"path": "/etc/secret.yaml", "contents": {"source": dataurl::encode(secret.as_bytes())}},
+            {"path": "/etc/tls.key", "contents": {"source": dataurl::encode(key.as_bytes())}},
+            {"path": "/etc/long", "contents": {"source": dataurl::encode(long.as_bytes())}}
+        ]));
+        let d = diff(&old, &new, "a", "b").unwrap();
+        let text = d.to_string();
+        assert!(
+            text.contains(
+                "+ file /etc/motd\n    mode 0644, 12 bytes, text\n    +hello\n    +world\n"
+            ),
+            "{text}"
+        );
+        assert!(text.contains("+kind: Secret"), "{text}");
+        assert!(!text.contains("c2VjcmV0"), "{text}");
+        assert!(!text.contains("MIIEvQIBADAN"), "{text}");
+        assert!(
+            text.contains("    +line 20\n    ... and 5 more lines\n"),
+            "{text}"
+        );
+        assert!(!text.contains("line 21"), "{text}");
     }
 
     /// Split, every file entry decoded when compared: the same diff as from whole trees, for
