@@ -180,6 +180,36 @@ fn refuse_inside_other_output(dir: &std::path::Path) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// The URL the PXE sets are served from: `--pxe-base-url`, else the hosts file's
+/// `bootArtifactsBaseURL`; `--pxe` without either is refused.
+fn pxe_base_url(
+    args: &IgnitionArgs,
+    hosts: Option<&bootgen::network::Hosts>,
+) -> anyhow::Result<Option<String>> {
+    let from_file = hosts.and_then(|h| h.boot_artifacts_base_url.as_deref().map(|u| (h, u)));
+    if let (Some((hosts, url)), None) = (from_file, &args.pxe) {
+        notice(format!(
+            "{}: bootArtifactsBaseURL {url} serves only PXE sets, and no --pxe is given",
+            hosts.source_name
+        ));
+    }
+    match (&args.pxe_base_url, from_file) {
+        (Some(flag), Some((hosts, url))) if flag != url => {
+            notice(format!(
+                "--pxe-base-url {flag} is used, not {}'s bootArtifactsBaseURL {url}",
+                hosts.source_name
+            ));
+            Ok(Some(flag.clone()))
+        }
+        (Some(flag), _) => Ok(Some(flag.clone())),
+        (None, Some((_, url))) => Ok(Some(url.to_string())),
+        (None, None) if args.pxe.is_some() => anyhow::bail!(
+            "--pxe needs the URL its PXE sets are served from: give --pxe-base-url, or bootArtifactsBaseURL in the --hosts file"
+        ),
+        (None, None) => Ok(None),
+    }
+}
+
 /// Runs `bootgen ignition`.
 pub fn run(args: IgnitionArgs) -> anyhow::Result<ExitCode> {
     crate::media::check_cluster_flags(args.dest_device.as_deref(), args.pxe_base_url.as_deref())?;
@@ -244,6 +274,7 @@ pub fn run(args: IgnitionArgs) -> anyhow::Result<ExitCode> {
         }
     };
     let options = crate::options::ignition_options(&args)?;
+    let pxe_base_url = pxe_base_url(&args, options.hosts.as_ref())?;
     let mut generated = bootgen::generate(&loaded, &options)?;
     refuse_other_kind(&args.output, generated.bootstrap_name())?;
     let release = &generated.model.release;
@@ -291,7 +322,7 @@ pub fn run(args: IgnitionArgs) -> anyhow::Result<ExitCode> {
     // The media are planned (and checked) before anything is written.
     let sources = crate::media::MediaSources {
         iso: args.iso.as_deref(),
-        pxe: args.pxe.as_deref().zip(args.pxe_base_url.as_deref()),
+        pxe: args.pxe.as_deref().zip(pxe_base_url.as_deref()),
         dest_device: args.dest_device.as_deref(),
         hosts: options.hosts.as_ref(),
         replace_customized: args.force,

@@ -1490,3 +1490,39 @@ fn media_written_into_an_output_directory_wait_for_its_lock() {
         assert!(written.is_file(), "{run:?} wrote nothing");
     }
 }
+
+/// The hosts file's `bootArtifactsBaseURL` is the PXE sets' base URL when `--pxe-base-url` is
+/// absent: each role's and each host's boot entries fetch from it.
+#[test]
+fn pxe_sets_are_served_from_the_hosts_files_boot_artifacts_url() {
+    let dir = tempfile::tempdir().unwrap();
+    let iso = live_iso(dir.path(), "x86_64", EMBED_SIZE);
+    let hosts = dir.path().join("agent-config.yaml");
+    let text = fs::read_to_string(repo().join("fixtures/network/agent-config.yaml")).unwrap();
+    fs::write(
+        &hosts,
+        format!("bootArtifactsBaseURL: http://192.0.2.77/artifacts\n{text}"),
+    )
+    .unwrap();
+    let out = dir.path().join("out");
+    let output = bootgen_conformance::bootgen!()
+        .args(["ignition", "--now", "2026-01-01T00:00:00Z", "--tls-dir"])
+        .arg(repo().join("fixtures/pki"))
+        .arg("--install-config")
+        .arg(repo().join("fixtures/network/install-config.yaml"))
+        .arg("--hosts")
+        .arg(&hosts)
+        .arg(format!("--pxe={}", iso.display()))
+        .args(["--dest-device", "/dev/vdb", "-o"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", stderr(&output));
+    for entry in ["media/pxe/master.ipxe", "media/pxe/hosts/master-0.ipxe"] {
+        let text = fs::read_to_string(out.join(entry)).unwrap();
+        assert!(
+            text.contains("http://192.0.2.77/artifacts/"),
+            "{entry}: {text}"
+        );
+    }
+}
