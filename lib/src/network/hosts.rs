@@ -144,6 +144,7 @@ pub(super) fn read_document(source: &Source<'_>) -> Result<(RawDocument, Vec<War
                 message: e.to_string(),
             },
         )?;
+    refuse_control_characters(source, &document)?;
     let mut warnings = agent_keys::not_carried_out(source, document.hosts.len())?;
     for path in &unknown {
         let dotted = crate::config::dotted_path(path);
@@ -155,6 +156,33 @@ pub(super) fn read_document(source: &Source<'_>) -> Result<(RawDocument, Vec<War
         }
     }
     Ok((document, warnings))
+}
+
+/// Refuses a control character in any value (a newline in a DNS search domain or a
+/// description would reach a keyfile raw and start lines the user never wrote), naming the
+/// host and the field.
+fn refuse_control_characters(source: &Source<'_>, document: &RawDocument) -> Result<()> {
+    let Some(deserializer) = serde_yaml_ng::Deserializer::from_str(source.text).next() else {
+        return Ok(());
+    };
+    let Ok(tree) = Value::deserialize(deserializer) else {
+        return Ok(());
+    };
+    let Some((field, c)) = crate::config::control_chars::first_control_character(&tree) else {
+        return Ok(());
+    };
+    let host = field
+        .strip_prefix("hosts.")
+        .and_then(|rest| rest.split('.').next()?.parse::<usize>().ok())
+        .and_then(|index| document.hosts.get(index)?.hostname.as_deref());
+    Err(source.error(
+        &field,
+        host,
+        format!(
+            "holds {}: a value of the hosts file stays on one line, or it would start lines of its own in the node's keyfiles",
+            crate::config::control_chars::describe(c)
+        ),
+    ))
 }
 
 /// True for a name a host of a hosts file may have: a DNS name a node can take (lowercase

@@ -16,6 +16,8 @@ mod cluster;
 mod convert;
 mod hosts;
 mod keyfile;
+mod keyfile_rules;
+mod keyfile_syntax;
 mod placement;
 mod settings;
 mod source;
@@ -27,8 +29,8 @@ pub use cluster::check_hosts;
 pub use convert::{Keyfile, KEYFILE_SUFFIX};
 pub(crate) use hosts::is_host_name;
 pub use hosts::{HostInterface, Role, RootDeviceHints};
-pub(crate) use keyfile::parse_groups;
 pub use keyfile::read_user_keyfile;
+pub(crate) use keyfile_syntax::parse_groups;
 pub use placement::{
     bootstrap_files, bootstrap_hosts, host_config_files, NodeFile, KEYFILE_DIR, SELECT_SCRIPT,
     SELECT_UNIT,

@@ -482,3 +482,18 @@ fn a_boot_artifacts_url_the_pxe_entries_cannot_carry_is_refused_naming_the_key()
     assert!(error.contains("bootArtifactsBaseURL"), "{error}");
     assert!(error.contains("(line 1)"), "{error}");
 }
+
+#[test]
+fn a_control_character_in_any_value_is_refused_naming_the_host_and_field() {
+    let text = "hosts:\n- hostname: m0\n  role: master\n  interfaces:\n  - name: eno1\n    macAddress: 02:00:00:00:00:01\n  networkConfig:\n    interfaces:\n    - name: eno1\n      type: ethernet\n      description: \"uplink\\n[ipv4]\\nmethod=disabled\"\n      ipv4:\n        enabled: true\n        dhcp: true\n";
+    let error = parse_hosts(text, "agent-config.yaml")
+        .unwrap_err()
+        .to_string();
+    assert!(error.contains("host m0"), "{error}");
+    assert!(
+        error.contains("hosts[0].networkConfig.interfaces[0].description"),
+        "{error}"
+    );
+    assert!(error.contains("a newline (U+000A)"), "{error}");
+    assert!(error.contains("(line 11)"), "{error}");
+}

@@ -1278,3 +1278,105 @@ fn pxe_sets_take_the_hosts_files_boot_artifacts_url_without_the_flag() -> TestRe
     assert!(!dir.path().join("out/bootstrap.ign").exists());
     Ok(())
 }
+
+/// NetworkManager's verdict on `keyfile`: `None` when it takes every setting as written, else
+/// why not (it refuses the profile, or drops or changes a setting as it reads it).
+fn network_manager_refusal(name: &str, keyfile: &str) -> Result<Option<String>, Box<dyn Error>> {
+    match network_manager_differences(name, keyfile) {
+        Ok(problems) if problems.is_empty() => Ok(None),
+        Ok(problems) => Ok(Some(problems.join("; "))),
+        Err(refused) if refused.to_string().starts_with("NetworkManager refuses") => {
+            Ok(Some(refused.to_string()))
+        }
+        Err(other) => Err(other),
+    }
+}
+
+/// The corpus `fixtures/network/keyfiles/`: `good/` keyfiles NetworkManager takes as written,
+/// `bad/` ones it refuses or reads otherwise (an address it cannot parse, `method=manul`, a key
+/// or setting it does not know, a value of the wrong type). `nmcli --offline` judges: bootgen
+/// refuses every keyfile nmcli refuses, naming file, group, key and value, and nmcli takes
+/// every keyfile bootgen accepts.
+#[test]
+fn bootgen_refuses_every_keyfile_network_manager_refuses_and_accepts_the_rest() -> TestResult {
+    if !tool_present("nmcli") {
+        return Ok(());
+    }
+    let dir = tempfile::tempdir()?;
+    let corpus = repo().join("fixtures/network/keyfiles");
+    let mut seen = 0;
+    for kind in ["good", "bad"] {
+        let mut paths: Vec<PathBuf> = fs::read_dir(corpus.join(kind))?
+            .map(|e| e.map(|e| e.path()))
+            .collect::<Result<_, _>>()?;
+        paths.sort();
+        for path in paths {
+            seen += 1;
+            let name = format!(
+                "{kind}/{}",
+                path.file_name().ok_or("name")?.to_string_lossy()
+            );
+            let text = fs::read_to_string(&path)?;
+            let verdict = network_manager_refusal(&name, &text)?;
+            assert_eq!(
+                verdict.is_some(),
+                kind == "bad",
+                "the corpus is wrong: nmcli on {name}: {verdict:?}"
+            );
+            let out = dir.path().join(format!("out-{seen}"));
+            let run = ignition(
+                &out,
+                "install-config.yaml",
+                &["--network-keyfile", path.to_str().ok_or("path")?],
+            );
+            let stderr = String::from_utf8_lossy(&run.stderr);
+            match verdict {
+                None => assert!(run.status.success(), "{name}: bootgen refused it: {stderr}"),
+                Some(why) => {
+                    assert_eq!(run.status.code(), Some(1), "{name} ({why}): {stderr}");
+                    assert!(
+                        stderr.contains(&path.display().to_string())
+                            && stderr.contains("NetworkManager would not take ["),
+                        "{name}: {stderr}"
+                    );
+                    assert!(!out.join("bootstrap.ign").exists(), "{name}");
+                }
+            }
+        }
+    }
+    assert!(seen >= 20, "the corpus holds {seen} keyfiles");
+    Ok(())
+}
+
+/// A newline in an agent-config value (an interface's `description`, here) would reach the
+/// keyfile raw and start a group the user never wrote (`[ipv4] method=disabled`): refused,
+/// naming the host and the field, with nothing written.
+#[test]
+fn a_newline_in_an_agent_config_value_is_refused_naming_host_and_field() -> TestResult {
+    let dir = tempfile::tempdir()?;
+    let hosts = dir.path().join("agent-config.yaml");
+    let text = fs::read_to_string(fixture("agent-config.yaml"))?;
+    let broken = text.replacen(
+        "    - name: eno1\n      type: ethernet\n",
+        "    - name: eno1\n      type: ethernet\n      description: \"uplink\\n[ipv4]\\nmethod=disabled\"\n",
+        1,
+    );
+    assert_ne!(broken, text, "the fixture changed shape");
+    fs::write(&hosts, broken)?;
+    let out = dir.path().join("out");
+    let refused = ignition(
+        &out,
+        "install-config.yaml",
+        &["--hosts", hosts.to_str().ok_or("path")?],
+    );
+    assert_eq!(refused.status.code(), Some(1));
+    let message = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        message.contains("networkConfig.interfaces[0].description")
+            && message.contains("host bootstrap:")
+            && message.contains("a newline"),
+        "{message}"
+    );
+    assert!(!out.join("bootstrap.ign").exists());
+    Ok(())
+}
