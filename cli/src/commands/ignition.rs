@@ -319,6 +319,7 @@ pub fn run(args: IgnitionArgs) -> anyhow::Result<ExitCode> {
     let config_name = generated.bootstrap_name();
     let single_node = generated.model.single_node.clone();
     let architectures = generated.metadata.architecture.clone();
+    let compute_replicas: u32 = generated.model.compute.iter().map(|p| p.replicas).sum();
     // The media are planned (and checked) before anything is written.
     let sources = crate::media::MediaSources {
         iso: args.iso.as_deref(),
@@ -326,6 +327,7 @@ pub fn run(args: IgnitionArgs) -> anyhow::Result<ExitCode> {
         dest_device: args.dest_device.as_deref(),
         hosts: options.hosts.as_ref(),
         replace_customized: args.force,
+        compute_replicas,
     };
     let wants_media = sources.iso.is_some() || sources.pxe.is_some();
     // A config the directory already holds (a re-run's) is compared as it is serialized and

@@ -220,6 +220,8 @@ pub struct MediaSources<'a> {
     /// Take an ISO that is already customized (its config and arguments replaced), as
     /// `bootgen iso --force` does.
     pub replace_customized: bool,
+    /// The install-config's compute replicas: without any, no compute media are made.
+    pub compute_replicas: u32,
 }
 
 /// Plans `ignition --iso/--pxe`: per role, from the configs about to be written (a single
@@ -261,6 +263,10 @@ pub fn plan_cluster(
         let Some(file) = files.iter().find(|f| f.relative == *config) else {
             continue;
         };
+        // A cluster without compute machines boots none from the compute media.
+        if *config == "worker.ign" && sources.compute_replicas == 0 {
+            continue;
+        }
         let mut customization = Customization::default();
         match sources.dest_device {
             Some(device) if !single_node => {

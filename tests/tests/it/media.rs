@@ -596,7 +596,9 @@ fn ignition_iso_writes_one_iso_per_role_beside_the_configs() {
     );
     assert_eq!(digest(&iso), before, "the live ISO is left as it was");
     let installer = coreos_installer();
-    for role in ["bootstrap", "master", "worker"] {
+    // The embedded example has no compute replicas: no compute media.
+    assert!(!out.join("media/worker.iso").exists());
+    for role in ["bootstrap", "master"] {
         let media = out.join("media").join(format!("{role}.iso"));
         let inspect = bootgen(args!["inspect", &media]);
         let text = String::from_utf8_lossy(&inspect.stdout);
@@ -616,7 +618,7 @@ fn ignition_iso_writes_one_iso_per_role_beside_the_configs() {
         }
     }
     // An ISO already customized is refused as the source, unless --force.
-    let customized = out.join("media/worker.iso");
+    let customized = out.join("media/master.iso");
     let again = dir.path().join("again");
     for force in [false, true] {
         let mut cmd = bootgen_conformance::bootgen!();
@@ -890,7 +892,7 @@ fn a_rerun_removes_the_per_host_media_it_did_not_write() {
     );
     // The roles' ISOs go too (the bootstrap's holds the earlier run's secrets); a user's
     // live ISO kept beside them stays, with a warning.
-    for role in ["bootstrap", "master", "worker"] {
+    for role in ["bootstrap", "master"] {
         let path = out.join(format!("media/{role}.iso"));
         assert!(!path.exists(), "{role}.iso stays");
         assert!(
@@ -1045,7 +1047,7 @@ fn pxe_sets_read_back_in_coreos_installer() {
             "/dev/sda",
         ],
     );
-    for role in ["bootstrap", "master", "worker"] {
+    for role in ["bootstrap", "master"] {
         let initrd = both.join(format!("media/pxe/{role}-initrd.img"));
         let inspect = bootgen(args!["inspect", &initrd]);
         assert!(
@@ -1525,4 +1527,39 @@ fn pxe_sets_are_served_from_the_hosts_files_boot_artifacts_url() {
             "{entry}: {text}"
         );
     }
+}
+
+/// A cluster without compute replicas gets no compute media: nothing would boot from them.
+#[test]
+fn a_cluster_without_compute_replicas_gets_no_compute_media() {
+    let dir = tempfile::tempdir().unwrap();
+    let iso = live_iso(dir.path(), "x86_64", EMBED_SIZE);
+    let install_config = dir.path().join("install-config.yaml");
+    let text = fs::read_to_string(repo().join("fixtures/install-configs/valid/minimal.yaml"))
+        .unwrap()
+        .replacen("  replicas: 2\n", "  replicas: 0\n", 1);
+    fs::write(&install_config, text).unwrap();
+    let install = install_config.to_str().unwrap().to_string();
+    let iso_flag = format!("--iso={}", iso.display());
+    let pxe_flag = format!("--pxe={}", iso.display());
+    let out = cluster(
+        dir.path(),
+        "out",
+        &[
+            "--install-config",
+            &install,
+            &iso_flag,
+            &pxe_flag,
+            "--pxe-base-url",
+            "http://192.0.2.10/pxe",
+            "--dest-device",
+            "/dev/sda",
+        ],
+    );
+    let media = names_in(&out.join("media"));
+    assert!(media.iter().any(|n| n == "master.iso"), "{media:?}");
+    assert!(media.iter().all(|n| !n.starts_with("worker")), "{media:?}");
+    let pxe = names_in(&out.join("media/pxe"));
+    assert!(pxe.iter().any(|n| n == "master.ipxe"), "{pxe:?}");
+    assert!(pxe.iter().all(|n| !n.starts_with("worker")), "{pxe:?}");
 }
