@@ -489,6 +489,15 @@ pub fn run(args: IgnitionArgs) -> anyhow::Result<ExitCode> {
             crate::report::shell_word(&args.output.join(config_name).display().to_string())
         ))?;
     }
+    if let Some(hosts) = options.hosts.as_ref() {
+        let disk = match &single_node {
+            Some(single) => Some(single.installation_disk.as_str()),
+            None => args.dest_device.as_deref(),
+        };
+        for line in crate::media::host_summary(hosts, &args.output, &wrote, config_name, disk) {
+            crate::report::emit(line + "\n")?;
+        }
+    }
     remove_stale_host_files(&args.output, &wrote)?;
     // The media of these configs are written, or a run without media removed the old ones.
     output::clear_media_pending(&args.output)?;

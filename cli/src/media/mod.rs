@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 
 mod hosts;
 mod pxe;
+pub use hosts::host_summary;
 use hosts::{check_hosts_arch, host_customizations, write_host_pxe, HostMedium};
 pub use pxe::write_pxe_set;
 

@@ -497,3 +497,28 @@ fn a_control_character_in_any_value_is_refused_naming_the_host_and_field() {
     assert!(error.contains("a newline (U+000A)"), "{error}");
     assert!(error.contains("(line 11)"), "{error}");
 }
+
+#[test]
+fn static_hosts_without_a_bootstrap_host_warn_that_the_bootstrap_uses_dhcp() {
+    let with_bootstrap = fixture("agent-config.yaml");
+    let hosts = parse_hosts(&with_bootstrap, "agent-config.yaml").unwrap();
+    let config = fixture("install-config.yaml");
+    let said = |warnings: &[crate::config::Warning]| {
+        warnings
+            .iter()
+            .any(|w| w.message.contains("the bootstrap machine will use DHCP"))
+    };
+    assert!(!said(&check_hosts(&hosts, &model(&config)).unwrap()));
+    let start = with_bootstrap.find("- hostname: bootstrap").unwrap();
+    let end = with_bootstrap.find("- hostname: master-0").unwrap();
+    let without = format!("{}{}", &with_bootstrap[..start], &with_bootstrap[end..]);
+    let hosts = parse_hosts(&without, "agent-config.yaml").unwrap();
+    let warnings = check_hosts(&hosts, &model(&config)).unwrap();
+    assert!(said(&warnings), "{warnings:?}");
+    assert!(
+        warnings
+            .iter()
+            .any(|w| w.message.contains("master-0, master-1, master-2")),
+        "{warnings:?}"
+    );
+}

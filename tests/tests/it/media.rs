@@ -1493,6 +1493,25 @@ fn media_written_into_an_output_directory_wait_for_its_lock() {
     }
 }
 
+/// `ignition` for the static-network fixture cluster with `hosts` and one media flag, into
+/// `out`, the bootstrap's media installing to /dev/vdb; it must succeed.
+fn static_cluster(hosts: &Path, media: &str, out: &Path) -> Output {
+    let output = bootgen_conformance::bootgen!()
+        .args(["ignition", "--now", "2026-01-01T00:00:00Z", "--tls-dir"])
+        .arg(repo().join("fixtures/pki"))
+        .arg("--install-config")
+        .arg(repo().join("fixtures/network/install-config.yaml"))
+        .arg("--hosts")
+        .arg(hosts)
+        .arg(media)
+        .args(["--dest-device", "/dev/vdb", "-o"])
+        .arg(out)
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", stderr(&output));
+    output
+}
+
 /// The hosts file's `bootArtifactsBaseURL` is the PXE sets' base URL when `--pxe-base-url` is
 /// absent: each role's and each host's boot entries fetch from it.
 #[test]
@@ -1507,19 +1526,7 @@ fn pxe_sets_are_served_from_the_hosts_files_boot_artifacts_url() {
     )
     .unwrap();
     let out = dir.path().join("out");
-    let output = bootgen_conformance::bootgen!()
-        .args(["ignition", "--now", "2026-01-01T00:00:00Z", "--tls-dir"])
-        .arg(repo().join("fixtures/pki"))
-        .arg("--install-config")
-        .arg(repo().join("fixtures/network/install-config.yaml"))
-        .arg("--hosts")
-        .arg(&hosts)
-        .arg(format!("--pxe={}", iso.display()))
-        .args(["--dest-device", "/dev/vdb", "-o"])
-        .arg(&out)
-        .output()
-        .unwrap();
-    assert!(output.status.success(), "{}", stderr(&output));
+    static_cluster(&hosts, &format!("--pxe={}", iso.display()), &out);
     for entry in ["media/pxe/master.ipxe", "media/pxe/hosts/master-0.ipxe"] {
         let text = fs::read_to_string(out.join(entry)).unwrap();
         assert!(
@@ -1562,4 +1569,28 @@ fn a_cluster_without_compute_replicas_gets_no_compute_media() {
     let pxe = names_in(&out.join("media/pxe"));
     assert!(pxe.iter().any(|n| n == "master.ipxe"), "{pxe:?}");
     assert!(pxe.iter().all(|n| !n.starts_with("worker")), "{pxe:?}");
+}
+
+/// After a run with `--hosts`, one line a host: the files it boots from, the disk its install
+/// media install to, its addresses.
+#[test]
+fn a_run_ends_with_one_line_a_host_naming_its_media_disk_and_addresses() {
+    let dir = tempfile::tempdir().unwrap();
+    let iso = live_iso(dir.path(), "x86_64", EMBED_SIZE);
+    let out = dir.path().join("static");
+    let hosts = repo().join("fixtures/network/agent-config.yaml");
+    let output = static_cluster(&hosts, &format!("--iso={}", iso.display()), &out);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let lines: Vec<&str> = stdout.lines().filter(|l| l.starts_with("host ")).collect();
+    let o = out.display();
+    assert_eq!(
+        lines,
+        [
+            format!("host bootstrap (bootstrap): {o}/bootstrap.ign, {o}/media/bootstrap.iso; disk /dev/vdb; 192.168.111.10/24 on eno1"),
+            format!("host master-0 (master): {o}/hosts/master-0.ign, {o}/media/hosts/master-0.iso; disk /dev/sda; 192.168.111.20/24 on bond0.300"),
+            format!("host master-1 (master): {o}/hosts/master-1.ign, {o}/media/hosts/master-1.iso; disk /dev/sda; 192.168.111.21/24 on bond0.300"),
+            format!("host master-2 (master): {o}/hosts/master-2.ign, {o}/media/hosts/master-2.iso; disk /dev/sda; 192.168.111.22/24 on eno1, fd2e:6f44:5dd8:c956::22/64 on eno1"),
+        ],
+        "{stdout}"
+    );
 }
