@@ -41,7 +41,10 @@ pub fn customization(args: &MediaArgs) -> anyhow::Result<(Customization, MediaCo
     };
     let mut network_keyfiles = Vec::new();
     for file in &args.network_keyfile {
-        let contents = bootgen::config::read_at_most(file, bootgen::config::KEYFILE_LIMIT)?;
+        // Held to NetworkManager's rules as ignition's are; placed under the name given.
+        let contents = bootgen::network::read_user_keyfile(file)?
+            .contents
+            .into_bytes();
         let name = file
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())

@@ -1594,3 +1594,39 @@ fn a_run_ends_with_one_line_a_host_naming_its_media_disk_and_addresses() {
         "{stdout}"
     );
 }
+
+/// `bootgen iso --network-keyfile` holds the keyfile to NetworkManager's rules as `ignition`
+/// does: `method=manul` is refused naming the file, key and value, with no ISO written.
+#[test]
+fn iso_refuses_a_keyfile_network_manager_would_not_take() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = cluster(dir.path(), "out", &[]);
+    let iso = live_iso(dir.path(), "x86_64", EMBED_SIZE);
+    let keyfile = dir.path().join("eth0.nmconnection");
+    fs::write(
+        &keyfile,
+        "[connection]\nid=eth0\ntype=ethernet\n\n[ipv4]\nmethod=manul\n",
+    )
+    .unwrap();
+    let made = dir.path().join("master.iso");
+    let output = bootgen_conformance::bootgen!()
+        .arg("iso")
+        .arg(&iso)
+        .arg("-c")
+        .arg(out.join("master.ign"))
+        .args(["--dest-device", "/dev/sda", "--network-keyfile"])
+        .arg(&keyfile)
+        .arg("-o")
+        .arg(&made)
+        .output()
+        .unwrap();
+    let text = stderr(&output);
+    assert_eq!(output.status.code(), Some(1), "{text}");
+    assert!(
+        text.contains(&format!("{}:6", keyfile.display()))
+            && text.contains("[ipv4] method")
+            && text.contains("`manul`"),
+        "{text}"
+    );
+    assert!(!made.exists());
+}
