@@ -169,6 +169,9 @@ const IP_COMMON: &[(&str, Kind)] = &[
     ("link-local", Int(0, 4)),
     ("auto-route-ext-gw", Int(-1, 1)),
     ("replace-local-rule", Int(-1, 1)),
+    // Keys of releases newer than Debian's NetworkManager 1.42, taken as their manual gives them.
+    ("dhcp-send-release", Int(-1, 1)),
+    ("routed-dns", Int(-1, 1)),
 ];
 
 const IPV4: &[(&str, Kind)] = &[
@@ -180,6 +183,10 @@ const IPV4: &[(&str, Kind)] = &[
     ("dhcp-fqdn", Text),
     ("dhcp-vendor-class-identifier", Text),
     ("dhcp-ipv6-only-preferred", Int(-1, 1)),
+    // Newer than Debian's NetworkManager 1.42, as their manual gives them.
+    ("forwarding", Int(-1, 2)),
+    ("shared-dhcp-range", Text),
+    ("shared-dhcp-lease-time", Int(0, i32::MAX as i64)),
 ];
 
 const IPV6: &[(&str, Kind)] = &[
@@ -214,6 +221,8 @@ const IPV6: &[(&str, Kind)] = &[
     ("dhcp-pd-hint", Text),
     ("ra-timeout", Int(0, i32::MAX as i64)),
     ("mtu", U32),
+    ("temp-valid-lifetime", Int(0, i32::MAX as i64)),
+    ("temp-preferred-lifetime", Int(0, i32::MAX as i64)),
 ];
 
 const VLAN: &[(&str, Kind)] = &[
