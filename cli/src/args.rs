@@ -281,15 +281,11 @@ pub struct IgnitionArgs {
     /// Also write boot media from this CoreOS live ISO into OUTPUT/media: the single node's live ISO, or bootstrap, master and worker ISOs that install to --dest-device.
     #[arg(long, value_name = "LIVE.iso", help_heading = "Boot media")]
     pub iso: Option<PathBuf>,
-    /// Also write PXE sets from this CoreOS live ISO into OUTPUT/media/pxe, one per role (with --pxe-base-url).
-    #[arg(
-        long,
-        value_name = "LIVE.iso",
-        requires = "pxe_base_url",
-        help_heading = "Boot media"
-    )]
+    /// Also write PXE sets from this CoreOS live ISO into OUTPUT/media/pxe, one per role (with --pxe-base-url, or the --hosts file's bootArtifactsBaseURL).
+    #[arg(long, value_name = "LIVE.iso", help_heading = "Boot media")]
     pub pxe: Option<PathBuf>,
-    /// The URL the PXE sets are served from, for their boot entries.
+    /// The URL the PXE sets are served from, for their boot entries (default: the --hosts
+    /// file's bootArtifactsBaseURL).
     #[arg(
         long,
         value_name = "URL",

@@ -238,6 +238,36 @@ fn refuse_inside_other_output(dir: &std::path::Path) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// The URL the PXE sets are served from: `--pxe-base-url`, else the hosts file's
+/// `bootArtifactsBaseURL`; `--pxe` without either is refused.
+fn pxe_base_url(
+    args: &IgnitionArgs,
+    hosts: Option<&bootgen::network::Hosts>,
+) -> anyhow::Result<Option<String>> {
+    let from_file = hosts.and_then(|h| h.boot_artifacts_base_url.as_deref().map(|u| (h, u)));
+    if let (Some((hosts, url)), None) = (from_file, &args.pxe) {
+        notice(format!(
+            "{}: bootArtifactsBaseURL {url} serves only PXE sets, and no --pxe is given",
+            hosts.source_name
+        ));
+    }
+    match (&args.pxe_base_url, from_file) {
+        (Some(flag), Some((hosts, url))) if flag != url => {
+            notice(format!(
+                "--pxe-base-url {flag} is used, not {}'s bootArtifactsBaseURL {url}",
+                hosts.source_name
+            ));
+            Ok(Some(flag.clone()))
+        }
+        (Some(flag), _) => Ok(Some(flag.clone())),
+        (None, Some((_, url))) => Ok(Some(url.to_string())),
+        (None, None) if args.pxe.is_some() => anyhow::bail!(
+            "--pxe needs the URL its PXE sets are served from: give --pxe-base-url, or bootArtifactsBaseURL in the --hosts file"
+        ),
+        (None, None) => Ok(None),
+    }
+}
+
 /// Runs `bootgen ignition`.
 pub fn run(args: IgnitionArgs) -> anyhow::Result<ExitCode> {
     crate::media::check_cluster_flags(args.dest_device.as_deref(), args.pxe_base_url.as_deref())?;
@@ -302,6 +332,7 @@ pub fn run(args: IgnitionArgs) -> anyhow::Result<ExitCode> {
         }
     };
     let options = crate::options::ignition_options(&args)?;
+    let pxe_base_url = pxe_base_url(&args, options.hosts.as_ref())?;
     let mut generated = bootgen::generate(&loaded, &options)?;
     refuse_other_kind(&args.output, generated.bootstrap_name())?;
     let release = &generated.model.release;
@@ -346,13 +377,15 @@ pub fn run(args: IgnitionArgs) -> anyhow::Result<ExitCode> {
     let config_name = generated.bootstrap_name();
     let single_node = generated.model.single_node.clone();
     let architectures = generated.metadata.architecture.clone();
+    let compute_replicas: u32 = generated.model.compute.iter().map(|p| p.replicas).sum();
     // The media are planned (and checked) before anything is written.
     let sources = crate::media::MediaSources {
         iso: args.iso.as_deref(),
-        pxe: args.pxe.as_deref().zip(args.pxe_base_url.as_deref()),
+        pxe: args.pxe.as_deref().zip(pxe_base_url.as_deref()),
         dest_device: args.dest_device.as_deref(),
         hosts: options.hosts.as_ref(),
         replace_customized: args.force,
+        compute_replicas,
     };
     let wants_media = sources.iso.is_some() || sources.pxe.is_some();
     // A config the directory already holds (a re-run's) is compared as it is serialized and
@@ -513,6 +546,15 @@ pub fn run(args: IgnitionArgs) -> anyhow::Result<ExitCode> {
             single.installation_disk,
             crate::report::shell_word(&args.output.join(config_name).display().to_string())
         ))?;
+    }
+    if let Some(hosts) = options.hosts.as_ref() {
+        let disk = match &single_node {
+            Some(single) => Some(single.installation_disk.as_str()),
+            None => args.dest_device.as_deref(),
+        };
+        for line in crate::media::host_summary(hosts, &args.output, &wrote, config_name, disk) {
+            crate::report::emit(line + "\n")?;
+        }
     }
     remove_stale_host_files(&args, &wrote)?;
     // The media of these configs are written, or a run without media removed the old ones.

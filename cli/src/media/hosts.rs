@@ -142,3 +142,89 @@ pub(super) fn write_host_pxe(
     bootgen::output::write_atomic(&grub, entries.grub.as_bytes(), 0o644)?;
     Ok(ipxe)
 }
+
+/// One line a host after a run: the files it boots from (its config, and its media when this
+/// run wrote them), the disk its install media install to, and its addresses.
+/// `config` is the config a bootstrap host (or a single node's host) boots with, `disk` the
+/// disk the role media install to (a single node's installation disk).
+pub fn host_summary(
+    hosts: &bootgen::network::Hosts,
+    output: &Path,
+    wrote: &std::collections::BTreeSet<String>,
+    config: &str,
+    disk: Option<&str>,
+) -> Vec<String> {
+    use bootgen::network::Role;
+    let mut lines = Vec::new();
+    for host in &hosts.hosts {
+        // A host's own media install to its deviceName; the role media (the bootstrap's, a
+        // single node's) install to the role's disk whatever the host's hints say.
+        let (role, own_media, candidates) = match host.role {
+            Some(Role::Master) | Some(Role::Worker) if config != bootgen::LIVE_ISO_CONFIG => (
+                host.role.map_or("master", Role::name),
+                true,
+                vec![
+                    format!("{}/{}.ign", bootgen::output::HOSTS_DIR, host.hostname),
+                    format!("media/{}/{}.iso", bootgen::output::HOSTS_DIR, host.hostname),
+                    format!(
+                        "media/pxe/{}/{}.ipxe",
+                        bootgen::output::HOSTS_DIR,
+                        host.hostname
+                    ),
+                ],
+            ),
+            _ => {
+                let stem = config.trim_end_matches(".ign");
+                (
+                    host.role.map_or("master", Role::name),
+                    false,
+                    vec![
+                        config.to_string(),
+                        format!("media/{stem}.iso"),
+                        format!("media/pxe/{stem}.ipxe"),
+                    ],
+                )
+            }
+        };
+        let files: Vec<String> = candidates
+            .iter()
+            .filter(|f| wrote.contains(f.as_str()))
+            .map(|f| output.join(f).display().to_string())
+            .collect();
+        let installs = files.iter().any(|f| f.contains("/media/"));
+        let hinted = host
+            .root_device_hints
+            .as_ref()
+            .and_then(|hints| hints.device_name.as_deref())
+            .filter(|_| own_media);
+        let disk = match hinted.or(disk) {
+            Some(device) if installs => format!("disk {device}"),
+            _ => "no install media".to_string(),
+        };
+        let addresses: Vec<String> = host
+            .network
+            .interfaces
+            .iter()
+            .flat_map(|i| {
+                i.addresses
+                    .iter()
+                    .map(move |a| format!("{}/{} on {}", a.ip, a.prefix, i.name))
+            })
+            .collect();
+        let addresses = if addresses.is_empty() {
+            "DHCP".to_string()
+        } else {
+            addresses.join(", ")
+        };
+        let files = if files.is_empty() {
+            "no file of its own".to_string()
+        } else {
+            files.join(", ")
+        };
+        lines.push(format!(
+            "host {} ({role}): {files}; {disk}; {addresses}",
+            host.hostname
+        ));
+    }
+    lines
+}

@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 
 mod hosts;
 mod pxe;
+pub use hosts::host_summary;
 use hosts::{check_hosts_arch, host_customizations, write_host_pxe, HostMedium};
 pub use pxe::write_pxe_set;
 
@@ -40,7 +41,10 @@ pub fn customization(args: &MediaArgs) -> anyhow::Result<(Customization, MediaCo
     };
     let mut network_keyfiles = Vec::new();
     for file in &args.network_keyfile {
-        let contents = bootgen::config::read_at_most(file, bootgen::config::KEYFILE_LIMIT)?;
+        // Held to NetworkManager's rules as ignition's are; placed under the name given.
+        let contents = bootgen::network::read_user_keyfile(file)?
+            .contents
+            .into_bytes();
         let name = file
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
@@ -220,6 +224,8 @@ pub struct MediaSources<'a> {
     /// Take an ISO that is already customized (its config and arguments replaced), as
     /// `bootgen iso --force` does.
     pub replace_customized: bool,
+    /// The install-config's compute replicas: without any, no compute media are made.
+    pub compute_replicas: u32,
 }
 
 /// Plans `ignition --iso/--pxe`: per role, from the configs about to be written (a single
@@ -261,6 +267,10 @@ pub fn plan_cluster(
         let Some(file) = files.iter().find(|f| f.relative == *config) else {
             continue;
         };
+        // A cluster without compute machines boots none from the compute media.
+        if *config == "worker.ign" && sources.compute_replicas == 0 {
+            continue;
+        }
         let mut customization = Customization::default();
         match sources.dest_device {
             Some(device) if !single_node => {

@@ -11,7 +11,7 @@ const MULTI_LINE: &[&str] = &["additionalTrustBundle", "pullSecret", "sshKey"];
 
 /// The dotted path (`proxy.httpsProxy`, `imageContentSources.0.source`) of the first string
 /// value of `document` that holds a control character it may not, with that character.
-pub(super) fn first_control_character(document: &Value) -> Option<(String, char)> {
+pub(crate) fn first_control_character(document: &Value) -> Option<(String, char)> {
     let mut path = Vec::new();
     find(document, &mut path)
 }
@@ -48,7 +48,7 @@ fn find(value: &Value, path: &mut Vec<String>) -> Option<(String, char)> {
 }
 
 /// What a person calls `c`, with its code point.
-pub(super) fn describe(c: char) -> String {
+pub(crate) fn describe(c: char) -> String {
     let name = match c {
         '\n' => "a newline",
         '\r' => "a carriage return",

@@ -2,7 +2,7 @@
 //! know is refused with its line and, for a typo, the key that was meant.
 
 mod bounded;
-mod control_chars;
+pub(crate) mod control_chars;
 mod deprecated;
 pub(crate) mod depth;
 mod known_keys;

@@ -1,7 +1,8 @@
 //! The hosts against the cluster, before anything boots: each static address in a machine
 //! network, of a family the cluster has, unique across hosts and no VIP, its gateway in its
 //! subnet; DNS servers where nothing else gives them; as many hosts per role as the
-//! install-config's replicas. Every error names the host and the field.
+//! install-config's replicas; a warning when static hosts leave the bootstrap machine to DHCP.
+//! Every error names the host and the field.
 
 use super::{Host, Hosts, Role};
 use crate::config::Warning;
@@ -102,6 +103,22 @@ pub fn check_hosts(hosts: &Hosts, model: &Model) -> Result<Vec<Warning>> {
                 "no DNS server: every interface is static, so no DHCP gives one; list the servers under dns-resolver.config.server",
             ));
         }
+    }
+    let has_bootstrap = hosts.hosts.iter().any(|h| h.role == Some(Role::Bootstrap));
+    let static_hosts: Vec<&str> = hosts
+        .hosts
+        .iter()
+        .filter(|h| h.network.interfaces.iter().any(|i| !i.addresses.is_empty()))
+        .map(|h| h.hostname.as_str())
+        .collect();
+    if !single && !has_bootstrap && !static_hosts.is_empty() {
+        warnings.push(source.warning(
+            "hosts",
+            format!(
+                "no host has role: bootstrap, and {} have static addresses: the bootstrap machine will use DHCP (list it as a host with role: bootstrap and its networkConfig to give it a static address)",
+                static_hosts.join(", ")
+            ),
+        ));
     }
     let count = |role: Role| {
         hosts

@@ -129,6 +129,23 @@ pub(super) fn keyfiles(
     }) {
         return Err(refuse(format!("it named a keyfile `{}`", odd.name)));
     }
+    // What nmstate writes is held to NetworkManager's rules too: a value the user gave may
+    // reach a key NetworkManager would drop.
+    for file in &files {
+        let groups =
+            super::keyfile_syntax::parse_groups(&file.contents).map_err(|(line, why)| {
+                refuse(format!(
+                    "it wrote {} with line {line} broken: {why}",
+                    file.name
+                ))
+            })?;
+        if let Some((group, key, why)) = super::keyfile_rules::first_broken(&groups) {
+            return Err(refuse(format!(
+                "NetworkManager would not take [{group}] {key} of its {}: {why}",
+                file.name
+            )));
+        }
+    }
     files.sort_by(|a, b| a.name.cmp(&b.name));
     Ok(files)
 }

@@ -2,37 +2,29 @@
 //! (`hosts[]` with `hostname`, `role`, `interfaces`, `rootDeviceHints`, `networkConfig`), read
 //! with serde, unknown keys warned about with their line.
 
+use super::agent_keys;
 use super::source::Source;
 use crate::config::Warning;
 use crate::error::{Error, Result};
 use serde::Deserialize;
 use serde_yaml_ng::Value;
 
-/// The document: `hosts` and the agent installer's other top-level keys, which bootgen reads
-/// past (they say nothing about a host's network).
+/// The document: what bootgen carries out of it (`hosts`, `bootArtifactsBaseURL`; the keys
+/// that only name the document are read past). Every other key is a row of
+/// `agent_keys::AGENT_CONFIG_KEYS`, or unknown.
 #[derive(Debug, Default, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub(super) struct RawDocument {
     #[serde(default)]
     pub hosts: Vec<RawHost>,
+    #[serde(rename = "bootArtifactsBaseURL")]
+    pub boot_artifacts_base_url: Option<String>,
     #[allow(dead_code)]
     api_version: Option<Value>,
     #[allow(dead_code)]
     kind: Option<Value>,
     #[allow(dead_code)]
     metadata: Option<Value>,
-    #[allow(dead_code)]
-    #[serde(rename = "rendezvousIP")]
-    rendezvous_ip: Option<Value>,
-    #[allow(dead_code)]
-    #[serde(rename = "bootArtifactsBaseURL")]
-    boot_artifacts_base_url: Option<Value>,
-    #[allow(dead_code)]
-    #[serde(rename = "additionalNTPSources")]
-    additional_ntp_sources: Option<Value>,
-    #[allow(dead_code)]
-    #[serde(rename = "minimalISO")]
-    minimal_iso: Option<Value>,
 }
 
 /// One host as written.
@@ -125,7 +117,8 @@ pub struct HostInterface {
     pub mac_address: String,
 }
 
-/// Reads the document, warning about keys nobody reads (with their line).
+/// Reads the document, warning about each key bootgen does not carry out and each unknown key
+/// (with their line).
 pub(super) fn read_document(source: &Source<'_>) -> Result<(RawDocument, Vec<Warning>)> {
     if let Some(line) = crate::config::depth::too_deep(source.text) {
         return Err(Error::Parse {
@@ -151,17 +144,45 @@ pub(super) fn read_document(source: &Source<'_>) -> Result<(RawDocument, Vec<War
                 message: e.to_string(),
             },
         )?;
-    let warnings = unknown
-        .iter()
-        .map(|path| {
-            let dotted = crate::config::dotted_path(path);
-            source.warning(
+    refuse_control_characters(source, &document)?;
+    let mut warnings = agent_keys::not_carried_out(source, document.hosts.len())?;
+    for path in &unknown {
+        let dotted = crate::config::dotted_path(path);
+        if agent_keys::row_of(&dotted).is_none() {
+            warnings.push(source.warning(
                 &dotted,
                 "unknown key: a hosts file has no such field, so nothing reads it (check its spelling and indentation)",
-            )
-        })
-        .collect();
+            ));
+        }
+    }
     Ok((document, warnings))
+}
+
+/// Refuses a control character in any value (a newline in a DNS search domain or a
+/// description would reach a keyfile raw and start lines the user never wrote), naming the
+/// host and the field.
+fn refuse_control_characters(source: &Source<'_>, document: &RawDocument) -> Result<()> {
+    let Some(deserializer) = serde_yaml_ng::Deserializer::from_str(source.text).next() else {
+        return Ok(());
+    };
+    let Ok(tree) = Value::deserialize(deserializer) else {
+        return Ok(());
+    };
+    let Some((field, c)) = crate::config::control_chars::first_control_character(&tree) else {
+        return Ok(());
+    };
+    let host = field
+        .strip_prefix("hosts.")
+        .and_then(|rest| rest.split('.').next()?.parse::<usize>().ok())
+        .and_then(|index| document.hosts.get(index)?.hostname.as_deref());
+    Err(source.error(
+        &field,
+        host,
+        format!(
+            "holds {}: a value of the hosts file stays on one line, or it would start lines of its own in the node's keyfiles",
+            crate::config::control_chars::describe(c)
+        ),
+    ))
 }
 
 /// True for a name a host of a hosts file may have: a DNS name a node can take (lowercase

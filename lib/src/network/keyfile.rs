@@ -1,49 +1,32 @@
-//! Keyfiles users wrote themselves: read as NetworkManager reads them (GLib's key-file syntax:
-//! `[group]` headers, `key=value` lines, `#` and `;` comments), so one that NetworkManager
-//! would not load is refused before it reaches a node.
+//! Keyfiles users wrote themselves: read as NetworkManager reads them (`keyfile_syntax`) and
+//! held to its rules (`keyfile_rules`), so one that NetworkManager would not load as written
+//! is refused before it reaches a node.
 
 use super::convert::{Keyfile, KEYFILE_SUFFIX};
+use super::keyfile_syntax::parse_groups;
 use crate::error::{Error, Result};
 use std::path::Path;
 
-/// One `[group]` of a keyfile with its `key=value` pairs, in order.
-pub(crate) type Group = (String, Vec<(String, String)>);
-
-/// The groups of a keyfile, or the line (1-based) and what is wrong there.
-pub(crate) fn parse_groups(text: &str) -> std::result::Result<Vec<Group>, (usize, String)> {
-    let mut groups: Vec<Group> = Vec::new();
+/// The line (1-based) of `key` in `[group]`, or of the group's header when `key` is empty.
+pub(super) fn line_of_key(text: &str, group: &str, key: &str) -> Option<usize> {
+    let header = format!("[{group}]");
+    let mut inside = false;
     for (index, raw) in text.lines().enumerate() {
-        let line = raw.trim_start();
-        if line.is_empty() || line.starts_with('#') || line.starts_with(';') {
-            continue;
-        }
-        let number = index + 1;
-        if let Some(header) = line.strip_prefix('[') {
-            let Some(name) = header.trim_end().strip_suffix(']') else {
-                return Err((number, "a group header must end with `]`".into()));
-            };
-            if name.is_empty() || name.contains(['[', ']']) {
-                return Err((number, format!("`[{name}]` is not a group name")));
+        let line = raw.trim();
+        if line.starts_with('[') {
+            inside = line == header;
+            if inside && key.is_empty() {
+                return Some(index + 1);
             }
-            if groups.iter().any(|(g, _)| g == name) {
-                return Err((number, format!("group [{name}] is written twice")));
-            }
-            groups.push((name.to_string(), Vec::new()));
-            continue;
+        } else if inside
+            && line
+                .split_once('=')
+                .is_some_and(|(k, _)| k.trim_end() == key)
+        {
+            return Some(index + 1);
         }
-        let Some((key, value)) = line.split_once('=') else {
-            return Err((number, "neither `[group]` nor `key=value`".into()));
-        };
-        let key = key.trim_end();
-        if key.is_empty() || key.contains(['[', ']']) && !key.ends_with(']') {
-            return Err((number, format!("`{key}` is not a key")));
-        }
-        let Some((_, pairs)) = groups.last_mut() else {
-            return Err((number, "a key before the first `[group]`".into()));
-        };
-        pairs.push((key.to_string(), value.trim_start().to_string()));
     }
-    Ok(groups)
+    None
 }
 
 /// A keyfile the user wrote, read from `path` and checked: it parses, and its `[connection]`
@@ -71,6 +54,17 @@ pub fn read_user_keyfile(path: &Path) -> Result<Keyfile> {
             format!("not a NetworkManager keyfile: {message}"),
         )
     })?;
+    if let Some((group, key, why)) = super::keyfile_rules::first_broken(&groups) {
+        let at = if key.is_empty() {
+            format!("[{group}]")
+        } else {
+            format!("[{group}] {key}")
+        };
+        return Err(fail(
+            line_of_key(&contents, &group, &key),
+            format!("NetworkManager would not take {at}: {why}"),
+        ));
+    }
     let connection = groups.iter().find(|(name, _)| name == "connection");
     let has_type = connection
         .is_some_and(|(_, pairs)| pairs.iter().any(|(k, v)| k == "type" && !v.is_empty()));
@@ -101,18 +95,6 @@ pub fn read_user_keyfile(path: &Path) -> Result<Keyfile> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn groups_and_pairs_are_read_and_mistakes_named_by_line() {
-        let groups =
-            parse_groups("# c\n[connection]\nid=a\ntype=ethernet\n\n[ipv4]\nmethod=auto\n")
-                .unwrap();
-        assert_eq!(groups.len(), 2);
-        assert_eq!(groups[0].1[1], ("type".to_string(), "ethernet".to_string()));
-        assert_eq!(parse_groups("id=a\n").unwrap_err().0, 1);
-        assert_eq!(parse_groups("[connection]\nid\n").unwrap_err().0, 2);
-        assert_eq!(parse_groups("[connection\n").unwrap_err().0, 1);
-    }
 
     #[test]
     fn a_user_keyfile_needs_a_type_and_gets_the_suffix() {

@@ -11,22 +11,26 @@
 //! # Ok::<(), bootgen::Error>(())
 //! ```
 
+mod agent_keys;
 mod cluster;
 mod convert;
 mod hosts;
 mod keyfile;
+mod keyfile_rules;
+mod keyfile_syntax;
 mod placement;
 mod settings;
 mod source;
 #[cfg(test)]
 mod tests;
 
+pub use agent_keys::{AgentConfigKey, KeyHandling, AGENT_CONFIG_KEYS};
 pub use cluster::check_hosts;
 pub use convert::{Keyfile, KEYFILE_SUFFIX};
 pub(crate) use hosts::is_host_name;
 pub use hosts::{HostInterface, Role, RootDeviceHints};
-pub(crate) use keyfile::parse_groups;
 pub use keyfile::read_user_keyfile;
+pub(crate) use keyfile_syntax::parse_groups;
 pub use placement::{
     bootstrap_files, bootstrap_hosts, host_config_files, NodeFile, KEYFILE_DIR, SELECT_SCRIPT,
     SELECT_UNIT,
@@ -46,7 +50,9 @@ pub struct Hosts {
     pub source_name: String,
     /// The hosts, in the file's order.
     pub hosts: Vec<Host>,
-    /// Keys nobody reads, with their line.
+    /// The URL the PXE sets are served from (`bootArtifactsBaseURL`), when the file gives one.
+    pub boot_artifacts_base_url: Option<String>,
+    /// The keys bootgen does not carry out and unknown keys, with their line.
     pub warnings: Vec<Warning>,
     /// The text, for the lines of later messages.
     text: String,
@@ -182,9 +188,14 @@ pub fn parse_hosts(text: &str, source_name: &str) -> Result<Hosts> {
     if out.is_empty() {
         return Err(source.error("hosts", None, "lists no host"));
     }
+    if let Some(url) = &document.boot_artifacts_base_url {
+        crate::media::check_base_url(url)
+            .map_err(|why| source.error("bootArtifactsBaseURL", None, why))?;
+    }
     Ok(Hosts {
         source_name: source_name.to_string(),
         hosts: out,
+        boot_artifacts_base_url: document.boot_artifacts_base_url.clone(),
         warnings,
         text: text.to_string(),
     })

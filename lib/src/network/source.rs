@@ -25,6 +25,11 @@ impl Source<'_> {
         }
     }
 
+    /// True when `dotted` is written in the file.
+    pub fn has(&self, dotted: &str) -> bool {
+        line_of(self.text, &parse_dotted(dotted)).is_some()
+    }
+
     /// An [`Error::InvalidField`] for `dotted` (`hosts.0.interfaces.1.name`), saying which host
     /// when one is known.
     pub fn error(&self, dotted: &str, host: Option<&str>, message: impl Into<String>) -> Error {

@@ -255,14 +255,20 @@ fn replicas_left_open_warn_and_unknown_keys_warn_with_their_line() {
             1,
         )
         .replacen(
-            "rendezvousIP: 192.168.111.20\n",
-            "rendezvousIP: 192.168.111.20\nhostz: []\n",
+            "  name: static\n",
+            "  name: static\nrendezvousIP: 192.168.111.20\nhostz: []\n",
             1,
         );
     let hosts = parse_hosts(&text, "agent-config.yaml").unwrap();
-    assert_eq!(hosts.warnings.len(), 1, "{:?}", hosts.warnings);
-    assert_eq!(hosts.warnings[0].field, "hostz");
-    assert_eq!(hosts.warnings[0].line, Some(6));
+    let said: Vec<(&str, Option<usize>)> = hosts
+        .warnings
+        .iter()
+        .map(|w| (w.field.as_str(), w.line))
+        .collect();
+    assert_eq!(said, [("rendezvousIP", Some(5)), ("hostz", Some(6))]);
+    assert!(hosts.warnings[0]
+        .message
+        .contains("bootgen does not use a rendezvous host"));
     let warnings = check_hosts(&hosts, &model(&open)).unwrap();
     assert!(
         warnings
@@ -418,4 +424,101 @@ fn an_ipv6_link_local_gateway_is_reached_through_its_interface() {
     );
     let hosts = parse_hosts(&linked, "agent-config.yaml").unwrap();
     check_hosts(&hosts, &cluster()).unwrap();
+}
+
+#[test]
+fn every_agent_config_key_is_carried_out_or_warned_about_never_read_past() {
+    let text = "apiVersion: v1beta1\nkind: AgentConfig\nmetadata:\n  name: every-key\nrendezvousIP: 10.0.0.5\nadditionalNTPSources:\n- ntp.example.org\nbootArtifactsBaseURL: http://10.0.0.1/pxe\nminimalISO: true\nhosts:\n- hostname: m0\n  role: master\n  interfaces:\n  - name: eno1\n    macAddress: 02:00:00:00:00:01\n  rootDeviceHints:\n    deviceName: /dev/sda\n    hctl: 0:0:0:0\n    model: M\n    vendor: V\n    serialNumber: S\n    minSizeGigabytes: 100\n    wwn: '0x5000'\n    wwnWithExtension: '0x5000x'\n    wwnVendorExtension: '0x1'\n    rotational: false\n  networkConfig:\n    interfaces:\n    - name: eno1\n      type: ethernet\n      state: up\n      ipv4:\n        enabled: true\n        dhcp: true\n  BMC:\n    username: admin\n    password: bmc-secret\n    address: redfish://10.0.0.9/x\n    disableCertificateVerification: true\n";
+    let hosts = parse_hosts(text, "agent-config.yaml").unwrap();
+    let mut warned: Vec<String> = Vec::new();
+    for row in crate::network::AGENT_CONFIG_KEYS {
+        let written = row.key.replacen("hosts[]", "hosts[0]", 1);
+        let said = hosts.warnings.iter().filter(|w| w.field == written).count();
+        match row.handling {
+            crate::network::KeyHandling::CarriedOut(_) => assert_eq!(said, 0, "{}", row.key),
+            _ => {
+                assert_eq!(said, 1, "{}: {:?}", row.key, hosts.warnings);
+                warned.push(written);
+            }
+        }
+    }
+    let all: Vec<&str> = hosts.warnings.iter().map(|w| w.field.as_str()).collect();
+    assert_eq!(
+        all, warned,
+        "only the table's keys are warned about, once each"
+    );
+    assert!(hosts
+        .warnings
+        .iter()
+        .all(|w| !w.message.contains("bmc-secret")));
+    assert_eq!(
+        hosts.boot_artifacts_base_url.as_deref(),
+        Some("http://10.0.0.1/pxe")
+    );
+}
+
+#[test]
+fn a_key_the_table_lacks_is_an_unknown_key_named_with_its_line() {
+    let text = "hosts:\n- hostname: m0\n  role: master\n  bmc: {}\nrendezvousIp: 10.0.0.5\n";
+    let hosts = parse_hosts(text, "agent-config.yaml").unwrap();
+    let said: Vec<(&str, Option<usize>)> = hosts
+        .warnings
+        .iter()
+        .map(|w| (w.field.as_str(), w.line))
+        .collect();
+    assert_eq!(said, [("hosts[0].bmc", Some(4)), ("rendezvousIp", Some(5))]);
+    assert!(hosts
+        .warnings
+        .iter()
+        .all(|w| w.message.contains("unknown key")));
+}
+
+#[test]
+fn a_boot_artifacts_url_the_pxe_entries_cannot_carry_is_refused_naming_the_key() {
+    let text = "bootArtifactsBaseURL: ftp://10.0.0.1/pxe\nhosts:\n- hostname: m0\n";
+    let error = parse_hosts(text, "agent-config.yaml")
+        .unwrap_err()
+        .to_string();
+    assert!(error.contains("bootArtifactsBaseURL"), "{error}");
+    assert!(error.contains("(line 1)"), "{error}");
+}
+
+#[test]
+fn a_control_character_in_any_value_is_refused_naming_the_host_and_field() {
+    let text = "hosts:\n- hostname: m0\n  role: master\n  interfaces:\n  - name: eno1\n    macAddress: 02:00:00:00:00:01\n  networkConfig:\n    interfaces:\n    - name: eno1\n      type: ethernet\n      description: \"uplink\\n[ipv4]\\nmethod=disabled\"\n      ipv4:\n        enabled: true\n        dhcp: true\n";
+    let error = parse_hosts(text, "agent-config.yaml")
+        .unwrap_err()
+        .to_string();
+    assert!(error.contains("host m0"), "{error}");
+    assert!(
+        error.contains("hosts[0].networkConfig.interfaces[0].description"),
+        "{error}"
+    );
+    assert!(error.contains("a newline (U+000A)"), "{error}");
+    assert!(error.contains("(line 11)"), "{error}");
+}
+
+#[test]
+fn static_hosts_without_a_bootstrap_host_warn_that_the_bootstrap_uses_dhcp() {
+    let with_bootstrap = fixture("agent-config.yaml");
+    let hosts = parse_hosts(&with_bootstrap, "agent-config.yaml").unwrap();
+    let config = fixture("install-config.yaml");
+    let said = |warnings: &[crate::config::Warning]| {
+        warnings
+            .iter()
+            .any(|w| w.message.contains("the bootstrap machine will use DHCP"))
+    };
+    assert!(!said(&check_hosts(&hosts, &model(&config)).unwrap()));
+    let start = with_bootstrap.find("- hostname: bootstrap").unwrap();
+    let end = with_bootstrap.find("- hostname: master-0").unwrap();
+    let without = format!("{}{}", &with_bootstrap[..start], &with_bootstrap[end..]);
+    let hosts = parse_hosts(&without, "agent-config.yaml").unwrap();
+    let warnings = check_hosts(&hosts, &model(&config)).unwrap();
+    assert!(said(&warnings), "{warnings:?}");
+    assert!(
+        warnings
+            .iter()
+            .any(|w| w.message.contains("master-0, master-1, master-2")),
+        "{warnings:?}"
+    );
 }

@@ -596,7 +596,9 @@ fn ignition_iso_writes_one_iso_per_role_beside_the_configs() {
     );
     assert_eq!(digest(&iso), before, "the live ISO is left as it was");
     let installer = coreos_installer();
-    for role in ["bootstrap", "master", "worker"] {
+    // The embedded example has no compute replicas: no compute media.
+    assert!(!out.join("media/worker.iso").exists());
+    for role in ["bootstrap", "master"] {
         let media = out.join("media").join(format!("{role}.iso"));
         let inspect = bootgen(args!["inspect", &media]);
         let text = String::from_utf8_lossy(&inspect.stdout);
@@ -616,7 +618,7 @@ fn ignition_iso_writes_one_iso_per_role_beside_the_configs() {
         }
     }
     // An ISO already customized is refused as the source, unless --force.
-    let customized = out.join("media/worker.iso");
+    let customized = out.join("media/master.iso");
     let again = dir.path().join("again");
     for force in [false, true] {
         let mut cmd = bootgen_conformance::bootgen!();
@@ -913,7 +915,7 @@ fn a_rerun_removes_the_per_host_media_it_did_not_write() {
     );
     // The roles' ISOs go too (the bootstrap's holds the earlier run's secrets); a user's
     // live ISO kept beside them stays, with a warning.
-    for role in ["bootstrap", "master", "worker"] {
+    for role in ["bootstrap", "master"] {
         let path = out.join(format!("media/{role}.iso"));
         assert!(!path.exists(), "{role}.iso stays");
         assert!(
@@ -1073,7 +1075,7 @@ fn pxe_sets_read_back_in_coreos_installer() {
             "/dev/sda",
         ],
     );
-    for role in ["bootstrap", "master", "worker"] {
+    for role in ["bootstrap", "master"] {
         let initrd = both.join(format!("media/pxe/{role}-initrd.img"));
         let inspect = bootgen(args!["inspect", &initrd]);
         assert!(
@@ -1517,4 +1519,142 @@ fn media_written_into_an_output_directory_wait_for_its_lock() {
         );
         assert!(written.is_file(), "{run:?} wrote nothing");
     }
+}
+
+/// `ignition` for the static-network fixture cluster with `hosts` and one media flag, into
+/// `out`, the bootstrap's media installing to /dev/vdb; it must succeed.
+fn static_cluster(hosts: &Path, media: &str, out: &Path) -> Output {
+    let output = bootgen_conformance::bootgen!()
+        .args(["ignition", "--now", "2026-01-01T00:00:00Z", "--tls-dir"])
+        .arg(repo().join("fixtures/pki"))
+        .arg("--install-config")
+        .arg(repo().join("fixtures/network/install-config.yaml"))
+        .arg("--hosts")
+        .arg(hosts)
+        .arg(media)
+        .args(["--dest-device", "/dev/vdb", "-o"])
+        .arg(out)
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", stderr(&output));
+    output
+}
+
+/// The hosts file's `bootArtifactsBaseURL` is the PXE sets' base URL when `--pxe-base-url` is
+/// absent: each role's and each host's boot entries fetch from it.
+#[test]
+fn pxe_sets_are_served_from_the_hosts_files_boot_artifacts_url() {
+    let dir = tempfile::tempdir().unwrap();
+    let iso = live_iso(dir.path(), "x86_64", EMBED_SIZE);
+    let hosts = dir.path().join("agent-config.yaml");
+    let text = fs::read_to_string(repo().join("fixtures/network/agent-config.yaml")).unwrap();
+    fs::write(
+        &hosts,
+        format!("bootArtifactsBaseURL: http://192.0.2.77/artifacts\n{text}"),
+    )
+    .unwrap();
+    let out = dir.path().join("out");
+    static_cluster(&hosts, &format!("--pxe={}", iso.display()), &out);
+    for entry in ["media/pxe/master.ipxe", "media/pxe/hosts/master-0.ipxe"] {
+        let text = fs::read_to_string(out.join(entry)).unwrap();
+        assert!(
+            text.contains("http://192.0.2.77/artifacts/"),
+            "{entry}: {text}"
+        );
+    }
+}
+
+/// A cluster without compute replicas gets no compute media: nothing would boot from them.
+#[test]
+fn a_cluster_without_compute_replicas_gets_no_compute_media() {
+    let dir = tempfile::tempdir().unwrap();
+    let iso = live_iso(dir.path(), "x86_64", EMBED_SIZE);
+    let install_config = dir.path().join("install-config.yaml");
+    let text = fs::read_to_string(repo().join("fixtures/install-configs/valid/minimal.yaml"))
+        .unwrap()
+        .replacen("  replicas: 2\n", "  replicas: 0\n", 1);
+    fs::write(&install_config, text).unwrap();
+    let install = install_config.to_str().unwrap().to_string();
+    let iso_flag = format!("--iso={}", iso.display());
+    let pxe_flag = format!("--pxe={}", iso.display());
+    let out = cluster(
+        dir.path(),
+        "out",
+        &[
+            "--install-config",
+            &install,
+            &iso_flag,
+            &pxe_flag,
+            "--pxe-base-url",
+            "http://192.0.2.10/pxe",
+            "--dest-device",
+            "/dev/sda",
+        ],
+    );
+    let media = names_in(&out.join("media"));
+    assert!(media.iter().any(|n| n == "master.iso"), "{media:?}");
+    assert!(media.iter().all(|n| !n.starts_with("worker")), "{media:?}");
+    let pxe = names_in(&out.join("media/pxe"));
+    assert!(pxe.iter().any(|n| n == "master.ipxe"), "{pxe:?}");
+    assert!(pxe.iter().all(|n| !n.starts_with("worker")), "{pxe:?}");
+}
+
+/// After a run with `--hosts`, one line a host: the files it boots from, the disk its install
+/// media install to, its addresses.
+#[test]
+fn a_run_ends_with_one_line_a_host_naming_its_media_disk_and_addresses() {
+    let dir = tempfile::tempdir().unwrap();
+    let iso = live_iso(dir.path(), "x86_64", EMBED_SIZE);
+    let out = dir.path().join("static");
+    let hosts = repo().join("fixtures/network/agent-config.yaml");
+    let output = static_cluster(&hosts, &format!("--iso={}", iso.display()), &out);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let lines: Vec<&str> = stdout.lines().filter(|l| l.starts_with("host ")).collect();
+    let o = out.display();
+    assert_eq!(
+        lines,
+        [
+            format!("host bootstrap (bootstrap): {o}/bootstrap.ign, {o}/media/bootstrap.iso; disk /dev/vdb; 192.168.111.10/24 on eno1"),
+            format!("host master-0 (master): {o}/hosts/master-0.ign, {o}/media/hosts/master-0.iso; disk /dev/sda; 192.168.111.20/24 on bond0.300"),
+            format!("host master-1 (master): {o}/hosts/master-1.ign, {o}/media/hosts/master-1.iso; disk /dev/sda; 192.168.111.21/24 on bond0.300"),
+            format!("host master-2 (master): {o}/hosts/master-2.ign, {o}/media/hosts/master-2.iso; disk /dev/sda; 192.168.111.22/24 on eno1, fd2e:6f44:5dd8:c956::22/64 on eno1"),
+        ],
+        "{stdout}"
+    );
+}
+
+/// `bootgen iso --network-keyfile` holds the keyfile to NetworkManager's rules as `ignition`
+/// does: `method=manul` is refused naming the file, key and value, with no ISO written.
+#[test]
+fn iso_refuses_a_keyfile_network_manager_would_not_take() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = cluster(dir.path(), "out", &[]);
+    let iso = live_iso(dir.path(), "x86_64", EMBED_SIZE);
+    let keyfile = dir.path().join("eth0.nmconnection");
+    fs::write(
+        &keyfile,
+        "[connection]\nid=eth0\ntype=ethernet\n\n[ipv4]\nmethod=manul\n",
+    )
+    .unwrap();
+    let made = dir.path().join("master.iso");
+    let output = bootgen_conformance::bootgen!()
+        .arg("iso")
+        .arg(&iso)
+        .arg("-c")
+        .arg(out.join("master.ign"))
+        .args(["--dest-device", "/dev/sda", "--network-keyfile"])
+        .arg(&keyfile)
+        .arg("-o")
+        .arg(&made)
+        .output()
+        .unwrap();
+    let text = stderr(&output);
+    assert_eq!(output.status.code(), Some(1), "{text}");
+    assert!(
+        text.contains(&format!("{}:6", keyfile.display()))
+            && text.contains("[ipv4] method")
+            && text.contains("`manul`"),
+        "{text}"
+    );
+    assert!(!made.exists());
 }

@@ -1114,3 +1114,277 @@ fn the_installed_single_node_keeps_the_chosen_hosts_name_in_every_release() -> T
     }
     Ok(())
 }
+
+/// An agent-config.yaml as the agent installer documents it, with the keys bootgen does not
+/// carry out: three control-plane hosts and two compute hosts (the minimal fixture's replicas).
+const AGENT_CONFIG_WITH_KEYS_BOOTGEN_DOES_NOT_DO: &str = "apiVersion: v1beta1
+kind: AgentConfig
+metadata:
+  name: minimal
+rendezvousIP: 192.168.111.20
+additionalNTPSources:
+- ntp.drop-probe.example
+minimalISO: true
+hosts:
+- {hostname: master-0, role: master, interfaces: [{name: eno1, macAddress: '52:54:00:00:00:01'}]}
+- {hostname: master-1, role: master, interfaces: [{name: eno1, macAddress: '52:54:00:00:00:02'}]}
+- {hostname: master-2, role: master, interfaces: [{name: eno1, macAddress: '52:54:00:00:00:03'}],
+   rootDeviceHints: {serialNumber: S123}}
+- {hostname: worker-0, role: worker, interfaces: [{name: eno1, macAddress: '52:54:00:00:00:04'}]}
+- {hostname: worker-1, role: worker, interfaces: [{name: eno1, macAddress: '52:54:00:00:00:05'}],
+   BMC: {username: admin, password: bmc-pass-9, address: 'redfish://10.0.0.9/x'}}
+hostz: []
+";
+
+#[test]
+fn each_agent_config_key_bootgen_does_not_carry_out_is_named_with_its_line() -> TestResult {
+    let dir = tempfile::tempdir()?;
+    let hosts = dir.path().join("agent-config.yaml");
+    fs::write(&hosts, AGENT_CONFIG_WITH_KEYS_BOOTGEN_DOES_NOT_DO)?;
+    let install_config = repo().join("fixtures/install-configs/valid/minimal.yaml");
+    let run = |extra: &[&str]| {
+        bootgen_conformance::bootgen!()
+            .arg("ignition")
+            .arg("--install-config")
+            .arg(&install_config)
+            .arg("--hosts")
+            .arg(&hosts)
+            .args(extra)
+            .arg("-o")
+            .arg(dir.path().join("out"))
+            .output()
+    };
+    let output = run(&[])?;
+    succeeded(&output)?;
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let file = hosts.display();
+    for (line, key, why) in [
+        (5, "rendezvousIP", "bootgen does not use a rendezvous host"),
+        (
+            6,
+            "additionalNTPSources",
+            "the nodes get no such time source from bootgen",
+        ),
+        (8, "minimalISO", "bootgen does not write minimal ISOs"),
+        (
+            13,
+            "hosts[2].rootDeviceHints.serialNumber",
+            "bootgen does not choose the disk by this hint",
+        ),
+        (
+            16,
+            "hosts[4].BMC",
+            "bootgen does not drive hosts through their BMC",
+        ),
+        (17, "hostz", "unknown key"),
+    ] {
+        let said = format!("warning: {file}:{line}: `{key}`: ");
+        let found = stderr
+            .lines()
+            .find(|l| l.starts_with(&said))
+            .ok_or(format!("no {said:?} in:\n{stderr}"))?;
+        assert!(found.contains(why), "{found}");
+    }
+    assert!(!stderr.contains("bmc-pass-9"), "{stderr}");
+    // Warnings, so --strict refuses them, writing nothing new.
+    fs::remove_dir_all(dir.path().join("out"))?;
+    let strict = run(&["--strict"])?;
+    assert_eq!(strict.status.code(), Some(1));
+    assert!(!dir.path().join("out/bootstrap.ign").exists());
+    Ok(())
+}
+
+/// The README's table of agent-config keys, as (key, what bootgen does: its first word).
+fn readme_agent_config_keys() -> Result<BTreeMap<String, String>, Box<dyn Error>> {
+    let readme = fs::read_to_string(repo().join("README.md"))?;
+    let start = readme
+        .find("| key | since | bootgen |")
+        .ok_or("no agent-config key table in README.md")?;
+    let mut out = BTreeMap::new();
+    for line in readme[start..].lines().skip(2) {
+        let Some(row) = line.strip_prefix("| ") else {
+            break;
+        };
+        let cells: Vec<&str> = row.split(" | ").collect();
+        let [keys, _since, what] = cells[..] else {
+            return Err(format!("README row {line:?} has no three cells").into());
+        };
+        let names: Vec<&str> = keys.split(", ").map(|k| k.trim_matches('`')).collect();
+        let parent = names[0].rsplit_once('.').map_or("", |(p, _)| p);
+        let handling = what.split(':').next().unwrap_or_default().to_string();
+        for (i, name) in names.iter().enumerate() {
+            let key = if i == 0 || name.contains('.') || parent.is_empty() {
+                name.to_string()
+            } else {
+                format!("{parent}.{name}")
+            };
+            out.insert(key, handling.clone());
+        }
+    }
+    Ok(out)
+}
+
+#[test]
+fn the_readme_tells_what_bootgen_does_with_each_agent_config_key() -> TestResult {
+    let readme = readme_agent_config_keys()?;
+    let table: BTreeMap<String, String> = bootgen::network::AGENT_CONFIG_KEYS
+        .iter()
+        .map(|row| {
+            let handling = match row.handling {
+                bootgen::network::KeyHandling::CarriedOut(_) => "carried out",
+                bootgen::network::KeyHandling::Warned(_) => "warned",
+                _ => "refused",
+            };
+            (row.key.to_string(), handling.to_string())
+        })
+        .collect();
+    assert_eq!(readme, table);
+    Ok(())
+}
+
+#[test]
+fn pxe_sets_take_the_hosts_files_boot_artifacts_url_without_the_flag() -> TestResult {
+    let dir = tempfile::tempdir()?;
+    let hosts = dir.path().join("agent-config.yaml");
+    fs::write(
+        &hosts,
+        AGENT_CONFIG_WITH_KEYS_BOOTGEN_DOES_NOT_DO.replacen(
+            "hostz: []\n",
+            "bootArtifactsBaseURL: ftp://10.0.0.1/pxe\n",
+            1,
+        ),
+    )?;
+    let install_config = repo().join("fixtures/install-configs/valid/minimal.yaml");
+    let refused = bootgen_conformance::bootgen!()
+        .arg("ignition")
+        .arg("--install-config")
+        .arg(&install_config)
+        .arg("--hosts")
+        .arg(&hosts)
+        .arg("-o")
+        .arg(dir.path().join("out"))
+        .output()?;
+    assert_eq!(refused.status.code(), Some(1));
+    let message = String::from_utf8_lossy(&refused.stderr);
+    assert!(message.contains("bootArtifactsBaseURL"), "{message}");
+    assert!(message.contains("(line 17)"), "{message}");
+    let without = bootgen_conformance::bootgen!()
+        .arg("ignition")
+        .arg("--install-config")
+        .arg(&install_config)
+        .arg("--pxe")
+        .arg(dir.path().join("absent.iso"))
+        .arg("-o")
+        .arg(dir.path().join("out"))
+        .output()?;
+    assert_eq!(without.status.code(), Some(1));
+    let message = String::from_utf8_lossy(&without.stderr);
+    assert!(
+        message.contains("--pxe needs the URL its PXE sets are served from"),
+        "{message}"
+    );
+    assert!(!dir.path().join("out/bootstrap.ign").exists());
+    Ok(())
+}
+
+/// NetworkManager's verdict on `keyfile`: `None` when it takes every setting as written, else
+/// why not (it refuses the profile, or drops or changes a setting as it reads it).
+fn network_manager_refusal(name: &str, keyfile: &str) -> Result<Option<String>, Box<dyn Error>> {
+    match network_manager_differences(name, keyfile) {
+        Ok(problems) if problems.is_empty() => Ok(None),
+        Ok(problems) => Ok(Some(problems.join("; "))),
+        Err(refused) if refused.to_string().starts_with("NetworkManager refuses") => {
+            Ok(Some(refused.to_string()))
+        }
+        Err(other) => Err(other),
+    }
+}
+
+/// The corpus `fixtures/network/keyfiles/`: `good/` keyfiles NetworkManager takes as written,
+/// `bad/` ones it refuses or reads otherwise (an address it cannot parse, `method=manul`, a key
+/// or setting it does not know, a value of the wrong type). `nmcli --offline` judges: bootgen
+/// refuses every keyfile nmcli refuses, naming file, group, key and value, and nmcli takes
+/// every keyfile bootgen accepts.
+#[test]
+fn bootgen_refuses_every_keyfile_network_manager_refuses_and_accepts_the_rest() -> TestResult {
+    if !tool_present("nmcli") {
+        return Ok(());
+    }
+    let dir = tempfile::tempdir()?;
+    let corpus = repo().join("fixtures/network/keyfiles");
+    let mut seen = 0;
+    for kind in ["good", "bad"] {
+        let mut paths: Vec<PathBuf> = fs::read_dir(corpus.join(kind))?
+            .map(|e| e.map(|e| e.path()))
+            .collect::<Result<_, _>>()?;
+        paths.sort();
+        for path in paths {
+            seen += 1;
+            let name = format!(
+                "{kind}/{}",
+                path.file_name().ok_or("name")?.to_string_lossy()
+            );
+            let text = fs::read_to_string(&path)?;
+            let verdict = network_manager_refusal(&name, &text)?;
+            assert_eq!(
+                verdict.is_some(),
+                kind == "bad",
+                "the corpus is wrong: nmcli on {name}: {verdict:?}"
+            );
+            let out = dir.path().join(format!("out-{seen}"));
+            let run = ignition(
+                &out,
+                "install-config.yaml",
+                &["--network-keyfile", path.to_str().ok_or("path")?],
+            );
+            let stderr = String::from_utf8_lossy(&run.stderr);
+            match verdict {
+                None => assert!(run.status.success(), "{name}: bootgen refused it: {stderr}"),
+                Some(why) => {
+                    assert_eq!(run.status.code(), Some(1), "{name} ({why}): {stderr}");
+                    assert!(
+                        stderr.contains(&path.display().to_string())
+                            && stderr.contains("NetworkManager would not take ["),
+                        "{name}: {stderr}"
+                    );
+                    assert!(!out.join("bootstrap.ign").exists(), "{name}");
+                }
+            }
+        }
+    }
+    assert!(seen >= 20, "the corpus holds {seen} keyfiles");
+    Ok(())
+}
+
+/// A newline in an agent-config value (an interface's `description`, here) would reach the
+/// keyfile raw and start a group the user never wrote (`[ipv4] method=disabled`): refused,
+/// naming the host and the field, with nothing written.
+#[test]
+fn a_newline_in_an_agent_config_value_is_refused_naming_host_and_field() -> TestResult {
+    let dir = tempfile::tempdir()?;
+    let hosts = dir.path().join("agent-config.yaml");
+    let text = fs::read_to_string(fixture("agent-config.yaml"))?;
+    let broken = text.replacen(
+        "    - name: eno1\n      type: ethernet\n",
+        "    - name: eno1\n      type: ethernet\n      description: \"uplink\\n[ipv4]\\nmethod=disabled\"\n",
+        1,
+    );
+    assert_ne!(broken, text, "the fixture changed shape");
+    fs::write(&hosts, broken)?;
+    let out = dir.path().join("out");
+    let refused = ignition(
+        &out,
+        "install-config.yaml",
+        &["--hosts", hosts.to_str().ok_or("path")?],
+    );
+    assert_eq!(refused.status.code(), Some(1));
+    let message = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        message.contains("networkConfig.interfaces[0].description")
+            && message.contains("host bootstrap:")
+            && message.contains("a newline"),
+        "{message}"
+    );
+    assert!(!out.join("bootstrap.ign").exists());
+    Ok(())
+}
