@@ -901,7 +901,7 @@ fn a_rerun_removes_the_per_host_media_it_did_not_write() {
     let stdout = run(&[&hosts_flag[..], &pxe[..]].concat());
     assert_says_why_first(
         &stdout,
-        "removing 6 files an earlier run wrote and this one did not (per-host ISOs: no --iso; ISOs: no --iso)",
+        "removing 5 files an earlier run wrote and this one did not (per-host ISOs: no --iso; ISOs: no --iso)",
     );
     assert_eq!(names_in(&out.join("media/hosts")), ["README"]);
     for iso in &isos {
