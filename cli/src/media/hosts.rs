@@ -1,5 +1,6 @@
 //! Each host of a hosts file's media, beside its role's: an install ISO, and a PXE initramfs
-//! with entries that share the role's kernel and rootfs; both carry the host's keyfiles.
+//! with entries that share the role's kernel and rootfs; both carry the host's keyfiles and
+//! install to the host's disk (its hints, chosen on the node, or `--dest-device`).
 
 use bootgen::media::{Customization, Install, LiveIso};
 use bootgen::model::Arch;
@@ -9,7 +10,8 @@ use std::path::{Path, PathBuf};
 #[derive(Clone)]
 pub(super) struct HostMedium {
     pub(super) host: String,
-    /// `master` or `worker`: the PXE set whose kernel and rootfs the host's entries share.
+    /// `bootstrap`, `master` or `worker`: the PXE set whose kernel and rootfs the host's
+    /// entries share.
     pub(super) role: &'static str,
     pub(super) arch: Option<Arch>,
     pub(super) customization: Customization,
@@ -28,11 +30,12 @@ pub(super) fn check_hosts_arch(iso: &LiveIso, hosts: &[HostMedium]) -> anyhow::R
     Ok(())
 }
 
-/// Each control-plane and compute host's install ISO: its own config (`hosts/HOST.ign`: the
-/// role's pointer config with its keyfiles and name), installed to its `rootDeviceHints`'
-/// `deviceName` or else `--dest-device`, and its keyfiles in the live initrd's first-boot
-/// network, copied to the installed system, whose first boot must reach the machine-config
-/// server before any keyfile from its config is on disk.
+/// Each bootstrap, control-plane and compute host's install medium: its own config (a
+/// bootstrap host's is `bootstrap.ign`, which stages every bootstrap host's network; the
+/// others' `hosts/HOST.ign`, the role's pointer config with its keyfiles and name), installed
+/// to the disk of its `rootDeviceHints` (and `--dest-device`), and its keyfiles in the live
+/// initrd's first-boot network, copied to the installed system, whose first boot must reach
+/// the machine-config server before any keyfile from its config is on disk.
 pub(super) fn host_customizations(
     hosts: &bootgen::network::Hosts,
     files: &[bootgen::output::OutputFile],
@@ -42,34 +45,39 @@ pub(super) fn host_customizations(
     use bootgen::network::Role;
     let mut planned = Vec::new();
     for host in &hosts.hosts {
-        let (role, role_arch) = match host.role {
-            Some(Role::Master) => ("master", arch.control_plane.as_str()),
+        let (role, role_arch, relative) = match host.role {
+            Some(Role::Bootstrap) => (
+                "bootstrap",
+                arch.bootstrap.as_str(),
+                bootgen::BOOTSTRAP_CONFIG.to_string(),
+            ),
+            Some(Role::Master) => (
+                "master",
+                arch.control_plane.as_str(),
+                format!("{}/{}.ign", bootgen::output::HOSTS_DIR, host.hostname),
+            ),
             Some(Role::Worker) => (
                 "worker",
                 arch.compute
                     .get("worker")
                     .map_or(arch.control_plane.as_str(), String::as_str),
+                format!("{}/{}.ign", bootgen::output::HOSTS_DIR, host.hostname),
             ),
-            Some(Role::Bootstrap) | None => continue,
+            None => continue,
         };
-        let relative = format!("{}/{}.ign", bootgen::output::HOSTS_DIR, host.hostname);
         let Some(file) = files.iter().find(|f| f.relative == relative) else {
             continue;
         };
-        let hinted = host
-            .root_device_hints
-            .as_ref()
-            .and_then(|hints| hints.device_name.as_deref());
-        let Some(device) = hinted.or(dest_device) else {
+        let Some(disk) = hosts.install_disk(host, dest_device, "--dest-device")? else {
             anyhow::bail!(
-                "{}: host `{}` has no rootDeviceHints.deviceName, and no --dest-device was given: its ISO installs itself to a disk",
+                "{}: host `{}` has no rootDeviceHints, and no --dest-device was given: its media install themselves to a disk; give its rootDeviceHints (serialNumber, wwn, deviceName, ...) or --dest-device",
                 hosts.source_name,
                 host.hostname
             );
         };
         let customization = Customization {
             install: Some(Install {
-                dest_device: device.to_string(),
+                disk,
                 dest_config: file.contents.clone(),
                 ..Install::default()
             }),
@@ -105,13 +113,7 @@ pub(super) fn write_host_pxe(
     let mut file = std::fs::File::open(iso_path)
         .map_err(|e| bootgen::Error::io("cannot read", iso_path, e))?;
     let initrd_path = "/images/pxeboot/initrd.img";
-    let area = iso
-        .file_area(&mut file, initrd_path)?
-        .ok_or_else(|| bootgen::Error::Media {
-            file: iso_name.clone(),
-            area: initrd_path.to_string(),
-            message: "the ISO has no such file, which a PXE set needs".into(),
-        })?;
+    let area = super::pxe::pxe_file_area(iso, &mut file, initrd_path, &iso_name)?;
     // The caller made `dir/hosts` below the output directory, through no link.
     let hosts_dir = dir.join(bootgen::output::HOSTS_DIR);
     let initrd = format!(
@@ -144,9 +146,10 @@ pub(super) fn write_host_pxe(
 }
 
 /// One line a host after a run: the files it boots from (its config, and its media when this
-/// run wrote them), the disk its install media install to, and its addresses.
-/// `config` is the config a bootstrap host (or a single node's host) boots with, `disk` the
-/// disk the role media install to (a single node's installation disk).
+/// run wrote them), the disk its install media install to (a path, or the hints the node
+/// chooses it by), and its addresses. `config` is the config a single node's host boots with
+/// (else the bootstrap's), `disk` the disk the role media install to (a single node's
+/// installation disk, or `--dest-device`).
 pub fn host_summary(
     hosts: &bootgen::network::Hosts,
     output: &Path,
@@ -155,36 +158,37 @@ pub fn host_summary(
     disk: Option<&str>,
 ) -> Vec<String> {
     use bootgen::network::Role;
+    let single_node = config == bootgen::LIVE_ISO_CONFIG;
     let mut lines = Vec::new();
     for host in &hosts.hosts {
-        // A host's own media install to its deviceName; the role media (the bootstrap's, a
-        // single node's) install to the role's disk whatever the host's hints say.
-        let (role, own_media, candidates) = match host.role {
-            Some(Role::Master) | Some(Role::Worker) if config != bootgen::LIVE_ISO_CONFIG => (
-                host.role.map_or("master", Role::name),
-                true,
-                vec![
-                    format!("{}/{}.ign", bootgen::output::HOSTS_DIR, host.hostname),
-                    format!("media/{}/{}.iso", bootgen::output::HOSTS_DIR, host.hostname),
-                    format!(
-                        "media/pxe/{}/{}.ipxe",
-                        bootgen::output::HOSTS_DIR,
-                        host.hostname
-                    ),
-                ],
-            ),
-            _ => {
-                let stem = config.trim_end_matches(".ign");
-                (
-                    host.role.map_or("master", Role::name),
-                    false,
-                    vec![
-                        config.to_string(),
-                        format!("media/{stem}.iso"),
-                        format!("media/pxe/{stem}.ipxe"),
-                    ],
-                )
+        let role = host.role.map_or("master", Role::name);
+        let media = |dir: &str, suffix: &str| {
+            format!(
+                "{dir}/{}/{}{suffix}",
+                bootgen::output::HOSTS_DIR,
+                host.hostname
+            )
+        };
+        // A single node boots the role's media; every other host has media of its own.
+        let own_config = match host.role {
+            Some(Role::Master) | Some(Role::Worker) if !single_node => {
+                format!("{}/{}.ign", bootgen::output::HOSTS_DIR, host.hostname)
             }
+            _ => config.to_string(),
+        };
+        let candidates = if single_node {
+            let stem = config.trim_end_matches(".ign");
+            vec![
+                own_config,
+                format!("media/{stem}.iso"),
+                format!("media/pxe/{stem}.ipxe"),
+            ]
+        } else {
+            vec![
+                own_config,
+                media("media", ".iso"),
+                media("media/pxe", ".ipxe"),
+            ]
         };
         let files: Vec<String> = candidates
             .iter()
@@ -192,13 +196,18 @@ pub fn host_summary(
             .map(|f| output.join(f).display().to_string())
             .collect();
         let installs = files.iter().any(|f| f.contains("/media/"));
-        let hinted = host
-            .root_device_hints
-            .as_ref()
-            .and_then(|hints| hints.device_name.as_deref())
-            .filter(|_| own_media);
-        let disk = match hinted.or(disk) {
-            Some(device) if installs => format!("disk {device}"),
+        let chosen = if single_node {
+            disk.map(str::to_string)
+        } else {
+            // Planned (and so checked) before the run wrote anything.
+            hosts
+                .install_disk(host, disk, "--dest-device")
+                .ok()
+                .flatten()
+                .map(|d| d.describe())
+        };
+        let disk = match chosen {
+            Some(chosen) if installs => format!("disk {chosen}"),
             _ => "no install media".to_string(),
         };
         let addresses: Vec<String> = host

@@ -3,7 +3,7 @@
 //! install-config it stores), and the one line that says what was written.
 
 use crate::args::MediaArgs;
-use bootgen::media::{Customization, Install, LiveIso};
+use bootgen::media::{Customization, Install, InstallDisk, LiveIso};
 use bootgen::model::Arch;
 use std::path::{Path, PathBuf};
 
@@ -11,7 +11,7 @@ mod hosts;
 mod pxe;
 pub use hosts::host_summary;
 use hosts::{check_hosts_arch, host_customizations, write_host_pxe, HostMedium};
-pub use pxe::write_pxe_set;
+pub use pxe::{write_boot_files, write_pxe_set};
 
 /// A config read for the media, with its architecture when known.
 pub struct MediaConfig {
@@ -59,7 +59,7 @@ pub fn customization(args: &MediaArgs) -> anyhow::Result<(Customization, MediaCo
     match &args.dest_device {
         Some(device) => {
             customization.install = Some(Install {
-                dest_device: device.clone(),
+                disk: InstallDisk::Device(device.clone()),
                 dest_config: bytes,
                 dest_karg_append: args.dest_karg_append.clone(),
                 console: args.console.clone(),
@@ -178,7 +178,7 @@ pub fn describe(customization: &Customization) -> String {
     match (&customization.install, &customization.live_config) {
         (Some(install), _) => format!(
             "installs to {} without asking, then reboots",
-            install.dest_device
+            install.disk.describe()
         ),
         (None, Some(_)) => "boots the live system with the config".into(),
         (None, None) => "holds no config".into(),
@@ -202,13 +202,15 @@ struct PlannedIso {
 }
 
 /// The PXE sets: the live ISO they come from, the URL they are served from, each role's
-/// name and customization.
+/// name and customization, the hosts' entries, and the roles whose hosts' entries need the
+/// role's kernel and rootfs without a set of the role's own.
 struct PlannedPxe {
     path: PathBuf,
     iso: LiveIso,
     url: String,
     sets: Vec<(String, Customization)>,
     hosts: Vec<HostMedium>,
+    boot_files_only: Vec<&'static str>,
 }
 
 /// Where `ignition --iso` and `--pxe` take their media from.
@@ -217,7 +219,8 @@ pub struct MediaSources<'a> {
     pub iso: Option<&'a Path>,
     /// The live ISO the PXE sets are made from, and the URL they are served from.
     pub pxe: Option<(&'a Path, &'a str)>,
-    /// The disk the install media install to.
+    /// The disk the install media install to; without it, only hosts with rootDeviceHints get
+    /// install media (their own), and each role must have such a host.
     pub dest_device: Option<&'a str>,
     /// The hosts file's hosts: each control-plane and compute host gets an ISO of its own.
     pub hosts: Option<&'a bootgen::network::Hosts>,
@@ -251,16 +254,35 @@ pub fn plan_cluster(
             ),
         ]
     };
-    if !single_node && sources.dest_device.is_none() {
-        // Named as given: the flag not given is no part of the mistake.
+    let per_host = match sources.hosts {
+        Some(hosts) if !single_node => {
+            host_customizations(hosts, files, arch, sources.dest_device)?
+        }
+        _ => Vec::new(),
+    };
+    // Without --dest-device, the roles' media have no disk: each role is booted from its
+    // hosts' own media, which install to the disks their hints choose.
+    let role_media = single_node || sources.dest_device.is_some();
+    if !role_media {
         let given: Vec<&str> = [sources.iso.map(|_| "--iso"), sources.pxe.map(|_| "--pxe")]
             .into_iter()
             .flatten()
             .collect();
-        anyhow::bail!(
-            "{}: the bootstrap, control-plane and compute media install themselves to a disk: give it with --dest-device (e.g. /dev/sda or /dev/disk/by-id/...)",
-            given.join(", ")
-        );
+        for (config, role, what) in [
+            (bootgen::BOOTSTRAP_CONFIG, "bootstrap", "bootstrap"),
+            ("master.ign", "master", "control-plane"),
+            ("worker.ign", "worker", "compute"),
+        ] {
+            let wanted = files.iter().any(|f| f.relative == config)
+                && (role != "worker" || sources.compute_replicas > 0);
+            if wanted && !per_host.iter().any(|h| h.role == role) {
+                // Named as given: the flag not given is no part of the mistake.
+                anyhow::bail!(
+                    "{}: the {what} media install themselves to a disk, and no --dest-device names it: give --dest-device (e.g. /dev/sda or /dev/disk/by-id/...), or list the {what} hosts with role: {role} and their rootDeviceHints in a --hosts file",
+                    given.join(", ")
+                );
+            }
+        }
     }
     let mut customizations = Vec::new();
     for (config, role_arch) in roles {
@@ -268,14 +290,14 @@ pub fn plan_cluster(
             continue;
         };
         // A cluster without compute machines boots none from the compute media.
-        if *config == "worker.ign" && sources.compute_replicas == 0 {
+        if (*config == "worker.ign" && sources.compute_replicas == 0) || !role_media {
             continue;
         }
         let mut customization = Customization::default();
         match sources.dest_device {
             Some(device) if !single_node => {
                 customization.install = Some(Install {
-                    dest_device: device.to_string(),
+                    disk: InstallDisk::Device(device.to_string()),
                     dest_config: file.contents.clone(),
                     ..Install::default()
                 })
@@ -295,12 +317,6 @@ pub fn plan_cluster(
             }
         }
         Ok(())
-    };
-    let per_host = match sources.hosts {
-        Some(hosts) if !single_node && (sources.iso.is_some() || sources.pxe.is_some()) => {
-            host_customizations(hosts, files, arch, sources.dest_device)?
-        }
-        _ => Vec::new(),
     };
     let iso = match sources.iso {
         Some(path) => {
@@ -331,16 +347,25 @@ pub fn plan_cluster(
             let (_, pxe_iso) = read_iso(path)?;
             check(&pxe_iso)?;
             check_hosts_arch(&pxe_iso, &per_host)?;
-            let sets = customizations
+            let sets: Vec<(String, Customization)> = customizations
                 .iter()
                 .map(|(name, _, c)| (name.clone(), c.clone()))
                 .collect();
+            let mut boot_files_only: Vec<&'static str> = Vec::new();
+            for host in &per_host {
+                if !sets.iter().any(|(name, _)| name == host.role)
+                    && !boot_files_only.contains(&host.role)
+                {
+                    boot_files_only.push(host.role);
+                }
+            }
             Some(PlannedPxe {
                 path: path.to_path_buf(),
                 iso: pxe_iso,
                 url: url.to_string(),
                 sets,
                 hosts: per_host.clone(),
+                boot_files_only,
             })
         }
         None => None,
@@ -363,6 +388,11 @@ impl ClusterMedia {
             for (name, _) in &pxe.sets {
                 for suffix in bootgen::media::ROLE_SET_SUFFIXES {
                     names.push(format!("{media}/pxe/{name}{suffix}"));
+                }
+            }
+            for role in &pxe.boot_files_only {
+                for suffix in [bootgen::media::KERNEL_SUFFIX, bootgen::media::ROOTFS_SUFFIX] {
+                    names.push(format!("{media}/pxe/{role}{suffix}"));
                 }
             }
             for host in &pxe.hosts {
@@ -439,6 +469,14 @@ impl ClusterMedia {
                     pxe_dir.join(format!("{name}{IPXE_SUFFIX}")).display(),
                     others.join(", "),
                     describe(customization)
+                ));
+            }
+            for role in &pxe.boot_files_only {
+                let written = write_boot_files(&pxe.path, &pxe.iso, &pxe_dir, role)?;
+                let names: Vec<String> = written.iter().map(|p| p.display().to_string()).collect();
+                lines.push(format!(
+                    "wrote {}: the {role} hosts' kernel and rootfs (no {role} set: its hosts boot their own)",
+                    names.join(", ")
                 ));
             }
             for host in &pxe.hosts {

@@ -23,13 +23,7 @@ pub fn write_pxe_set(
         .map_err(|e| bootgen::Error::io("cannot read", iso_path, e))?;
     let mut parts = Vec::new();
     for (path, suffix) in bootgen::media::PXE_FILES {
-        let area = iso
-            .file_area(&mut file, path)?
-            .ok_or_else(|| bootgen::Error::Media {
-                file: iso_name.clone(),
-                area: path.to_string(),
-                message: "the ISO has no such file, which a PXE set needs".into(),
-            })?;
+        let area = pxe_file_area(iso, &mut file, path, &iso_name)?;
         parts.push((
             dir.join(format!("{name}{suffix}")),
             area,
@@ -82,4 +76,50 @@ pub fn write_pxe_set(
         written.push(path);
     }
     Ok(written)
+}
+
+/// Writes a role's kernel and rootfs alone into `dir` (`NAME-vmlinuz`, `NAME-rootfs.img`): what
+/// its hosts' PXE entries boot when the role has no set of its own (no `--dest-device`: each
+/// host boots its own initramfs). Returns the paths written.
+pub fn write_boot_files(
+    iso_path: &Path,
+    iso: &LiveIso,
+    dir: &Path,
+    name: &str,
+) -> anyhow::Result<Vec<PathBuf>> {
+    use std::io::{Read, Seek, SeekFrom};
+    let iso_name = iso_path.display().to_string();
+    let mut file = std::fs::File::open(iso_path)
+        .map_err(|e| bootgen::Error::io("cannot read", iso_path, e))?;
+    let mut written = Vec::new();
+    for (path, suffix) in bootgen::media::PXE_FILES {
+        if suffix == bootgen::media::INITRD_SUFFIX {
+            continue;
+        }
+        let area = pxe_file_area(iso, &mut file, path, &iso_name)?;
+        let target = dir.join(format!("{name}{suffix}"));
+        bootgen::output::write_streamed(&target, 0o644, true, |out| {
+            file.seek(SeekFrom::Start(area.offset))?;
+            std::io::copy(&mut (&mut file).take(area.length), out)?;
+            Ok(())
+        })?;
+        written.push(target);
+    }
+    Ok(written)
+}
+
+/// Where the ISO holds `path`, a file a PXE set is made of; its absence is an error naming both.
+pub(super) fn pxe_file_area(
+    iso: &LiveIso,
+    file: &mut std::fs::File,
+    path: &str,
+    iso_name: &str,
+) -> anyhow::Result<bootgen::media::Area> {
+    Ok(iso
+        .file_area(file, path)?
+        .ok_or_else(|| bootgen::Error::Media {
+            file: iso_name.to_string(),
+            area: path.to_string(),
+            message: "the ISO has no such file, which a PXE set needs".into(),
+        })?)
 }

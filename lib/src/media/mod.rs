@@ -10,6 +10,7 @@
 
 mod archive;
 mod areas;
+mod disk_choice;
 mod install;
 mod iso9660;
 mod pxe;
@@ -18,6 +19,10 @@ mod settings;
 pub use archive::{Members, MAX_UNPACKED};
 use areas::KargsAreas;
 pub use areas::{Area, Features};
+pub use disk_choice::{
+    choose_unit_text, installer_dropin_text, InstallDisk, RootDeviceHints, CHOOSE_SCRIPT,
+    CHOOSE_SCRIPT_TEXT, CHOOSE_UNIT, CHOSEN_CONFIG, HINTS_FILE, INSTALLER_DROPIN,
+};
 pub use install::{Install, DEST_CONFIG, INSTALLER_CONFIG};
 pub use pxe::{
     boot_entries, boot_entries_for, initramfs_members, pxe_archive, BootEntries, PxeFiles,

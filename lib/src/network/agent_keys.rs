@@ -43,9 +43,9 @@ const fn row(key: &'static str, since: &'static str, handling: KeyHandling) -> A
 
 use KeyHandling::{CarriedOut, Warned};
 
-/// What a disk hint other than `deviceName` gets today.
-const HINT_NOT_USED: KeyHandling = Warned(
-    "bootgen does not choose the disk by this hint: the install media install to the host's rootDeviceHints.deviceName, else to the disk they were made for",
+/// What a disk hint gets: the host's own install media choose their disk by it.
+const HINT: KeyHandling = CarriedOut(
+    "the host's install media install to the one disk that matches every hint, chosen on the node before anything is written (a single node's hints must name its installation disk)",
 );
 
 /// Every key, top-level first, then a host's.
@@ -79,16 +79,16 @@ pub const AGENT_CONFIG_KEYS: &[AgentConfigKey] = &[
     row("hosts[].interfaces", "4.12", CarriedOut("the NICs by MAC: each keyfile is bound to its NIC's MAC")),
     row("hosts[].networkConfig", "4.12", CarriedOut("converted to NetworkManager keyfiles on the host's media and configs")),
     row("hosts[].rootDeviceHints", "4.12", CarriedOut("the disk the host's install media install to")),
-    row("hosts[].rootDeviceHints.deviceName", "4.12", CarriedOut("the disk the host's install media install to")),
-    row("hosts[].rootDeviceHints.hctl", "4.12", HINT_NOT_USED),
-    row("hosts[].rootDeviceHints.model", "4.12", HINT_NOT_USED),
-    row("hosts[].rootDeviceHints.vendor", "4.12", HINT_NOT_USED),
-    row("hosts[].rootDeviceHints.serialNumber", "4.12", HINT_NOT_USED),
-    row("hosts[].rootDeviceHints.minSizeGigabytes", "4.12", HINT_NOT_USED),
-    row("hosts[].rootDeviceHints.wwn", "4.12", HINT_NOT_USED),
-    row("hosts[].rootDeviceHints.wwnWithExtension", "4.12", HINT_NOT_USED),
-    row("hosts[].rootDeviceHints.wwnVendorExtension", "4.12", HINT_NOT_USED),
-    row("hosts[].rootDeviceHints.rotational", "4.12", HINT_NOT_USED),
+    row("hosts[].rootDeviceHints.deviceName", "4.12", HINT),
+    row("hosts[].rootDeviceHints.hctl", "4.12", HINT),
+    row("hosts[].rootDeviceHints.model", "4.12", HINT),
+    row("hosts[].rootDeviceHints.vendor", "4.12", HINT),
+    row("hosts[].rootDeviceHints.serialNumber", "4.12", HINT),
+    row("hosts[].rootDeviceHints.minSizeGigabytes", "4.12", HINT),
+    row("hosts[].rootDeviceHints.wwn", "4.12", HINT),
+    row("hosts[].rootDeviceHints.wwnWithExtension", "4.12", HINT),
+    row("hosts[].rootDeviceHints.wwnVendorExtension", "4.12", HINT),
+    row("hosts[].rootDeviceHints.rotational", "4.12", HINT),
     row(
         "hosts[].BMC",
         "4.15",
@@ -173,10 +173,6 @@ mod tests {
             [
                 ("additionalNTPSources".to_string(), Some(3)),
                 ("minimalISO".to_string(), Some(5)),
-                (
-                    "hosts[1].rootDeviceHints.serialNumber".to_string(),
-                    Some(12)
-                ),
                 ("hosts[1].BMC".to_string(), Some(13)),
             ]
         );

@@ -41,6 +41,9 @@ pub fn check_hosts(hosts: &Hosts, model: &Model) -> Result<Vec<Warning>> {
                 "a single-node cluster bootstraps in place: it has no bootstrap host",
             ));
         }
+        if let (Some(single), Some(hints)) = (&model.single_node, &host.root_device_hints) {
+            check_single_node_disk(hosts, host, hints, &single.installation_disk)?;
+        }
         for address in host.network.interfaces.iter().flat_map(|i| &i.addresses) {
             let family = if address.ip.is_ipv4() { "IPv4" } else { "IPv6" };
             if !machine
@@ -155,6 +158,39 @@ pub fn check_hosts(hosts: &Hosts, model: &Model) -> Result<Vec<Warning>> {
         ));
     }
     Ok(warnings)
+}
+
+/// A single node installs itself to the installation disk (`bootstrapInPlace.installationDisk`
+/// or the option that overrides it), whatever its media: hints that could choose another disk
+/// are refused, naming both.
+fn check_single_node_disk(
+    hosts: &Hosts,
+    host: &Host,
+    hints: &super::RootDeviceHints,
+    installation_disk: &str,
+) -> Result<()> {
+    let at = |key: &str| format!("hosts.{}.rootDeviceHints.{key}", host.index);
+    if let Some(written) = hints.device_name.as_deref() {
+        if written != installation_disk {
+            return Err(hosts.source().error(
+                &at("deviceName"),
+                Some(&host.hostname),
+                format!("is {written}, and the single node's installation disk (bootstrapInPlace.installationDisk, or the option that overrides it) is {installation_disk}: give the same disk in both"),
+            ));
+        }
+    }
+    if let Some((key, value)) = hints
+        .given()
+        .into_iter()
+        .find(|(key, _)| *key != "deviceName")
+    {
+        return Err(hosts.source().error(
+            &at(key),
+            Some(&host.hostname),
+            format!("{key}={value} cannot choose a single node's disk: it installs itself to its installation disk ({installation_disk}); write that disk's path as rootDeviceHints.deviceName and bootstrapInPlace.installationDisk"),
+        ));
+    }
+    Ok(())
 }
 
 /// Each route's gateway lies in a subnet of the host's static addresses of its family (on its

@@ -9,6 +9,8 @@ use crate::error::{Error, Result};
 use serde::Deserialize;
 use serde_yaml_ng::Value;
 
+pub use crate::media::RootDeviceHints;
+
 /// The document: what bootgen carries out of it (`hosts`, `bootArtifactsBaseURL`; the keys
 /// that only name the document are read past). Every other key is a row of
 /// `agent_keys::AGENT_CONFIG_KEYS`, or unknown.
@@ -46,35 +48,6 @@ pub(super) struct RawHost {
 pub(super) struct RawInterface {
     pub name: Option<String>,
     pub mac_address: Option<String>,
-}
-
-/// How an installer finds the disk to install to (the agent installer's `rootDeviceHints`):
-/// media that install need one; bootgen carries the hints, and checks only `deviceName`, which
-/// its media hand to coreos-installer.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, serde::Serialize)]
-#[serde(rename_all = "camelCase")]
-#[non_exhaustive]
-pub struct RootDeviceHints {
-    /// A device path, e.g. `/dev/sda` or `/dev/disk/by-path/...`.
-    pub device_name: Option<String>,
-    /// The SCSI address, e.g. `0:0:0:0`.
-    pub hctl: Option<String>,
-    /// The vendor's model string (a substring matches).
-    pub model: Option<String>,
-    /// The vendor (a substring matches).
-    pub vendor: Option<String>,
-    /// The disk's serial number.
-    pub serial_number: Option<String>,
-    /// The smallest size in GiB.
-    pub min_size_gigabytes: Option<u64>,
-    /// The World Wide Name.
-    pub wwn: Option<String>,
-    /// The WWN with its vendor extension.
-    pub wwn_with_extension: Option<String>,
-    /// The WWN's vendor extension.
-    pub wwn_vendor_extension: Option<String>,
-    /// A spinning disk (true) or a solid-state one (false).
-    pub rotational: Option<bool>,
 }
 
 /// What a host is in the cluster.

@@ -137,14 +137,14 @@ pub fn parse_hosts(text: &str, source_name: &str) -> Result<Hosts> {
                 ));
             }
         }
-        if let Some(device) = raw
+        let root_device_hints = raw
             .root_device_hints
-            .as_ref()
-            .and_then(|hints| hints.device_name.as_deref())
-        {
-            crate::media::check_device_path(device).map_err(|why| {
+            .clone()
+            .filter(|hints| !hints.is_empty());
+        if let Some(hints) = &root_device_hints {
+            hints.check().map_err(|(key, why)| {
                 source.error(
-                    &format!("hosts.{index}.rootDeviceHints.deviceName"),
+                    &format!("hosts.{index}.rootDeviceHints.{key}"),
                     Some(&hostname),
                     why,
                 )
@@ -179,7 +179,7 @@ pub fn parse_hosts(text: &str, source_name: &str) -> Result<Hosts> {
             hostname,
             role,
             interfaces,
-            root_device_hints: raw.root_device_hints.clone(),
+            root_device_hints,
             network,
             keyfiles,
             index,
@@ -215,6 +215,35 @@ impl Host {
 }
 
 impl Hosts {
+    /// The disk `host`'s own install media install to: its hints (a `deviceName` alone is a
+    /// path), else `default` (the disk every install medium of the run installs to, which the
+    /// caller calls `default_name`). Given both, the default must be the hints' `deviceName`,
+    /// or is added as one: the node then installs only to a disk that is both.
+    pub fn install_disk(
+        &self,
+        host: &Host,
+        default: Option<&str>,
+        default_name: &str,
+    ) -> Result<Option<crate::media::InstallDisk>> {
+        use crate::media::InstallDisk;
+        let Some(hints) = &host.root_device_hints else {
+            return Ok(default.map(|d| InstallDisk::Device(d.to_string())));
+        };
+        let mut hints = hints.clone();
+        match (hints.device_name.as_deref(), default) {
+            (Some(written), Some(default)) if written != default => {
+                return Err(self.source().error(
+                    &format!("hosts.{}.rootDeviceHints.deviceName", host.index),
+                    Some(&host.hostname),
+                    format!("is {written}, and {default_name} is {default}: the host's install media would install to one of two disks; give the same disk in both, or leave {default_name} out"),
+                ));
+            }
+            (None, Some(default)) => hints.device_name = Some(default.to_string()),
+            _ => {}
+        }
+        Ok(Some(InstallDisk::from_hints(hints)))
+    }
+
     fn source(&self) -> Source<'_> {
         Source {
             name: &self.source_name,

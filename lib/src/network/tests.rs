@@ -522,3 +522,47 @@ fn static_hosts_without_a_bootstrap_host_warn_that_the_bootstrap_uses_dhcp() {
         "{warnings:?}"
     );
 }
+
+#[test]
+fn a_hosts_disk_is_its_hints_with_the_runs_disk_added_or_refused_when_they_disagree() {
+    use crate::media::InstallDisk;
+    let text = fixture("agent-config.yaml").replacen(
+        "    deviceName: /dev/sda\n",
+        "    serialNumber: S1\n",
+        1,
+    );
+    let hosts = parse_hosts(&text, "agent-config.yaml").unwrap();
+    let [bootstrap, serial, device, _] = &hosts.hosts[..] else {
+        panic!("four hosts")
+    };
+    let disk = |host, default| hosts.install_disk(host, default, "--dest-device");
+    assert_eq!(disk(bootstrap, None).unwrap(), None);
+    assert_eq!(
+        disk(bootstrap, Some("/dev/vdb")).unwrap(),
+        Some(InstallDisk::Device("/dev/vdb".into()))
+    );
+    assert_eq!(
+        disk(device, Some("/dev/sda")).unwrap(),
+        Some(InstallDisk::Device("/dev/sda".into()))
+    );
+    assert_eq!(
+        disk(serial, Some("/dev/sdb")).unwrap().unwrap().describe(),
+        "the disk matching deviceName=/dev/sdb, serialNumber=S1"
+    );
+    let refused = disk(device, Some("/dev/vdb")).unwrap_err().to_string();
+    for fragment in [
+        "hosts[2].rootDeviceHints.deviceName",
+        "host master-1",
+        "/dev/sda",
+        "--dest-device is /dev/vdb",
+    ] {
+        assert!(refused.contains(fragment), "{fragment:?} in {refused}");
+    }
+    let bad =
+        fixture("agent-config.yaml").replacen("    deviceName: /dev/sda\n", "    hctl: '1:0'\n", 1);
+    let refused = refusal(&bad, &cluster());
+    assert!(
+        refused.contains("hosts[1].rootDeviceHints.hctl"),
+        "{refused}"
+    );
+}

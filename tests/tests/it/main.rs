@@ -16,6 +16,7 @@ mod diagnose_bundles;
 mod diagnose_layouts;
 mod diagnose_verdict;
 mod disconnected_registry;
+mod disk_choice;
 mod error_table;
 mod foreign_files;
 mod gather_bundle;

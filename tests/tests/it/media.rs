@@ -723,7 +723,7 @@ fn hosts_get_install_media_with_their_own_network() {
             hosts.to_str().unwrap(),
             &iso_flag,
             "--dest-device",
-            "/dev/vdb",
+            "/dev/sda",
             &format!("--pxe={}", iso.display()),
             "--pxe-base-url",
             "http://192.0.2.10/pxe",
@@ -732,11 +732,33 @@ fn hosts_get_install_media_with_their_own_network() {
     let installer = coreos_installer();
     let role_iso = out.join("media/master.iso");
     let inspect = bootgen(args!["inspect", &role_iso]);
-    assert!(String::from_utf8_lossy(&inspect.stdout).contains("installs to: /dev/vdb"));
-    assert!(
-        !out.join("media/hosts/bootstrap.iso").exists(),
-        "the bootstrap has bootstrap.iso"
+    assert!(String::from_utf8_lossy(&inspect.stdout).contains("installs to: /dev/sda"));
+    // The bootstrap host's own ISO installs bootstrap.ign, with its keyfiles in the live initrd.
+    let bootstrap = out.join("media/hosts/bootstrap.iso");
+    let members = unpack_area(
+        &bootstrap,
+        "/images/ignition.img",
+        &dir.path().join("bootstrap"),
     );
+    assert!(
+        members.contains_key("etc/coreos-firstboot-network/eno1.nmconnection"),
+        "{:?}",
+        members.keys().collect::<Vec<_>>()
+    );
+    if let Some(installer) = &installer {
+        let shown = run_ok(
+            Command::new(installer)
+                .args(["iso", "ignition", "show"])
+                .arg(&bootstrap),
+        );
+        let installed = config_files(&shown.stdout)
+            .remove("/etc/coreos/dest.ign")
+            .map(|(_, contents)| contents);
+        assert!(
+            installed == Some(fs::read(out.join("bootstrap.ign")).unwrap()),
+            "the bootstrap host's ISO installs another config"
+        );
+    }
     for host in ["master-0", "master-1", "master-2"] {
         let media = out.join(format!("media/hosts/{host}.iso"));
         let host_config = fs::read(out.join(format!("hosts/{host}.ign"))).unwrap();
@@ -882,7 +904,7 @@ fn a_rerun_removes_the_per_host_media_it_did_not_write() {
         .arg(repo().join("fixtures/pki"))
         .arg("--install-config")
         .arg(&install_config)
-        .args(["--dest-device", "/dev/vdb", "-o"])
+        .args(["--dest-device", "/dev/sda", "-o"])
         .arg(&out)
         .args(extra);
         String::from_utf8_lossy(&run_ok(&mut cmd).stdout).into_owned()
@@ -890,10 +912,10 @@ fn a_rerun_removes_the_per_host_media_it_did_not_write() {
     let hosts_flag = ["--hosts", hosts.to_str().unwrap()];
     let pxe = ["--pxe-base-url", "http://192.0.2.10/pxe", &pxe_flag];
     run(&[&hosts_flag[..], &pxe[..], &[&iso_flag]].concat());
-    let masters = ["master-0", "master-1", "master-2"];
-    let isos: Vec<String> = masters.iter().map(|h| format!("{h}.iso")).collect();
+    let machines = ["bootstrap", "master-0", "master-1", "master-2"];
+    let isos: Vec<String> = machines.iter().map(|h| format!("{h}.iso")).collect();
     assert_eq!(names_in(&out.join("media/hosts")), isos);
-    assert_eq!(names_in(&out.join("media/pxe/hosts")).len(), 9);
+    assert_eq!(names_in(&out.join("media/pxe/hosts")).len(), 12);
     fs::write(out.join("media/hosts/README"), "mine").unwrap();
     fs::write(out.join("media/rhcos-live.iso"), "mine").unwrap();
 
@@ -901,14 +923,14 @@ fn a_rerun_removes_the_per_host_media_it_did_not_write() {
     let stdout = run(&[&hosts_flag[..], &pxe[..]].concat());
     assert_says_why_first(
         &stdout,
-        "removing 5 files an earlier run wrote and this one did not (per-host ISOs: no --iso; ISOs: no --iso)",
+        "removing 6 files an earlier run wrote and this one did not (per-host ISOs: no --iso; ISOs: no --iso)",
     );
     assert_eq!(names_in(&out.join("media/hosts")), ["README"]);
     for iso in &isos {
         let removed = format!("removed {}", out.join("media/hosts").join(iso).display());
         assert!(stdout.contains(&removed), "{stdout}");
     }
-    assert_eq!(names_in(&out.join("media/pxe/hosts")).len(), 9);
+    assert_eq!(names_in(&out.join("media/pxe/hosts")).len(), 12);
     assert_eq!(
         fs::read_to_string(out.join("media/hosts/README")).unwrap(),
         "mine"
@@ -933,7 +955,7 @@ fn a_rerun_removes_the_per_host_media_it_did_not_write() {
     let stdout = run(&pxe);
     assert_says_why_first(
         &stdout,
-        "removing 12 files an earlier run wrote and this one did not (per-host configs: no --hosts; per-host PXE files: no --hosts)",
+        "removing 15 files an earlier run wrote and this one did not (per-host configs: no --hosts; per-host PXE files: no --hosts)",
     );
     assert!(names_in(&out.join("media/pxe/hosts")).is_empty());
     for suffix in ["-initrd.img", ".ipxe", "-grub.cfg"] {
@@ -1219,7 +1241,7 @@ fn a_link_where_the_media_go_is_refused_before_anything_is_written() {
             .arg(format!("--iso={}", iso.display()))
             .arg(format!("--pxe={}", iso.display()))
             .args(["--pxe-base-url", "http://192.0.2.10/pxe"])
-            .args(["--dest-device", "/dev/vdb", "-o"])
+            .args(["--dest-device", "/dev/sda", "-o"])
             .arg(&out)
             .output()
             .unwrap();
@@ -1522,7 +1544,7 @@ fn media_written_into_an_output_directory_wait_for_its_lock() {
 }
 
 /// `ignition` for the static-network fixture cluster with `hosts` and one media flag, into
-/// `out`, the bootstrap's media installing to /dev/vdb; it must succeed.
+/// `out`, the media installing to /dev/sda (the hosts' deviceName); it must succeed.
 fn static_cluster(hosts: &Path, media: &str, out: &Path) -> Output {
     let output = bootgen_conformance::bootgen!()
         .args(["ignition", "--now", "2026-01-01T00:00:00Z", "--tls-dir"])
@@ -1532,7 +1554,7 @@ fn static_cluster(hosts: &Path, media: &str, out: &Path) -> Output {
         .arg("--hosts")
         .arg(hosts)
         .arg(media)
-        .args(["--dest-device", "/dev/vdb", "-o"])
+        .args(["--dest-device", "/dev/sda", "-o"])
         .arg(out)
         .output()
         .unwrap();
@@ -1614,7 +1636,7 @@ fn a_run_ends_with_one_line_a_host_naming_its_media_disk_and_addresses() {
     assert_eq!(
         lines,
         [
-            format!("host bootstrap (bootstrap): {o}/bootstrap.ign, {o}/media/bootstrap.iso; disk /dev/vdb; 192.168.111.10/24 on eno1"),
+            format!("host bootstrap (bootstrap): {o}/bootstrap.ign, {o}/media/hosts/bootstrap.iso; disk /dev/sda; 192.168.111.10/24 on eno1"),
             format!("host master-0 (master): {o}/hosts/master-0.ign, {o}/media/hosts/master-0.iso; disk /dev/sda; 192.168.111.20/24 on bond0.300"),
             format!("host master-1 (master): {o}/hosts/master-1.ign, {o}/media/hosts/master-1.iso; disk /dev/sda; 192.168.111.21/24 on bond0.300"),
             format!("host master-2 (master): {o}/hosts/master-2.ign, {o}/media/hosts/master-2.iso; disk /dev/sda; 192.168.111.22/24 on eno1, fd2e:6f44:5dd8:c956::22/64 on eno1"),

@@ -1167,11 +1167,6 @@ fn each_agent_config_key_bootgen_does_not_carry_out_is_named_with_its_line() -> 
         ),
         (8, "minimalISO", "bootgen does not write minimal ISOs"),
         (
-            13,
-            "hosts[2].rootDeviceHints.serialNumber",
-            "bootgen does not choose the disk by this hint",
-        ),
-        (
             16,
             "hosts[4].BMC",
             "bootgen does not drive hosts through their BMC",

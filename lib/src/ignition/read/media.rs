@@ -3,7 +3,9 @@
 
 use crate::error::{Error, Result};
 use crate::ignition::{decode_file, IgnitionDoc};
-use crate::media::{Members, CONFIG_MEMBER, DEST_CONFIG, INSTALLER_CONFIG};
+use crate::media::{
+    Members, RootDeviceHints, CONFIG_MEMBER, DEST_CONFIG, HINTS_FILE, INSTALLER_CONFIG,
+};
 
 /// The config an image carries, read back.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -12,7 +14,8 @@ pub struct EmbeddedConfig {
     pub name: String,
     /// The config's bytes: the live config, or the installed system's.
     pub bytes: Vec<u8>,
-    /// The disk the image installs to without asking, when it installs.
+    /// The disk the image installs to without asking, when it installs: its path, or `the
+    /// disk matching ...` when the node chooses it by hints.
     pub installs_to: Option<String>,
     /// The installer config's text, when the image installs.
     pub installer_config: Option<String>,
@@ -27,6 +30,7 @@ pub fn embedded_config(members: &Members, file: &str) -> Result<Option<EmbeddedC
     let doc = IgnitionDoc::parse(live, &live_name)?;
     let mut dest = None;
     let mut installer = None;
+    let mut hints = None;
     let files = doc
         .value
         .pointer("/storage/files")
@@ -36,10 +40,12 @@ pub fn embedded_config(members: &Members, file: &str) -> Result<Option<EmbeddedC
             .get("path")
             .and_then(|p| p.as_str())
             .unwrap_or_default();
-        if path == DEST_CONFIG || path == INSTALLER_CONFIG {
+        if path == DEST_CONFIG || path == INSTALLER_CONFIG || path == HINTS_FILE {
             let contents = decode_file(i, entry)?.contents.unwrap_or_default();
             if path == DEST_CONFIG {
                 dest = Some(contents);
+            } else if path == HINTS_FILE {
+                hints = RootDeviceHints::from_file(&String::from_utf8_lossy(&contents));
             } else {
                 installer = Some(String::from_utf8_lossy(&contents).into_owned());
             }
@@ -65,6 +71,8 @@ pub fn embedded_config(members: &Members, file: &str) -> Result<Option<EmbeddedC
             .map(str::to_string),
         None => None,
     };
+    let installs_to =
+        installs_to.or_else(|| hints.map(|h| crate::media::InstallDisk::Hints(h).describe()));
     Ok(Some(EmbeddedConfig {
         name: format!("{file}:{DEST_CONFIG}"),
         bytes: dest,
