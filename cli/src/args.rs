@@ -75,6 +75,10 @@ pub struct CheckArgs {
     /// 22623).
     #[arg(long, value_name = "PORT", value_parser = clap::value_parser!(u16).range(1..))]
     pub machine_config_port: Option<u16>,
+    /// The port the nodes' NTP servers (the config's /etc/chrony.conf) answer on.
+    #[arg(long, value_name = "PORT", default_value_t = bootgen::check::NTP_PORT,
+          value_parser = clap::value_parser!(u16).range(1..))]
+    pub ntp_port: u16,
     /// Seconds each lookup, connection, handshake or response may take (1 to 600).
     #[arg(long, value_name = "SECONDS", default_value_t = 5,
           value_parser = clap::value_parser!(u64).range(1..=600))]

@@ -500,8 +500,30 @@ fn host_configs(
 }
 
 /// The bootstrap's or the single node's network files and, when its config serves several
-/// hosts, the unit that chooses among them.
+/// hosts, the unit that chooses among them; the hosts file's time sources, for this node and
+/// (as MachineConfigs) for every other.
 fn add_network(assets: &mut assets::AssetSet, model: &Model, options: &Options) -> Result<()> {
+    let sources = options
+        .hosts
+        .as_ref()
+        .map(|hosts| hosts.time_sources.as_slice())
+        .unwrap_or_default();
+    if !sources.is_empty() {
+        let chrony = (
+            crate::network::CHRONY_CONF.to_string(),
+            crate::network::chrony_conf(sources),
+        );
+        for (path, contents) in
+            std::iter::once(chrony).chain(crate::network::time_source_manifests(sources))
+        {
+            assets.add_file(assets::File {
+                path,
+                mode: 0o644,
+                contents: contents.into_bytes(),
+                append: false,
+            });
+        }
+    }
     let (files, unit) = crate::network::bootstrap_files(
         options.hosts.as_ref(),
         &options.network_keyfiles,

@@ -55,6 +55,7 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
     }
     options.api_port = args.api_port;
     options.config_port = args.machine_config_port;
+    options.ntp_port = args.ntp_port;
     options.system_roots = system_roots();
     let timeout = Duration::from_secs(args.timeout.max(1));
     let probes = NetProbes::new(args.dns_server, timeout);

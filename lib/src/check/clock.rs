@@ -25,7 +25,7 @@ pub(crate) fn parse_http_date(text: &str) -> Option<OffsetDateTime> {
 }
 
 /// A time as HTTP writes it (in UTC), so two can be compared by eye.
-fn http_date(at: OffsetDateTime) -> String {
+pub(crate) fn http_date(at: OffsetDateTime) -> String {
     at.to_offset(time::UtcOffset::UTC)
         .format(HTTP_DATE)
         .unwrap_or_else(|_| at.to_string())

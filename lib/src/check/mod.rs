@@ -27,6 +27,7 @@ mod redirect;
 mod registry;
 mod said;
 mod targets;
+mod time_sources;
 mod tls;
 mod watch;
 
@@ -42,6 +43,9 @@ pub use watch::{
 };
 
 use time::{Duration, OffsetDateTime};
+
+/// The port NTP servers answer on.
+pub const NTP_PORT: u16 = 123;
 
 /// How `check` runs.
 #[derive(Debug, Clone)]
@@ -60,6 +64,8 @@ pub struct CheckOptions {
     pub system_roots: Vec<Vec<u8>>,
     /// How far this machine's clock may be from a server's.
     pub max_skew: Duration,
+    /// The port the nodes' NTP servers answer on (123).
+    pub ntp_port: u16,
 }
 
 impl CheckOptions {
@@ -72,6 +78,7 @@ impl CheckOptions {
             config_port: None,
             system_roots: Vec::new(),
             max_skew: Duration::minutes(2),
+            ntp_port: NTP_PORT,
         }
     }
 }
@@ -134,6 +141,14 @@ pub fn check(plan: &Plan, probes: &dyn Probes, options: &CheckOptions) -> Report
         roots.extend(options.system_roots.iter().cloned());
         mirror::check_mirrors(plan, probes, &roots, &mut findings, &mut dates);
     }
+    time_sources::check_time_sources(
+        plan,
+        probes,
+        options.ntp_port,
+        &mut findings,
+        &mut notes,
+        &mut dates,
+    );
     clock::check_clock(&dates, options.now, options.max_skew, &mut findings);
     if dates.is_empty() {
         findings.push(Finding::skipped(

@@ -186,6 +186,36 @@ impl Probes for NetProbes {
         response.map(|r| super::echoed::without_echoed_credentials(r, &request.headers))
     }
 
+    fn ntp_time(&self, address: SocketAddr) -> Result<time::OffsetDateTime, String> {
+        self.record("ntp", address.to_string(), "the time".into());
+        let bind: SocketAddr = if address.is_ipv4() {
+            (std::net::Ipv4Addr::UNSPECIFIED, 0).into()
+        } else {
+            (std::net::Ipv6Addr::UNSPECIFIED, 0).into()
+        };
+        let config = rsntp::Config::default()
+            .bind_address(bind)
+            .timeout(self.timeout);
+        let answer = rsntp::SntpClient::with_config(config)
+            .synchronize(address)
+            .map_err(|e| match e {
+                rsntp::SynchronizationError::IOError(io)
+                    if matches!(
+                        io.kind(),
+                        std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                    ) =>
+                {
+                    format!("no answer within {} s", self.timeout.as_secs())
+                }
+                rsntp::SynchronizationError::IOError(io) => io.to_string(),
+                other => other.to_string(),
+            })?;
+        answer
+            .datetime()
+            .into_offset_date_time()
+            .map_err(|e| format!("its time cannot be read: {e}"))
+    }
+
     fn contacts(&self) -> Vec<Contact> {
         self.contacts
             .lock()

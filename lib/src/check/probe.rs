@@ -215,6 +215,10 @@ pub trait Probes {
     fn handshake(&self, address: SocketAddr, server_name: &str, roots: &[Vec<u8>]) -> Handshake;
     /// Sends one HTTP GET; an error says why no response came (a refused certificate included).
     fn get(&self, request: &Request) -> Result<Response, String>;
+    /// Asks an NTP server for the time (one SNTP request); an error says why no time came.
+    fn ntp_time(&self, address: SocketAddr) -> Result<time::OffsetDateTime, String> {
+        Err(format!("{address}: this prober asks no NTP server"))
+    }
     /// Everything contacted so far, in order.
     fn contacts(&self) -> Vec<Contact>;
 }

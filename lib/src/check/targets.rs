@@ -81,6 +81,9 @@ pub struct Plan {
     /// The names the config maps in the node's `/etc/hosts` (lower case), with their
     /// addresses: the node looks there before DNS, and so does `check` for a mirror.
     pub node_hosts: Vec<(String, IpAddr)>,
+    /// The NTP servers and pools the bootstrap config's `/etc/chrony.conf` names; empty when
+    /// it writes none (the node keeps its image's).
+    pub time_sources: Vec<String>,
 }
 
 impl std::fmt::Debug for Plan {
@@ -99,6 +102,7 @@ impl std::fmt::Debug for Plan {
             .field("certificates", &self.certificates)
             .field("hosts", &self.hosts)
             .field("node_hosts", &self.node_hosts)
+            .field("time_sources", &self.time_sources)
             .finish()
     }
 }
@@ -206,6 +210,9 @@ impl Plan {
             certificates: certificate_times(&doc),
             hosts: super::hosts::static_hosts(&doc, name),
             node_hosts: node_hosts(&doc),
+            time_sources: file_text(&doc, crate::network::CHRONY_CONF)
+                .map(|text| time_sources_of(&text))
+                .unwrap_or_default(),
             domain,
         })
     }
@@ -229,6 +236,20 @@ fn node_hosts(doc: &IgnitionDoc) -> Vec<(String, IpAddr)> {
         }
     }
     out
+}
+
+/// The hosts of chrony's `server` and `pool` lines, in order.
+fn time_sources_of(chrony_conf: &str) -> Vec<String> {
+    chrony_conf
+        .lines()
+        .filter_map(|line| {
+            let mut words = line.split_whitespace();
+            match words.next()? {
+                "server" | "pool" => words.next().map(str::to_string),
+                _ => None,
+            }
+        })
+        .collect()
 }
 
 fn cluster_domain(config: &serde_yaml_ng::Value) -> Option<String> {

@@ -61,7 +61,7 @@ pub const AGENT_CONFIG_KEYS: &[AgentConfigKey] = &[
     row(
         "additionalNTPSources",
         "4.12",
-        Warned("bootgen does not configure these time sources: the nodes get no such time source from bootgen (give them chrony sources through DHCP or a MachineConfig)"),
+        CarriedOut("every node's time sources: the bootstrap's /etc/chrony.conf, and MachineConfigs 50-masters- and 50-workers-chrony-configuration for the cluster's machines"),
     ),
     row(
         "bootArtifactsBaseURL",
@@ -171,14 +171,13 @@ mod tests {
         assert_eq!(
             said,
             [
-                ("additionalNTPSources".to_string(), Some(3)),
                 ("minimalISO".to_string(), Some(5)),
                 ("hosts[1].BMC".to_string(), Some(13)),
             ]
         );
         assert!(warnings[0]
             .message
-            .contains("the nodes get no such time source from bootgen"));
+            .contains("bootgen does not write minimal ISOs"));
         assert!(warnings.iter().all(|w| !w.message.contains("secret-pw")));
     }
 }

@@ -11,8 +11,8 @@ use serde_yaml_ng::Value;
 
 pub use crate::media::RootDeviceHints;
 
-/// The document: what bootgen carries out of it (`hosts`, `bootArtifactsBaseURL`; the keys
-/// that only name the document are read past). Every other key is a row of
+/// The document: what bootgen carries out of it (`hosts`, `bootArtifactsBaseURL`,
+/// `additionalNTPSources`; the keys that only name the document are read past). Every other key is a row of
 /// `agent_keys::AGENT_CONFIG_KEYS`, or unknown.
 #[derive(Debug, Default, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -21,6 +21,9 @@ pub(super) struct RawDocument {
     pub hosts: Vec<RawHost>,
     #[serde(rename = "bootArtifactsBaseURL")]
     pub boot_artifacts_base_url: Option<String>,
+    /// NTP servers or pools, by name or address.
+    #[serde(rename = "additionalNTPSources", default)]
+    pub additional_ntp_sources: Vec<String>,
     #[allow(dead_code)]
     api_version: Option<Value>,
     #[allow(dead_code)]

@@ -23,6 +23,7 @@ mod settings;
 mod source;
 #[cfg(test)]
 mod tests;
+mod time_sources;
 
 pub use agent_keys::{AgentConfigKey, KeyHandling, AGENT_CONFIG_KEYS};
 pub use cluster::check_hosts;
@@ -36,6 +37,7 @@ pub use placement::{
     SELECT_UNIT,
 };
 pub use settings::{HostNetwork, NetInterface, Route, StaticAddress, CONVERTED_KINDS};
+pub use time_sources::{chrony_conf, time_source_manifests, CHRONY_CONF};
 
 use crate::config::Warning;
 use crate::error::{Error, Result};
@@ -52,6 +54,9 @@ pub struct Hosts {
     pub hosts: Vec<Host>,
     /// The URL the PXE sets are served from (`bootArtifactsBaseURL`), when the file gives one.
     pub boot_artifacts_base_url: Option<String>,
+    /// The NTP servers every node takes its time from (`additionalNTPSources`), by name or
+    /// address; none when the file lists none (the nodes keep their image's time sources).
+    pub time_sources: Vec<String>,
     /// The keys bootgen does not carry out and unknown keys, with their line.
     pub warnings: Vec<Warning>,
     /// The text, for the lines of later messages.
@@ -192,10 +197,12 @@ pub fn parse_hosts(text: &str, source_name: &str) -> Result<Hosts> {
         crate::media::check_base_url(url)
             .map_err(|why| source.error("bootArtifactsBaseURL", None, why))?;
     }
+    let time_sources = time_sources::read(&source, &document.additional_ntp_sources)?;
     Ok(Hosts {
         source_name: source_name.to_string(),
         hosts: out,
         boot_artifacts_base_url: document.boot_artifacts_base_url.clone(),
+        time_sources,
         warnings,
         text: text.to_string(),
     })

@@ -41,6 +41,7 @@ mod single_node;
 mod static_network;
 mod templates_lint;
 mod terminal_escapes;
+mod time_sources;
 mod tls_real_clients;
 mod toolkit_compress;
 mod toolkit_diff;

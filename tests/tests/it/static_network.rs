@@ -1160,11 +1160,6 @@ fn each_agent_config_key_bootgen_does_not_carry_out_is_named_with_its_line() -> 
     let file = hosts.display();
     for (line, key, why) in [
         (5, "rendezvousIP", "bootgen does not use a rendezvous host"),
-        (
-            6,
-            "additionalNTPSources",
-            "the nodes get no such time source from bootgen",
-        ),
         (8, "minimalISO", "bootgen does not write minimal ISOs"),
         (
             16,
