@@ -299,12 +299,16 @@ impl Generated {
 /// Runs the whole pipeline.
 pub fn generate(loaded: &LoadedConfig, options: &Options) -> Result<Generated> {
     let mut model = Model::new(loaded, &options.model)?;
-    if model.single_node.is_some() && !options.passes.mirrors.hosts.is_empty() {
+    let (machine_hosts, held_back) = passes::mirrors::machine_hosts::for_machines(
+        &options.passes.mirrors.hosts,
+        &model.api_int_host(),
+    );
+    if let Some(name) = held_back.first() {
         model.warnings.push(Warning {
             file: crate::error::OPTIONS_SOURCE.into(),
             field: OptionField::AddHost.name().into(),
             line: None,
-            message: passes::mirrors::hosts::LIVE_ISO_ONLY.into(),
+            message: format!("{name} reaches the bootstrap's /etc/hosts only: the control-plane and compute machines resolve it before any config of theirs is on disk, to fetch that config from the machine-config server; add the DNS record {name} IN A (the internal API load balancer) to the DNS server the nodes use"),
         });
     }
     if model.single_node.is_some() && options.passes.compress {
@@ -390,6 +394,14 @@ pub fn generate(loaded: &LoadedConfig, options: &Options) -> Result<Generated> {
     model.warnings.extend(replaced);
     let mut assets = assets;
     add_network(&mut assets, &model, options)?;
+    for (path, contents) in passes::mirrors::machine_hosts::manifests(&machine_hosts) {
+        assets.add_file(assets::File {
+            path,
+            mode: 0o644,
+            contents: contents.into_bytes(),
+            append: false,
+        });
+    }
     let mut bootstrap = ignition::build(assets.sorted())?;
     let mut changes = passes::apply_for(
         &mut bootstrap,
@@ -963,44 +975,18 @@ mod tests {
         }
     }
 
-    /// A single node's /etc/hosts entries live on the live ISO's system only: the installed
-    /// system boots from the control-plane config the node makes itself, which does not carry
-    /// them. The user is warned (an error under `strict`), and so is a patch of such a config.
+    /// `--add-host` entries reach every machine through the MachineConfigs
+    /// 99-{master,worker}-bootgen-hosts, a single node's installed system included (so nothing
+    /// says they stay on the live ISO); one for api-int stays on the bootstrap, with a warning
+    /// naming the DNS record (an error under `strict`).
     #[test]
-    fn single_node_host_entries_are_said_to_stay_on_the_live_iso() {
+    fn host_entries_reach_every_machine_but_api_int_is_said_to_need_dns() {
+        use crate::passes::mirrors::{machine_hosts, HostEntry};
         let loaded = crate::config::load_default_single_node().unwrap();
         let mut single = options();
         single.model.installation_disk = Some("/dev/vda".into());
-        single.passes.mirrors.hosts =
-            vec![crate::passes::mirrors::HostEntry::parse("192.0.2.10=mirror.lab").unwrap()];
+        single.passes.mirrors.hosts = vec![HostEntry::parse("192.0.2.10=mirror.lab").unwrap()];
         let generated = generate(&loaded, &single).unwrap();
-        let warning = generated
-            .warnings
-            .iter()
-            .find(|w| w.field == OptionField::AddHost.name())
-            .unwrap();
-        assert!(warning.message.contains("installed"), "{warning}");
-        let change = generated
-            .changes
-            .iter()
-            .find(|c| c.target == "/etc/hosts")
-            .unwrap();
-        assert!(
-            change.action.contains("mirror.lab") && change.action.contains("installed"),
-            "{change}"
-        );
-
-        single.strict = true;
-        assert!(matches!(
-            generate(&loaded, &single),
-            Err(Error::StrictWarnings { .. })
-        ));
-
-        // A cluster's bootstrap node is not installed to disk: nothing to say.
-        let mut cluster = options();
-        cluster.passes.mirrors.hosts = single.passes.mirrors.hosts.clone();
-        let loaded = crate::config::load_default().unwrap();
-        let generated = generate(&loaded, &cluster).unwrap();
         assert!(generated
             .warnings
             .iter()
@@ -1011,5 +997,47 @@ mod tests {
             .find(|c| c.target == "/etc/hosts")
             .unwrap();
         assert!(!change.action.contains("installed"), "{change}");
+        for role in ["master", "worker"] {
+            let manifest =
+                crate::passes::file_text(&generated.bootstrap, &machine_hosts::manifest_path(role))
+                    .unwrap();
+            assert_eq!(
+                machine_hosts::entries_of_manifest(&manifest),
+                ["192.0.2.10 mirror.lab"]
+            );
+        }
+
+        let loaded = crate::config::load_default().unwrap();
+        let mut cluster = options();
+        cluster.passes.mirrors.hosts = vec![
+            HostEntry::parse("192.0.2.10=mirror.lab").unwrap(),
+            HostEntry::parse("192.0.2.11=api-int.example.example.com").unwrap(),
+        ];
+        let generated = generate(&loaded, &cluster).unwrap();
+        let warning = generated
+            .warnings
+            .iter()
+            .find(|w| w.field == OptionField::AddHost.name())
+            .unwrap();
+        assert!(
+            warning
+                .message
+                .contains("add the DNS record api-int.example.example.com"),
+            "{warning}"
+        );
+        let manifest = crate::passes::file_text(
+            &generated.bootstrap,
+            &machine_hosts::manifest_path("worker"),
+        )
+        .unwrap();
+        assert_eq!(
+            machine_hosts::entries_of_manifest(&manifest),
+            ["192.0.2.10 mirror.lab"]
+        );
+        cluster.strict = true;
+        assert!(matches!(
+            generate(&loaded, &cluster),
+            Err(Error::StrictWarnings { .. })
+        ));
     }
 }

@@ -925,6 +925,50 @@ pub fn check_enablement(view: &IgnitionView, root: &Path) -> Result<Vec<String>>
     Ok(problems)
 }
 
+/// `systemd-analyze verify` of `units` in `root` (a root the real Ignition wrote), beside the
+/// host's own unit files (for the targets they name) and `stand_ins`: (path in the root, text)
+/// for what the node's image has and the root lacks. Any message at all is a finding, since
+/// systemd only warns (exit 0) about unknown keys and bad values. `Ok(false)` (after saying so)
+/// when systemd-analyze is missing outside CI.
+pub fn verify_units_in(
+    root: &Path,
+    units: &[&str],
+    stand_ins: &[(&str, &str, u32)],
+) -> Result<bool> {
+    if !tools_present(&["/usr/bin/systemd-analyze"]) {
+        return Ok(false);
+    }
+    fs::create_dir_all(root.join("usr/lib/systemd"))?;
+    let copied = Command::new("cp")
+        .arg("-a")
+        .arg("/usr/lib/systemd/system")
+        .arg(root.join("usr/lib/systemd"))
+        .status()?;
+    if !copied.success() {
+        return fail("cannot copy the host's unit files");
+    }
+    for (path, text, mode) in stand_ins {
+        write_file(&root.join(path.trim_start_matches('/')), text, *mode)?;
+    }
+    for unit in units {
+        let output = Command::new("systemd-analyze")
+            .args(["verify", "--man=no", "--recursive-errors=one"])
+            .arg(format!("--root={}", root.display()))
+            .arg(unit)
+            .env("SYSTEMD_LOG_COLOR", "0")
+            .output()?;
+        let said = format!(
+            "{}{}",
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        );
+        if !output.status.success() || !said.trim().is_empty() {
+            return fail(format!("systemd-analyze verify {unit}: {said}"));
+        }
+    }
+    Ok(true)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -16,6 +16,7 @@ mod dns;
 mod echoed;
 mod endpoints;
 mod finding;
+mod host_entries;
 mod hosts;
 mod http;
 mod mirror;
@@ -90,6 +91,7 @@ pub fn check(plan: &Plan, probes: &dyn Probes, options: &CheckOptions) -> Report
     let mut dates = Vec::new();
     let resolved = names::check_names(plan, probes, options.now, &mut findings);
     names::check_hosts(plan, probes, &mut findings);
+    host_entries::check_host_entries(plan, probes, &mut findings);
     let api_ca = "the cluster's kube-apiserver-lb-signer";
     for (host, addresses) in [
         (plan.api(), &resolved.api),

@@ -81,6 +81,9 @@ pub struct Plan {
     /// The names the config maps in the node's `/etc/hosts` (lower case), with their
     /// addresses: the node looks there before DNS, and so does `check` for a mirror.
     pub node_hosts: Vec<(String, IpAddr)>,
+    /// The names bootgen's MachineConfigs (`99-master-bootgen-hosts`) keep in every
+    /// control-plane and compute machine's `/etc/hosts`, with their addresses.
+    pub machine_hosts: Vec<(String, IpAddr)>,
     /// The NTP servers and pools the bootstrap config's `/etc/chrony.conf` names; empty when
     /// it writes none (the node keeps its image's).
     pub time_sources: Vec<String>,
@@ -102,6 +105,7 @@ impl std::fmt::Debug for Plan {
             .field("certificates", &self.certificates)
             .field("hosts", &self.hosts)
             .field("node_hosts", &self.node_hosts)
+            .field("machine_hosts", &self.machine_hosts)
             .field("time_sources", &self.time_sources)
             .finish()
     }
@@ -209,7 +213,15 @@ impl Plan {
             release,
             certificates: certificate_times(&doc),
             hosts: super::hosts::static_hosts(&doc, name),
-            node_hosts: node_hosts(&doc),
+            node_hosts: hosts_lines(crate::ignition::read::configured_lines(&doc)),
+            machine_hosts: hosts_lines(
+                file_text(
+                    &doc,
+                    &crate::passes::mirrors::machine_hosts::manifest_path("master"),
+                )
+                .map(|yaml| crate::passes::mirrors::machine_hosts::entries_of_manifest(&yaml))
+                .unwrap_or_default(),
+            ),
             time_sources: file_text(&doc, crate::network::CHRONY_CONF)
                 .map(|text| time_sources_of(&text))
                 .unwrap_or_default(),
@@ -218,11 +230,11 @@ impl Plan {
     }
 }
 
-/// Each name the config's `/etc/hosts` lines map, with its address; the first line naming it
-/// wins, as in the resolver.
-fn node_hosts(doc: &IgnitionDoc) -> Vec<(String, IpAddr)> {
+/// Each name `/etc/hosts` lines map, with its address; the first line naming it wins, as in
+/// the resolver.
+fn hosts_lines(lines: Vec<String>) -> Vec<(String, IpAddr)> {
     let mut out: Vec<(String, IpAddr)> = Vec::new();
-    for line in crate::ignition::read::configured_lines(doc) {
+    for line in lines {
         let line = line.split('#').next().unwrap_or_default();
         let mut fields = line.split_whitespace();
         let Some(ip) = fields.next().and_then(|f| f.parse::<IpAddr>().ok()) else {

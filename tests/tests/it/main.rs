@@ -25,6 +25,7 @@ mod ignition_apply;
 mod installer_certificates;
 mod installer_mistakes;
 mod installer_objects;
+mod machine_hosts;
 mod manifests_parse;
 mod media;
 mod nothing_lost;

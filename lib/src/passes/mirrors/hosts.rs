@@ -60,9 +60,14 @@ pub fn apply(doc: &mut IgnitionDoc, entries: &[HostEntry]) -> Result<Vec<Change>
     if text.is_empty() {
         return Ok(Vec::new());
     }
-    let live_iso = crate::passes::file_entries(doc)
-        .iter()
-        .any(|f| f.get("path").and_then(serde_json::Value::as_str) == Some(INSTALL_TO_DISK));
+    // A single node's config that carries the entries' MachineConfigs gives them to the
+    // installed system too.
+    let has = |path: &str| {
+        crate::passes::file_entries(doc)
+            .iter()
+            .any(|f| f.get("path").and_then(serde_json::Value::as_str) == Some(path))
+    };
+    let live_iso = has(INSTALL_TO_DISK) && !has(&super::machine_hosts::manifest_path("master"));
     append_to_file(doc, HOSTS, &text, 0o644)?;
     let mut action = format!("appended: {}", text.trim_end().replace('\n', "; "));
     if live_iso {

@@ -9,6 +9,7 @@
 
 mod cluster_mirrors;
 pub(crate) mod hosts;
+pub mod machine_hosts;
 mod options;
 pub(crate) mod pull_secret;
 pub(crate) mod registries_conf;
