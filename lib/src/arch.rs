@@ -129,25 +129,6 @@ impl fmt::Display for UnknownArch {
 
 impl std::error::Error for UnknownArch {}
 
-impl UnknownArch {
-    /// The [`crate::Error::InvalidOption`] for this name given as `option` (the control plane's
-    /// architecture, or the bootstrap host's).
-    pub fn for_option(self, option: crate::OptionField) -> crate::Error {
-        crate::Error::InvalidOption {
-            option,
-            message: self.to_string(),
-        }
-    }
-}
-
-/// An unknown name given for the control plane's architecture (`Options::model.arch`); use
-/// [`UnknownArch::for_option`] for another setting.
-impl From<UnknownArch> for crate::Error {
-    fn from(unknown: UnknownArch) -> crate::Error {
-        unknown.for_option(crate::OptionField::Arch)
-    }
-}
-
 impl FromStr for Arch {
     type Err = UnknownArch;
 

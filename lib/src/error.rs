@@ -1,6 +1,7 @@
 //! The library's one error type. Every variant names what is at fault (file, field, unit,
 //! certificate) and never carries secret material.
 
+use crate::arch::UnknownArch;
 use std::path::PathBuf;
 
 /// Everything that can go wrong in bootgen.
@@ -295,7 +296,7 @@ impl Error {
 /// `field` is then an [`OptionField::name`].
 pub const OPTIONS_SOURCE: &str = "options";
 
-/// A setting the caller gives the library: a field of [`crate::Options`] (and of the option
+/// A setting the caller gives the library: a field of [`crate::generate::Options`] (and of the option
 /// structs inside it), or an argument of a toolkit function. Errors name the setting at fault
 /// with it, in the library's terms; a front end maps each to its own spelling (the CLI to its
 /// flag). Deliberately not `#[non_exhaustive]`: a front end's mapping should stop compiling when
@@ -458,3 +459,23 @@ impl InvalidValue {
 
 /// The library's result type.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+// Here, not in `arch`: the architecture table is the lowest layer, and knows no error type.
+impl UnknownArch {
+    /// The [`Error::InvalidOption`] for this name given as `option` (the control plane's
+    /// architecture, or the bootstrap host's).
+    pub fn for_option(self, option: OptionField) -> Error {
+        Error::InvalidOption {
+            option,
+            message: self.to_string(),
+        }
+    }
+}
+
+/// An unknown name given for the control plane's architecture (`Options::model.arch`); use
+/// [`UnknownArch::for_option`] for another setting.
+impl From<UnknownArch> for Error {
+    fn from(unknown: UnknownArch) -> Error {
+        unknown.for_option(OptionField::Arch)
+    }
+}

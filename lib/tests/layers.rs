@@ -110,6 +110,32 @@ fn top_level_items(group: &str) -> Vec<&str> {
     items
 }
 
+/// The items `text` takes from the crate root's re-exports (`crate::Error`, `crate::{Arch,
+/// ...}`): those hide which module, and so which layer, they come from.
+fn root_imports(text: &str) -> Vec<String> {
+    let code = code_of(text);
+    let item = |s: &str| -> String {
+        s.trim()
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+            .collect()
+    };
+    let mut found = Vec::new();
+    for (at, _) in code.match_indices("crate::") {
+        let rest = &code[at + "crate::".len()..];
+        let names: Vec<String> = match rest.strip_prefix('{') {
+            Some(group) => top_level_items(group).into_iter().map(item).collect(),
+            None => vec![item(rest)],
+        };
+        found.extend(
+            names
+                .into_iter()
+                .filter(|n| n.starts_with(|c: char| c.is_ascii_uppercase())),
+        );
+    }
+    found
+}
+
 /// Every import that goes to a higher layer (or to a module the table does not know), as
 /// `file: module -> module`.
 fn upward_imports(root: &Path, layers: &[&[&str]]) -> Vec<String> {
@@ -167,6 +193,24 @@ fn library_modules_import_only_their_layer_and_below() {
 }
 
 #[test]
+fn no_library_file_imports_through_the_crate_root() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    sources(&root, &mut files);
+    let mut wrong = Vec::new();
+    for file in files {
+        let relative = file.strip_prefix(&root).unwrap();
+        for item in root_imports(&std::fs::read_to_string(&file).unwrap()) {
+            wrong.push(format!(
+                "{}: crate::{item}: name the module it comes from",
+                relative.display()
+            ));
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+#[test]
 fn cli_modules_import_only_their_layer_and_below() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../cli/src");
     let wrong = upward_imports(&root, CLI_LAYERS);
@@ -180,6 +224,9 @@ fn the_scan_finds_imports_and_skips_comments_and_tests() {
                 // crate::generate::x\nfn f() { crate::passes::apply(); }\n\
                 #[cfg(test)]\nmod tests { use crate::output::x; }\n";
     assert_eq!(imports(text), ["error", "model", "release", "passes"]);
+    let through_root =
+        "use crate::{Error, model::Model};\nfn f() -> crate::Result<()> { crate::error::x() }\n";
+    assert_eq!(root_imports(through_root), ["Error", "Result"]);
     let wrong = {
         let dir = tempfile_dir("upward");
         std::fs::write(

@@ -195,7 +195,7 @@ fn decode(resource: &Value, path: &str) -> Result<Option<Vec<u8>>> {
     let compression = resource.get("compression").and_then(Value::as_str);
     dataurl::decode(source, compression)
         .map(Some)
-        .map_err(|e| crate::Error::Ignition {
+        .map_err(|e| crate::error::Error::Ignition {
             file: crate::error::UNNAMED_CONFIG.into(),
             message: format!("{path}: {e}"),
         })
@@ -279,8 +279,8 @@ fn write_files<'v>(
     Ok(())
 }
 
-fn too_large(path: &str) -> crate::Error {
-    crate::Error::Ignition {
+fn too_large(path: &str) -> crate::error::Error {
+    crate::error::Error::Ignition {
         file: crate::error::UNNAMED_CONFIG.into(),
         message: format!(
             "{path}: the golden view passes {} MiB with this file: refused (no cluster's files come to that much; a config can expand to it)",

@@ -114,7 +114,7 @@ fn visible(view: String) -> String {
 pub fn view_dir(dir: &Path) -> Result<String> {
     if !dir.is_dir() {
         return Err(Error::InvalidOption {
-            option: crate::OptionField::OutputDir,
+            option: crate::error::OptionField::OutputDir,
             message: format!("{} is not a directory", dir.display()),
         });
     }
@@ -218,7 +218,8 @@ fn auth(out: &mut String, top: &Path, redactions: &Redactions) -> Result<()> {
 mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used)]
     use super::*;
-    use crate::{config, generate, output, Options};
+    use crate::generate::Options;
+    use crate::{config, generate, output};
 
     /// Split, each file entry read when rendered: the same view as from the whole tree, on
     /// every valid fixture config.

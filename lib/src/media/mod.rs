@@ -262,7 +262,7 @@ impl LiveIso {
                 format!(
                     "the image is already customized (it holds {}); {} replaces what it holds",
                     self.customized_what(),
-                    crate::OptionField::Force
+                    crate::error::OptionField::Force
                 ),
             ));
         }

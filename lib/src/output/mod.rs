@@ -253,7 +253,7 @@ pub struct WriteReport {
 pub enum ExistingConfigs {
     /// Refuse when the directory holds an earlier run's configs and this run would write over
     /// any of its files (an edit, the output of other inputs): an error naming each
-    /// ([`crate::Error::WouldOverwrite`]), nothing written. A directory holding exactly this
+    /// ([`crate::error::Error::WouldOverwrite`]), nothing written. A directory holding exactly this
     /// run's output is left as it is, with no error.
     Refuse,
     /// Replace them (the `force` of the error messages). Keys are never replaced either way.
@@ -275,7 +275,7 @@ pub enum Links {
 /// infra ID in `metadata.json`, another API URL in the admin kubeconfig).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum OtherCluster {
-    /// Refuse ([`crate::Error::OtherCluster`]), before anything is written.
+    /// Refuse ([`crate::error::Error::OtherCluster`]), before anything is written.
     #[default]
     Refuse,
     /// Replace its configs (its keys are kept, as always).

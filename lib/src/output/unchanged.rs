@@ -262,10 +262,10 @@ mod tests {
         let now = time::OffsetDateTime::UNIX_EPOCH + time::Duration::days(20_000);
         let generate = |tls: Option<&Path>| {
             let loaded = crate::config::load_default().unwrap();
-            let mut options = crate::Options::new(now);
+            let mut options = crate::generate::Options::new(now);
             options.key_algorithm = crate::pki::KeyAlgorithm::EcdsaP256;
             options.tls_dir = tls.map(Path::to_path_buf);
-            crate::generate(&loaded, &options).unwrap()
+            crate::generate::generate(&loaded, &options).unwrap()
         };
         let (files, kept) = into_output_files_in(generate(None), dir.path());
         assert_eq!(kept, None);

@@ -639,8 +639,9 @@ fn configs_without_manifests_get_no_cluster_files() {
 #[test]
 fn bootgens_own_config_keeps_its_format() {
     let loaded = crate::config::load_default().unwrap();
-    let mut options =
-        crate::Options::new(time::OffsetDateTime::UNIX_EPOCH + time::Duration::days(20_000));
+    let mut options = crate::generate::Options::new(
+        time::OffsetDateTime::UNIX_EPOCH + time::Duration::days(20_000),
+    );
     options.key_algorithm = crate::pki::KeyAlgorithm::EcdsaP256;
     options.model.release_image = Some(format!(
         "quay.io/openshift-release-dev/ocp-release{FIXTURE_RELEASE_DIGEST}"
@@ -655,7 +656,7 @@ fn bootgens_own_config_keeps_its_format() {
         block_sources: true,
         ..MirrorOptions::default()
     };
-    let generated = crate::generate(&loaded, &options).unwrap();
+    let generated = crate::generate::generate(&loaded, &options).unwrap();
     let doc = &generated.bootstrap;
     let conf = file_text(doc, REGISTRIES_CONF).unwrap();
     assert_eq!(

@@ -44,7 +44,7 @@ impl<'a> Files<'a> {
             let path = decode_file(i, value?.as_ref())?.path;
             // Ignition refuses the config: no entry of the two is what the node would have.
             if let Some(first) = by_path.insert(path.clone(), i) {
-                return Err(crate::Error::Ignition {
+                return Err(crate::error::Error::Ignition {
                     file: crate::error::UNNAMED_CONFIG.into(),
                     message: format!("$.storage.files[{i}]: {path} is also $.storage.files[{first}]: a path defined twice is refused by Ignition (bootgen validate names it)"),
                 });

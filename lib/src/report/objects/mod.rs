@@ -326,7 +326,7 @@ pub fn object_view_with(doc: &IgnitionDoc, beside: &[(&str, &[u8])]) -> Result<O
             + file.append.iter().map(Vec::len).sum::<usize>();
         total += size as u64;
         if total > MAX_VIEW_DECODED {
-            return Err(crate::Error::Ignition {
+            return Err(crate::error::Error::Ignition {
                 file: crate::error::UNNAMED_CONFIG.into(),
                 message: format!(
                     "{}: the config's files come to more than {} MiB with this one: refused (no cluster's do; a config can expand to that)",
@@ -355,7 +355,7 @@ pub fn object_view_with(doc: &IgnitionDoc, beside: &[(&str, &[u8])]) -> Result<O
     let mut first_at: BTreeMap<&str, usize> = BTreeMap::new();
     for (i, file) in decoded.files.iter().enumerate() {
         if let Some(first) = first_at.insert(&file.path, i) {
-            return Err(crate::Error::Ignition {
+            return Err(crate::error::Error::Ignition {
                 file: crate::error::UNNAMED_CONFIG.into(),
                 message: format!("$.storage.files[{i}]: {} is also $.storage.files[{first}]: a path defined twice is refused by Ignition (bootgen validate names it)", file.path),
             });

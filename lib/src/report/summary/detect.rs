@@ -120,7 +120,7 @@ pub fn architecture_of(doc: &IgnitionDoc, release_image: Option<&str>) -> Option
             .get("architecture")?
             .as_str()?
             .to_string();
-        let arch = name.parse::<crate::Arch>().ok()?;
+        let arch = name.parse::<crate::arch::Arch>().ok()?;
         Some(ArchGuess {
             control_plane: arch.to_string(),
             from: format!("controlPlane.architecture in {CLUSTER_CONFIG}"),
@@ -138,7 +138,7 @@ pub fn architecture_of(doc: &IgnitionDoc, release_image: Option<&str>) -> Option
     let control_plane = if suffix == crate::arch::MULTI_SUFFIX {
         suffix.to_string()
     } else {
-        suffix.parse::<crate::Arch>().ok()?.to_string()
+        suffix.parse::<crate::arch::Arch>().ok()?.to_string()
     };
     Some(ArchGuess {
         control_plane,
