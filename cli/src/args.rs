@@ -56,6 +56,20 @@ pub enum Command {
     /// Test, before the nodes boot, the DNS names, load balancer, mirrors and clock the configs
     /// need (exit 0 ready, 1 a test failed or the configs are unreadable).
     Check(CheckArgs),
+    /// List the pending certificate requests of a hosts file's machines, from `oc get csr -o
+    /// json`: one name a line, for `xargs oc adm certificate approve` (exit 1 unreadable input).
+    Csrs(CsrsArgs),
+}
+
+/// `bootgen csrs`.
+#[derive(Debug, Args)]
+pub struct CsrsArgs {
+    /// What `oc get csr -o json` printed, or - for standard input.
+    #[arg(value_name = "CSRS.json", default_value = "-")]
+    pub input: PathBuf,
+    /// The machines whose kubelets' requests to list (an agent-config.yaml's hosts).
+    #[arg(long, value_name = "FILE")]
+    pub hosts: PathBuf,
 }
 
 /// `bootgen check`.

@@ -142,6 +142,7 @@ pub mod ignition;
 pub mod media;
 pub mod model;
 pub mod network;
+pub mod node_requests;
 pub mod output;
 mod ownership;
 pub mod passes;

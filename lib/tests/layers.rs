@@ -20,7 +20,7 @@ const LIBRARY_LAYERS: &[&[&str]] = &[
     &["assets"],
     &["ignition"],
     &["passes"],
-    &["checks", "report", "diagnose"],
+    &["checks", "report", "diagnose", "node_requests"],
     &["generate"],
     &["output", "golden", "check"],
 ];

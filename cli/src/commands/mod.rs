@@ -2,6 +2,7 @@
 
 mod check;
 mod completions;
+mod csrs;
 mod diagnose;
 mod diff;
 mod extract;
@@ -38,5 +39,6 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Releases(args) => releases::run(args),
         Command::Diagnose(args) => diagnose::run(args),
         Command::Check(args) => check::run(args),
+        Command::Csrs(args) => csrs::run(args),
     }
 }

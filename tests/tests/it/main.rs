@@ -28,6 +28,7 @@ mod installer_objects;
 mod machine_hosts;
 mod manifests_parse;
 mod media;
+mod node_requests;
 mod nothing_lost;
 mod okd;
 mod partitioning_and_ovn;
