@@ -151,6 +151,19 @@ macro_rules! bootgen {
     };
 }
 
+/// `cmd` (a [`bootgen!`]) set to make the static-network fixture cluster (`fixtures/network/`'s
+/// install-config) with the hosts file `hosts`, the fixture PKI and a fixed clock; the caller
+/// adds its flags and `-o`.
+pub fn static_network_ignition(mut cmd: Command, hosts: &Path) -> Command {
+    cmd.args(["ignition", "--now", "2026-01-01T00:00:00Z", "--tls-dir"])
+        .arg(repo().join("fixtures/pki"))
+        .arg("--install-config")
+        .arg(repo().join("fixtures/network/install-config.yaml"))
+        .arg("--hosts")
+        .arg(hosts);
+    cmd
+}
+
 /// Runs `cmd` and returns its output; a spawn failure or non-zero exit is an error carrying the
 /// command line, exit status, stdout and stderr.
 pub fn run(cmd: &mut Command) -> Result<Output> {

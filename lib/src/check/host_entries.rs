@@ -59,33 +59,17 @@ pub(crate) fn check_host_entries(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::check::probe::{Contact, Handshake, Request, Response, Unconnected};
-    use std::net::SocketAddr;
+    use crate::check::probe::Answers;
 
     /// DNS knows `lb.lab` (at .20) and `dns.lab` (at .21); nothing else.
-    struct Dns;
-
-    impl Probes for Dns {
-        fn resolve(&self, name: &str) -> Lookup {
-            match name {
-                "lb.lab" => Lookup::Addresses(vec!["192.0.2.20".parse().unwrap()]),
-                "dns.lab" => Lookup::Addresses(vec!["192.0.2.21".parse().unwrap()]),
-                _ => Lookup::NoSuchName {
-                    answer: "NXDOMAIN from 127.0.0.1:53".into(),
-                },
-            }
-        }
-        fn connect(&self, _: SocketAddr) -> Result<(), Unconnected> {
-            unreachable!()
-        }
-        fn handshake(&self, _: SocketAddr, _: &str, _: &[Vec<u8>]) -> Handshake {
-            unreachable!()
-        }
-        fn get(&self, _: &Request) -> Result<Response, String> {
-            unreachable!()
-        }
-        fn contacts(&self) -> Vec<Contact> {
-            Vec::new()
+    fn dns() -> Answers {
+        let ip = |s: &str| s.parse().unwrap();
+        Answers {
+            names: vec![
+                ("lb.lab", Lookup::Addresses(vec![ip("192.0.2.20")])),
+                ("dns.lab", Lookup::Addresses(vec![ip("192.0.2.21")])),
+            ],
+            ntp: Vec::new(),
         }
     }
 
@@ -103,7 +87,7 @@ mod tests {
             ..Default::default()
         };
         let mut findings = Vec::new();
-        check_host_entries(&plan, &Dns, &mut findings);
+        check_host_entries(&plan, &dns(), &mut findings);
         let verdicts: Vec<(&str, Status)> = findings
             .iter()
             .map(|f| (f.target.as_str(), f.status))

@@ -222,3 +222,48 @@ pub trait Probes {
     /// Everything contacted so far, in order.
     fn contacts(&self) -> Vec<Contact>;
 }
+
+/// Probes for the tests of one check: names answered from a table (an IP address as itself),
+/// NTP servers from another; anything else is no test's business and panics.
+#[cfg(test)]
+pub(crate) struct Answers {
+    /// Each name and its answer; a name not here has none (NXDOMAIN).
+    pub(crate) names: Vec<(&'static str, Lookup)>,
+    /// Each NTP server address (`192.0.2.5:123`) that answers, and its time.
+    pub(crate) ntp: Vec<(&'static str, time::OffsetDateTime)>,
+}
+
+#[cfg(test)]
+impl Probes for Answers {
+    fn resolve(&self, name: &str) -> Lookup {
+        if let Some((_, answer)) = self.names.iter().find(|(n, _)| *n == name) {
+            return answer.clone();
+        }
+        match name.parse::<std::net::IpAddr>() {
+            Ok(ip) => Lookup::Addresses(vec![ip]),
+            Err(_) => Lookup::NoSuchName {
+                answer: "NXDOMAIN from 127.0.0.1:53".into(),
+            },
+        }
+    }
+    fn connect(&self, address: SocketAddr) -> Result<(), Unconnected> {
+        panic!("connected to {address}")
+    }
+    fn handshake(&self, address: SocketAddr, _: &str, _: &[Vec<u8>]) -> Handshake {
+        panic!("shook hands with {address}")
+    }
+    fn get(&self, request: &Request) -> Result<Response, String> {
+        panic!("asked {}", request.address)
+    }
+    fn ntp_time(&self, address: SocketAddr) -> Result<time::OffsetDateTime, String> {
+        let asked = address.to_string();
+        self.ntp
+            .iter()
+            .find(|(a, _)| *a == asked)
+            .map(|(_, time)| *time)
+            .ok_or_else(|| "no answer within 5 s".to_string())
+    }
+    fn contacts(&self) -> Vec<Contact> {
+        Vec::new()
+    }
+}

@@ -78,46 +78,24 @@ pub(crate) fn check_time_sources(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::check::probe::{Contact, Handshake, Request, Response, Unconnected};
-    use std::net::IpAddr;
+    use crate::check::probe::Answers;
 
     /// One NTP server at 192.0.2.5 that answers; `down.lab` resolves and stays silent;
     /// anything else has no address.
-    struct Servers;
-
-    impl Probes for Servers {
-        fn resolve(&self, name: &str) -> Lookup {
-            match name {
-                "ntp.lab" => Lookup::Addresses(vec!["192.0.2.5".parse().unwrap()]),
-                "down.lab" => Lookup::Addresses(vec![
-                    "192.0.2.6".parse().unwrap(),
-                    "192.0.2.7".parse().unwrap(),
-                ]),
-                _ => match name.parse::<IpAddr>() {
-                    Ok(ip) => Lookup::Addresses(vec![ip]),
-                    Err(_) => Lookup::NoSuchName {
-                        answer: "NXDOMAIN".into(),
-                    },
-                },
-            }
-        }
-        fn connect(&self, _: SocketAddr) -> Result<(), Unconnected> {
-            unreachable!()
-        }
-        fn handshake(&self, _: SocketAddr, _: &str, _: &[Vec<u8>]) -> Handshake {
-            unreachable!()
-        }
-        fn get(&self, _: &Request) -> Result<Response, String> {
-            unreachable!()
-        }
-        fn ntp_time(&self, address: SocketAddr) -> Result<time::OffsetDateTime, String> {
-            match address.to_string().as_str() {
-                "192.0.2.5:123" => Ok(time::macros::datetime!(2026-01-01 00:00:30 UTC)),
-                _ => Err("no answer within 5 s".into()),
-            }
-        }
-        fn contacts(&self) -> Vec<Contact> {
-            Vec::new()
+    fn servers() -> Answers {
+        let ip = |s: &str| s.parse().unwrap();
+        Answers {
+            names: vec![
+                ("ntp.lab", Lookup::Addresses(vec![ip("192.0.2.5")])),
+                (
+                    "down.lab",
+                    Lookup::Addresses(vec![ip("192.0.2.6"), ip("192.0.2.7")]),
+                ),
+            ],
+            ntp: vec![(
+                "192.0.2.5:123",
+                time::macros::datetime!(2026-01-01 00:00:30 UTC),
+            )],
         }
     }
 
@@ -128,7 +106,14 @@ mod tests {
             ..Default::default()
         };
         let (mut findings, mut notes, mut dates) = (Vec::new(), Vec::new(), Vec::new());
-        check_time_sources(&plan, &Servers, 123, &mut findings, &mut notes, &mut dates);
+        check_time_sources(
+            &plan,
+            &servers(),
+            123,
+            &mut findings,
+            &mut notes,
+            &mut dates,
+        );
         let verdicts: Vec<(&str, Status)> = findings
             .iter()
             .map(|f| (f.target.as_str(), f.status))

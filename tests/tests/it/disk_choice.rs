@@ -238,18 +238,13 @@ fn hinted_hosts(dir: &Path) -> PathBuf {
 
 fn ignition_run(dir: &Path, hosts: &Path, extra: &[&str]) -> (PathBuf, Output) {
     let out = dir.join("out");
-    let output = bootgen_conformance::bootgen!()
-        .args(["ignition", "--now", "2026-01-01T00:00:00Z", "--tls-dir"])
-        .arg(repo().join("fixtures/pki"))
-        .arg("--install-config")
-        .arg(repo().join("fixtures/network/install-config.yaml"))
-        .arg("--hosts")
-        .arg(hosts)
-        .args(extra)
-        .arg("-o")
-        .arg(&out)
-        .output()
-        .unwrap();
+    let output =
+        bootgen_conformance::static_network_ignition(bootgen_conformance::bootgen!(), hosts)
+            .args(extra)
+            .arg("-o")
+            .arg(&out)
+            .output()
+            .unwrap();
     (out, output)
 }
 

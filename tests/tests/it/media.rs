@@ -1546,18 +1546,13 @@ fn media_written_into_an_output_directory_wait_for_its_lock() {
 /// `ignition` for the static-network fixture cluster with `hosts` and one media flag, into
 /// `out`, the media installing to /dev/sda (the hosts' deviceName); it must succeed.
 fn static_cluster(hosts: &Path, media: &str, out: &Path) -> Output {
-    let output = bootgen_conformance::bootgen!()
-        .args(["ignition", "--now", "2026-01-01T00:00:00Z", "--tls-dir"])
-        .arg(repo().join("fixtures/pki"))
-        .arg("--install-config")
-        .arg(repo().join("fixtures/network/install-config.yaml"))
-        .arg("--hosts")
-        .arg(hosts)
-        .arg(media)
-        .args(["--dest-device", "/dev/sda", "-o"])
-        .arg(out)
-        .output()
-        .unwrap();
+    let output =
+        bootgen_conformance::static_network_ignition(bootgen_conformance::bootgen!(), hosts)
+            .arg(media)
+            .args(["--dest-device", "/dev/sda", "-o"])
+            .arg(out)
+            .output()
+            .unwrap();
     assert!(output.status.success(), "{}", stderr(&output));
     output
 }

@@ -24,17 +24,12 @@ fn cluster_with_sources(dir: &Path, sources: &[&str]) -> PathBuf {
     let hosts = dir.join("agent-config.yaml");
     fs::write(&hosts, format!("additionalNTPSources:\n{list}{text}")).unwrap();
     let out = dir.join("out");
-    let output = bootgen_conformance::bootgen!()
-        .args(["ignition", "--now", "2026-01-01T00:00:00Z", "--tls-dir"])
-        .arg(repo().join("fixtures/pki"))
-        .arg("--install-config")
-        .arg(repo().join("fixtures/network/install-config.yaml"))
-        .arg("--hosts")
-        .arg(&hosts)
-        .arg("-o")
-        .arg(&out)
-        .output()
-        .unwrap();
+    let output =
+        bootgen_conformance::static_network_ignition(bootgen_conformance::bootgen!(), &hosts)
+            .arg("-o")
+            .arg(&out)
+            .output()
+            .unwrap();
     assert!(
         output.status.success(),
         "{}",
