@@ -395,12 +395,7 @@ pub fn generate(loaded: &LoadedConfig, options: &Options) -> Result<Generated> {
     let mut assets = assets;
     add_network(&mut assets, &model, options)?;
     for (path, contents) in passes::mirrors::machine_hosts::manifests(&machine_hosts) {
-        assets.add_file(assets::File {
-            path,
-            mode: 0o644,
-            contents: contents.into_bytes(),
-            append: false,
-        });
+        add_own_file(&mut assets, path, contents, OptionField::AddHost)?;
     }
     let mut bootstrap = ignition::build(assets.sorted())?;
     let mut changes = passes::apply_for(
@@ -528,12 +523,7 @@ fn add_network(assets: &mut assets::AssetSet, model: &Model, options: &Options) 
         for (path, contents) in
             std::iter::once(chrony).chain(crate::network::time_source_manifests(sources))
         {
-            assets.add_file(assets::File {
-                path,
-                mode: 0o644,
-                contents: contents.into_bytes(),
-                append: false,
-            });
+            add_own_file(assets, path, contents, OptionField::Hosts)?;
         }
     }
     let (files, unit) = crate::network::bootstrap_files(
@@ -557,6 +547,29 @@ fn add_network(assets: &mut assets::AssetSet, model: &Model, options: &Options) 
             dropins: Vec::new(),
         });
     }
+    Ok(())
+}
+
+/// Adds a file bootgen writes for `option` (0644); a file of the user's at its path (a
+/// manifest of `--openshift-dir` of the same name) is refused, naming both, not replaced.
+fn add_own_file(
+    assets: &mut assets::AssetSet,
+    path: String,
+    contents: String,
+    option: OptionField,
+) -> Result<()> {
+    if assets.file(&path).is_some() {
+        return Err(crate::error::InvalidValue(format!(
+            "bootgen writes {path} for it, and a manifest of yours (the openshift manifests directory) has the same name: rename yours, or leave this out and keep yours"
+        ))
+        .for_option(option));
+    }
+    assets.add_file(assets::File {
+        path,
+        mode: 0o644,
+        contents: contents.into_bytes(),
+        append: false,
+    });
     Ok(())
 }
 
@@ -973,6 +986,40 @@ mod tests {
                 "{version}: {cluster_version}"
             );
         }
+    }
+
+    /// A manifest of the user's with the name of one bootgen writes is refused, naming both,
+    /// never replaced.
+    #[test]
+    fn a_users_manifest_is_not_replaced_by_one_bootgen_writes() {
+        use crate::passes::mirrors::HostEntry;
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("99-worker-bootgen-hosts.yaml"),
+            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: mine\n  namespace: default\n",
+        )
+        .unwrap();
+        let loaded = crate::config::load_default().unwrap();
+        let mut opts = options();
+        opts.openshift_dir = Some(dir.path().to_path_buf());
+        opts.passes.mirrors.hosts = vec![HostEntry::parse("192.0.2.10=mirror.lab").unwrap()];
+        let refused = generate(&loaded, &opts).unwrap_err();
+        assert!(
+            matches!(
+                &refused,
+                Error::InvalidOption {
+                    option: OptionField::AddHost,
+                    ..
+                }
+            ),
+            "{refused:?}"
+        );
+        assert!(
+            refused
+                .to_string()
+                .contains("/opt/openshift/openshift/99-worker-bootgen-hosts.yaml"),
+            "{refused}"
+        );
     }
 
     /// `--add-host` entries reach every machine through the MachineConfigs
