@@ -362,8 +362,8 @@ pub fn generate(loaded: &LoadedConfig, options: &Options) -> Result<Generated> {
     let (pki, pki_notices) = Pki::build(&request, options.tls_dir.as_deref())?;
     let identity = identity_of(&model, &pki, options.tls_dir.as_deref());
     // The pointer configs come first: the machine API's user-data secrets carry them.
-    let master = pointer_config(&model, &pki, "master")?;
-    let worker = pointer_config(&model, &pki, "worker")?;
+    let master = pointer_config(&model, &pki, crate::model::PointerPool::Master)?;
+    let worker = pointer_config(&model, &pki, crate::model::PointerPool::Worker)?;
     let host_configs = host_configs(&model, options.hosts.as_ref(), &master, &worker)?;
     let mut context = TemplateContext::new(
         &model,
@@ -593,8 +593,12 @@ pub(crate) fn root_ca_key(pki: &Pki) -> Vec<u8> {
     pki.root_ca_key_pem().into_bytes()
 }
 
-fn pointer_config(model: &Model, pki: &Pki, role: &str) -> Result<IgnitionDoc> {
-    ignition::pointer(&model.machine_config_url(role), pki.root_ca_pem())
+fn pointer_config(
+    model: &Model,
+    pki: &Pki,
+    pool: crate::model::PointerPool,
+) -> Result<IgnitionDoc> {
+    ignition::pointer(&model.machine_config_url(pool), pki.root_ca_pem())
 }
 
 fn read_user_manifests(options: &Options) -> Result<assets::UserManifests> {

@@ -52,6 +52,26 @@ pub use vsphere::{
     VSpherePlatform,
 };
 
+/// The machines a pointer config serves: the pool whose config the machine-config server
+/// gives them (`/config/master`, `/config/worker`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PointerPool {
+    /// The control-plane machines (`master.ign`).
+    Master,
+    /// The compute machines (`worker.ign`).
+    Worker,
+}
+
+impl PointerPool {
+    /// The pool's name in the machine-config server's path and the config's file name.
+    pub fn name(self) -> &'static str {
+        match self {
+            PointerPool::Master => "master",
+            PointerPool::Worker => "worker",
+        }
+    }
+}
+
 /// The API server's port, on `api` and `api-int`.
 pub const API_PORT: u16 = 6443;
 /// The machine-config server's port on `api-int` (or the first API VIP), where the pointer
@@ -238,10 +258,10 @@ impl Model {
         format!("https://{}:{API_PORT}", self.api_int_host())
     }
 
-    /// Where a pointer config sends a `role` machine for its config.
-    pub fn machine_config_url(&self, role: &str) -> String {
+    /// Where a pointer config sends a machine of `pool` for its config.
+    pub fn machine_config_url(&self, pool: PointerPool) -> String {
         let server = crate::url_syntax::host_port(&self.machine_config_host(), MACHINE_CONFIG_PORT);
-        format!("https://{server}/config/{role}")
+        format!("https://{server}/config/{}", pool.name())
     }
 
     /// Whether the kubelet's bootstrap client certificate names the `system:serviceaccounts`
