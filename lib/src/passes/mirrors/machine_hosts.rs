@@ -115,27 +115,22 @@ pub fn manifests(entries: &[HostEntry]) -> Vec<(String, String)> {
 }
 
 /// The hosts lines a MachineConfig of [`manifests`] gives the machines (empty for anything
-/// else).
+/// else): its config read as any Ignition config is.
 pub fn entries_of_manifest(yaml: &str) -> Vec<String> {
     let Ok(manifest) = serde_yaml_ng::from_str::<serde_json::Value>(yaml) else {
         return Vec::new();
     };
-    let files = manifest
-        .pointer("/spec/config/storage/files")
-        .and_then(|f| f.as_array());
-    files
-        .into_iter()
-        .flatten()
-        .filter(|f| f.get("path").and_then(|p| p.as_str()) == Some(ENTRIES_FILE))
-        .filter_map(|f| f.pointer("/contents/source")?.as_str())
-        .filter_map(|url| crate::ignition::dataurl::decode(url, None).ok())
-        .flat_map(|bytes| {
-            String::from_utf8_lossy(&bytes)
-                .lines()
-                .map(str::to_string)
-                .collect::<Vec<_>>()
-        })
-        .collect()
+    let Some(config) = manifest.pointer("/spec/config") else {
+        return Vec::new();
+    };
+    let Ok(doc) =
+        crate::ignition::IgnitionDoc::parse(&config.to_string().into_bytes(), "MachineConfig")
+    else {
+        return Vec::new();
+    };
+    crate::ignition::read::file_text(&doc, ENTRIES_FILE)
+        .map(|text| text.lines().map(str::to_string).collect())
+        .unwrap_or_default()
 }
 
 #[cfg(test)]
