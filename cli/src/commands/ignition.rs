@@ -548,11 +548,17 @@ pub fn run(args: IgnitionArgs) -> anyhow::Result<ExitCode> {
         ))?;
     }
     if let Some(hosts) = options.hosts.as_ref() {
-        let disk = match &single_node {
-            Some(single) => Some(single.installation_disk.as_str()),
-            None => args.dest_device.as_deref(),
-        };
-        for line in crate::media::host_summary(hosts, &args.output, &wrote, config_name, disk) {
+        let single_node_disk = single_node.as_ref().map(|s| s.installation_disk.as_str());
+        let no_media = std::collections::BTreeMap::new();
+        let host_disks = media.as_ref().map_or(&no_media, |m| m.host_disks());
+        for line in crate::media::host_summary(
+            hosts,
+            &args.output,
+            &wrote,
+            config_name,
+            single_node_disk,
+            host_disks,
+        ) {
             crate::report::emit(line + "\n")?;
         }
     }

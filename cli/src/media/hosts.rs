@@ -148,14 +148,16 @@ pub(super) fn write_host_pxe(
 /// One line a host after a run: the files it boots from (its config, and its media when this
 /// run wrote them), the disk its install media install to (a path, or the hints the node
 /// chooses it by), and its addresses. `config` is the config a single node's host boots with
-/// (else the bootstrap's), `disk` the disk the role media install to (a single node's
-/// installation disk, or `--dest-device`).
+/// (else the bootstrap's), `single_node_disk` a single node's installation disk, and
+/// `host_disks` every other host's disk as the run planned its media
+/// ([`super::ClusterMedia::host_disks`]).
 pub fn host_summary(
     hosts: &bootgen::network::Hosts,
     output: &Path,
     wrote: &std::collections::BTreeSet<String>,
     config: &str,
-    disk: Option<&str>,
+    single_node_disk: Option<&str>,
+    host_disks: &std::collections::BTreeMap<String, String>,
 ) -> Vec<String> {
     use bootgen::network::Role;
     let single_node = config == bootgen::LIVE_ISO_CONFIG;
@@ -197,14 +199,9 @@ pub fn host_summary(
             .collect();
         let installs = files.iter().any(|f| f.contains("/media/"));
         let chosen = if single_node {
-            disk.map(str::to_string)
+            single_node_disk.map(str::to_string)
         } else {
-            // Planned (and so checked) before the run wrote anything.
-            hosts
-                .install_disk(host, disk, "--dest-device")
-                .ok()
-                .flatten()
-                .map(|d| d.describe())
+            host_disks.get(&host.hostname).cloned()
         };
         let disk = match chosen {
             Some(chosen) if installs => format!("disk {chosen}"),

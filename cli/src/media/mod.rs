@@ -192,6 +192,8 @@ pub struct ClusterMedia {
     /// the media planned from it.
     iso: Option<(PathBuf, std::fs::File, Vec<PlannedIso>)>,
     pxe: Option<PlannedPxe>,
+    /// Each host's disk as its own media install to it (a path, or the hints it is chosen by).
+    host_disks: std::collections::BTreeMap<String, String>,
 }
 
 /// One role's ISO: its file name, the patch that makes it, what it does.
@@ -370,7 +372,20 @@ pub fn plan_cluster(
         }
         None => None,
     };
-    Ok(ClusterMedia { iso, pxe })
+    let host_disks = per_host
+        .iter()
+        .filter_map(|h| {
+            Some((
+                h.host.clone(),
+                h.customization.install.as_ref()?.disk.describe(),
+            ))
+        })
+        .collect();
+    Ok(ClusterMedia {
+        iso,
+        pxe,
+        host_disks,
+    })
 }
 
 impl ClusterMedia {
@@ -402,6 +417,11 @@ impl ClusterMedia {
             }
         }
         names
+    }
+
+    /// Each host's disk, by host name, as its own media install to it.
+    pub fn host_disks(&self) -> &std::collections::BTreeMap<String, String> {
+        &self.host_disks
     }
 
     /// The directories [`ClusterMedia::write`] makes or enters, relative to the output
