@@ -938,11 +938,35 @@ pub fn check_enablement(view: &IgnitionView, root: &Path) -> Result<Vec<String>>
     Ok(problems)
 }
 
+/// Runs `systemd-analyze verify` on `unit` in `root`: `None` when it says nothing, else its
+/// exit code and messages. Any message at all is a finding, since systemd only warns (exit 0)
+/// about unknown keys and bad values.
+pub fn systemd_verify(root: &Path, unit: &str) -> Result<Option<String>> {
+    let output = Command::new("systemd-analyze")
+        .args(["verify", "--man=no", "--recursive-errors=one"])
+        .arg(format!("--root={}", root.display()))
+        .arg(unit)
+        .env("SYSTEMD_LOG_COLOR", "0")
+        .output()?;
+    let said = format!(
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    if output.status.success() && said.trim().is_empty() {
+        return Ok(None);
+    }
+    Ok(Some(format!(
+        "{unit} (exit {:?}):\n{}",
+        output.status.code(),
+        said.trim_end()
+    )))
+}
+
 /// `systemd-analyze verify` of `units` in `root` (a root the real Ignition wrote), beside the
 /// host's own unit files (for the targets they name) and `stand_ins`: (path in the root, text)
-/// for what the node's image has and the root lacks. Any message at all is a finding, since
-/// systemd only warns (exit 0) about unknown keys and bad values. `Ok(false)` (after saying so)
-/// when systemd-analyze is missing outside CI.
+/// for what the node's image has and the root lacks; a message of [`systemd_verify`] is an
+/// error. `Ok(false)` (after saying so) when systemd-analyze is missing outside CI.
 pub fn verify_units_in(
     root: &Path,
     units: &[&str],
@@ -964,19 +988,8 @@ pub fn verify_units_in(
         write_file(&root.join(path.trim_start_matches('/')), text, *mode)?;
     }
     for unit in units {
-        let output = Command::new("systemd-analyze")
-            .args(["verify", "--man=no", "--recursive-errors=one"])
-            .arg(format!("--root={}", root.display()))
-            .arg(unit)
-            .env("SYSTEMD_LOG_COLOR", "0")
-            .output()?;
-        let said = format!(
-            "{}{}",
-            String::from_utf8_lossy(&output.stdout),
-            String::from_utf8_lossy(&output.stderr)
-        );
-        if !output.status.success() || !said.trim().is_empty() {
-            return fail(format!("systemd-analyze verify {unit}: {said}"));
+        if let Some(finding) = systemd_verify(root, unit)? {
+            return fail(format!("systemd-analyze verify: {finding}"));
         }
     }
     Ok(true)

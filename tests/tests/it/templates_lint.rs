@@ -15,13 +15,13 @@
 //! set `BOOTGEN_SKIP_MISSING_TOOLS=1` to skip, rather than fail, when one is missing.
 
 use bootgen::release::Distribution;
-use bootgen_conformance::write_file;
+use bootgen_conformance::{systemd_verify, write_file};
 use std::collections::BTreeSet;
 use std::error::Error as StdError;
 use std::fs;
 use std::os::unix::fs::symlink;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Command;
 
 use serde_json::{json, Value as Json};
 
@@ -497,29 +497,6 @@ fn build_unit_root_for(root: &Path, ctx: &Json) -> Result<Vec<String>, Box<dyn S
     Ok(units_to_check.into_iter().collect())
 }
 
-/// Runs `systemd-analyze verify` on one unit; any message at all counts as a finding, since
-/// systemd only warns (exit 0) about unknown keys and bad values.
-fn verify_unit(root: &Path, unit: &str) -> Result<Option<String>, Box<dyn StdError>> {
-    let out: Output = Command::new("systemd-analyze")
-        .arg("verify")
-        .arg("--man=no")
-        .arg("--recursive-errors=one")
-        .arg(format!("--root={}", root.display()))
-        .arg(unit)
-        .env("SYSTEMD_LOG_COLOR", "0")
-        .output()?;
-    let messages = format!("{}{}", text(&out.stdout), text(&out.stderr));
-    if out.status.success() && messages.trim().is_empty() {
-        Ok(None)
-    } else {
-        Ok(Some(format!(
-            "{unit} (exit {:?}):\n{}",
-            out.status.code(),
-            messages.trim_end()
-        )))
-    }
-}
-
 #[test]
 fn units_pass_systemd_analyze_verify() -> TestResult {
     if !tool_available("systemd-analyze")? {
@@ -545,7 +522,7 @@ fn units_pass_systemd_analyze_verify() -> TestResult {
 fn assert_units_verify(root: &Path, units: &[String], label: &str) -> TestResult {
     let mut failures = Vec::new();
     for unit in units {
-        if let Some(finding) = verify_unit(root, unit)? {
+        if let Some(finding) = systemd_verify(root, unit)? {
             failures.push(finding);
         }
     }
@@ -621,7 +598,7 @@ fn unit_verification_catches_broken_units() -> TestResult {
     for (name, contents) in broken {
         write_file(&etc.join(name), contents, 0o644)?;
         assert!(
-            verify_unit(root.path(), name)?.is_some(),
+            systemd_verify(root.path(), name)?.is_some(),
             "{name} passed verification"
         );
     }
